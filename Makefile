@@ -1,0 +1,41 @@
+# Two commands for a fresh machine with Python 3.11+:
+#   make run    set up .venv and start a War server on 127.0.0.1:8765
+#   make test   set up .venv with the dev tools and run ruff, mypy --strict and pytest
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8765
+
+.PHONY: run test lint typecheck pytest bench clean venv
+
+$(BIN)/activate:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml $(BIN)/activate
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+venv: $(VENV)/.installed
+
+run: venv
+	$(BIN)/war-server --host $(HOST) --port $(PORT)
+
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: venv
+	$(BIN)/mypy
+
+pytest: venv
+	$(BIN)/python -m pytest
+
+test: lint typecheck pytest
+
+bench: venv
+	$(BIN)/python bench/engine.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Terminal client for the War server."""

@@ -1,0 +1,1 @@
+"""War game server: engine, random stream, rooms, store and the WebSocket app."""
