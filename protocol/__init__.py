@@ -1,1 +1,152 @@
-"""The wire protocol: message types, one strict codec, and errors. No I/O."""
+"""The wire protocol: message types, one strict codec, and errors. No I/O.
+
+Use::
+
+    from protocol import encode, decode_client_message, Ready, ProtocolError
+
+    data = encode(Ready(step=3))            # bytes for one binary WebSocket frame
+    message = decode_client_message(data)   # Ready(step=3), or ProtocolError(code=...)
+
+See ``protocol/PROTOCOL.md`` for the wire format, the error codes, the close codes and
+sequence examples; module docstrings of :mod:`protocol.messages` and
+:mod:`protocol.codec` are the reference for the Python API.
+"""
+
+from __future__ import annotations
+
+from protocol.cards import ALL_CARDS, CARD_PATTERN, RANKS, SUITS, is_card
+from protocol.closecodes import CLOSE_CODE_FOR_ERROR, CloseCode
+from protocol.codec import (
+    MAX_CLIENT_MESSAGE_BYTES,
+    MAX_SERVER_MESSAGE_BYTES,
+    Direction,
+    decode,
+    decode_client_message,
+    decode_server_message,
+    encode,
+)
+from protocol.errors import EncodeError, ErrorCode, ProtocolError
+from protocol.fields import (
+    Aces,
+    AutoPlay,
+    OutReason,
+    RematchDeal,
+    RoomPhase,
+    ShortWar,
+    Termination,
+    TieBreak,
+    WonCards,
+)
+from protocol.messages import (
+    CLIENT_MESSAGE_TYPES,
+    PROTOCOL_VERSION,
+    SERVER_MESSAGE_TYPES,
+    SUPPORTED_VERSIONS,
+    AutoPlayChanged,
+    CardsLaidDown,
+    CardsReturned,
+    CardsTaken,
+    CardsTurned,
+    ClientMessage,
+    ConnectionChanged,
+    CreateRoom,
+    Error,
+    FinishVoted,
+    GameOver,
+    GameStarted,
+    JoinRoom,
+    Leave,
+    Message,
+    PlayerJoined,
+    PlayerLeft,
+    PlayerOut,
+    Ready,
+    ReadyChanged,
+    Rematch,
+    RematchVoted,
+    ResumeSeat,
+    Resync,
+    ServerMessage,
+    SetAutoPlay,
+    Snapshot,
+    SpectatorsChanged,
+    TimeUp,
+    VoteFinish,
+    WaitingFor,
+    WarDeclared,
+    WatchRoom,
+    Welcome,
+)
+from protocol.state import GameResult, RoomState, RulesSpec, SeatState, Summary
+
+__all__ = [
+    "ALL_CARDS",
+    "CARD_PATTERN",
+    "CLIENT_MESSAGE_TYPES",
+    "CLOSE_CODE_FOR_ERROR",
+    "MAX_CLIENT_MESSAGE_BYTES",
+    "MAX_SERVER_MESSAGE_BYTES",
+    "PROTOCOL_VERSION",
+    "RANKS",
+    "SERVER_MESSAGE_TYPES",
+    "SUITS",
+    "SUPPORTED_VERSIONS",
+    "Aces",
+    "AutoPlay",
+    "AutoPlayChanged",
+    "CardsLaidDown",
+    "CardsReturned",
+    "CardsTaken",
+    "CardsTurned",
+    "ClientMessage",
+    "CloseCode",
+    "ConnectionChanged",
+    "CreateRoom",
+    "Direction",
+    "EncodeError",
+    "Error",
+    "ErrorCode",
+    "FinishVoted",
+    "GameOver",
+    "GameResult",
+    "GameStarted",
+    "JoinRoom",
+    "Leave",
+    "Message",
+    "OutReason",
+    "PlayerJoined",
+    "PlayerLeft",
+    "PlayerOut",
+    "ProtocolError",
+    "Ready",
+    "ReadyChanged",
+    "Rematch",
+    "RematchDeal",
+    "RematchVoted",
+    "ResumeSeat",
+    "Resync",
+    "RoomPhase",
+    "RoomState",
+    "RulesSpec",
+    "SeatState",
+    "ServerMessage",
+    "SetAutoPlay",
+    "ShortWar",
+    "Snapshot",
+    "SpectatorsChanged",
+    "Summary",
+    "Termination",
+    "TieBreak",
+    "TimeUp",
+    "VoteFinish",
+    "WaitingFor",
+    "WarDeclared",
+    "WatchRoom",
+    "Welcome",
+    "WonCards",
+    "decode",
+    "decode_client_message",
+    "decode_server_message",
+    "encode",
+    "is_card",
+]

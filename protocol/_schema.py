@@ -1,0 +1,256 @@
+"""Private: turn the annotated dataclasses into checking decoders and encoders.
+
+A *converter* is a pair of functions built once per (type, direction):
+``decode(wire_value, path) -> python value`` and ``encode(python value, path) -> wire
+value``. Both check the value fully (type, range, length, pattern) and raise
+ProtocolError; ``codec.encode`` turns that into EncodeError for our own messages.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import re
+import types
+import typing
+from collections.abc import Callable
+from typing import Any
+
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.fields import IntRange, MaxItems, Text
+
+Convert = Callable[[Any, str], Any]
+
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def show(value: object) -> str:
+    """A short repr of a peer's value for an error sentence."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def fail(code: ErrorCode, message: str) -> typing.NoReturn:
+    """Raise ProtocolError(code, message)."""
+    raise ProtocolError(code, message)
+
+
+def bad(path: str, expected: str, value: object) -> typing.NoReturn:
+    """Raise a ``bad_value`` error naming the field, what it must be, and the value."""
+    fail(ErrorCode.BAD_VALUE, f"{path} must be {expected}, not {show(value)}")
+
+
+# --- scalars ------------------------------------------------------------------------------
+def _int_converter(limits: IntRange | None) -> tuple[Convert, Convert]:
+    low, high = (limits.low, limits.high) if limits else (-(2**63), 2**64 - 1)
+    expected = f"an int in {low}..{high}"
+
+    def check(value: Any, path: str) -> int:
+        if type(value) is not int or not low <= value <= high:
+            bad(path, expected, value)
+        return value
+
+    return check, check
+
+
+def _bool_converter() -> tuple[Convert, Convert]:
+    def check(value: Any, path: str) -> bool:
+        if type(value) is not bool:
+            bad(path, "true or false", value)
+        return value
+
+    return check, check
+
+
+def _text_converter(rule: Text | None) -> tuple[Convert, Convert]:
+    rule = rule or Text(0, 1000)
+    expected = f"a string of {rule.min_len}..{rule.max_len} characters"
+
+    def check(value: Any, path: str) -> str:
+        if not isinstance(value, str):
+            bad(path, expected, value)
+        if not rule.min_len <= len(value) <= rule.max_len:
+            bad(path, expected, value)
+        if rule.pattern is not None and rule.pattern.fullmatch(value) is None:
+            bad(path, f"a string matching {rule.pattern.pattern}", value)
+        if rule.printable and (_UNPRINTABLE.search(value) or not value.strip()):
+            bad(path, "printable text with a visible character", value)
+        return value if type(value) is str else str.__str__(value)
+
+    return check, check
+
+
+def _enum_converter(cls: type[enum.StrEnum]) -> tuple[Convert, Convert]:
+    by_value = {member.value: member for member in cls}
+    expected = "one of " + ", ".join(repr(v) for v in by_value)
+
+    def decode(value: Any, path: str) -> enum.StrEnum:
+        member = by_value.get(value) if type(value) is str else None
+        if member is None:
+            bad(path, expected, value)
+        return member
+
+    def encode(value: Any, path: str) -> str:
+        member = by_value.get(value) if isinstance(value, str) else None
+        if member is None:
+            bad(path, expected, value)
+        return member.value
+
+    return decode, encode
+
+
+def _none_converter() -> tuple[Convert, Convert]:
+    def check(value: Any, path: str) -> None:
+        if value is not None:
+            bad(path, "nil", value)
+
+    return check, check
+
+
+# --- containers ---------------------------------------------------------------------------
+def _optional_converter(inner: tuple[Convert, Convert]) -> tuple[Convert, Convert]:
+    inner_decode, inner_encode = inner
+
+    def decode(value: Any, path: str) -> Any:
+        return None if value is None else inner_decode(value, path)
+
+    def encode(value: Any, path: str) -> Any:
+        return None if value is None else inner_encode(value, path)
+
+    return decode, encode
+
+
+def _array_converter(item: tuple[Convert, Convert], limit: int) -> tuple[Convert, Convert]:
+    item_decode, item_encode = item
+    expected = f"an array of at most {limit} items"
+
+    def decode(value: Any, path: str) -> tuple[Any, ...]:
+        if type(value) is not list or len(value) > limit:
+            bad(path, expected, value)
+        return tuple([item_decode(v, f"{path}[{i}]") for i, v in enumerate(value)])
+
+    def encode(value: Any, path: str) -> list[Any]:
+        if not isinstance(value, (tuple, list)) or len(value) > limit:
+            bad(path, expected, value)
+        return [item_encode(v, f"{path}[{i}]") for i, v in enumerate(value)]
+
+    return decode, encode
+
+
+def _pair_converter(items: list[tuple[Convert, Convert]]) -> tuple[Convert, Convert]:
+    size = len(items)
+    expected = f"an array of exactly {size} items"
+
+    def decode(value: Any, path: str) -> tuple[Any, ...]:
+        if type(value) is not list or len(value) != size:
+            bad(path, expected, value)
+        pairs = enumerate(zip(items, value, strict=True))
+        return tuple([c[0](v, f"{path}[{i}]") for i, (c, v) in pairs])
+
+    def encode(value: Any, path: str) -> list[Any]:
+        if not isinstance(value, (tuple, list)) or len(value) != size:
+            bad(path, expected, value)
+        return [c[1](v, f"{path}[{i}]") for i, (c, v) in enumerate(zip(items, value, strict=True))]
+
+    return decode, encode
+
+
+class RecordConverter:
+    """Decoder/encoder of one dataclass as a msgpack map.
+
+    ``reject_unknown``: unknown keys are an ``unknown_field`` error (client → server);
+    otherwise they are ignored (server → client, so old clients read newer servers).
+    ``tag``: the message ``type`` value, written first and allowed as a key.
+    """
+
+    def __init__(self, cls: type[Any], *, reject_unknown: bool, tag: str | None) -> None:
+        self.cls = cls
+        self.reject_unknown = reject_unknown
+        self.tag = tag
+        self.validate = getattr(cls, "validate", None)
+        hints = typing.get_type_hints(cls, include_extras=True)
+        self.fields: list[tuple[str, Convert, Convert, bool]] = []
+        for field in dataclasses.fields(cls):
+            decode, encode = converter(hints[field.name], reject_unknown=reject_unknown)
+            required = (
+                field.default is dataclasses.MISSING
+                and field.default_factory is dataclasses.MISSING
+            )
+            self.fields.append((field.name, decode, encode, required))
+        self.known = frozenset(name for name, *_ in self.fields) | (
+            {"type"} if tag is not None else set()
+        )
+
+    def decode(self, value: Any, path: str) -> Any:
+        """Check a msgpack map and build the dataclass; raises ProtocolError."""
+        if type(value) is not dict:
+            bad(path, "a map", value)
+        if self.reject_unknown:
+            for key in value:
+                if key not in self.known:
+                    fail(ErrorCode.UNKNOWN_FIELD, f"unknown field {show(key)} in {path}")
+        kwargs: dict[str, Any] = {}
+        for name, decode, _, required in self.fields:
+            if name in value:
+                kwargs[name] = decode(value[name], f"{path}.{name}")
+            elif required:
+                fail(ErrorCode.MISSING_FIELD, f"{path} lacks the field {name!r}")
+        result = self.cls(**kwargs)
+        self._check(result, path)
+        return result
+
+    def encode(self, value: Any, path: str) -> dict[str, Any]:
+        """Check a dataclass instance and give its msgpack map; raises ProtocolError."""
+        if type(value) is not self.cls:
+            bad(path, f"a {self.cls.__name__}", value)
+        wire: dict[str, Any] = {} if self.tag is None else {"type": self.tag}
+        for name, _, encode, _ in self.fields:
+            wire[name] = encode(getattr(value, name), f"{path}.{name}")
+        self._check(value, path)
+        return wire
+
+    def _check(self, value: Any, path: str) -> None:
+        if self.validate is not None:
+            try:
+                self.validate(value)
+            except ValueError as error:
+                fail(ErrorCode.BAD_VALUE, f"{path}: {error}")
+
+
+def converter(hint: Any, *, reject_unknown: bool) -> tuple[Convert, Convert]:
+    """Build the (decode, encode) pair for a resolved type hint."""
+    metadata: tuple[Any, ...] = ()
+    if typing.get_origin(hint) is typing.Annotated:
+        args = typing.get_args(hint)
+        hint, metadata = args[0], tuple(args[1:])
+    origin = typing.get_origin(hint)
+    if origin in (types.UnionType, typing.Union):
+        members = [a for a in typing.get_args(hint) if a is not type(None)]
+        if len(members) != 1:
+            raise TypeError(f"only X | None unions are supported, not {hint}")
+        return _optional_converter(converter(members[0], reject_unknown=reject_unknown))
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            limits = [m for m in metadata if isinstance(m, MaxItems)]
+            if not limits:
+                raise TypeError(f"{hint} needs a MaxItems bound")
+            item = converter(args[0], reject_unknown=reject_unknown)
+            return _array_converter(item, limits[0].count)
+        return _pair_converter([converter(a, reject_unknown=reject_unknown) for a in args])
+    if hint is bool:
+        return _bool_converter()
+    if hint is int:
+        ranges = [m for m in metadata if isinstance(m, IntRange)]
+        return _int_converter(ranges[0] if ranges else None)
+    if hint is str:
+        texts = [m for m in metadata if isinstance(m, Text)]
+        return _text_converter(texts[0] if texts else None)
+    if hint is type(None):
+        return _none_converter()
+    if isinstance(hint, type) and issubclass(hint, enum.StrEnum):
+        return _enum_converter(hint)
+    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        record = RecordConverter(hint, reject_unknown=reject_unknown, tag=None)
+        return record.decode, record.encode
+    raise TypeError(f"no wire converter for {hint!r}")

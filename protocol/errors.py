@@ -1,0 +1,116 @@
+"""Errors of the wire protocol, and the stable error codes a server sends back.
+
+Exception tree (who is at fault is in the name):
+
+- ``ProtocolError`` (``ValueError``): *the peer* sent something invalid: bytes that are
+  not one msgpack value within the limits, an unknown message type, a missing, unknown
+  or ill-typed field, a value out of range, an unsupported protocol version. It carries
+  ``code``, an :class:`ErrorCode` the server puts into its ``error`` message.
+- ``EncodeError`` (``ValueError``): *our own code* asked to encode a message that would
+  not pass the decoder (a bug on the sending side, never the peer's fault).
+
+:class:`ErrorCode` is the complete, stable list of machine-readable codes the server
+sends in an ``error`` message, the codec's own codes and every refusal the server makes.
+Codes are never renamed or reused; new ones may be added (clients must treat an unknown
+code as a generic error and show its ``message``).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+__all__ = ["EncodeError", "ErrorCode", "ProtocolError"]
+
+
+class ErrorCode(StrEnum):
+    """Machine-readable error codes (values are the wire strings)."""
+
+    # --- the codec: the bytes or the message shape are wrong --------------------------
+    MALFORMED = "malformed"
+    """Not exactly one msgpack value within the limits (truncated, trailing bytes,
+    nesting, lengths, invalid UTF-8, ext types, non-string map keys)."""
+    TOO_LARGE = "too_large"
+    """The frame is larger than the size limit."""
+    BINARY_ONLY = "binary_only"
+    """A text frame was sent; every message is a binary frame."""
+    BAD_MESSAGE = "bad_message"
+    """The value is not a map, or it has no string ``type`` field."""
+    UNKNOWN_TYPE = "unknown_type"
+    """The ``type`` names no message of this direction."""
+    MISSING_FIELD = "missing_field"
+    """A required field is absent."""
+    UNKNOWN_FIELD = "unknown_field"
+    """A client message carries a field the protocol does not define."""
+    BAD_VALUE = "bad_value"
+    """A field has the wrong type (bool is not int, float is not int) or is out of range."""
+    UNSUPPORTED_VERSION = "unsupported_version"
+    """The ``v`` of an opening message is a protocol version the peer does not speak."""
+
+    # --- opening a connection: create / join / watch / resume -------------------------
+    PASSWORD_REQUIRED = "password_required"  # noqa: S105 (an error code, not a secret)
+    """The server needs a password to create rooms and none was given."""
+    BAD_PASSWORD = "bad_password"  # noqa: S105 (an error code, not a secret)
+    """The password to create rooms is wrong."""
+    UNKNOWN_CODE = "unknown_code"
+    """No room has this player code (join) or watch code (watch)."""
+    BAD_TOKEN = "bad_token"  # noqa: S105 (an error code, not a secret)
+    """The seat token is unknown or was replaced by a newer one."""
+    ROOM_FULL = "room_full"
+    """Every seat of the room is taken."""
+    SPECTATORS_FULL = "spectators_full"
+    """The room has as many spectators as the server allows."""
+    TOO_MANY_ROOMS = "too_many_rooms"
+    """The server holds as many rooms as it allows; try later."""
+    TOO_MANY_CONNECTIONS = "too_many_connections"
+    """Too many connections from this address."""
+    TOO_MANY_FAILURES = "too_many_failures"
+    """Too many wrong codes, tokens or passwords from this address; wait a minute."""
+    ALREADY_IN_ROOM = "already_in_room"
+    """This connection already opened a room; open another connection instead."""
+    NOT_IN_ROOM = "not_in_room"
+    """The first message must be create_room, join_room, watch_room or resume_seat."""
+
+    # --- in a room -----------------------------------------------------------------------
+    RATE_LIMITED = "rate_limited"
+    """Too many messages per second on this connection."""
+    NOT_SEATED = "not_seated"
+    """Only a seated player may do this (spectators watch)."""
+    GAME_NOT_STARTED = "game_not_started"
+    """The game waits for players to join."""
+    GAME_OVER = "game_over"
+    """The game is over: only rematch or leave."""
+    GAME_IN_PROGRESS = "game_in_progress"
+    """Rematch is for a finished game."""
+    NOT_NEEDED = "not_needed"
+    """The game does not wait for this seat (not in the war, out of the game)."""
+    ALREADY_READY = "already_ready"
+    """This seat is already ready for the next flip."""
+    STALE = "stale"
+    """The message refers to a step that is no longer the current one."""
+    INTERNAL_ERROR = "internal_error"
+    """A bug on the server; the room carries on if it can."""
+
+
+class ProtocolError(ValueError):
+    """The peer sent something invalid.
+
+    ``code`` is the :class:`ErrorCode` to send back; ``str(error)`` is a lowercase,
+    specific sentence that shows the offending value (safe to send: it never echoes more
+    than a short prefix of a peer's string).
+    """
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+    @property
+    def message(self) -> str:
+        """The human sentence (same as ``str(self)``)."""
+        return str(self)
+
+    def __repr__(self) -> str:
+        return f"ProtocolError({self.code.value!r}, {str(self)!r})"
+
+
+class EncodeError(ValueError):
+    """Our own code tried to encode a message that is not valid on the wire."""

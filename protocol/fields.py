@@ -1,0 +1,196 @@
+"""Field types of the wire: constrained aliases the codec checks, and the string enums.
+
+Each alias is ``Annotated[base, constraint]``: type checkers see the base type, the codec
+reads the constraint. Integers are msgpack integers only (never bool, never float), so a
+NaN or an infinity is always refused; strings are UTF-8 with the length caps below.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Annotated
+
+from protocol.cards import CARD_PATTERN
+
+__all__ = [
+    "MAX_DEAL",
+    "MAX_MINUTES",
+    "MAX_PLAYERS",
+    "MAX_ROUND_LIMIT",
+    "MAX_SEQ",
+    "Aces",
+    "AutoPlay",
+    "Card",
+    "CardCount",
+    "Code",
+    "Deal",
+    "Depth",
+    "ErrorCodeText",
+    "ErrorText",
+    "IntRange",
+    "MaxItems",
+    "Minutes",
+    "Name",
+    "OutReason",
+    "Password",
+    "RematchDeal",
+    "RoomId",
+    "RoomPhase",
+    "RoundLimit",
+    "Seat",
+    "Seq",
+    "ShortWar",
+    "Spectators",
+    "Steps",
+    "Termination",
+    "Text",
+    "TieBreak",
+    "Token",
+    "WonCards",
+]
+
+MAX_PLAYERS = 4
+MAX_SEQ = 2**63 - 1
+MAX_DEAL = 2**64 - 1
+MAX_ROUND_LIMIT = 1_000_000
+MAX_MINUTES = 24 * 60
+
+
+@dataclass(frozen=True, slots=True)
+class IntRange:
+    """An ``int`` (not bool) with ``low <= value <= high``."""
+
+    low: int
+    high: int
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """A ``str`` of ``min_len``..``max_len`` characters.
+
+    ``pattern`` (full match) if given; ``printable`` refuses control characters and a
+    text that is only whitespace.
+    """
+
+    min_len: int
+    max_len: int
+    pattern: re.Pattern[str] | None = None
+    printable: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MaxItems:
+    """An array of at most ``count`` items."""
+
+    count: int
+
+
+# --- integers -----------------------------------------------------------------------------
+Seat = Annotated[int, IntRange(0, MAX_PLAYERS - 1)]
+"""A seat index, 0..3 (seat 0 is the room's creator)."""
+Seq = Annotated[int, IntRange(0, MAX_SEQ)]
+"""A room's message sequence number."""
+Steps = Annotated[int, IntRange(0, MAX_SEQ)]
+"""Engine steps (flips) played in the current game, or a round number."""
+CardCount = Annotated[int, IntRange(0, 52)]
+"""A number of cards."""
+Depth = Annotated[int, IntRange(0, 52)]
+"""War depth: 0 = a round's first flip, 1 = single war, 2 = double war…"""
+Deal = Annotated[int, IntRange(0, MAX_DEAL)]
+"""A deal number (non-negative, at most 2**64-1)."""
+RoundLimit = Annotated[int, IntRange(1, MAX_ROUND_LIMIT)]
+"""A round limit (26, 50 and 100 are offered; any positive number up to 1,000,000)."""
+Minutes = Annotated[int, IntRange(1, MAX_MINUTES)]
+"""A time limit in minutes (1..1440), kept by the server's clock."""
+Spectators = Annotated[int, IntRange(0, 1_000_000)]
+"""How many spectators watch."""
+
+# --- strings ------------------------------------------------------------------------------
+Card = Annotated[str, Text(2, 2, CARD_PATTERN)]
+"""A face-up card: rank char + suit char, e.g. "QH" (see protocol.cards)."""
+Name = Annotated[str, Text(1, 24, printable=True)]
+"""A player's name: 1..24 characters, no control characters, not only spaces."""
+Code = Annotated[str, Text(4, 32, re.compile(r"[A-Za-z0-9-]+"))]
+"""A room's player code or watch code: ASCII letters, digits and '-'."""
+RoomId = Annotated[str, Text(1, 32, re.compile(r"[A-Za-z0-9-]+"))]
+"""A room's public id (grants nothing by itself)."""
+Token = Annotated[str, Text(16, 128, re.compile(r"[A-Za-z0-9_-]+"))]
+"""A seat's secret token (URL-safe base64 alphabet)."""
+Password = Annotated[str, Text(1, 128, printable=True)]
+"""The server's password to create rooms."""
+ErrorCodeText = Annotated[str, Text(1, 40, re.compile(r"[a-z][a-z0-9_]*"))]
+"""An error code string (an ErrorCode value; newer servers may send new codes)."""
+ErrorText = Annotated[str, Text(0, 500)]
+"""An error's human sentence."""
+
+
+# --- enums --------------------------------------------------------------------------------
+class Aces(StrEnum):
+    """Rank of the ace (rules setting ``aces``)."""
+
+    HIGH = "high"
+    LOW = "low"
+
+
+class ShortWar(StrEnum):
+    """What happens to a player who cannot finish a war (``short_war``)."""
+
+    LOSE = "lose"
+    LAST_CARD = "last_card"
+
+
+class WonCards(StrEnum):
+    """How won cards go under the winner's pile (``won_cards``)."""
+
+    SHUFFLE = "shuffle"
+    FIXED = "fixed"
+
+
+class TieBreak(StrEnum):
+    """Equal counts when a limit ends the game (``tie_break``)."""
+
+    DRAW = "draw"
+    BATTLE = "battle"
+
+
+class AutoPlay(StrEnum):
+    """A seat's auto-play: off, calm (about 1.5 s a flip) or quick (about 0.3 s)."""
+
+    OFF = "off"
+    CALM = "calm"
+    QUICK = "quick"
+
+
+class RematchDeal(StrEnum):
+    """A rematch with a new deal, or replaying the same deal."""
+
+    NEW = "new"
+    SAME = "same"
+
+
+class RoomPhase(StrEnum):
+    """Where a room is: waiting for players, playing, or the game is over."""
+
+    WAITING = "waiting"
+    PLAYING = "playing"
+    OVER = "over"
+
+
+class OutReason(StrEnum):
+    """Why a player is out: no cards after a round, or short in a war."""
+
+    NO_CARDS = "no_cards"
+    SHORT_WAR = "short_war"
+
+
+class Termination(StrEnum):
+    """Why a game ended (the engine's ``Termination`` values)."""
+
+    ALL_CARDS = "all_cards"
+    OPPONENTS_SHORT = "opponents_short"
+    BOTH_SHORT = "both_short"
+    ROUND_LIMIT = "round_limit"
+    TIME_LIMIT = "time_limit"
+    ENDLESS = "endless"

@@ -1,0 +1,177 @@
+"""Records nested inside messages: the rules, a seat, the room's public state, a summary.
+
+Everything here is what *everyone at the table* can see: counts, face-up cards, how many
+cards lie face down, flags and names. Never a pile's order, never a face-down card, never
+the random stream's state; the deal number only once revealed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from protocol.fields import (
+    MAX_MINUTES,
+    MAX_PLAYERS,
+    MAX_SEQ,
+    Aces,
+    AutoPlay,
+    Card,
+    CardCount,
+    Deal,
+    Depth,
+    IntRange,
+    MaxItems,
+    Minutes,
+    Name,
+    RematchDeal,
+    RoomId,
+    RoomPhase,
+    RoundLimit,
+    Seat,
+    ShortWar,
+    Spectators,
+    Steps,
+    Termination,
+    TieBreak,
+    WonCards,
+)
+
+__all__ = ["GameResult", "RoomState", "RulesSpec", "SeatState", "Summary"]
+
+Players = Annotated[int, IntRange(2, MAX_PLAYERS)]
+FaceDown = Annotated[int, IntRange(1, 3)]
+GameNumber = Annotated[int, IntRange(1, MAX_SEQ)]
+SecondsLeft = Annotated[int, IntRange(0, MAX_MINUTES * 60)]
+Seats = Annotated[tuple[Seat, ...], MaxItems(MAX_PLAYERS)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RulesSpec:
+    """The game's settings, as in RULES.md (a 52-card deck on the wire).
+
+    Same keys and values as the engine's ``Rules.to_dict()`` minus ``ranks``/``suits``:
+    ``{"players": 2, "face_down": 1, "aces": "high", "short_war": "lose",
+    "won_cards": "shuffle", "round_limit": None, "tie_break": "draw"}``.
+    ``face_down`` is 1 or 3.
+    """
+
+    players: Players = 2
+    face_down: FaceDown = 1
+    aces: Aces = Aces.HIGH
+    short_war: ShortWar = ShortWar.LOSE
+    won_cards: WonCards = WonCards.SHUFFLE
+    round_limit: RoundLimit | None = None
+    tie_break: TieBreak = TieBreak.DRAW
+
+    def validate(self) -> None:
+        """Raise ValueError if the settings do not go together (called by the codec)."""
+        if self.face_down not in (1, 3):
+            raise ValueError(f"face_down must be 1 or 3, not {self.face_down}")
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain values (enums as strings), the shape of the engine's ``Rules.from_dict``."""
+        return {
+            "players": self.players,
+            "face_down": self.face_down,
+            "aces": str(self.aces),
+            "short_war": str(self.short_war),
+            "won_cards": str(self.won_cards),
+            "round_limit": self.round_limit,
+            "tie_break": str(self.tie_break),
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatState:
+    """One seat as the table sees it.
+
+    ``name`` is None for an open seat. ``face_up`` are the seat's face-up cards on the
+    table in this round, in the order turned; ``face_down`` how many of its cards lie face
+    down there. ``out`` once the player is out of the game.
+    """
+
+    seat: Seat
+    name: Name | None = None
+    computer: bool = False
+    connected: bool = False
+    ready: bool = False
+    auto: AutoPlay = AutoPlay.OFF
+    out: bool = False
+    count: CardCount = 0
+    face_up: Annotated[tuple[Card, ...], MaxItems(52)] = ()
+    face_down: CardCount = 0
+    finish_vote: bool = False
+    rematch_vote: RematchDeal | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Summary:
+    """A finished game's figures (what "Finish the Game" shows)."""
+
+    rounds: Steps
+    wars: Steps
+    longest_war: Depth
+    biggest_haul: CardCount
+    deal: Deal
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameResult:
+    """How a game ended: ``winner`` seat (None for a draw), why, and the summary."""
+
+    winner: Seat | None
+    termination: Termination
+    summary: Summary
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoomState:
+    """A full public snapshot of a room; a client rebuilds its whole view from it.
+
+    - ``seats``: one per seat of ``rules.players``, index = seat number.
+    - ``game``: 1 for the room's first game, +1 per rematch. ``step``: engine steps
+      (flips) played in this game; ``Ready.step`` must echo it. ``round``: rounds played.
+    - ``war_depth`` 0 when no war is on, else the depth of the war being played and
+      ``war_seats`` its players. ``waiting_for``: seats whose ready the game waits for
+      (a seat that is also not ``connected`` is *away*: the game waits for it).
+    - ``minutes``: the time limit, ``seconds_left`` what remained when this was sent.
+    - ``deal``: only if revealed (the creator chose it, or the game is over).
+    - ``result``: set when ``phase`` is ``over``.
+    """
+
+    room: RoomId
+    phase: RoomPhase
+    rules: RulesSpec
+    seats: Annotated[tuple[SeatState, ...], MaxItems(MAX_PLAYERS)]
+    game: GameNumber = 1
+    step: Steps = 0
+    round: Steps = 0
+    war_depth: Depth = 0
+    war_seats: Seats = ()
+    waiting_for: Seats = ()
+    spectators: Spectators = 0
+    minutes: Minutes | None = None
+    seconds_left: SecondsLeft | None = None
+    deal: Deal | None = None
+    result: GameResult | None = None
+
+    def validate(self) -> None:
+        """Raise ValueError if the snapshot contradicts itself (called by the codec)."""
+        if len(self.seats) != self.rules.players:
+            raise ValueError(
+                f"a room of {self.rules.players} players needs {self.rules.players} seats, "
+                f"not {len(self.seats)}"
+            )
+        for index, seat in enumerate(self.seats):
+            if seat.seat != index:
+                raise ValueError(f"seat {index} is numbered {seat.seat}")
+        for label, seats in (("war_seats", self.war_seats), ("waiting_for", self.waiting_for)):
+            for seat_number in seats:
+                if seat_number >= self.rules.players:
+                    raise ValueError(
+                        f"{label} names seat {seat_number} of a {self.rules.players}-seat room"
+                    )
+        winner = None if self.result is None else self.result.winner
+        if winner is not None and winner >= self.rules.players:
+            raise ValueError(f"winner seat {winner} is not in the room")
