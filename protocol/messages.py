@@ -21,7 +21,7 @@ client gets has ``seq`` one higher; a jump means messages were missed → send `
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, ClassVar
 
 from protocol.fields import (
@@ -103,11 +103,9 @@ GameNumber = Annotated[int, IntRange(1, 2**63 - 1)]
 Seats = Annotated[tuple[Seat, ...], MaxItems(MAX_PLAYERS)]
 Counts = Annotated[tuple[CardCount, ...], MaxItems(MAX_PLAYERS)]
 
-_message = dataclass(frozen=True, slots=True, kw_only=True)
-
 
 # === client → server: opening ==============================================================
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CreateRoom:
     """Create a room and take seat 0.
 
@@ -120,7 +118,7 @@ class CreateRoom:
     TYPE: ClassVar[str] = "create_room"
     v: Version = PROTOCOL_VERSION
     name: Name
-    rules: RulesSpec = RulesSpec()
+    rules: RulesSpec = field(default_factory=RulesSpec)
     deal: Deal | None = None
     computers: Computers = 0
     minutes: Minutes | None = None
@@ -140,7 +138,7 @@ class CreateRoom:
             )
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class JoinRoom:
     """Take a free seat with the room's player code."""
 
@@ -150,7 +148,7 @@ class JoinRoom:
     name: Name
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class WatchRoom:
     """Watch a room with its watch code (never grants a seat)."""
 
@@ -159,7 +157,7 @@ class WatchRoom:
     code: Code
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ResumeSeat:
     """Take back a seat after a disconnect with its secret token (a new one comes back)."""
 
@@ -170,7 +168,7 @@ class ResumeSeat:
 
 
 # === client → server: in a room ============================================================
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Ready:
     """Turn over (or, during a war, lay the face-down cards and turn one up).
 
@@ -182,7 +180,7 @@ class Ready:
     step: Steps
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SetAutoPlay:
     """Auto-play for my seat: off, calm or quick."""
 
@@ -190,14 +188,14 @@ class SetAutoPlay:
     mode: AutoPlay
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class VoteFinish:
     """Vote to play the rest of the game out at once (done when every human voted)."""
 
     TYPE: ClassVar[str] = "vote_finish"
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Rematch:
     """After game over: vote for a rematch with a new deal or the same deal."""
 
@@ -205,14 +203,14 @@ class Rematch:
     deal: RematchDeal
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Leave:
     """Leave the room for good (the seat's token stops working); the server closes 1000."""
 
     TYPE: ClassVar[str] = "leave"
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Resync:
     """Ask for a fresh ``snapshot`` (after a ``seq`` gap, or whenever in doubt)."""
 
@@ -220,7 +218,7 @@ class Resync:
 
 
 # === server → client: to one connection ====================================================
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Welcome:
     """The answer to an opening message: who I am here, and the whole room.
 
@@ -239,7 +237,7 @@ class Welcome:
     state: RoomState
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Snapshot:
     """A fresh full state (the answer to ``resync``, or sent by the server at will)."""
 
@@ -248,7 +246,7 @@ class Snapshot:
     state: RoomState
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Error:
     """A refusal or a complaint: ``code`` (an ErrorCode value) and a human sentence.
 
@@ -262,7 +260,7 @@ class Error:
 
 
 # === server → room: room changes ===========================================================
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PlayerJoined:
     """A seat was taken (by a person, or by the computer)."""
 
@@ -273,7 +271,7 @@ class PlayerJoined:
     computer: bool = False
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PlayerLeft:
     """A player left for good; the seat's ``name`` stays for the record, play goes on by
     the server's rule (the seat goes on auto-play)."""
@@ -283,7 +281,7 @@ class PlayerLeft:
     seat: Seat
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ConnectionChanged:
     """A seat's connection dropped (``connected`` false: the player is away) or came back."""
 
@@ -293,7 +291,7 @@ class ConnectionChanged:
     connected: bool
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ReadyChanged:
     """A seat's ready flag changed (all flags clear after each step)."""
 
@@ -303,7 +301,7 @@ class ReadyChanged:
     ready: bool
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class WaitingFor:
     """The seats whose ready the game now waits for (empty when it waits for nobody)."""
 
@@ -312,7 +310,7 @@ class WaitingFor:
     seats: Seats
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AutoPlayChanged:
     """A seat's auto-play changed."""
 
@@ -322,7 +320,7 @@ class AutoPlayChanged:
     mode: AutoPlay
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FinishVoted:
     """A player voted to finish the game at once."""
 
@@ -331,7 +329,7 @@ class FinishVoted:
     seat: Seat
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RematchVoted:
     """A player voted for a rematch (new deal or same deal)."""
 
@@ -341,7 +339,7 @@ class RematchVoted:
     deal: RematchDeal
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SpectatorsChanged:
     """How many spectators watch now."""
 
@@ -350,7 +348,7 @@ class SpectatorsChanged:
     count: Spectators
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class GameStarted:
     """A game begins (seats filled, or a rematch): ``counts`` per seat, ``step`` 0.
 
@@ -364,7 +362,7 @@ class GameStarted:
     deal: Deal | None = None
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TimeUp:
     """The time limit was reached: the game ends now, or when the war in progress is
     settled, or (tie_break battle with equal counts) plays on until counts differ."""
@@ -374,7 +372,7 @@ class TimeUp:
 
 
 # === server → room: game events (mirror the engine's events) ===============================
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CardsTurned:
     """Face-up cards turned in this flip as (seat, card) pairs in seat order.
 
@@ -391,7 +389,7 @@ class CardsTurned:
     cards: Annotated[tuple[tuple[Seat, Card], ...], MaxItems(MAX_PLAYERS)]
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CardsLaidDown:
     """Face-down cards laid for war ``depth``: (seat, how many) pairs."""
 
@@ -403,7 +401,7 @@ class CardsLaidDown:
     counts: Annotated[tuple[tuple[Seat, CardCount], ...], MaxItems(MAX_PLAYERS)]
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class WarDeclared:
     """The flip at ``depth``-1 tied: war number ``depth`` between ``seats``."""
 
@@ -415,7 +413,7 @@ class WarDeclared:
     seats: Seats
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CardsTaken:
     """``seat`` took ``count`` cards from the table; ``counts`` = every seat's pile after
     the round (index = seat; 0 for players who are out)."""
@@ -429,7 +427,7 @@ class CardsTaken:
     counts: Counts
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CardsReturned:
     """Everyone in a war ran out at once: each took their own table cards back."""
 
@@ -440,7 +438,7 @@ class CardsReturned:
     counts: Counts
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PlayerOut:
     """A player is out of the game: no cards after a round, or short in a war."""
 
@@ -452,7 +450,7 @@ class PlayerOut:
     reason: OutReason
 
 
-@_message
+@dataclass(frozen=True, slots=True, kw_only=True)
 class GameOver:
     """The game ended: ``winner`` (None = draw), why, the summary and the final counts.
 

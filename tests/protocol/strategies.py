@@ -1,0 +1,249 @@
+"""Hypothesis strategies for every protocol message (valid values only).
+
+Written by hand from PROTOCOL.md, not derived from the codec's own schema, so a
+round-trip test compares two independent readings of the format.
+"""
+
+from __future__ import annotations
+
+import string
+from typing import Any
+
+from hypothesis import strategies as st
+
+from protocol import (
+    ALL_CARDS,
+    Aces,
+    AutoPlay,
+    AutoPlayChanged,
+    CardsLaidDown,
+    CardsReturned,
+    CardsTaken,
+    CardsTurned,
+    ConnectionChanged,
+    CreateRoom,
+    Error,
+    ErrorCode,
+    FinishVoted,
+    GameOver,
+    GameResult,
+    GameStarted,
+    JoinRoom,
+    Leave,
+    OutReason,
+    PlayerJoined,
+    PlayerLeft,
+    PlayerOut,
+    Ready,
+    ReadyChanged,
+    Rematch,
+    RematchDeal,
+    RematchVoted,
+    ResumeSeat,
+    Resync,
+    RoomPhase,
+    RoomState,
+    RulesSpec,
+    SeatState,
+    SetAutoPlay,
+    ShortWar,
+    Snapshot,
+    SpectatorsChanged,
+    Summary,
+    Termination,
+    TieBreak,
+    TimeUp,
+    VoteFinish,
+    WaitingFor,
+    WarDeclared,
+    WatchRoom,
+    Welcome,
+    WonCards,
+)
+
+seqs = st.integers(0, 2**63 - 1)
+steps = st.integers(0, 2**63 - 1)
+seats = st.integers(0, 3)
+card_counts = st.integers(0, 52)
+depths = st.integers(0, 52)
+deals = st.integers(0, 2**64 - 1)
+cards = st.sampled_from(ALL_CARDS)
+seat_lists = st.lists(seats, max_size=4).map(tuple)
+count_lists = st.lists(card_counts, max_size=4).map(tuple)
+
+_visible = st.characters(
+    blacklist_categories=("Cc", "Cs", "Zl", "Zp"),
+    blacklist_characters="\x85",
+)
+names = st.text(_visible, min_size=1, max_size=24).filter(lambda s: s.strip() != "")
+passwords = st.text(_visible, min_size=1, max_size=128).filter(lambda s: s.strip() != "")
+codes = st.text(string.ascii_letters + string.digits + "-", min_size=4, max_size=32)
+room_ids = st.text(string.ascii_letters + string.digits + "-", min_size=1, max_size=32)
+tokens = st.text(string.ascii_letters + string.digits + "-_", min_size=16, max_size=128)
+
+
+@st.composite
+def rules(draw: st.DrawFn, *, round_limit: bool = True) -> RulesSpec:
+    return RulesSpec(
+        players=draw(st.integers(2, 4)),
+        face_down=draw(st.sampled_from([1, 3])),
+        aces=draw(st.sampled_from(Aces)),
+        short_war=draw(st.sampled_from(ShortWar)),
+        won_cards=draw(st.sampled_from(WonCards)),
+        round_limit=draw(st.none() | st.integers(1, 1_000_000)) if round_limit else None,
+        tie_break=draw(st.sampled_from(TieBreak)),
+    )
+
+
+@st.composite
+def create_rooms(draw: st.DrawFn) -> CreateRoom:
+    minutes = draw(st.none() | st.integers(1, 1440))
+    room_rules = draw(rules(round_limit=minutes is None))
+    return CreateRoom(
+        name=draw(names),
+        rules=room_rules,
+        deal=draw(st.none() | deals),
+        computers=draw(st.integers(0, room_rules.players - 1)),
+        minutes=minutes,
+        password=draw(st.none() | passwords),
+    )
+
+
+def seat_state(seat: int) -> st.SearchStrategy[SeatState]:
+    return st.builds(
+        SeatState,
+        seat=st.just(seat),
+        name=st.none() | names,
+        computer=st.booleans(),
+        connected=st.booleans(),
+        ready=st.booleans(),
+        auto=st.sampled_from(AutoPlay),
+        out=st.booleans(),
+        count=card_counts,
+        face_up=st.lists(cards, max_size=52).map(tuple),
+        face_down=card_counts,
+        finish_vote=st.booleans(),
+        rematch_vote=st.none() | st.sampled_from(RematchDeal),
+    )
+
+
+summaries = st.builds(
+    Summary,
+    rounds=steps,
+    wars=steps,
+    longest_war=depths,
+    biggest_haul=card_counts,
+    deal=deals,
+)
+
+
+@st.composite
+def room_states(draw: st.DrawFn) -> RoomState:
+    room_rules = draw(rules())
+    players = room_rules.players
+    in_room = st.integers(0, players - 1)
+    return RoomState(
+        room=draw(room_ids),
+        phase=draw(st.sampled_from(RoomPhase)),
+        rules=room_rules,
+        seats=tuple(draw(seat_state(i)) for i in range(players)),
+        game=draw(st.integers(1, 2**63 - 1)),
+        step=draw(steps),
+        round=draw(steps),
+        war_depth=draw(depths),
+        war_seats=tuple(draw(st.lists(in_room, max_size=4))),
+        waiting_for=tuple(draw(st.lists(in_room, max_size=4))),
+        spectators=draw(st.integers(0, 1_000_000)),
+        minutes=draw(st.none() | st.integers(1, 1440)),
+        seconds_left=draw(st.none() | st.integers(0, 1440 * 60)),
+        deal=draw(st.none() | deals),
+        result=draw(
+            st.none()
+            | st.builds(
+                GameResult,
+                winner=st.none() | in_room,
+                termination=st.sampled_from(Termination),
+                summary=summaries,
+            )
+        ),
+    )
+
+
+def _event(cls: type[Any], **fields: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.builds(cls, seq=seqs, step=steps, round=steps, **fields)
+
+
+CLIENT_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
+    CreateRoom: create_rooms(),
+    JoinRoom: st.builds(JoinRoom, code=codes, name=names),
+    WatchRoom: st.builds(WatchRoom, code=codes),
+    ResumeSeat: st.builds(ResumeSeat, room=room_ids, token=tokens),
+    Ready: st.builds(Ready, step=steps),
+    SetAutoPlay: st.builds(SetAutoPlay, mode=st.sampled_from(AutoPlay)),
+    VoteFinish: st.just(VoteFinish()),
+    Rematch: st.builds(Rematch, deal=st.sampled_from(RematchDeal)),
+    Leave: st.just(Leave()),
+    Resync: st.just(Resync()),
+}
+
+SERVER_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
+    Welcome: st.builds(
+        Welcome,
+        seq=seqs,
+        seat=st.none() | seats,
+        token=st.none() | tokens,
+        player_code=st.none() | codes,
+        watch_code=st.none() | codes,
+        state=room_states(),
+    ),
+    Snapshot: st.builds(Snapshot, seq=seqs, state=room_states()),
+    Error: st.builds(
+        Error,
+        code=st.sampled_from(ErrorCode).map(str)
+        | st.from_regex(r"[a-z][a-z0-9_]{0,39}", fullmatch=True),
+        message=st.text(max_size=500),
+    ),
+    PlayerJoined: st.builds(PlayerJoined, seq=seqs, seat=seats, name=names, computer=st.booleans()),
+    PlayerLeft: st.builds(PlayerLeft, seq=seqs, seat=seats),
+    ConnectionChanged: st.builds(ConnectionChanged, seq=seqs, seat=seats, connected=st.booleans()),
+    ReadyChanged: st.builds(ReadyChanged, seq=seqs, seat=seats, ready=st.booleans()),
+    WaitingFor: st.builds(WaitingFor, seq=seqs, seats=seat_lists),
+    AutoPlayChanged: st.builds(
+        AutoPlayChanged, seq=seqs, seat=seats, mode=st.sampled_from(AutoPlay)
+    ),
+    FinishVoted: st.builds(FinishVoted, seq=seqs, seat=seats),
+    RematchVoted: st.builds(RematchVoted, seq=seqs, seat=seats, deal=st.sampled_from(RematchDeal)),
+    SpectatorsChanged: st.builds(SpectatorsChanged, seq=seqs, count=st.integers(0, 1_000_000)),
+    GameStarted: st.builds(
+        GameStarted,
+        seq=seqs,
+        game=st.integers(1, 2**63 - 1),
+        counts=count_lists,
+        deal=st.none() | deals,
+    ),
+    TimeUp: st.builds(TimeUp, seq=seqs),
+    CardsTurned: _event(
+        CardsTurned, depth=depths, cards=st.lists(st.tuples(seats, cards), max_size=4).map(tuple)
+    ),
+    CardsLaidDown: _event(
+        CardsLaidDown,
+        depth=depths,
+        counts=st.lists(st.tuples(seats, card_counts), max_size=4).map(tuple),
+    ),
+    WarDeclared: _event(WarDeclared, depth=depths, seats=seat_lists),
+    CardsTaken: _event(CardsTaken, seat=seats, count=card_counts, counts=count_lists),
+    CardsReturned: _event(CardsReturned, counts=count_lists),
+    PlayerOut: _event(PlayerOut, seat=seats, reason=st.sampled_from(OutReason)),
+    GameOver: st.builds(
+        GameOver,
+        seq=seqs,
+        step=steps,
+        winner=st.none() | seats,
+        termination=st.sampled_from(Termination),
+        summary=summaries,
+        counts=count_lists,
+    ),
+}
+
+client_messages = st.one_of(*CLIENT_STRATEGIES.values())
+server_messages = st.one_of(*SERVER_STRATEGIES.values())
