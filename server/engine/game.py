@@ -14,11 +14,12 @@ Phases (what the next `step` does)::
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from server.engine.cards import strength_table
-from server.engine.errors import GameOverError
+from server.engine.errors import CardError, GameOverError
 from server.engine.events import (
     CardsLaidDown,
     CardsReturned,
@@ -101,13 +102,32 @@ class Game:
     )
 
     def __init__(self, rules: Rules, deal: int) -> None:
+        self._setup(rules, deal, None)
+
+    @classmethod
+    def arranged(cls, rules: Rules, deck: Sequence[int], deal: int = 0) -> Game:
+        """A game dealt from ``deck`` (the shuffled order, top card first) instead of a shuffle.
+
+        For tests and worked examples. The cards are dealt exactly as a shuffled deck would
+        be; won-card shuffles use the stream of ``deal`` from its start. Raises `CardError`
+        unless ``deck`` holds every card of the deck once, and `DealError` for a bad deal.
+        """
+        cards = list(deck)
+        if sorted(cards) != list(range(rules.deck_size)):
+            raise CardError(f"arranged deck must hold cards 0..{rules.deck_size - 1} once each")
+        game = cls.__new__(cls)
+        game._setup(rules, deal, cards)
+        return game
+
+    def _setup(self, rules: Rules, deal: int, deck: list[int] | None) -> None:
         self._rng = Pcg32.for_deal(deal)
         self.deal = deal
         self._rules = rules
         self._strength = strength_table(rules)
         n = rules.players
-        deck = list(range(rules.deck_size))
-        self._rng.shuffle(deck)
+        if deck is None:
+            deck = list(range(rules.deck_size))
+            self._rng.shuffle(deck)
         dealt = len(deck) - len(deck) % n
         # Dealt one at a time from seat 0 round the table; the top is the first received.
         self._piles: list[deque[int]] = [deque(deck[seat:dealt:n]) for seat in range(n)]
@@ -296,11 +316,14 @@ class Game:
                 self._short_round = True
                 self._active.remove(seat)
                 events.append(PlayerOut(round_no, seat, SHORT_WAR))
+        playing = [seat for seat in seats if seat not in short] if lose else list(seats)
         laid: list[tuple[int, int]] = []
         for seat in seats:
             pile = piles[seat]
             if lose and seat in short:
                 count = len(pile)  # the rest of the pile is forfeited into the prize
+            elif len(playing) == 1:
+                count = 0  # the last player left in the war takes the table as it is
             else:
                 count = min(need - 1, len(pile) - 1) if pile else 0
             for _ in range(count):
@@ -310,7 +333,6 @@ class Game:
             self._down[seat] += count
             laid.append((seat, count))
         events.append(CardsLaidDown(round_no, depth, tuple(laid)))
-        playing = [seat for seat in seats if seat not in short] if lose else list(seats)
         if len(playing) == 1:
             self._take(events, playing[0])
             return

@@ -1,0 +1,222 @@
+"""Tiny decks, every deal enumerated, against an independent brute force written here.
+
+`reference_game` re-implements RULES.md + docs/rules.md from scratch with plain lists and
+no shared code beyond card labels and the documented random stream (`Pcg32.below`,
+itself pinned by test vectors). Each tiny deck is played in every order the shuffled
+deck could have, under every combination of settings, by the engine's step path and its
+fast `finish()`; all three must agree on outcome, statistics and final counts.
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import pytest
+
+from server.engine import (
+    Aces,
+    CardsTaken,
+    Game,
+    Phase,
+    Rules,
+    ShortWar,
+    TieBreak,
+    WarDeclared,
+    WonCards,
+    card_label,
+)
+from server.engine.rng import Pcg32
+
+Result = tuple[int | None, str, int, int, int, int, tuple[int, ...]]
+
+DEAL = 7  # stream for won-card shuffles in every arranged game below
+
+
+def reference_game(rules: Rules, deck: list[int]) -> Result:
+    """(winner, termination, rounds, wars, longest_war, biggest_haul, final counts)."""
+    order = "23456789TJQKA" if rules.aces is Aces.HIGH else "A23456789TJQK"
+    power = {card: order.index(card_label(card, rules)[0]) for card in deck}
+    n = rules.players
+    usable = len(deck) - len(deck) % n
+    piles = [[deck[i] for i in range(usable) if i % n == seat] for seat in range(n)]
+    rng = Pcg32.for_deal(DEAL)
+    fd = rules.face_down
+    lose = rules.short_war is ShortWar.LOSE
+    alive = list(range(n))
+    seen = {tuple(map(tuple, piles))}
+    rounds = wars = longest = haul = 0
+
+    def lead() -> int | None:
+        sizes = [len(p) for p in piles]
+        top = max(sizes)
+        return sizes.index(top) if sizes.count(top) == 1 else None
+
+    def result(winner: int | None, why: str) -> Result:
+        return (winner, why, rounds, wars, longest, haul, tuple(len(p) for p in piles))
+
+    while True:
+        table: list[tuple[int, int]] = []  # (owner, card) in the order laid
+        showing: dict[int, int] = {}
+        for seat in alive:
+            card = piles[seat].pop(0)
+            table.append((seat, card))
+            showing[seat] = card
+        fighting = list(alive)
+        depth = 0
+        went_short = False
+        while True:
+            top = max(power[showing[s]] for s in fighting)
+            tied = [s for s in fighting if power[showing[s]] == top]
+            if len(tied) == 1:
+                winner = tied[0]
+                break
+            depth += 1
+            wars += depth == 1
+            longest = max(longest, depth)
+            fighting = tied
+            if lose:
+                out = [s for s in fighting if len(piles[s]) < fd + 1]
+            else:
+                out = [s for s in fighting if not piles[s]]
+            if len(out) == len(fighting):
+                for seat in range(n):
+                    piles[seat] += [card for owner, card in table if owner == seat]
+                return result(lead(), "both_short")
+            if lose and out:
+                went_short = True
+                for seat in fighting:
+                    if seat in out:
+                        table += [(seat, card) for card in piles[seat]]
+                        piles[seat] = []
+                        alive.remove(seat)
+                fighting = [s for s in fighting if s not in out]
+                if len(fighting) == 1:
+                    winner = fighting[0]
+                    break
+            for seat in fighting:
+                k = min(fd, len(piles[seat]) - 1)
+                table += [(seat, card) for card in piles[seat][:k]]
+                del piles[seat][:k]
+            for seat in fighting:
+                if piles[seat]:
+                    showing[seat] = piles[seat].pop(0)
+                    table.append((seat, showing[seat]))
+        won = [card for _, card in table]
+        if rules.won_cards is WonCards.SHUFFLE:
+            for i in range(len(won) - 1, 0, -1):
+                j = rng.below(i + 1)
+                won[i], won[j] = won[j], won[i]
+        piles[winner] += won
+        rounds += 1
+        haul = max(haul, len(won))
+        alive = [s for s in alive if piles[s]]
+        if len(alive) == 1:
+            return result(alive[0], "opponents_short" if went_short else "all_cards")
+        limit = rules.round_limit
+        settled = lead() is not None or rules.tie_break is TieBreak.DRAW
+        if limit is not None and rounds >= limit and settled:
+            return result(lead(), "round_limit")
+        if rules.won_cards is WonCards.FIXED:
+            position = tuple(map(tuple, piles))
+            if position in seen:
+                return result(lead(), "endless")
+            seen.add(position)
+
+
+def engine_results(rules: Rules, deck: list[int]) -> tuple[Result, Result, int, int]:
+    stepped = Game.arranged(rules, deck, DEAL)
+    while stepped.phase is not Phase.OVER:
+        stepped.step()
+    fast = Game.arranged(rules, deck, DEAL)
+    fast.finish()
+
+    def as_result(game: Game) -> Result:
+        assert game.outcome is not None
+        s = game.summary
+        return (
+            game.outcome.winner,
+            game.outcome.termination.value,
+            s.rounds,
+            s.wars,
+            s.longest_war,
+            s.biggest_haul,
+            game.counts,
+        )
+
+    return as_result(stepped), as_result(fast), stepped.steps, fast.steps
+
+
+SETTINGS = [
+    {"face_down": fd, "short_war": sw, "won_cards": wc, "aces": aces}
+    for fd in (1, 3)
+    for sw in ShortWar
+    for wc in WonCards
+    for aces in Aces
+]
+LIMITS = [{"round_limit": 3, "tie_break": tb} for tb in TieBreak]
+
+
+@pytest.mark.parametrize(
+    ("ranks", "suits", "players"),
+    [(2, 2, 2), (3, 2, 2), (3, 2, 3), (2, 2, 3), (2, 2, 4)],
+)
+def test_every_deal_of_a_tiny_deck_matches_the_brute_force(
+    ranks: int, suits: int, players: int
+) -> None:
+    for setting in SETTINGS + LIMITS:
+        rules = Rules(ranks=ranks, suits=suits, players=players, **setting)
+        for deck in itertools.permutations(range(ranks * suits)):
+            expected = reference_game(rules, list(deck))
+            stepped, fast, stepped_steps, fast_steps = engine_results(rules, list(deck))
+            assert stepped == expected, (setting, deck)
+            assert fast == expected, (setting, deck)
+            assert fast_steps == stepped_steps
+
+
+def test_tiny_deck_outcomes_cover_every_way_to_end() -> None:
+    """The enumeration above is only convincing if it exercises every termination."""
+    seen: set[str] = set()
+    for setting in SETTINGS + LIMITS:
+        rules = Rules(ranks=3, suits=2, **setting)
+        for deck in itertools.permutations(range(6)):
+            seen.add(reference_game(rules, list(deck))[1])
+    rules = Rules(ranks=2, suits=4, won_cards=WonCards.FIXED)
+    seen.add(reference_game(rules, [0, 1, 2, 3, 4, 5, 6, 7])[1])
+    assert seen >= {"all_cards", "opponents_short", "both_short", "round_limit"}
+
+
+def test_brute_force_agrees_on_the_endless_example() -> None:
+    rules = Rules(ranks=2, suits=4, won_cards=WonCards.FIXED)
+    # seat 0: KS KH KD AC, seat 1: AS AH AD KC (the deck alternates seats)
+    deck = [0, 4, 1, 5, 2, 6, 7, 3]
+    assert reference_game(rules, deck) == (1, "endless", 28, 0, 0, 2, (2, 6))
+    assert engine_results(rules, deck)[0] == reference_game(rules, deck)
+
+
+def _sweeps(rules: Rules, deck: tuple[int, ...]) -> int | None:
+    """The seat that won every battle without a tie, or None; stops at the first miss."""
+    game = Game.arranged(rules, deck)
+    takers: set[int] = set()
+    while game.phase is not Phase.OVER:
+        for event in game.step():
+            if isinstance(event, WarDeclared):
+                return None
+            if isinstance(event, CardsTaken):
+                takers.add(event.seat)
+                if len(takers) > 1:
+                    return None
+    return takers.pop()
+
+
+def test_exact_chance_of_a_clean_sweep_with_four_ranks_two_suits() -> None:
+    """Published figure: seat 0 wins every battle without a tie with chance exactly 1/28."""
+    rules = Rules(ranks=4, suits=2)
+    wins = [0, 0]
+    decks = list(itertools.permutations(range(8)))
+    for deck in decks:
+        seat = _sweeps(rules, deck)
+        if seat is not None:
+            wins[seat] += 1
+    assert Fraction(wins[0], len(decks)) == Fraction(1, 28)
+    assert Fraction(sum(wins), len(decks)) == Fraction(1, 14)
