@@ -1,0 +1,76 @@
+"""The fast path of `Game.finish` plays exactly the game the step path plays.
+
+A sweep over every combination of settings (players, face-down, aces, short-war rule,
+won cards, limits and tie-breaks) and many deal numbers of the full deck, plus games
+handed to `finish()` in the middle of a war.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from server.engine import Aces, Game, Phase, Rules, ShortWar, TieBreak, WonCards
+
+COMBOS = [
+    Rules(players=p, face_down=fd, aces=aces, short_war=sw, won_cards=wc)
+    for p, fd, aces, sw, wc in itertools.product((2, 3, 4), (1, 3), Aces, ShortWar, WonCards)
+] + [
+    Rules(round_limit=limit, tie_break=tb, face_down=fd, won_cards=wc)
+    for limit, tb, fd, wc in itertools.product((1, 26, 100), TieBreak, (1, 3), WonCards)
+]
+
+
+def stepped_to_end(rules: Rules, deal: int) -> Game:
+    game = Game(rules, deal)
+    while game.phase is not Phase.OVER:
+        game.step()
+    return game
+
+
+def same_game(a: Game, b: Game) -> None:
+    assert a.outcome == b.outcome
+    assert a.summary == b.summary
+    assert a.counts == b.counts
+    assert a.steps == b.steps
+    assert a.active == b.active
+
+
+@pytest.mark.parametrize("rules", COMBOS, ids=lambda r: "-".join(map(str, r.to_dict().values())))
+def test_finish_equals_stepping_over_deals(rules: Rules) -> None:
+    deals = range(12) if rules.won_cards is WonCards.FIXED else range(40)
+    for deal in deals:
+        fast = Game(rules, deal)
+        fast.finish()
+        same_game(fast, stepped_to_end(rules, deal))
+
+
+def test_finish_from_the_middle_of_a_war() -> None:
+    rules = Rules(face_down=3)
+    checked = 0
+    for deal in range(60):
+        game = Game(rules, deal)
+        while game.phase is not Phase.WAR and game.phase is not Phase.OVER:
+            game.step()
+        if game.phase is Phase.OVER:
+            continue
+        game.finish()
+        same_game(game, stepped_to_end(rules, deal))
+        checked += 1
+    assert checked > 50
+
+
+def test_finish_after_a_short_war_fallback() -> None:
+    """Deals where the fast path hands a short war to the step path."""
+    rules = Rules(face_down=3)
+    short = 0
+    for deal in range(300):
+        stepped = stepped_to_end(rules, deal)
+        assert stepped.outcome is not None
+        if stepped.outcome.termination.value in {"opponents_short", "both_short"}:
+            fast = Game(rules, deal)
+            fast.finish()
+            same_game(fast, stepped)
+            short += 1
+    assert short > 10

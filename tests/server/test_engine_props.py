@@ -1,0 +1,163 @@
+"""Property tests (hypothesis): conservation, determinism, finish() == stepping, endings."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from server.engine import (
+    Aces,
+    Game,
+    GameOver,
+    GameOverError,
+    Phase,
+    Rules,
+    ShortWar,
+    TieBreak,
+    WonCards,
+)
+
+MAX_STEPS = 200_000  # far above any game seen; a game this long would be a bug
+
+
+@st.composite
+def rules_strategy(draw: st.DrawFn, small: bool = False) -> Rules:
+    players = draw(st.integers(2, 4))
+    ranks = draw(st.integers(1, 13)) if small else 13
+    suits = draw(st.integers(1, 4)) if small else 4
+    if ranks * suits < players:
+        ranks, suits = 13, 4
+    return Rules(
+        players=players,
+        face_down=draw(st.sampled_from([1, 3])),
+        aces=draw(st.sampled_from(Aces)),
+        short_war=draw(st.sampled_from(ShortWar)),
+        won_cards=draw(st.sampled_from(WonCards)),
+        round_limit=draw(st.none() | st.integers(1, 400)),
+        tie_break=draw(st.sampled_from(TieBreak)),
+        ranks=ranks,
+        suits=suits,
+    )
+
+
+deals = st.integers(0, 2**64 - 1)
+common = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def card_census(game: Game) -> Counter[int]:
+    """Every card the game holds anywhere: piles, table and the set-aside card(s)."""
+    census: Counter[int] = Counter()
+    for pile in game._piles:
+        census.update(pile)
+    for mine in game._mine:
+        census.update(mine)
+    census.update(game._set_aside)
+    return census
+
+
+@common
+@given(rules_strategy(small=True), deals)
+def test_cards_conserved_and_never_twice(rules: Rules, deal: int) -> None:
+    game = Game(rules, deal)
+    whole = Counter(range(rules.deck_size))
+    aside = rules.deck_size % rules.players
+    for _ in range(MAX_STEPS):
+        assert card_census(game) == whole
+        table = game.table
+        on_table = sum(len(up) for up in table.face_up) + sum(table.face_down)
+        assert sum(game.counts) + on_table + aside == rules.deck_size
+        assert all(
+            game.counts[seat] == 0 for seat in range(rules.players) if seat not in game.active
+        )
+        if game.phase is Phase.OVER:
+            break
+        game.step()
+    assert game.phase is Phase.OVER
+    assert game.table.face_down == (0,) * rules.players
+    assert sum(game.counts) == rules.deck_size - aside
+
+
+@common
+@given(rules_strategy(), deals)
+def test_same_deal_same_game(rules: Rules, deal: int) -> None:
+    a, b = Game(rules, deal), Game(rules, deal)
+    for _ in range(MAX_STEPS):
+        if a.phase is Phase.OVER:
+            break
+        assert a.step() == b.step()
+        assert a.table == b.table
+    assert a.outcome == b.outcome
+    assert b.phase is Phase.OVER
+
+
+@common
+@given(rules_strategy(small=True), deals, st.integers(0, 300))
+def test_finish_equals_stepping_to_the_end(rules: Rules, deal: int, first: int) -> None:
+    stepped = Game(rules, deal)
+    fast = Game(rules, deal)
+    for _ in range(first):
+        if fast.phase is Phase.OVER:
+            break
+        fast.step()
+    fast.finish()
+    last: list[object] = []
+    for _ in range(MAX_STEPS):
+        if stepped.phase is Phase.OVER:
+            break
+        last = list(stepped.step())
+    assert fast.outcome == stepped.outcome
+    assert fast.summary == stepped.summary
+    assert fast.counts == stepped.counts
+    assert fast.steps == stepped.steps
+    assert fast.active == stepped.active
+    if last:
+        assert last[-1] == GameOver(fast.outcome, fast.summary)  # type: ignore[arg-type]
+
+
+@common
+@given(rules_strategy(), deals, st.integers(0, 400))
+def test_stop_by_time_always_ends_the_game(rules: Rules, deal: int, at: int) -> None:
+    game = Game(rules, deal)
+    for _ in range(at):
+        if game.phase is Phase.OVER:
+            return
+        game.step()
+    if game.phase is Phase.OVER:
+        return
+    game.stop_by_time()
+    outcome = game.finish()
+    assert outcome.termination.value in {"time_limit", "all_cards", "opponents_short", "both_short"}
+    if outcome.winner is not None:
+        assert game.counts[outcome.winner] == max(game.counts)
+        assert game.counts.count(max(game.counts)) == 1
+    try:
+        game.step()
+    except GameOverError:
+        pass
+    else:
+        raise AssertionError("step after the end must raise GameOverError")
+
+
+@common
+@given(rules_strategy(small=True), deals)
+def test_outcome_matches_the_counts(rules: Rules, deal: int) -> None:
+    game = Game(rules, deal)
+    outcome = game.finish()
+    counts = game.counts
+    if outcome.termination.value in {"all_cards", "opponents_short"}:
+        assert outcome.winner is not None
+        assert game.active == (outcome.winner,)
+    elif outcome.winner is None:
+        assert counts.count(max(counts)) > 1
+    else:
+        assert counts[outcome.winner] == max(counts)
+        assert counts.count(max(counts)) == 1
+    if outcome.termination.value == "round_limit":
+        assert rules.round_limit is not None
+        assert game.summary.rounds >= rules.round_limit
+        if rules.tie_break is TieBreak.DRAW:
+            assert game.summary.rounds == rules.round_limit
+    if outcome.termination.value == "endless":
+        assert rules.won_cards is WonCards.FIXED
