@@ -273,8 +273,8 @@ class PlayerJoined:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlayerLeft:
-    """A player left for good; the seat's ``name`` stays for the record, play goes on by
-    the server's rule (the seat goes on auto-play)."""
+    """A player left for good. What becomes of the seat is the server's rule; if it goes on
+    auto-play an ``auto_play_changed`` follows."""
 
     TYPE: ClassVar[str] = "player_left"
     seq: Seq

@@ -29,14 +29,17 @@ BOTH = [Direction.FROM_CLIENT, Direction.FROM_SERVER]
 
 
 def decode_or_protocol_error(data: bytes, direction: Direction) -> object:
-    """Decode; a ProtocolError is a fine answer, anything else fails the test."""
+    """Decode; a ProtocolError is a fine answer, any other exception fails the test."""
     try:
-        return decode(data, direction=direction)
+        message = decode(data, direction=direction)
     except ProtocolError as error:
         assert isinstance(error.code, ErrorCode)
         assert str(error) == str(error).strip() and str(error)
         assert len(str(error)) < 300
         return error
+    # whatever the decoder accepts, the encoder accepts too, and it reads back the same
+    assert decode(encode(message), direction=direction, max_bytes=1 << 20) == message
+    return message
 
 
 def pack(value: Any) -> bytes:
@@ -553,3 +556,41 @@ def test_deep_nesting_is_refused_even_with_a_generous_size_limit() -> None:
     with pytest.raises(ProtocolError) as caught:
         decode(nested_arrays(500_000), direction=Direction.FROM_SERVER, max_bytes=1 << 20)
     assert caught.value.code is ErrorCode.MALFORMED
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    message=client_messages | server_messages,
+    key=_field_names | st.just("type"),
+    replacement=_json_like,
+    drop=st.booleans(),
+)
+def test_valid_maps_with_one_field_replaced_or_dropped(
+    message: Any, key: str, replacement: Any, drop: bool
+) -> None:
+    direction = (
+        Direction.FROM_CLIENT
+        if type(message).TYPE in CLIENT_MESSAGE_TYPES
+        else Direction.FROM_SERVER
+    )
+    fields = msgpack.unpackb(encode(message))
+    if drop:
+        fields.pop(key, None)
+    else:
+        fields[key] = replacement
+    result = decode_or_protocol_error(pack(fields), direction)
+    if drop and key != "type" and not isinstance(result, ProtocolError):
+        assert type(result) is type(message)
+
+
+@pytest.mark.parametrize(
+    ("data", "direction"),
+    [
+        (pack({"type": "resync"}), Direction.FROM_CLIENT),
+        (pack({"type": "vote_finish"}), Direction.FROM_CLIENT),
+        (pack({"type": "time_up", "seq": 0}), Direction.FROM_SERVER),
+        (pack({"type": "error", "code": "stale"}), Direction.FROM_SERVER),
+    ],
+)
+def test_the_smallest_valid_messages_decode(data: bytes, direction: Direction) -> None:
+    assert not isinstance(decode_or_protocol_error(data, direction), ProtocolError)
