@@ -468,7 +468,7 @@ def test_bytearray_and_memoryview_are_accepted() -> None:
 
 
 @pytest.mark.parametrize("direction", BOTH)
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.binary(max_size=300))
 @example(data=b"\x91" * 1100 + b"\xc0")
 @example(data=b"\xdd\xff\xff\xff\xff")
@@ -495,7 +495,7 @@ _field_names = st.sampled_from(
 )  # fmt: skip
 
 
-@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, max_examples=500, suppress_health_check=[HealthCheck.too_slow])
 @given(
     tag=st.sampled_from(sorted({*CLIENT_MESSAGE_TYPES, *SERVER_MESSAGE_TYPES})),
     fields=st.dictionaries(_field_names | st.text(max_size=8), _json_like, max_size=8),
@@ -507,7 +507,7 @@ def test_any_map_with_a_known_type_gives_a_message_or_protocol_error(
     decode_or_protocol_error(pack({**fields, "type": tag}), direction)
 
 
-@settings(max_examples=300)
+@settings(deadline=None, max_examples=300)
 @given(
     message=client_messages,
     cut=st.integers(0, 400),
@@ -525,7 +525,7 @@ def test_damaged_client_messages_give_a_message_or_protocol_error(
     )
 
 
-@settings(max_examples=300)
+@settings(deadline=None, max_examples=300)
 @given(
     message=server_messages,
     cut=st.integers(0, 2000),
@@ -542,7 +542,7 @@ def test_damaged_server_messages_give_a_message_or_protocol_error(
     )
 
 
-@settings(max_examples=200)
+@settings(deadline=None, max_examples=200)
 @given(message=client_messages)
 def test_every_strict_prefix_of_a_message_is_malformed(message: Any) -> None:
     wire = encode(message)
@@ -558,7 +558,7 @@ def test_deep_nesting_is_refused_even_with_a_generous_size_limit() -> None:
     assert caught.value.code is ErrorCode.MALFORMED
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 @given(
     message=client_messages | server_messages,
     key=_field_names | st.just("type"),

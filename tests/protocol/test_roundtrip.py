@@ -32,7 +32,7 @@ def test_no_type_is_shared_between_directions() -> None:
 
 
 @pytest.mark.parametrize("cls", list(CLIENT_STRATEGIES), ids=lambda c: c.__name__)
-@settings(max_examples=60)
+@settings(deadline=None, max_examples=60)
 @given(data=st.data())
 def test_client_message_round_trips(cls: type[Any], data: st.DataObject) -> None:
     message = data.draw(CLIENT_STRATEGIES[cls])
@@ -44,7 +44,7 @@ def test_client_message_round_trips(cls: type[Any], data: st.DataObject) -> None
 
 
 @pytest.mark.parametrize("cls", list(SERVER_STRATEGIES), ids=lambda c: c.__name__)
-@settings(max_examples=60)
+@settings(deadline=None, max_examples=60)
 @given(data=st.data())
 def test_server_message_round_trips(cls: type[Any], data: st.DataObject) -> None:
     message = data.draw(SERVER_STRATEGIES[cls])
@@ -56,7 +56,7 @@ def test_server_message_round_trips(cls: type[Any], data: st.DataObject) -> None
 
 
 @pytest.mark.parametrize("cls", list(CLIENT_STRATEGIES), ids=lambda c: c.__name__)
-@settings(max_examples=10)
+@settings(deadline=None, max_examples=10)
 @given(data=st.data())
 def test_client_messages_are_not_server_messages(cls: type[Any], data: st.DataObject) -> None:
     wire = encode(data.draw(CLIENT_STRATEGIES[cls]))
