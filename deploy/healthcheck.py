@@ -22,7 +22,7 @@ import ssl
 import sys
 from collections.abc import Mapping
 
-__all__ = ["check", "main", "target"]
+__all__ = ["UnhealthyError", "check", "main", "target"]
 
 DEFAULT_PORT = 8765
 TIMEOUT_SECONDS = 4.0
@@ -77,8 +77,10 @@ def check(host: str, port: int, *, use_tls: bool, timeout: float = TIMEOUT_SECON
         conn.request("GET", "/healthz", headers={"Connection": "close"})
         response = conn.getresponse()
         body = response.read(65536)
-    except (OSError, http.client.HTTPException) as exc:
+    except OSError as exc:
         raise UnhealthyError(f"no answer from {where}: {exc}") from None
+    except http.client.HTTPException as exc:
+        raise UnhealthyError(f"bad answer from {where}: {exc!r}") from None
     finally:
         conn.close()
     if response.status != 200:

@@ -7,6 +7,7 @@ import re
 import shutil
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -25,7 +26,9 @@ __all__ = [
     "HOSTING_DOC",
     "REPO",
     "SYSTEMD_UNIT",
+    "SettingRow",
     "compose",
+    "documented_compose_settings",
     "documented_settings",
     "env_example",
     "final_stage",
@@ -77,18 +80,42 @@ def env_example() -> dict[str, str]:
     return parse_env_file(ENV_EXAMPLE.read_text(encoding="utf-8"))
 
 
-def documented_settings() -> dict[str, str]:
-    """The settings table of docs/hosting.md: WAR_* variable -> its documented default.
+@dataclass(frozen=True, slots=True)
+class SettingRow:
+    """One row of the server settings table in docs/hosting.md (backticks removed)."""
 
-    Rows look like ``| `WAR_X` | `--x` | default | meaning |``; the default cell is
-    returned with backticks removed.
-    """
-    table: dict[str, str] = {}
+    flag: str
+    default: str
+    docker: str
+
+
+def _doc_rows() -> list[list[str]]:
+    rows: list[list[str]] = []
     for line in HOSTING_DOC.read_text(encoding="utf-8").splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) >= 3 and re.fullmatch(r"`WAR_[A-Z0-9_]+`", cells[0]):
-            table[cells[0].strip("`")] = cells[2].replace("`", "")
-    return table
+        if line.startswith("|"):
+            rows.append([c.strip().replace("`", "") for c in line.strip().strip("|").split("|")])
+    return rows
+
+
+def documented_settings() -> dict[str, SettingRow]:
+    """The server settings table of docs/hosting.md: WAR_* variable -> its row.
+
+    Rows look like ``| `WAR_X` | `--x` | default | Docker value | meaning |``.
+    """
+    return {
+        row[0]: SettingRow(row[1], row[2], row[3])
+        for row in _doc_rows()
+        if len(row) == 5 and re.fullmatch(r"WAR_[A-Z0-9_]+", row[0])
+    }
+
+
+def documented_compose_settings() -> dict[str, str]:
+    """The compose-only settings table of docs/hosting.md: variable -> default."""
+    return {
+        row[0]: row[1]
+        for row in _doc_rows()
+        if len(row) == 3 and re.fullmatch(r"[A-Z][A-Z0-9_]+", row[0])
+    }
 
 
 def venv_script(name: str) -> Path | None:

@@ -1,0 +1,129 @@
+"""The exact command the image runs, run here: same entry point, environment and store path.
+
+Differences from the container, all forced by testing on loopback without Docker: the
+volume is a temporary folder, the address is 127.0.0.1 instead of 0.0.0.0, the port is
+a free one. The server tests are skipped only while server/cli.py has not landed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.deploy._repo import HEALTHCHECK_SCRIPT, REPO, env_example, venv_script
+from tests.deploy._server import free_port, http_get, image_command, running
+
+needs_server = pytest.mark.skipif(
+    not (REPO / "server" / "cli.py").exists(),
+    reason="server/cli.py has not landed yet (issue 4); remove this skip when it has",
+)
+STOP_TIMEOUT = 30.0
+STORE_FILES = {"war.sqlite3", "war.sqlite3-wal", "war.sqlite3-shm"}
+
+
+def test_translation_keeps_the_images_command_and_settings(tmp_path: Path) -> None:
+    command = image_command(tmp_path, port=12345)
+    assert command.argv == [str(venv_script("war-server"))]
+    assert Path(command.argv[0]).parent == Path(sys.prefix) / "bin"
+    assert command.env["WAR_DB"] == str(command.data_dir / "war.sqlite3")
+    assert command.cwd == command.data_dir
+    assert command.data_dir.is_dir()
+    assert Path(command.env["HOME"]) == command.data_dir
+    assert command.env["WAR_HOST"] == "127.0.0.1"
+    assert command.env["WAR_PORT"] == "12345"
+    assert command.env["PATH"].split(":")[0] == str(Path(sys.prefix) / "bin")
+    assert command.env["PYTHONUNBUFFERED"] == "1"
+    # Every setting compose passes arrives, with .env.example's values.
+    example = env_example()
+    for key in ("WAR_PASSWORD", "WAR_LOG_FORMAT", "WAR_MAX_ROOMS", "WAR_AWAY_TIMEOUT"):
+        assert command.env[key] == example[key]
+    assert Path(command.healthcheck[0]).parent == Path(sys.prefix) / "bin"
+    assert command.healthcheck[1:] == [str(HEALTHCHECK_SCRIPT)]
+    assert not [k for k in command.env if k.startswith("WAR_") and "/opt/" in command.env[k]]
+
+
+async def _run(argv: list[str], env: dict[str, str]) -> tuple[int | None, str]:
+    process = await asyncio.create_subprocess_exec(
+        *argv, env=env, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
+    )
+    _, stderr = await asyncio.wait_for(process.communicate(), STOP_TIMEOUT)
+    return process.returncode, stderr.decode()
+
+
+async def _stop(process: asyncio.subprocess.Process) -> int:
+    process.send_signal(signal.SIGTERM)
+    return await asyncio.wait_for(process.wait(), STOP_TIMEOUT)
+
+
+@needs_server
+async def test_serves_healthz_passes_its_healthcheck_and_stops_on_sigterm(
+    tmp_path: Path,
+) -> None:
+    command = image_command(tmp_path, port=free_port())
+    async with running(command) as process:
+        answer = await http_get("127.0.0.1", command.port, "/healthz")
+        assert answer.status == 200
+        assert isinstance(answer.json(), dict)
+        assert await _run(command.healthcheck, command.env) == (0, "")
+        assert await _stop(process) == 0
+    # The store is where the volume is, and the server wrote nothing else there.
+    written = {p.name for p in command.data_dir.iterdir()}
+    assert "war.sqlite3" in written
+    assert written <= STORE_FILES, written - STORE_FILES
+
+
+@needs_server
+async def test_restart_on_the_same_volume(tmp_path: Path) -> None:
+    for _ in range(2):
+        command = image_command(tmp_path, port=free_port())
+        async with running(command) as process:
+            assert await _stop(process) == 0
+    assert (tmp_path / "data" / "war.sqlite3").exists()
+
+
+def _can_unshare_pid() -> bool:
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return False
+    probe = subprocess.run(
+        [unshare, "--pid", "--fork", "--kill-child", "true"],
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    return probe.returncode == 0
+
+
+def _children(pid: int) -> list[int]:
+    text = Path(f"/proc/{pid}/task/{pid}/children").read_text(encoding="ascii")
+    return [int(child) for child in text.split()]
+
+
+def _pid_inside_namespace(pid: int) -> int:
+    """The process's PID as seen in its own (innermost) PID namespace."""
+    status = Path(f"/proc/{pid}/status").read_text(encoding="ascii")
+    (line,) = (line for line in status.splitlines() if line.startswith("NSpid:"))
+    return int(line.split()[-1])
+
+
+@needs_server
+@pytest.mark.skipif(not _can_unshare_pid(), reason="needs root to make a PID namespace")
+async def test_sigterm_stops_the_server_as_pid_1(tmp_path: Path) -> None:
+    """In the container war-server is PID 1, which ignores signals it has no handler for."""
+    unshare = shutil.which("unshare")
+    assert unshare is not None
+    command = image_command(tmp_path, port=free_port())
+    prefix = (unshare, "--pid", "--fork", "--kill-child", "--")
+    async with running(command, prefix=prefix) as process:
+        (server_pid,) = _children(process.pid)
+        assert _pid_inside_namespace(server_pid) == 1
+        os.kill(server_pid, signal.SIGTERM)
+        # unshare exits with the status of its child: war-server's own exit status.
+        assert await asyncio.wait_for(process.wait(), STOP_TIMEOUT) == 0
