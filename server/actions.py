@@ -1,0 +1,45 @@
+"""What the sans-I/O room core asks the connection layer to do: send a message, or close.
+
+The `Hub` (and each room behind it) never touches a socket. Every call returns a list of
+`Action` values, in order; the app carries them out in that order (a `Send` of an
+``error`` followed by a `Close` of the same connection means: send, then close).
+
+- `Send`: encode ``message`` once and deliver it to every connection in ``to`` (the app
+  uses ``websockets.broadcast()`` when there is more than one recipient, so a slow client
+  never stalls the others).
+- `Close`: close connection ``conn`` with ``code`` (a `protocol.CloseCode` value documented
+  in ``protocol/PROTOCOL.md``) and ``reason`` (a short, lowercase sentence without secrets).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from protocol import ServerMessage
+
+__all__ = ["Action", "Close", "ConnId", "Send"]
+
+ConnId: TypeAlias = int
+"""A connection's id, assigned by the app layer, unique for the process lifetime."""
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """Deliver ``message`` to every connection in ``to`` (encode it once)."""
+
+    to: tuple[ConnId, ...]
+    message: ServerMessage
+
+
+@dataclass(frozen=True, slots=True)
+class Close:
+    """Close connection ``conn`` with WebSocket close ``code`` and ``reason``."""
+
+    conn: ConnId
+    code: int
+    reason: str
+
+
+Action: TypeAlias = Send | Close
+"""One thing for the connection layer to do."""
