@@ -7,6 +7,8 @@ of the deck in the aces-high order) and suit index ``c % S``. Only rank is compa
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from server.engine.errors import CardError
 from server.engine.rules import Aces, Rules
 
@@ -87,6 +89,7 @@ def rank_strength(card: int, rules: Rules) -> int:
     return 0 if index == rules.ranks - 1 else index + 1
 
 
+@lru_cache(maxsize=64)
 def strength_table(rules: Rules) -> tuple[int, ...]:
-    """`rank_strength` of every card of the deck, indexed by card number."""
+    """`rank_strength` of every card of the deck, indexed by card number (cached per rules)."""
     return tuple(rank_strength(card, rules) for card in range(rules.deck_size))
