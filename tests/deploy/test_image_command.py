@@ -17,12 +17,28 @@ from pathlib import Path
 
 import pytest
 
+from protocol import (
+    CreateRoom,
+    Error,
+    GameOver,
+    JoinRoom,
+    Ready,
+    ResumeSeat,
+    VoteFinish,
+    WatchRoom,
+    Welcome,
+)
+from tests.deploy._player import Peer, peer
 from tests.deploy._repo import HEALTHCHECK_SCRIPT, REPO, env_example, venv_script
 from tests.deploy._server import free_port, http_get, image_command, running
 
 needs_server = pytest.mark.skipif(
     not (REPO / "server" / "cli.py").exists(),
     reason="server/cli.py has not landed yet (issue 4); remove this skip when it has",
+)
+needs_app = pytest.mark.skipif(
+    not all((REPO / "server" / name).exists() for name in ("cli.py", "app.py")),
+    reason="the server (server/cli.py, server/app.py) has not landed yet (issue 4)",
 )
 STOP_TIMEOUT = 30.0
 STORE_FILES = {"war.sqlite3", "war.sqlite3-wal", "war.sqlite3-shm"}
@@ -127,3 +143,100 @@ async def test_sigterm_stops_the_server_as_pid_1(tmp_path: Path) -> None:
         os.kill(server_pid, signal.SIGTERM)
         # unshare exits with the status of its child: war-server's own exit status.
         assert await asyncio.wait_for(process.wait(), STOP_TIMEOUT) == 0
+
+
+DEAL = 90210
+STEPS_BEFORE_RESTART = 4
+SERVICE_RESTART = 1012  # PROTOCOL.md: SIGTERM, clients resume after the restart
+REFUSED = 4004
+
+
+async def _turn(players: list[tuple[Peer, int]]) -> int:
+    """Every player waits to be asked, then readies; return the step reached."""
+    await asyncio.gather(*(p.expect_waiting_for(seat) for p, seat in players))
+    (step,) = {p.step for p, _ in players}
+    for p, _ in players:
+        await p.send(Ready(step=step))
+    await asyncio.gather(*(p.expect_step(step + 1) for p, _ in players))
+    return step + 1
+
+
+def _secrets_absent(paths: list[Path], secrets: list[str]) -> list[str]:
+    """The (path, secret) pairs where a secret appears in a file's bytes."""
+    found = []
+    for path in paths:
+        data = path.read_bytes()
+        found += [f"{path.name}: {s[:4]}..." for s in secrets if s.encode() in data]
+    return found
+
+
+@needs_app
+async def test_plays_a_game_across_a_restart_on_the_same_volume(tmp_path: Path) -> None:
+    """Create, join, watch, play; SIGTERM (an update); same command again; resume; finish."""
+    command = image_command(tmp_path, port=free_port())
+    password = command.env["WAR_PASSWORD"]
+    async with (
+        running(command, log_name="first.log") as server,
+        peer(command.port) as ann,
+        peer(command.port) as ben,
+    ):
+        await ann.send(CreateRoom(name="Ann", deal=DEAL, password=password))
+        first = await ann.expect(Welcome)
+        assert first.seat == 0 and first.token and first.player_code and first.watch_code
+        await ben.send(JoinRoom(code=first.player_code, name="Ben"))
+        first_ben = await ben.expect(Welcome)
+        assert first_ben.seat == 1 and first_ben.token
+        async with peer(command.port) as watcher:
+            await watcher.send(WatchRoom(code=first.watch_code))
+            watching = await watcher.expect(Welcome)
+            assert watching.seat is None and watching.token is None
+            assert watching.player_code is None
+
+            players = [(ann, 0), (ben, 1)]
+            for _ in range(STEPS_BEFORE_RESTART):
+                step = await _turn(players)
+            await watcher.expect_step(step)
+            assert watcher.events == ann.events == ben.events
+
+            server.send_signal(signal.SIGTERM)
+            codes = await asyncio.gather(
+                ann.closed_with(), ben.closed_with(), watcher.closed_with()
+            )
+            assert list(codes) == [SERVICE_RESTART] * 3
+            assert await asyncio.wait_for(server.wait(), STOP_TIMEOUT) == 0
+
+    async with (
+        running(command, log_name="second.log") as server,
+        peer(command.port) as ann,
+        peer(command.port) as ben,
+    ):
+        await ann.send(ResumeSeat(room=first.state.room, token=first.token))
+        await ben.send(ResumeSeat(room=first.state.room, token=first_ben.token))
+        back, back_ben = await asyncio.gather(ann.expect(Welcome), ben.expect(Welcome))
+        assert (back.seat, back_ben.seat) == (0, 1)
+        assert back.state.step == back_ben.state.step == step  # nothing lost
+        assert back.token and back.token != first.token
+
+        for player in (ann, ben):
+            await player.send(VoteFinish())
+        over, over_ben = await asyncio.gather(ann.expect(GameOver), ben.expect(GameOver))
+        assert over == over_ben
+        assert over.step > step
+        assert over.summary.deal == DEAL
+        assert sum(over.counts) == 52
+
+        async with peer(command.port) as stale:
+            await stale.send(ResumeSeat(room=first.state.room, token=first.token))
+            refused = await stale.expect(Error)
+            assert refused.code == "bad_token"
+            assert await stale.closed_with() == REFUSED
+
+        server.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(server.wait(), STOP_TIMEOUT) == 0
+
+    # Never a token, code or password in a log line; tokens only hashed in the store.
+    logs = [tmp_path / "first.log", tmp_path / "second.log"]
+    secrets = [first.token, first_ben.token, back.token, first.player_code, first.watch_code]
+    assert _secrets_absent(logs, [*secrets, password]) == []
+    store = sorted(command.data_dir.glob("war.sqlite3*"))
+    assert _secrets_absent(store, [first.token, first_ben.token, back.token]) == []
