@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import tomllib
+from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
@@ -171,6 +172,24 @@ def test_dockerignore_keeps_what_copy_needs_and_drops_the_rest() -> None:
         "server/war.sqlite3-wal",
     ]:
         assert dockerignore_excludes(ignore, kept_out), f"{kept_out} reaches the build context"
+
+
+def test_build_stage_copies_what_pyproject_needs_to_build() -> None:
+    """`pip install .` in the build stage sees only the COPY'd files: they must suffice."""
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    copied = set(_context_sources())
+    assert "pyproject.toml" in copied
+    assert pyproject["project"]["readme"] in copied
+    include = pyproject["tool"]["setuptools"]["packages"]["find"]["include"]
+    packages = {
+        path.name
+        for path in REPO.iterdir()
+        if (path / "__init__.py").exists() and any(fnmatch(path.name, p) for p in include)
+    }
+    assert packages == {"server", "client", "protocol"}
+    assert packages <= copied
+    for script in pyproject["project"]["scripts"].values():
+        assert script.split(".")[0] in copied, script
 
 
 def test_build_context_holds_only_copied_files() -> None:
