@@ -1,12 +1,15 @@
 """The fast path behind `Game.finish`: the same game as stepping, without events.
 
-Two players (the hot case, also when only two of three or four are left): plain battles
-and wars in which both players have enough cards are played inline on the piles with
-the random stream's state held in local variables; anything unusual (a player short in a
-war, the end of the game, a round limit, ``won_cards = fixed`` position checks, a time
-stop) is handed to the step path, which owns those rules. With three or four players
-still in, `play_out` simply steps. tests/server/test_engine_fast.py proves both paths give
-the same game over many deals and every setting.
+The hot case — two players left, ``won_cards = shuffle``, no time stop — is played by
+`_duel` directly on the two piles, with the random stream's state in local variables:
+plain battles, and wars in which both players have enough cards, including the
+Fisher–Yates of the prize (for two cards: one bit). Anything unusual — a player short in
+a war, the end of the game, a round limit being reached — is handed back to the step
+path, which owns those rules. Three or four players still in, ``won_cards = fixed``
+(which checks every position anyway) and a time stop simply step.
+
+tests/server/test_engine_fast.py, test_engine_props.py and test_engine_tiny.py prove the
+two paths give the same game (outcome, statistics, counts and step count).
 """
 
 from __future__ import annotations
@@ -22,16 +25,42 @@ if TYPE_CHECKING:
 
 __all__ = ["play_out"]
 
-_NO_LIMIT = 1 << 62
-
 
 def play_out(game: Game) -> None:
     """Play ``game`` to its end; a no-op if it is already over."""
+    fast = game._rules.won_cards is WonCards.SHUFFLE
     while game._phase is not Phase.OVER:
-        if game._phase is Phase.BATTLE and len(game._active) == 2:
+        if fast and game._phase is Phase.BATTLE and len(game._active) == 2 and not game._time_stop:
             _duel(game)
         else:
             game.step()
+
+
+def _hand_over(g: Game, laid: list[int], depth: int) -> None:
+    """Put a two-player war in progress (``depth`` declared, not played) on ``g``'s table.
+
+    ``laid`` is the table in laying order: both first cards, then per war played
+    ``face_down`` cards of each seat and the two face-up cards.
+    """
+    sa, sb = g._active
+    fd = g._rules.face_down
+    mine_a, mine_b = [laid[0]], [laid[1]]
+    up_a, up_b = [laid[0]], [laid[1]]
+    for war in range(depth - 1):
+        base = 2 + war * (2 * fd + 2)
+        mine_a += laid[base : base + fd]
+        mine_b += laid[base + fd : base + 2 * fd]
+        mine_a.append(laid[base + 2 * fd])
+        mine_b.append(laid[base + 2 * fd + 1])
+        up_a.append(laid[base + 2 * fd])
+        up_b.append(laid[base + 2 * fd + 1])
+    g._laid = laid
+    g._mine[sa], g._mine[sb] = mine_a, mine_b
+    g._up[sa], g._up[sb] = up_a, up_b
+    g._down[sa] = g._down[sb] = (depth - 1) * fd
+    g._depth = depth
+    g._war_seats = (sa, sb)
+    g._phase = Phase.WAR
 
 
 def _duel(g: Game) -> None:
@@ -39,37 +68,54 @@ def _duel(g: Game) -> None:
     sa, sb = g._active
     pile_a = g._piles[sa]
     pile_b = g._piles[sb]
+    popleft_a = pile_a.popleft
+    popleft_b = pile_b.popleft
     strength = g._strength
-    rules = g._rules
-    shuffle = rules.won_cards is WonCards.SHUFFLE
-    limit = rules.round_limit or _NO_LIMIT
-    every_round = g._seen is not None or g._time_stop
-    face_down = rules.face_down
+    face_down = g._rules.face_down
     need = face_down + 1
+    start = rounds = g._rounds
+    limit = g._rules.round_limit
+    # After this round the step path must look (the limit, or every round past it).
+    stop_at = -1 if limit is None else max(limit, start + 1)
     rng = g._rng
     state = rng.state
     inc = rng.inc
     reservoir = rng.reservoir
     left = rng.bits_left
-    rounds = start = g._rounds
-    steps = g._steps
+    war_steps = 0
     wars = g._wars
     longest = g._longest
     haul = g._haul
-    popleft_a = pile_a.popleft
-    popleft_b = pile_b.popleft
     while True:
         x = popleft_a()
         y = popleft_b()
-        steps += 1
         u = strength[x]
         v = strength[y]
-        if u == v:
+        if u != v:
+            if u > v:
+                winner = pile_a
+                loser = pile_b
+            else:
+                winner = pile_b
+                loser = pile_a
+            # Fisher–Yates of two cards is one bit of the reservoir: 1 keeps the order.
+            if not left:
+                old = state
+                state = (old * MULT + inc) & MASK64
+                xs = (((old >> 18) ^ old) >> 27) & MASK32
+                rot = old >> 59
+                reservoir = ((xs >> rot) | (xs << (-rot & 31))) & MASK32
+                left = 32
+            if reservoir & 1:
+                winner.append(x)
+                winner.append(y)
+            else:
+                winner.append(y)
+                winner.append(x)
+            reservoir >>= 1
+            left -= 1
+        else:
             laid = [x, y]
-            mine_a = [x]
-            mine_b = [y]
-            up_a = [x]
-            up_b = [y]
             depth = 0
             while u == v:
                 depth += 1
@@ -79,39 +125,42 @@ def _duel(g: Game) -> None:
                 if len(pile_a) < need or len(pile_b) < need:
                     # Someone is short: the step path settles this war from here.
                     rng.state, rng.reservoir, rng.bits_left = state, reservoir, left
+                    g._steps += rounds - start + war_steps + 1  # + this round's first flip
                     g._haul = max(haul, 2) if rounds > start else haul
-                    g._rounds, g._steps, g._wars, g._longest = rounds, steps, wars, longest
-                    g._laid = laid
-                    g._mine[sa], g._mine[sb] = mine_a, mine_b
-                    g._up[sa], g._up[sb] = up_a, up_b
-                    g._down[sa] = g._down[sb] = (depth - 1) * face_down
-                    g._depth = depth
-                    g._war_seats = (sa, sb)
-                    g._phase = Phase.WAR
+                    g._rounds, g._wars, g._longest = rounds, wars, longest
+                    _hand_over(g, laid, depth)
                     return
-                steps += 1
+                war_steps += 1
                 for _ in range(face_down):
-                    card = popleft_a()
-                    laid.append(card)
-                    mine_a.append(card)
+                    laid.append(popleft_a())
                 for _ in range(face_down):
-                    card = popleft_b()
-                    laid.append(card)
-                    mine_b.append(card)
+                    laid.append(popleft_b())
                 x = popleft_a()
                 y = popleft_b()
                 laid.append(x)
                 laid.append(y)
-                mine_a.append(x)
-                mine_b.append(y)
-                up_a.append(x)
-                up_b.append(y)
                 u = strength[x]
                 v = strength[y]
-            if shuffle:
-                rng.state, rng.reservoir, rng.bits_left = state, reservoir, left
-                rng.shuffle(laid)
-                state, reservoir, left = rng.state, rng.reservoir, rng.bits_left
+            # Fisher–Yates of the prize, exactly as Pcg32.shuffle does it.
+            i = len(laid) - 1
+            while i:
+                k = i.bit_length()
+                mask = (1 << k) - 1
+                while True:
+                    if left < k:
+                        old = state
+                        state = (old * MULT + inc) & MASK64
+                        xs = (((old >> 18) ^ old) >> 27) & MASK32
+                        rot = old >> 59
+                        reservoir |= (((xs >> rot) | (xs << (-rot & 31))) & MASK32) << left
+                        left += 32
+                    j = reservoir & mask
+                    reservoir >>= k
+                    left -= k
+                    if j <= i:
+                        break
+                laid[i], laid[j] = laid[j], laid[i]
+                i -= 1
             if u > v:
                 pile_a.extend(laid)
                 loser = pile_b
@@ -119,39 +168,12 @@ def _duel(g: Game) -> None:
                 pile_b.extend(laid)
                 loser = pile_a
             haul = max(haul, len(laid))
-        else:
-            if u > v:
-                winner = pile_a
-                loser = pile_b
-            else:
-                winner = pile_b
-                loser = pile_a
-            if shuffle:
-                # Fisher–Yates of two cards is one bit from the reservoir: 1 keeps the order.
-                if not left:
-                    old = state
-                    state = (old * MULT + inc) & MASK64
-                    xs = (((old >> 18) ^ old) >> 27) & MASK32
-                    rot = old >> 59
-                    reservoir = ((xs >> rot) | (xs << (-rot & 31))) & MASK32
-                    left = 32
-                bit = reservoir & 1
-                reservoir >>= 1
-                left -= 1
-                if bit:
-                    winner.append(x)
-                    winner.append(y)
-                else:
-                    winner.append(y)
-                    winner.append(x)
-            else:
-                winner.append(x)
-                winner.append(y)
         rounds += 1
-        if not loser or rounds >= limit or every_round:
+        if not loser or rounds == stop_at:
             rng.state, rng.reservoir, rng.bits_left = state, reservoir, left
+            g._steps += rounds - start + war_steps
             # Every completed round took at least two cards.
-            g._haul = max(haul, 2) if rounds > start else haul
-            g._rounds, g._steps, g._wars, g._longest = rounds, steps, wars, longest
+            g._haul = max(haul, 2)
+            g._rounds, g._wars, g._longest = rounds, wars, longest
             g._end_of_round([])
             return
