@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 __all__ = ["play_out"]
 
+# For Fisher–Yates step i (a draw below i + 1): how many bits, and their mask.
+_DRAW = tuple((i.bit_length(), (1 << i.bit_length()) - 1) for i in range(53))
+
 
 def play_out(game: Game) -> None:
     """Play ``game`` to its end; a no-op if it is already over."""
@@ -131,10 +134,14 @@ def _duel(g: Game) -> None:
                     _hand_over(g, laid, depth)
                     return
                 war_steps += 1
-                for _ in range(face_down):
+                if face_down == 1:
                     laid.append(popleft_a())
-                for _ in range(face_down):
                     laid.append(popleft_b())
+                else:
+                    for _ in range(face_down):
+                        laid.append(popleft_a())
+                    for _ in range(face_down):
+                        laid.append(popleft_b())
                 x = popleft_a()
                 y = popleft_b()
                 laid.append(x)
@@ -144,8 +151,7 @@ def _duel(g: Game) -> None:
             # Fisher–Yates of the prize, exactly as Pcg32.shuffle does it.
             i = len(laid) - 1
             while i:
-                k = i.bit_length()
-                mask = (1 << k) - 1
+                k, mask = _DRAW[i]
                 while True:
                     if left < k:
                         old = state

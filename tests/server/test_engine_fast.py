@@ -11,7 +11,7 @@ import itertools
 
 import pytest
 
-from server.engine import Aces, Game, Phase, Rules, ShortWar, TieBreak, WonCards
+from server.engine import Aces, Game, Phase, Rules, ShortWar, TieBreak, WonCards, _fast
 
 COMBOS = [
     Rules(players=p, face_down=fd, aces=aces, short_war=sw, won_cards=wc)
@@ -74,3 +74,22 @@ def test_finish_after_a_short_war_fallback() -> None:
             same_game(fast, stepped)
             short += 1
     assert short > 10
+
+
+def test_fast_path_hands_deep_wars_to_the_step_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When a player is short in a double (or deeper) war, the fast path rebuilds the
+    table for the step path; the game must still be the stepped one."""
+    depths: list[int] = []
+    real = _fast._hand_over
+
+    def spy(g: Game, laid: list[int], depth: int) -> None:
+        depths.append(depth)
+        real(g, laid, depth)
+
+    monkeypatch.setattr(_fast, "_hand_over", spy)
+    for rules in (Rules(ranks=3, suits=4), Rules(ranks=4, suits=4, face_down=3)):
+        for deal in range(400):
+            fast = Game(rules, deal)
+            fast.finish()
+            same_game(fast, stepped_to_end(rules, deal))
+    assert max(depths) >= 2
