@@ -1,0 +1,351 @@
+"""Sentences from recorded message sequences, for a player and for a spectator."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import pytest
+
+from client.cards import is_red, rank_label, rank_word
+from client.sentences import describe, join_words, result_sentence, status, summary_sentence
+from client.view import ViewState, apply, apply_all
+from protocol import (
+    AutoPlay,
+    AutoPlayChanged,
+    CardsTaken,
+    CardsTurned,
+    ConnectionChanged,
+    Error,
+    GameOver,
+    GameResult,
+    GameStarted,
+    PlayerJoined,
+    ReadyChanged,
+    RoomPhase,
+    RoomState,
+    RulesSpec,
+    SeatState,
+    ServerMessage,
+    SpectatorsChanged,
+    Summary,
+    Termination,
+    TimeUp,
+    WaitingFor,
+    WarDeclared,
+    Welcome,
+)
+from server import engine
+from tests.client._record import Recording, arrange
+
+
+def narrate(messages: Sequence[ServerMessage], me: int | None) -> list[str]:
+    """Every sentence the messages produce for ``me``, in order."""
+    view = ViewState()
+    lines: list[str] = []
+    for message in messages:
+        before, view = view, apply(view, message)
+        lines += describe(before, message, view, me)
+    return lines
+
+
+def table(
+    names: Sequence[str], me: int | None, counts: Sequence[int] = (26, 26)
+) -> list[ServerMessage]:
+    """A welcome into a room with every seat taken, then the game's start."""
+    seats = tuple(
+        SeatState(seat=s, name=name, connected=True, count=0) for s, name in enumerate(names)
+    )
+    state = RoomState(
+        room="r1", phase=RoomPhase.WAITING, rules=RulesSpec(players=len(names)), seats=seats
+    )
+    return [
+        Welcome(seq=len(names), seat=me, state=state),
+        GameStarted(seq=len(names) + 1, game=1, counts=tuple(counts)),
+    ]
+
+
+def battle(
+    seq: int, cards: Sequence[tuple[int, str]], winner: int, counts: Sequence[int]
+) -> list[ServerMessage]:
+    """One plain round: the flip and the haul, both at step 1."""
+    return [
+        CardsTurned(seq=seq, step=1, round=1, depth=0, cards=tuple(cards)),
+        CardsTaken(
+            seq=seq + 1, step=1, round=1, seat=winner, count=len(cards), counts=tuple(counts)
+        ),
+    ]
+
+
+def test_ranks_are_words() -> None:
+    assert [rank_word(r + "S") for r in "AKQJT98765432"] == [
+        "Ace", "King", "Queen", "Jack", "10", "9", "8", "7", "6", "5", "4", "3", "2",
+    ]  # fmt: skip
+    assert rank_label("TH") == "10" and rank_label("QH") == "Q"
+    assert is_red("QH") and is_red("2D") and not is_red("AS") and not is_red("KC")
+    with pytest.raises(ValueError, match="not a card code: 'XX'"):
+        rank_word("XX")
+
+
+def test_join_words() -> None:
+    assert join_words([]) == ""
+    assert join_words(["Ann"]) == "Ann"
+    assert join_words(["Ann", "Ben"]) == "Ann and Ben"
+    assert join_words(["Ann", "Ben", "Cy"]) == "Ann, Ben and Cy"
+
+
+def test_my_win_names_the_beaten_card() -> None:
+    messages = table(["Ann", "Ben"], 0) + battle(4, [(0, "QH"), (1, "9S")], 0, (27, 25))
+    assert narrate(messages, 0)[-1] == "Your Queen beats the 9. You take 2 cards."
+
+
+def test_their_win_uses_their_name() -> None:
+    messages = table(["Grandma", "Ann"], 1) + battle(4, [(0, "KH"), (1, "7S")], 0, (27, 25))
+    assert narrate(messages, 1)[-1] == "Grandma's King beats your 7. Grandma takes 2 cards."
+
+
+def test_a_spectator_reads_both_names() -> None:
+    messages = table(["Ann", "Ben"], None) + battle(4, [(0, "QH"), (1, "9S")], 0, (27, 25))
+    lines = narrate(messages, None)
+    assert lines[0] == "You are watching Ann and Ben."
+    assert lines[-1] == "Ann's Queen beats Ben's 9. Ann takes 2 cards."
+
+
+def test_three_players_the_winner_beats_both() -> None:
+    messages = table(["Ann", "Ben", "Cy"], 1, (17, 17, 17)) + battle(
+        5, [(0, "2S"), (1, "AS"), (2, "TD")], 1, (16, 19, 16)
+    )
+    assert narrate(messages, 1)[-1] == "Your Ace beats Ann's 2 and Cy's 10. You take 3 cards."
+    assert narrate(messages, 0)[-1] == "Ben's Ace beats your 2 and Cy's 10. Ben takes 3 cards."
+
+
+def test_war_and_double_war_from_the_engine() -> None:
+    rules = engine.Rules(ranks=4, suits=2, won_cards=engine.WonCards.FIXED)
+    recording = Recording(arrange(rules, ["AS KS QS JS", "AH KH QH JH"]), me=0)
+    recording.play()
+    lines = narrate(recording.messages, 0)
+    assert "War! Your Ace ties Ben's Ace." in lines
+    assert "Double war! Your Queen ties Ben's Queen." in lines
+    assert "Everyone in the war ran out of cards at once: each takes their own cards back." in lines
+    assert lines[-2] == (
+        "Game over: everyone in a war ran out of cards at once. It's a draw: 4 cards each."
+    )
+    assert lines[-1] == "0 rounds, 1 war, longest war: double, biggest haul: 0 cards, deal 0."
+
+
+def test_a_war_won_says_so() -> None:
+    messages = [
+        *table(["Ann", "Ben"], 1),
+        CardsTurned(seq=4, step=1, round=1, depth=0, cards=((0, "8S"), (1, "8H"))),
+        WarDeclared(seq=5, step=1, round=1, depth=1, seats=(0, 1)),
+        CardsTurned(seq=6, step=2, round=1, depth=1, cards=((0, "3S"), (1, "JH"))),
+        CardsTaken(seq=7, step=2, round=1, seat=1, count=6, counts=(23, 29)),
+    ]
+    lines = narrate(messages, 1)
+    assert lines[-2:] == [
+        "War! Your 8 ties Ann's 8.",
+        "Your Jack beats the 3. You win the war and take 6 cards.",
+    ]
+    spectator = narrate(messages, None)
+    assert spectator[-2:] == [
+        "War! Ann's 8 ties Ben's 8.",
+        "Ben's Jack beats Ann's 3. Ben wins the war and takes 6 cards.",
+    ]
+
+
+def test_three_players_with_a_two_way_war() -> None:
+    rules = engine.Rules(players=3, ranks=4, suits=3, won_cards=engine.WonCards.FIXED)
+    recording = Recording(arrange(rules, ["KS JS AS QS", "KH JH QH AH", "JD QD KD AD"]), me=2)
+    recording.play(2)
+    lines = narrate(recording.messages, 2)
+    assert lines[-2:] == [
+        "War! Ann's King ties Ben's King. You sit this one out.",
+        "Ann's Ace beats Ben's Queen. Ann wins the war and takes 7 cards.",
+    ]
+    view = apply_all(ViewState(), recording.messages[:-5])
+    assert view.war_seats == (0, 1)
+    assert status(view, 2) == "Ann and Ben are at war; you sit this one out."
+    ann = narrate(recording.messages, 0)
+    assert ann[-2] == "War! Your King ties Ben's King. Cy sits this one out."
+
+
+def test_short_war_lose() -> None:
+    rules = engine.Rules(ranks=5, suits=2, face_down=3, won_cards=engine.WonCards.FIXED)
+    recording = Recording(arrange(rules, ["AS KS QS JS TS", "TH KH QH JH AH"]), me=1)
+    recording.play()
+    assert narrate(recording.messages, 1)[-5:] == [
+        "War! Your King ties Ann's King.",
+        "You have too few cards to finish the war and are out.",
+        "Ann is the last one left in the war and takes 5 cards.",
+        "Game over: you ran short of cards in a war. Ann wins.",
+        "2 rounds, 1 war, longest war: single, biggest haul: 5 cards, deal 0.",
+    ]
+    assert narrate(recording.messages, 0)[-3:-1] == [
+        "You are the last one left in the war and take 5 cards.",
+        "Game over: Ben ran short of cards in a war. You win!",
+    ]
+
+
+def test_short_war_last_card() -> None:
+    rules = engine.Rules(
+        ranks=5,
+        suits=2,
+        face_down=3,
+        won_cards=engine.WonCards.FIXED,
+        short_war=engine.ShortWar.LAST_CARD,
+    )
+    recording = Recording(arrange(rules, ["AS KS QS JS TS", "TH KH QH JH AH"]), me=0)
+    recording.play()
+    lines = narrate(recording.messages, 0)
+    assert lines[-9:] == [
+        "War! Your King ties Ben's King.",
+        "Ben is short of cards: only 2 face down.",
+        "Double war! Your Ace ties Ben's Ace.",
+        "You have one card left: it goes face up.",
+        "Ben has no cards left: Ben's Ace stands again.",
+        "Ben's Ace beats your 10. Ben wins the double war and takes 10 cards.",
+        "You have no cards left and are out.",
+        "Game over: Ben has all 10 cards. Ben wins.",
+        "2 rounds, 1 war, longest war: double, biggest haul: 10 cards, deal 0.",
+    ]
+
+
+def test_endless() -> None:
+    rules = engine.Rules(ranks=2, suits=4, won_cards=engine.WonCards.FIXED)
+    recording = Recording(arrange(rules, ["KS KH KD AC", "AS AH AD KC"]), me=0)
+    recording.play()
+    assert narrate(recording.messages, 0)[-2] == (
+        "Game over: the same position came round again, so the game would never end. "
+        "Ben wins with 6 cards to your 2."
+    )
+    assert narrate(recording.messages, None)[-2].endswith("Ben wins with 6 cards to Ann's 2.")
+
+
+def test_round_limit_and_its_draw() -> None:
+    recording = Recording(engine.Game(engine.Rules(round_limit=12), 7), me=0)
+    recording.play()
+    lines = narrate(recording.messages, 0)
+    assert lines[-2] == (
+        "Game over: the limit of 12 rounds is reached. Ben wins with 28 cards to your 24."
+    )
+    view = apply_all(ViewState(), recording.messages)
+    drawn = GameResult(
+        winner=None,
+        termination=Termination.ROUND_LIMIT,
+        summary=Summary(rounds=12, wars=0, longest_war=0, biggest_haul=2, deal=7),
+    )
+    even = replace(view, seats=tuple(replace(s, count=26) for s in view.seats))
+    assert result_sentence(even, drawn, 0) == (
+        "Game over: the limit of 12 rounds is reached. It's a draw: 26 cards each."
+    )
+
+
+def test_time_limit() -> None:
+    messages = [
+        *table(["Ann", "Ben"], 0),
+        TimeUp(seq=4),
+        GameOver(
+            seq=5,
+            step=30,
+            winner=0,
+            termination=Termination.TIME_LIMIT,
+            summary=Summary(rounds=30, wars=2, longest_war=1, biggest_haul=6, deal=5),
+            counts=(30, 22),
+        ),
+    ]
+    assert narrate(messages, 0)[-3:] == [
+        "Time is up.",
+        "Game over: time is up. You win with 30 cards to Ben's 22.",
+        "30 rounds, 2 wars, longest war: single, biggest haul: 6 cards, deal 5.",
+    ]
+
+
+def test_the_summary_is_the_same_for_everyone() -> None:
+    recording = Recording(engine.Game(engine.Rules(players=3), 11), me=None)
+    recording.play()
+    view = apply_all(ViewState(), recording.messages)
+    assert view.result is not None
+    assert narrate(recording.messages, None)[-1] == summary_sentence(view.result)
+    results = {narrate(recording.messages, me)[-1] for me in (None, 0, 1, 2)}
+    assert len(results) == 1
+
+
+def test_room_changes() -> None:
+    messages = [
+        *table(["Ann", "Ben"], 0),
+        ConnectionChanged(seq=4, seat=1, connected=False),
+        WaitingFor(seq=5, seats=(0, 1)),
+        ConnectionChanged(seq=6, seat=1, connected=True),
+        AutoPlayChanged(seq=7, seat=1, mode=AutoPlay.QUICK),
+        AutoPlayChanged(seq=8, seat=0, mode=AutoPlay.CALM),
+        SpectatorsChanged(seq=9, count=2),
+        SpectatorsChanged(seq=10, count=1),
+        ReadyChanged(seq=11, seat=1, ready=True),
+        Error(code="stale", message="step 3 is over"),
+    ]
+    assert narrate(messages, 0)[-8:] == [
+        "Ben is away.",
+        "The game waits for Ben, away for now.",
+        "Ben is back.",
+        "Ben turns auto-play quick.",
+        "Your auto-play is calm.",
+        "2 people are watching.",
+        "1 person is watching.",
+        "The server says: step 3 is over (stale).",
+    ]
+
+
+def test_joining_and_the_codes_while_seats_are_open() -> None:
+    state = RoomState(
+        room="r1",
+        phase=RoomPhase.WAITING,
+        rules=RulesSpec(players=3),
+        seats=(SeatState(seat=0, name="Ann", connected=True), SeatState(seat=1), SeatState(seat=2)),
+    )
+    welcome = Welcome(
+        seq=1, seat=0, player_code="BLUE-OTTER-42", watch_code="CALM-FROG-17", state=state
+    )
+    lines = narrate([welcome, PlayerJoined(seq=2, seat=1, name="Computer", computer=True)], 0)
+    assert lines == [
+        "You are Ann, at seat 1 of 3.",
+        "Waiting for 2 more players.",
+        "Player code: BLUE-OTTER-42.",
+        "Watch code: CALM-FROG-17.",
+        "Computer (the computer) takes seat 2.",
+    ]
+    view = apply(ViewState(), welcome)
+    assert status(view, 0) == "Waiting for 2 more players to join."
+
+
+def test_ignored_and_missing_messages() -> None:
+    messages = table(["Ann", "Ben"], 0)
+    view = apply_all(ViewState(), messages)
+    repeat = messages[1]
+    assert describe(view, repeat, apply(view, repeat), 0) == ()
+    gap = ReadyChanged(seq=9, seat=1, ready=True)
+    assert describe(view, gap, apply(view, gap), 0) == (
+        "Some messages went missing; asking the server for the whole table.",
+    )
+
+
+def test_status_tells_me_what_to_do() -> None:
+    messages = [*table(["Ann", "Ben"], 0), WaitingFor(seq=4, seats=(0, 1))]
+    view = apply_all(ViewState(), messages)
+    assert status(view, 0) == "Press space to turn over."
+    assert status(view, None) == "Waiting for Ann and Ben."
+    ready = apply(view, ReadyChanged(seq=5, seat=0, ready=True))
+    assert status(ready, 0) == "Waiting for Ben."
+    away = apply(ready, ConnectionChanged(seq=6, seat=1, connected=False))
+    assert status(away, 0) == "Waiting for Ben (away)."
+    auto = apply(view, AutoPlayChanged(seq=5, seat=0, mode=AutoPlay.QUICK))
+    assert status(auto, 0) == "Auto-play (quick) turns over for you. Press a to change it."
+    war = apply_all(
+        view,
+        [
+            CardsTurned(seq=5, step=1, round=1, depth=0, cards=((0, "8S"), (1, "8H"))),
+            WarDeclared(seq=6, step=1, round=1, depth=1, seats=(0, 1)),
+            WaitingFor(seq=7, seats=(0, 1)),
+        ],
+    )
+    assert status(war, 0) == "War! Press space to lay your cards down."
+    assert status(ViewState(), 0) == "Connecting…"
