@@ -119,11 +119,13 @@ def configure_logging(
     for old in list(root.handlers):
         if getattr(old, "_war_server", False):
             root.removeHandler(old)
+    handler.setLevel(_LEVELS[level])
     handler._war_server = True  # type: ignore[attr-defined]
     root.addHandler(handler)
     root.setLevel(_LEVELS[level])
     websockets_logger = logging.getLogger("websockets")
-    websockets_logger.setLevel(max(_LEVELS[level], logging.INFO))
+    # websockets logs every HTTP answer and close at info: too chatty for /healthz probes
+    websockets_logger.setLevel(max(_LEVELS[level], logging.WARNING))
     server_logger = logging.getLogger("websockets.server")
     if not any(isinstance(f, _QuietHandshakeFailures) for f in server_logger.filters):
         server_logger.addFilter(_QuietHandshakeFailures())
