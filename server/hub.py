@@ -1,23 +1,82 @@
 """The sans-I/O hub: every room of the server, and the dispatch of connections to them.
 
-INTERIM VERSION: the signatures below are final (see /work/notes/server-contract.md);
-the behaviour is being written. Calls return no actions yet.
+The WebSocket layer (``server/app.py``) owns the sockets and the clock; it calls::
+
+    hub = Hub(store, settings, now=time.time())    # rebuilds every stored room
+    hub.connect(conn, peer, now)                   # a connection arrived
+    hub.handle(conn, message, now)                 # a decoded, validated client message
+    hub.refuse(conn, protocol_error, now)          # a frame that did not decode
+    hub.disconnect(conn, now)                      # the connection ended (for any reason)
+    hub.wake(now)                                  # at hub.next_deadline()
+
+and carries out the returned `Action` list in order. ``now`` is wall-clock seconds
+(``time.time()``) because time-limit deadlines are persisted and must mean the same
+after a restart. Nothing here raises for a peer's input: a refusal is an ``error``
+message to that connection (and a close where ``protocol/PROTOCOL.md`` says so); a bug
+is an ``internal_error`` and a close 1011, and the other rooms carry on.
+
+Failed attempts (unknown code, bad token, bad password) are counted per peer address;
+at ``max_failed_joins`` within a minute further opening messages from that address are
+refused with ``too_many_failures`` (close 1008) until the minute has passed.
+A room is removed when every human player has left, or when it has had no connection
+and no activity for ``idle_room_seconds`` (a restart counts as activity).
 """
 
 from __future__ import annotations
 
+import hmac
+import secrets
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from protocol import ClientMessage, ProtocolError
-from server.actions import Action, ConnId
+from protocol import (
+    CLOSE_CODE_FOR_ERROR,
+    SUPPORTED_VERSIONS,
+    ClientMessage,
+    CloseCode,
+    CreateRoom,
+    Error,
+    ErrorCode,
+    JoinRoom,
+    ProtocolError,
+    ResumeSeat,
+    RoomPhase,
+    WatchRoom,
+)
+from server import engine
+from server.actions import Action, Close, ConnId, Send
+from server.codes import (
+    RandomSource,
+    hash_token,
+    new_code,
+    new_deal,
+    new_room_id,
+    new_token,
+    normalize_code,
+)
+from server.errors import RefusedError
+from server.room import Room, RoomSettings
+from server.store import GameRecord, RoomRecord, SeatRecord, Store
 
-__all__ = ["Hub", "HubSettings"]
+__all__ = ["FAILURE_WINDOW_SECONDS", "Hub", "HubSettings", "HubStats"]
+
+FAILURE_WINDOW_SECONDS = 60.0
+"""Failed attempts are counted over this sliding window, per peer address."""
+_MAX_ERROR_TEXT = 500
+_COUNTED_FAILURES = frozenset({ErrorCode.UNKNOWN_CODE, ErrorCode.BAD_TOKEN, ErrorCode.BAD_PASSWORD})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HubSettings:
-    """Limits and paces of the room core (every time is in seconds)."""
+    """Limits and paces of the room core (every time is in seconds).
+
+    ``password``: needed to create rooms (None: anyone may). ``max_failed_joins``: wrong
+    codes, tokens or passwords per address per minute. ``away_timeout_seconds``: an away
+    seat goes on calm auto-play after this long (0: never). ``computer_delay``: how long a
+    computer seat takes to ready.
+    """
 
     password: str | None = None
     max_rooms: int = 500
@@ -29,53 +88,362 @@ class HubSettings:
     quick_delay: float = 0.3
     computer_delay: float = 0.6
 
+    def room_settings(self) -> RoomSettings:
+        """The part of these settings each room uses."""
+        return RoomSettings(
+            max_spectators=self.max_spectators,
+            away_timeout_seconds=self.away_timeout_seconds,
+            calm_delay=self.calm_delay,
+            quick_delay=self.quick_delay,
+            computer_delay=self.computer_delay,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class HubStats:
+    """Figures for ``/healthz`` and logs."""
+
+    rooms: int
+    connections: int
+    players: int
+    spectators: int
+    games_playing: int
+
+
+@dataclass(slots=True)
+class _Conn:
+    peer: str
+    room: str | None = None
+
 
 class Hub:
-    """Every room of the server (interim: signatures only)."""
+    """Every room of the server. See the module docstring for the calls and guarantees.
+
+    ``random`` is the source of codes, tokens and deal numbers (default: `secrets`).
+    ``logger`` (optional) is a structlog logger; rooms bind their id to it.
+    """
 
     def __init__(
-        self, store: Any, settings: HubSettings, *, now: float, random: Any = None
+        self,
+        store: Store,
+        settings: HubSettings,
+        *,
+        now: float,
+        random: RandomSource | None = None,
+        logger: Any = None,
     ) -> None:
         self._store = store
         self._settings = settings
+        self._room_settings = settings.room_settings()
+        self._random: RandomSource = secrets if random is None else random
+        self._logger = logger
+        self._rooms: dict[str, Room] = {}
+        self._by_player_code: dict[str, str] = {}
+        self._by_watch_code: dict[str, str] = {}
+        self._conns: dict[ConnId, _Conn] = {}
+        self._failures: dict[str, deque[float]] = {}
+        for record in store.load_all():
+            self._add_room(Room(record, **self._room_kwargs(now)))
 
-    def connect(self, conn: ConnId, peer: str, now: float) -> list[Action]:
-        """A new connection from address ``peer``."""
-        return []
-
-    def handle(self, conn: ConnId, message: ClientMessage, now: float) -> list[Action]:
-        """A decoded, validated message from ``conn``."""
-        return []
-
-    def refuse(self, conn: ConnId, error: ProtocolError, now: float) -> list[Action]:
-        """The app could not decode a frame from ``conn``: the error, and a close if due."""
-        return []
-
-    def disconnect(self, conn: ConnId, now: float) -> list[Action]:
-        """``conn`` is gone."""
-        return []
-
-    def wake(self, now: float) -> list[Action]:
-        """Run every timer due at or before ``now``."""
-        return []
-
-    def next_deadline(self) -> float | None:
-        """The earliest time `wake` has something to do, or None."""
-        return None
-
-    def where(self, conn: ConnId) -> tuple[str, int | None] | None:
-        """(room id, seat or None for a spectator) of ``conn``, for log binding."""
-        return None
-
+    # ------------------------------------------------------------------ queries
     @property
     def rooms(self) -> int:
         """How many rooms are held."""
-        return 0
+        return len(self._rooms)
 
     @property
     def connections(self) -> int:
-        """How many connections are known."""
-        return 0
+        """How many connections are known (in a room or not yet)."""
+        return len(self._conns)
+
+    def stats(self) -> HubStats:
+        """Rooms, connections, seated players connected, spectators, games being played."""
+        rooms = self._rooms.values()
+        spectators = sum(room.spectators for room in rooms)
+        players = sum(len(room.connections) for room in rooms) - spectators
+        playing = sum(1 for room in rooms if room.phase is RoomPhase.PLAYING)
+        return HubStats(len(self._rooms), len(self._conns), players, spectators, playing)
+
+    def room(self, room_id: str) -> Room | None:
+        """The room with this id (for tests and tools), or None."""
+        return self._rooms.get(room_id)
+
+    def where(self, conn: ConnId) -> tuple[str, int | None] | None:
+        """(room id, seat or None for a spectator) of ``conn``; None before a room is open."""
+        info = self._conns.get(conn)
+        if info is None or info.room is None:
+            return None
+        return info.room, self._seat_of(conn)
+
+    def next_deadline(self) -> float | None:
+        """The earliest time `wake` has something to do (timers, time limits, idle rooms)."""
+        times = []
+        for room in self._rooms.values():
+            due = room.next_deadline()
+            if due is not None:
+                times.append(due)
+            if not room.connections:
+                times.append(room.last_active + self._settings.idle_room_seconds)
+        return min(times, default=None)
+
+    # ------------------------------------------------------------------ calls
+    def connect(self, conn: ConnId, peer: str, now: float) -> list[Action]:
+        """A new connection from address ``peer``. Nothing to send yet."""
+        self._conns[conn] = _Conn(peer)
+        return []
+
+    def handle(self, conn: ConnId, message: ClientMessage, now: float) -> list[Action]:
+        """A decoded, validated message from ``conn``; never raises."""
+        info = self._conns.setdefault(conn, _Conn(""))
+        try:
+            if isinstance(message, CreateRoom | JoinRoom | WatchRoom | ResumeSeat):
+                return self._open(conn, info, message, now)
+            if info.room is None:
+                raise RefusedError(
+                    ErrorCode.NOT_IN_ROOM,
+                    f"send create_room, join_room, watch_room or resume_seat first, "
+                    f"not {message.TYPE}",
+                )
+            room = self._rooms[info.room]
+            actions = room.handle(conn, message, now)
+            if room.abandoned:
+                actions += self._remove_room(room, "every player left")
+            return self._settle(actions, now)
+        except RefusedError as refusal:
+            return self._refusal(conn, info, refusal.code, str(refusal), now)
+        except Exception as bug:  # a bug must not take the server down
+            return self._internal_error(conn, bug, now)
+
+    def refuse(self, conn: ConnId, error: ProtocolError, now: float) -> list[Action]:
+        """A frame from ``conn`` did not decode: the error, and a close where documented."""
+        info = self._conns.setdefault(conn, _Conn(""))
+        return self._refusal(conn, info, error.code, str(error), now)
+
+    def disconnect(self, conn: ConnId, now: float) -> list[Action]:
+        """``conn`` ended: its seat is away, or one spectator fewer. Never raises."""
+        info = self._conns.pop(conn, None)
+        if info is None or info.room is None:
+            return []
+        room = self._rooms.get(info.room)
+        if room is None:
+            return []
+        try:
+            return self._settle(room.disconnect(conn, now), now)
+        except Exception as bug:
+            self._log_bug(bug)
+            return []
+
+    def wake(self, now: float) -> list[Action]:
+        """Run every timer due at or before ``now``; remove idle rooms. Never raises."""
+        actions: list[Action] = []
+        for room in list(self._rooms.values()):
+            try:
+                actions += room.wake(now)
+            except Exception as bug:
+                self._log_bug(bug)
+            idle_since = now - room.last_active
+            if not room.connections and idle_since >= self._settings.idle_room_seconds:
+                actions += self._remove_room(room, "the room was idle")
+        for peer in list(self._failures):
+            self._recent_failures(peer, now)
+        return self._settle(actions, now)
 
     def close(self) -> None:
         """Flush and close the store."""
+        self._store.close()
+
+    # ------------------------------------------------------------------ opening
+    def _open(
+        self,
+        conn: ConnId,
+        info: _Conn,
+        message: CreateRoom | JoinRoom | WatchRoom | ResumeSeat,
+        now: float,
+    ) -> list[Action]:
+        if info.room is not None:
+            raise RefusedError(
+                ErrorCode.ALREADY_IN_ROOM,
+                f"this connection is in room {info.room} already; open another connection",
+            )
+        if message.v not in SUPPORTED_VERSIONS:
+            raise RefusedError(
+                ErrorCode.UNSUPPORTED_VERSION,
+                f"protocol version {message.v} is not supported "
+                f"(this side speaks {sorted(SUPPORTED_VERSIONS)})",
+            )
+        limit = self._settings.max_failed_joins
+        if self._recent_failures(info.peer, now) >= limit:
+            raise RefusedError(
+                ErrorCode.TOO_MANY_FAILURES,
+                f"{limit} wrong codes, tokens or passwords within a minute; wait a minute",
+            )
+        if isinstance(message, CreateRoom):
+            room, actions = self._create(conn, message, now)
+        elif isinstance(message, JoinRoom):
+            room = self._find(self._by_player_code, message.code)
+            actions = room.join(conn, message.name, now)
+        elif isinstance(message, WatchRoom):
+            room = self._find(self._by_watch_code, message.code)
+            actions = room.watch(conn, now)
+        else:
+            found = self._rooms.get(message.room)
+            if found is None:
+                raise RefusedError(
+                    ErrorCode.BAD_TOKEN, "this seat token is unknown or was replaced"
+                )
+            room = found
+            actions = room.resume(conn, message.token, now)
+        info.room = room.room_id
+        return self._settle(actions, now)
+
+    def _find(self, index: dict[str, str], code: str) -> Room:
+        room_id = index.get(normalize_code(code))
+        if room_id is None:
+            raise RefusedError(ErrorCode.UNKNOWN_CODE, f"no room has the code {code[:32]!r}")
+        return self._rooms[room_id]
+
+    def _create(self, conn: ConnId, message: CreateRoom, now: float) -> tuple[Room, list[Action]]:
+        password = self._settings.password
+        if password is not None:
+            if message.password is None:
+                raise RefusedError(
+                    ErrorCode.PASSWORD_REQUIRED, "this server needs a password to create rooms"
+                )
+            if not hmac.compare_digest(message.password.encode(), password.encode()):
+                raise RefusedError(ErrorCode.BAD_PASSWORD, "wrong password to create rooms")
+        if len(self._rooms) >= self._settings.max_rooms:
+            raise RefusedError(
+                ErrorCode.TOO_MANY_ROOMS,
+                f"this server holds its {self._settings.max_rooms} rooms; try later",
+            )
+        try:
+            rules = engine.Rules.from_dict(message.rules.to_dict())
+        except engine.RulesError as error:
+            raise RefusedError(ErrorCode.BAD_VALUE, str(error)) from None
+        token = new_token(self._random)
+        players = rules.players
+        seats = [SeatRecord(message.name, hash_token(token))]
+        humans = players - message.computers
+        seats += [SeatRecord() for _ in range(1, humans)]
+        for number in range(1, message.computers + 1):
+            name = "Computer" if message.computers == 1 else f"Computer {number}"
+            seats.append(SeatRecord(name, None, computer=True))
+        revealed = message.deal is not None
+        deal = message.deal if message.deal is not None else new_deal(self._random)
+        taken = self._codes_in_use()
+        player_code = self._fresh(lambda: new_code(self._random), taken)
+        taken.add(normalize_code(player_code))
+        record = RoomRecord(
+            room_id=self._fresh(lambda: new_room_id(self._random), set(self._rooms)),
+            player_code=player_code,
+            watch_code=self._fresh(lambda: new_code(self._random), taken),
+            rules=rules.to_dict(),
+            minutes=message.minutes,
+            seats=tuple(seats),
+            game=GameRecord(number=1, deal=deal, revealed=revealed),
+            created=now,
+            last_active=now,
+        )
+        self._store.create_room(record)
+        room = Room(record, **self._room_kwargs(now))
+        self._add_room(room)
+        return room, room.open_for_creator(conn, token, now)
+
+    # ------------------------------------------------------------------ helpers
+    def _room_kwargs(self, now: float) -> dict[str, Any]:
+        return {
+            "store": self._store,
+            "settings": self._room_settings,
+            "random": self._random,
+            "now": now,
+            "logger": self._logger,
+        }
+
+    def _add_room(self, room: Room) -> None:
+        self._rooms[room.room_id] = room
+        self._by_player_code[normalize_code(room.player_code)] = room.room_id
+        self._by_watch_code[normalize_code(room.watch_code)] = room.room_id
+
+    def _remove_room(self, room: Room, why: str) -> list[Action]:
+        actions = room.close_all(why)
+        self._store.delete_room(room.room_id)
+        self._rooms.pop(room.room_id, None)
+        self._by_player_code.pop(normalize_code(room.player_code), None)
+        self._by_watch_code.pop(normalize_code(room.watch_code), None)
+        return actions
+
+    def _codes_in_use(self) -> set[str]:
+        return set(self._by_player_code) | set(self._by_watch_code)
+
+    @staticmethod
+    def _fresh(make: Callable[[], str], taken: set[str]) -> str:
+        """A value from ``make`` that is not in ``taken`` (compared as a code and as is)."""
+        while True:
+            value = make()
+            if normalize_code(value) not in taken and value not in taken:
+                return value
+
+    def _seat_of(self, conn: ConnId) -> int | None:
+        info = self._conns.get(conn)
+        if info is None or info.room is None:
+            return None
+        room = self._rooms.get(info.room)
+        return None if room is None else room.seat_of(conn)
+
+    def _settle(self, actions: list[Action], now: float) -> list[Action]:
+        """A closed connection is in no room any more (its room hears it is gone)."""
+        index = 0
+        while index < len(actions):
+            action = actions[index]
+            index += 1
+            if not isinstance(action, Close):
+                continue
+            info = self._conns.get(action.conn)
+            if info is None or info.room is None:
+                continue
+            room = self._rooms.get(info.room)
+            info.room = None
+            if room is not None and room.has(action.conn):
+                actions += room.disconnect(action.conn, now)
+        return actions
+
+    def _recent_failures(self, peer: str, now: float) -> int:
+        times = self._failures.get(peer)
+        if times is None:
+            return 0
+        while times and times[0] <= now - FAILURE_WINDOW_SECONDS:
+            times.popleft()
+        if not times:
+            del self._failures[peer]
+            return 0
+        return len(times)
+
+    def _refusal(
+        self, conn: ConnId, info: _Conn, code: ErrorCode, text: str, now: float
+    ) -> list[Action]:
+        if code in _COUNTED_FAILURES:
+            self._failures.setdefault(info.peer, deque()).append(now)
+        actions: list[Action] = [Send((conn,), Error(code=code, message=text[:_MAX_ERROR_TEXT]))]
+        close = CLOSE_CODE_FOR_ERROR.get(code)
+        if close is None and info.room is None:
+            close = CloseCode.REFUSED
+        if close is not None:
+            actions.append(Close(conn, close, code.value))
+        return self._settle(actions, now)
+
+    def _internal_error(self, conn: ConnId, bug: Exception, now: float) -> list[Action]:
+        self._log_bug(bug)
+        error = Error(code=ErrorCode.INTERNAL_ERROR, message="a bug on the server; sorry")
+        actions: list[Action] = [
+            Send((conn,), error),
+            Close(conn, CloseCode.INTERNAL_ERROR, "internal error"),
+        ]
+        try:
+            return self._settle(actions, now)
+        except Exception as second:
+            self._log_bug(second)
+            return actions
+
+    def _log_bug(self, bug: Exception) -> None:
+        if self._logger is not None:
+            self._logger.error("room_core_bug", error=repr(bug), exc_info=bug)
