@@ -223,3 +223,39 @@ def test_table_hides_face_down_cards() -> None:
             assert isinstance(events[0], CardsTurned)
             return
     pytest.fail("no war in 200 deals")
+
+
+def test_no_public_attribute_reveals_hidden_cards() -> None:
+    """Public attributes hold only counts, face-up cards, settings and plain figures."""
+    from collections import deque  # noqa: PLC0415
+
+    game = Game(Rules(players=3), 11)
+    for _ in range(40):
+        game.step()
+    public = [name for name in dir(game) if not name.startswith("_")]
+    assert set(public) == {
+        "active",
+        "arranged",
+        "counts",
+        "deal",
+        "depth",
+        "finish",
+        "next_seats",
+        "outcome",
+        "phase",
+        "round",
+        "rules",
+        "step",
+        "steps",
+        "stop_by_time",
+        "summary",
+        "table",
+        "time_stopped",
+    }
+    for name in public:
+        value = getattr(game, name)
+        assert not isinstance(value, deque | list), name
+    table = game.table
+    assert all(isinstance(n, int) for n in table.face_down)
+    # face-up cards are exactly the ones turned this round, as events showed them
+    assert sum(len(up) for up in table.face_up) <= 3 * (game.depth + 1)
