@@ -1,0 +1,27 @@
+"""Errors of the client.
+
+- ``ClientError``: the base; ``str(error)`` is one lowercase line fit for stderr.
+  - ``UsageError``: the command line does not make sense (``ws://`` missing, …).
+  - ``StateFileError``: the seat state file cannot be written.
+  - ``LocalServerError``: ``war-client --local`` could not start its own server.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ClientError", "LocalServerError", "StateFileError", "UsageError"]
+
+
+class ClientError(Exception):
+    """Something the person running the client must hear about, in one line."""
+
+
+class UsageError(ClientError):
+    """The command line asks for something impossible, e.g. ``url must start with ws://``."""
+
+
+class StateFileError(ClientError):
+    """The seat state file could not be written (its directory, permissions…)."""
+
+
+class LocalServerError(ClientError):
+    """``--local``: the child ``war-server`` did not start or did not answer ``/healthz``."""
