@@ -50,10 +50,7 @@ from protocol import (
     EncodeError,
     Error,
     ErrorCode,
-    GameOver,
-    GameStarted,
     ProtocolError,
-    Welcome,
     decode_client_message,
     encode,
 )
@@ -113,7 +110,7 @@ def build_hub(settings: Settings, now: float) -> HubLike:
         away_timeout_seconds=settings.away_timeout,
     )
     try:
-        return Hub(store, hub_settings, now=now)
+        return Hub(store, hub_settings, now=now, logger=log)
     except BaseException:
         store.close()
         raise
@@ -393,25 +390,6 @@ class WarServer:
         sockets = [self._sockets[c] for c in action.to if c in self._sockets]
         if sockets:
             broadcast(sockets, data)
-        self._log_event(action)
-
-    def _log_event(self, action: Send) -> None:
-        message = action.message
-        if isinstance(message, GameStarted | GameOver) and action.to:
-            where = self.hub.where(action.to[0])
-            room = where[0] if where else None
-            if isinstance(message, GameStarted):
-                log.info("game_started", room=room, game=message.game)
-            else:
-                log.info(
-                    "game_over",
-                    room=room,
-                    termination=str(message.termination),
-                    winner=message.winner,
-                    steps=message.step,
-                )
-        elif isinstance(message, Welcome) and message.seat is not None and action.to:
-            log.debug("welcome_sent", room=message.state.room, seat=message.seat)
 
     def _close(self, action: Close) -> None:
         ws = self._sockets.get(action.conn)
