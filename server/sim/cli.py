@@ -142,8 +142,15 @@ def build_parser() -> argparse.ArgumentParser:
         default="draw",
         help="equal counts at the round limit: a draw, or play on until they differ",
     )
-    rules.add_argument("--ranks", type=_ranged(1, 13), default=13, help=argparse.SUPPRESS)
-    rules.add_argument("--suits", type=_ranged(1, 4), default=4, help=argparse.SUPPRESS)
+    rules.add_argument(
+        "--ranks",
+        type=_ranged(1, 13),
+        default=13,
+        help="a smaller deck for experiments: the R highest ranks (default 13)",
+    )
+    rules.add_argument(
+        "--suits", type=_ranged(1, 4), default=4, help="... and the first S suits (default 4)"
+    )
 
     out = parser.add_argument_group("running and output")
     out.add_argument(

@@ -80,12 +80,22 @@ def describe_rules(rules: Rules) -> str:
     )
 
 
-def _turned(event: CardsTurned, rules: Rules) -> str:
-    (first, card), *rest = event.cards
-    verb = "turns up" if event.depth == 0 else "then turns up"
-    words = [f"Seat {first} {verb} {card_words(card, rules)}"]
-    words += [f"seat {seat} {card_words(card, rules)}" for seat, card in rest]
-    return ", ".join(words) + "."
+def _turned(event: CardsTurned, rules: Rules, shown: set[int]) -> str:
+    """The flip in words; a card already shown this round is one that stands again
+    (``short_war = last_card``, the player has no cards left)."""
+    words = []
+    for index, (seat, card) in enumerate(event.cards):
+        name = card_words(card, rules)
+        if card in shown:
+            words.append(f"seat {seat} has no cards left, so {name} stands")
+        elif index == 0:
+            verb = "turns up" if event.depth == 0 else "then turns up"
+            words.append(f"seat {seat} {verb} {name}")
+        else:
+            words.append(f"seat {seat} {name}")
+        shown.add(card)
+    text = ", ".join(words) + "."
+    return text[0].upper() + text[1:]
 
 
 def _laid(event: CardsLaidDown, forfeits: set[int]) -> str:
@@ -127,6 +137,7 @@ def trace(rules: Rules, deal: int) -> Iterator[str]:
     yield "Each player holds " + ", ".join(f"{n}" for n in game.counts) + " cards."
     words: list[str] = []
     forfeits: set[int] = set()  # seats out short this round: their pile goes to the prize
+    shown: set[int] = set()  # cards turned face up this round
     while game.phase is not Phase.OVER:
         ending = ""
         for event in game.step():
@@ -135,7 +146,7 @@ def trace(rules: Rules, deal: int) -> Iterator[str]:
             if isinstance(event, GameOver):
                 ending = _ending(event.outcome, event.summary)
             else:
-                words.extend(_sentence(event, rules, forfeits))
+                words.extend(_sentence(event, rules, forfeits, shown))
         if game.phase is Phase.BATTLE or ending:
             if words:
                 yield " ".join(words)
@@ -145,12 +156,13 @@ def trace(rules: Rules, deal: int) -> Iterator[str]:
             yield ending
 
 
-def _sentence(event: Event, rules: Rules, forfeits: set[int]) -> list[str]:
+def _sentence(event: Event, rules: Rules, forfeits: set[int], shown: set[int]) -> list[str]:
     match event:
         case CardsTurned(round=r, depth=0):
-            return [f"Round {r}:", _turned(event, rules)]
+            shown.clear()
+            return [f"Round {r}:", _turned(event, rules, shown)]
         case CardsTurned():
-            return [_turned(event, rules)]
+            return [_turned(event, rules, shown)]
         case WarDeclared(depth=d, seats=seats):
             name = WAR_WORDS.get(d, f"War number {d}")
             return [f"{name} between {_seats(seats)}!"]

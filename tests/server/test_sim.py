@@ -215,3 +215,12 @@ def test_console_entry_point_with_processes() -> None:
     assert done.stderr == ""
     alone = simulate(Rules(), 40, jobs=1)
     assert {k: v for k, v in figures.items() if k != "games_per_second"} == without_speed(alone)
+
+
+def test_trace_tells_a_standing_card(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--deal", "2", "--short-war", "last-card", "--face-down", "3", "--trace"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    line = next(line for line in lines if line.startswith("Round 487:"))
+    assert "Seat 0 lays 3 cards face down." in line
+    assert "seat 1 has no cards left, so the ten of spades stands." in line
+    assert line.endswith("Seat 1 takes 11 cards. Piles: 41 - 11.")
