@@ -116,7 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="cards each player lays face down in a war (default 1)",
     )
     rules.add_argument(
-        "--aces", choices=("high", "low"), default="high", help="aces above kings or below twos"
+        "--aces",
+        choices=("high", "low"),
+        default="high",
+        help="aces above kings or below twos (default high)",
     )
     rules.add_argument(
         "--short-war",
@@ -128,7 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--won-cards",
         choices=("shuffle", "fixed"),
         default="shuffle",
-        help="won cards go under shuffled, or in the order laid (can loop: endless)",
+        help="won cards go under shuffled (default), or in the order laid (may loop forever:"
+        " such games end as endless)",
     )
     rules.add_argument(
         "--rounds",
@@ -140,16 +144,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--tie-break",
         choices=("draw", "battle"),
         default="draw",
-        help="equal counts at the round limit: a draw, or play on until they differ",
+        help="equal counts at the round limit: a draw (default), or play on until they differ",
     )
     rules.add_argument(
         "--ranks",
         type=_ranged(1, 13),
         default=13,
+        metavar="R",
         help="a smaller deck for experiments: the R highest ranks (default 13)",
     )
     rules.add_argument(
-        "--suits", type=_ranged(1, 4), default=4, help="... and the first S suits (default 4)"
+        "--suits",
+        type=_ranged(1, 4),
+        default=4,
+        metavar="K",
+        help="... and the first K suits (default 4)",
     )
 
     out = parser.add_argument_group("running and output")
