@@ -1,0 +1,508 @@
+"""Load generator: how many rooms one war-server holds, how fast a flip reaches everyone.
+
+Run from the repository root::
+
+    .venv/bin/python -m bench.load                       # the issue's targets, both servers
+    .venv/bin/python -m bench.load --quick               # a one-minute smoke run
+    .venv/bin/python -m bench.load --json > load.json    # machine-readable figures
+
+What it does, for each target (``war``: the real ``war-server``; ``baseline``:
+``bench/baseline_ws.py``, bare websockets + msgpack sending the same frames with no game
+logic), each scenario on a freshly started server with a fresh database:
+
+``idle``  open ``--idle-connections`` connections as rooms of 2 players + spectators that
+          never ready; memory per connection = (RSS with them − RSS with none) / N.
+``pace``  ``--rooms`` rooms × (2 players + ``--spectators``); every ``--pace`` seconds each
+          room's two players ready (rooms spread evenly over the period); measure for
+          ``--duration`` s after one period of warm-up.
+``full``  ``--full-rooms`` rooms, each player readying as soon as the server waits for it;
+          measure steps and rounds per second for ``--full-duration`` s after warm-up.
+
+Reported: steps/s and rounds/s (a step is one flip: both players ready → the server
+broadcasts the result; a round is one or more steps, more with wars), the delay from the
+last ``ready`` sent to the first event of the resulting step at every player and
+spectator (p50, p99, max; client side, one monotonic clock), errors (error messages,
+unexpected closes, ``seq`` gaps, setup failures), the server's CPU use, RSS and peak RSS
+(VmHWM from /proc), and the ratios war / baseline.
+
+The server runs pinned to ``--server-cpu`` and this load process to ``--load-cpu``
+(``--no-pin`` to let the OS choose). The open-files limit is raised to the hard limit in
+both. The war-server gets limits high enough not to refuse the load (``--server-arg`` adds
+or overrides flags). Everything is loopback; the run is bounded by ``--max-seconds`` and
+ends by itself. ``--profile DIR`` records the war-server with py-spy during the measured
+windows (``pip install py-spy`` into the venv) and prints its hottest functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import math
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench._loadlib import LoadStats, Mode, RoomLoad, percentile
+from bench._server import (
+    ServerProcess,
+    ServerSpec,
+    baseline_spec,
+    raise_nofile_limit,
+    self_rss_kib,
+    war_server_spec,
+)
+
+__all__ = ["main"]
+
+HOST = "127.0.0.1"
+WAR_LIMIT_FLAGS = (
+    "--max-rooms", "1000000",
+    "--max-spectators", "100000",
+    "--max-connections-per-ip", "1000000",
+    "--rate-limit", "1000000",
+    "--max-failed-joins", "1000000",
+)  # fmt: skip
+SCENARIOS = (Mode.IDLE, Mode.PACE, Mode.FULL)
+TARGETS = ("war", "baseline")
+
+
+@dataclass(slots=True)
+class Result:
+    """One target × scenario."""
+
+    target: str
+    scenario: str
+    figures: dict[str, Any] = field(default_factory=dict)
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.load",
+        description=__doc__.split("\n\n", 1)[0] if __doc__ else None,
+        epilog="Targets of issue 7 (2 cores, server on one, load on the other): "
+        "1,000 rooms x (2+2) at one round per second per room with p99 < 20 ms and no "
+        "errors; full-speed throughput >= 70%% of the baseline; < 20 KiB per idle "
+        "connection with 10,000 of them. The defaults run exactly those.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    add = parser.add_argument
+    add("--targets", default="war,baseline", help="comma list of: war, baseline")
+    add("--scenarios", default="idle,pace,full", help="comma list of: idle, pace, full")
+    add("--rooms", type=int, default=1000, help="rooms in the paced scenario")
+    add("--spectators", type=int, default=2, help="spectators per room (pace and full)")
+    add("--pace", type=float, default=1.0, help="seconds between steps per room (pace)")
+    add("--duration", type=float, default=30.0, help="measured seconds of the paced scenario")
+    add("--full-rooms", type=int, default=100, help="rooms in the full-speed scenario")
+    add("--full-duration", type=float, default=20.0, help="measured seconds at full speed")
+    add("--warmup", type=float, default=3.0, help="seconds of full speed before measuring")
+    add("--idle-connections", type=int, default=10000, help="connections in the idle scenario")
+    add("--idle-spectators", type=int, default=2, help="spectators per idle room")
+    add("--server-cpu", type=int, default=0, help="CPU the server is pinned to")
+    add("--load-cpu", type=int, default=1, help="CPU this load process is pinned to")
+    add("--no-pin", action="store_true", help="do not pin either process")
+    add("--connect-concurrency", type=int, default=64, help="rooms being set up at once")
+    add("--seed", type=int, default=7, help="deals are seed + room index; beat phases")
+    add("--server-arg", action="append", default=[], help="extra war-server flag (repeat)")
+    add("--db-dir", default=None, help="folder for the war-server's database (default: tmp)")
+    add("--profile", metavar="DIR", default=None, help="py-spy the war-server into DIR")
+    add("--max-seconds", type=float, default=1800.0, help="hard bound on the whole run")
+    add("--quick", action="store_true", help="small smoke run: 200 rooms, 1,000 idle, 8 s")
+    add("--json", action="store_true", help="print one JSON document instead of text")
+    return parser
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000.0, 2) if not math.isnan(seconds) else float("nan")
+
+
+def _delay_figures(stats: LoadStats) -> dict[str, Any]:
+    every = stats.delays()
+    return {
+        "delay_samples": len(every),
+        "delay_p50_ms": _ms(percentile(every, 0.50)),
+        "delay_p99_ms": _ms(percentile(every, 0.99)),
+        "delay_max_ms": _ms(max(every) if every else float("nan")),
+        "player_p99_ms": _ms(percentile(stats.player_delays, 0.99)),
+        "spectator_p99_ms": _ms(percentile(stats.spectator_delays, 0.99)),
+    }
+
+
+def _error_figures(load: RoomLoad) -> dict[str, Any]:
+    stats = load.stats
+    return {
+        "errors": stats.error_total + sum(load.setup_failures.values()),
+        "error_codes": dict(stats.errors),
+        "unexpected_closes": dict(stats.closes),
+        "seq_gaps": stats.seq_gaps,
+        "setup_failures": dict(load.setup_failures),
+    }
+
+
+class _Sampler:
+    """Peak of a server's RSS sampled every ``period`` seconds (plus VmHWM at the end)."""
+
+    def __init__(self, server: ServerProcess, period: float = 0.5) -> None:
+        self.server = server
+        self.period = period
+        self.peak = 0
+        self._task: asyncio.Task[None] | None = None
+
+    async def _run(self) -> None:
+        while True:
+            with contextlib.suppress(OSError, KeyError):
+                self.peak = max(self.peak, self.server.rss_kib())
+            await asyncio.sleep(self.period)
+
+    def __enter__(self) -> _Sampler:
+        self._task = asyncio.create_task(self._run())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+
+class _Profiler:
+    """py-spy record of the server for one window (raw collapsed stacks)."""
+
+    def __init__(self, directory: str | None, server: ServerProcess, name: str) -> None:
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.path: Path | None = None
+        if directory is None:
+            return
+        exe = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+        if not Path(exe).exists():
+            print("py-spy not found: pip install py-spy (skipping profile)", file=sys.stderr)
+            return
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        self.path = Path(directory) / f"{name}.txt"
+        argv = [exe, "record", "--pid", str(server.pid), "--format", "raw", "--rate", "200"]
+        argv += ["--output", str(self.path), "--nonblocking"]
+        self.proc = subprocess.Popen(
+            argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=directory
+        )
+
+    def stop(self) -> dict[str, Any]:
+        if self.proc is None or self.path is None:
+            return {}
+        self.proc.send_signal(2)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(20)
+        if self.proc.returncode is None:
+            self.proc.kill()
+        if not self.path.exists():
+            return {}
+        return {"profile": str(self.path), "hot": summarize_profile(self.path)}
+
+
+def summarize_profile(path: Path, top: int = 15) -> dict[str, list[tuple[str, float]]]:
+    """Own-time and inclusive-time shares of the hottest functions in py-spy raw output."""
+    own: Counter[str] = Counter()
+    inclusive: Counter[str] = Counter()
+    total = 0
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        stack, _, count_text = line.rpartition(" ")
+        if not stack or not count_text.isdigit():
+            continue
+        count = int(count_text)
+        total += count
+        frames = [f.split(" (", 1)[0] + " " + f.rsplit("/", 1)[-1] for f in stack.split(";")]
+        frames = [f.replace(")", "") for f in frames]
+        own[frames[-1]] += count
+        for frame in set(frames):
+            inclusive[frame] += count
+    if not total:
+        return {"own": [], "inclusive": []}
+    return {
+        "own": [(f, round(100 * c / total, 1)) for f, c in own.most_common(top)],
+        "inclusive": [(f, round(100 * c / total, 1)) for f, c in inclusive.most_common(top)],
+    }
+
+
+class Bench:
+    """Runs the scenarios against the targets; collects :class:`Result` rows."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.results: list[Result] = []
+        self.tmp = Path(args.db_dir or tempfile.mkdtemp(prefix="war-load-"))
+        self.server_cpus = None if args.no_pin else frozenset({args.server_cpu})
+
+    def _spec(self, target: str, tag: str) -> ServerSpec:
+        if target == "baseline":
+            return baseline_spec(host=HOST)
+        db = self.tmp / f"{tag}-{time.monotonic_ns()}.sqlite3"
+        return war_server_spec(db, host=HOST, extra=[*WAR_LIMIT_FLAGS, *self.args.server_arg])
+
+    def _log(self, text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    async def run(self) -> None:
+        targets = [t for t in self.args.targets.split(",") if t]
+        scenarios = [s for s in self.args.scenarios.split(",") if s]
+        for target in targets:
+            if target not in TARGETS:
+                raise SystemExit(f"unknown target {target!r} (choose from {', '.join(TARGETS)})")
+        for scenario in scenarios:
+            if scenario not in SCENARIOS:
+                raise SystemExit(f"unknown scenario {scenario!r} ({', '.join(SCENARIOS)})")
+        for scenario in scenarios:
+            for target in targets:
+                self._log(f"== {target} / {scenario}")
+                runner = {
+                    Mode.IDLE: self._idle,
+                    Mode.PACE: self._pace,
+                    Mode.FULL: self._full,
+                }[scenario]
+                server = ServerProcess(self._spec(target, scenario), cpus=self.server_cpus)
+                await server.start()
+                try:
+                    self.results.append(await runner(target, server))
+                finally:
+                    status = await server.stop()
+                    if status not in (0, None):
+                        self._log(f"{target} exited with {status}; last lines:\n{server.tail(10)}")
+
+    def _load(self, server: ServerProcess, spectators: int) -> RoomLoad:
+        return RoomLoad(
+            HOST,
+            server.port,
+            spectators=spectators,
+            seed=self.args.seed,
+            connect_concurrency=self.args.connect_concurrency,
+        )
+
+    async def _idle(self, target: str, server: ServerProcess) -> Result:
+        args = self.args
+        per_room = 2 + args.idle_spectators
+        rooms = max(1, math.ceil(args.idle_connections / per_room))
+        await asyncio.sleep(1.0)
+        before = server.rss_kib()
+        load_before = self_rss_kib()
+        load = self._load(server, args.idle_spectators)
+        started = time.perf_counter()
+        made = await load.add_rooms(rooms)
+        setup_s = time.perf_counter() - started
+        await asyncio.sleep(2.0)  # a bench (not a test): let the server settle, then sample
+        conns = load.connections
+        after = server.rss_kib()
+        per_conn = (after - before) / conns if conns else float("nan")
+        figures = {
+            "rooms": made,
+            "connections": conns,
+            "setup_seconds": round(setup_s, 1),
+            "rss_none_kib": before,
+            "rss_idle_kib": after,
+            "kib_per_connection": round(per_conn, 2),
+            "peak_rss_kib": server.peak_rss_kib(),
+            "load_kib_per_connection": round((self_rss_kib() - load_before) / max(conns, 1), 2),
+            **_error_figures(load),
+        }
+        await load.close()
+        return Result(target, Mode.IDLE, figures)
+
+    async def _pace(self, target: str, server: ServerProcess) -> Result:
+        args = self.args
+        load = self._load(server, args.spectators)
+        made = await load.add_rooms(args.rooms)
+        rss_held = server.rss_kib()
+        load.start(Mode.PACE)
+        await asyncio.sleep(args.pace + 0.1)  # one period of warm-up: every room has beaten
+        load.stats.reset()
+        profiler = _Profiler(args.profile, server, f"{target}-pace") if target == "war" else None
+        figures = await self._window(server, load, args.duration)
+        load.pause()
+        figures = {
+            "rooms": made,
+            "connections": load.connections,
+            "pace_s": args.pace,
+            "rss_held_kib": rss_held,
+            **figures,
+            "overruns": load.stats.overruns,
+            "load_beat_late_p99_ms": _ms(percentile(load.stats.tick_lateness, 0.99)),
+        }
+        if profiler is not None:
+            figures.update(profiler.stop())
+        await load.close()
+        return Result(target, Mode.PACE, figures)
+
+    async def _full(self, target: str, server: ServerProcess) -> Result:
+        args = self.args
+        load = self._load(server, args.spectators)
+        made = await load.add_rooms(args.full_rooms)
+        load.start(Mode.FULL)
+        await asyncio.sleep(args.warmup)
+        load.stats.reset()
+        profiler = _Profiler(args.profile, server, f"{target}-full") if target == "war" else None
+        figures = await self._window(server, load, args.full_duration)
+        load.pause()
+        figures = {"rooms": made, "connections": load.connections, **figures}
+        if profiler is not None:
+            figures.update(profiler.stop())
+        await load.close()
+        return Result(target, Mode.FULL, figures)
+
+    async def _window(
+        self, server: ServerProcess, load: RoomLoad, seconds: float
+    ) -> dict[str, Any]:
+        cpu0 = server.cpu_seconds()
+        own0 = resource.getrusage(resource.RUSAGE_SELF)
+        t0 = time.perf_counter()
+        with _Sampler(server) as sampler:
+            await asyncio.sleep(seconds)
+        elapsed = time.perf_counter() - t0
+        stats = load.stats
+        own1 = resource.getrusage(resource.RUSAGE_SELF)
+        own_cpu = (own1.ru_utime + own1.ru_stime) - (own0.ru_utime + own0.ru_stime)
+        per_room = 2 + load.spectators
+        return {
+            "seconds": round(elapsed, 2),
+            "steps_per_s": round(stats.steps / elapsed, 1),
+            "rounds_per_s": round(stats.rounds / elapsed, 1),
+            "games": stats.games,
+            "frames_per_step_per_conn": round(stats.frames / max(stats.steps, 1) / per_room, 2),
+            **_delay_figures(stats),
+            **_error_figures(load),
+            "server_cpu_pct": round(100 * (server.cpu_seconds() - cpu0) / elapsed, 1),
+            "load_cpu_pct": round(100 * own_cpu / elapsed, 1),
+            "rss_end_kib": server.rss_kib(),
+            "rss_peak_sampled_kib": sampler.peak,
+            "peak_rss_kib": server.peak_rss_kib(),
+        }
+
+
+def _ratios(results: list[Result]) -> dict[str, float]:
+    table = {(r.target, r.scenario): r.figures for r in results}
+    ratios: dict[str, float] = {}
+    war, base = table.get(("war", Mode.FULL)), table.get(("baseline", Mode.FULL))
+    if war and base and base["steps_per_s"]:
+        ratios["full_speed_throughput_war_over_baseline"] = round(
+            war["steps_per_s"] / base["steps_per_s"], 3
+        )
+    war, base = table.get(("war", Mode.PACE)), table.get(("baseline", Mode.PACE))
+    if war and base and base["delay_p99_ms"]:
+        ratios["pace_p99_war_over_baseline"] = round(war["delay_p99_ms"] / base["delay_p99_ms"], 2)
+    war, base = table.get(("war", Mode.IDLE)), table.get(("baseline", Mode.IDLE))
+    if war and base and base["kib_per_connection"]:
+        ratios["idle_memory_war_over_baseline"] = round(
+            war["kib_per_connection"] / base["kib_per_connection"], 2
+        )
+    return ratios
+
+
+def _verdicts(results: list[Result], ratios: dict[str, float]) -> dict[str, str]:
+    table = {(r.target, r.scenario): r.figures for r in results}
+    verdicts: dict[str, str] = {}
+    pace = table.get(("war", Mode.PACE))
+    if pace:
+        ok = pace["delay_p99_ms"] < 20 and pace["errors"] == 0 and pace["rooms"] >= 1000
+        verdicts["1000 rooms, p99 < 20 ms, no errors"] = (
+            f"{'met' if ok else 'missed'}: {pace['rooms']} rooms, p99 {pace['delay_p99_ms']} ms, "
+            f"{pace['errors']} errors"
+        )
+    if "full_speed_throughput_war_over_baseline" in ratios:
+        ratio = ratios["full_speed_throughput_war_over_baseline"]
+        verdicts["throughput >= 70% of baseline"] = (
+            f"{'met' if ratio >= 0.7 else 'missed'}: {100 * ratio:.0f}%"
+        )
+    idle = table.get(("war", Mode.IDLE))
+    if idle:
+        ok = idle["kib_per_connection"] < 20 and idle["connections"] >= 10000
+        verdicts["< 20 KiB per idle connection, 10,000 held"] = (
+            f"{'met' if ok else 'missed'}: {idle['kib_per_connection']} KiB, "
+            f"{idle['connections']} connections"
+        )
+    return verdicts
+
+
+_TEXT_KEYS = (
+    "rooms", "connections", "steps_per_s", "rounds_per_s", "delay_p50_ms", "delay_p99_ms",
+    "delay_max_ms", "errors", "server_cpu_pct", "load_cpu_pct", "kib_per_connection",
+    "rss_none_kib", "rss_idle_kib", "rss_held_kib", "peak_rss_kib", "overruns",
+    "load_beat_late_p99_ms", "frames_per_step_per_conn",
+)  # fmt: skip
+
+
+def _print_text(report: dict[str, Any]) -> None:
+    print(f"# bench.load  {report['conditions']['when']}  {report['conditions']['machine']}")
+    for row in report["results"]:
+        figures = row["figures"]
+        shown = "  ".join(f"{k}={figures[k]}" for k in _TEXT_KEYS if k in figures)
+        print(f"{row['target']:>8} {row['scenario']:<5} {shown}")
+        if figures.get("errors"):
+            print(f"{'':>14} errors: {figures['error_codes']} closes: "
+                  f"{figures['unexpected_closes']} setup: {figures['setup_failures']}")  # fmt: skip
+        hot = figures.get("hot")
+        if hot:
+            print(f"{'':>14} hottest (own time %): {hot['own'][:8]}")
+    for name, value in report["ratios"].items():
+        print(f"ratio {name}: {value}")
+    for name, verdict in report["verdicts"].items():
+        print(f"target {name}: {verdict}")
+
+
+def _conditions(args: argparse.Namespace) -> dict[str, Any]:
+    load1, load5, _ = os.getloadavg()
+    return {
+        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "machine": f"{os.cpu_count()} CPUs, {platform.processor() or platform.machine()}, "
+        f"Python {platform.python_version()}",
+        "loadavg_at_start": [round(load1, 2), round(load5, 2)],
+        "pinned": not args.no_pin,
+        "server_cpu": args.server_cpu,
+        "load_cpu": args.load_cpu,
+        "argv": sys.argv[1:],
+    }
+
+
+async def _main(args: argparse.Namespace) -> dict[str, Any]:
+    conditions = _conditions(args)
+    bench = Bench(args)
+    try:
+        await asyncio.wait_for(bench.run(), args.max_seconds)
+    except TimeoutError:
+        print(f"stopped after --max-seconds {args.max_seconds}", file=sys.stderr)
+    finally:
+        if args.db_dir is None:
+            shutil.rmtree(bench.tmp, ignore_errors=True)
+    ratios = _ratios(bench.results)
+    return {
+        "conditions": conditions,
+        "results": [
+            {"target": r.target, "scenario": r.scenario, "figures": r.figures}
+            for r in bench.results
+        ],
+        "ratios": ratios,
+        "verdicts": _verdicts(bench.results, ratios),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse flags, run the bench, print the report."""
+    args = _build_parser().parse_args(argv)
+    if args.quick:
+        args.rooms, args.full_rooms, args.idle_connections = 200, 50, 1000
+        args.duration = args.full_duration = 8.0
+    raise_nofile_limit()
+    if not args.no_pin:
+        os.sched_setaffinity(0, {args.load_cpu})
+    report = asyncio.run(_main(args))
+    if args.json:
+        print(json.dumps(report, indent=2, default=str))
+    else:
+        _print_text(report)
+
+
+if __name__ == "__main__":
+    main()
