@@ -90,7 +90,7 @@ def game_events(peer: Peer) -> list[tuple[Any, ...]]:
     return [key for m in peer.inbox if (key := message_key(m)) is not None]
 
 
-def seated(bench: Bench, players: int = 2, deal: int = 90210, **create: Any) -> list[Peer]:
+def seated(bench: Bench, players: int = 2, deal: int | None = 90210, **create: Any) -> list[Peer]:
     """A room of ``players`` humans, every seat taken: [creator, joiner, …]."""
     peers = [bench.connect() for _ in range(players)]
     rules = create.pop("rules", RulesSpec(players=players))
