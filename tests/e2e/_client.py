@@ -87,7 +87,15 @@ class Client:
     ) -> Client:
         """Open a WebSocket to ``url`` (loopback only in this project's tests)."""
         ws = await asyncio.wait_for(
-            connect(url, ssl=ssl_context, max_size=max_size, compression=None, open_timeout=10),
+            # max_queue None: a test client that stops reading still answers a close
+            connect(
+                url,
+                ssl=ssl_context,
+                max_size=max_size,
+                max_queue=None,
+                compression=None,
+                open_timeout=10,
+            ),
             DEFAULT_TIMEOUT,
         )
         return cls(ws)
