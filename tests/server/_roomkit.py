@@ -174,16 +174,24 @@ class Bench:
         return room
 
     def play_round_robin(self, peers: list[Peer], max_steps: int = 100_000) -> None:
-        """Every awaited seat readies until the game is over (or ``max_steps`` steps)."""
+        """Every awaited seat of ``peers`` readies until the game is over (or ``max_steps``).
+
+        Seats that play by themselves (computer, auto-play) are left to the clock.
+        """
         room = self.room(peers[0])
         by_seat = {room.seat_of(p.conn): p for p in peers}
         while room.phase == "playing" and room.game.steps < max_steps:
             step = room.game.steps
             for seat in room.waiting_for():
-                peer = by_seat[seat]
-                self.send(peer, Ready(step=step))
+                peer = by_seat.get(seat)
+                if peer is not None:
+                    self.send(peer, Ready(step=step))
                 if room.game.steps != step:
                     break
+            if room.game.steps == step:  # the rest play by themselves: let time pass
+                due = self.hub.next_deadline()
+                assert due is not None, f"step {step} waits for seats nobody plays"
+                self.run_until(due)
 
 
 def error_codes(actions: Iterable[Action]) -> list[ErrorCode | str]:
