@@ -129,7 +129,8 @@ class War:
 @asynccontextmanager
 async def start_war(tmp_path: Path, **changes: Any) -> AsyncIterator[War]:
     """Run a server (``changes``: Settings fields) until the block ends, then stop it."""
-    hub_fields = {k: changes.pop(k) for k in list(changes) if k in HubSettings.__slots__}
+    hub_only = set(HubSettings.__dataclass_fields__) - set(Settings.__dataclass_fields__)
+    hub_fields = {k: changes.pop(k) for k in list(changes) if k in hub_only}
     values: dict[str, Any] = {"port": 0, "db": tmp_path / "war.sqlite3", "rate_limit": 1000.0}
     values.update(changes)
     settings = Settings(**values)
