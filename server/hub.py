@@ -142,8 +142,16 @@ class Hub:
         self._by_watch_code: dict[str, str] = {}
         self._conns: dict[ConnId, _Conn] = {}
         self._failures: dict[str, deque[float]] = {}
+        self._reserved: set[str] = set()  # ids and codes of stored rooms that did not load
         for record in store.load_all():
-            self._add_room(Room(record, **self._room_kwargs(now)))
+            try:
+                room = Room(record, **self._room_kwargs(now))
+            except Exception as error:  # one bad row must not keep every family out
+                if logger is not None:
+                    logger.error("room_not_loaded", room=record.room_id, error=repr(error))
+                self._reserved |= {record.room_id, record.player_code, record.watch_code}
+                continue
+            self._add_room(room)
 
     # ------------------------------------------------------------------ queries
     @property
@@ -317,8 +325,10 @@ class Hub:
                 f"this server holds its {self._settings.max_rooms} rooms; try later",
             )
         try:
+            message.validate()  # the codec did; a hub called directly must be as strict
+            message.rules.validate()
             rules = engine.Rules.from_dict(message.rules.to_dict())
-        except engine.RulesError as error:
+        except ValueError as error:  # RulesError is a ValueError
             raise RefusedError(ErrorCode.BAD_VALUE, str(error)) from None
         token = new_token(self._random)
         players = rules.players
@@ -334,7 +344,9 @@ class Hub:
         player_code = self._fresh(lambda: new_code(self._random), taken)
         taken.add(normalize_code(player_code))
         record = RoomRecord(
-            room_id=self._fresh(lambda: new_room_id(self._random), set(self._rooms)),
+            room_id=self._fresh(
+                lambda: new_room_id(self._random), set(self._rooms) | self._reserved
+            ),
             player_code=player_code,
             watch_code=self._fresh(lambda: new_code(self._random), taken),
             rules=rules.to_dict(),
@@ -373,7 +385,8 @@ class Hub:
         return actions
 
     def _codes_in_use(self) -> set[str]:
-        return set(self._by_player_code) | set(self._by_watch_code)
+        reserved = {normalize_code(code) for code in self._reserved}
+        return set(self._by_player_code) | set(self._by_watch_code) | reserved
 
     @staticmethod
     def _fresh(make: Callable[[], str], taken: set[str]) -> str:

@@ -417,7 +417,12 @@ class Room:
         for index, seat in enumerate(self._seats):
             if seat.away_deadline is not None and seat.away_deadline <= now:
                 seat.away_deadline = None
-                if seat.human and seat.conn is None and seat.auto is AutoPlay.OFF:
+                if (
+                    seat.human
+                    and seat.conn is None
+                    and seat.auto is AutoPlay.OFF
+                    and self.phase is not RoomPhase.OVER
+                ):
                     actions += self._change_auto(index, AutoPlay.CALM, now)
         for index, seat in enumerate(self._seats):
             if seat.due is not None and seat.due <= now:

@@ -187,3 +187,12 @@ def test_stats_and_where() -> None:
         rooms=1, connections=4, players=2, spectators=1, games_playing=1
     )
     assert (bench.hub.rooms, bench.hub.connections) == (1, 4)
+
+
+def test_a_create_that_skipped_the_codec_is_still_checked() -> None:
+    bench = Bench()
+    peer = bench.connect()
+    actions = bench.send(peer, CreateRoom(name="Ann", computers=2))
+    assert error_codes(actions) == ["bad_value"]
+    assert peer.closed == CloseCode.REFUSED
+    assert bench.hub.rooms == 0
