@@ -547,9 +547,6 @@ class Room:
         self.game.finish()
         self._store.record_finish(self.room_id, self.seq)
         self._record = dataclasses.replace(self._record, finished=True)
-        for seat in self._seats:
-            seat.ready = False
-            seat.due = None
         actions = self._emit(lambda seq: game_over_message(self.game, seq))
         return actions + self._after_play((), now)
 

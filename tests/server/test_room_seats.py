@@ -188,3 +188,21 @@ def test_a_spectator_leaving_or_dropping_is_counted() -> None:
     assert one.closed == CloseCode.NORMAL
     bench.drop(two)
     assert [m.count for m in ann.of(SpectatorsChanged)] == [1, 2, 1, 0]
+
+
+def test_a_connection_can_only_act_for_its_own_seat() -> None:
+    bench = Bench()
+    ann, ben = seated(bench)
+    room = bench.room(ann)
+    bench.send(ann, Ready(step=0))
+    state = room.state(bench.now)
+    assert [s.ready for s in state.seats] == [True, False]
+    # a second opening on a seated connection cannot take another seat, even with its token
+    steal = ResumeSeat(room=room.room_id, token=ann.welcome.token or "")
+    assert error_codes(bench.send(ben, steal)) == ["already_in_room"]
+    assert room.seat_of(ben.conn) == 1 and room.seat_of(ann.conn) == 0
+    assert error_codes(bench.send(ben, JoinRoom(code=ann.welcome.player_code or "", name="X"))) == [
+        "already_in_room"
+    ]
+    assert ben.closed is None and ann.closed is None
+    assert room.state(bench.now) == state
