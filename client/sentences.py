@@ -47,6 +47,7 @@ from protocol import (
 __all__ = [
     "describe",
     "join_words",
+    "longest_name",
     "result_sentence",
     "status",
     "summary_sentence",
@@ -69,6 +70,11 @@ def join_words(items: Iterable[str]) -> str:
 def war_name(depth: int) -> str:
     """``1`` → ``"war"``, ``2`` → ``"double war"`` … ``5`` → ``"war 5 deep"``."""
     return _WAR_NAMES.get(depth, f"war {depth} deep")
+
+
+def longest_name(depth: int) -> str:
+    """The longest war of a game in a word: ``0`` → ``"none"``, ``2`` → ``"double"``."""
+    return _LONGEST.get(depth, f"{depth} deep")
 
 
 def _cap(text: str) -> str:
@@ -185,13 +191,12 @@ def _welcome(view: ViewState, me: int | None) -> tuple[str, ...]:
         lines = [f"You are watching {join_words(seated) or 'an empty table'}."]
     else:
         lines = [f"You are {view.name(me)}, at seat {me + 1} of {players}."]
-    if view.phase is RoomPhase.WAITING:
-        if missing := len(view.open_seats):
-            lines.append(f"Waiting for {_plural(missing, 'more player')}.")
+    if view.phase is RoomPhase.WAITING and (missing := len(view.open_seats)):
+        lines.append(f"Waiting for {_plural(missing, 'more player')}.")
         if view.player_code is not None:
             lines.append(f"Player code: {view.player_code}.")
-        if view.watch_code is not None:
-            lines.append(f"Watch code: {view.watch_code}.")
+    if view.watch_code is not None and me is not None:
+        lines.append(f"Watch code: {view.watch_code}.")
     elif view.phase is RoomPhase.PLAYING:
         lines.append(f"The game is on: {_plural(view.round, 'round')} played.")
     elif view.result is not None:
@@ -326,7 +331,7 @@ def summary_sentence(result: GameResult) -> str:
     """The game's figures, the same for everyone: rounds, wars, longest war, biggest haul,
     deal."""
     summary = result.summary
-    longest = _LONGEST.get(summary.longest_war, f"{summary.longest_war} deep")
+    longest = longest_name(summary.longest_war)
     return (
         f"{_plural(summary.rounds, 'round')}, {_plural(summary.wars, 'war')}, "
         f"longest war: {longest}, biggest haul: {_plural(summary.biggest_haul, 'card')}, "

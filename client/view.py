@@ -164,9 +164,11 @@ class ViewState:
 
     @property
     def away_waited(self) -> tuple[int, ...]:
-        """Seats the game waits for whose player is away (not connected)."""
+        """Seats the game waits for whose player is away (a person, not connected)."""
         return tuple(
-            s for s in self.waiting_for if (r := self.seat(s)) is not None and not r.connected
+            s
+            for s in self.waiting_for
+            if (r := self.seat(s)) is not None and not (r.connected or r.computer or s in self.left)
         )
 
 

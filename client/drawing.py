@@ -1,0 +1,67 @@
+"""Cards drawn in text: faces (rank and suit symbol), backs, and a row of them side by side.
+
+Pure functions returning ``rich.text.Text``; names and other user text are always added
+as plain text, never parsed as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+
+from client.cards import SUIT_SYMBOLS, is_red, rank_label
+
+__all__ = ["CARD_HEIGHT", "CARD_WIDTH", "card_back", "card_face", "mini_card", "side_by_side"]
+
+CARD_WIDTH = 7
+CARD_HEIGHT = 5
+
+
+def card_face(card: str, *, dim: bool = False) -> list[Text]:
+    """A card face, five lines of seven cells: rank in the corners, suit in the middle."""
+    colour = "red" if is_red(card) else "default"
+    style = f"{colour} on white" if not dim else "grey50 on grey85"
+    rank = rank_label(card)
+    suit = SUIT_SYMBOLS[card[1]]
+    return [
+        Text("╭─────╮", style=style),
+        Text(f"│{rank:<5}│", style=style),
+        Text(f"│  {suit}  │", style=style),
+        Text(f"│{rank:>5}│", style=style),
+        Text("╰─────╯", style=style),
+    ]
+
+
+def card_back(count: int = 1) -> list[Text]:
+    """A card back; with ``count`` above one, how many lie face down in the middle."""
+    style = "white on blue"
+    middle = f"×{count}".center(5, "░") if count > 1 else "░░░░░"
+    return [
+        Text("╭─────╮", style=style),
+        Text("│░░░░░│", style=style),
+        Text(f"│{middle}│", style=style),
+        Text("│░░░░░│", style=style),
+        Text("╰─────╯", style=style),
+    ]
+
+
+def mini_card(card: str) -> Text:
+    """A card in two or three cells: ``Q♥``, ``10♠`` (red for hearts and diamonds)."""
+    return Text(f"{rank_label(card)}{SUIT_SYMBOLS[card[1]]}", style="red" if is_red(card) else "")
+
+
+def side_by_side(blocks: Sequence[list[Text]], gap: int = 1) -> Text:
+    """Blocks of equal height joined left to right, as one multi-line ``Text``."""
+    if not blocks:
+        return Text("")
+    height = max(len(block) for block in blocks)
+    lines = []
+    for row in range(height):
+        line = Text()
+        for index, block in enumerate(blocks):
+            if index:
+                line.append(" " * gap)
+            line.append_text(block[row] if row < len(block) else Text(" " * CARD_WIDTH))
+        lines.append(line)
+    return Text("\n").join(lines)

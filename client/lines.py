@@ -1,0 +1,182 @@
+"""The line renderers: ``--plain`` (one sentence a line) and ``--json`` (one message a line).
+
+``--plain`` writes the sentences of :mod:`client.sentences` to stdout, for logs, screen
+readers and scripts; a player may type commands on stdin (enter: turn over, ``a``: next
+auto-play mode, ``a quick``: that mode, ``f``: vote to finish, ``s``: where the game
+stands, ``q``: leave). ``--json`` writes every server message received, decoded, as one
+JSON object per line (the seat's secret token is replaced by ``"<hidden>"``); notices go to
+stderr so stdout stays pure JSON.
+
+Both end after the game-over message (exit status 0, players and spectators alike), or
+with one line on stderr and status 1 if the connection could not be made or was refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import enum
+import json
+import sys
+from typing import Any, TextIO
+
+from client.connection import Ended, Link, Notice, Received, Reconnecting
+from client.intents import cycle_auto, finish, set_auto, turn_over
+from client.sentences import describe, status
+from client.view import ViewState
+from protocol import AutoPlay, ClientMessage, GameOver, Leave, RoomPhase, ServerMessage, Welcome
+
+__all__ = ["HIDDEN", "LineRenderer", "message_json"]
+
+HIDDEN = "<hidden>"
+"""What ``--json`` prints instead of a seat token."""
+_HELP = (
+    "Commands: enter = turn over, a = next auto-play mode (or a off|calm|quick), "
+    "f = vote to finish, s = status, q = leave."
+)
+
+
+def _plain_value(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain_value(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (tuple, list)):
+        return [_plain_value(item) for item in value]
+    return value
+
+
+def message_json(message: ServerMessage) -> str:
+    """One line of JSON for ``message``: ``{"type": …, fields…}``, the token hidden."""
+    body: dict[str, Any] = {"type": message.TYPE}
+    fields = _plain_value(message)
+    if isinstance(message, Welcome) and fields.get("token") is not None:
+        fields["token"] = HIDDEN
+    body.update(fields)
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+
+
+class LineRenderer:
+    """Follow ``link`` and write lines; :meth:`run` returns the exit status."""
+
+    def __init__(
+        self,
+        link: Link,
+        *,
+        json_lines: bool,
+        out: TextIO,
+        err: TextIO,
+        commands: asyncio.StreamReader | None = None,
+    ) -> None:
+        self.link = link
+        self.json_lines = json_lines
+        self.out = out
+        self.err = err
+        self.commands = commands
+        self.view = ViewState()
+        self._over = False
+        self._reader: asyncio.Task[None] | None = None
+
+    async def run(self) -> int:
+        """Draw every event until the game is over or the link ends; return 0 or 1."""
+        try:
+            async for event in self.link.events():
+                status_code = await self._event(event)
+                if status_code is not None:
+                    return status_code
+        finally:
+            if self._reader is not None:
+                self._reader.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._reader
+        return 0 if self._over else 1
+
+    async def _event(self, event: Received | Reconnecting | Notice | Ended) -> int | None:
+        match event:
+            case Received(message=message, before=before, view=view):
+                self.view = view
+                if self.json_lines:
+                    self._say(message_json(message))
+                else:
+                    for line in describe(before, message, view, view.my_seat):
+                        self._say(line)
+                if isinstance(message, Welcome) and view.phase is RoomPhase.OVER:
+                    self._over = True
+                if isinstance(message, GameOver):
+                    self._over = True
+                if self._over:
+                    await self.link.close()
+                elif isinstance(message, Welcome):
+                    self._start_reader()
+            case Reconnecting(attempt=attempt, delay=delay, reason=reason):
+                line = f"Reconnecting… ({reason}; attempt {attempt} in {delay:.1f} s)"
+                if self.json_lines:
+                    print(f"war-client: {line}", file=self.err, flush=True)
+                else:
+                    self._say(line)
+            case Notice(text=text):
+                print(f"war-client: {text}", file=self.err, flush=True)
+            case Ended(ok=ok, reason=reason):
+                if self._over or ok:
+                    return 0
+                print(f"war-client: {reason}", file=self.err, flush=True)
+                return 1
+        return None
+
+    def _say(self, line: str) -> None:
+        print(line, file=self.out, flush=True)
+
+    # --- commands on stdin (plain mode, players) ----------------------------------------
+    def _start_reader(self) -> None:
+        if self.commands is None or self._reader is not None or self.json_lines:
+            return
+        if self.view.my_seat is None:
+            return
+        self._reader = asyncio.create_task(self._read_commands(self.commands))
+
+    async def _read_commands(self, reader: asyncio.StreamReader) -> None:
+        while line := await reader.readline():
+            reply = await self.command(line.decode("utf-8", "replace").strip())
+            if reply:
+                self._say(reply)
+
+    async def command(self, text: str) -> str | None:
+        """Carry out one typed command; returns what to tell the player, if anything."""
+        word, _, rest = text.lower().partition(" ")
+        intent: ClientMessage | str
+        if word in ("", "t", "turn"):
+            intent = turn_over(self.view)
+        elif word == "a" and rest.strip():
+            try:
+                intent = set_auto(self.view, AutoPlay(rest.strip()))
+            except ValueError:
+                return f"No such auto-play mode: {rest.strip()!r} (off, calm or quick)."
+        elif word == "a":
+            intent = cycle_auto(self.view)
+        elif word == "f":
+            intent = finish(self.view)
+        elif word == "s":
+            return status(self.view, self.view.my_seat)
+        elif word == "q":
+            intent = Leave()
+        else:
+            return _HELP
+        if isinstance(intent, str):
+            return intent
+        if not await self.link.send(intent):
+            return "Not connected right now; try again in a moment."
+        return None
+
+
+async def stdin_reader() -> asyncio.StreamReader | None:
+    """A stream of stdin lines, or None when stdin cannot be read that way (a file, closed)."""
+    if sys.stdin is None or sys.stdin.closed:
+        return None
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    except (OSError, ValueError):
+        return None
+    return reader

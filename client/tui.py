@@ -1,0 +1,330 @@
+"""The Textual table: piles, face-up cards, war depth, a status line, keys in the footer.
+
+:class:`WarApp` draws what a :class:`client.connection.Link` reports and sends what the
+keys ask for (through :mod:`client.intents`). The network runs in a Textual worker (an
+asyncio task on the app's loop), so the screen never waits for it.
+
+Keys (always in the footer): space/enter turn over, ``a`` auto-play off → calm → quick,
+``f`` vote to finish, ``r`` rematch with a new deal, ``d`` replay this deal, ``q`` leave
+the room for good. Ctrl+Q closes the window but keeps the seat: run the same ``--join``
+again to come back.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.widgets import Footer, Static
+
+from client.connection import Ended, Link, LinkEvent, Notice, Received, Reconnecting
+from client.drawing import card_back, card_face, mini_card, side_by_side
+from client.intents import cycle_auto, finish, rematch, turn_over
+from client.sentences import (
+    describe,
+    join_words,
+    longest_name,
+    result_sentence,
+    status,
+    war_name,
+)
+from client.view import ViewState
+from protocol import (
+    AutoPlay,
+    CardsTaken,
+    ClientMessage,
+    Leave,
+    RematchDeal,
+    RoomPhase,
+    SeatState,
+)
+
+__all__ = ["HIGHLIGHT_SECONDS", "SeatPanel", "WarApp"]
+
+HIGHLIGHT_SECONDS = 1.2
+"""How long the winner's pile stays highlighted after a haul."""
+_SAID_LINES = 4
+
+
+class SeatPanel(Static):
+    """One seat: name, pile, flags, and its cards on the table."""
+
+    DEFAULT_CSS = """
+    SeatPanel {
+        width: 1fr;
+        height: auto;
+        min-height: 11;
+        border: round $primary;
+        padding: 0 1;
+    }
+    SeatPanel.me { border: round $accent; }
+    SeatPanel.won { border: heavy $success; background: $success 15%; }
+    SeatPanel.out { opacity: 60%; }
+    """
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(markup=False, id=f"seat-{seat}")
+        self.seat = seat
+
+    def show(self, view: ViewState, me: int | None, haul: int | None) -> None:
+        """Draw the seat as ``view`` has it; ``haul``: cards just won (highlighted)."""
+        record = view.seats[self.seat]
+        self.border_title = Text(view.name(self.seat) + (" (you)" if self.seat == me else ""))
+        self.set_class(self.seat == me, "me")
+        self.set_class(haul is not None, "won")
+        self.set_class(record.out, "out")
+        pile = Text(f"{record.count} cards", style="bold")
+        if haul is not None:
+            pile.append(f"  +{haul}", style="bold green")
+        lines = [pile, Text(" · ".join(_flags(view, record)), style="italic")]
+        lines.append(self._table(view, record))
+        self.update(Text("\n").join(lines))
+
+    def _table(self, view: ViewState, record: SeatState) -> Text:
+        if record.face_up or record.face_down:
+            history = Text(" ").join(mini_card(card) for card in record.face_up[:-1])
+            blocks = []
+            if record.face_down:
+                blocks.append(card_back(record.face_down))
+            if record.face_up:
+                blocks.append(card_face(record.face_up[-1]))
+            drawn = side_by_side(blocks)
+            return Text("\n").join([history, drawn]) if history.plain else drawn
+        flip = view.last_flip
+        if flip is not None and view.phase is not RoomPhase.WAITING:
+            cards = dict(flip.cards)
+            if self.seat in cards:
+                return Text("\n").join(
+                    [
+                        Text("last card:", style="dim"),
+                        side_by_side([card_face(cards[self.seat], dim=True)]),
+                    ]
+                )
+        return Text("")
+
+
+def _flags(view: ViewState, record: SeatState) -> list[str]:
+    if record.name is None:
+        return ["open seat"]
+    flags = []
+    if record.seat in view.left:
+        flags.append("left")
+    elif record.computer:
+        flags.append("computer")
+    else:
+        flags.append("connected" if record.connected else "away")
+    if record.out:
+        flags.append("out")
+    elif view.phase is RoomPhase.PLAYING:
+        if record.ready:
+            flags.append("ready ✓")
+        elif record.seat in view.waiting_for:
+            flags.append("to turn")
+    if record.auto is not AutoPlay.OFF and not record.computer:
+        flags.append(f"auto {record.auto.value}")
+    if record.finish_vote:
+        flags.append("voted finish")
+    if record.rematch_vote is not None:
+        flags.append(f"rematch: {record.rematch_vote.value} deal")
+    return flags
+
+
+class WarApp(App[None]):
+    """The table for one player or spectator; see the module docstring."""
+
+    TITLE = "Family War"
+    ENABLE_COMMAND_PALETTE = False
+    CSS = """
+    Screen { layout: vertical; }
+    #top { background: $primary-background; color: $text; padding: 0 1; }
+    #codes { background: $warning 20%; padding: 0 1; text-style: bold; }
+    #seats { height: auto; }
+    #war { padding: 0 1; color: $error; text-style: bold; height: auto; }
+    #status { padding: 0 1; text-style: bold; }
+    #said { padding: 0 1; color: $text-muted; height: auto; }
+    #summary { border: double $success; padding: 0 2; margin: 0 2; height: auto; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space,enter", "turn_over", "Turn over", key_display="space/enter"),
+        Binding("a", "auto", "Auto-play"),
+        Binding("f", "finish", "Finish"),
+        Binding("r", "rematch", "Rematch"),
+        Binding("d", "replay", "Same deal"),
+        Binding("q", "leave", "Leave"),
+    ]
+
+    def __init__(self, link: Link) -> None:
+        super().__init__()
+        self.link = link
+        self.view = ViewState()
+        self.reconnecting: str | None = None
+        self.end_reason: str | None = None
+        self.said: deque[str] = deque(maxlen=_SAID_LINES)
+        self._haul: tuple[int, int] | None = None
+
+    # --- layout --------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static(id="top", markup=False)
+        yield Static(id="codes", markup=False)
+        yield Horizontal(id="seats")
+        yield Static(id="war", markup=False)
+        yield Static(id="status", markup=False)
+        yield Static(id="said", markup=False)
+        yield Static(id="summary", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._redraw()
+        self.run_worker(self._follow(), name="network", exclusive=True)
+
+    async def _follow(self) -> None:
+        async for event in self.link.events():
+            self.on_link_event(event)
+
+    # --- what the network says -----------------------------------------------------------
+    def on_link_event(self, event: LinkEvent) -> None:
+        """Draw one link event (called in the network worker, on the app's loop)."""
+        match event:
+            case Received(message=message, before=before, view=view):
+                self.view = view
+                self.reconnecting = None
+                self.said.extend(describe(before, message, view, view.my_seat))
+                if isinstance(message, CardsTaken) and view is not before:
+                    self._haul = (message.seat, message.count)
+                    self.set_timer(HIGHLIGHT_SECONDS, self._end_highlight)
+            case Reconnecting(attempt=attempt, reason=reason):
+                self.reconnecting = f"Reconnecting… ({reason}; attempt {attempt})"
+            case Notice(text=text):
+                self.said.append(text[:1].upper() + text[1:] + ".")
+            case Ended(ok=ok, reason=reason):
+                self.end_reason = None if ok else reason
+                self.exit(return_code=0 if ok else 1)
+                return
+        self._redraw()
+
+    def _end_highlight(self) -> None:
+        self._haul = None
+        self._redraw()
+
+    # --- drawing -------------------------------------------------------------------------
+    def _redraw(self) -> None:
+        view = self.view
+        me = view.my_seat
+        self.query_one("#top", Static).update(self._top_line())
+        codes = self.query_one("#codes", Static)
+        codes.display = bool(view.open_seats) and view.phase is RoomPhase.WAITING
+        codes.update(self._codes_line())
+        self._draw_seats()
+        war = self.query_one("#war", Static)
+        war.display = view.war_depth > 0
+        if view.war_depth:
+            fighters = join_words("you" if s == me else view.name(s) for s in view.war_seats)
+            war.update(Text(f"{war_name(view.war_depth).capitalize()} between {fighters}"))
+        self.query_one("#status", Static).update(Text(self.reconnecting or status(view, me)))
+        self.query_one("#said", Static).update(Text("\n".join(self.said)))
+        summary = self.query_one("#summary", Static)
+        summary.display = view.phase is RoomPhase.OVER and view.result is not None
+        summary.update(self._summary())
+
+    def _top_line(self) -> Text:
+        view = self.view
+        parts = ["Family War"]
+        if view.welcomed:
+            parts.append(f"room {view.room}")
+            parts.append(f"game {view.game}")
+            parts.append(f"round {view.round}")
+            if view.rules.round_limit is not None:
+                parts[-1] += f" of {view.rules.round_limit}"
+            if view.minutes is not None:
+                parts.append(f"{view.minutes}-minute game")
+            if view.deal is not None:
+                parts.append(f"deal {view.deal}")
+            parts.append(f"{view.spectators} watching")
+            if view.spectating:
+                parts.append("you are watching")
+            elif view.watch_code:
+                parts.append(f"watch code {view.watch_code}")
+        return Text(" · ".join(parts))
+
+    def _codes_line(self) -> Text:
+        view = self.view
+        parts = []
+        if view.player_code:
+            parts.append(f"Player code: {view.player_code}")
+        if view.watch_code:
+            parts.append(f"Watch code: {view.watch_code}")
+        missing = len(view.open_seats)
+        seats = "1 seat" if missing == 1 else f"{missing} seats"
+        return Text("   ".join(parts) + f"   ({seats} open: read the codes aloud)")
+
+    def _draw_seats(self) -> None:
+        box = self.query_one("#seats", Horizontal)
+        panels = list(box.query(SeatPanel))
+        count = len(self.view.seats)
+        if len(panels) != count:
+            box.remove_children()
+            panels = [SeatPanel(seat) for seat in range(count)]
+            box.mount_all(panels)
+        for panel in panels:
+            haul = self._haul[1] if self._haul and self._haul[0] == panel.seat else None
+            panel.show(self.view, self.view.my_seat, haul)
+
+    def _summary(self) -> Text:
+        view = self.view
+        result = view.result
+        if result is None:
+            return Text("")
+        figures = result.summary
+        longest = longest_name(figures.longest_war)
+        rows = [
+            ("Rounds", str(figures.rounds)),
+            ("Wars", str(figures.wars)),
+            ("Longest war", longest),
+            ("Biggest haul", f"{figures.biggest_haul} cards"),
+            ("Deal", str(figures.deal)),
+        ]
+        text = Text(result_sentence(view, result, view.my_seat), style="bold")
+        for label, value in rows:
+            text.append(f"\n{label:<14}{value}")
+        if view.my_seat is not None:
+            text.append("\n\nr  rematch with a new deal   d  replay this deal   q  leave")
+        return text
+
+    # --- keys ----------------------------------------------------------------------------
+    async def _send(self, intent: ClientMessage | str) -> None:
+        if isinstance(intent, str):
+            self.said.append(intent)
+        elif not await self.link.send(intent):
+            self.said.append("Not connected right now; try again in a moment.")
+        self._redraw()
+
+    async def action_turn_over(self) -> None:
+        """Space/enter: turn over (or, in a war, lay down and turn one up)."""
+        await self._send(turn_over(self.view))
+
+    async def action_auto(self) -> None:
+        """``a``: auto-play off → calm → quick → off."""
+        await self._send(cycle_auto(self.view))
+
+    async def action_finish(self) -> None:
+        """``f``: vote to play the rest out at once."""
+        await self._send(finish(self.view))
+
+    async def action_rematch(self) -> None:
+        """``r``: vote for a rematch with a new deal."""
+        await self._send(rematch(self.view, RematchDeal.NEW))
+
+    async def action_replay(self) -> None:
+        """``d``: vote to replay this deal."""
+        await self._send(rematch(self.view, RematchDeal.SAME))
+
+    async def action_leave(self) -> None:
+        """``q``: leave the room for good (a player's seat goes to the computer)."""
+        if self.view.my_seat is not None:
+            await self.link.send(Leave())
+        await self.link.close()
+        self.exit(return_code=0)

@@ -1,0 +1,155 @@
+"""``--plain`` and ``--json`` renderers, and the commands a plain player types."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+
+import msgpack
+
+from client.connection import Ended, Notice, Reconnecting
+from client.lines import HIDDEN, LineRenderer, message_json
+from protocol import (
+    AutoPlay,
+    Leave,
+    Ready,
+    SetAutoPlay,
+    VoteFinish,
+    Welcome,
+    encode,
+)
+from server import engine
+from tests.client._fake import TIMEOUT, FakeLink
+from tests.client._record import Recording
+
+
+def recorded(me: int | None = 0, rounds: int = 6) -> Recording:
+    recording = Recording(engine.Game(engine.Rules(round_limit=rounds), 7), me=me)
+    recording.play()
+    return recording
+
+
+async def render(link: FakeLink, *, json_lines: bool = False) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    renderer = LineRenderer(link, json_lines=json_lines, out=out, err=err)
+    code = await asyncio.wait_for(renderer.run(), TIMEOUT)
+    return code, out.getvalue(), err.getvalue()
+
+
+async def test_plain_prints_sentences_and_exits_0_after_game_over() -> None:
+    link = FakeLink()
+    link.push_all(recorded().messages)
+    code, out, err = await render(link)
+    lines = out.splitlines()
+    assert code == 0 and err == ""
+    assert lines[0] == "You are Ann, at seat 1 of 2."
+    assert "The game begins: 26 cards each." in lines
+    assert lines[-2].startswith("Game over: the limit of 6 rounds is reached.")
+    assert lines[-1].startswith("6 rounds, ")
+    assert sum(" take" in line for line in lines) == 6
+    assert link.closed, "the client closes its connection after game over"
+
+
+async def test_a_spectator_exits_0_too() -> None:
+    link = FakeLink()
+    link.push_all(recorded(me=None).messages)
+    code, out, _ = await render(link)
+    assert code == 0
+    assert out.splitlines()[0] == "You are watching Ann and Ben."
+
+
+async def test_json_prints_every_message_decoded_with_the_token_hidden() -> None:
+    recording = recorded()
+    link = FakeLink()
+    link.push_all(recording.messages)
+    code, out, _ = await render(link, json_lines=True)
+    assert code == 0
+    objects = [json.loads(line) for line in out.splitlines()]
+    assert [o["type"] for o in objects] == [m.TYPE for m in recording.messages]
+    assert [o.get("seq") for o in objects] == [getattr(m, "seq", None) for m in recording.messages]
+    assert objects[0]["token"] == HIDDEN
+    assert "t" * 20 not in out
+    over = next(o for o in objects if o["type"] == "game_over")
+    assert over["summary"]["rounds"] == 6
+    taken = next(o for o in objects if o["type"] == "cards_taken")
+    assert isinstance(taken["counts"], list) and sum(taken["counts"]) == 52
+
+
+def test_message_json_is_the_wire_map() -> None:
+    for message in recorded().messages:
+        wire = msgpack.unpackb(encode(message))
+        if isinstance(message, Welcome):
+            wire["token"] = HIDDEN
+        assert json.loads(message_json(message)) == wire
+
+
+async def test_refused_exits_1_with_one_line_on_stderr() -> None:
+    link = FakeLink()
+    link.event(Ended(False, "no room has this code (unknown_code)"))
+    code, out, err = await render(link)
+    assert (code, out) == (1, "")
+    assert err == "war-client: no room has this code (unknown_code)\n"
+
+
+async def test_reconnecting_and_notices() -> None:
+    link = FakeLink()
+    link.push(recorded().messages[0])
+    link.event(Reconnecting(2, 1.25, "the server is restarting"))
+    link.event(Notice("the stored seat could not be resumed; joining as new"))
+    link.event(Ended(False, "gave up reconnecting: connection refused"))
+    code, out, err = await render(link)
+    assert code == 1
+    assert "Reconnecting… (the server is restarting; attempt 2 in 1.2 s)" in out.splitlines()
+    assert err.splitlines() == [
+        "war-client: the stored seat could not be resumed; joining as new",
+        "war-client: gave up reconnecting: connection refused",
+    ]
+    link = FakeLink()
+    link.event(Reconnecting(1, 0.5, "the connection dropped"))
+    link.event(Ended(True, "you left the room"))
+    code, out, err = await render(link, json_lines=True)
+    assert (code, out) == (0, ""), "json keeps stdout for messages only"
+    assert "Reconnecting…" in err
+
+
+async def test_typed_commands() -> None:
+    recording = Recording(engine.Game(engine.Rules(), 7), me=0)
+    link = FakeLink()
+    renderer = LineRenderer(link, json_lines=False, out=io.StringIO(), err=io.StringIO())
+    commands = asyncio.StreamReader()
+    renderer.commands = commands
+    link.push_all(recording.messages)
+    task = asyncio.create_task(renderer.run())
+    await link.drained()
+    welcome = recording.messages[0]
+    assert isinstance(welcome, Welcome)
+    commands.feed_data(b"\n")
+    assert await link.next_sent() == Ready(step=0)
+    commands.feed_data(b"a quick\n")
+    assert await link.next_sent() == SetAutoPlay(mode=AutoPlay.QUICK)
+    commands.feed_data(b"a\n")
+    assert await link.next_sent() == SetAutoPlay(mode=AutoPlay.CALM)
+    commands.feed_data(b"f\n")
+    assert await link.next_sent() == VoteFinish()
+    assert await renderer.command("a slow") == (
+        "No such auto-play mode: 'slow' (off, calm or quick)."
+    )
+    assert (await renderer.command("?") or "").startswith("Commands: enter = turn over")
+    assert (await renderer.command("s")) == "Press space to turn over."
+    commands.feed_data(b"q\n")
+    assert await link.next_sent() == Leave()
+    link.event(Ended(True, "you left the room"))
+    assert await asyncio.wait_for(task, TIMEOUT) == 0
+
+
+async def test_a_spectator_typing_turn_over_sends_nothing() -> None:
+    link = FakeLink()
+    link.push(recorded(me=None).messages[0])
+    renderer = LineRenderer(link, json_lines=False, out=io.StringIO(), err=io.StringIO())
+    task = asyncio.create_task(renderer.run())
+    await link.drained()
+    assert await renderer.command("") == "Spectators watch; only players turn over."
+    assert link.sent == []
+    link.event(Ended(True, "closed"))
+    await asyncio.wait_for(task, TIMEOUT)

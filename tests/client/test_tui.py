@@ -1,0 +1,276 @@
+"""The Textual table, headless: keys in, messages out; messages in, the table drawn."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from textual.content import Content
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from client.connection import Ended, Notice, Reconnecting
+from client.tui import SeatPanel, WarApp
+from protocol import (
+    AutoPlay,
+    AutoPlayChanged,
+    CardsLaidDown,
+    CardsTaken,
+    CardsTurned,
+    GameOver,
+    GameStarted,
+    Leave,
+    PlayerJoined,
+    Ready,
+    ReadyChanged,
+    Rematch,
+    RematchDeal,
+    RoomPhase,
+    RoomState,
+    RulesSpec,
+    SeatState,
+    ServerMessage,
+    SetAutoPlay,
+    Summary,
+    Termination,
+    VoteFinish,
+    WaitingFor,
+    WarDeclared,
+    Welcome,
+)
+from tests.client._fake import FakeLink
+
+
+def welcome(seat: int | None = 0, name: str = "Ann") -> Welcome:
+    state = RoomState(
+        room="r8k2",
+        phase=RoomPhase.WAITING,
+        rules=RulesSpec(),
+        seats=(SeatState(seat=0, name=name, connected=True), SeatState(seat=1)),
+    )
+    return Welcome(
+        seq=1,
+        seat=seat,
+        token=None if seat is None else "secret-token-0123456789",
+        player_code=None if seat is None else "BLUE-OTTER-42",
+        watch_code="CALM-FROG-17",
+        state=state,
+    )
+
+
+START: list[ServerMessage] = [
+    PlayerJoined(seq=2, seat=1, name="Ben"),
+    GameStarted(seq=3, game=1, counts=(26, 26)),
+    WaitingFor(seq=4, seats=(0, 1)),
+]
+
+
+def text(app: WarApp, selector: str) -> str:
+    widget = app.query_one(selector, Static)
+    content = widget.content
+    return content.plain if hasattr(content, "plain") else str(content)
+
+
+@pytest.fixture
+async def table() -> AsyncIterator[tuple[WarApp, FakeLink, Pilot[None]]]:
+    link = FakeLink()
+    app = WarApp(link)
+    async with app.run_test(size=(100, 40)) as pilot:
+        yield app, link, pilot
+
+
+async def settle(link: FakeLink, pilot: Pilot[None]) -> None:
+    await link.drained()
+    await pilot.pause()
+
+
+async def test_the_footer_always_shows_the_keys(
+    table: tuple[WarApp, FakeLink, Pilot[None]],
+) -> None:
+    app, _link, _pilot = table
+    shown = {b.binding.action for b in app.screen.active_bindings.values() if b.binding.show}
+    assert {"turn_over", "auto", "finish", "rematch", "replay", "leave"} <= shown
+    keys = {b.binding.action: b.binding.key_display for b in app.screen.active_bindings.values()}
+    assert keys["turn_over"] == "space/enter"
+
+
+async def test_codes_are_shown_while_seats_are_open(
+    table: tuple[WarApp, FakeLink, Pilot[None]],
+) -> None:
+    app, link, pilot = table
+    link.push(welcome())
+    await settle(link, pilot)
+    codes = app.query_one("#codes", Static)
+    assert codes.display
+    assert "Player code: BLUE-OTTER-42" in text(app, "#codes")
+    assert "Watch code: CALM-FROG-17" in text(app, "#codes")
+    assert text(app, "#status") == "Waiting for 1 more player to join."
+    link.push(*START)
+    await settle(link, pilot)
+    assert not codes.display
+    assert text(app, "#status") == "Press space to turn over."
+
+
+async def test_space_and_enter_send_ready_once(
+    table: tuple[WarApp, FakeLink, Pilot[None]],
+) -> None:
+    app, link, pilot = table
+    link.push(welcome(), *START)
+    await settle(link, pilot)
+    await pilot.press("space")
+    assert await link.next_sent() == Ready(step=0)
+    link.push(ReadyChanged(seq=5, seat=0, ready=True), WaitingFor(seq=6, seats=(1,)))
+    await settle(link, pilot)
+    await pilot.press("enter")
+    await pilot.pause()
+    assert link.sent == [Ready(step=0)], "a second tap for the same step sends nothing"
+    assert "You are ready; waiting for the others." in text(app, "#said")
+    assert text(app, "#status") == "Waiting for Ben."
+    link.push(
+        CardsTurned(seq=7, step=1, round=1, depth=0, cards=((0, "QH"), (1, "QS"))),
+        WarDeclared(seq=8, step=1, round=1, depth=1, seats=(0, 1)),
+        WaitingFor(seq=9, seats=(0, 1)),
+    )
+    await settle(link, pilot)
+    await pilot.press("enter")
+    assert await link.next_sent() == Ready(step=1)
+
+
+async def test_auto_cycles_off_calm_quick(table: tuple[WarApp, FakeLink, Pilot[None]]) -> None:
+    app, link, pilot = table
+    link.push(welcome(), *START)
+    await settle(link, pilot)
+    await pilot.press("a")
+    assert await link.next_sent() == SetAutoPlay(mode=AutoPlay.CALM)
+    link.push(AutoPlayChanged(seq=5, seat=0, mode=AutoPlay.CALM))
+    await settle(link, pilot)
+    assert "auto calm" in text(app, "#seat-0")
+    await pilot.press("a")
+    assert await link.next_sent() == SetAutoPlay(mode=AutoPlay.QUICK)
+    link.push(AutoPlayChanged(seq=6, seat=0, mode=AutoPlay.QUICK))
+    await settle(link, pilot)
+    await pilot.press("a")
+    assert await link.next_sent() == SetAutoPlay(mode=AutoPlay.OFF)
+    assert text(app, "#status").startswith("Auto-play (quick) turns over for you.")
+
+
+async def test_the_table_draws_cards_the_war_and_the_haul(
+    table: tuple[WarApp, FakeLink, Pilot[None]],
+) -> None:
+    app, link, pilot = table
+    link.push(
+        welcome(),
+        *START,
+        CardsTurned(seq=5, step=1, round=1, depth=0, cards=((0, "QH"), (1, "QS"))),
+        WarDeclared(seq=6, step=1, round=1, depth=1, seats=(0, 1)),
+        CardsLaidDown(seq=7, step=2, round=1, depth=1, counts=((0, 1), (1, 1))),
+        CardsTurned(seq=8, step=2, round=1, depth=1, cards=((0, "TD"), (1, "4C"))),
+    )
+    await settle(link, pilot)
+    mine = text(app, "#seat-0")
+    assert "23 cards" in mine
+    assert "Q♥" in mine, "the earlier face-up card, small"
+    assert "│10   │" in mine and "♦" in mine, "the latest face-up card, drawn"
+    assert "░" in mine, "the face-down card as a back"
+    assert app.query_one("#war", Static).display
+    assert text(app, "#war") == "War between you and Ben"
+    link.push(CardsTaken(seq=9, step=2, round=1, seat=0, count=6, counts=(29, 23)))
+    await settle(link, pilot)
+    panel = app.query_one("#seat-0", SeatPanel)
+    assert panel.has_class("won")
+    assert "29 cards  +6" in text(app, "#seat-0")
+    assert "Your 10 beats the 4. You win the war and take 6 cards." in text(app, "#said")
+    assert not app.query_one("#seat-1", SeatPanel).has_class("won")
+
+
+async def test_game_over_shows_the_summary_and_offers_rematches(
+    table: tuple[WarApp, FakeLink, Pilot[None]],
+) -> None:
+    app, link, pilot = table
+    link.push(welcome(), *START)
+    await settle(link, pilot)
+    await pilot.press("f")
+    assert await link.next_sent() == VoteFinish()
+    link.push(
+        GameOver(
+            seq=5,
+            step=800,
+            winner=1,
+            termination=Termination.ALL_CARDS,
+            summary=Summary(rounds=377, wars=21, longest_war=2, biggest_haul=14, deal=90210),
+            counts=(0, 52),
+        )
+    )
+    await settle(link, pilot)
+    assert app.query_one("#summary", Static).display
+    summary = text(app, "#summary")
+    assert "Game over: Ben has all 52 cards. Ben wins." in summary
+    for figure in ("Rounds        377", "Wars          21", "Longest war   double",
+                   "Biggest haul  14 cards", "Deal          90210"):  # fmt: skip
+        assert figure in summary
+    await pilot.press("r")
+    assert await link.next_sent() == Rematch(deal=RematchDeal.NEW)
+    await pilot.press("d")
+    assert await link.next_sent() == Rematch(deal=RematchDeal.SAME)
+
+
+async def test_reconnecting_is_shown_then_cleared(
+    table: tuple[WarApp, FakeLink, Pilot[None]],
+) -> None:
+    app, link, pilot = table
+    link.push(welcome(), *START)
+    link.event(Reconnecting(1, 0.2, "the server is restarting"))
+    await settle(link, pilot)
+    assert text(app, "#status") == "Reconnecting… (the server is restarting; attempt 1)"
+    link.event(Notice("the stored seat could not be resumed"))
+    await settle(link, pilot)
+    assert "The stored seat could not be resumed." in text(app, "#said")
+    link.push(welcome())
+    await settle(link, pilot)
+    assert not text(app, "#status").startswith("Reconnecting")
+
+
+async def test_a_spectator_cannot_turn_over(table: tuple[WarApp, FakeLink, Pilot[None]]) -> None:
+    app, link, pilot = table
+    link.push(welcome(seat=None), *START)
+    await settle(link, pilot)
+    await pilot.press("space", "a", "f")
+    await pilot.pause()
+    assert link.sent == []
+    assert "Spectators watch; only players turn over." in text(app, "#said")
+    assert "you are watching" in text(app, "#top")
+    assert not app.query_one("#codes", Static).display or "Player code" not in text(app, "#codes")
+
+
+async def test_names_are_text_not_markup(table: tuple[WarApp, FakeLink, Pilot[None]]) -> None:
+    app, link, pilot = table
+    link.push(welcome(name="[b]Ann[/b]"))
+    await settle(link, pilot)
+    title = app.query_one("#seat-0", SeatPanel).border_title
+    assert title is not None
+    assert Content.from_markup(title).plain == "[b]Ann[/b] (you)"
+    assert "You are [b]Ann[/b], at seat 1 of 2." in text(app, "#said")
+
+
+async def test_q_leaves_and_closes() -> None:
+    link = FakeLink()
+    app = WarApp(link)
+    async with app.run_test() as pilot:
+        link.push(welcome(), *START)
+        await settle(link, pilot)
+        await pilot.press("q")
+        await pilot.pause()
+    assert link.sent == [Leave()]
+    assert link.closed
+    assert app.return_code == 0
+
+
+async def test_a_fatal_end_exits_non_zero_with_the_reason() -> None:
+    link = FakeLink()
+    app = WarApp(link)
+    async with app.run_test() as pilot:
+        link.event(Ended(False, "no room has this code (unknown_code)"))
+        await link.drained()
+        await pilot.pause()
+    assert app.return_code == 1
+    assert app.end_reason == "no room has this code (unknown_code)"
