@@ -413,19 +413,24 @@ class WarServer:
             if deadline is None:
                 await self._rearm.wait()
                 continue
-            delay = deadline - self._clock()
-            if delay > 0:
+            now = self._clock()
+            if deadline > now:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._rearm.wait(), delay)
+                    await asyncio.wait_for(self._rearm.wait(), deadline - now)
                 continue
             try:
-                actions = self.hub.wake(self._clock())
+                actions = self.hub.wake(now)
             except Exception:
                 log.exception("hub_failed", call="wake")
+                actions = None
+            if actions:
+                self._execute(actions)
+            elif self.hub.next_deadline() == deadline:
+                # the Hub woke and left the same past deadline (a bug): never spin on it
+                if actions is not None:
+                    log.warning("timer_stuck", deadline=deadline, now=now)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._rearm.wait(), _WAKE_RETRY_SECONDS)
-                continue
-            self._execute(actions)
 
 
 @asynccontextmanager

@@ -315,6 +315,29 @@ async def test_timer_sleeps_until_a_near_deadline_by_itself(tmp_path: Path) -> N
     assert hub.woken and hub.woken[0] >= loop_now + 0.05
 
 
+class StuckHub(EchoHub):
+    """A buggy Hub whose wake leaves its past deadline in place."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.wakes = 0
+
+    def wake(self, now: float) -> list[Action]:
+        self.wakes += 1
+        return []
+
+
+async def test_a_deadline_the_hub_never_clears_does_not_spin_the_loop(tmp_path: Path) -> None:
+    hub = StuckHub()
+    hub.deadlines.append(0.0)  # long past, and wake never clears it
+    async with serving(settings_for(tmp_path), hub=hub) as server:
+        client = await watcher(server)  # the loop still serves connections
+        for _ in range(3):
+            await client.send(Resync())
+            await client.expect(SpectatorsChanged)
+    assert 1 <= hub.wakes <= 50  # one try a second, not a busy loop
+
+
 async def test_shutdown_closes_clients_with_1012_and_closes_the_hub(tmp_path: Path) -> None:
     hub = EchoHub()
     async with serving(settings_for(tmp_path), hub=hub) as server:
