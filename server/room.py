@@ -468,13 +468,20 @@ class Room:
         seat.due = None
         waiting = self.waiting_for()
         if not waiting:
-            return self._step(now)
+            try:
+                return self._step(now)
+            except BaseException:  # not stored, so not played: this ready is still to come
+                seat.ready = False
+                self._schedule(now)
+                raise
         actions = self._emit(lambda seq: ReadyChanged(seq=seq, seat=index, ready=True))
         return actions + self._emit(lambda seq: WaitingFor(seq=seq, seats=waiting))
 
     def _step(self, now: float) -> list[Action]:
         events = self.game.step()
-        self._store.record_steps(self.room_id, self.game.steps, self.seq)
+        self._persist_or_rewind(
+            lambda: self._store.record_steps(self.room_id, self.game.steps, self.seq)
+        )
         self._record = dataclasses.replace(self._record, steps=self.game.steps)
         return self._after_play(events, now)
 
@@ -502,7 +509,7 @@ class Room:
     def _time_up(self, now: float) -> list[Action]:
         stopped_at = self.game.steps
         events = self.game.stop_by_time()
-        self._store.record_stop(self.room_id, stopped_at)
+        self._persist_or_rewind(lambda: self._store.record_stop(self.room_id, stopped_at))
         self._record = dataclasses.replace(self._record, stop_step=stopped_at)
         actions = self._emit(lambda seq: TimeUp(seq=seq))
         if events:
@@ -545,7 +552,7 @@ class Room:
         if not all(seat.finish_vote for seat in humans):
             return []
         self.game.finish()
-        self._store.record_finish(self.room_id, self.seq)
+        self._persist_or_rewind(lambda: self._store.record_finish(self.room_id, self.seq))
         self._record = dataclasses.replace(self._record, finished=True)
         actions = self._emit(lambda seq: game_over_message(self.game, seq))
         return actions + self._after_play((), now)
@@ -641,6 +648,15 @@ class Room:
         return actions
 
     # ------------------------------------------------------------------ helpers
+    def _persist_or_rewind(self, write: Callable[[], None]) -> None:
+        """Run the store ``write`` for the play just made; if it raises, the game goes back
+        to what the store holds (nothing is announced) and the error propagates."""
+        try:
+            write()
+        except BaseException:
+            self.game = rebuild_game(self.rules, self._record)
+            raise
+
     def _emit(self, build: Callable[[int], ServerMessage]) -> list[Action]:
         """Build a room message with the next seq and send it to everyone in the room."""
         return self._to_room(build(self._next_seq()))

@@ -12,13 +12,16 @@ from protocol import (
     JoinRoom,
     ProtocolError,
     Ready,
+    ResumeSeat,
     Resync,
     RoomPhase,
     RulesSpec,
     Snapshot,
     WatchRoom,
 )
+from server.errors import StoreError
 from server.hub import HubSettings, HubStats
+from server.store import MemoryStore
 from tests.server._roomkit import Bench, error_codes
 from tests.server.test_room_play import seated
 
@@ -196,3 +199,36 @@ def test_a_create_that_skipped_the_codec_is_still_checked() -> None:
     assert error_codes(actions) == ["bad_value"]
     assert peer.closed == CloseCode.REFUSED
     assert bench.hub.rooms == 0
+
+
+class _BrokenDisk(MemoryStore):
+    """A store whose step writes fail (a full disk) until ``healthy``."""
+
+    healthy = True
+
+    def record_steps(self, room_id: str, steps: int, seq: int) -> None:
+        if not self.healthy:
+            raise StoreError("disk full")
+        super().record_steps(room_id, steps, seq)
+
+
+def test_nothing_is_announced_unless_it_was_stored() -> None:
+    store = _BrokenDisk()
+    bench = Bench(store=store)
+    ann, ben = seated(bench)
+    room = bench.room(ann)
+    bench.send(ann, Ready(step=0))
+    store.healthy = False
+    mark = len(ann.inbox)
+    actions = bench.send(ben, Ready(step=0))
+    assert error_codes(actions) == ["internal_error"]
+    assert ben.closed == CloseCode.INTERNAL_ERROR
+    assert [m.TYPE for m in ann.inbox[mark:]] == ["connection_changed"]  # no cards turned
+    assert room.game.steps == 0  # the game went back to what the store holds
+    assert room.state(bench.now).seats[0].ready
+    store.healthy = True
+    back = bench.connect()
+    bench.send(back, ResumeSeat(room=room.room_id, token=ben.welcome.token or ""))
+    bench.send(back, Ready(step=0))
+    assert room.game.steps == 1
+    assert store.load_all()[0].game.steps == 1
