@@ -247,14 +247,18 @@ class Hub:
         for room in list(self._rooms.values()):
             try:
                 actions += room.wake(now)
-            except Exception as bug:
+                idle_since = now - room.last_active
+                if not room.connections and idle_since >= self._settings.idle_room_seconds:
+                    actions += self._remove_room(room, "the room was idle")
+            except Exception as bug:  # one room's trouble must not stop the others
                 self._log_bug(bug)
-            idle_since = now - room.last_active
-            if not room.connections and idle_since >= self._settings.idle_room_seconds:
-                actions += self._remove_room(room, "the room was idle")
         for peer in list(self._failures):
             self._recent_failures(peer, now)
-        return self._settle(actions, now)
+        try:
+            return self._settle(actions, now)
+        except Exception as bug:
+            self._log_bug(bug)
+            return actions
 
     def close(self) -> None:
         """Flush and close the store."""
