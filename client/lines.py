@@ -18,6 +18,8 @@ import contextlib
 import dataclasses
 import enum
 import json
+import os
+import stat
 import sys
 from typing import Any, TextIO
 
@@ -170,8 +172,14 @@ class LineRenderer:
 
 
 async def stdin_reader() -> asyncio.StreamReader | None:
-    """A stream of stdin lines, or None when stdin cannot be read that way (a file, closed)."""
-    if sys.stdin is None or sys.stdin.closed:
+    """A stream of stdin lines when stdin is a terminal, a pipe or a socket; None otherwise
+    (a regular file or ``/dev/null`` cannot be watched by the event loop)."""
+    try:
+        fd = sys.stdin.fileno()
+        mode = os.fstat(fd).st_mode
+    except (AttributeError, OSError, ValueError):
+        return None
+    if not (os.isatty(fd) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
         return None
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()

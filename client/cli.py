@@ -1,0 +1,323 @@
+"""``war-client``: play or watch War at a server, in a terminal table or as plain lines."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from client.connection import Connection, Opening
+from client.errors import ClientError, UsageError
+from client.lines import LineRenderer, stdin_reader
+from client.local import LocalServer
+from client.statefile import StateFile, default_path
+from protocol import (
+    Aces,
+    AutoPlay,
+    CreateRoom,
+    EncodeError,
+    JoinRoom,
+    RulesSpec,
+    ShortWar,
+    TieBreak,
+    WatchRoom,
+    WonCards,
+    encode,
+)
+
+__all__ = ["build_parser", "main"]
+
+PROG = "war-client"
+
+DESCRIPTION = """\
+Play War with your family at a war-server, or watch a game.
+
+Create a room and read its player code aloud; the others join with that code, spectators
+watch with the watch code. Everyone presses "turn over" (space) together; the server
+decides every battle and war and all players and spectators see the same table.
+"""
+
+EPILOG = """\
+examples:
+  war-client --local
+      play against the computer right here (starts its own server; quitting stops it)
+  war-client ws://192.168.1.20:8765 --name Grandma --create
+      open a room for two; the table shows the player code and the watch code
+  war-client ws://192.168.1.20:8765 --name Ben --join BLUE-OTTER-42
+      take a seat; run the same line again after a crash to get the same seat back
+  war-client ws://192.168.1.20:8765 --watch CALM-FROG-17
+      watch the game
+  war-client wss://war.example.org --name Ann --create --players 3 --face-down 3 --rounds 50
+  war-client ws://127.0.0.1:8765 --name Ann --create --vs-computer --auto quick --plain
+
+keys at the table:
+  space or enter  turn over (in a war: lay down and turn one up)
+  a               auto-play: off -> calm (about 1.5 s) -> quick (about 0.3 s)
+  f               vote to finish (the rest is played out at once when everyone voted)
+  r / d           after game over: rematch with a new deal / replay this deal
+  q               leave the room for good (ctrl+q closes the window and keeps the seat)
+
+--plain writes one sentence per event (for logs, screen readers and scripts); a player
+may type commands on stdin: enter (turn over), a, a quick, f, s (status), q.
+--json writes every message received as one JSON object per line (the seat token hidden).
+Both exit 0 after game over. Without a terminal on stdout, --plain is the default.
+
+Seat tokens are kept in $WAR_CLIENT_STATE, or $XDG_STATE_HOME/family-war/client.json
+(default ~/.local/state/family-war/client.json), mode 0600. A dropped connection or a
+server restart reconnects by itself ("reconnecting...") and resumes the seat.
+The password to create rooms, if the server has one: --password or $WAR_PASSWORD.
+
+exit status: 0 game over or left; 1 could not connect, refused, or gave up
+reconnecting (one line on stderr says why); 2 a command-line mistake.
+"""
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``war-client`` (its ``--help`` is the manual)."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("url", nargs="?", help="the server: ws://host:port or wss://host:port")
+    parser.add_argument("--name", help="your name at the table (default: your login name)")
+    room = parser.add_argument_group("the room (choose one)")
+    which = room.add_mutually_exclusive_group()
+    which.add_argument("--create", action="store_true", help="create a room and take seat 1")
+    which.add_argument("--join", metavar="CODE", help="take a seat with the player code")
+    which.add_argument("--watch", metavar="CODE", help="watch with the watch code")
+    which.add_argument(
+        "--local",
+        action="store_true",
+        help="no url: start a war-server here and play against the computer",
+    )
+    rules = parser.add_argument_group("rules, for --create and --local (as in war-sim)")
+    rules.add_argument("--players", type=int, choices=(2, 3, 4), default=2, help="default 2")
+    rules.add_argument("--face-down", type=int, choices=(1, 3), default=1, help="default 1")
+    rules.add_argument("--aces", choices=("high", "low"), default="high", help="default high")
+    rules.add_argument(
+        "--short-war",
+        choices=("lose", "last-card", "last_card"),
+        default="lose",
+        help="short of cards in a war: lose, or play the last card (default lose)",
+    )
+    rules.add_argument(
+        "--won-cards",
+        choices=("shuffle", "fixed"),
+        default="shuffle",
+        help="won cards go under shuffled, or in table order (default shuffle)",
+    )
+    rules.add_argument(
+        "--tie-break",
+        choices=("draw", "battle"),
+        default="draw",
+        help="equal counts at a limit: a draw, or play on (default draw)",
+    )
+    rules.add_argument("--deal", type=_positive, help="play this deal number (shown to all)")
+    limit = rules.add_mutually_exclusive_group()
+    limit.add_argument("--rounds", type=_positive, help="end after N rounds (26, 50, 100…)")
+    limit.add_argument("--minutes", type=_positive, help="end after M minutes")
+    computers = rules.add_mutually_exclusive_group()
+    computers.add_argument(
+        "--vs-computer", action="store_true", help="the computer plays every other seat"
+    )
+    computers.add_argument("--computers", type=_positive, help="the computer plays N seats")
+    rules.add_argument("--password", help="the server's password to create rooms")
+    play = parser.add_argument_group("playing")
+    play.add_argument(
+        "--auto",
+        choices=[mode.value for mode in AutoPlay],
+        help="auto-play from the start: off, calm or quick",
+    )
+    output = play.add_mutually_exclusive_group()
+    output.add_argument("--plain", action="store_true", help="one plain sentence per event")
+    output.add_argument("--json", action="store_true", help="every message as a JSON line")
+    return parser
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What the command line asks for."""
+
+    url: str | None
+    opening: Opening
+    auto: AutoPlay | None
+    output: str  # "tui", "plain" or "json"
+
+
+def _default_name() -> str:
+    try:
+        login = getpass.getuser()
+    except (OSError, KeyError):
+        login = ""
+    name = login.strip().capitalize()[:24]
+    return name or "Player"
+
+
+def _check_url(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("ws", "wss") or not parts.hostname:
+        raise UsageError(f"the url must look like ws://host:port or wss://host:port, not {url!r}")
+    try:
+        parts.port  # noqa: B018 - raises ValueError for a bad port
+    except ValueError:
+        raise UsageError(f"the url has a bad port: {url!r}") from None
+    return url
+
+
+def plan(args: argparse.Namespace, *, stdout_is_terminal: bool) -> Plan:
+    """Check the parsed command line and turn it into a :class:`Plan`.
+
+    Raises:
+        UsageError: the options do not go together or a value is not allowed.
+    """
+    rule_flags = {
+        "--players": args.players != 2,
+        "--face-down": args.face_down != 1,
+        "--aces": args.aces != "high",
+        "--short-war": args.short_war != "lose",
+        "--won-cards": args.won_cards != "shuffle",
+        "--tie-break": args.tie_break != "draw",
+        "--deal": args.deal is not None,
+        "--rounds": args.rounds is not None,
+        "--minutes": args.minutes is not None,
+        "--vs-computer": args.vs_computer,
+        "--computers": args.computers is not None,
+        "--password": args.password is not None,
+    }
+    if args.local:
+        if args.url is not None:
+            raise UsageError("--local starts its own server: leave out the url")
+    elif args.url is None:
+        raise UsageError("give the server's url (ws://host:port), or --local")
+    else:
+        _check_url(args.url)
+        if not (args.create or args.join or args.watch):
+            raise UsageError("choose --create, --join CODE or --watch CODE")
+    if (args.join or args.watch) and (used := [f for f, on in rule_flags.items() if on]):
+        raise UsageError(f"{used[0]} goes with --create (the room's creator sets the rules)")
+    if args.watch and args.auto:
+        raise UsageError("--auto is for players; spectators only watch")
+    output = "json" if args.json else "plain" if args.plain else "tui"
+    if output == "tui" and not stdout_is_terminal:
+        output = "plain"
+    auto = AutoPlay(args.auto) if args.auto else None
+    name = args.name if args.name is not None else _default_name()
+    opening: Opening
+    if args.watch:
+        opening = WatchRoom(code=args.watch)
+    elif args.join:
+        opening = JoinRoom(code=args.join, name=name)
+    else:
+        opening = _create(args, name, local=args.local)
+    try:
+        encode(opening)
+    except EncodeError as error:
+        raise UsageError(_explain_option(str(error))) from None
+    return Plan(url=args.url, opening=opening, auto=auto, output=output)
+
+
+def _create(args: argparse.Namespace, name: str, *, local: bool) -> CreateRoom:
+    computers = args.computers
+    if computers is None:
+        computers = args.players - 1 if (args.vs_computer or local) else 0
+    rules = RulesSpec(
+        players=args.players,
+        face_down=args.face_down,
+        aces=Aces(args.aces),
+        short_war=ShortWar(args.short_war.replace("-", "_")),
+        won_cards=WonCards(args.won_cards),
+        round_limit=args.rounds,
+        tie_break=TieBreak(args.tie_break),
+    )
+    password = args.password if args.password is not None else os.environ.get("WAR_PASSWORD")
+    return CreateRoom(
+        name=name,
+        rules=rules,
+        deal=args.deal,
+        computers=computers,
+        minutes=args.minutes,
+        password=password or None,
+    )
+
+
+def _explain_option(error: str) -> str:
+    """Turn a codec complaint about a field into one about the option that set it."""
+    for field, option in (
+        ("rules.round_limit", "--rounds"),
+        ("computers", "--computers"),
+        ("minutes", "--minutes"),
+        ("deal", "--deal"),
+        ("password", "--password"),
+        ("name", "--name"),
+        ("code", "the code"),
+    ):
+        if f".{field} " in error or f"{field} must" in error:
+            return f"{option}: {error}"
+    return error
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``war-client`` with ``argv`` (default: the command line); return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        wanted = plan(args, stdout_is_terminal=sys.stdout.isatty())
+    except UsageError as error:
+        print(f"{PROG}: error: {error} (see {PROG} --help)", file=sys.stderr)
+        return 2
+    try:
+        if wanted.url is None:
+            signal.signal(signal.SIGTERM, _stop_on_signal)
+            signal.signal(signal.SIGHUP, _stop_on_signal)
+            with LocalServer() as server:
+                return _play(server.url, wanted, seats=None)
+        return _play(wanted.url, wanted, seats=StateFile(default_path()))
+    except ClientError as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def _stop_on_signal(number: int, frame: object) -> None:
+    """SIGTERM/SIGHUP with ``--local``: unwind so the child server is stopped too."""
+    raise SystemExit(128 + number)
+
+
+def _play(url: str, wanted: Plan, *, seats: StateFile | None) -> int:
+    connection = Connection(url, wanted.opening, seats=seats, auto=wanted.auto)
+    if wanted.output == "tui":
+        from client.tui import WarApp  # noqa: PLC0415 - Textual loads only for the table
+
+        app = WarApp(connection)
+        app.run()
+        if app.end_reason:
+            print(f"{PROG}: {app.end_reason}", file=sys.stderr)
+        return app.return_code or 0
+    return asyncio.run(_lines(connection, json_lines=wanted.output == "json"))
+
+
+async def _lines(connection: Connection, *, json_lines: bool) -> int:
+    commands = None if json_lines else await stdin_reader()
+    renderer = LineRenderer(
+        connection, json_lines=json_lines, out=sys.stdout, err=sys.stderr, commands=commands
+    )
+    return await renderer.run()

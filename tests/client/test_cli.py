@@ -1,0 +1,188 @@
+"""The command line: what it accepts, what it refuses (one clear line), what it builds."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from client.cli import build_parser, main, plan
+from client.connection import backoff_delay, closed_because, should_reconnect
+from client.errors import UsageError
+from protocol import (
+    Aces,
+    AutoPlay,
+    CloseCode,
+    CreateRoom,
+    Error,
+    JoinRoom,
+    RulesSpec,
+    ShortWar,
+    TieBreak,
+    WatchRoom,
+    WonCards,
+)
+
+URL = "ws://127.0.0.1:8765"
+
+
+def planned(*argv: str, terminal: bool = True) -> tuple[object, AutoPlay | None, str]:
+    wanted = plan(build_parser().parse_args(list(argv)), stdout_is_terminal=terminal)
+    return wanted.opening, wanted.auto, wanted.output
+
+
+def test_create_with_every_rule_flag() -> None:
+    opening, auto, output = planned(
+        URL, "--name", "Ann", "--create", "--players", "3", "--face-down", "3",
+        "--aces", "low", "--short-war", "last-card", "--won-cards", "fixed",
+        "--tie-break", "battle", "--deal", "90210", "--rounds", "26", "--vs-computer",
+        "--auto", "calm", "--json",
+    )  # fmt: skip
+    assert opening == CreateRoom(
+        name="Ann",
+        rules=RulesSpec(
+            players=3,
+            face_down=3,
+            aces=Aces.LOW,
+            short_war=ShortWar.LAST_CARD,
+            won_cards=WonCards.FIXED,
+            round_limit=26,
+            tie_break=TieBreak.BATTLE,
+        ),
+        deal=90210,
+        computers=2,
+    )
+    assert (auto, output) == (AutoPlay.CALM, "json")
+
+
+def test_join_watch_and_minutes() -> None:
+    assert planned(URL, "--name", "Ben", "--join", "BLUE-OTTER-42", "--plain")[0] == JoinRoom(
+        code="BLUE-OTTER-42", name="Ben"
+    )
+    assert planned(URL, "--watch", "CALM-FROG-17")[0] == WatchRoom(code="CALM-FROG-17")
+    opening = planned(URL, "--name", "Ann", "--create", "--minutes", "10", "--computers", "1")[0]
+    assert isinstance(opening, CreateRoom)
+    assert (opening.minutes, opening.computers, opening.rules.round_limit) == (10, 1, None)
+
+
+def test_local_plays_the_computer_and_needs_no_url() -> None:
+    opening = planned("--local", "--name", "Ann", "--players", "4")[0]
+    assert isinstance(opening, CreateRoom) and opening.computers == 3
+
+
+def test_without_a_terminal_plain_is_the_default() -> None:
+    assert planned(URL, "--watch", "CALM-FROG-17", terminal=False)[2] == "plain"
+    assert planned(URL, "--watch", "CALM-FROG-17", terminal=True)[2] == "tui"
+
+
+def test_the_password_comes_from_the_flag_or_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("WAR_PASSWORD", "from-env")
+    opening = planned(URL, "--name", "Ann", "--create")[0]
+    assert isinstance(opening, CreateRoom) and opening.password == "from-env"
+    opening = planned(URL, "--name", "Ann", "--create", "--password", "flag")[0]
+    assert isinstance(opening, CreateRoom) and opening.password == "flag"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["http://host:1", "--create"], "the url must look like ws://host:port"),
+        (["ws://", "--create"], "the url must look like ws://host:port"),
+        (["ws://host:99999", "--create"], "the url has a bad port"),
+        ([], "give the server's url"),
+        ([URL], "choose --create, --join CODE or --watch CODE"),
+        ([URL, "--local"], "--local starts its own server: leave out the url"),
+        ([URL, "--join", "ABCD", "--players", "3"], "--players goes with --create"),
+        ([URL, "--watch", "ABCD", "--deal", "4"], "--deal goes with --create"),
+        ([URL, "--watch", "ABCD", "--auto", "quick"], "--auto is for players"),
+        ([URL, "--create", "--name", " "], "--name: create_room.name"),
+        ([URL, "--create", "--name", "x" * 25], "--name: create_room.name"),
+        ([URL, "--create", "--rounds", "0"], "--rounds: "),
+        ([URL, "--create", "--minutes", "2000"], "--minutes: "),
+        ([URL, "--create", "--computers", "2"], "--computers: create_room: computers must leave"),
+        ([URL, "--join", "no spaces"], "the code: "),
+    ],
+)
+def test_refusals_name_the_problem(argv: list[str], message: str) -> None:
+    with pytest.raises(UsageError, match="^" + message.replace("(", r"\(")):
+        plan(build_parser().parse_args(argv), stdout_is_terminal=False)
+
+
+def test_main_prints_one_line_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["http://host:1", "--create"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("war-client: error: the url must look like ws://host:port")
+
+
+def test_main_cannot_connect_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    from client.local import free_port  # noqa: PLC0415
+
+    port = free_port()  # nothing listens there now
+    assert main([f"ws://127.0.0.1:{port}", "--watch", "CALM-FROG-17", "--plain"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert (
+        captured.err == f"war-client: cannot connect to ws://127.0.0.1:{port}: connection refused\n"
+    )
+
+
+def test_help_teaches_with_examples(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--help"])
+    assert exit_info.value.code == 0
+    text = capsys.readouterr().out
+    for expected in (
+        "war-client --local",
+        "--join BLUE-OTTER-42",
+        "--watch CALM-FROG-17",
+        "space or enter",
+        "WAR_CLIENT_STATE",
+        "exit status",
+    ):
+        assert expected in text
+
+
+# --- the connection's pure decisions ---------------------------------------------------------
+def test_backoff_grows_is_capped_and_jittered() -> None:
+    rng = random.Random(5)
+    delays = [backoff_delay(n, base=0.25, cap=10.0, rng=rng) for n in range(12)]
+    for attempt, delay in enumerate(delays):
+        ceiling = min(10.0, 0.25 * 2**attempt)
+        assert ceiling / 2 <= delay <= ceiling
+    assert max(delays) <= 10.0
+    assert len({round(d, 6) for d in delays[8:]}) > 1, "jitter spreads capped delays"
+    assert backoff_delay(10_000, rng=rng) <= 10.0
+
+
+@pytest.mark.parametrize(
+    ("code", "retry"),
+    [
+        (None, True),
+        (1006, True),
+        (CloseCode.SERVICE_RESTART, True),
+        (CloseCode.INTERNAL_ERROR, True),
+        (CloseCode.TRY_AGAIN_LATER, True),
+        (CloseCode.RATE_LIMITED, True),
+        (CloseCode.OPENING_TIMEOUT, True),
+        (CloseCode.NORMAL, False),
+        (CloseCode.GOING_AWAY, False),
+        (CloseCode.POLICY_VIOLATION, False),
+        (CloseCode.REPLACED, False),
+        (CloseCode.ROOM_CLOSED, False),
+        (CloseCode.REFUSED, False),
+        (CloseCode.UNSUPPORTED_VERSION, False),
+    ],
+)
+def test_which_closes_reconnect(code: int | None, retry: bool) -> None:
+    assert should_reconnect(code) is retry
+
+
+def test_close_explanations() -> None:
+    assert closed_because(4002) == "this seat was taken over by another window or device"
+    assert closed_because(None) == "the connection dropped"
+    assert closed_because(4999) == "the server closed the connection (code 4999)"
+    refusal = Error(code="unknown_code", message="no room has the code ABCD")
+    assert closed_because(4004, refusal) == "no room has the code ABCD (unknown_code)"
