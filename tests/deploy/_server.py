@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import socket
+import ssl
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -149,15 +150,20 @@ def _resolve(program: str, env: dict[str, str]) -> str:
     return found
 
 
-async def http_get(host: str, port: int, path: str) -> HttpAnswer:
-    """GET ``path`` over a fresh plain connection; read the whole answer.
+async def http_get(host: str, port: int, path: str, *, tls: bool = False) -> HttpAnswer:
+    """GET ``path`` over a fresh connection (TLS, unverified, if ``tls``); read the answer.
 
     Raises OSError if nothing accepts the connection, ValueError for a malformed answer,
     TimeoutError if the answer does not complete in HTTP_TIMEOUT seconds.
     """
 
     async def exchange() -> bytes:
-        reader, writer = await asyncio.open_connection(host, port)
+        context = None
+        if tls:  # the test's own self-signed certificate, on loopback
+            context = ssl.create_default_context()
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+        reader, writer = await asyncio.open_connection(host, port, ssl=context)
         try:
             writer.write(
                 f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n".encode()
@@ -182,7 +188,9 @@ async def http_get(host: str, port: int, path: str) -> HttpAnswer:
     return HttpAnswer(int(parts[1]), headers, body)
 
 
-async def wait_healthy(process: asyncio.subprocess.Process, port: int) -> HttpAnswer:
+async def wait_healthy(
+    process: asyncio.subprocess.Process, port: int, *, tls: bool = False
+) -> HttpAnswer:
     """Wait until /healthz on 127.0.0.1:port answers 200; return that answer.
 
     Raises ServerExitedError if the process ends first, TimeoutError after START_TIMEOUT.
@@ -193,7 +201,7 @@ async def wait_healthy(process: asyncio.subprocess.Process, port: int) -> HttpAn
             if process.returncode is not None:
                 raise ServerExitedError(f"server exited with status {process.returncode}")
             try:
-                answer = await http_get("127.0.0.1", port, "/healthz")
+                answer = await http_get("127.0.0.1", port, "/healthz", tls=tls)
             except (OSError, ValueError):
                 # Not accepting yet: ask again, as Docker's own health check would.
                 await asyncio.sleep(0.05)
@@ -234,7 +242,7 @@ async def running(
         )
         try:
             try:
-                await wait_healthy(process, command.port)
+                await wait_healthy(process, command.port, tls=bool(command.env.get("WAR_CERTFILE")))
             except (ServerExitedError, TimeoutError) as exc:
                 output = _log_tail(log_path)
                 raise ServerExitedError(f"{exc}; server output:\n{output}") from exc

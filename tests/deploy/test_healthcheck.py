@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 import socket
 import ssl
-import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -127,23 +125,6 @@ async def test_ipv6_wildcard_is_asked_on_ipv6_loopback() -> None:
     async with stub_server(HEALTHY, host="::1") as stub:
         status, stderr = await run_check({"WAR_HOST": "::", "WAR_PORT": str(stub.port)})
     assert (status, stderr) == (0, "")
-
-
-@pytest.fixture(scope="module")
-def self_signed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A throwaway certificate for a public-looking name, as Caddy or certbot would give."""
-    openssl = shutil.which("openssl")
-    if openssl is None:
-        pytest.skip("openssl command not available to make a test certificate")
-    folder = tmp_path_factory.mktemp("tls")
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(
-        [openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-         "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "2",
-         "-subj", "/CN=myfamily.example.org"],
-        check=True, capture_output=True, timeout=60,
-    )  # fmt: skip
-    return cert, key
 
 
 async def test_tls_when_a_certificate_is_configured(self_signed: tuple[Path, Path]) -> None:

@@ -2,7 +2,7 @@
 
 Differences from the container, all forced by testing on loopback without Docker: the
 volume is a temporary folder, the address is 127.0.0.1 instead of 0.0.0.0, the port is
-a free one. The server tests are skipped only while server/cli.py has not landed.
+a free one.
 """
 
 from __future__ import annotations
@@ -29,17 +29,9 @@ from protocol import (
     Welcome,
 )
 from tests.deploy._player import Peer, peer
-from tests.deploy._repo import HEALTHCHECK_SCRIPT, REPO, env_example, venv_script
+from tests.deploy._repo import HEALTHCHECK_SCRIPT, env_example, venv_script
 from tests.deploy._server import free_port, http_get, image_command, running
 
-needs_server = pytest.mark.skipif(
-    not (REPO / "server" / "cli.py").exists(),
-    reason="server/cli.py has not landed yet (issue 4); remove this skip when it has",
-)
-needs_app = pytest.mark.skipif(
-    not all((REPO / "server" / name).exists() for name in ("cli.py", "app.py")),
-    reason="the server (server/cli.py, server/app.py) has not landed yet (issue 4)",
-)
 STOP_TIMEOUT = 30.0
 STORE_FILES = {"war.sqlite3", "war.sqlite3-wal", "war.sqlite3-shm"}
 
@@ -78,7 +70,6 @@ async def _stop(process: asyncio.subprocess.Process) -> int:
     return await asyncio.wait_for(process.wait(), STOP_TIMEOUT)
 
 
-@needs_server
 async def test_serves_healthz_passes_its_healthcheck_and_stops_on_sigterm(
     tmp_path: Path,
 ) -> None:
@@ -95,7 +86,22 @@ async def test_serves_healthz_passes_its_healthcheck_and_stops_on_sigterm(
     assert written <= STORE_FILES, written - STORE_FILES
 
 
-@needs_server
+async def test_serves_wss_directly_and_its_healthcheck_follows(
+    tmp_path: Path, self_signed: tuple[Path, Path]
+) -> None:
+    """Without Caddy (e.g. the systemd unit), WAR_CERTFILE/WAR_KEYFILE make it speak TLS."""
+    cert, key = self_signed
+    command = image_command(tmp_path, port=free_port())
+    command.env.update(WAR_CERTFILE=str(cert), WAR_KEYFILE=str(key))
+    async with running(command) as process:
+        with pytest.raises((OSError, ValueError)):
+            await http_get("127.0.0.1", command.port, "/healthz")  # plain HTTP: refused
+        answer = await http_get("127.0.0.1", command.port, "/healthz", tls=True)
+        assert answer.status == 200
+        assert await _run(command.healthcheck, command.env) == (0, "")
+        assert await _stop(process) == 0
+
+
 async def test_restart_on_the_same_volume(tmp_path: Path) -> None:
     for _ in range(2):
         command = image_command(tmp_path, port=free_port())
@@ -129,8 +135,7 @@ def _pid_inside_namespace(pid: int) -> int:
     return int(line.split()[-1])
 
 
-@needs_server
-@pytest.mark.skipif(not _can_unshare_pid(), reason="needs root to make a PID namespace")
+@pytest.mark.skipif(not _can_unshare_pid(), reason="making a PID namespace needs root")
 async def test_sigterm_stops_the_server_as_pid_1(tmp_path: Path) -> None:
     """In the container war-server is PID 1, which ignores signals it has no handler for."""
     unshare = shutil.which("unshare")
@@ -170,7 +175,6 @@ def _secrets_absent(paths: list[Path], secrets: list[str]) -> list[str]:
     return found
 
 
-@needs_app
 async def test_plays_a_game_across_a_restart_on_the_same_volume(tmp_path: Path) -> None:
     """Create, join, watch, play; SIGTERM (an update); same command again; resume; finish."""
     command = image_command(tmp_path, port=free_port())

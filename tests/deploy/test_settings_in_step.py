@@ -1,9 +1,9 @@
 """Every setting the deployment passes is one war-server reads, and the docs say so.
 
 The settings table in docs/hosting.md is the list people read; these tests hold the
-deployment files to it and, once the server has landed, hold it to `war-server --help`
-(which shows every flag with its default and environment variable). `--help` is used
-rather than server internals so that the check does not depend on internal names.
+deployment files to it, and it to `war-server --help` (which shows every flag with its
+default and environment variable). `--help` is used rather than server internals so
+that the check does not depend on internal names.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from tests.deploy._repo import (
     DOCKERFILE,
     ENV_EXAMPLE,
     HEALTHCHECK_SCRIPT,
-    REPO,
     SYSTEMD_UNIT,
     compose,
     documented_compose_settings,
@@ -32,11 +31,6 @@ from tests.deploy._repo import (
     service_environment,
     venv_script,
     war_vars,
-)
-
-needs_server = pytest.mark.skipif(
-    not (REPO / "server" / "cli.py").exists(),
-    reason="server/cli.py has not landed yet (issue 4); remove this skip when it has",
 )
 
 DEPLOYMENT_FILES = [COMPOSE, ENV_EXAMPLE, DOCKERFILE, SYSTEMD_UNIT, HEALTHCHECK_SCRIPT]
@@ -147,19 +141,16 @@ def _server_help() -> str:
     return result.stdout
 
 
-@needs_server
 def test_server_reads_exactly_the_documented_settings() -> None:
     assert war_vars(_server_help()) == set(documented_settings())
 
 
-@needs_server
 def test_server_reads_every_setting_the_deployment_passes() -> None:
     server = war_vars(_server_help())
     for name, used in _deployment_vars().items():
         assert used - server == set(), f"{name} passes settings war-server ignores"
 
 
-@needs_server
 def test_server_help_shows_the_documented_flags_and_defaults() -> None:
     blocks = help_blocks(_server_help())
     for var, row in documented_settings().items():

@@ -1,0 +1,26 @@
+"""Fixtures shared by the deployment tests."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def self_signed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A throwaway certificate for a public-looking name, as Caddy or certbot would give."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl command not available to make a test certificate")
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        [openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+         "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "2",
+         "-subj", "/CN=myfamily.example.org"],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    return cert, key
