@@ -35,7 +35,7 @@ pytest: venv
 test: lint typecheck pytest
 
 bench: venv
-	$(BIN)/python bench/engine.py
+	$(BIN)/python -m bench.engine
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache .ruff_cache
