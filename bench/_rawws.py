@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
+import socket
 import struct
 from collections.abc import Callable
 
@@ -227,6 +228,16 @@ class RawWebSocket(asyncio.Protocol):
             self._write(_OP_CLOSE, struct.pack("!H", code))
         self.transport.close()
 
+    def pause_reading(self) -> None:
+        """Stop reading from the socket (a slow consumer); `resume_reading` undoes it."""
+        if self.transport is not None:
+            self.transport.pause_reading()
+
+    def resume_reading(self) -> None:
+        """Read from the socket again."""
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.resume_reading()
+
     def abort(self) -> None:
         """Drop the TCP connection at once, no close frame."""
         if self.transport is not None:
@@ -241,8 +252,12 @@ async def connect(
     *,
     path: str = "/",
     within: float = 10.0,
+    rcvbuf: int | None = None,
 ) -> RawWebSocket:
     """Open a connection and finish the opening handshake.
+
+    ``rcvbuf`` sets the socket's receive buffer before connecting (a small one makes a
+    slow consumer's backlog reach the server quickly).
 
     Raises:
         HandshakeError: the server answered something else than 101.
@@ -250,12 +265,23 @@ async def connect(
         TimeoutError: no handshake within ``within`` seconds.
     """
     loop = asyncio.get_running_loop()
-    _, protocol = await asyncio.wait_for(
-        loop.create_connection(
-            lambda: RawWebSocket(f"{host}:{port}", path, on_message, on_close), host, port
-        ),
-        within,
-    )
+
+    def factory() -> RawWebSocket:
+        return RawWebSocket(f"{host}:{port}", path, on_message, on_close)
+
+    if rcvbuf is None:
+        opening = loop.create_connection(factory, host, port)
+    else:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        sock.setblocking(False)
+        try:
+            await asyncio.wait_for(loop.sock_connect(sock, (host, port)), within)
+        except BaseException:
+            sock.close()
+            raise
+        opening = loop.create_connection(factory, sock=sock)
+    _, protocol = await asyncio.wait_for(opening, within)
     try:
         await asyncio.wait_for(asyncio.shield(protocol.opened), within)
     except BaseException:

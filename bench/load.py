@@ -185,7 +185,11 @@ class _Profiler:
         if not Path(exe).exists():
             print("py-spy not found: pip install py-spy (skipping profile)", file=sys.stderr)
             return
-        Path(directory).mkdir(parents=True, exist_ok=True)
+        try:
+            Path(directory).mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            print(f"cannot profile into {directory}: {error}", file=sys.stderr)
+            return
         self.path = Path(directory) / f"{name}.txt"
         argv = [exe, "record", "--pid", str(server.pid), "--format", "raw", "--rate", "200"]
         argv += ["--output", str(self.path), "--nonblocking"]
@@ -217,8 +221,7 @@ def summarize_profile(path: Path, top: int = 15) -> dict[str, list[tuple[str, fl
             continue
         count = int(count_text)
         total += count
-        frames = [f.split(" (", 1)[0] + " " + f.rsplit("/", 1)[-1] for f in stack.split(";")]
-        frames = [f.replace(")", "") for f in frames]
+        frames = [_function_of(f) for f in stack.split(";")]
         own[frames[-1]] += count
         for frame in set(frames):
             inclusive[frame] += count
@@ -228,6 +231,12 @@ def summarize_profile(path: Path, top: int = 15) -> dict[str, list[tuple[str, fl
         "own": [(f, round(100 * c / total, 1)) for f, c in own.most_common(top)],
         "inclusive": [(f, round(100 * c / total, 1)) for f, c in inclusive.most_common(top)],
     }
+
+
+def _function_of(frame: str) -> str:
+    """``name (path/file.py:12)`` → ``name file.py`` (lines of one function merged)."""
+    name, _, where = frame.partition(" (")
+    return f"{name} {where.rsplit('/', 1)[-1].split(':', 1)[0].rstrip(')')}"
 
 
 class Bench:
