@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from protocol import (
+    CardsTurned,
     CreateRoom,
-    Error,
     GameOver,
     JoinRoom,
     Ready,
@@ -28,9 +28,16 @@ from protocol import (
     WatchRoom,
     Welcome,
 )
-from tests.deploy._player import Peer, peer
-from tests.deploy._repo import HEALTHCHECK_SCRIPT, env_example, venv_script
+from tests.deploy._interpolate import interpolate
+from tests.deploy._repo import (
+    HEALTHCHECK_SCRIPT,
+    compose,
+    env_example,
+    service_environment,
+    venv_script,
+)
 from tests.deploy._server import free_port, http_get, image_command, running
+from tests.e2e._client import Client
 
 STOP_TIMEOUT = 30.0
 STORE_FILES = {"war.sqlite3", "war.sqlite3-wal", "war.sqlite3-shm"}
@@ -49,9 +56,10 @@ def test_translation_keeps_the_images_command_and_settings(tmp_path: Path) -> No
     assert command.env["PATH"].split(":")[0] == str(Path(sys.prefix) / "bin")
     assert command.env["PYTHONUNBUFFERED"] == "1"
     # Every setting compose passes arrives, with .env.example's values.
-    example = env_example()
-    for key in ("WAR_PASSWORD", "WAR_LOG_FORMAT", "WAR_MAX_ROOMS", "WAR_AWAY_TIMEOUT"):
-        assert command.env[key] == example[key]
+    passed = service_environment(compose()["services"]["war"])
+    assert len(passed) > 5
+    for key, value in passed.items():
+        assert command.env[key] == interpolate(value, env_example()), key
     assert Path(command.healthcheck[0]).parent == Path(sys.prefix) / "bin"
     assert command.healthcheck[1:] == [str(HEALTHCHECK_SCRIPT)]
     assert not [k for k in command.env if k.startswith("WAR_") and "/opt/" in command.env[k]]
@@ -156,18 +164,18 @@ SERVICE_RESTART = 1012  # PROTOCOL.md: SIGTERM, clients resume after the restart
 REFUSED = 4004
 
 
-async def _turn(players: list[tuple[Peer, int]]) -> int:
-    """Every player waits to be asked, then readies; return the step reached."""
-    await asyncio.gather(*(p.expect_waiting_for(seat) for p, seat in players))
-    (step,) = {p.step for p, _ in players}
-    for p, _ in players:
-        await p.send(Ready(step=step))
-    await asyncio.gather(*(p.expect_step(step + 1) for p, _ in players))
+async def _turn(players: list[Client], step: int) -> int:
+    """Every player readies at ``step``; return the step reached once all have seen it."""
+    for client in players:
+        await client.send(Ready(step=step))
+    await asyncio.gather(
+        *(c.expect(CardsTurned, where=lambda m: m.step == step + 1) for c in players)
+    )
     return step + 1
 
 
-def _secrets_absent(paths: list[Path], secrets: list[str]) -> list[str]:
-    """The (path, secret) pairs where a secret appears in a file's bytes."""
+def _secrets_found(paths: list[Path], secrets: list[str]) -> list[str]:
+    """Which secrets (shown by their first characters) appear in which files."""
     found = []
     for path in paths:
         data = path.read_bytes()
@@ -178,42 +186,35 @@ def _secrets_absent(paths: list[Path], secrets: list[str]) -> list[str]:
 async def test_plays_a_game_across_a_restart_on_the_same_volume(tmp_path: Path) -> None:
     """Create, join, watch, play; SIGTERM (an update); same command again; resume; finish."""
     command = image_command(tmp_path, port=free_port())
+    url = f"ws://127.0.0.1:{command.port}/"
     password = command.env["WAR_PASSWORD"]
-    async with (
-        running(command, log_name="first.log") as server,
-        peer(command.port) as ann,
-        peer(command.port) as ben,
-    ):
+    async with running(command, log_name="first.log") as server:
+        ann, ben, watcher = [await Client.connect(url) for _ in range(3)]
         await ann.send(CreateRoom(name="Ann", deal=DEAL, password=password))
         first = await ann.expect(Welcome)
         assert first.seat == 0 and first.token and first.player_code and first.watch_code
         await ben.send(JoinRoom(code=first.player_code, name="Ben"))
         first_ben = await ben.expect(Welcome)
         assert first_ben.seat == 1 and first_ben.token
-        async with peer(command.port) as watcher:
-            await watcher.send(WatchRoom(code=first.watch_code))
-            watching = await watcher.expect(Welcome)
-            assert watching.seat is None and watching.token is None
-            assert watching.player_code is None
+        await watcher.send(WatchRoom(code=first.watch_code))
+        watching = await watcher.expect(Welcome)
+        assert watching.seat is None and watching.token is None
+        assert watching.player_code is None
 
-            players = [(ann, 0), (ben, 1)]
-            for _ in range(STEPS_BEFORE_RESTART):
-                step = await _turn(players)
-            await watcher.expect_step(step)
-            assert watcher.events == ann.events == ben.events
+        step = 0
+        for _ in range(STEPS_BEFORE_RESTART):
+            step = await _turn([ann, ben], step)
+        await watcher.expect(CardsTurned, where=lambda m: m.step == step)
+        assert watcher.events() == ann.events()[-len(watcher.events()) :]
+        assert ann.events() == ben.events()
 
-            server.send_signal(signal.SIGTERM)
-            codes = await asyncio.gather(
-                ann.closed_with(), ben.closed_with(), watcher.closed_with()
-            )
-            assert list(codes) == [SERVICE_RESTART] * 3
-            assert await asyncio.wait_for(server.wait(), STOP_TIMEOUT) == 0
+        server.send_signal(signal.SIGTERM)
+        closes = await asyncio.gather(*(c.expect_close() for c in (ann, ben, watcher)))
+        assert [code for code, _ in closes] == [SERVICE_RESTART] * 3
+        assert await asyncio.wait_for(server.wait(), STOP_TIMEOUT) == 0
 
-    async with (
-        running(command, log_name="second.log") as server,
-        peer(command.port) as ann,
-        peer(command.port) as ben,
-    ):
+    async with running(command, log_name="second.log") as server:
+        ann, ben = [await Client.connect(url) for _ in range(2)]
         await ann.send(ResumeSeat(room=first.state.room, token=first.token))
         await ben.send(ResumeSeat(room=first.state.room, token=first_ben.token))
         back, back_ben = await asyncio.gather(ann.expect(Welcome), ben.expect(Welcome))
@@ -221,26 +222,26 @@ async def test_plays_a_game_across_a_restart_on_the_same_volume(tmp_path: Path) 
         assert back.state.step == back_ben.state.step == step  # nothing lost
         assert back.token and back.token != first.token
 
-        for player in (ann, ben):
-            await player.send(VoteFinish())
+        for client in (ann, ben):
+            await client.send(VoteFinish())
         over, over_ben = await asyncio.gather(ann.expect(GameOver), ben.expect(GameOver))
         assert over == over_ben
         assert over.step > step
         assert over.summary.deal == DEAL
         assert sum(over.counts) == 52
 
-        async with peer(command.port) as stale:
-            await stale.send(ResumeSeat(room=first.state.room, token=first.token))
-            refused = await stale.expect(Error)
-            assert refused.code == "bad_token"
-            assert await stale.closed_with() == REFUSED
+        stale = await Client.connect(url)
+        await stale.send(ResumeSeat(room=first.state.room, token=first.token))
+        await stale.expect_error("bad_token")
+        assert (await stale.expect_close())[0] == REFUSED
 
-        server.send_signal(signal.SIGTERM)
-        assert await asyncio.wait_for(server.wait(), STOP_TIMEOUT) == 0
+        for client in (ann, ben):
+            await client.close()
+        assert await _stop(server) == 0
 
     # Never a token, code or password in a log line; tokens only hashed in the store.
     logs = [tmp_path / "first.log", tmp_path / "second.log"]
     secrets = [first.token, first_ben.token, back.token, first.player_code, first.watch_code]
-    assert _secrets_absent(logs, [*secrets, password]) == []
+    assert _secrets_found(logs, [*secrets, password]) == []
     store = sorted(command.data_dir.glob("war.sqlite3*"))
-    assert _secrets_absent(store, [first.token, first_ben.token, back.token]) == []
+    assert _secrets_found(store, [first.token, first_ben.token, back.token]) == []
