@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from ruamel.yaml import YAML
 
-from tests.deploy._dockerfile import Stage, parse_dockerfile
+from tests.deploy._dockerfile import Stage, env_pairs, parse_dockerfile
 from tests.deploy._interpolate import parse_env_file
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "documented_settings",
     "env_example",
     "final_stage",
+    "image_env",
     "service_environment",
     "stages",
     "venv_script",
@@ -65,6 +66,14 @@ def stages() -> tuple[Stage, ...]:
 def final_stage() -> Stage:
     """The stage that becomes the image."""
     return stages()[-1]
+
+
+def image_env() -> dict[str, str]:
+    """The variables the image's final stage sets with ENV (values as written)."""
+    env: dict[str, str] = {}
+    for instruction in final_stage().all("ENV"):
+        env.update(env_pairs(instruction))
+    return env
 
 
 def compose() -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.deploy._dockerfile import env_pairs, healthcheck
+from tests.deploy._dockerfile import healthcheck
 from tests.deploy._interpolate import InterpolationError, interpolate_tree, references
 from tests.deploy._repo import (
     CADDYFILE,
@@ -25,6 +25,7 @@ from tests.deploy._repo import (
     compose,
     env_example,
     final_stage,
+    image_env,
     service_environment,
     venv_script,
 )
@@ -43,13 +44,6 @@ def _validate(path: Path) -> subprocess.CompletedProcess[str]:
         timeout=60,
         check=False,
     )
-
-
-def _image_env() -> dict[str, str]:
-    env: dict[str, str] = {}
-    for instruction in final_stage().all("ENV"):
-        env.update(env_pairs(instruction))
-    return env
 
 
 def _strings(node: object) -> list[str]:
@@ -154,14 +148,14 @@ def test_war_service_publishes_the_images_port() -> None:
     war = _services()["war"]
     rendered = interpolate_tree(war, env_example())
     assert isinstance(rendered, dict)
-    image_port = _image_env()["WAR_PORT"]
+    image_port = image_env()["WAR_PORT"]
     assert [str(p).rsplit(":", 1)[-1] for p in rendered["ports"]] == [image_port]
     assert rendered["ports"] == [f"0.0.0.0:{env_example()['HOST_PORT']}:{image_port}"]
 
 
 def test_war_service_leaves_address_port_and_store_path_to_the_image() -> None:
     # Overriding these would break the port mapping, the volume or the health check.
-    fixed = set(_image_env()) & {"WAR_HOST", "WAR_PORT", "WAR_DB"}
+    fixed = set(image_env()) & {"WAR_HOST", "WAR_PORT", "WAR_DB"}
     assert fixed == {"WAR_HOST", "WAR_PORT", "WAR_DB"}
     assert not fixed & set(service_environment(_services()["war"]))
 
@@ -215,7 +209,7 @@ def test_caddyfile_proxies_the_domain_to_the_war_service() -> None:
     text = "\n".join(line for line in lines if not line.lstrip().startswith("#"))
     assert re.search(r"^\{\$TLS_DOMAIN\}\s*\{", text, re.MULTILINE)
     upstreams = re.findall(r"reverse_proxy\s+(\S+)", text)
-    assert upstreams == [f"war:{_image_env()['WAR_PORT']}"]
+    assert upstreams == [f"war:{image_env()['WAR_PORT']}"]
 
 
 def test_caddyfile_adapts_with_caddy(tmp_path: Path) -> None:

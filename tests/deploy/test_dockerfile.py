@@ -26,6 +26,7 @@ from tests.deploy._repo import (
     HEALTHCHECK_SCRIPT,
     REPO,
     final_stage,
+    image_env,
     stages,
     venv_script,
 )
@@ -122,9 +123,7 @@ def test_stops_with_sigterm() -> None:
 
 
 def test_store_on_a_volume_and_listening_on_all_addresses() -> None:
-    env: dict[str, str] = {}
-    for instruction in final_stage().all("ENV"):
-        env.update(env_pairs(instruction))
+    env = image_env()
     assert env["WAR_HOST"] == "0.0.0.0"
     volumes = [json.loads(v.value) for v in final_stage().all("VOLUME")]
     assert ["/data"] in volumes

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.deploy._dockerfile import env_pairs
 from tests.deploy._repo import (
     COMPOSE,
     DOCKERFILE,
@@ -27,7 +26,7 @@ from tests.deploy._repo import (
     documented_compose_settings,
     documented_settings,
     env_example,
-    final_stage,
+    image_env,
     service_environment,
     venv_script,
     war_vars,
@@ -58,11 +57,9 @@ def test_docs_table_follows_the_flag_naming_rule() -> None:
 
 def test_docs_docker_column_matches_the_image_and_compose() -> None:
     rows = documented_settings()
-    image_env: dict[str, str] = {}
-    for instruction in final_stage().all("ENV"):
-        image_env.update(env_pairs(instruction))
-    for var in war_vars(" ".join(image_env)):
-        assert rows[var].docker == f"{image_env[var]} (image)", var
+    fixed = image_env()
+    for var in war_vars(" ".join(fixed)):
+        assert rows[var].docker == f"{fixed[var]} (image)", var
     example = env_example()
     for var in service_environment(compose()["services"]["war"]):
         expected = "required in .env" if var == "WAR_PASSWORD" else example[var]

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.deploy._dockerfile import env_pairs
-from tests.deploy._repo import HOSTING_DOC, SYSTEMD_UNIT, final_stage, venv_script
+from tests.deploy._repo import HOSTING_DOC, SYSTEMD_UNIT, image_env, venv_script
 
 VENV = "/opt/family-war"
 
@@ -108,8 +107,6 @@ def test_hardened_and_stopped_with_sigterm() -> None:
 
 def test_listens_like_the_image_so_the_guide_applies_to_both() -> None:
     env = _environment()
-    image_env: dict[str, str] = {}
-    for instruction in final_stage().all("ENV"):
-        image_env.update(env_pairs(instruction))
-    assert env["WAR_HOST"] == image_env["WAR_HOST"] == "0.0.0.0"
-    assert env["WAR_PORT"] == image_env["WAR_PORT"]
+    fixed = image_env()
+    assert env["WAR_HOST"] == fixed["WAR_HOST"] == "0.0.0.0"
+    assert env["WAR_PORT"] == fixed["WAR_PORT"]
