@@ -97,6 +97,8 @@ class LineRenderer:
     async def _event(self, event: Received | Reconnecting | Notice | Ended) -> int | None:
         match event:
             case Received(message=message, before=before, view=view):
+                if self._over:
+                    return None  # closing after game over: that was the last line
                 self.view = view
                 if self.json_lines:
                     self._say(message_json(message))

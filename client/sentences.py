@@ -120,6 +120,8 @@ def describe(
         case Welcome():
             return _welcome(after, me)
         case Error(code=code, message=text):
+            if not after.welcomed:
+                return ()  # a refused opening: the connection's end says why, once
             return (f"The server says: {text or code} ({code}).",)
         case PlayerJoined(seat=seat, name=name, computer=computer):
             if seat == me:
@@ -191,16 +193,16 @@ def _welcome(view: ViewState, me: int | None) -> tuple[str, ...]:
         lines = [f"You are watching {join_words(seated) or 'an empty table'}."]
     else:
         lines = [f"You are {view.name(me)}, at seat {me + 1} of {players}."]
-    if view.phase is RoomPhase.WAITING and (missing := len(view.open_seats)):
+    if view.phase is RoomPhase.PLAYING:
+        lines.append(f"The game is on: {_plural(view.round, 'round')} played.")
+    elif view.phase is RoomPhase.OVER and view.result is not None:
+        lines.append(result_sentence(view, view.result, me))
+    elif missing := len(view.open_seats):
         lines.append(f"Waiting for {_plural(missing, 'more player')}.")
         if view.player_code is not None:
             lines.append(f"Player code: {view.player_code}.")
     if view.watch_code is not None and me is not None:
         lines.append(f"Watch code: {view.watch_code}.")
-    elif view.phase is RoomPhase.PLAYING:
-        lines.append(f"The game is on: {_plural(view.round, 'round')} played.")
-    elif view.result is not None:
-        lines.append(result_sentence(view, view.result, me))
     return tuple(lines)
 
 

@@ -317,6 +317,11 @@ def test_joining_and_the_codes_while_seats_are_open() -> None:
     assert status(view, 0) == "Waiting for 2 more players to join."
 
 
+def test_a_refusal_before_the_welcome_is_left_to_the_end_line() -> None:
+    refusal = Error(code="unknown_code", message="no room has the code 'NOPE'")
+    assert narrate([refusal], None) == []
+
+
 def test_ignored_and_missing_messages() -> None:
     messages = table(["Ann", "Ben"], 0)
     view = apply_all(ViewState(), messages)
@@ -349,3 +354,29 @@ def test_status_tells_me_what_to_do() -> None:
     )
     assert status(war, 0) == "War! Press space to lay your cards down."
     assert status(ViewState(), 0) == "Connecting…"
+
+
+def test_a_welcome_back_mid_game_and_after_it() -> None:
+    recording = Recording(engine.Game(engine.Rules(round_limit=3), 7), me=1)
+    recording.play(2)
+    view = apply_all(ViewState(), recording.messages)
+    playing = RoomState(
+        room="r8k2",
+        phase=RoomPhase.PLAYING,
+        rules=view.rules,
+        seats=view.seats,
+        round=view.round,
+        step=view.step,
+    )
+    back = Welcome(seq=99, seat=1, token="x" * 20, watch_code="CALM-FROG-17", state=playing)
+    assert narrate([back], 1) == [
+        "You are Ben, at seat 2 of 2.",
+        "The game is on: 2 rounds played.",
+        "Watch code: CALM-FROG-17.",
+    ]
+    recording.play()
+    over = apply_all(ViewState(), recording.messages)
+    assert over.result is not None
+    ended = replace(playing, phase=RoomPhase.OVER, seats=over.seats, result=over.result)
+    lines = narrate([replace(back, state=ended)], 1)
+    assert lines[1].startswith("Game over: the limit of 3 rounds is reached.")
