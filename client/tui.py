@@ -64,6 +64,7 @@ class SeatPanel(Static):
     SeatPanel.me { border: round $accent; }
     SeatPanel.won { border: heavy $success; background: $success 15%; }
     SeatPanel.out { opacity: 60%; }
+    SeatPanel.over { min-height: 4; }
     """
 
     def __init__(self, seat: int) -> None:
@@ -77,11 +78,14 @@ class SeatPanel(Static):
         self.set_class(self.seat == me, "me")
         self.set_class(haul is not None, "won")
         self.set_class(record.out, "out")
+        over = view.phase is RoomPhase.OVER
+        self.set_class(over, "over")
         pile = Text(f"{record.count} cards", style="bold")
         if haul is not None:
             pile.append(f"  +{haul}", style="bold green")
         lines = [pile, Text(" · ".join(_flags(view, record)), style="italic")]
-        lines.append(self._table(view, record))
+        if not over:
+            lines.append(self._table(view, record))
         self.update(Text("\n").join(lines))
 
     def _table(self, view: ViewState, record: SeatState) -> Text:
@@ -116,7 +120,7 @@ def _flags(view: ViewState, record: SeatState) -> list[str]:
     elif record.computer:
         flags.append("computer")
     else:
-        flags.append("connected" if record.connected else "away")
+        flags.append("here" if record.connected else "away")
     if record.out:
         flags.append("out")
     elif view.phase is RoomPhase.PLAYING:
@@ -225,9 +229,11 @@ class WarApp(App[None]):
             fighters = join_words("you" if s == me else view.name(s) for s in view.war_seats)
             war.update(Text(f"{war_name(view.war_depth).capitalize()} between {fighters}"))
         self.query_one("#status", Static).update(Text(self.reconnecting or status(view, me)))
-        self.query_one("#said", Static).update(Text("\n".join(self.said)))
+        said = self.query_one("#said", Static)
+        said.update(Text("\n".join(self.said)))
         summary = self.query_one("#summary", Static)
         summary.display = view.phase is RoomPhase.OVER and view.result is not None
+        said.display = not summary.display
         summary.update(self._summary())
 
     def _top_line(self) -> Text:
@@ -243,7 +249,8 @@ class WarApp(App[None]):
                 parts.append(f"{view.minutes}-minute game")
             if view.deal is not None:
                 parts.append(f"deal {view.deal}")
-            parts.append(f"{view.spectators} watching")
+            if view.spectators:
+                parts.append(f"{view.spectators} watching")
             if view.spectating:
                 parts.append("you are watching")
             elif view.watch_code:
