@@ -17,6 +17,7 @@ from client.errors import ClientError, UsageError
 from client.lines import LineRenderer, stdin_reader
 from client.local import LocalServer
 from client.statefile import StateFile, default_path
+from client.tls import client_context
 from protocol import (
     Aces,
     AutoPlay,
@@ -54,6 +55,8 @@ examples:
   war-client ws://192.168.1.20:8765 --watch CALM-FROG-17
       watch the game
   war-client wss://war.example.org --name Ann --create --players 3 --face-down 3 --rounds 50
+  war-client wss://192.168.1.20:8765 --cafile war-cert.pem --name Ben --join BLUE-OTTER-42
+      a server with a self-signed certificate: trust the server's own certificate file
   war-client ws://127.0.0.1:8765 --name Ann --create --vs-computer --auto quick --plain
 
 keys at the table:
@@ -72,9 +75,10 @@ Seat tokens are kept in $WAR_CLIENT_STATE, or $XDG_STATE_HOME/family-war/client.
 (default ~/.local/state/family-war/client.json), mode 0600. A dropped connection or a
 server restart reconnects by itself ("reconnecting...") and resumes the seat.
 The password to create rooms, if the server has one: --password or $WAR_PASSWORD.
+The certificate to trust for wss:// (a self-signed one): --cafile or $WAR_CLIENT_CAFILE.
 
-exit status: 0 game over or left; 1 could not connect, refused, or gave up
-reconnecting (one line on stderr says why); 2 a command-line mistake.
+exit status: 0 game over or left; 1 could not connect (a certificate check included),
+refused, or gave up reconnecting (one line on stderr says why); 2 a command-line mistake.
 """
 
 
@@ -98,6 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("url", nargs="?", help="the server: ws://host:port or wss://host:port")
     parser.add_argument("--name", help="your name at the table (default: your login name)")
+    parser.add_argument(
+        "--cafile",
+        metavar="PEM",
+        help="for wss://: also trust the certificate(s) in this PEM file, such as the "
+        "server's self-signed --certfile (default: $WAR_CLIENT_CAFILE)",
+    )
     room = parser.add_argument_group("the room (choose one)")
     which = room.add_mutually_exclusive_group()
     which.add_argument("--create", action="store_true", help="create a room and take seat 1")
@@ -160,6 +170,8 @@ class Plan:
     opening: Opening
     auto: AutoPlay | None
     output: str  # "tui", "plain" or "json"
+    cafile: str | None = None
+    cafile_source: str = "--cafile"  # or "WAR_CLIENT_CAFILE"
 
 
 def _default_name() -> str:
@@ -215,6 +227,7 @@ def plan(args: argparse.Namespace, *, stdout_is_terminal: bool) -> Plan:
         raise UsageError(f"{used[0]} goes with --create (the room's creator sets the rules)")
     if args.watch and args.auto:
         raise UsageError("--auto is for players; spectators only watch")
+    cafile, cafile_source = _cafile(args)
     output = "json" if args.json else "plain" if args.plain else "tui"
     if output == "tui" and not stdout_is_terminal:
         output = "plain"
@@ -231,7 +244,26 @@ def plan(args: argparse.Namespace, *, stdout_is_terminal: bool) -> Plan:
         encode(opening)
     except EncodeError as error:
         raise UsageError(_explain_option(str(error))) from None
-    return Plan(url=args.url, opening=opening, auto=auto, output=output)
+    return Plan(
+        url=args.url,
+        opening=opening,
+        auto=auto,
+        output=output,
+        cafile=cafile,
+        cafile_source=cafile_source,
+    )
+
+
+def _cafile(args: argparse.Namespace) -> tuple[str | None, str]:
+    """The certificate file to trust and where it was named: ``--cafile`` (only with a
+    ``wss://`` url), else ``$WAR_CLIENT_CAFILE`` (ignored for ``ws://``)."""
+    secure = args.url is not None and urlsplit(args.url).scheme == "wss"
+    if args.cafile is not None:
+        if not secure:
+            raise UsageError("--cafile is for a wss:// url (a server with a certificate)")
+        return args.cafile, "--cafile"
+    from_env = os.environ.get("WAR_CLIENT_CAFILE") or None
+    return (from_env if secure else None), "WAR_CLIENT_CAFILE"
 
 
 def _create(args: argparse.Namespace, name: str, *, local: bool) -> CreateRoom:
@@ -303,7 +335,10 @@ def _stop_on_signal(number: int, frame: object) -> None:
 
 
 def _play(url: str, wanted: Plan, *, seats: StateFile | None) -> int:
-    connection = Connection(url, wanted.opening, seats=seats, auto=wanted.auto)
+    tls = None
+    if wanted.cafile is not None:
+        tls = client_context(wanted.cafile, source=wanted.cafile_source)
+    connection = Connection(url, wanted.opening, seats=seats, auto=wanted.auto, ssl_context=tls)
     if wanted.output == "tui":
         from client.tui import WarApp  # noqa: PLC0415 - Textual loads only for the table
 

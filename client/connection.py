@@ -18,7 +18,8 @@ What it does for the renderers:
   close (4001) or an opening timeout (4005), reconnects with capped exponential backoff
   with jitter and resumes (spectators watch again), until ``give_up_after`` seconds have
   passed without a room; refusals and final closes (4002 replaced, 4003 room closed,
-  4004 refused …) end it with the server's own sentence.
+  4004 refused …) end it with the server's own sentence. A ``wss://`` certificate that
+  fails the check ends it at once, whenever it happens, with what to do about it.
 
 The decisions (which close code retries, how long to wait) are the pure functions
 :func:`should_reconnect`, :func:`closed_because` and :func:`backoff_delay`.
@@ -28,16 +29,24 @@ from __future__ import annotations
 
 import asyncio
 import random
+import ssl
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidProxy, InvalidURI, WebSocketException
+from websockets.exceptions import (
+    ConnectionClosed,
+    InvalidMessage,
+    InvalidProxy,
+    InvalidURI,
+    WebSocketException,
+)
 
 from client.errors import StateFileError
 from client.statefile import SeatRecord, StateFile
+from client.tls import explain_tls
 from client.view import ViewState, apply
 from protocol import (
     MAX_SERVER_MESSAGE_BYTES,
@@ -196,7 +205,9 @@ class Connection:
     ``opening`` is sent on the first connection (a ``join_room`` is replaced by
     ``resume_seat`` when ``seats`` holds a token for that code on this server).
     ``auto``: set this auto-play mode once seated. ``give_up_after``: seconds of failed
-    reconnecting before the iteration ends.
+    reconnecting before the iteration ends. ``ssl_context``: for a ``wss://`` url, the
+    context that checks the server's certificate (:func:`client.tls.client_context`;
+    default: the system's trusted certificates).
     """
 
     def __init__(
@@ -211,6 +222,7 @@ class Connection:
         backoff_base: float = 0.25,
         backoff_cap: float = 10.0,
         rng: random.Random | None = None,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self.url = url
         self.opening = opening
@@ -221,6 +233,7 @@ class Connection:
         self._open_timeout = open_timeout
         self._backoff = (backoff_base, backoff_cap)
         self._rng = rng or random.Random()
+        self._ssl = ssl_context
         self._ws: ClientConnection | None = None
         self._open = False  # the current connection has been welcomed into the room
         self._token: str | None = None
@@ -262,16 +275,13 @@ class Connection:
         while True:
             reason: str
             try:
-                ws = await connect(
-                    self.url,
-                    open_timeout=self._open_timeout,
-                    max_size=MAX_SERVER_MESSAGE_BYTES,
-                )
+                ws = await self._connect()
             except (OSError, TimeoutError, WebSocketException) as error:
-                if isinstance(error, InvalidURI | InvalidProxy) or not self._ever_welcomed:
-                    yield Ended(False, f"cannot connect to {self.url}: {_explain(error)}")
+                final = isinstance(error, InvalidURI | InvalidProxy | ssl.SSLCertVerificationError)
+                if final or not self._ever_welcomed:
+                    yield Ended(False, f"cannot connect to {self.url}: {self._explain(error)}")
                     return
-                reason = f"cannot reach the server: {_explain(error)}"
+                reason = f"cannot reach the server: {self._explain(error)}"
             else:
                 self._ws, self._open = ws, False
                 self._refusal = None
@@ -318,6 +328,33 @@ class Connection:
             opening = self._reopening()
 
     # --- inside one connection ----------------------------------------------------------
+    async def _connect(self) -> ClientConnection:
+        if self._ssl is not None and self._secure:
+            return await connect(
+                self.url,
+                ssl=self._ssl,
+                open_timeout=self._open_timeout,
+                max_size=MAX_SERVER_MESSAGE_BYTES,
+            )
+        return await connect(
+            self.url, open_timeout=self._open_timeout, max_size=MAX_SERVER_MESSAGE_BYTES
+        )
+
+    @property
+    def _secure(self) -> bool:
+        return self.url.lower().startswith("wss:")
+
+    def _explain(self, error: BaseException) -> str:
+        """Why connecting failed, in one lowercase line (with a hint for a TLS mix-up)."""
+        if isinstance(error, ssl.SSLError):
+            return explain_tls(error, cafile_given=self._ssl is not None)
+        text = _explain(error)
+        if isinstance(error, InvalidMessage) and not self._secure:
+            return f"{text} (does the server use wss://?)"
+        if isinstance(error, ConnectionResetError) and self._secure:
+            return f"{text} (does the server use ws://, without tls?)"
+        return text
+
     async def _follow(
         self, ws: ClientConnection, opening: Opening | ResumeSeat
     ) -> AsyncIterator[LinkEvent]:
@@ -399,5 +436,7 @@ def _explain(error: BaseException) -> str:
         return "timed out"
     if isinstance(error, ConnectionRefusedError):
         return "connection refused"
+    if isinstance(error, ConnectionResetError):
+        return "connection reset"
     text = str(error).strip()
     return text[:1].lower() + text[1:] if text else type(error).__name__

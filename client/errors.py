@@ -4,11 +4,12 @@
   - ``UsageError``: the command line does not make sense (``ws://`` missing, …).
   - ``StateFileError``: the seat state file cannot be written.
   - ``LocalServerError``: ``war-client --local`` could not start its own server.
+  - ``CaFileError``: the ``--cafile`` certificate file cannot be read or is not PEM.
 """
 
 from __future__ import annotations
 
-__all__ = ["ClientError", "LocalServerError", "StateFileError", "UsageError"]
+__all__ = ["CaFileError", "ClientError", "LocalServerError", "StateFileError", "UsageError"]
 
 
 class ClientError(Exception):
@@ -25,3 +26,7 @@ class StateFileError(ClientError):
 
 class LocalServerError(ClientError):
     """``--local``: the child ``war-server`` did not start or did not answer ``/healthz``."""
+
+
+class CaFileError(ClientError):
+    """``--cafile`` (or ``$WAR_CLIENT_CAFILE``) cannot be read or holds no PEM certificate."""
