@@ -7,6 +7,10 @@ stands, ``q``: leave). ``--json`` writes every server message received, decoded,
 JSON object per line (the seat's secret token is replaced by ``"<hidden>"``); notices go to
 stderr so stdout stays pure JSON.
 
+In a time-limited game ``--plain`` also says "One minute left." when the countdown
+(:mod:`client.countdown`, on the monotonic clock) gets there; the server says when the time
+is up ("Time is up."), and ``s`` tells the time left.
+
 Both end after the game-over message (exit status 0, players and spectators alike), or
 with one line on stderr and status 1 if the connection could not be made or was refused.
 """
@@ -21,9 +25,12 @@ import json
 import os
 import stat
 import sys
+import time
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from client.connection import Ended, Link, Notice, Received, Reconnecting
+from client.countdown import Countdown, clock_text, follow, warning
 from client.intents import cycle_auto, finish, set_auto, turn_over
 from client.sentences import describe, status
 from client.view import ViewState
@@ -70,6 +77,7 @@ class LineRenderer:
         out: TextIO,
         err: TextIO,
         commands: asyncio.StreamReader | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.link = link
         self.json_lines = json_lines
@@ -77,8 +85,11 @@ class LineRenderer:
         self.err = err
         self.commands = commands
         self.view = ViewState()
+        self.clock = clock
+        self.countdown = Countdown()
         self._over = False
         self._reader: asyncio.Task[None] | None = None
+        self._alarm: asyncio.TimerHandle | None = None
 
     async def run(self) -> int:
         """Draw every event until the game is over or the link ends; return 0 or 1."""
@@ -88,6 +99,8 @@ class LineRenderer:
                 if status_code is not None:
                     return status_code
         finally:
+            if self._alarm is not None:
+                self._alarm.cancel()
             if self._reader is not None:
                 self._reader.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -100,11 +113,15 @@ class LineRenderer:
                 if self._over:
                     return None  # closing after game over: that was the last line
                 self.view = view
+                now = self.clock()
+                self._time_passed(now)
+                self.countdown = follow(self.countdown, before, message, view, now)
                 if self.json_lines:
                     self._say(message_json(message))
                 else:
                     for line in describe(before, message, view, view.my_seat):
                         self._say(line)
+                    self._set_alarm(now)
                 if isinstance(message, Welcome) and view.phase is RoomPhase.OVER:
                     self._over = True
                 if isinstance(message, GameOver):
@@ -130,6 +147,39 @@ class LineRenderer:
 
     def _say(self, line: str) -> None:
         print(line, file=self.out, flush=True)
+
+    # --- the time limit (plain mode) ----------------------------------------------------
+    def _time_passed(self, now: float) -> None:
+        """Say the one-minute line if it fell due since the last event (the alarm may
+        not have run yet)."""
+        if self.json_lines or self._over:
+            return
+        self.countdown, line = warning(self.countdown, now)
+        if line is not None:
+            self._say(line)
+
+    def _set_alarm(self, now: float) -> None:
+        """Wake up when the one-minute line is due, even if no message comes."""
+        if self._alarm is not None:
+            self._alarm.cancel()
+            self._alarm = None
+        due = self.countdown.warn_at
+        if due is not None and not self._over:
+            loop = asyncio.get_running_loop()
+            self._alarm = loop.call_later(max(0.0, due - now), self._ring)
+
+    def _ring(self) -> None:
+        self._alarm = None
+        now = self.clock()
+        self._time_passed(now)
+        self._set_alarm(now)
+
+    def time_left(self) -> str | None:
+        """``"4:12 left."`` while a time limit runs, ``"Time is up."`` after; else None."""
+        left = self.countdown.left(self.clock())
+        if left is None or self.view.phase is not RoomPhase.PLAYING:
+            return None
+        return "Time is up." if self.countdown.up else f"{clock_text(left)} left."
 
     # --- commands on stdin (plain mode, players) ----------------------------------------
     def _start_reader(self) -> None:
@@ -161,7 +211,9 @@ class LineRenderer:
         elif word == "f":
             intent = finish(self.view)
         elif word == "s":
-            return status(self.view, self.view.my_seat)
+            clock = self.time_left()
+            said = status(self.view, self.view.my_seat, plain=True)
+            return f"{said} {clock}" if clock else said
         elif word == "q":
             intent = Leave()
         else:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from client.cards import rank_word
+from client.countdown import clock_text
 from client.view import ViewState
 from protocol import (
     AutoPlay,
@@ -194,7 +195,13 @@ def _welcome(view: ViewState, me: int | None) -> tuple[str, ...]:
     else:
         lines = [f"You are {view.name(me)}, at seat {me + 1} of {players}."]
     if view.phase is RoomPhase.PLAYING:
-        lines.append(f"The game is on: {_plural(view.round, 'round')} played.")
+        played = f"The game is on: {_plural(view.round, 'round')} played"
+        if view.time_up:
+            lines.append(f"{played}; time is up.")
+        elif view.seconds_left is not None:
+            lines.append(f"{played}, {clock_text(view.seconds_left)} left.")
+        else:
+            lines.append(f"{played}.")
     elif view.phase is RoomPhase.OVER and view.result is not None:
         lines.append(result_sentence(view, view.result, me))
     elif missing := len(view.open_seats):
@@ -212,7 +219,8 @@ def _game_started(view: ViewState, message: GameStarted) -> str:
     aside = " (one card is set aside)" if sum(message.counts) == 51 else ""
     start = "The game begins" if message.game == 1 else f"Rematch: game {message.game} begins"
     deal = f", deal {message.deal}" if message.deal is not None else ""
-    return f"{start}{deal}: {each}{aside}."
+    clock = f" {_plural(view.minutes, 'minute')} on the clock." if view.minutes else ""
+    return f"{start}{deal}: {each}{aside}.{clock}"
 
 
 def _war(view: ViewState, message: WarDeclared, me: int | None) -> str:
@@ -342,8 +350,10 @@ def summary_sentence(result: GameResult) -> str:
 
 
 # --- where the game stands ------------------------------------------------------------------
-def status(view: ViewState, me: int | None) -> str:
-    """One sentence on what the game waits for and what ``me`` may do now."""
+def status(view: ViewState, me: int | None, *, plain: bool = False) -> str:
+    """One sentence on what the game waits for and what ``me`` may do now; ``plain``
+    names the typed commands of ``--plain`` (enter, a) instead of the table's keys."""
+    turn = "Press enter" if plain else "Press space"
     if not view.welcomed:
         return "Connecting…"
     if view.needs_resync:
@@ -363,10 +373,16 @@ def status(view: ViewState, me: int | None) -> str:
         return "You are out of this game; the others play on."
     if mine is not None and me in view.waiting_for and not mine.ready:
         if mine.auto is not AutoPlay.OFF:
-            return f"Auto-play ({mine.auto.value}) turns over for you. Press a to change it."
+            change = "Type a to change it" if plain else "Press a to change it"
+            return f"Auto-play ({mine.auto.value}) turns over for you. {change}."
         if view.war_depth:
-            return f"{_cap(war_name(view.war_depth))}! Press space to lay your cards down."
-        return "Press space to turn over."
+            down = view.rules.face_down
+            if mine.count > down:
+                lay = f"lay {_plural(down, 'card')} face down and turn one up"
+            else:
+                lay = "lay your cards down"
+            return f"{_cap(war_name(view.war_depth))}! {turn} to {lay}."
+        return f"{turn} to turn over."
     if mine is not None and view.war_depth and me not in view.war_seats:
         fighters = join_words(view.name(s) for s in view.war_seats)
         return f"{fighters} are at war; you sit this one out."

@@ -8,20 +8,28 @@ Keys (always in the footer): space/enter turn over, ``a`` auto-play off → calm
 ``f`` vote to finish, ``r`` rematch with a new deal, ``d`` replay this deal, ``q`` leave
 the room for good. Ctrl+Q closes the window but keeps the seat: run the same ``--join``
 again to come back.
+
+In a time-limited game the status row shows the time left (``4:59 left``), counted down
+on the monotonic clock from what the server last said (:mod:`client.countdown`); the
+server alone decides when the time is up.
 """
 
 from __future__ import annotations
 
+import time
 from collections import deque
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from client.connection import Ended, Link, LinkEvent, Notice, Received, Reconnecting
+from client.countdown import WARN_SECONDS, Countdown, clock_text, follow, warning
 from client.drawing import card_back, card_face, mini_card, side_by_side
 from client.intents import cycle_auto, finish, rematch, turn_over
 from client.sentences import (
@@ -48,6 +56,7 @@ __all__ = ["HIGHLIGHT_SECONDS", "SeatPanel", "WarApp"]
 HIGHLIGHT_SECONDS = 1.2
 """How long the winner's pile stays highlighted after a haul."""
 _SAID_LINES = 4
+_TICK_SECONDS = 0.25
 
 
 class SeatPanel(Static):
@@ -148,7 +157,10 @@ class WarApp(App[None]):
     #codes { background: $warning 20%; padding: 0 1; text-style: bold; }
     #seats { height: auto; }
     #war { padding: 0 1; color: $error; text-style: bold; height: auto; }
-    #status { padding: 0 1; text-style: bold; }
+    #status-row { height: auto; }
+    #status { width: 1fr; padding: 0 1; text-style: bold; }
+    #clock { width: auto; padding: 0 1; text-style: bold; }
+    #clock.short { background: $warning 30%; }
     #said { padding: 0 1; color: $text-muted; height: auto; }
     #summary { border: double $success; padding: 0 2; margin: 0 2; height: auto; }
     """
@@ -161,9 +173,12 @@ class WarApp(App[None]):
         Binding("q", "leave", "Leave"),
     ]
 
-    def __init__(self, link: Link) -> None:
+    def __init__(self, link: Link, *, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()
         self.link = link
+        self.clock = clock
+        self.countdown = Countdown()
+        self._ticker: Timer | None = None
         self.view = ViewState()
         self.reconnecting: str | None = None
         self.end_reason: str | None = None
@@ -176,13 +191,16 @@ class WarApp(App[None]):
         yield Static(id="codes", markup=False)
         yield Horizontal(id="seats")
         yield Static(id="war", markup=False)
-        yield Static(id="status", markup=False)
+        with Horizontal(id="status-row"):
+            yield Static(id="status", markup=False)
+            yield Static(id="clock", markup=False)
         yield Static(id="said", markup=False)
         yield Static(id="summary", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
         self._redraw()
+        self._ticker = self.set_interval(_TICK_SECONDS, self.tick, pause=True)
         self.run_worker(self._follow(), name="network", exclusive=True)
 
     async def _follow(self) -> None:
@@ -194,6 +212,9 @@ class WarApp(App[None]):
         """Draw one link event (called in the network worker, on the app's loop)."""
         match event:
             case Received(message=message, before=before, view=view):
+                now = self.clock()
+                self._time_passed(now)
+                self.countdown = follow(self.countdown, before, message, view, now)
                 self.view = view
                 self.reconnecting = None
                 self.said.extend(describe(before, message, view, view.my_seat))
@@ -209,6 +230,38 @@ class WarApp(App[None]):
                 self.exit(return_code=0 if ok else 1)
                 return
         self._redraw()
+
+    # --- the time limit ----------------------------------------------------------------
+    def tick(self) -> None:
+        """Redraw the time left (the interval timer calls this while a limit runs)."""
+        if self._time_passed(self.clock()):
+            self._redraw()
+        else:
+            self._draw_clock()
+
+    def _time_passed(self, now: float) -> bool:
+        """Add the one-minute line to the said lines if it is due; True if it was."""
+        self.countdown, line = warning(self.countdown, now)
+        if line is not None:
+            self.said.append(line)
+        return line is not None
+
+    def _draw_clock(self) -> None:
+        clock = self.query_one("#clock", Static)
+        left = self.countdown.left(self.clock())
+        running = left is not None and self.view.phase is RoomPhase.PLAYING
+        clock.display = running
+        if self._ticker is not None:
+            if running and not self.countdown.up:
+                self._ticker.resume()
+            else:
+                self._ticker.pause()
+        if left is None or not running:
+            return
+        text = "Time is up" if self.countdown.up else f"{clock_text(left)} left"
+        clock.set_class(self.countdown.up or left <= WARN_SECONDS, "short")
+        if str(clock.content) != text:
+            clock.update(Text(text))
 
     def _end_highlight(self) -> None:
         self._haul = None
@@ -229,6 +282,7 @@ class WarApp(App[None]):
             fighters = join_words("you" if s == me else view.name(s) for s in view.war_seats)
             war.update(Text(f"{war_name(view.war_depth).capitalize()} between {fighters}"))
         self.query_one("#status", Static).update(Text(self.reconnecting or status(view, me)))
+        self._draw_clock()
         said = self.query_one("#said", Static)
         said.update(Text("\n".join(self.said)))
         summary = self.query_one("#summary", Static)

@@ -84,10 +84,13 @@ class ViewState:
     ``ViewState()`` and feed every server message through :func:`apply`.
 
     ``my_seat`` is None for a spectator (or before the ``welcome``). ``round`` counts the
-    rounds completed. ``last_flip`` stays after the cards are taken so a sentence can
-    say which card won; ``last_taken`` is the latest haul. ``left`` are seats whose
-    player left for good. ``recent`` holds the latest applied room messages, oldest
-    first. ``last_seq`` is None until a ``welcome``.
+    rounds completed. ``seconds_left`` is the time limit's remaining time as the latest
+    message that told it said (a snapshot; ``minutes`` in full at ``game_started``; 0 at
+    ``time_up`` and game over); :mod:`client.countdown` counts down from it.
+    ``last_flip`` stays after the cards are taken so a sentence can say which card won;
+    ``last_taken`` is the latest haul. ``left`` are seats whose player left for good.
+    ``recent`` holds the latest applied room messages, oldest first. ``last_seq`` is None
+    until a ``welcome``.
     """
 
     my_seat: int | None = None
@@ -212,6 +215,7 @@ def apply_all(view: ViewState, messages: list[ServerMessage]) -> ViewState:
 def _from_state(view: ViewState, state: RoomState, seq: int) -> ViewState:
     """A view rebuilt from a full snapshot (keeping who I am and the room's codes)."""
     flip = view.last_flip if state.war_depth or any(s.face_up for s in state.seats) else None
+    same_game = state.room == view.room and state.game == view.game
     return ViewState(
         my_seat=view.my_seat,
         room=state.room,
@@ -229,6 +233,7 @@ def _from_state(view: ViewState, state: RoomState, seq: int) -> ViewState:
         seconds_left=state.seconds_left,
         deal=state.deal if state.result is None else state.result.summary.deal,
         result=state.result,
+        time_up=view.time_up and same_game and state.phase is RoomPhase.PLAYING,
         player_code=view.player_code,
         watch_code=view.watch_code,
         left=view.left if state.room == view.room else frozenset(),
@@ -285,7 +290,7 @@ def _room_message(view: ViewState, message: RoomMessage) -> ViewState:
         case GameStarted():
             return _game_started(view, message)
         case TimeUp():
-            return replace(view, time_up=True)
+            return replace(view, time_up=True, seconds_left=0 if view.minutes else None)
         case GameOver():
             return _game_over(view, message)
         case _:
@@ -318,6 +323,7 @@ def _game_started(view: ViewState, message: GameStarted) -> ViewState:
         waiting_for=(),
         deal=message.deal,
         result=None,
+        seconds_left=None if view.minutes is None else view.minutes * 60,
         time_up=False,
         last_flip=None,
         last_taken=None,
@@ -336,6 +342,7 @@ def _game_over(view: ViewState, message: GameOver) -> ViewState:
         result=result,
         deal=message.summary.deal,
         round=message.summary.rounds,
+        seconds_left=0 if view.minutes is not None else None,
         war_depth=0,
         war_seats=(),
         waiting_for=(),

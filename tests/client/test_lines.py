@@ -138,7 +138,7 @@ async def test_typed_commands() -> None:
         "No such auto-play mode: 'slow' (off, calm or quick)."
     )
     assert (await renderer.command("?") or "").startswith("Commands: enter = turn over")
-    assert (await renderer.command("s")) == "Press space to turn over."
+    assert (await renderer.command("s")) == "Press enter to turn over."
     commands.feed_data(b"q\n")
     assert await link.next_sent() == Leave()
     link.event(Ended(True, "you left the room"))

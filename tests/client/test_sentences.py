@@ -352,7 +352,14 @@ def test_status_tells_me_what_to_do() -> None:
             WaitingFor(seq=7, seats=(0, 1)),
         ],
     )
-    assert status(war, 0) == "War! Press space to lay your cards down."
+    assert status(war, 0) == "War! Press space to lay 1 card face down and turn one up."
+    assert status(war, 0, plain=True) == (
+        "War! Press enter to lay 1 card face down and turn one up."
+    )
+    short = replace(war, seats=(replace(war.seats[0], count=1), war.seats[1]))
+    assert status(short, 0) == "War! Press space to lay your cards down."
+    assert status(view, 0, plain=True) == "Press enter to turn over."
+    assert status(auto, 0, plain=True).endswith("Type a to change it.")
     assert status(ViewState(), 0) == "Connecting…"
 
 

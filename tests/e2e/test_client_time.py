@@ -1,0 +1,60 @@
+"""A time-limited game on the real server (in this process, its clock pushed forward):
+the client shows the time the server gives and ends when the server says time is up."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from client.connection import Connection
+from client.lines import LineRenderer
+from protocol import CreateRoom, RoomPhase
+from tests.e2e._war import start_war
+
+pytestmark = pytest.mark.slow
+
+TIMEOUT = 30.0
+
+
+class Said(io.StringIO):
+    """stdout for the renderer; ``until`` waits for a line, never sleeping."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.changed = asyncio.Event()
+
+    def write(self, text: str) -> int:
+        self.changed.set()
+        return super().write(text)
+
+    async def until(self, wanted: str) -> None:
+        async def wait() -> None:
+            while wanted not in self.getvalue().splitlines():
+                self.changed.clear()
+                await self.changed.wait()
+
+        await asyncio.wait_for(wait(), TIMEOUT)
+
+
+async def test_the_server_ends_a_timed_game_and_the_client_shows_it(tmp_path: Path) -> None:
+    async with start_war(tmp_path) as war:
+        opening = CreateRoom(name="Ann", computers=1, minutes=5)
+        out = Said()
+        renderer = LineRenderer(
+            Connection(war.url, opening), json_lines=False, out=out, err=io.StringIO()
+        )
+        task = asyncio.create_task(renderer.run())
+        await out.until("The game begins: 26 cards each. 5 minutes on the clock.")
+        assert renderer.view.phase is RoomPhase.PLAYING
+        told = await renderer.command("s") or ""
+        assert re.fullmatch(r"Press enter to turn over\. (5:00|4:[0-5]\d) left\.", told), told
+        war.clock.offset += 5 * 60  # the server's clock: five minutes later
+        war.poke()
+        assert await asyncio.wait_for(task, TIMEOUT) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[-3] == "Time is up."
+    assert lines[-2].startswith("Game over: time is up. ")
