@@ -64,7 +64,9 @@ __all__ = [
     "engine_rules",
     "normalize",
     "normalize_engine",
+    "open_room",
     "replay",
+    "verify_room",
 ]
 
 Event = tuple[Any, ...]
@@ -231,7 +233,10 @@ class Participant:
     resumes: list[Resumed] = field(default_factory=list)
     closes: list[int | None] = field(default_factory=list)
     messages: int = 0
+    recent: list[str] = field(default_factory=list)
+    """the last few messages received (type:seq), for error reports"""
     finish: asyncio.Event | None = None
+    stop: asyncio.Event | None = None
     _finish_sent: bool = False
     _rematch_sent: int = 0
 
@@ -283,6 +288,7 @@ class Participant:
             raise ParticipantError(f"{self.name}: a text frame from the server: {data!r}")
         message = decode_server_message(data)
         self.messages += 1
+        self.recent = [*self.recent[-11:], f"{message.TYPE}:{getattr(message, 'seq', '-')}"]
         self._track(message)
         if self.on_message is not None:
             self.on_message(message)
@@ -350,19 +356,27 @@ class Participant:
                 self.ready_for = self.step
                 await self._send(Ready(step=self.step))
         elif self.phase == "over" and self.game < games and self._rematch_sent < self.game:
+            if self.stop is not None and self.stop.is_set():
+                return
             self._rematch_sent = self.game
             await self._send(Rematch(deal=RematchDeal.NEW))
 
     def _done(self, games: int) -> bool:
         log = self.games.get(games)
-        return log is not None and log.over is not None
+        if log is not None and log.over is not None:
+            return True
+        if self.stop is not None and self.stop.is_set():
+            current = self.games.get(self.game)
+            return current is not None and current.over is not None
+        return False
 
     async def play(self, games: int = 1, *, within: float = RECV_TIMEOUT) -> None:
         """Play (or watch) until game number ``games`` is over, across reconnects.
 
         Players ready whenever the game waits for their seat (unless on ``auto``, which
         is set at the start), vote a rematch with a new deal after each game but the last,
-        and vote to finish once ``finish`` is set.
+        and vote to finish once ``finish`` is set. Once ``stop`` is set, the game being
+        played is the last one.
 
         Raises:
             ParticipantError: refused, closed for good, or nothing for ``within`` seconds.
@@ -384,7 +398,8 @@ class Participant:
                 except TimeoutError:
                     raise ParticipantError(
                         f"{self.name}: nothing for {within} s at game {self.game} step "
-                        f"{self.step} (waiting {self.waiting})"
+                        f"{self.step} (waiting {self.waiting}, ready for {self.ready_for}); "
+                        f"last: {self.recent}; closes {self.closes}"
                     ) from None
                 await self._act(games)
         finally:
@@ -404,6 +419,7 @@ class Participant:
         if len(self.closes) > 50:
             raise ParticipantError(f"{self.name}: more than 50 reconnections")
         seen_game, seen_step, ready_for = self.game, self.step, self.ready_for
+        failures = 0
         while True:
             await asyncio.wait_for(self.up.wait(), RECV_TIMEOUT)
             try:
@@ -414,9 +430,12 @@ class Participant:
                     await self._send(ResumeSeat(room=self.room, token=self.token))
                 welcome = await self._welcome()
                 break
-            except (OSError, ConnectionClosed):
-                # the server died again between `up` and here: wait for the next `up`
-                continue
+            except (OSError, ConnectionClosed) as error:
+                # the server died again between `up` and here: `up` is cleared before
+                # each kill, so this repeats only while a new server is starting
+                failures += 1
+                if failures > 100:
+                    raise ParticipantError(f"{self.name}: cannot reconnect: {error}") from None
         self.ready_for = None
         counts = tuple(s.count for s in welcome.state.seats)
         self.resumes.append(
@@ -490,4 +509,71 @@ def check_game(
     final = [e for evs in expected.values() for e in evs if e[0] == "game_over"]
     if final != [log.over]:
         problems.append(f"game {log.number}: game_over {log.over}, replay {final}")
+    return problems
+
+
+async def open_room(
+    url: Callable[[], str],
+    spec: RulesSpec,
+    deal: int | None,
+    tag: str,
+    *,
+    spectators: int = 1,
+    auto: AutoPlay | None = None,
+    up: asyncio.Event | None = None,
+    on_step: Callable[[Participant, int], None] | None = None,
+    stop: asyncio.Event | None = None,
+) -> list[Participant]:
+    """A room: the creator (seat 0, with ``on_step``), the joiners, then the spectators."""
+    seats = [Participant(url, name=f"{tag}-0", auto=auto, up=up, on_step=on_step, stop=stop)]
+    await seats[0].create(spec, deal=deal)
+    for n in range(1, spec.players):
+        seats.append(Participant(url, name=f"{tag}-{n}", auto=auto, up=up, stop=stop))
+        await seats[-1].join(seats[0].player_code)
+    for n in range(spectators):
+        watcher = Participant(url, name=f"{tag}-w{n}", up=up, stop=stop)
+        await watcher.watch(seats[0].watch_code)
+        seats.append(watcher)
+    return seats
+
+
+def verify_room(
+    room: list[Participant],
+    spec: RulesSpec,
+    *,
+    games: int | None = None,
+    complete: bool = True,
+    finish: bool = False,
+) -> list[str]:
+    """Everything a room's participants saw, checked; returns the problems (none: good).
+
+    No error message, no ``seq`` gap; without reconnections (``complete``) no close
+    either, and every participant saw exactly the same events. Every game a participant
+    saw (``games`` of them if given) is checked with `check_game`.
+    """
+    problems: list[str] = []
+    for participant in room:
+        name = participant.name
+        if participant.errors:
+            problems.append(f"{name}: errors {participant.errors[:5]}")
+        if participant.seq_gaps:
+            problems.append(f"{name}: {participant.seq_gaps} seq gaps")
+        if complete and participant.closes:
+            problems.append(f"{name}: closed {participant.closes}")
+        numbers = sorted(participant.games)
+        if games is not None and numbers != list(range(1, games + 1)):
+            problems.append(f"{name}: games {numbers}, expected 1..{games}")
+        for log in participant.games.values():
+            if log.over is None and games is None and log.number == max(numbers):
+                continue  # a time-bounded run may stop a spectator before the last game
+            problems += [
+                f"{name}: {p}" for p in check_game(log, spec, complete=complete, finish=finish)
+            ]
+    if complete:
+        first = room[0].games
+        for participant in room[1:]:
+            common = set(first) & set(participant.games)
+            for number in common:
+                if first[number].events != participant.games[number].events:
+                    problems.append(f"{participant.name} saw other events in game {number}")
     return problems

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bench._play import GameLog, Participant, check_game, replay
+from bench._play import GameLog, Participant, check_game, open_room, replay, verify_room
 from bench._server import ServerProcess, war_server_spec
 from protocol import Aces, AutoPlay, RulesSpec, WonCards
 
@@ -33,24 +33,6 @@ FAST_RULES = (
 )
 
 
-async def _room(
-    url: str, spec: RulesSpec, deal: int, tag: str, auto: AutoPlay | None
-) -> list[Participant]:
-    def at() -> str:
-        return url
-
-    creator = Participant(at, name=f"{tag}-0", auto=auto)
-    await creator.create(spec, deal=deal)
-    seats = [creator]
-    for n in range(1, spec.players):
-        joiner = Participant(at, name=f"{tag}-{n}", auto=auto)
-        await joiner.join(creator.player_code)
-        seats.append(joiner)
-    watcher = Participant(at, name=f"{tag}-w")
-    await watcher.watch(creator.watch_code)
-    return [*seats, watcher]
-
-
 async def test_rooms_play_whole_games_equal_to_replays_without_memory_growth(
     tmp_path: Path,
 ) -> None:
@@ -60,12 +42,16 @@ async def test_rooms_play_whole_games_equal_to_replays_without_memory_growth(
     await server.start()
     try:
         url = f"ws://127.0.0.1:{server.port}/"
+
+        def at() -> str:
+            return url
+
         auto_rooms = [
-            await _room(url, AUTO_RULES, rng.getrandbits(63), f"auto{i}", AutoPlay.QUICK)
+            await open_room(at, AUTO_RULES, rng.getrandbits(63), f"auto{i}", auto=AutoPlay.QUICK)
             for i in range(3)
         ]
         fast_rooms = [
-            await _room(url, spec, rng.getrandbits(63), f"fast{i}", None)
+            await open_room(at, spec, rng.getrandbits(63), f"fast{i}")
             for i, spec in enumerate(FAST_RULES)
         ]
         warm = asyncio.Event()
@@ -88,20 +74,10 @@ async def test_rooms_play_whole_games_equal_to_replays_without_memory_growth(
         await asyncio.wait_for(playing, 90)
         rss_end = server.rss_kib()
 
-        for spec, room, games in [
-            *((AUTO_RULES, room, 1) for room in auto_rooms),
-            *((spec, room, GAMES) for spec, room in zip(FAST_RULES, fast_rooms, strict=True)),
-        ]:
-            for participant in room:
-                assert participant.errors == [], (participant.name, participant.errors)
-                assert participant.seq_gaps == 0, participant.name
-                assert participant.closes == [], participant.name
-                assert sorted(participant.games) == list(range(1, games + 1))
-                for log in participant.games.values():
-                    assert check_game(log, spec) == [], participant.name
-            first = room[0].games
-            for participant in room[1:]:
-                assert participant.games == first, f"{participant.name} saw other events"
+        for room in auto_rooms:
+            assert verify_room(room, AUTO_RULES, games=1) == []
+        for spec, room in zip(FAST_RULES, fast_rooms, strict=True):
+            assert verify_room(room, spec, games=GAMES) == []
         growth = rss_end - rss_warm
         assert growth < RSS_GROWTH_BOUND_KIB, f"RSS grew {growth} KiB ({rss_warm} → {rss_end})"
         for room in auto_rooms + fast_rooms:
