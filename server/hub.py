@@ -24,6 +24,7 @@ and no activity for ``idle_room_seconds`` (a restart counts as activity).
 
 from __future__ import annotations
 
+import heapq
 import hmac
 import secrets
 from collections import deque
@@ -143,6 +144,14 @@ class Hub:
         self._conns: dict[ConnId, _Conn] = {}
         self._failures: dict[str, deque[float]] = {}
         self._reserved: set[str] = set()  # ids and codes of stored rooms that did not load
+        # Deadlines, kept incrementally so that next_deadline() and wake() cost O(log R),
+        # not O(R), per call (the app asks after every message): each room's earliest
+        # deadline (its timers, or its idle removal when nobody is connected), a heap of
+        # (deadline, room id) with stale entries dropped lazily, and the rooms touched
+        # since the last look, whose deadline is recomputed before the next one.
+        self._deadline: dict[str, float] = {}
+        self._heap: list[tuple[float, str]] = []
+        self._dirty: set[str] = set()
         for record in store.load_all():
             try:
                 room = Room(record, **self._room_kwargs(now))
@@ -185,14 +194,14 @@ class Hub:
 
     def next_deadline(self) -> float | None:
         """The earliest time `wake` has something to do (timers, time limits, idle rooms)."""
-        times = []
-        for room in self._rooms.values():
-            due = room.next_deadline()
-            if due is not None:
-                times.append(due)
-            if not room.connections:
-                times.append(room.last_active + self._settings.idle_room_seconds)
-        return min(times, default=None)
+        self._refresh_deadlines()
+        heap = self._heap
+        while heap:
+            due, room_id = heap[0]
+            if self._deadline.get(room_id) == due:
+                return due
+            heapq.heappop(heap)
+        return None
 
     # ------------------------------------------------------------------ calls
     def connect(self, conn: ConnId, peer: str, now: float) -> list[Action]:
@@ -213,6 +222,7 @@ class Hub:
                     f"not {message.TYPE}",
                 )
             room = self._rooms[info.room]
+            self._dirty.add(room.room_id)
             actions = room.handle(conn, message, now)
             if room.abandoned:
                 actions += self._remove_room(room, "every player left")
@@ -235,6 +245,7 @@ class Hub:
         room = self._rooms.get(info.room)
         if room is None:
             return []
+        self._dirty.add(room.room_id)
         try:
             return self._settle(room.disconnect(conn, now), now)
         except Exception as bug:
@@ -244,7 +255,7 @@ class Hub:
     def wake(self, now: float) -> list[Action]:
         """Run every timer due at or before ``now``; remove idle rooms. Never raises."""
         actions: list[Action] = []
-        for room in list(self._rooms.values()):
+        for room in self._due_rooms(now):
             try:
                 actions += room.wake(now)
                 idle_since = now - room.last_active
@@ -293,9 +304,11 @@ class Hub:
             room, actions = self._create(conn, message, now)
         elif isinstance(message, JoinRoom):
             room = self._find(self._by_player_code, message.code)
+            self._dirty.add(room.room_id)
             actions = room.join(conn, message.name, now)
         elif isinstance(message, WatchRoom):
             room = self._find(self._by_watch_code, message.code)
+            self._dirty.add(room.room_id)
             actions = room.watch(conn, now)
         else:
             found = self._rooms.get(message.room)
@@ -304,6 +317,7 @@ class Hub:
                     ErrorCode.BAD_TOKEN, "this seat token is unknown or was replaced"
                 )
             room = found
+            self._dirty.add(room.room_id)
             actions = room.resume(conn, message.token, now)
         info.room = room.room_id
         return self._settle(actions, now)
@@ -377,10 +391,12 @@ class Hub:
 
     def _add_room(self, room: Room) -> None:
         self._rooms[room.room_id] = room
+        self._dirty.add(room.room_id)
         self._by_player_code[normalize_code(room.player_code)] = room.room_id
         self._by_watch_code[normalize_code(room.watch_code)] = room.room_id
 
     def _remove_room(self, room: Room, why: str) -> list[Action]:
+        self._dirty.add(room.room_id)
         actions = room.close_all(why)
         self._rooms.pop(room.room_id, None)
         self._by_player_code.pop(normalize_code(room.player_code), None)
@@ -424,8 +440,44 @@ class Hub:
             room = self._rooms.get(info.room)
             info.room = None
             if room is not None and room.has(action.conn):
+                self._dirty.add(room.room_id)
                 actions += room.disconnect(action.conn, now)
         return actions
+
+    def _refresh_deadlines(self) -> None:
+        """Recompute the deadline of every room touched since the last look."""
+        idle = self._settings.idle_room_seconds
+        for room_id in self._dirty:
+            room = self._rooms.get(room_id)
+            due = None if room is None else room.next_deadline()
+            if room is not None and not room.connections:
+                removal = room.last_active + idle
+                due = removal if due is None else min(due, removal)
+            if due is None:
+                self._deadline.pop(room_id, None)
+            elif self._deadline.get(room_id) != due:
+                self._deadline[room_id] = due
+                heapq.heappush(self._heap, (due, room_id))
+        self._dirty.clear()
+        if len(self._heap) > 2 * len(self._deadline) + 64:  # too many stale entries
+            self._heap = [(due, room_id) for room_id, due in self._deadline.items()]
+            heapq.heapify(self._heap)
+
+    def _due_rooms(self, now: float) -> list[Room]:
+        """The rooms with a deadline at or before ``now`` (marked to be recomputed)."""
+        self._refresh_deadlines()
+        due: list[Room] = []
+        heap = self._heap
+        while heap and heap[0][0] <= now:
+            when, room_id = heapq.heappop(heap)
+            if self._deadline.get(room_id) != when:
+                continue  # stale
+            del self._deadline[room_id]
+            self._dirty.add(room_id)
+            room = self._rooms.get(room_id)
+            if room is not None:
+                due.append(room)
+        return due
 
     def _recent_failures(self, peer: str, now: float) -> int:
         times = self._failures.get(peer)
