@@ -1,7 +1,9 @@
 """Cards drawn in text: faces (rank and suit symbol), backs, and a row of them side by side.
 
 Pure functions returning ``rich.text.Text``; names and other user text are always added
-as plain text, never parsed as markup.
+as plain text, never parsed as markup. Colours are exact (hex), not the terminal's
+palette, so a card reads the same on a dark or a light terminal: black or red ink on a
+white face, a white pattern on a blue back.
 """
 
 from __future__ import annotations
@@ -16,12 +18,17 @@ __all__ = ["CARD_HEIGHT", "CARD_WIDTH", "card_back", "card_face", "mini_card", "
 
 CARD_WIDTH = 7
 CARD_HEIGHT = 5
+FACE = "on #f7f7f2"
+RED_INK = "#c0122c"
+BLACK_INK = "#101010"
+BACK = "#ffffff on #24509a"
+DIM_FACE = "#5f5f5f on #cfcfcf"
 
 
 def card_face(card: str, *, dim: bool = False) -> list[Text]:
     """A card face, five lines of seven cells: rank in the corners, suit in the middle."""
-    colour = "red" if is_red(card) else "default"
-    style = f"{colour} on white" if not dim else "grey50 on grey85"
+    ink = RED_INK if is_red(card) else BLACK_INK
+    style = f"{ink} {FACE}" if not dim else DIM_FACE
     rank = rank_label(card)
     suit = SUIT_SYMBOLS[card[1]]
     return [
@@ -35,7 +42,7 @@ def card_face(card: str, *, dim: bool = False) -> list[Text]:
 
 def card_back(count: int = 1) -> list[Text]:
     """A card back; with ``count`` above one, how many lie face down in the middle."""
-    style = "white on blue"
+    style = BACK
     middle = f"×{count}".center(5, "░") if count > 1 else "░░░░░"
     return [
         Text("╭─────╮", style=style),

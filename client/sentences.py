@@ -105,13 +105,19 @@ def _card_of(view: ViewState, seat: int, card: str, me: int | None) -> str:
 
 # --- one message -----------------------------------------------------------------------------
 def describe(
-    before: ViewState, message: ServerMessage, after: ViewState, me: int | None
+    before: ViewState,
+    message: ServerMessage,
+    after: ViewState,
+    me: int | None,
+    *,
+    codes: bool = True,
 ) -> tuple[str, ...]:
     """Sentences telling what ``message`` changed, written for seat ``me``.
 
     ``before`` and ``after`` are the views around :func:`client.view.apply`; a message the
     reducer ignored (a repeat, or one held back for a resync) gives no sentence. Returns
     an empty tuple for messages only a table drawing shows (ready flags, turned cards).
+    ``codes=False`` leaves the room's codes out of the welcome (a table shows them).
     """
     if after is before:
         return ()
@@ -119,7 +125,7 @@ def describe(
         return ("Some messages went missing; asking the server for the whole table.",)
     match message:
         case Welcome():
-            return _welcome(after, me)
+            return _welcome(after, me, codes=codes)
         case Error(code=code, message=text):
             if not after.welcomed:
                 return ()  # a refused opening: the connection's end says why, once
@@ -187,7 +193,7 @@ def describe(
     return ()
 
 
-def _welcome(view: ViewState, me: int | None) -> tuple[str, ...]:
+def _welcome(view: ViewState, me: int | None, *, codes: bool) -> tuple[str, ...]:
     players = view.rules.players
     if me is None:
         seated = [s.name for s in view.seats if s.name is not None]
@@ -206,9 +212,9 @@ def _welcome(view: ViewState, me: int | None) -> tuple[str, ...]:
         lines.append(result_sentence(view, view.result, me))
     elif missing := len(view.open_seats):
         lines.append(f"Waiting for {_plural(missing, 'more player')}.")
-        if view.player_code is not None:
+        if view.player_code is not None and codes:
             lines.append(f"Player code: {view.player_code}.")
-    if view.watch_code is not None and me is not None:
+    if view.watch_code is not None and me is not None and codes:
         lines.append(f"Watch code: {view.watch_code}.")
     return tuple(lines)
 

@@ -30,8 +30,8 @@ from textual.widgets import Footer, Static
 
 from client.connection import Ended, Link, LinkEvent, Notice, Received, Reconnecting
 from client.countdown import WARN_SECONDS, Countdown, clock_text, follow, warning
-from client.drawing import card_back, card_face, mini_card, side_by_side
 from client.intents import cycle_auto, finish, rematch, turn_over
+from client.panels import SaidLines, SeatPanel
 from client.sentences import (
     describe,
     join_words,
@@ -41,109 +41,22 @@ from client.sentences import (
     war_name,
 )
 from client.view import ViewState
-from protocol import (
-    AutoPlay,
-    CardsTaken,
-    ClientMessage,
-    Leave,
-    RematchDeal,
-    RoomPhase,
-    SeatState,
-)
+from protocol import CardsTaken, ClientMessage, Leave, RematchDeal, RoomPhase
 
 __all__ = ["HIGHLIGHT_SECONDS", "SeatPanel", "WarApp"]
 
 HIGHLIGHT_SECONDS = 1.2
 """How long the winner's pile stays highlighted after a haul."""
-_SAID_LINES = 4
+_SAID_LINES = 40
 _TICK_SECONDS = 0.25
-
-
-class SeatPanel(Static):
-    """One seat: name, pile, flags, and its cards on the table."""
-
-    DEFAULT_CSS = """
-    SeatPanel {
-        width: 1fr;
-        height: auto;
-        min-height: 11;
-        border: round $primary;
-        padding: 0 1;
-    }
-    SeatPanel.me { border: round $accent; }
-    SeatPanel.won { border: heavy $success; background: $success 15%; }
-    SeatPanel.out { opacity: 60%; }
-    SeatPanel.over { min-height: 4; }
-    """
-
-    def __init__(self, seat: int) -> None:
-        super().__init__(markup=False, id=f"seat-{seat}")
-        self.seat = seat
-
-    def show(self, view: ViewState, me: int | None, haul: int | None) -> None:
-        """Draw the seat as ``view`` has it; ``haul``: cards just won (highlighted)."""
-        record = view.seats[self.seat]
-        self.border_title = Text(view.name(self.seat) + (" (you)" if self.seat == me else ""))
-        self.set_class(self.seat == me, "me")
-        self.set_class(haul is not None, "won")
-        self.set_class(record.out, "out")
-        over = view.phase is RoomPhase.OVER
-        self.set_class(over, "over")
-        pile = Text(f"{record.count} cards", style="bold")
-        if haul is not None:
-            pile.append(f"  +{haul}", style="bold green")
-        lines = [pile, Text(" · ".join(_flags(view, record)), style="italic")]
-        if not over:
-            lines.append(self._table(view, record))
-        self.update(Text("\n").join(lines))
-
-    def _table(self, view: ViewState, record: SeatState) -> Text:
-        if record.face_up or record.face_down:
-            history = Text(" ").join(mini_card(card) for card in record.face_up[:-1])
-            blocks = []
-            if record.face_down:
-                blocks.append(card_back(record.face_down))
-            if record.face_up:
-                blocks.append(card_face(record.face_up[-1]))
-            drawn = side_by_side(blocks)
-            return Text("\n").join([history, drawn]) if history.plain else drawn
-        flip = view.last_flip
-        if flip is not None and view.phase is not RoomPhase.WAITING:
-            cards = dict(flip.cards)
-            if self.seat in cards:
-                return Text("\n").join(
-                    [
-                        Text("last card:", style="dim"),
-                        side_by_side([card_face(cards[self.seat], dim=True)]),
-                    ]
-                )
-        return Text("")
-
-
-def _flags(view: ViewState, record: SeatState) -> list[str]:
-    if record.name is None:
-        return ["open seat"]
-    flags = []
-    if record.seat in view.left:
-        flags.append("left")
-    elif record.computer:
-        flags.append("computer")
-    else:
-        flags.append("here" if record.connected else "away")
-    if record.out:
-        flags.append("out")
-    elif view.phase is RoomPhase.PLAYING:
-        if record.ready:
-            flags.append("ready ✓")
-        elif record.seat in view.waiting_for:
-            flags.append("to turn")
-    if record.auto is not AutoPlay.OFF and not record.computer:
-        flags.append(f"auto {record.auto.value}")
-    if record.finish_vote:
-        flags.append("voted finish")
-    if record.rematch_vote is not None:
-        flags.append(f"rematch: {record.rematch_vote.value} deal")
-    return flags
+_PLAYER_KEYS = {
+    # action: the phases it is for (other phases show it greyed out)
+    "turn_over": (RoomPhase.PLAYING,),
+    "auto": (RoomPhase.WAITING, RoomPhase.PLAYING),
+    "finish": (RoomPhase.PLAYING,),
+    "rematch": (RoomPhase.OVER,),
+    "replay": (RoomPhase.OVER,),
+}
 
 
 class WarApp(App[None]):
@@ -153,7 +66,10 @@ class WarApp(App[None]):
     ENABLE_COMMAND_PALETTE = False
     CSS = """
     Screen { layout: vertical; }
-    #top { background: $primary-background; color: $text; padding: 0 1; }
+    #top {
+        background: $primary-background; color: $text; padding: 0 1;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
     #codes { background: $warning 20%; padding: 0 1; text-style: bold; }
     #seats { height: auto; }
     #war { padding: 0 1; color: $error; text-style: bold; height: auto; }
@@ -161,7 +77,6 @@ class WarApp(App[None]):
     #status { width: 1fr; padding: 0 1; text-style: bold; }
     #clock { width: auto; padding: 0 1; text-style: bold; }
     #clock.short { background: $warning 30%; }
-    #said { padding: 0 1; color: $text-muted; height: auto; }
     #summary { border: double $success; padding: 0 2; margin: 0 2; height: auto; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -184,6 +99,8 @@ class WarApp(App[None]):
         self.end_reason: str | None = None
         self.said: deque[str] = deque(maxlen=_SAID_LINES)
         self._haul: tuple[int, int] | None = None
+        self._highlight: Timer | None = None
+        self._keys_for: tuple[RoomPhase, bool] | None = None
 
     # --- layout --------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -194,7 +111,7 @@ class WarApp(App[None]):
         with Horizontal(id="status-row"):
             yield Static(id="status", markup=False)
             yield Static(id="clock", markup=False)
-        yield Static(id="said", markup=False)
+        yield SaidLines(id="said")
         yield Static(id="summary", markup=False)
         yield Footer()
 
@@ -217,10 +134,12 @@ class WarApp(App[None]):
                 self.countdown = follow(self.countdown, before, message, view, now)
                 self.view = view
                 self.reconnecting = None
-                self.said.extend(describe(before, message, view, view.my_seat))
+                self.said.extend(describe(before, message, view, view.my_seat, codes=False))
                 if isinstance(message, CardsTaken) and view is not before:
                     self._haul = (message.seat, message.count)
-                    self.set_timer(HIGHLIGHT_SECONDS, self._end_highlight)
+                    if self._highlight is not None:
+                        self._highlight.stop()
+                    self._highlight = self.set_timer(HIGHLIGHT_SECONDS, self._end_highlight)
             case Reconnecting(attempt=attempt, reason=reason):
                 self.reconnecting = f"Reconnecting… ({reason}; attempt {attempt})"
             case Notice(text=text):
@@ -265,6 +184,7 @@ class WarApp(App[None]):
 
     def _end_highlight(self) -> None:
         self._haul = None
+        self._highlight = None
         self._redraw()
 
     # --- drawing -------------------------------------------------------------------------
@@ -283,32 +203,37 @@ class WarApp(App[None]):
             war.update(Text(f"{war_name(view.war_depth).capitalize()} between {fighters}"))
         self.query_one("#status", Static).update(Text(self.reconnecting or status(view, me)))
         self._draw_clock()
-        said = self.query_one("#said", Static)
-        said.update(Text("\n".join(self.said)))
+        said = self.query_one("#said", SaidLines)
+        said.show(self.said)
         summary = self.query_one("#summary", Static)
         summary.display = view.phase is RoomPhase.OVER and view.result is not None
         said.display = not summary.display
         summary.update(self._summary())
+        keys_for = (view.phase, view.my_seat is not None)
+        if keys_for != self._keys_for:
+            self._keys_for = keys_for
+            self.refresh_bindings()
 
     def _top_line(self) -> Text:
         view = self.view
         parts = ["Family War"]
         if view.welcomed:
-            parts.append(f"room {view.room}")
-            parts.append(f"game {view.game}")
+            if view.game > 1:
+                parts.append(f"game {view.game}")
             parts.append(f"round {view.round}")
             if view.rules.round_limit is not None:
                 parts[-1] += f" of {view.rules.round_limit}"
             if view.minutes is not None:
                 parts.append(f"{view.minutes}-minute game")
-            if view.deal is not None:
-                parts.append(f"deal {view.deal}")
-            if view.spectators:
-                parts.append(f"{view.spectators} watching")
             if view.spectating:
-                parts.append("you are watching")
-            elif view.watch_code:
+                others = view.spectators - 1
+                parts.append("you are watching" + (f" with {others} more" if others > 0 else ""))
+            elif view.spectators:
+                parts.append(f"{view.spectators} watching")
+            if view.watch_code and not view.spectating:
                 parts.append(f"watch code {view.watch_code}")
+            if view.deal is not None and view.phase is not RoomPhase.OVER:
+                parts.append(f"deal {view.deal}")  # last: a long number may not fit
         return Text(" · ".join(parts))
 
     def _codes_line(self) -> Text:
@@ -318,9 +243,8 @@ class WarApp(App[None]):
             parts.append(f"Player code: {view.player_code}")
         if view.watch_code:
             parts.append(f"Watch code: {view.watch_code}")
-        missing = len(view.open_seats)
-        seats = "1 seat" if missing == 1 else f"{missing} seats"
-        return Text("   ".join(parts) + f"   ({seats} open: read the codes aloud)")
+        parts.append("read them aloud")
+        return Text(" · ".join(parts))
 
     def _draw_seats(self) -> None:
         box = self.query_one("#seats", Horizontal)
@@ -349,13 +273,22 @@ class WarApp(App[None]):
             ("Deal", str(figures.deal)),
         ]
         text = Text(result_sentence(view, result, view.my_seat), style="bold")
+        text.append("\n")
         for label, value in rows:
             text.append(f"\n{label:<14}{value}")
-        if view.my_seat is not None:
-            text.append("\n\nr  rematch with a new deal   d  replay this deal   q  leave")
         return text
 
     # --- keys ----------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Which keys the footer offers: a spectator has only ``q``; a player's key
+        shows greyed out (and does nothing) when the game is not in its phase."""
+        phases = _PLAYER_KEYS.get(action)
+        if phases is None:
+            return True
+        if self.view.welcomed and self.view.my_seat is None:
+            return False
+        return True if self.view.phase in phases else None
+
     async def _send(self, intent: ClientMessage | str) -> None:
         if isinstance(intent, str):
             self.said.append(intent)

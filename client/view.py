@@ -71,11 +71,15 @@ class Flip:
 
 @dataclass(frozen=True, slots=True)
 class Taken:
-    """The latest haul: ``seat`` took ``count`` cards in round ``round``."""
+    """The latest haul: ``seat`` took ``count`` cards in round ``round``. ``face_up`` and
+    ``face_down`` say, per seat, what lay on the table just before (the cards turned, in
+    order, and how many lay face down), so a table can still show the round."""
 
     round: int
     seat: int
     count: int
+    face_up: tuple[tuple[str, ...], ...] = ()
+    face_down: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -385,13 +389,14 @@ def _game_event(view: ViewState, message: GameEvent) -> ViewState:
         case WarDeclared(depth=depth, seats=seats):
             return replace(view, war_depth=depth, war_seats=seats)
         case CardsTaken(round=round_no, seat=seat, count=count, counts=counts):
+            table = tuple(s.face_up for s in view.seats), tuple(s.face_down for s in view.seats)
             view = _with_counts(view, counts, clear_table=True)
             return replace(
                 view,
                 round=round_no,
                 war_depth=0,
                 war_seats=(),
-                last_taken=Taken(round_no, seat, count),
+                last_taken=Taken(round_no, seat, count, *table),
             )
         case CardsReturned(counts=counts):
             view = _with_counts(view, counts, clear_table=True)

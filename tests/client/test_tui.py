@@ -181,6 +181,9 @@ async def test_the_table_draws_cards_the_war_and_the_haul(
     assert "29 cards  +6" in text(app, "#seat-0")
     assert "Your 10 beats the 4. You win the war and take 6 cards." in text(app, "#said")
     assert not app.query_one("#seat-1", SeatPanel).has_class("won")
+    mine, ben = text(app, "#seat-0"), text(app, "#seat-1")
+    assert "last round: won" in mine and "Q♥" in mine and "│10   │" in mine and "░" in mine
+    assert "last round" in ben and "Q♠" in ben and "│4    │" in ben, "the war stays readable"
 
 
 async def test_game_over_shows_the_summary_and_offers_rematches(
@@ -189,6 +192,9 @@ async def test_game_over_shows_the_summary_and_offers_rematches(
     app, link, pilot = table
     link.push(welcome(), *START)
     await settle(link, pilot)
+    assert app.check_action("turn_over", ()) is True
+    assert app.check_action("rematch", ()) is None, "greyed out during the game"
+    await pilot.press("r")
     await pilot.press("f")
     assert await link.next_sent() == VoteFinish()
     link.push(
@@ -202,6 +208,8 @@ async def test_game_over_shows_the_summary_and_offers_rematches(
         )
     )
     await settle(link, pilot)
+    assert app.check_action("turn_over", ()) is None
+    assert app.check_action("rematch", ()) is app.check_action("replay", ()) is True
     assert app.query_one("#summary", Static).display
     summary = text(app, "#summary")
     assert "Game over: Ben has all 52 cards. Ben wins." in summary
@@ -234,10 +242,12 @@ async def test_a_spectator_cannot_turn_over(table: tuple[WarApp, FakeLink, Pilot
     app, link, pilot = table
     link.push(welcome(seat=None), *START)
     await settle(link, pilot)
-    await pilot.press("space", "a", "f")
+    await pilot.press("space", "a", "f", "r", "d")
     await pilot.pause()
     assert link.sent == []
-    assert "Spectators watch; only players turn over." in text(app, "#said")
+    offered = {a for a in ("turn_over", "auto", "finish", "rematch", "replay", "leave")
+               if app.check_action(a, ())}  # fmt: skip
+    assert offered == {"leave"}, "a spectator's footer offers only q"
     assert "you are watching" in text(app, "#top")
     assert not app.query_one("#codes", Static).display or "Player code" not in text(app, "#codes")
 

@@ -127,6 +127,8 @@ def test_protocol_example_step_by_step() -> None:
     assert (view.war_depth, view.war_seats, view.round) == (0, (), 1)
     assert view.last_taken is not None
     assert (view.last_taken.seat, view.last_taken.count) == (0, 6)
+    assert view.last_taken.face_up == (("QH", "9D"), ("QS", "4C")), "the round stays shown"
+    assert view.last_taken.face_down == (1, 1)
     assert view.last_seq == 15
 
 

@@ -1,0 +1,171 @@
+"""The table's widgets: one panel per seat, and the lines said so far.
+
+:class:`SeatPanel` draws one seat from the view: the name in the border (with "(you)",
+"(away)", …), the pile, what the game waits for from that seat ("your turn",
+"ready ✓", …), and the seat's cards on the table: the cards in play, or, once taken, the
+last round's cards (so a war that the computer settles at once can still be read).
+:class:`SaidLines` shows the newest sentences that fit, the latest at the bottom.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable
+
+from rich.text import Text
+from textual.events import Resize
+from textual.widgets import Static
+
+from client.drawing import card_back, card_face, mini_card, side_by_side
+from client.view import ViewState
+from protocol import AutoPlay, RoomPhase, SeatState
+
+__all__ = ["SaidLines", "SeatPanel", "seat_flags", "seat_title"]
+
+
+def seat_title(view: ViewState, record: SeatState, me: int | None) -> str:
+    """The border title: ``"Ann (you)"``, ``"Ben (away)"``, ``"Robot (computer)"``."""
+    if record.name is None:
+        return f"Seat {record.seat + 1} (open)"
+    notes = []
+    if record.seat == me:
+        notes.append("you")
+    if record.seat in view.left:
+        notes.append("left")
+    elif record.computer:
+        if "computer" not in record.name.lower():
+            notes.append("computer")
+    elif not record.connected:
+        notes.append("away")
+    return f"{record.name} ({', '.join(notes)})" if notes else record.name
+
+
+def seat_flags(view: ViewState, record: SeatState, me: int | None) -> list[str]:
+    """Short words on what the seat is doing: ``["your turn", "auto calm"]``."""
+    if record.name is None:
+        return ["waiting for a player"]
+    flags = []
+    if record.out:
+        flags.append("out of the game")
+    elif view.phase is RoomPhase.PLAYING:
+        if record.ready:
+            flags.append("ready ✓")
+        elif record.seat in view.waiting_for:
+            if record.seat != me:
+                flags.append("not ready")
+            elif record.auto is AutoPlay.OFF:
+                flags.append("your turn")
+        elif view.war_depth and record.seat not in view.war_seats:
+            flags.append("sits out the war")
+    elif view.phase is RoomPhase.WAITING:
+        flags.append("seated")
+    if record.auto is not AutoPlay.OFF and not record.computer:
+        flags.append(f"auto {record.auto.value}")
+    if record.finish_vote and view.phase is RoomPhase.PLAYING:
+        flags.append("voted to finish")
+    if record.rematch_vote is not None:
+        flags.append(f"rematch: {record.rematch_vote.value} deal")
+    return flags
+
+
+def _cards(face_up: tuple[str, ...], face_down: int) -> Text:
+    """A seat's cards: the earlier face-up ones small, then the backs and the latest."""
+    history = Text(" ").join(mini_card(card) for card in face_up[:-1])
+    blocks = []
+    if face_down:
+        blocks.append(card_back(face_down))
+    if face_up:
+        blocks.append(card_face(face_up[-1]))
+    drawn = side_by_side(blocks)
+    return Text("\n").join([history, drawn]) if history.plain else drawn
+
+
+class SeatPanel(Static):
+    """One seat: name, pile, flags, and its cards on the table."""
+
+    DEFAULT_CSS = """
+    SeatPanel {
+        width: 1fr;
+        height: auto;
+        min-height: 11;
+        border: round $primary;
+        padding: 0 1;
+    }
+    SeatPanel.me { border: round $accent; }
+    SeatPanel.won { border: heavy $success; background: $success 15%; }
+    SeatPanel.out { opacity: 60%; }
+    SeatPanel.over { min-height: 4; }
+    """
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(markup=False, id=f"seat-{seat}")
+        self.seat = seat
+
+    def show(self, view: ViewState, me: int | None, haul: int | None) -> None:
+        """Draw the seat as ``view`` has it; ``haul``: cards just won (highlighted)."""
+        record = view.seats[self.seat]
+        self.border_title = Text(seat_title(view, record, me))
+        self.set_class(self.seat == me, "me")
+        self.set_class(haul is not None, "won")
+        self.set_class(record.out, "out")
+        over = view.phase is RoomPhase.OVER
+        self.set_class(over, "over")
+        pile = Text("1 card" if record.count == 1 else f"{record.count} cards", style="bold")
+        if view.phase is RoomPhase.WAITING:
+            pile = Text("no cards yet", style="dim")
+        if haul is not None:
+            pile.append(f"  +{haul}", style="bold green")
+        lines = [pile, Text(" · ".join(seat_flags(view, record, me)), style="italic")]
+        if not over:
+            lines.append(self._table(view, record))
+        self.update(Text("\n").join(lines))
+
+    def _table(self, view: ViewState, record: SeatState) -> Text:
+        if record.face_up or record.face_down:
+            return _cards(record.face_up, record.face_down)
+        if view.phase is not RoomPhase.PLAYING:
+            return Text("")
+        taken = view.last_taken
+        seat = self.seat
+        if taken is not None and seat < len(taken.face_up) and seat < len(taken.face_down):
+            face_up, face_down = taken.face_up[seat], taken.face_down[seat]
+            if face_up or face_down:
+                label = "last round: won" if taken.seat == seat else "last round"
+                return Text("\n").join([Text(label, style="dim"), _cards(face_up, face_down)])
+        flip = view.last_flip  # a resumed view: the latest flip is all it knows
+        if flip is not None and seat in (cards := dict(flip.cards)):
+            return Text("\n").join([Text("last card", style="dim"), _cards((cards[seat],), 0)])
+        return Text("")
+
+
+class SaidLines(Static):
+    """The latest sentences, as many as fit, the newest at the bottom."""
+
+    DEFAULT_CSS = """
+    SaidLines { height: 1fr; padding: 0 1; color: $text-muted; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(markup=False, id=id)
+        self.lines: list[str] = []
+
+    def show(self, lines: Iterable[str]) -> None:
+        """Show the tail of ``lines`` that fits the widget's size."""
+        self.lines = list(lines)
+        self.update(Text("\n".join(self._fitting())))
+
+    def on_resize(self, event: Resize) -> None:
+        self.update(Text("\n".join(self._fitting())))
+
+    def _fitting(self) -> list[str]:
+        width, height = self.content_region.width, self.content_region.height
+        if width <= 0 or height <= 0:
+            return self.lines
+        shown: list[str] = []
+        used = 0
+        for line in reversed(self.lines):
+            used += max(1, len(textwrap.wrap(line, width)))
+            if used > height and shown:
+                break
+            shown.append(line)
+        return shown[::-1]
