@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import getpass
 import os
+import re
 import signal
 import sys
 from collections.abc import Sequence
@@ -291,7 +292,9 @@ def _create(args: argparse.Namespace, name: str, *, local: bool) -> CreateRoom:
 
 
 def _explain_option(error: str) -> str:
-    """Turn a codec complaint about a field into one about the option that set it."""
+    """Turn a codec complaint about a field into one about the option that set it:
+    ``create_room.minutes must be an int in 1..1440, not 2000`` becomes
+    ``--minutes must be a whole number from 1 to 1440, not 2000``."""
     for field, option in (
         ("rules.round_limit", "--rounds"),
         ("computers", "--computers"),
@@ -301,9 +304,17 @@ def _explain_option(error: str) -> str:
         ("name", "--name"),
         ("code", "the code"),
     ):
-        if f".{field} " in error or f"{field} must" in error:
-            return f"{option}: {error}"
+        if match := re.search(rf"(?:^|[.: ]){re.escape(field)} (must .*)$", error):
+            words = _plain_words(match.group(1))
+            if option == "--password":  # never echo a secret
+                words = re.sub(r", not .*$", "", words)
+            return f"{option} {words}"
     return error
+
+
+def _plain_words(text: str) -> str:
+    text = re.sub(r"an int in (\d+)\.\.(\d+)", r"a whole number from \1 to \2", text)
+    return re.sub(r"a string of (\d+)\.\.(\d+) characters", r"\1 to \2 characters long", text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

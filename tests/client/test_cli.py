@@ -97,12 +97,19 @@ def test_the_password_comes_from_the_flag_or_the_environment(
         ([URL, "--join", "ABCD", "--players", "3"], "--players goes with --create"),
         ([URL, "--watch", "ABCD", "--deal", "4"], "--deal goes with --create"),
         ([URL, "--watch", "ABCD", "--auto", "quick"], "--auto is for players"),
-        ([URL, "--create", "--name", " "], "--name: create_room.name"),
-        ([URL, "--create", "--name", "x" * 25], "--name: create_room.name"),
-        ([URL, "--create", "--rounds", "0"], "--rounds: "),
-        ([URL, "--create", "--minutes", "2000"], "--minutes: "),
-        ([URL, "--create", "--computers", "2"], "--computers: create_room: computers must leave"),
-        ([URL, "--join", "no spaces"], "the code: "),
+        ([URL, "--create", "--name", " "], "--name must be printable text"),
+        ([URL, "--create", "--name", "x" * 25], "--name must be 1 to 24 characters long, not 'x"),
+        ([URL, "--create", "--rounds", "0"], "--rounds must be a whole number from 1 to "),
+        (
+            [URL, "--create", "--minutes", "2000"],
+            "--minutes must be a whole number from 1 to 1440, not 2000",
+        ),
+        ([URL, "--create", "--computers", "2"], "--computers must leave"),
+        (
+            [URL, "--create", "--password", "x" * 200],
+            "--password must be 1 to 128 characters long$",
+        ),
+        ([URL, "--join", "no spaces"], "the code must be "),
     ],
 )
 def test_refusals_name_the_problem(argv: list[str], message: str) -> None:
