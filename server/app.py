@@ -7,7 +7,8 @@ transport limits:
 - one ``websockets`` server; ``GET /healthz`` on the same port answers 200 with JSON
   ``{"status": "ok", "rooms": N, "connections": N}``;
 - per connection: a `ConnId`, a slot of its address (``--max-connections-per-ip``, else
-  error ``too_many_connections`` and close 1013), frames at most ``--max-message-bytes``
+  error ``too_many_connections`` and close 1013; from a ``--trusted-proxies`` peer, the
+  address its X-Forwarded-For names), frames at most ``--max-message-bytes``
   (else the WebSocket layer closes 1009), a `RateLimiter` (``rate_limited``, then 4001),
   a budget of invalid frames (then 1008), and an opening deadline (4005);
 - one timer task that sleeps until `Hub.next_deadline` and calls `Hub.wake`;
@@ -54,6 +55,7 @@ from protocol import (
     decode_client_message,
     encode,
 )
+from server._forwarded import ClientAddress, Network, client_address
 from server.actions import Action, Close, ConnId, Send
 from server.config import (
     INVALID_MESSAGE_BURST,
@@ -135,6 +137,13 @@ def _peer_of(ws: ServerConnection) -> str:
     if isinstance(address, tuple) and address:
         return str(address[0])
     return str(address or "")
+
+
+def _client_of(ws: ServerConnection, trusted: tuple[Network, ...]) -> ClientAddress:
+    """Who ``ws`` is from: the TCP peer, or from a trusted proxy what X-Forwarded-For says."""
+    headers = ws.request.headers if ws.request is not None and trusted else None
+    forwarded = headers.get_all("X-Forwarded-For") if headers is not None else []
+    return client_address(_peer_of(ws), forwarded, trusted)
 
 
 def _short(reason: str) -> str:
@@ -249,8 +258,11 @@ class WarServer:
     # --- one connection ------------------------------------------------------------------
     async def _handle_connection(self, ws: ServerConnection) -> None:
         conn = next(self._ids)
-        peer = _peer_of(ws)
+        client = _client_of(ws, self.settings.trusted_proxies)
+        peer = client.address
         bind(conn=conn, peer=peer)
+        if client.ignored is not None:
+            log.debug("forwarded_for_ignored", reason=client.ignored)
         if not self._slots.acquire(peer):
             log.info("connection_refused", reason="too many connections from this address")
             limit = self.settings.max_connections_per_ip

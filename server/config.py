@@ -14,6 +14,7 @@ Use::
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import math
 import os
 import textwrap
@@ -23,6 +24,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+
+from server._forwarded import Network
 
 __all__ = [
     "OPTIONS",
@@ -72,7 +75,7 @@ class LogLevel(StrEnum):
 class Settings:
     """Everything `war-server` needs to run, checked.
 
-    The fields after ``away_timeout`` have no flag: they are fixed for production and
+    The fields after ``trusted_proxies`` have no flag: they are fixed for production and
     exist so tests can shorten them.
     """
 
@@ -92,6 +95,8 @@ class Settings:
     max_failed_joins: int = 10
     idle_room_minutes: int = 1440
     away_timeout: float = 0.0
+    trusted_proxies: tuple[Network, ...] = ()
+    """reverse proxies whose X-Forwarded-For names the client (`server._forwarded`)"""
     # --- not settable from outside -----------------------------------------------------
     opening_timeout: float = OPENING_TIMEOUT_SECONDS
     """seconds a connection may take to send its opening message (then close 4005)"""
@@ -184,6 +189,21 @@ def _existing_file(text: str) -> Path:
     if not path.is_file():
         raise ValueError(f"no such file: {str(path)!r}")
     return path
+
+
+def _networks(text: str) -> tuple[Network, ...]:
+    if text.strip().lower() in {"", "none"}:
+        return ()
+    networks: list[Network] = []
+    for item in text.split(","):
+        entry = item.strip()
+        if not entry:
+            raise ValueError(f"an empty entry in the list {text.strip()!r}")
+        try:
+            networks.append(ipaddress.ip_network(entry))
+        except ValueError as error:
+            raise ValueError(f"not an IP address or network: {entry!r} ({error})") from None
+    return tuple(networks)
 
 
 def _choice(enum: type[StrEnum]) -> Callable[[str], Any]:
@@ -357,6 +377,17 @@ OPTIONS: tuple[Option, ...] = (
         "seconds before an absent player's seat plays on at the calm pace (0 = never)",
         "SECONDS",
     ),
+    Option(
+        "trusted_proxies",
+        "--trusted-proxies",
+        "WAR_TRUSTED_PROXIES",
+        _networks,
+        "none",
+        "reverse proxies (IP addresses or CIDR networks, comma-separated) whose "
+        "X-Forwarded-For header names the client; from them, the rightmost untrusted "
+        "address in it counts for the per-address limits and the logs",
+        "LIST",
+    ),
 )
 
 _DESCRIPTION = """\
@@ -384,6 +415,7 @@ examples:
   WAR_PASSWORD='a long family secret' war-server --host 0.0.0.0
   WAR_PORT=9000 WAR_LOG_FORMAT=json war-server
   war-server --certfile fullchain.pem --keyfile privkey.pem   # wss:// directly
+  war-server --trusted-proxies 127.0.0.1,::1  # behind nginx or Caddy on this machine
 """
 
 

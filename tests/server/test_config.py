@@ -36,6 +36,7 @@ CONTRACT = {  # /work/notes/server-config-contract.md: flag -> (env, default as 
     "--max-failed-joins": ("WAR_MAX_FAILED_JOINS", 10),
     "--idle-room-minutes": ("WAR_IDLE_ROOM_MINUTES", 1440),
     "--away-timeout": ("WAR_AWAY_TIMEOUT", 0.0),
+    "--trusted-proxies": ("WAR_TRUSTED_PROXIES", ()),
 }
 
 
