@@ -144,7 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--deal", type=_positive, help="play this deal number (shown to all)")
     limit = rules.add_mutually_exclusive_group()
     limit.add_argument("--rounds", type=_positive, help="end after N rounds (26, 50, 100…)")
-    limit.add_argument("--minutes", type=_positive, help="end after M minutes")
+    limit.add_argument(
+        "--minutes", type=_positive, help="end after M minutes (the table shows the time left)"
+    )
     computers = rules.add_mutually_exclusive_group()
     computers.add_argument(
         "--vs-computer", action="store_true", help="the computer plays every other seat"

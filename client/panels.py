@@ -94,7 +94,7 @@ class SeatPanel(Static):
     SeatPanel.me { border: round $accent; }
     SeatPanel.won { border: heavy $success; background: $success 15%; }
     SeatPanel.out { opacity: 60%; }
-    SeatPanel.over { min-height: 4; }
+    SeatPanel.over, SeatPanel.waiting { min-height: 3; }
     """
 
     def __init__(self, seat: int) -> None:
@@ -110,12 +110,15 @@ class SeatPanel(Static):
         self.set_class(record.out, "out")
         over = view.phase is RoomPhase.OVER
         self.set_class(over, "over")
+        self.set_class(view.phase is RoomPhase.WAITING, "waiting")
+        flags = Text(" · ".join(seat_flags(view, record, me)), style="italic")
+        if view.phase is RoomPhase.WAITING:  # no cards dealt yet
+            self.update(flags)
+            return
         pile = Text("1 card" if record.count == 1 else f"{record.count} cards", style="bold")
-        if view.phase is RoomPhase.WAITING:
-            pile = Text("no cards yet", style="dim")
         if haul is not None:
             pile.append(f"  +{haul}", style="bold green")
-        lines = [pile, Text(" · ".join(seat_flags(view, record, me)), style="italic")]
+        lines = [pile, flags]
         if not over:
             lines.append(self._table(view, record))
         self.update(Text("\n").join(lines))
