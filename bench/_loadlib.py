@@ -88,6 +88,8 @@ class LoadStats:
     seq_gaps: int = 0
     overruns: int = 0
     tick_lateness: array[float] = field(default_factory=lambda: array("d"))
+    worst: dict[int, float] = field(default_factory=dict)
+    """the largest delay seen in each whole second of the perf_counter clock"""
 
     def reset(self) -> None:
         """Start a new window: every counter and sample back to zero."""
@@ -98,6 +100,7 @@ class LoadStats:
         self.steps = self.rounds = self.games = self.frames = self.readies = 0
         self.seq_gaps = self.overruns = 0
         self.tick_lateness = array("d")
+        self.worst = {}
 
     def delays(self) -> array[float]:
         """Every delay sample, players' and spectators'."""
@@ -241,7 +244,11 @@ class Conn:
                         delays = (
                             stats.spectator_delays if self.seat is None else stats.player_delays
                         )
-                        delays.append(now - room.ready_at)
+                        delay = now - room.ready_at
+                        delays.append(delay)
+                        second = int(now)
+                        if delay > stats.worst.get(second, 0.0):
+                            stats.worst[second] = delay
                 if kind in ROUND_ENDS:
                     if self.seat == 0:
                         stats.rounds += 1

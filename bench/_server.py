@@ -79,14 +79,15 @@ def war_server_spec(
     host: str = "127.0.0.1",
     extra: Sequence[str] = (),
     env: dict[str, str] | None = None,
+    exe: str | None = None,
 ) -> ServerSpec:
     """``war-server`` from this virtualenv on ``host:port`` with ``--db`` and JSON logs.
 
     ``port`` 0 lets the server pick one; `ServerProcess.port` reads it from the
-    ``listening`` line.
+    ``listening`` line. ``exe``: another war-server command (default: this venv's).
     """
-    exe = Path(sys.executable).with_name("war-server")
-    argv: tuple[str, ...] = (str(exe), "--host", host, "--port", str(port), "--db", str(db))
+    command = exe or str(Path(sys.executable).with_name("war-server"))
+    argv: tuple[str, ...] = (command, "--host", host, "--port", str(port), "--db", str(db))
     argv += ("--log-format", "json", *extra)
     return ServerSpec(
         name="war-server",

@@ -114,6 +114,7 @@ def _build_parser() -> argparse.ArgumentParser:
     add("--connect-concurrency", type=int, default=64, help="rooms being set up at once")
     add("--seed", type=int, default=7, help="deals are seed + room index; beat phases")
     add("--server-arg", action="append", default=[], help="extra war-server flag (repeat)")
+    add("--war-server", default=None, help="war-server command (default: this venv's)")
     add("--db-dir", default=None, help="folder for the war-server's database (default: tmp)")
     add("--profile", metavar="DIR", default=None, help="py-spy the war-server into DIR")
     add("--max-seconds", type=float, default=1800.0, help="hard bound on the whole run")
@@ -252,7 +253,8 @@ class Bench:
         if target == "baseline":
             return baseline_spec(host=HOST)
         db = self.tmp / f"{tag}-{time.monotonic_ns()}.sqlite3"
-        return war_server_spec(db, host=HOST, extra=[*WAR_LIMIT_FLAGS, *self.args.server_arg])
+        extra = [*WAR_LIMIT_FLAGS, *self.args.server_arg]
+        return war_server_spec(db, host=HOST, extra=extra, exe=self.args.war_server)
 
     def _log(self, text: str) -> None:
         print(text, file=sys.stderr, flush=True)
@@ -368,6 +370,7 @@ class Bench:
         cpu0 = server.cpu_seconds()
         own0 = resource.getrusage(resource.RUSAGE_SELF)
         t0 = time.perf_counter()
+        wall0 = time.time()
         with _Sampler(server) as sampler:
             await asyncio.sleep(seconds)
         elapsed = time.perf_counter() - t0
@@ -388,6 +391,11 @@ class Bench:
             "rss_end_kib": server.rss_kib(),
             "rss_peak_sampled_kib": sampler.peak,
             "peak_rss_kib": server.peak_rss_kib(),
+            "window_start_unix": round(wall0, 3),
+            "worst_delay_ms_by_second": [
+                _ms(stats.worst.get(second, 0.0))
+                for second in range(int(t0), int(t0 + elapsed) + 1)
+            ],
         }
 
 
