@@ -37,6 +37,7 @@ DEPLOYMENT_FILES = [COMPOSE, ENV_EXAMPLE, DOCKERFILE, SYSTEMD_UNIT, HEALTHCHECK_
 CHOSEN_FOR_DOCKER = {
     "WAR_PASSWORD": "required: a home server open to the internet needs one",
     "WAR_LOG_FORMAT": "console: `docker compose logs` is read by people, not log tools",
+    "WAR_TRUSTED_PROXIES": "caddy's fixed address: players behind it get their own limits",
 }
 
 
