@@ -210,6 +210,10 @@ class RawWebSocket(asyncio.Protocol):
         """Send one binary frame (silently dropped once the connection is closing)."""
         self._write(_OP_BINARY, payload)
 
+    def ping(self, payload: bytes = b"") -> None:
+        """Send a ping frame (also a cheap way to notice a connection the peer closed)."""
+        self._write(_OP_PING, payload)
+
     def send_text(self, text: str) -> None:
         """Send one text frame (for abuse tests: the protocol refuses them)."""
         self._write(_OP_TEXT, text.encode())

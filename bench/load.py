@@ -17,6 +17,10 @@ logic), each scenario on a freshly started server with a fresh database:
           ``--duration`` s after one period of warm-up.
 ``full``  ``--full-rooms`` rooms, each player readying as soon as the server waits for it;
           measure steps and rounds per second for ``--full-duration`` s after warm-up.
+``abuse`` (war-server only, not in the default list) ``--abuse-rooms`` paced rooms as in
+          ``pace`` while ``--abusers`` clients of each kind (flood, garbage, slow
+          consumer, connection hog; see bench/_abuse.py) attack over and over, with the
+          server's default rate limit: the honest delay, and how the abusers were closed.
 
 Reported: steps/s and rounds/s (a step is one flip: both players ready → the server
 broadcasts the result; a round is one or more steps, more with wars), the delay from the
@@ -53,6 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench._abuse import Abuse
 from bench._loadlib import LoadStats, Mode, RoomLoad, percentile
 from bench._server import (
     ServerProcess,
@@ -73,7 +78,8 @@ WAR_LIMIT_FLAGS = (
     "--rate-limit", "1000000",
     "--max-failed-joins", "1000000",
 )  # fmt: skip
-SCENARIOS = (Mode.IDLE, Mode.PACE, Mode.FULL)
+ABUSE = "abuse"
+SCENARIOS = (Mode.IDLE, Mode.PACE, Mode.FULL, ABUSE)
 TARGETS = ("war", "baseline")
 
 
@@ -106,6 +112,8 @@ def _build_parser() -> argparse.ArgumentParser:
     add("--full-rooms", type=int, default=100, help="rooms in the full-speed scenario")
     add("--full-duration", type=float, default=20.0, help="measured seconds at full speed")
     add("--warmup", type=float, default=3.0, help="seconds of full speed before measuring")
+    add("--abuse-rooms", type=int, default=200, help="honest paced rooms in the abuse scenario")
+    add("--abusers", type=int, default=2, help="abusers of each kind in the abuse scenario")
     add("--idle-connections", type=int, default=10000, help="connections in the idle scenario")
     add("--idle-spectators", type=int, default=2, help="spectators per idle room")
     add("--server-cpu", type=int, default=0, help="CPU the server is pinned to")
@@ -254,6 +262,8 @@ class Bench:
             return baseline_spec(host=HOST)
         db = self.tmp / f"{tag}-{time.monotonic_ns()}.sqlite3"
         extra = [*WAR_LIMIT_FLAGS, *self.args.server_arg]
+        if tag == ABUSE:  # the default rate limit: the flood must meet it
+            extra = [*extra, "--rate-limit", "20"]
         return war_server_spec(db, host=HOST, extra=extra, exe=self.args.war_server)
 
     def _log(self, text: str) -> None:
@@ -270,11 +280,14 @@ class Bench:
                 raise SystemExit(f"unknown scenario {scenario!r} ({', '.join(SCENARIOS)})")
         for scenario in scenarios:
             for target in targets:
+                if scenario == ABUSE and target != "war":
+                    continue  # the baseline has no defenses to measure
                 self._log(f"== {target} / {scenario}")
                 runner = {
                     Mode.IDLE: self._idle,
                     Mode.PACE: self._pace,
                     Mode.FULL: self._full,
+                    ABUSE: self._abuse,
                 }[scenario]
                 server = ServerProcess(self._spec(target, scenario), cpus=self.server_cpus)
                 await server.start()
@@ -347,6 +360,31 @@ class Bench:
             figures.update(profiler.stop())
         await load.close()
         return Result(target, Mode.PACE, figures)
+
+    async def _abuse(self, target: str, server: ServerProcess) -> Result:
+        args = self.args
+        load = self._load(server, args.spectators)
+        made = await load.add_rooms(args.abuse_rooms)
+        load.start(Mode.PACE)
+        await asyncio.sleep(args.pace + 0.1)
+        codes = [room.watch_code for room in load.rooms]
+        abuse = Abuse(HOST, server.port, codes, per_kind=args.abusers, seed=args.seed)
+        abuse.start()
+        load.stats.reset()
+        figures = await self._window(server, load, args.duration)
+        load.pause()
+        await abuse.stop()
+        figures = {
+            "rooms": made,
+            "connections": load.connections,
+            "pace_s": args.pace,
+            **figures,
+            "overruns": load.stats.overruns,
+            "abuser_rounds": dict(abuse.rounds),
+            "abuser_closes": {kind: dict(codes) for kind, codes in abuse.closes.items()},
+        }
+        await load.close()
+        return Result(target, ABUSE, figures)
 
     async def _full(self, target: str, server: ServerProcess) -> Result:
         args = self.args
@@ -460,6 +498,8 @@ def _print_text(report: dict[str, Any]) -> None:
         if figures.get("errors"):
             print(f"{'':>14} errors: {figures['error_codes']} closes: "
                   f"{figures['unexpected_closes']} setup: {figures['setup_failures']}")  # fmt: skip
+        if "abuser_closes" in figures:
+            print(f"{'':>14} abusers closed: {figures['abuser_closes']}")
         hot = figures.get("hot")
         if hot:
             print(f"{'':>14} hottest (own time %): {hot['own'][:8]}")
