@@ -346,13 +346,16 @@ class Connection:
 
     def _explain(self, error: BaseException) -> str:
         """Why connecting failed, in one lowercase line (with a hint for a TLS mix-up)."""
-        if isinstance(error, ssl.SSLError):
+        if isinstance(error, ssl.SSLCertVerificationError):
             return explain_tls(error, cafile_given=self._ssl is not None)
-        text = _explain(error)
-        if isinstance(error, InvalidMessage) and not self._secure:
-            return f"{text} (does the server use wss://?)"
-        if isinstance(error, ConnectionResetError) and self._secure:
+        text = explain_tls(error) if isinstance(error, ssl.SSLError) else _explain(error)
+        # A server without TLS, spoken to in TLS (or the other way round), hangs up on
+        # the handshake: with a reset, an end of stream, or bytes that are not TLS.
+        mixed_up = isinstance(error, InvalidMessage | ConnectionResetError | ssl.SSLError)
+        if mixed_up and self._secure:
             return f"{text} (does the server use ws://, without tls?)"
+        if mixed_up:
+            return f"{text} (does the server use wss://?)"
         return text
 
     async def _follow(

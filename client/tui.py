@@ -88,10 +88,17 @@ class WarApp(App[None]):
         Binding("q", "leave", "Leave"),
     ]
 
-    def __init__(self, link: Link, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        link: Link,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        highlight_seconds: float = HIGHLIGHT_SECONDS,
+    ) -> None:
         super().__init__()
         self.link = link
         self.clock = clock
+        self.highlight_seconds = highlight_seconds
         self.countdown = Countdown()
         self._ticker: Timer | None = None
         self.view = ViewState()
@@ -139,7 +146,7 @@ class WarApp(App[None]):
                     self._haul = (message.seat, message.count)
                     if self._highlight is not None:
                         self._highlight.stop()
-                    self._highlight = self.set_timer(HIGHLIGHT_SECONDS, self._end_highlight)
+                    self._highlight = self.set_timer(self.highlight_seconds, self._end_highlight)
             case Reconnecting(attempt=attempt, reason=reason):
                 self.reconnecting = f"Reconnecting… ({reason}; attempt {attempt})"
             case Notice(text=text):

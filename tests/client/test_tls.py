@@ -6,10 +6,13 @@ import ssl
 from pathlib import Path
 
 import pytest
+from websockets.asyncio.server import ServerConnection, serve
 
 from client.cli import build_parser, main, plan
+from client.connection import Connection, Ended
 from client.errors import CaFileError, UsageError
 from client.tls import HOSTNAME_MISMATCH, client_context, explain_tls
+from protocol import WatchRoom
 
 WSS = "wss://127.0.0.1:8765"
 
@@ -107,3 +110,16 @@ def test_another_tls_failure_names_openssls_reason() -> None:
     error = ssl.SSLError(1, "[SSL: WRONG_VERSION_NUMBER] wrong version number")
     error.reason = "WRONG_VERSION_NUMBER"
     assert explain_tls(error) == "tls handshake failed: wrong version number"
+
+
+async def test_wss_to_a_server_without_tls_hints_at_ws() -> None:
+    async def handler(ws: ServerConnection) -> None:
+        await ws.wait_closed()  # pragma: no cover - the handshake never succeeds
+
+    async with serve(handler, "127.0.0.1", 0) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        connection = Connection(f"wss://127.0.0.1:{port}", WatchRoom(code="CALM-FROG-17"))
+        events = [event async for event in connection.events()]
+    assert len(events) == 1 and isinstance(events[0], Ended) and not events[0].ok
+    assert events[0].reason.startswith(f"cannot connect to wss://127.0.0.1:{port}: ")
+    assert events[0].reason.endswith("(does the server use ws://, without tls?)")

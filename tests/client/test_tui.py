@@ -38,7 +38,7 @@ from protocol import (
     WarDeclared,
     Welcome,
 )
-from tests.client._fake import FakeLink
+from tests.client._fake import TIMEOUT, FakeLink
 
 
 def welcome(seat: int | None = 0, name: str = "Ann") -> Welcome:
@@ -74,7 +74,7 @@ def text(app: WarApp, selector: str) -> str:
 @pytest.fixture
 async def table() -> AsyncIterator[tuple[WarApp, FakeLink, Pilot[None]]]:
     link = FakeLink()
-    app = WarApp(link)
+    app = WarApp(link, highlight_seconds=TIMEOUT * 10)  # a haul stays lit while checked
     async with app.run_test(size=(100, 40)) as pilot:
         yield app, link, pilot
 
