@@ -236,7 +236,9 @@ class Conn:
                 step = message["step"]
                 if step > self.step:
                     self.step = step
-                    self.waiting = []  # a step clears every flag: wait for waiting_for
+                    # a step clears every flag: wait for waiting_for (the one-frame
+                    # baseline says who it waits for in the event itself)
+                    self.waiting = message.get("waiting", [])
                     if self.seat == 0:
                         stats.steps += 1
                     if step == room.ready_step + 1 and self.measured < step:

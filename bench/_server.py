@@ -97,9 +97,13 @@ def war_server_spec(
     )
 
 
-def baseline_spec(port: int = 0, *, host: str = "127.0.0.1") -> ServerSpec:
-    """The bare-websockets baseline (``bench/baseline_ws.py``) on ``host:port``."""
-    argv = (sys.executable, "-m", "bench.baseline_ws", "--host", host, "--port", str(port))
+def baseline_spec(port: int = 0, *, host: str = "127.0.0.1", frames: str = "mirror") -> ServerSpec:
+    """The bare-websockets baseline (``bench/baseline_ws.py``) on ``host:port``.
+
+    ``frames``: "mirror" (the war-server's frames) or "one" (one frame per ready).
+    """
+    argv: tuple[str, ...] = (sys.executable, "-m", "bench.baseline_ws", "--host", host)
+    argv += ("--port", str(port), "--frames", frames)
     ready = re.compile(r"baseline listening on \S+:(?P<port>\d+)")
     return ServerSpec(name="baseline", argv=argv, ready=ready)
 

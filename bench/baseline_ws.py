@@ -10,6 +10,11 @@ size, encoded with bare ``msgpack.packb`` and sent with ``websockets.broadcast``
 - the ready that completes the step → ``cards_turned`` + ``cards_taken`` +
   ``waiting_for`` (a round with no war; the cards are fixed, the counts swing by two).
 
+With ``--frames one`` it sends instead a single frame per ready, as the issue words the
+baseline literally ("receive ready, encode and broadcast one message"): ``ready_changed``
+for the first ready, ``cards_turned`` (with an extra ``waiting`` list, so the load
+generator's players know to ready again) for the one that completes the step.
+
 There is no validation beyond what is needed not to crash, no engine, no store, no
 limits, no logging. That is the point: the ratio of the real server to this one is the
 cost of the project's own work (codec checks, room logic, engine, SQLite, logs) on top
@@ -111,7 +116,8 @@ class _Room:
 
 
 class _Lobby:
-    def __init__(self) -> None:
+    def __init__(self, *, one_frame: bool = False) -> None:
+        self.one_frame = one_frame
         self._ids = itertools.count(1)
         self.by_player_code: dict[str, _Room] = {}
         self.by_watch_code: dict[str, _Room] = {}
@@ -193,6 +199,8 @@ class _Lobby:
         room.ready.add(seat)
         if len(room.ready) < PLAYERS:
             room.send_all({"type": "ready_changed", "seat": seat, "ready": True})
+            if self.one_frame:
+                return
             waiting = [s for s in range(PLAYERS) if s not in room.ready]
             room.send_all({"type": "waiting_for", "seats": waiting})
             return
@@ -204,6 +212,12 @@ class _Lobby:
         if min(room.counts) <= 1:
             room.counts = [26, 26]
         turned = [[s, _CARDS[(s + room.step) % 2]] for s in range(PLAYERS)]
+        if self.one_frame:
+            room.send_all(
+                {"type": "cards_turned", "step": room.step, "round": room.step, "depth": 0,
+                 "cards": turned, "waiting": [0, 1]}
+            )  # fmt: skip
+            return
         room.send_all(
             {"type": "cards_turned", "step": room.step, "round": room.step, "depth": 0,
              "cards": turned}
@@ -228,8 +242,8 @@ def _welcome(room: _Room, seat: int | None, player_code: str | None) -> dict[str
     }
 
 
-async def _serve(host: str, port: int) -> None:
-    lobby = _Lobby()
+async def _serve(host: str, port: int, *, one_frame: bool) -> None:
+    lobby = _Lobby(one_frame=one_frame)
     stop = asyncio.get_running_loop().create_future()
     for sig in (signal.SIGTERM, signal.SIGINT):
         asyncio.get_running_loop().add_signal_handler(sig, stop.set_result, None)
@@ -248,11 +262,18 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--host", default="127.0.0.1", help="listen address (default %(default)s)")
     parser.add_argument("--port", type=int, default=0, help="port; 0 picks a free one (printed)")
+    parser.add_argument(
+        "--frames",
+        choices=("mirror", "one"),
+        default="mirror",
+        help="mirror: the war-server's frames per ready (2 or 3); one: a single frame per "
+        "ready (default %(default)s)",
+    )
     args = parser.parse_args(argv)
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve(args.host, args.port))
+        asyncio.run(_serve(args.host, args.port, one_frame=args.frames == "one"))
     sys.exit(0)
 
 

@@ -8,7 +8,9 @@ Run from the repository root::
 
 What it does, for each target (``war``: the real ``war-server``; ``baseline``:
 ``bench/baseline_ws.py``, bare websockets + msgpack sending the same frames with no game
-logic), each scenario on a freshly started server with a fresh database:
+logic, each message with ``websockets.broadcast``; ``baseline1``, not in the default list:
+the same with a single frame per ready, the issue's wording taken literally), each
+scenario on a freshly started server with a fresh database:
 
 ``idle``  open ``--idle-connections`` connections as rooms of 2 players + spectators that
           never ready; memory per connection = (RSS with them − RSS with none) / N.
@@ -80,7 +82,7 @@ WAR_LIMIT_FLAGS = (
 )  # fmt: skip
 ABUSE = "abuse"
 SCENARIOS = (Mode.IDLE, Mode.PACE, Mode.FULL, ABUSE)
-TARGETS = ("war", "baseline")
+TARGETS = ("war", "baseline", "baseline1")
 
 
 @dataclass(slots=True)
@@ -108,7 +110,7 @@ def _build_parser() -> argparse.ArgumentParser:
         formatter_class=_Help,
     )
     add = parser.add_argument
-    add("--targets", default="war,baseline", help="comma list of: war, baseline")
+    add("--targets", default="war,baseline", help="comma list of: war, baseline, baseline1")
     add("--scenarios", default="idle,pace,full", help="comma list of: idle, pace, full, abuse")
     add("--rooms", type=int, default=1000, help="rooms in the paced scenario")
     add("--spectators", type=int, default=2, help="spectators per room (pace and full)")
@@ -206,7 +208,7 @@ class _Profiler:
             return
         self.path = Path(directory) / f"{name}.txt"
         argv = [exe, "record", "--pid", str(server.pid), "--format", "raw", "--rate", "200"]
-        argv += ["--output", str(self.path), "--nonblocking"]
+        argv += ["--output", str(self.path)]
         self.proc = subprocess.Popen(
             argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=directory
         )
@@ -265,6 +267,8 @@ class Bench:
     def _spec(self, target: str, tag: str) -> ServerSpec:
         if target == "baseline":
             return baseline_spec(host=HOST)
+        if target == "baseline1":
+            return baseline_spec(host=HOST, frames="one")
         db = self.tmp / f"{tag}-{time.monotonic_ns()}.sqlite3"
         extra = [*WAR_LIMIT_FLAGS, *self.args.server_arg]
         if tag == ABUSE:  # the default rate limit: the flood must meet it
@@ -285,8 +289,11 @@ class Bench:
                 raise SystemExit(f"unknown scenario {scenario!r} ({', '.join(SCENARIOS)})")
         for scenario in scenarios:
             for target in targets:
-                if scenario == ABUSE and target != "war":
-                    continue  # the baseline has no defenses to measure
+                skip = (scenario == ABUSE and target != "war") or (
+                    scenario == Mode.IDLE and target == "baseline1"
+                )
+                if skip:
+                    continue  # no defenses to measure; the same idle connections
                 self._log(f"== {target} / {scenario}")
                 runner = {
                     Mode.IDLE: self._idle,
@@ -449,6 +456,11 @@ def _ratios(results: list[Result]) -> dict[str, float]:
     if war and base and base["steps_per_s"]:
         ratios["full_speed_throughput_war_over_baseline"] = round(
             war["steps_per_s"] / base["steps_per_s"], 3
+        )
+    base1 = table.get(("baseline1", Mode.FULL))
+    if war and base1 and base1["steps_per_s"]:
+        ratios["full_speed_throughput_war_over_one_frame_baseline"] = round(
+            war["steps_per_s"] / base1["steps_per_s"], 3
         )
     war, base = table.get(("war", Mode.PACE)), table.get(("baseline", Mode.PACE))
     if war and base and base["delay_p99_ms"]:
