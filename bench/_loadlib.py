@@ -122,8 +122,8 @@ class Room:
         "index",
         "load",
         "players",
-        "ready_at",
         "ready_step",
+        "ready_times",
         "spectators",
         "watch_code",
     )
@@ -136,7 +136,8 @@ class Room:
         self.watch_code = ""
         self.game = 1
         self.ready_step = -1
-        self.ready_at = 0.0
+        self.ready_times: dict[tuple[int, int], float] = {}
+        """(game, step) → when the last ready for it was sent (the latest few)"""
 
     def conns(self) -> list[Conn]:
         """Players then spectators."""
@@ -241,12 +242,13 @@ class Conn:
                     self.waiting = message.get("waiting", [])
                     if self.seat == 0:
                         stats.steps += 1
-                    if step == room.ready_step + 1 and self.measured < step:
+                    sent = room.ready_times.get((self.game, step - 1))
+                    if sent is not None and self.measured < step:
                         self.measured = step
                         delays = (
                             stats.spectator_delays if self.seat is None else stats.player_delays
                         )
-                        delay = now - room.ready_at
+                        delay = now - sent
                         delays.append(delay)
                         second = int(now)
                         if delay > stats.worst.get(second, 0.0):
@@ -303,7 +305,10 @@ class Conn:
         self.ready_sent = step
         room = self.room
         room.ready_step = step
-        room.ready_at = _now()
+        times = room.ready_times
+        times[self.game, step] = _now()
+        if len(times) > 8:
+            del times[next(iter(times))]
         room.load.stats.readies += 1
 
     def maybe_rematch(self) -> None:
