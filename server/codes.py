@@ -41,7 +41,6 @@ CODE_LENGTH = 8
 ROOM_ID_LENGTH = 10
 TOKEN_BYTES = 24
 MAX_DEAL = 2**64 - 1
-DRAWN_DEALS = 1_000_000  # deals the server draws by itself: 0 .. 999_999
 
 
 class RandomSource(Protocol):
@@ -77,12 +76,8 @@ def new_token(source: RandomSource = secrets) -> str:
 
 
 def new_deal(source: RandomSource = secrets) -> int:
-    """A random deal number in ``0 .. 999_999``: six digits a family can read aloud.
-
-    A million deals is plenty to play; any deal up to ``MAX_DEAL`` is still accepted when
-    a player chooses it.
-    """
-    return source.randbelow(DRAWN_DEALS)
+    """A random deal number in ``0 .. 2**64 - 1``."""
+    return source.randbelow(MAX_DEAL + 1)
 
 
 def normalize_code(code: str) -> str:

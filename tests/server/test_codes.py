@@ -70,7 +70,7 @@ def test_token_hash_matches_only_its_token() -> None:
     assert not token_matches(token, None)
 
 
-def test_seeded_source_reproduces_and_deals_are_six_digits() -> None:
+def test_seeded_source_reproduces_and_deals_cover_64_bits() -> None:
     first, second = SeededSource(5), SeededSource(5)
     assert [new_code(first), new_token(first), new_deal(first)] == [
         new_code(second),
@@ -78,5 +78,5 @@ def test_seeded_source_reproduces_and_deals_are_six_digits() -> None:
         new_deal(second),
     ]
     deals = [new_deal(SeededSource(seed)) for seed in range(50)]
-    assert all(0 <= deal < 1_000_000 for deal in deals)
-    assert max(deals) > 500_000  # the whole six-digit range is used
+    assert all(0 <= deal < 2**64 for deal in deals)
+    assert max(deals) > 2**63  # the whole range is used, not just 32 bits
