@@ -76,7 +76,12 @@ def new_token(source: RandomSource = secrets) -> str:
 
 
 def new_deal(source: RandomSource = secrets) -> int:
-    """A random deal number in ``0 .. 2**64 - 1``."""
+    """A random deal number in ``0 .. 2**64 - 1``.
+
+    The whole 64-bit range on purpose: the deal stays secret until the game ends, and a
+    small range (say six digits) would let a client try every deal against the first
+    cards turned and so learn every pile's order.
+    """
     return source.randbelow(MAX_DEAL + 1)
 
 
