@@ -205,7 +205,7 @@ class Participant:
     believed to be running: after a drop the participant waits for it, then resumes its
     seat with its latest token (a spectator watches again). ``on_step(self, step)`` is
     called when seat 0 sees a new step (for chaos schedules); ``on_message(message)`` for
-    every message received.
+    every message received; ``on_event(self)`` after each resume and when play ends.
     """
 
     url: Callable[[], str]
@@ -214,6 +214,9 @@ class Participant:
     auto: AutoPlay | None = None
     on_step: Callable[[Participant, int], None] | None = None
     on_message: Callable[[ServerMessage], None] | None = None
+    on_event: Callable[[Participant], None] | None = None
+    """called after each resume's welcome, and when `play` ends"""
+    finished: bool = False
     seat: int | None = None
     room: str = ""
     token: str = ""
@@ -403,8 +406,11 @@ class Participant:
                     ) from None
                 await self._act(games)
         finally:
+            self.finished = True
             if finishing is not None:
                 finishing.cancel()
+            if self.on_event is not None:
+                self.on_event(self)
 
     async def _finish_when_told(self, games: int) -> None:
         assert self.finish is not None
@@ -441,6 +447,8 @@ class Participant:
         self.resumes.append(
             Resumed(seen_game, seen_step, ready_for, welcome.state.game, self.step, counts)
         )
+        if self.on_event is not None:
+            self.on_event(self)
 
     async def close(self) -> None:
         """Close the connection (1000) if open."""
