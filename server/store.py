@@ -1,7 +1,8 @@
 """Where rooms survive a restart: the `Store` interface, `SqliteStore` and `MemoryStore`.
 
 A room is stored as what it takes to rebuild it, never as a game's inner state: its codes,
-rules, time limit, seats (names, token *hashes*, computer, auto-play, left) and its current
+rules, time limit, seats (names, token *hashes* — the latest and, until the latest is
+confirmed, the one it replaced —, computer, auto-play, left) and its current
 game as rules + deal number + steps played (+ the step at which the time limit stopped it,
 + whether it was played out by a finish vote). `server.room` replays the engine from that.
 
@@ -10,8 +11,9 @@ used by one thread (the event loop's); it is not shared between processes.
 
 `SqliteStore` keeps one connection in WAL mode with ``synchronous=NORMAL``: a committed
 write survives a kill -9 of the process (not necessarily a power cut). The schema version
-is ``PRAGMA user_version``; the deal is stored as text because it may exceed SQLite's
-signed 64-bit integers.
+is ``PRAGMA user_version``; an older store is migrated when it is opened (version 1 → 2:
+the seats' ``previous_token_hash`` column, empty). The deal is stored as text because it
+may exceed SQLite's signed 64-bit integers.
 """
 
 from __future__ import annotations
@@ -35,18 +37,26 @@ __all__ = [
     "Store",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""The store layout this code writes; older stores (from 1) are migrated on opening."""
 
 
 @dataclass(frozen=True, slots=True)
 class SeatRecord:
-    """One seat: ``name`` None = open; ``auto`` is "off", "calm" or "quick"."""
+    """One seat: ``name`` None = open; ``auto`` is "off", "calm" or "quick".
+
+    ``token_hash``: the hash of the seat's latest token. ``previous_token_hash``: the hash
+    of the token the seat was last resumed with, still accepted while the latest one is
+    unconfirmed (its ``welcome`` may have been lost); None once the latest is confirmed,
+    and for a seat never resumed. See `server.room.Room.resume`.
+    """
 
     name: str | None = None
     token_hash: str | None = None
     computer: bool = False
     auto: str = "off"
     left: bool = False
+    previous_token_hash: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,9 +239,15 @@ CREATE TABLE seats (
     computer    INTEGER NOT NULL,
     auto        TEXT NOT NULL,
     left_room   INTEGER NOT NULL,
+    previous_token_hash TEXT,
     PRIMARY KEY (room_id, seat)
 ) STRICT;
 """
+# Each step brings a store from the version it is keyed by to the next one. A new column
+# is added last, so a migrated store and a new one have the same columns in the same order.
+_MIGRATIONS = {
+    1: "ALTER TABLE seats ADD COLUMN previous_token_hash TEXT",
+}
 
 _INSERT_ROOM = (
     "INSERT INTO rooms (room_id, player_code, watch_code, rules, minutes, created, "
@@ -265,8 +281,10 @@ def _game_row(game: GameRecord) -> tuple[object, ...]:
 class SqliteStore:
     """A `Store` in one SQLite file (WAL, synchronous=NORMAL, one connection).
 
-    ``SqliteStore(path)`` creates the parent directory and the schema if needed. Raises
-    `StoreError` if the file holds a schema version this code does not know.
+    ``SqliteStore(path)`` creates the parent directory and the schema if needed, and
+    migrates a store of an older schema version (in one transaction: all or nothing).
+    Raises `StoreError` if the file holds a schema version this code does not know (a
+    newer server's), or if the migration fails (the file is then left as it was).
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -276,15 +294,43 @@ class SqliteStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        version = self._version()
         if version == 0:
             self._db.executescript(f"BEGIN;{_SCHEMA}PRAGMA user_version={SCHEMA_VERSION};COMMIT;")
         elif version != SCHEMA_VERSION:
-            self._db.close()
-            raise StoreError(
-                f"store {str(self.path)!r} has schema version {version}, "
-                f"this server knows {SCHEMA_VERSION}"
-            )
+            try:
+                self._migrate()
+            except BaseException:
+                self._db.close()
+                raise
+
+    def _version(self) -> int:
+        version: int = self._db.execute("PRAGMA user_version").fetchone()[0]
+        return version
+
+    def _migrate(self) -> None:
+        """Bring an older store up to `SCHEMA_VERSION` in one transaction (all or nothing).
+
+        Raises `StoreError` for a version this code does not know, or a failed step.
+        """
+        with self._transaction():
+            version = self._version()  # again, now that the file is locked
+            if version not in _MIGRATIONS and version != SCHEMA_VERSION:
+                raise StoreError(
+                    f"store {str(self.path)!r} has schema version {version}, "
+                    f"this server knows {SCHEMA_VERSION}"
+                )
+            start = version
+            try:
+                while version < SCHEMA_VERSION:
+                    self._db.execute(_MIGRATIONS[version])
+                    version += 1
+                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            except sqlite3.Error as error:
+                raise StoreError(
+                    f"cannot migrate store {str(self.path)!r} from schema version {start} "
+                    f"to {SCHEMA_VERSION}: {error}"
+                ) from None
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
@@ -298,9 +344,19 @@ class SqliteStore:
     def _write_seats(self, room_id: str, seats: tuple[SeatRecord, ...]) -> None:
         self._db.execute("DELETE FROM seats WHERE room_id = ?", (room_id,))
         self._db.executemany(
-            "INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO seats (room_id, seat, name, token_hash, computer, auto, left_room, "
+            "previous_token_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (room_id, index, s.name, s.token_hash, int(s.computer), s.auto, int(s.left))
+                (
+                    room_id,
+                    index,
+                    s.name,
+                    s.token_hash,
+                    int(s.computer),
+                    s.auto,
+                    int(s.left),
+                    s.previous_token_hash,
+                )
                 for index, s in enumerate(seats)
             ],
         )
@@ -365,12 +421,12 @@ class SqliteStore:
     def load_all(self) -> list[RoomRecord]:
         """Every stored room, oldest first. Raises `StoreError` for a row that does not parse."""
         seats: dict[str, list[SeatRecord]] = {}
-        for room_id, name, token_hash, computer, auto, left in self._db.execute(
-            "SELECT room_id, name, token_hash, computer, auto, left_room FROM seats "
-            "ORDER BY room_id, seat"
+        for room_id, name, token_hash, computer, auto, left, previous in self._db.execute(
+            "SELECT room_id, name, token_hash, computer, auto, left_room, previous_token_hash "
+            "FROM seats ORDER BY room_id, seat"
         ):
             seats.setdefault(room_id, []).append(
-                SeatRecord(name, token_hash, bool(computer), auto, bool(left))
+                SeatRecord(name, token_hash, bool(computer), auto, bool(left), previous)
             )
         records = []
         for row in self._db.execute(_SELECT_ROOMS):

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from protocol import CreateRoom, JoinRoom, Ready, RulesSpec
+from protocol import CreateRoom, JoinRoom, Ready, ResumeSeat, RulesSpec
+from server import engine
+from server.codes import hash_token
 from server.errors import StoreError
 from server.store import (
     SCHEMA_VERSION,
@@ -59,7 +62,11 @@ def test_every_write_is_read_back(store: Store) -> None:
     store.record_steps("room1", 42, seq=200)
     store.record_stop("room1", 40)
     store.record_finish("room1", seq=230)
-    seats = (SeatRecord("Ann", None, False, "calm", True), SeatRecord("Computer", None, True))
+    seats = (
+        SeatRecord("Ann", None, False, "calm", True),
+        SeatRecord("Computer", None, True),
+        SeatRecord("Ben", "cd" * 32, previous_token_hash="ef" * 32),
+    )
     store.update_seats("room1", seats, seq=231)
     store.touch("room1", 555.0, seq=232)
     (loaded,) = store.load_all()
@@ -165,3 +172,106 @@ def test_reopening_the_file_rebuilds_identical_games(tmp_path: Path) -> None:
     # and the next steps are the same steps
     assert rebuilt.game.step() == room.game.step()
     again.hub.close()
+
+
+# The layout of schema version 1, as the server wrote it before seats kept the previous
+# token's hash (kept here verbatim: stores of that version exist and must keep working).
+_SCHEMA_V1 = """
+CREATE TABLE rooms (
+    room_id      TEXT PRIMARY KEY,
+    player_code  TEXT NOT NULL UNIQUE,
+    watch_code   TEXT NOT NULL UNIQUE,
+    rules        TEXT NOT NULL,
+    minutes      INTEGER,
+    created      REAL NOT NULL,
+    last_active  REAL NOT NULL,
+    seq          INTEGER NOT NULL,
+    game_number  INTEGER NOT NULL,
+    deal         TEXT NOT NULL,
+    revealed     INTEGER NOT NULL,
+    started      INTEGER NOT NULL,
+    steps        INTEGER NOT NULL,
+    stop_step    INTEGER,
+    finished     INTEGER NOT NULL,
+    deadline     REAL
+) STRICT;
+CREATE TABLE seats (
+    room_id     TEXT NOT NULL REFERENCES rooms(room_id) ON DELETE CASCADE,
+    seat        INTEGER NOT NULL,
+    name        TEXT,
+    token_hash  TEXT,
+    computer    INTEGER NOT NULL,
+    auto        TEXT NOT NULL,
+    left_room   INTEGER NOT NULL,
+    PRIMARY KEY (room_id, seat)
+) STRICT;
+PRAGMA user_version = 1;
+"""
+_ANN, _BEN = "ann-token-" * 3, "ben-token-" * 3
+
+
+def _v1_store(path: Path) -> None:
+    """A version-1 file holding one 2-player room, 5 steps into its game."""
+    db = sqlite3.connect(path)
+    db.executescript(_SCHEMA_V1)
+    rules = json.dumps(engine.Rules().to_dict(), sort_keys=True)
+    db.execute(
+        "INSERT INTO rooms VALUES (?, ?, ?, ?, NULL, 10.0, 20.0, 12, 1, ?, 1, 1, 5, NULL, 0, NULL)",
+        ("oldroom", "PCODE", "WCODE", rules, str(2**64 - 2)),
+    )
+    for seat, (name, token) in enumerate((("Ann", _ANN), ("Ben", _BEN))):
+        db.execute(
+            "INSERT INTO seats VALUES ('oldroom', ?, ?, ?, 0, 'off', 0)",
+            (seat, name, hash_token(token)),
+        )
+    db.commit()
+    db.close()
+
+
+def test_a_version_1_store_is_migrated_and_keeps_working(tmp_path: Path) -> None:
+    path = tmp_path / "v1.db"
+    _v1_store(path)
+    store = SqliteStore(path)
+    (record,) = store.load_all()
+    assert record.seats == (
+        SeatRecord("Ann", hash_token(_ANN)),
+        SeatRecord("Ben", hash_token(_BEN)),
+    )
+    assert (record.game.steps, record.game.deal, record.seq) == (5, 2**64 - 2, 12)
+    store.close()
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    columns = [row[1] for row in db.execute("PRAGMA table_info(seats)")]
+    db.close()
+    assert columns[-1] == "previous_token_hash"
+
+    # a server on the migrated file: the seats resume with their version-1 tokens
+    bench = Bench(store=SqliteStore(path), now=100.0)
+    ann, ben = bench.connect(), bench.connect()
+    bench.send(ann, ResumeSeat(room="oldroom", token=_ANN))
+    bench.send(ben, ResumeSeat(room="oldroom", token=_BEN))
+    assert (ann.welcome.seat, ben.welcome.seat) == (0, 1)
+    assert ann.welcome.state.step == 5
+    for peer in (ann, ben):
+        bench.send(peer, Ready(step=5))
+    assert bench.room(ann).game.steps == 6
+    bench.hub.close()
+    reopened = SqliteStore(path)  # version 2 now: opened as it is
+    (record,) = reopened.load_all()
+    assert record.game.steps == 6
+    assert record.seats[1].token_hash == hash_token(ben.welcome.token or "")
+    reopened.close()
+
+
+def test_a_failed_migration_leaves_the_version_1_store_as_it_was(tmp_path: Path) -> None:
+    path = tmp_path / "v1.db"
+    _v1_store(path)
+    db = sqlite3.connect(path)
+    db.execute("ALTER TABLE seats ADD COLUMN previous_token_hash TEXT")  # in the way
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match="from schema version 1 to 2: duplicate column"):
+        SqliteStore(path)
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+    db.close()
