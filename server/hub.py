@@ -17,7 +17,9 @@ is an ``internal_error`` and a close 1011, and the other rooms carry on.
 
 Failed attempts (unknown code, bad token, bad password) are counted per peer address;
 at ``max_failed_joins`` within a minute further opening messages from that address are
-refused with ``too_many_failures`` (close 1008) until the minute has passed.
+refused with ``too_many_failures`` (close 1008) until the minute has passed. A resume with
+a seat's earlier token while its latest is unconfirmed (its welcome may have been lost,
+see `server.room`) is accepted, so it is no failure; a superseded token is one.
 A room is removed when every human player has left, or when it has had no connection
 and no activity for ``idle_room_seconds`` (a restart counts as activity).
 """

@@ -3,8 +3,9 @@
 A `Room` is rebuilt from its `RoomRecord` (the same path for a new room and for one
 loaded after a restart: the engine replays the recorded steps). Every command takes
 ``now`` (wall-clock seconds, from the caller) and returns the `Action` list to carry out;
-a refused command raises `RefusedError` *before* changing anything. Writes go to the store
-before the messages they announce are returned (persist, then broadcast).
+a refused command raises `RefusedError` *before* changing anything (but the message still
+confirms its seat's token, see Tokens below). Writes go to the store before the messages
+they announce are returned (persist, then broadcast).
 
 What each room phase accepts (``waiting`` → ``playing`` → ``over`` → ``playing`` …)::
 
@@ -21,6 +22,14 @@ or a human seat whose player left a started game) readies ``computer_delay`` aft
 needed. A human seat on auto-play readies ``calm_delay`` or ``quick_delay`` after it is
 needed; without auto-play the game waits for it, connected or not ("away"). With an
 away-timeout, an away seat goes on calm auto-play once the timeout has passed.
+
+Tokens: each resume issues a new token, stored (as a hash) before the ``welcome`` that
+carries it is sent. That welcome can be lost (a kill -9 of the server, a dropped
+connection, before the client read it), so the token the seat was resumed with stays
+accepted until the new one is *confirmed*: by a later resume with it, or by any message
+the seat's client sends on the connection that received it (a client reads the welcome
+before it sends anything there). Resuming with the earlier token issues yet another
+token and drops the unconfirmed one. Either way one connection at most holds a seat.
 """
 
 from __future__ import annotations
@@ -85,13 +94,15 @@ class RoomSettings:
 
 @dataclass(slots=True)
 class _Seat:
-    """A seat's state; the first five fields are persisted (`SeatRecord`)."""
+    """A seat's state; the first six fields are persisted (`SeatRecord`)."""
 
     name: str | None = None
     token_hash: str | None = None
     computer: bool = False
     auto: AutoPlay = AutoPlay.OFF
     left: bool = False
+    previous_token_hash: str | None = None
+    """The token the seat was resumed with, accepted until ``token_hash``'s is confirmed."""
     conn: ConnId | None = None
     ready: bool = False
     finish_vote: bool = False
@@ -112,7 +123,21 @@ class _Seat:
         return self.computer or self.left
 
     def record(self) -> SeatRecord:
-        return SeatRecord(self.name, self.token_hash, self.computer, self.auto.value, self.left)
+        return SeatRecord(
+            self.name,
+            self.token_hash,
+            self.computer,
+            self.auto.value,
+            self.left,
+            self.previous_token_hash,
+        )
+
+    def holds(self, token: str) -> bool:
+        """Whether ``token`` resumes this seat: its latest token, or the unconfirmed one's
+        predecessor (both compared in constant time)."""
+        latest = token_matches(token, self.token_hash)
+        previous = token_matches(token, self.previous_token_hash)
+        return self.human and (latest or previous)
 
 
 def rebuild_game(rules: engine.Rules, record: GameRecord) -> engine.Game:
@@ -165,7 +190,8 @@ class Room:
         self.game = rebuild_game(self.rules, record.game)
         self._spec = rules_spec(self.rules)
         self._seats = [
-            _Seat(s.name, s.token_hash, s.computer, AutoPlay(s.auto), s.left) for s in record.seats
+            _Seat(s.name, s.token_hash, s.computer, AutoPlay(s.auto), s.left, s.previous_token_hash)
+            for s in record.seats
         ]
         self._spectators: dict[ConnId, None] = {}
         for seat in self._seats:
@@ -310,6 +336,7 @@ class Room:
             AutoPlay.OFF,
             False,
         )
+        seat.previous_token_hash = None
         self._persist_seats()
         self.last_active = now
         actions = self._emit(lambda seq: PlayerJoined(seq=seq, seat=index, name=name))
@@ -331,25 +358,26 @@ class Room:
         return actions
 
     def resume(self, conn: ConnId, token: str, now: float) -> list[Action]:
-        """``conn`` takes back the seat of ``token``; a new token is issued.
+        """``conn`` takes back the seat of ``token``; a new token is issued (stored first).
 
-        A connection still on the seat is closed with 4002 (replaced). Raises `RefusedError`
-        (bad_token) if no seat has this token (a superseded one included).
+        ``token`` is the seat's latest token, or — while that one is unconfirmed — the
+        token the seat was resumed with before (the welcome carrying the latest may have
+        been lost). Either way ``token`` stays accepted until the new one is confirmed
+        (see the module docstring), and any other token stops working. A connection still
+        on the seat is closed with 4002 (replaced).
+
+        Raises:
+            RefusedError: bad_token, if no seat takes this token (a superseded one, or the
+                latest token of a seat resumed since with the token before it).
+            StoreError: the store failed (the seat and its tokens are unchanged).
         """
-        index = next(
-            (
-                i
-                for i, s in enumerate(self._seats)
-                if s.human and token_matches(token, s.token_hash)
-            ),
-            None,
-        )
+        index = next((i for i, s in enumerate(self._seats) if s.holds(token)), None)
         if index is None:
             raise RefusedError(ErrorCode.BAD_TOKEN, "this seat token is unknown or was replaced")
         seat = self._seats[index]
+        lost_welcome = not token_matches(token, seat.token_hash)
         fresh = new_token(self._random)
-        seat.token_hash = hash_token(fresh)
-        self._persist_seats()
+        self._set_tokens(seat, hash_token(fresh), hash_token(token))
         self.last_active = now
         actions: list[Action] = []
         if seat.conn is not None:
@@ -358,7 +386,7 @@ class Room:
             )
             seat.conn = conn
             if self._log is not None:
-                self._log.info("seat_replaced", seat=index)
+                self._log.info("seat_replaced", seat=index, earlier_token=lost_welcome)
         else:
             actions += self._emit(
                 lambda seq: ConnectionChanged(seq=seq, seat=index, connected=True)
@@ -366,19 +394,30 @@ class Room:
             seat.conn = conn
             seat.away_deadline = None
             if self._log is not None:
-                self._log.info("seat_resumed", seat=index)
+                self._log.info("seat_resumed", seat=index, earlier_token=lost_welcome)
         actions.append(self._welcome(conn, index, fresh, now))
         return actions
 
     # ------------------------------------------------------------------ commands
     def handle(self, conn: ConnId, message: InRoomMessage, now: float) -> list[Action]:
-        """A message from ``conn`` (in this room). Raises `RefusedError` for a refused command."""
+        """A message from ``conn`` (in this room).
+
+        Any message from a seat's connection first confirms the token that connection was
+        welcomed with (stored, even if the command is then refused): the earlier token
+        stops working.
+
+        Raises:
+            RefusedError: the command is refused (nothing else changed).
+            StoreError: the store failed.
+        """
         self.last_active = now
+        index = self.seat_of(conn)
+        if index is not None:
+            self._confirm_token(self._seats[index])
         if isinstance(message, Resync):
             return [Send((conn,), Snapshot(seq=self.seq, state=self.state(now)))]
         if isinstance(message, Leave):
             return self._leave(conn, now)
-        index = self.seat_of(conn)
         if index is None:
             raise RefusedError(ErrorCode.NOT_SEATED, f"spectators cannot {_VERBS[type(message)]}")
         if isinstance(message, Ready):
@@ -624,7 +663,7 @@ class Room:
             return [bye]
         seat = self._seats[index]
         seat.conn = None
-        seat.token_hash = None
+        seat.token_hash = seat.previous_token_hash = None
         seat.away_deadline = None
         seat.finish_vote = False
         seat.rematch_vote = None
@@ -687,6 +726,22 @@ class Room:
         self._store.update_seats(
             self.room_id, tuple(seat.record() for seat in self._seats), self.seq
         )
+
+    def _set_tokens(self, seat: _Seat, latest: str | None, previous: str | None) -> None:
+        """Give ``seat`` these token hashes and store them; if the store fails, the seat
+        keeps its old ones and the error propagates."""
+        before = seat.token_hash, seat.previous_token_hash
+        seat.token_hash, seat.previous_token_hash = latest, previous
+        try:
+            self._persist_seats()
+        except BaseException:
+            seat.token_hash, seat.previous_token_hash = before
+            raise
+
+    def _confirm_token(self, seat: _Seat) -> None:
+        """The seat's client has its latest token: the earlier one stops working."""
+        if seat.previous_token_hash is not None:
+            self._set_tokens(seat, seat.token_hash, None)
 
     def _schedule(self, now: float) -> None:
         """Arm the auto-play timer of every needed seat that plays by itself."""

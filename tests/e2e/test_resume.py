@@ -51,14 +51,34 @@ async def test_resume_with_the_token_and_the_old_one_is_refused(tmp_path: Path) 
         assert welcome.token and welcome.token != old_token
         assert welcome.state.step == step
         assert welcome.state.seats[0].ready  # Ann's ready was kept while Ben was away
-        # the old token is spent
+        await play_steps(1, [ann, ben2])  # Ben's ready completes the waiting step
+        # Ben has spoken with the new token: the old one is spent
         thief = await war.client()
         await thief.send(ResumeSeat(room=room, token=old_token))
         await thief.expect_error(ErrorCode.BAD_TOKEN)
         assert (await thief.expect_close())[0] == CloseCode.REFUSED
-        await play_steps(30, [ann, ben2])  # Ben's ready completes the waiting step
+        await play_steps(30, [ann, ben2])
     assert ann.of(GameOver)
     assert game_events(ann) == replay(spec, 555)
+
+
+async def test_a_welcome_never_read_leaves_the_token_working(tmp_path: Path) -> None:
+    async with start_war(tmp_path) as war:
+        ann, ben = await war.table(deal=555)
+        token, room = ben.token or "", ben.room or ""
+        await ben.close()
+        await ann.expect(ConnectionChanged, where=lambda m: not m.connected)
+        lost = await war.client()
+        await lost.send(ResumeSeat(room=room, token=token))
+        await ann.expect(ConnectionChanged, where=lambda m: m.connected)  # resumed (stored)
+        await lost.close()  # gone before reading the welcome and its new token
+        await ann.expect(ConnectionChanged, where=lambda m: not m.connected)
+        ben2 = await resume(war.url, token, room)  # the token Ben still has
+        welcome = ben2.of(Welcome)[-1]
+        assert welcome.seat == 1
+        assert welcome.token and welcome.token != token
+        await play_steps(3, [ann, ben2])
+        assert ben2.step == ann.step == 3
 
 
 async def test_resuming_a_connected_seat_replaces_the_old_connection(tmp_path: Path) -> None:

@@ -71,12 +71,12 @@ def test_a_restart_mid_war_continues_the_same_game(tmp_path: Path) -> None:
     ann2, ben2 = _resume(second, ann), _resume(second, ben)
     assert ann2.welcome.state.step == before.step
     assert ann2.welcome.state.seats[0].auto is AutoPlay.CALM
-    for old in (ann, ben):  # the tokens from before the restart are spent now
+    second.send(ann2, SetAutoPlay(mode=AutoPlay.OFF))
+    second.play_round_robin([ann2, ben2])
+    for old in (ann, ben):  # both resumed seats have played on: the earlier tokens are spent
         thief = second.connect()
         actions = second.send(thief, ResumeSeat(room=before.room, token=old.welcome.token or ""))
         assert error_codes(actions) == ["bad_token"]
-    second.send(ann2, SetAutoPlay(mode=AutoPlay.OFF))
-    second.play_round_robin([ann2, ben2])
     events = game_events(ann) + game_events(ann2)
     assert events == expected_events(engine.Rules(face_down=3), deal)
     assert ann2.gaps == ben2.gaps == []
