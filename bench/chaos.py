@@ -15,11 +15,11 @@ checked: never behind what the client had seen (no round lost), at most one step
 and only if that client's ready for it was in flight (none played twice), with the piles
 the replay has there. Exit status 1 if any problem was found.
 
-Without ``--settle`` a kill may land while clients are still resuming from the previous
-one; if it lands after the server stored a seat's new token but before the client got
-its ``welcome``, that seat is locked out (``bad_token``): counted as ``seats_locked_out``.
-That is a known issue of token rotation (docs/performance.md); ``--settle`` waits until
-every client has resumed before the next kill.
+A kill may land while clients are still resuming from the previous one; if it lands
+after the server stored a seat's new token but before the client read its ``welcome``,
+the seat must still be resumable with the earlier token (before commit 0c28029 it was
+locked out: ``bad_token``). Such refusals are counted as ``seats_locked_out``.
+``--settle`` instead waits until every client has resumed before the next kill.
 
 The short version runs in the test suite: ``tests/e2e/test_chaos.py``.
 """
