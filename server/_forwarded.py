@@ -85,7 +85,15 @@ def _entry(text: str) -> Address | None:
 
 
 def _is_trusted(address: Address, trusted: Iterable[Network]) -> bool:
-    return any(address in network for network in trusted)
+    """True if ``address`` is in a trusted network.
+
+    Addresses are normalised to IPv4 when IPv4-mapped, so an IPv4 address is also looked
+    up in its mapped IPv6 form: trusting ``::ffff:10.0.0.0/104`` trusts ``10.0.0.1``.
+    """
+    forms: tuple[Address, ...] = (address,)
+    if isinstance(address, ipaddress.IPv4Address):
+        forms = (address, ipaddress.IPv6Address(f"::ffff:{address}"))
+    return any(form in network for form in forms for network in trusted)
 
 
 def client_address(

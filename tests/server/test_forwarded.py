@@ -150,7 +150,11 @@ header_text = st.text(
 
 
 def _trusted(address: IP, nets: tuple[Network, ...]) -> bool:
-    return any(address in net for net in nets)
+    # an IPv4 address is trusted in its IPv4-mapped IPv6 form too (::ffff:a.b.c.d)
+    forms: list[IP] = [address]
+    if isinstance(address, ipaddress.IPv4Address):
+        forms.append(ipaddress.IPv6Address(int(ipaddress.IPv6Address("::ffff:0:0")) | int(address)))
+    return any(form in net for form in forms for net in nets)
 
 
 @given(trusted=networks, peer=any_ip, values=st.lists(header_text, max_size=3))
@@ -265,3 +269,13 @@ def test_bad_trusted_proxies_are_named(argv: list[str], env: dict[str, str], mes
     with pytest.raises(ConfigError) as error:
         load_settings(argv, {**HOME, **env})
     assert str(error.value).startswith(message)
+
+
+def test_a_trusted_ipv6_network_covers_the_ipv4_addresses_mapped_into_it() -> None:
+    # found by hypothesis: a proxy at ::ffff:0:0 inside a trusted ::/8 is read as 0.0.0.0
+    trusted = (ipaddress.IPv6Network("::/8"),)
+    found = client_address("::ffff:0:0", ["203.0.113.9"], trusted)
+    assert found.address == "203.0.113.9"
+    mapped = (ipaddress.IPv6Network("::ffff:10.0.0.0/104"),)
+    assert client_address("10.1.2.3", ["203.0.113.9"], mapped).address == "203.0.113.9"
+    assert client_address("11.1.2.3", ["203.0.113.9"], mapped).address == "11.1.2.3"
