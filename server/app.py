@@ -6,6 +6,11 @@ transport limits:
 
 - one ``websockets`` server; ``GET /healthz`` on the same port answers 200 with JSON
   ``{"status": "ok", "rooms": N, "connections": N}``;
+- per address, before the WebSocket handshake (in ``process_request``): new connections
+  at most ``--connect-rate`` a second in bursts of ``--connect-burst``, and none for
+  ``--abuse-penalty`` seconds (doubling on repeats) after one of its connections was
+  closed for abuse (4001, or 1008 for invalid frames); refused with HTTP 429 Too Many
+  Requests and ``Retry-After`` (`server.limits.ConnectionGate`, on the app's clock);
 - per connection: a `ConnId`, a slot of its address (``--max-connections-per-ip``, else
   error ``too_many_connections`` and close 1013; from a ``--trusted-proxies`` peer, the
   address its X-Forwarded-For names), frames at most ``--max-message-bytes``
@@ -34,6 +39,7 @@ import asyncio
 import contextlib
 import http
 import json
+import math
 import signal
 import ssl
 import time
@@ -44,6 +50,7 @@ from itertools import count
 from typing import Any, Protocol
 
 from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 from websockets.protocol import State
@@ -65,7 +72,7 @@ from server.config import (
     INVALID_MESSAGE_REFILL_SECONDS,
     Settings,
 )
-from server.limits import AddressSlots, RateLimiter, TokenBucket, Verdict
+from server.limits import AddressSlots, ConnectionGate, RateLimiter, Refusal, TokenBucket, Verdict
 from server.logs import bind, get_logger
 
 __all__ = ["HubLike", "WarServer", "build_hub", "run_server", "serving", "tls_context"]
@@ -142,11 +149,17 @@ def _peer_of(ws: ServerConnection) -> str:
     return str(address or "")
 
 
-def _client_of(ws: ServerConnection, trusted: tuple[Network, ...]) -> ClientAddress:
-    """Who ``ws`` is from: the TCP peer, or from a trusted proxy what X-Forwarded-For says."""
-    headers = ws.request.headers if ws.request is not None and trusted else None
-    forwarded = headers.get_all("X-Forwarded-For") if headers is not None else []
+def _client_of(
+    ws: ServerConnection, headers: Headers | None, trusted: tuple[Network, ...]
+) -> ClientAddress:
+    """Who ``ws`` is from: the TCP peer, or from a trusted proxy what X-Forwarded-For
+    (in ``headers``, the handshake request's) says."""
+    forwarded = headers.get_all("X-Forwarded-For") if headers is not None and trusted else []
     return client_address(_peer_of(ws), forwarded, trusted)
+
+
+def _headers_of(ws: ServerConnection) -> Headers | None:
+    return ws.request.headers if ws.request is not None else None
 
 
 def _short(reason: str) -> str:
@@ -170,6 +183,12 @@ class WarServer:
         self._sockets: dict[ConnId, ServerConnection] = {}
         self._closing: set[ConnId] = set()
         self._slots = AddressSlots(settings.max_connections_per_ip)
+        self._gate = ConnectionGate(
+            settings.connect_rate,
+            settings.connect_burst,
+            penalty=settings.abuse_penalty,
+            penalty_max=settings.abuse_penalty_max,
+        )
         self._tasks: set[asyncio.Task[None]] = set()
         self._rearm = asyncio.Event()
         self._armed_for: float | None = None
@@ -241,10 +260,19 @@ class WarServer:
         self._armed_for = None
         self._rearm.set()
 
-    # --- HTTP: /healthz ------------------------------------------------------------------
+    # --- HTTP: /healthz and the per-address gate ------------------------------------------
     def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
-        if request.path.split("?", 1)[0] != HEALTH_PATH:
+        """Answer /healthz; refuse (429) a new connection its address may not open now;
+        None lets the WebSocket handshake go on."""
+        if request.path.split("?", 1)[0] == HEALTH_PATH:
+            return self._health(connection)
+        client = _client_of(connection, request.headers, self.settings.trusted_proxies)
+        refusal = self._gate.admit(client.address, self._clock())
+        if refusal is None:
             return None
+        return _too_many_requests(connection, client.address, refusal)
+
+    def _health(self, connection: ServerConnection) -> Response:
         body = json.dumps(
             {
                 "status": "ok",
@@ -261,7 +289,7 @@ class WarServer:
     # --- one connection ------------------------------------------------------------------
     async def _handle_connection(self, ws: ServerConnection) -> None:
         conn = next(self._ids)
-        client = _client_of(ws, self.settings.trusted_proxies)
+        client = _client_of(ws, _headers_of(ws), self.settings.trusted_proxies)
         peer = client.address
         bind(conn=conn, peer=peer)
         if client.ignored is not None:
@@ -281,7 +309,7 @@ class WarServer:
         log.info("connection_opened")
         try:
             self._call(conn, partial(self.hub.connect, conn, peer))
-            await self._receive(conn, ws)
+            await self._receive(conn, ws, peer)
         finally:
             del self._sockets[conn]
             self._closing.discard(conn)
@@ -289,7 +317,7 @@ class WarServer:
             self._call(conn, partial(self.hub.disconnect, conn))
             log.info("connection_closed", close_code=ws.close_code)
 
-    async def _receive(self, conn: ConnId, ws: ServerConnection) -> None:
+    async def _receive(self, conn: ConnId, ws: ServerConnection, peer: str) -> None:
         started = time.monotonic()
         limiter = RateLimiter(self.settings.rate_limit, started)
         invalid = TokenBucket(1.0 / INVALID_MESSAGE_REFILL_SECONDS, INVALID_MESSAGE_BURST, started)
@@ -313,12 +341,14 @@ class WarServer:
                 continue  # a close is under way: nothing more from this peer counts
             verdict = limiter.check(time.monotonic())
             if verdict is not Verdict.ACCEPT:
-                self._rate_limited(conn, verdict)
+                if self._rate_limited(conn, verdict):
+                    self._penalize(peer)
                 continue
             try:
                 message = decode_client_message(data, max_bytes=self.settings.max_message_bytes)
             except ProtocolError as error:
-                self._invalid(conn, error, invalid)
+                if self._invalid(conn, error, invalid):
+                    self._penalize(peer)
                 continue
             self._call(conn, partial(self.hub.handle, conn, message))
             if not opened:
@@ -333,7 +363,8 @@ class WarServer:
         log.info("room_entered", role="spectator" if seat is None else "player")
         return True
 
-    def _rate_limited(self, conn: ConnId, verdict: Verdict) -> None:
+    def _rate_limited(self, conn: ConnId, verdict: Verdict) -> bool:
+        """Answer a message the rate limit did not accept; True if it closed (4001)."""
         if verdict is Verdict.REFUSE:
             log.info("rate_limited")
             message = Error(
@@ -347,8 +378,11 @@ class WarServer:
         elif verdict is Verdict.CLOSE:
             log.info("rate_limit_close")
             self._execute([Close(conn, CloseCode.RATE_LIMITED, "rate limit exceeded")])
+            return True
+        return False
 
-    def _invalid(self, conn: ConnId, error: ProtocolError, budget: TokenBucket) -> None:
+    def _invalid(self, conn: ConnId, error: ProtocolError, budget: TokenBucket) -> bool:
+        """Answer an undecodable frame; True if the invalid budget ran out (close 1008)."""
         log.info("invalid_message", error=error.code.value)
         now = self._clock()
         try:
@@ -357,11 +391,19 @@ class WarServer:
             log.exception("hub_failed", call="refuse")
             actions = [Send((conn,), Error(code=error.code.value, message=error.message))]
         closes = any(isinstance(a, Close) and a.conn == conn for a in actions)
-        if not closes and not budget.take(time.monotonic()):
+        exhausted = not closes and not budget.take(time.monotonic())
+        if exhausted:
             log.info("invalid_message_close")
             actions = [*actions, Close(conn, CloseCode.POLICY_VIOLATION, "too many invalid")]
         self._execute(actions)
         self._maybe_rearm()
+        return exhausted
+
+    def _penalize(self, peer: str) -> None:
+        """``peer``'s connection was just closed for abuse: refuse its address a while."""
+        seconds = self._gate.penalize(peer, self._clock())
+        if seconds > 0:
+            log.info("address_penalized", seconds=seconds)
 
     def _call(self, conn: ConnId, call: Callable[[float], list[Action]]) -> None:
         """Run one Hub call for ``conn`` and carry out its actions; a bug stays local."""
@@ -530,6 +572,27 @@ async def run_server(
     finally:
         for sig in installed:
             loop.remove_signal_handler(sig)
+
+
+def _too_many_requests(connection: ServerConnection, peer: str, refusal: Refusal) -> Response:
+    """HTTP 429 with Retry-After (whole seconds, at least 1), instead of the handshake."""
+    seconds = max(1, math.ceil(refusal.retry_after))
+    if refusal.penalized:
+        why = "a connection from this address was closed for abuse"
+    else:
+        why = "too many new connections from this address"
+    if refusal.first:
+        log.info(
+            "connection_throttled",
+            peer=peer,
+            reason="penalty" if refusal.penalized else "connect rate",
+            retry_after=seconds,
+        )
+    response = connection.respond(
+        http.HTTPStatus.TOO_MANY_REQUESTS, f"{why}; retry after {seconds} s\n"
+    )
+    response.headers["Retry-After"] = str(seconds)
+    return response
 
 
 def _flush(queued: dict[ConnId, ServerConnection]) -> None:

@@ -92,6 +92,10 @@ class Settings:
     max_connections_per_ip: int = 32
     max_message_bytes: int = 4096
     rate_limit: float = 20.0
+    connect_rate: float = 5.0
+    connect_burst: int = 32
+    abuse_penalty: float = 10.0
+    abuse_penalty_max: float = 300.0
     max_failed_joins: int = 10
     idle_room_minutes: int = 1440
     away_timeout: float = 0.0
@@ -350,6 +354,46 @@ OPTIONS: tuple[Option, ...] = (
         "PER_SECOND",
     ),
     Option(
+        "connect_rate",
+        "--connect-rate",
+        "WAR_CONNECT_RATE",
+        _seconds(0, positive=True),
+        "5",
+        "new connections per second from one address, bursts of --connect-burst (faster: "
+        "refused before the WebSocket handshake with HTTP 429 and a Retry-After header)",
+        "PER_SECOND",
+    ),
+    Option(
+        "connect_burst",
+        "--connect-burst",
+        "WAR_CONNECT_BURST",
+        _int_in(1, 1_000_000),
+        "32",
+        "new connections one address may open at once before --connect-rate applies",
+        "N",
+    ),
+    Option(
+        "abuse_penalty",
+        "--abuse-penalty",
+        "WAR_ABUSE_PENALTY",
+        _seconds(0, positive=False),
+        "10",
+        "seconds an address's new connections are refused (HTTP 429) after one of its "
+        "connections was closed for abuse (4001, or 1008 for invalid messages); twice as "
+        "long each time it happens again, up to --abuse-penalty-max (0 = never)",
+        "SECONDS",
+    ),
+    Option(
+        "abuse_penalty_max",
+        "--abuse-penalty-max",
+        "WAR_ABUSE_PENALTY_MAX",
+        _seconds(0, positive=False),
+        "300",
+        "the longest penalty; an address out of trouble this long after its last one "
+        "starts over at --abuse-penalty",
+        "SECONDS",
+    ),
+    Option(
         "max_failed_joins",
         "--max-failed-joins",
         "WAR_MAX_FAILED_JOINS",
@@ -462,7 +506,8 @@ def load_settings(argv: Sequence[str] | None, env: Mapping[str, str]) -> Setting
     unknown flag raises SystemExit(2) with argparse's usage message.
 
     Raises:
-        ConfigError: a value is invalid, or --certfile and --keyfile are not given together.
+        ConfigError: a value is invalid, --certfile and --keyfile are not given together,
+            or --abuse-penalty is longer than --abuse-penalty-max.
     """
     namespace = build_parser().parse_args(list(argv) if argv is not None else [])
     values: dict[str, Any] = {}
@@ -484,4 +529,12 @@ def load_settings(argv: Sequence[str] | None, env: Mapping[str, str]) -> Setting
         if "keyfile" in values:
             given, missing = missing, given
         raise ConfigError(f"{given} needs {missing} too (TLS needs a certificate and its key)")
+    defaults = Settings.__dataclass_fields__
+    penalty = values.get("abuse_penalty", defaults["abuse_penalty"].default)
+    longest = values.get("abuse_penalty_max", defaults["abuse_penalty_max"].default)
+    if penalty > longest:
+        raise ConfigError(
+            f"--abuse-penalty {penalty:g} is longer than --abuse-penalty-max {longest:g} "
+            "(raise the maximum too)"
+        )
     return Settings(**values)

@@ -33,6 +33,10 @@ CONTRACT = {  # /work/notes/server-config-contract.md: flag -> (env, default as 
     "--max-connections-per-ip": ("WAR_MAX_CONNECTIONS_PER_IP", 32),
     "--max-message-bytes": ("WAR_MAX_MESSAGE_BYTES", 4096),
     "--rate-limit": ("WAR_RATE_LIMIT", 20.0),
+    "--connect-rate": ("WAR_CONNECT_RATE", 5.0),
+    "--connect-burst": ("WAR_CONNECT_BURST", 32),
+    "--abuse-penalty": ("WAR_ABUSE_PENALTY", 10.0),
+    "--abuse-penalty-max": ("WAR_ABUSE_PENALTY_MAX", 300.0),
     "--max-failed-joins": ("WAR_MAX_FAILED_JOINS", 10),
     "--idle-room-minutes": ("WAR_IDLE_ROOM_MINUTES", 1440),
     "--away-timeout": ("WAR_AWAY_TIMEOUT", 0.0),
@@ -80,6 +84,10 @@ def test_every_variable_is_read() -> None:
         "WAR_MAX_CONNECTIONS_PER_IP": "3",
         "WAR_MAX_MESSAGE_BYTES": "8192",
         "WAR_RATE_LIMIT": "2.5",
+        "WAR_CONNECT_RATE": "0.5",
+        "WAR_CONNECT_BURST": "8",
+        "WAR_ABUSE_PENALTY": "30",
+        "WAR_ABUSE_PENALTY_MAX": "3600",
         "WAR_MAX_FAILED_JOINS": "4",
         "WAR_IDLE_ROOM_MINUTES": "60",
         "WAR_AWAY_TIMEOUT": "90",
@@ -95,6 +103,8 @@ def test_every_variable_is_read() -> None:
     assert settings.max_connections_per_ip == 3
     assert settings.max_message_bytes == 8192
     assert settings.rate_limit == 2.5
+    assert (settings.connect_rate, settings.connect_burst) == (0.5, 8)
+    assert (settings.abuse_penalty, settings.abuse_penalty_max) == (30.0, 3600.0)
     assert settings.max_failed_joins == 4
     assert settings.idle_room_minutes == 60
     assert settings.away_timeout == 90.0
@@ -137,6 +147,19 @@ def test_tilde_in_db_path_is_expanded() -> None:
         (["--rate-limit", "0"], {}, "--rate-limit: 0 must be a finite number greater than 0"),
         ([], {"WAR_RATE_LIMIT": "nan"}, "WAR_RATE_LIMIT: nan must be a finite number"),
         (["--away-timeout", "-1"], {}, "--away-timeout: -1 must be a finite number at least 0"),
+        (["--connect-rate", "0"], {}, "--connect-rate: 0 must be a finite number greater than 0"),
+        ([], {"WAR_CONNECT_BURST": "0"}, "WAR_CONNECT_BURST: 0 is out of range 1..1000000"),
+        (["--abuse-penalty", "inf"], {}, "--abuse-penalty: inf must be a finite number"),
+        (
+            ["--abuse-penalty", "600"],
+            {},
+            "--abuse-penalty 600 is longer than --abuse-penalty-max 300",
+        ),
+        (
+            [],
+            {"WAR_ABUSE_PENALTY": "20", "WAR_ABUSE_PENALTY_MAX": "15"},
+            "--abuse-penalty 20 is longer than --abuse-penalty-max 15",
+        ),
         (["--log-format", "xml"], {}, "--log-format: 'xml' is not one of auto, console, json"),
         ([], {"WAR_LOG_LEVEL": "loud"}, "WAR_LOG_LEVEL: 'loud' is not one of debug"),
         (["--password", "x" * 129], {}, "--password: the password has 129 characters"),
