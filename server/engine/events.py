@@ -71,7 +71,12 @@ class CardsTaken:
 
 @dataclass(frozen=True, slots=True)
 class CardsReturned:
-    """Everyone in a war ran out at once; each took their own table cards back."""
+    """Everyone in a war ran out at once; every player still in the game took their own
+    table cards back (under their pile). ``counts`` are every pile after it.
+
+    Cards that a player who went out short in this round forfeited stay on the table: that
+    player is out and takes nothing, and nobody won them (the game is over).
+    """
 
     round: int
     counts: tuple[int, ...]

@@ -14,7 +14,7 @@ Phases (what the next `step` does)::
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -184,7 +184,12 @@ class Game:
 
     @property
     def active(self) -> tuple[int, ...]:
-        """Seats still in the game, in seat order."""
+        """Seats still in the game, in seat order.
+
+        Once the game is over: the seats that were still in when it ended (the winner alone
+        after ``all_cards`` or ``opponents_short``). A seat not in ``active`` holds no cards;
+        at the end every seat in it holds at least one.
+        """
         return tuple(self._active)
 
     @property
@@ -194,7 +199,11 @@ class Game:
 
     @property
     def table(self) -> Table:
-        """The table now: face-up cards per seat, face-down counts per seat."""
+        """The table now: face-up cards per seat, face-down counts per seat.
+
+        Empty between rounds. At the end of a ``both_short`` game it still holds the cards of
+        players who went out short in that last round: nobody won them (docs/rules.md).
+        """
         return Table(tuple(tuple(up) for up in self._up), tuple(self._down))
 
     @property
@@ -350,12 +359,17 @@ class Game:
         events.append(CardsTurned(round_no, depth, tuple(turned)))
         self._compare(events, turned)
 
-    def _clear_table(self) -> None:
-        for seat in range(self._rules.players):
+    def _clear_table(self, seats: Iterable[int]) -> None:
+        """Take ``seats``' cards off the table (the caller has put them somewhere)."""
+        for seat in seats:
             self._up[seat].clear()
             self._mine[seat].clear()
             self._down[seat] = 0
-        self._laid = []
+        if any(self._mine):  # cards left on the table: keep them in the order laid
+            left = {card for mine in self._mine for card in mine}
+            self._laid = [card for card in self._laid if card in left]
+        else:
+            self._laid = []
         self._war_seats = ()
         self._depth = 0
 
@@ -366,14 +380,16 @@ class Game:
         self._piles[winner].extend(won)
         self._haul = max(self._haul, len(won))
         self._rounds += 1
-        self._clear_table()
+        self._clear_table(range(self._rules.players))
         events.append(CardsTaken(self._rounds, winner, len(won), self.counts))
         self._end_of_round(events)
 
     def _return_all(self, events: list[Event]) -> None:
-        for seat in range(self._rules.players):
+        # Every player still in takes their own cards back. A player who went out short in
+        # this round is out: what they forfeited stays on the table, won by nobody.
+        for seat in self._active:
             self._piles[seat].extend(self._mine[seat])
-        self._clear_table()
+        self._clear_table(self._active)
         # Nobody took the table, so the round is not counted.
         counts = self.counts
         events.append(CardsReturned(self._rounds + 1, counts))

@@ -15,8 +15,9 @@ class Termination(StrEnum):
       ordinary play).
     - ``OPPONENTS_SHORT``: the last opponent went out because they could not finish a war
       (``short_war = lose``).
-    - ``BOTH_SHORT``: every player in a war ran out at the same moment; each took their own
-      cards back and the most cards won (equal: a draw).
+    - ``BOTH_SHORT``: every player in a war ran out at the same moment; each player still in
+      took their own cards back and the most cards won (equal: a draw). Cards forfeited by a
+      player who went out short in that round stay on the table.
     - ``ROUND_LIMIT``: the round limit was reached; the most cards won.
     - ``TIME_LIMIT``: the server's clock stopped the game; the most cards won.
     - ``ENDLESS``: with ``won_cards = fixed`` a position repeated, so play would go round

@@ -35,6 +35,7 @@ def same_game(a: Game, b: Game) -> None:
     assert a.counts == b.counts
     assert a.steps == b.steps
     assert a.active == b.active
+    assert a.table == b.table
 
 
 @pytest.mark.parametrize("rules", COMBOS, ids=lambda r: "-".join(map(str, r.to_dict().values())))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from server.engine import (
@@ -15,6 +15,7 @@ from server.engine import (
     Phase,
     Rules,
     ShortWar,
+    Termination,
     TieBreak,
     WonCards,
 )
@@ -59,6 +60,8 @@ def card_census(game: Game) -> Counter[int]:
 
 @common
 @given(rules_strategy(small=True), deals)
+# Seat 1 goes out short in a three-way war, seats 0 and 2 tie again and both run out.
+@example(Rules(players=3, face_down=3, aces=Aces.LOW, ranks=4, suits=4), 1996239)
 def test_cards_conserved_and_never_twice(rules: Rules, deal: int) -> None:
     game = Game(rules, deal)
     whole = Counter(range(rules.deck_size))
@@ -75,8 +78,18 @@ def test_cards_conserved_and_never_twice(rules: Rules, deal: int) -> None:
             break
         game.step()
     assert game.phase is Phase.OVER
-    assert game.table.face_down == (0,) * rules.players
-    assert sum(game.counts) == rules.deck_size - aside
+    assert game.outcome is not None
+    # At the end every seat still in holds cards (and none on the table). Only a both_short
+    # end can leave cards on the table: those forfeited by players out short in that round.
+    table = game.table
+    for seat in range(rules.players):
+        on_table = len(table.face_up[seat]) + table.face_down[seat]
+        if seat in game.active:
+            assert game.counts[seat] > 0
+            assert on_table == 0
+        elif on_table:
+            assert game.outcome.termination is Termination.BOTH_SHORT
+            assert rules.short_war is ShortWar.LOSE
 
 
 @common
@@ -112,6 +125,7 @@ def test_finish_equals_stepping_to_the_end(rules: Rules, deal: int, first: int) 
     assert fast.counts == stepped.counts
     assert fast.steps == stepped.steps
     assert fast.active == stepped.active
+    assert fast.table == stepped.table
     if last:
         assert last[-1] == GameOver(fast.outcome, fast.summary)  # type: ignore[arg-type]
 

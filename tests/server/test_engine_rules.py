@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 
@@ -20,6 +21,7 @@ from server.engine import (
     PlayerOut,
     Rules,
     ShortWar,
+    Table,
     Termination,
     TieBreak,
     WarDeclared,
@@ -322,3 +324,143 @@ def test_endless_with_unequal_counts_has_a_winner() -> None:
     assert game.finish() == Outcome(1, Termination.ENDLESS)
     assert game.counts == (2, 6)
     assert game.summary.rounds == 28
+
+
+# --- everyone in a war runs out after someone went out short (docs/rules.md) ---------------
+# Ann (seat 0), Ben (seat 1) and Cat (seat 2); 5 ranks x 3 suits, three cards face down.
+# R1 Ann's ace takes TS JS; R2 Cat's ace takes JD TH; R3 three kings: Ben has two cards
+# left, too few, so he is out and forfeits them. Ann and Cat lay three, turn TS and TH (the
+# tens they won), tie again and have one card each: nobody can settle it.
+RUN_OUT_PILES = ["AS JD KS QS QH", "TS TH KH QD AD", "JS AH KD TD JH"]
+RUN_OUT_RULES = Rules(players=3, ranks=5, suits=3, face_down=3, won_cards=FIXED)
+
+
+def test_an_out_players_forfeit_stays_on_the_table_when_the_rest_run_out() -> None:
+    rules = RUN_OUT_RULES
+    game = arrange(rules, RUN_OUT_PILES)
+    for _ in range(3):
+        game.step()
+    assert game.counts == (5, 2, 5)
+    assert game.phase is Phase.WAR and game.next_seats == (0, 1, 2)
+    events = game.step()
+    assert events[:2] == [
+        PlayerOut(3, 1, "short_war"),
+        CardsLaidDown(3, 1, ((0, 3), (1, 2), (2, 3))),
+    ]
+    assert isinstance(events[2], CardsTurned)
+    assert labels(rules, events[2].cards) == [(0, "TS"), (2, "TH")]
+    assert events[3] == WarDeclared(3, 2, (0, 2))
+    events = game.step()
+    # Ann and Cat take their own cards back; Ben is out and takes nothing.
+    assert events[0] == CardsReturned(3, (6, 0, 6))
+    assert events[1] == GameOver(Outcome(None, Termination.BOTH_SHORT), game.summary)
+    assert len(events) == 2
+    assert game.active == (0, 2)
+    # Ben's king and his two forfeited cards stay on the table: nobody won them. (Shared
+    # out seat by seat they would have broken the 6 - 6 tie in Ann's favour.)
+    assert game.table.face_up == ((), (parse_card("KH", rules),), ())
+    assert game.table.face_down == (0, 2, 0)
+    assert sum(game.counts) + 3 == rules.deck_size
+    assert [card_label(c, rules) for c in game._piles[0]] == ["JS", "KS", "QS", "QH", "AS", "TS"]
+    assert game.summary.rounds == 2
+    assert game.finish() == Outcome(None, Termination.BOTH_SHORT)
+
+
+def test_finish_leaves_the_same_cards_on_the_table() -> None:
+    stepped = arrange(RUN_OUT_RULES, RUN_OUT_PILES)
+    play(stepped)
+    for first in range(5):
+        fast = arrange(RUN_OUT_RULES, RUN_OUT_PILES)
+        for _ in range(first):
+            fast.step()
+        assert fast.finish() == stepped.outcome
+        assert (fast.counts, fast.table, fast.active) == (
+            stepped.counts,
+            stepped.table,
+            stepped.active,
+        )
+        assert (fast.steps, fast.summary) == (stepped.steps, stepped.summary)
+
+
+def test_two_players_out_in_one_war_leave_their_cards_when_the_rest_run_out() -> None:
+    # Four players, 4 ranks x 4 suits, three face down. R1 seat 0's ace takes QS JS QH;
+    # R2 seat 3's ace takes QD QC JH; R3 four kings: seats 1 and 2 hold one card each and go
+    # out together; seats 0 and 3 lay three, turn JS and JH, tie and have one card each.
+    rules = Rules(players=4, ranks=4, suits=4, face_down=3, won_cards=FIXED)
+    game = arrange(rules, ["AS QD KS JD", "QS QC KH AD", "JS JH KD AC", "QH AH KC JC"])
+    for _ in range(3):
+        game.step()
+    events = game.step()
+    assert events[:3] == [
+        PlayerOut(3, 1, "short_war"),
+        PlayerOut(3, 2, "short_war"),
+        CardsLaidDown(3, 1, ((0, 3), (1, 1), (2, 1), (3, 3))),
+    ]
+    assert events[-1] == WarDeclared(3, 2, (0, 3))
+    events = game.step()
+    assert events[0] == CardsReturned(3, (6, 0, 0, 6))
+    assert isinstance(events[1], GameOver)
+    assert events[1].outcome == Outcome(None, Termination.BOTH_SHORT)
+    assert game.active == (0, 3)
+    kings = (parse_card("KH", rules),), (parse_card("KD", rules),)
+    assert game.table == Table(((), *kings, ()), (0, 1, 1, 0))
+
+
+def test_last_card_an_out_player_takes_nothing_back() -> None:
+    # Under last_card nobody goes out during a war, so an out player never has cards on the
+    # table when the rest run out. Seat 0 runs out of cards in round 2; in round 3 seats 1
+    # and 2 tie on aces, lay what they can, tie on kings and have nothing left.
+    rules = Rules(
+        players=3, ranks=3, suits=3, face_down=3, won_cards=FIXED, short_war=ShortWar.LAST_CARD
+    )
+    game = arrange(rules, ["QS AS QD", "QH AH KD", "KS KH AD"])
+    events = play(game)
+    assert PlayerOut(2, 0, "no_cards") in events
+    assert CardsLaidDown(3, 1, ((1, 3), (2, 2))) in events
+    assert events[-2] == CardsReturned(3, (0, 5, 4))
+    assert game.outcome == Outcome(1, Termination.BOTH_SHORT)
+    assert game.active == (1, 2)
+    assert game.table == Table(((), (), ()), (0, 0, 0))
+
+
+def test_a_round_limit_does_not_cut_an_unsettled_war_short() -> None:
+    # The limit counts completed rounds: round 3 never completes, so the game ends as
+    # both_short after 2 rounds, whatever the limit, and Ben's forfeit stays on the table.
+    for limit in (3, 4):
+        game = arrange(replace(RUN_OUT_RULES, round_limit=limit), RUN_OUT_PILES)
+        assert game.finish() == Outcome(None, Termination.BOTH_SHORT)
+        assert game.summary.rounds == 2
+        assert game.table.face_down == (0, 2, 0)
+    game = arrange(replace(RUN_OUT_RULES, round_limit=2), RUN_OUT_PILES)
+    assert game.finish() == Outcome(None, Termination.ROUND_LIMIT)  # 6 - 3 - 6 after round 2
+
+
+@pytest.mark.parametrize("stop_at", [3, 4])
+def test_stop_by_time_during_an_unsettled_war_ends_both_short(stop_at: int) -> None:
+    """A time stop waits for the round; a round nobody can settle ends the game as
+    both_short, at whichever flip of it the clock ran out."""
+    game = arrange(RUN_OUT_RULES, RUN_OUT_PILES)
+    for _ in range(stop_at):
+        game.step()
+    assert game.phase is Phase.WAR
+    assert game.stop_by_time() == []
+    events = play(game)
+    assert events[-2] == CardsReturned(3, (6, 0, 6))
+    assert game.outcome == Outcome(None, Termination.BOTH_SHORT)
+    assert game.table.face_down == (0, 2, 0)
+
+
+def test_deal_1996239_three_players_two_run_out_after_one_went_out() -> None:
+    """Regression: hypothesis found this deal; seat 1 used to get its forfeit back."""
+    rules = Rules(players=3, face_down=3, aces=Aces.LOW, ranks=4, suits=4)
+    game = Game(rules, 1996239)
+    events = play(game)
+    assert PlayerOut(4, 1, "short_war") in events
+    assert events[-2] == CardsReturned(4, (8, 0, 5))
+    assert game.outcome == Outcome(0, Termination.BOTH_SHORT)
+    assert game.active == (0, 2)
+    assert game.table.face_down == (0, 1, 0)
+    assert [len(up) for up in game.table.face_up] == [0, 1, 0]
+    fast = Game(rules, 1996239)
+    assert fast.finish() == game.outcome
+    assert (fast.counts, fast.table, fast.active) == (game.counts, game.table, game.active)

@@ -80,7 +80,8 @@ def reference_game(rules: Rules, deck: list[int]) -> Result:
             else:
                 out = [s for s in fighting if not piles[s]]
             if len(out) == len(fighting):
-                for seat in range(n):
+                # Players still in take their own cards back; an out player's stay put.
+                for seat in alive:
                     piles[seat] += [card for owner, card in table if owner == seat]
                 return result(lead(), "both_short")
             if lose and out:
