@@ -258,11 +258,15 @@ def _with_seat(view: ViewState, seat: int, **changes: object) -> ViewState:
     return replace(view, seats=tuple(seats))
 
 
-def _with_counts(view: ViewState, counts: tuple[int, ...], *, clear_table: bool) -> ViewState:
+def _with_counts(
+    view: ViewState, counts: tuple[int, ...], *, clear_table: bool, keep_out: bool = False
+) -> ViewState:
+    """New counts; ``clear_table`` clears every seat's table cards, except, with
+    ``keep_out``, those of seats that are out (left on the table: docs/rules.md)."""
     seats = []
     for record in view.seats:
         count = counts[record.seat] if record.seat < len(counts) else record.count
-        if clear_table:
+        if clear_table and not (keep_out and record.out):
             seats.append(replace(record, count=count, face_up=(), face_down=0))
         else:
             seats.append(replace(record, count=count))
@@ -335,8 +339,12 @@ def _game_started(view: ViewState, message: GameStarted) -> ViewState:
 
 
 def _game_over(view: ViewState, message: GameOver) -> ViewState:
+    # In the step the view has already seen, the events left the table as the game ends
+    # (empty, or what out players left after cards_returned). A game_over that jumps ahead
+    # (the rest of the game finished at once) clears it: a snapshot tells more.
+    clear = message.step > view.step
     view = _new_step(view, message.step)
-    view = _with_counts(view, message.counts, clear_table=True)
+    view = _with_counts(view, message.counts, clear_table=clear)
     result = GameResult(
         winner=message.winner, termination=message.termination, summary=message.summary
     )
@@ -399,7 +407,8 @@ def _game_event(view: ViewState, message: GameEvent) -> ViewState:
                 last_taken=Taken(round_no, seat, count, *table),
             )
         case CardsReturned(counts=counts):
-            view = _with_counts(view, counts, clear_table=True)
+            # Players still in take their cards back; an out player's stay on the table.
+            view = _with_counts(view, counts, clear_table=True, keep_out=True)
             return replace(view, war_depth=0, war_seats=())
         case PlayerOut(seat=seat):
             return _with_seat(view, seat, out=True)

@@ -327,6 +327,22 @@ def test_short_war_lose_marks_the_player_out() -> None:
     assert view.result.termination is Termination.OPPONENTS_SHORT
 
 
+def test_an_out_players_forfeit_stays_on_the_table_when_the_rest_run_out() -> None:
+    """Ben goes out short, Ann and Cy tie again and both run out: they take their cards
+    back, Ben's stay on the table to the end, as the engine (and a snapshot) has them."""
+    rules = engine.Rules(players=3, ranks=5, suits=3, face_down=3, won_cards=engine.WonCards.FIXED)
+    piles = ["AS JD KS QS QH", "TS TH KH QD AD", "JS AH KD TD JH"]
+    recording = Recording(arrange(rules, piles))
+    recording.play()
+    view = replay_checking(recording)
+    game = recording.game
+    assert game.outcome is not None and game.outcome.termination.value == "both_short"
+    assert [s.count for s in view.seats] == [6, 0, 6]
+    assert view.seats[1].out
+    assert [s.face_up for s in view.seats] == [(), ("KH",), ()]
+    assert [s.face_down for s in view.seats] == list(game.table.face_down) == [0, 2, 0]
+
+
 @given(
     players=st.sampled_from([2, 3, 4]),
     face_down=st.sampled_from([1, 3]),
