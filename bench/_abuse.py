@@ -10,7 +10,11 @@ waits to be closed by the server, records the close code, and starts over:
 - ``hog``: opens connections without an opening message (4005 after the opening
   timeout, or refused with 1013 at the per-address limit).
 
-Connections are raw (`bench._rawws`); all loopback.
+Each starts over at once, whatever happened: a refused handshake (HTTP 429 from the
+server's per-address gate, counted as "429") too. With ``forwarded``, every abuser sends
+its own X-Forwarded-For address (203.0.113.N), for a server that trusts 127.0.0.1 as a
+proxy: each abuser is then an address of its own. Connections are raw
+(`bench._rawws`); all loopback.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
-from bench._rawws import RawWebSocket, connect
+from bench._rawws import HandshakeError, RawWebSocket, connect
 from protocol import Resync, WatchRoom, encode
 
 __all__ = ["Abuse"]
@@ -38,6 +42,7 @@ class Abuse:
     watch_codes: list[str]
     per_kind: int = 1
     seed: int = 0
+    forwarded: bool = False
     closes: dict[str, Counter[str]] = field(default_factory=dict)
     rounds: Counter[str] = field(default_factory=Counter)
     _stopping: asyncio.Event = field(default_factory=asyncio.Event)
@@ -49,7 +54,9 @@ class Abuse:
             self.closes[kind] = Counter()
             for n in range(self.per_kind):
                 rng = random.Random(f"{self.seed}-{kind}-{n}")
-                self._tasks.append(asyncio.create_task(self._loop(kind, rng)))
+                address = f"203.0.113.{len(self._tasks) + 1}"
+                headers = [("X-Forwarded-For", address)] if self.forwarded else []
+                self._tasks.append(asyncio.create_task(self._loop(kind, rng, headers)))
 
     async def stop(self) -> None:
         """Stop every abuser and close what they hold."""
@@ -58,35 +65,41 @@ class Abuse:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    async def _loop(self, kind: str, rng: random.Random) -> None:
+    async def _loop(self, kind: str, rng: random.Random, headers: list[tuple[str, str]]) -> None:
         while not self._stopping.is_set():
             try:
-                code = await getattr(self, f"_{kind}")(rng)
+                code = await getattr(self, f"_{kind}")(rng, headers)
+            except HandshakeError as error:
+                code = "429" if " 429 " in str(error) else type(error).__name__
             except (OSError, TimeoutError, ConnectionError) as error:
                 code = type(error).__name__
             self.closes[kind][str(code)] += 1
             self.rounds[kind] += 1
 
-    async def _watching(self, rng: random.Random, rcvbuf: int | None = None) -> RawWebSocket:
-        ws = await connect(self.host, self.port, _ignore, rcvbuf=rcvbuf, within=30)
+    async def _watching(
+        self, rng: random.Random, headers: list[tuple[str, str]], rcvbuf: int | None = None
+    ) -> RawWebSocket:
+        ws = await connect(self.host, self.port, _ignore, rcvbuf=rcvbuf, within=30, headers=headers)
         ws.send(encode(WatchRoom(code=rng.choice(self.watch_codes))))
         return ws
 
-    async def _flood(self, rng: random.Random) -> int | str | None:
-        ws = await self._watching(rng)
+    async def _flood(self, rng: random.Random, headers: list[tuple[str, str]]) -> int | str | None:
+        ws = await self._watching(rng, headers)
         frame = encode(Resync())
         for _ in range(400):
             ws.send(frame)
         return await _closed(ws, 60)
 
-    async def _garbage(self, rng: random.Random) -> int | str | None:
-        ws = await self._watching(rng)
+    async def _garbage(
+        self, rng: random.Random, headers: list[tuple[str, str]]
+    ) -> int | str | None:
+        ws = await self._watching(rng, headers)
         for _ in range(40):
             ws.send(rng.randbytes(rng.randint(1, 80)))
         return await _closed(ws, 60)
 
-    async def _slow(self, rng: random.Random) -> int | str | None:
-        ws = await self._watching(rng, rcvbuf=2048)
+    async def _slow(self, rng: random.Random, headers: list[tuple[str, str]]) -> int | str | None:
+        ws = await self._watching(rng, headers, rcvbuf=2048)
         ws.pause_reading()
         frame = encode(Resync())
         for _ in range(15):
@@ -102,8 +115,11 @@ class Abuse:
         finally:
             ws.abort()
 
-    async def _hog(self, rng: random.Random) -> int | str | None:
-        held = [await connect(self.host, self.port, _ignore, within=30) for _ in range(20)]
+    async def _hog(self, rng: random.Random, headers: list[tuple[str, str]]) -> int | str | None:
+        held = [
+            await connect(self.host, self.port, _ignore, within=30, headers=headers)
+            for _ in range(20)
+        ]
         codes = [await _closed(ws, 120) for ws in held]
         return Counter(codes).most_common(1)[0][0]
 

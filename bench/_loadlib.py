@@ -330,6 +330,8 @@ class RoomLoad:
     seed: int = 0
     connect_concurrency: int = 64
     timeout: float = 20.0
+    forwarded: bool = False
+    """send X-Forwarded-For 10.x.y.z, one address per room (for --trusted-proxies)"""
     stats: LoadStats = field(default_factory=LoadStats)
     rooms: list[Room] = field(default_factory=list)
     running: bool = False
@@ -344,8 +346,16 @@ class RoomLoad:
         )
 
     async def _open(self, conn: Conn, message: bytes) -> None:
+        index = conn.room.index
+        address = f"10.{(index >> 16) & 255}.{(index >> 8) & 255}.{index & 255}"
+        headers = [("X-Forwarded-For", address)] if self.forwarded else []
         conn.ws = await connect(
-            self.host, self.port, conn.on_message, conn.on_close, within=self.timeout
+            self.host,
+            self.port,
+            conn.on_message,
+            conn.on_close,
+            within=self.timeout,
+            headers=headers,
         )
         conn.ws.send(message)
         await asyncio.wait_for(asyncio.shield(conn.welcomed), self.timeout)

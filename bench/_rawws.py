@@ -19,7 +19,7 @@ import base64
 import os
 import socket
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from websockets.speedups import apply_mask
 
@@ -59,6 +59,7 @@ class RawWebSocket(asyncio.Protocol):
         "_buffer",
         "_frag_text",
         "_fragments",
+        "_headers",
         "_host",
         "_open",
         "_path",
@@ -78,9 +79,11 @@ class RawWebSocket(asyncio.Protocol):
         path: str,
         on_message: Callable[[bytes, bool], None],
         on_close: Callable[[int | None], None] | None = None,
+        headers: Sequence[tuple[str, str]] = (),
     ) -> None:
         self._host = host
         self._path = path
+        self._headers = "".join(f"{name}: {value}\r\n" for name, value in headers)
         self.on_message = on_message
         self.on_close = on_close
         self.transport: asyncio.Transport | None = None
@@ -103,7 +106,7 @@ class RawWebSocket(asyncio.Protocol):
         request = (
             f"GET {self._path} HTTP/1.1\r\nHost: {self._host}\r\nUpgrade: websocket\r\n"
             f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            "Sec-WebSocket-Version: 13\r\n\r\n"
+            f"Sec-WebSocket-Version: 13\r\n{self._headers}\r\n"
         )
         transport.write(request.encode())
 
@@ -257,11 +260,13 @@ async def connect(
     path: str = "/",
     within: float = 10.0,
     rcvbuf: int | None = None,
+    headers: Sequence[tuple[str, str]] = (),
 ) -> RawWebSocket:
     """Open a connection and finish the opening handshake.
 
     ``rcvbuf`` sets the socket's receive buffer before connecting (a small one makes a
-    slow consumer's backlog reach the server quickly).
+    slow consumer's backlog reach the server quickly). ``headers`` go into the request
+    (e.g. X-Forwarded-For, to stand in for a proxy's clients).
 
     Raises:
         HandshakeError: the server answered something else than 101.
@@ -271,7 +276,7 @@ async def connect(
     loop = asyncio.get_running_loop()
 
     def factory() -> RawWebSocket:
-        return RawWebSocket(f"{host}:{port}", path, on_message, on_close)
+        return RawWebSocket(f"{host}:{port}", path, on_message, on_close, headers)
 
     if rcvbuf is None:
         opening = loop.create_connection(factory, host, port)

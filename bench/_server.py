@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = [
+    "GENEROUS_CONNECTS",
     "ServerExitedError",
     "ServerProcess",
     "ServerSpec",
@@ -72,6 +73,10 @@ class ServerSpec:
     env: dict[str, str] = field(default_factory=dict)
 
 
+GENEROUS_CONNECTS = ("--connect-rate", "1000000", "--connect-burst", "1000000")
+"""war-server flags that let any number of new connections in from one address."""
+
+
 def war_server_spec(
     db: Path,
     port: int = 0,
@@ -85,10 +90,13 @@ def war_server_spec(
 
     ``port`` 0 lets the server pick one; `ServerProcess.port` reads it from the
     ``listening`` line. ``exe``: another war-server command (default: this venv's).
+    New connections per address are not limited (`GENEROUS_CONNECTS`: a load generator
+    opens thousands at once from 127.0.0.1, and reconnects them all after a restart);
+    ``extra`` comes later on the command line, so it can set them again.
     """
     command = exe or str(Path(sys.executable).with_name("war-server"))
     argv: tuple[str, ...] = (command, "--host", host, "--port", str(port), "--db", str(db))
-    argv += ("--log-format", "json", *extra)
+    argv += ("--log-format", "json", *GENEROUS_CONNECTS, *extra)
     return ServerSpec(
         name="war-server",
         argv=argv,

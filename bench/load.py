@@ -22,7 +22,11 @@ scenario on a freshly started server with a fresh database:
 ``abuse`` (war-server only, not in the default list) ``--abuse-rooms`` paced rooms as in
           ``pace`` while ``--abusers`` clients of each kind (flood, garbage, slow
           consumer, connection hog; see bench/_abuse.py) attack over and over, with the
-          server's default rate limit: the honest delay, and how the abusers were closed.
+          server's default limits (rate limit, new connections per address, penalty
+          after a close for abuse): the honest delay, and how the abusers were closed
+          or refused. The server trusts 127.0.0.1 as a proxy and every room and every
+          abuser names its own address in X-Forwarded-For, as players behind a reverse
+          proxy would be: an abuser's penalty is its own, not the honest rooms'.
 
 Reported: steps/s and rounds/s (a step is one flip: both players ready → the server
 broadcasts the result; a round is one or more steps, more with wars), the delay from the
@@ -81,6 +85,15 @@ WAR_LIMIT_FLAGS = (
     "--max-failed-joins", "1000000",
 )  # fmt: skip
 ABUSE = "abuse"
+ABUSE_FLAGS = (
+    "--rate-limit", "20",
+    "--connect-rate", "5",
+    "--connect-burst", "32",
+    "--abuse-penalty", "10",
+    "--abuse-penalty-max", "300",
+    "--trusted-proxies", "127.0.0.1",
+)  # fmt: skip
+"""the server's defaults for the limits abusers meet, and 127.0.0.1 trusted as a proxy"""
 SCENARIOS = (Mode.IDLE, Mode.PACE, Mode.FULL, ABUSE)
 TARGETS = ("war", "baseline", "baseline1")
 
@@ -271,8 +284,8 @@ class Bench:
             return baseline_spec(host=HOST, frames="one")
         db = self.tmp / f"{tag}-{time.monotonic_ns()}.sqlite3"
         extra = [*WAR_LIMIT_FLAGS, *self.args.server_arg]
-        if tag == ABUSE:  # the default rate limit: the flood must meet it
-            extra = [*extra, "--rate-limit", "20"]
+        if tag == ABUSE:  # the default limits: the abusers must meet them
+            extra = [*extra, *ABUSE_FLAGS]
         return war_server_spec(db, host=HOST, extra=extra, exe=self.args.war_server)
 
     def _log(self, text: str) -> None:
@@ -310,13 +323,14 @@ class Bench:
                     if status not in (0, None):
                         self._log(f"{target} exited with {status}; last lines:\n{server.tail(10)}")
 
-    def _load(self, server: ServerProcess, spectators: int) -> RoomLoad:
+    def _load(self, server: ServerProcess, spectators: int, *, forwarded: bool = False) -> RoomLoad:
         return RoomLoad(
             HOST,
             server.port,
             spectators=spectators,
             seed=self.args.seed,
             connect_concurrency=self.args.connect_concurrency,
+            forwarded=forwarded,
         )
 
     async def _idle(self, target: str, server: ServerProcess) -> Result:
@@ -375,12 +389,14 @@ class Bench:
 
     async def _abuse(self, target: str, server: ServerProcess) -> Result:
         args = self.args
-        load = self._load(server, args.spectators)
+        load = self._load(server, args.spectators, forwarded=True)
         made = await load.add_rooms(args.abuse_rooms)
         load.start(Mode.PACE)
         await asyncio.sleep(args.pace + 0.1)
         codes = [room.watch_code for room in load.rooms]
-        abuse = Abuse(HOST, server.port, codes, per_kind=args.abusers, seed=args.seed)
+        abuse = Abuse(
+            HOST, server.port, codes, per_kind=args.abusers, seed=args.seed, forwarded=True
+        )
         abuse.start()
         load.stats.reset()
         figures = await self._window(server, load, args.duration)
