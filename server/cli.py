@@ -22,20 +22,24 @@ from server.logs import configure_logging, get_logger
 
 __all__ = ["GC_THRESHOLD", "main", "tune_gc"]
 
-GC_THRESHOLD = (50_000, 20, 100)
+GC_THRESHOLD = (700, 10, 100)
 """Generation thresholds for `gc.set_threshold` (CPython's default: 700, 10, 10)."""
 
 
 def tune_gc() -> int:
-    """Freeze what exists now out of the collector's sight and make young collections rare.
+    """Freeze what exists now out of the collector's sight and make full collections rare.
 
     Measured (/work/notes/perf-findings.md F3; docs/performance.md): with 1,000 rooms x 4
     connections a full (generation 2) collection paused the event loop 130-210 ms, every
-    room waiting; with ``gc.set_threshold(50_000, 20, 100)`` the paced run's max delay
-    fell from 38-48 ms to 11-16 ms. ``gc.freeze()`` moves every object alive now (modules,
-    the Hub and the rooms it rebuilt from the store) to the permanent generation, so no
-    later collection scans them again. Not ``gc.disable()``: websockets and asyncio make
-    reference cycles with every closed connection, which only the collector frees.
+    room waiting. ``gc.freeze()`` moves every object alive now (modules, the Hub and the
+    rooms it rebuilt from the store) to the permanent generation, so no later collection
+    scans them again, and a third threshold of 100 (not 10) makes full collections ten
+    times rarer. The young generation keeps CPython's 700: a larger one (50,000 was
+    tried) made each young collection free ~21,000 objects of closed connections at once
+    under connection churn, a 30-50 ms pause every second (honest p99 35 ms against
+    2.5 ms with 700, bench.load --scenarios abuse). Not ``gc.disable()``: websockets and
+    asyncio make reference cycles with every closed connection, which only the collector
+    frees.
 
     Collects once first (so no garbage is frozen); returns how many objects were frozen.
     """
