@@ -174,7 +174,9 @@ def _sentence(event: Event, rules: Rules, forfeits: set[int], shown: set[int]) -
             return [f"Seat {seat} takes {_cards(n)}. Piles: {tally}."]
         case CardsReturned(counts=counts):
             tally = " - ".join(map(str, counts))
-            return [f"Nobody can go on: everyone takes their own cards back. Piles: {tally}."]
+            return [
+                f"Nobody can go on: everyone still in takes their own cards back. Piles: {tally}."
+            ]
         case PlayerOut(seat=seat, reason="short_war"):
             return [f"Seat {seat} has too few cards for the war and is out."]
         case PlayerOut(seat=seat):
