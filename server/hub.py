@@ -146,6 +146,7 @@ class Hub:
         self._conns: dict[ConnId, _Conn] = {}
         self._failures: dict[str, deque[float]] = {}
         self._reserved: set[str] = set()  # ids and codes of stored rooms that did not load
+        self._reserved_codes: set[str] = set()  # the same codes, normalised
         # Deadlines, kept incrementally so that next_deadline() and wake() cost O(log R),
         # not O(R), per call (the app asks after every message): each room's earliest
         # deadline (its timers, or its idle removal when nobody is connected), a heap of
@@ -161,6 +162,10 @@ class Hub:
                 if logger is not None:
                     logger.error("room_not_loaded", room=record.room_id, error=repr(error))
                 self._reserved |= {record.room_id, record.player_code, record.watch_code}
+                self._reserved_codes |= {
+                    normalize_code(record.player_code),
+                    normalize_code(record.watch_code),
+                }
                 continue
             self._add_room(room)
 
@@ -360,15 +365,18 @@ class Hub:
             seats.append(SeatRecord(name, None, computer=True))
         revealed = message.deal is not None
         deal = message.deal if message.deal is not None else new_deal(self._random)
-        taken = self._codes_in_use()
-        player_code = self._fresh(lambda: new_code(self._random), taken)
-        taken.add(normalize_code(player_code))
+        player_code = self._fresh(lambda: new_code(self._random), self._code_taken)
+        mine = normalize_code(player_code)
         record = RoomRecord(
             room_id=self._fresh(
-                lambda: new_room_id(self._random), set(self._rooms) | self._reserved
+                lambda: new_room_id(self._random),
+                lambda room_id: room_id in self._rooms or room_id in self._reserved,
             ),
             player_code=player_code,
-            watch_code=self._fresh(lambda: new_code(self._random), taken),
+            watch_code=self._fresh(
+                lambda: new_code(self._random),
+                lambda code: normalize_code(code) == mine or self._code_taken(code),
+            ),
             rules=rules.to_dict(),
             minutes=message.minutes,
             seats=tuple(seats),
@@ -409,16 +417,23 @@ class Hub:
             self._log_bug(bug)
         return actions
 
-    def _codes_in_use(self) -> set[str]:
-        reserved = {normalize_code(code) for code in self._reserved}
-        return set(self._by_player_code) | set(self._by_watch_code) | reserved
+    def _code_taken(self, code: str) -> bool:
+        """True if ``code`` (in any case, with or without hyphens) belongs to a room.
+
+        Looked up in the code maps directly: creating a room costs O(1), not a copy of
+        every code in use (perf-findings F2).
+        """
+        key = normalize_code(code)
+        return (
+            key in self._by_player_code or key in self._by_watch_code or key in self._reserved_codes
+        )
 
     @staticmethod
-    def _fresh(make: Callable[[], str], taken: set[str]) -> str:
-        """A value from ``make`` that is not in ``taken`` (compared as a code and as is)."""
+    def _fresh(make: Callable[[], str], taken: Callable[[str], bool]) -> str:
+        """A value from ``make`` for which ``taken`` is false."""
         while True:
             value = make()
-            if normalize_code(value) not in taken and value not in taken:
+            if not taken(value):
                 return value
 
     def _seat_of(self, conn: ConnId) -> int | None:

@@ -73,3 +73,18 @@ def test_a_stored_room_that_does_not_rebuild_is_skipped_and_logged() -> None:
     assert hub.rooms == 0
     assert [line["event"] for line in lines] == ["room_not_loaded"]
     assert lines[0]["room"] == record.room_id
+
+
+def test_the_codes_of_a_room_that_did_not_rebuild_stay_reserved() -> None:
+    store = MemoryStore()
+    bench = Bench(store=store)
+    ann = bench.connect()
+    bench.send(ann, CreateRoom(name="Ann"))
+    (record,) = store.load_all()
+    store.delete_room(record.room_id)
+    store.create_room(dataclasses.replace(record, rules={"players": 9}))
+    hub = Hub(store, HubSettings(), now=bench.now)
+    for code in (record.player_code, record.watch_code):
+        assert hub._code_taken(code)
+        assert hub._code_taken(code.lower().replace("-", ""))
+    assert not hub._code_taken("2222-2222")
