@@ -4,23 +4,27 @@
 "(away)", …), the pile, what the game waits for from that seat ("your turn",
 "ready ✓", …), and the seat's cards on the table: the cards in play, or, once taken, the
 last round's cards (so a war that the computer settles at once can still be read).
+:class:`FlyingCards` is a haul on its way to the winner's pile (a card back and "+N"),
+drawn on a layer above the table while it moves.
 :class:`SaidLines` shows the newest sentences that fit, the latest at the bottom.
 """
 
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import partial
 
 from rich.text import Text
 from textual.events import Resize
+from textual.geometry import Offset
 from textual.widgets import Static
 
-from client.drawing import card_back, card_face, mini_card, side_by_side
+from client.drawing import CARD_HEIGHT, CARD_WIDTH, card_back, card_face, mini_card, side_by_side
 from client.view import ViewState
 from protocol import AutoPlay, RoomPhase, SeatState
 
-__all__ = ["SaidLines", "SeatPanel", "seat_flags", "seat_title"]
+__all__ = ["FlyingCards", "SaidLines", "SeatPanel", "seat_flags", "seat_title"]
 
 
 def seat_title(view: ViewState, record: SeatState, me: int | None) -> str:
@@ -101,8 +105,9 @@ class SeatPanel(Static):
         super().__init__(markup=False, id=f"seat-{seat}")
         self.seat = seat
 
-    def show(self, view: ViewState, me: int | None, haul: int | None) -> None:
-        """Draw the seat as ``view`` has it; ``haul``: cards just won (highlighted)."""
+    def show(self, view: ViewState, me: int | None, haul: int | None, in_flight: int = 0) -> None:
+        """Draw the seat as ``view`` has it; ``haul``: cards just won (highlighted);
+        ``in_flight``: cards won but still on their way, not counted in the pile yet."""
         record = view.seats[self.seat]
         self.border_title = Text(seat_title(view, record, me))
         self.set_class(self.seat == me, "me")
@@ -115,7 +120,8 @@ class SeatPanel(Static):
         if view.phase is RoomPhase.WAITING:  # no cards dealt yet
             self.update(flags)
             return
-        pile = Text("1 card" if record.count == 1 else f"{record.count} cards", style="bold")
+        count = max(0, record.count - in_flight)
+        pile = Text("1 card" if count == 1 else f"{count} cards", style="bold")
         if haul is not None:
             pile.append(f"  +{haul}", style="bold green")
         lines = [pile, flags]
@@ -139,6 +145,46 @@ class SeatPanel(Static):
         if flip is not None and seat in (cards := dict(flip.cards)):
             return Text("\n").join([Text("last card", style="dim"), _cards((cards[seat],), 0)])
         return Text("")
+
+
+class FlyingCards(Static):
+    """``count`` taken cards on their way to seat ``seat``'s panel (moved by its offset)."""
+
+    DEFAULT_CSS = f"""
+    FlyingCards {{
+        layer: flying;
+        width: {CARD_WIDTH};
+        height: {CARD_HEIGHT + 1};
+    }}
+    """
+
+    def __init__(
+        self,
+        seat: int,
+        count: int,
+        route: tuple[Offset, Offset],
+        seconds: float,
+        landed: Callable[[FlyingCards], None],
+    ) -> None:
+        label = Text(f"+{count}".center(CARD_WIDTH), style="bold green")
+        super().__init__(Text("\n").join([*card_back(count), label]), markup=False)
+        self.seat = seat
+        self.count = count
+        self.route = route
+        self.seconds = seconds
+        self._landed = landed
+        self.styles.offset = route[0]
+
+    def on_mount(self) -> None:
+        """Start the journey: eased, ``seconds`` long, then ``landed(self)`` is called."""
+        self.animate(
+            "offset",
+            value=self.route[1],
+            duration=self.seconds,
+            easing="in_out_cubic",
+            level="basic",
+            on_complete=partial(self._landed, self),
+        )
 
 
 class SaidLines(Static):

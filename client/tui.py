@@ -4,6 +4,11 @@
 keys ask for (through :mod:`client.intents`). The network runs in a Textual worker (an
 asyncio task on the app's loop), so the screen never waits for it.
 
+When a seat takes the cards, they fly calmly (:data:`FLIGHT_SECONDS`, eased) from the
+losers' panels to the winner's, on a layer above the table, and only then does the pile
+count them and light up. A newer haul lands the one still in the air at once; with
+Textual's ``animation_level`` at ``"none"`` nothing flies and the pile counts at once.
+
 Keys (always in the footer): space/enter turn over, ``a`` auto-play off → calm → quick,
 ``f`` vote to finish, ``r`` rematch with a new deal, ``d`` replay this deal, ``q`` leave
 the room for good. Ctrl+Q closes the window but keeps the seat: run the same ``--join``
@@ -25,13 +30,15 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.geometry import Offset, Region
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from client.connection import Ended, Link, LinkEvent, Notice, Received, Reconnecting
 from client.countdown import WARN_SECONDS, Countdown, clock_text, follow, warning
+from client.drawing import CARD_HEIGHT, CARD_WIDTH
 from client.intents import cycle_auto, finish, rematch, turn_over
-from client.panels import SaidLines, SeatPanel
+from client.panels import FlyingCards, SaidLines, SeatPanel
 from client.sentences import (
     describe,
     join_words,
@@ -43,8 +50,10 @@ from client.sentences import (
 from client.view import ViewState
 from protocol import CardsTaken, ClientMessage, Leave, RematchDeal, RoomPhase
 
-__all__ = ["HIGHLIGHT_SECONDS", "SeatPanel", "WarApp"]
+__all__ = ["FLIGHT_SECONDS", "HIGHLIGHT_SECONDS", "FlyingCards", "SeatPanel", "WarApp"]
 
+FLIGHT_SECONDS = 0.6
+"""How long taken cards take to fly to the winner's pile (when animations are on)."""
 HIGHLIGHT_SECONDS = 1.2
 """How long the winner's pile stays highlighted after a haul."""
 _SAID_LINES = 40
@@ -59,13 +68,18 @@ _PLAYER_KEYS = {
 }
 
 
+def _card_at(region: Region, down: int) -> Offset:
+    """Where a flying card sits centred across ``region``, ``down`` rows below its top."""
+    return Offset(region.x + max(0, (region.width - CARD_WIDTH) // 2), region.y + max(0, down))
+
+
 class WarApp(App[None]):
     """The table for one player or spectator; see the module docstring."""
 
     TITLE = "Family War"
     ENABLE_COMMAND_PALETTE = False
     CSS = """
-    Screen { layout: vertical; }
+    Screen { layout: vertical; layers: default flying; }
     #top {
         background: $primary-background; color: $text; padding: 0 1;
         text-wrap: nowrap; text-overflow: ellipsis;
@@ -94,11 +108,14 @@ class WarApp(App[None]):
         *,
         clock: Callable[[], float] = time.monotonic,
         highlight_seconds: float = HIGHLIGHT_SECONDS,
+        flight_seconds: float = FLIGHT_SECONDS,
     ) -> None:
         super().__init__()
         self.link = link
         self.clock = clock
         self.highlight_seconds = highlight_seconds
+        self.flight_seconds = flight_seconds
+        self._flight: FlyingCards | None = None
         self.countdown = Countdown()
         self._ticker: Timer | None = None
         self.view = ViewState()
@@ -142,11 +159,12 @@ class WarApp(App[None]):
                 self.view = view
                 self.reconnecting = None
                 self.said.extend(describe(before, message, view, view.my_seat, codes=False))
+                if view.phase is not RoomPhase.PLAYING or view.game != before.game:
+                    self._land()
                 if isinstance(message, CardsTaken) and view is not before:
-                    self._haul = (message.seat, message.count)
-                    if self._highlight is not None:
-                        self._highlight.stop()
-                    self._highlight = self.set_timer(self.highlight_seconds, self._end_highlight)
+                    self._land()  # a haul still in the air arrives at once
+                    if not self._fly(message.seat, message.count):
+                        self._light(message.seat, message.count)
             case Reconnecting(attempt=attempt, reason=reason):
                 self.reconnecting = f"Reconnecting… ({reason}; attempt {attempt})"
             case Notice(text=text):
@@ -188,6 +206,43 @@ class WarApp(App[None]):
         clock.set_class(self.countdown.up or left <= WARN_SECONDS, "short")
         if str(clock.content) != text:
             clock.update(Text(text))
+
+    # --- the haul: cards fly to the winner, then the pile lights up ----------------------
+    def _fly(self, seat: int, count: int) -> bool:
+        """Send ``count`` cards flying to ``seat``'s panel; False if nothing can fly
+        (animations off, or the panels not laid out yet)."""
+        if self.animation_level == "none" or self.flight_seconds <= 0:
+            return False
+        panels = {panel.seat: panel for panel in self.query(SeatPanel)}
+        winner = panels.get(seat)
+        if winner is None or not winner.region:
+            return False
+        losers = [p.region for s, p in panels.items() if s != seat and p.region]
+        start = Region.from_union(losers) if losers else self.query_one("#seats").region
+        route = (_card_at(start, start.height // 2 - CARD_HEIGHT // 2), _card_at(winner.region, 1))
+        self._flight = FlyingCards(seat, count, route, self.flight_seconds, self._landed)
+        self.screen.mount(self._flight)
+        return True
+
+    def _landed(self, flying: FlyingCards) -> None:
+        if flying is self._flight:
+            self._land()
+            self._redraw()
+
+    def _land(self) -> None:
+        """End the flight in the air now (if any): the cards reach the pile, lit up."""
+        flying, self._flight = self._flight, None
+        if flying is None:
+            return
+        self.animator.force_stop_animation(flying, "offset")
+        flying.remove()
+        self._light(flying.seat, flying.count)
+
+    def _light(self, seat: int, count: int) -> None:
+        self._haul = (seat, count)
+        if self._highlight is not None:
+            self._highlight.stop()
+        self._highlight = self.set_timer(self.highlight_seconds, self._end_highlight)
 
     def _end_highlight(self) -> None:
         self._haul = None
@@ -263,7 +318,9 @@ class WarApp(App[None]):
             box.mount_all(panels)
         for panel in panels:
             haul = self._haul[1] if self._haul and self._haul[0] == panel.seat else None
-            panel.show(self.view, self.view.my_seat, haul)
+            flying = self._flight
+            in_flight = flying.count if flying and flying.seat == panel.seat else 0
+            panel.show(self.view, self.view.my_seat, haul, in_flight)
 
     def _summary(self) -> Text:
         view = self.view

@@ -6,11 +6,12 @@ from collections.abc import AsyncIterator
 
 import pytest
 from textual.content import Content
+from textual.events import Key
 from textual.pilot import Pilot
 from textual.widgets import Static
 
 from client.connection import Ended, Notice, Reconnecting
-from client.tui import SeatPanel, WarApp
+from client.tui import FlyingCards, SeatPanel, WarApp
 from protocol import (
     AutoPlay,
     AutoPlayChanged,
@@ -74,7 +75,8 @@ def text(app: WarApp, selector: str) -> str:
 @pytest.fixture
 async def table() -> AsyncIterator[tuple[WarApp, FakeLink, Pilot[None]]]:
     link = FakeLink()
-    app = WarApp(link, highlight_seconds=TIMEOUT * 10)  # a haul stays lit while checked
+    # a haul stays lit, and flying cards stay in the air, while checked
+    app = WarApp(link, highlight_seconds=TIMEOUT * 10, flight_seconds=TIMEOUT * 10)
     async with app.run_test(size=(100, 40)) as pilot:
         yield app, link, pilot
 
@@ -82,6 +84,22 @@ async def table() -> AsyncIterator[tuple[WarApp, FakeLink, Pilot[None]]]:
 async def settle(link: FakeLink, pilot: Pilot[None]) -> None:
     await link.drained()
     await pilot.pause()
+
+
+async def landed(app: WarApp, pilot: Pilot[None]) -> None:
+    """Land any taken cards in the air: animations turned off finish a flight at the next
+    frame, through the same path as a flight that has run its time."""
+    app.animation_level = "none"
+    await pilot.wait_for_animation()
+    await pilot.pause()
+
+
+WAR_TO_ANN: list[ServerMessage] = [
+    CardsTurned(seq=5, step=1, round=1, depth=0, cards=((0, "QH"), (1, "QS"))),
+    WarDeclared(seq=6, step=1, round=1, depth=1, seats=(0, 1)),
+    CardsLaidDown(seq=7, step=2, round=1, depth=1, counts=((0, 1), (1, 1))),
+    CardsTurned(seq=8, step=2, round=1, depth=1, cards=((0, "TD"), (1, "4C"))),
+]
 
 
 async def test_the_footer_always_shows_the_keys(
@@ -176,6 +194,7 @@ async def test_the_table_draws_cards_the_war_and_the_haul(
     assert text(app, "#war") == "War between you and Ben"
     link.push(CardsTaken(seq=9, step=2, round=1, seat=0, count=6, counts=(29, 23)))
     await settle(link, pilot)
+    await landed(app, pilot)
     panel = app.query_one("#seat-0", SeatPanel)
     assert panel.has_class("won")
     assert "29 cards  +6" in text(app, "#seat-0")
@@ -284,3 +303,109 @@ async def test_a_fatal_end_exits_non_zero_with_the_reason() -> None:
         await pilot.pause()
     assert app.return_code == 1
     assert app.end_reason == "no room has this code (unknown_code)"
+
+
+async def test_taken_cards_fly_to_the_winners_pile_then_it_counts_them(
+    table: tuple[WarApp, FakeLink, Pilot[None]],
+) -> None:
+    app, link, pilot = table
+    link.push(welcome(), *START, *WAR_TO_ANN)
+    await settle(link, pilot)
+    link.push(CardsTaken(seq=9, step=2, round=1, seat=1, count=6, counts=(23, 29)))
+    await settle(link, pilot)
+    [flying] = app.query(FlyingCards)
+    assert flying.seat == 1 and "+6" in str(flying.content)
+    start, end = flying.route
+    ben = app.query_one("#seat-1", SeatPanel).region
+    assert ben.contains_point(end), "it lands on Ben's panel"
+    assert not ben.contains_point(start), "it starts from the loser's side"
+    assert "23 cards" in text(app, "#seat-1"), "the pile counts them once they land"
+    assert not app.query_one("#seat-1", SeatPanel).has_class("won")
+    await landed(app, pilot)
+    assert not app.query(FlyingCards)
+    assert app.query_one("#seat-1", SeatPanel).has_class("won")
+    assert "29 cards  +6" in text(app, "#seat-1")
+
+
+async def test_with_animations_off_nothing_flies(
+    table: tuple[WarApp, FakeLink, Pilot[None]],
+) -> None:
+    app, link, pilot = table
+    app.animation_level = "none"
+    link.push(welcome(), *START, *WAR_TO_ANN)
+    await settle(link, pilot)
+    link.push(CardsTaken(seq=9, step=2, round=1, seat=1, count=6, counts=(23, 29)))
+    await settle(link, pilot)
+    assert not app.query(FlyingCards)
+    assert app.query_one("#seat-1", SeatPanel).has_class("won")
+    assert "29 cards  +6" in text(app, "#seat-1")
+
+
+async def test_a_new_haul_lands_the_one_in_the_air_at_once(
+    table: tuple[WarApp, FakeLink, Pilot[None]],
+) -> None:
+    app, link, pilot = table
+    link.push(welcome(), *START, *WAR_TO_ANN)
+    await settle(link, pilot)
+    link.push(CardsTaken(seq=9, step=2, round=1, seat=1, count=6, counts=(23, 29)))
+    await settle(link, pilot)
+    assert [f.seat for f in app.query(FlyingCards)] == [1]
+    link.push(
+        CardsTurned(seq=10, step=3, round=2, depth=0, cards=((0, "KH"), (1, "2S"))),
+        CardsTaken(seq=11, step=3, round=2, seat=0, count=2, counts=(24, 28)),
+    )
+    await settle(link, pilot)
+    assert [f.seat for f in app.query(FlyingCards)] == [0], "only the newest haul flies"
+    assert "28 cards" in text(app, "#seat-1"), "Ben's haul has landed"
+    assert "22 cards" in text(app, "#seat-0")
+    await landed(app, pilot)
+    assert not app.query(FlyingCards)
+    assert "24 cards  +2" in text(app, "#seat-0")
+    assert not app.query_one("#seat-1", SeatPanel).has_class("won")
+
+
+async def test_keys_work_while_cards_fly(table: tuple[WarApp, FakeLink, Pilot[None]]) -> None:
+    app, link, pilot = table
+    link.push(welcome(), *START, *WAR_TO_ANN)
+    await settle(link, pilot)
+    link.push(
+        CardsTaken(seq=9, step=2, round=1, seat=1, count=6, counts=(23, 29)),
+        WaitingFor(seq=10, seats=(0, 1)),
+    )
+    await settle(link, pilot)
+    assert app.query(FlyingCards)
+    app.post_message(Key("space", " "))  # pilot.press would wait for the flight to end
+    assert await link.next_sent() == Ready(step=2)
+    assert app.query(FlyingCards), "still in the air"
+    await landed(app, pilot)
+
+
+async def test_a_short_flight_lands_by_itself() -> None:
+    link = FakeLink()
+    app = WarApp(link, highlight_seconds=TIMEOUT * 10, flight_seconds=0.05)
+    async with app.run_test(size=(100, 40)) as pilot:
+        link.push(welcome(), *START, *WAR_TO_ANN)
+        await settle(link, pilot)
+        link.push(CardsTaken(seq=9, step=2, round=1, seat=1, count=6, counts=(23, 29)))
+        await settle(link, pilot)
+        await pilot.wait_for_animation()
+        await pilot.pause()
+        assert not app.query(FlyingCards)
+        assert app.query_one("#seat-1", SeatPanel).has_class("won")
+        assert "29 cards  +6" in text(app, "#seat-1")
+
+
+async def test_a_haul_flies_at_80_by_24() -> None:
+    link = FakeLink()
+    app = WarApp(link, flight_seconds=TIMEOUT * 10)
+    async with app.run_test(size=(80, 24)) as pilot:
+        link.push(welcome(), *START, *WAR_TO_ANN)
+        await settle(link, pilot)
+        link.push(CardsTaken(seq=9, step=2, round=1, seat=0, count=6, counts=(29, 23)))
+        await settle(link, pilot)
+        [flying] = app.query(FlyingCards)
+        assert app.screen.region.contains_point(flying.route[1])
+        assert app.query_one("#seat-0", SeatPanel).region.contains_point(flying.route[1])
+        await landed(app, pilot)
+        assert not app.query(FlyingCards)
+        assert "29 cards  +6" in text(app, "#seat-0")
