@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,6 +66,7 @@ __all__ = [
     "normalize",
     "normalize_engine",
     "open_room",
+    "print_report",
     "replay",
     "verify_room",
 ]
@@ -585,3 +587,18 @@ def verify_room(
                 if first[number].events != participant.games[number].events:
                     problems.append(f"{participant.name} saw other events in game {number}")
     return problems
+
+
+def print_report(report: dict[str, Any], *, as_json: bool) -> int:
+    """Print a soak or chaos ``report`` (JSON, or one ``key: value`` a line with the
+    first 50 problems); return the exit status: 1 if it has problems, else 0."""
+    if as_json:
+        print(json.dumps(report, indent=2))
+    else:
+        for key, value in report.items():
+            if key != "problems":
+                print(f"{key}: {value}")
+        print(f"problems: {len(report['problems'])}")
+        for problem in report["problems"][:50]:
+            print(f"  {problem}")
+    return 1 if report["problems"] else 0

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import random
 import sys
 import tempfile
@@ -42,6 +41,7 @@ from bench._play import (
     counts_at,
     engine_rules,
     open_room,
+    print_report,
     replay,
     verify_room,
 )
@@ -296,16 +296,7 @@ def main(argv: list[str] | None = None) -> None:
                 settle=args.settle,
             )
         )
-    if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        for key, value in report.items():
-            if key != "problems":
-                print(f"{key}: {value}")
-        print(f"problems: {len(report['problems'])}")
-        for problem in report["problems"][:50]:
-            print(f"  {problem}")
-    sys.exit(1 if report["problems"] else 0)
+    sys.exit(print_report(report, as_json=args.json))
 
 
 if __name__ == "__main__":

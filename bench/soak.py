@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import random
 import sys
 import tempfile
@@ -33,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench._play import Participant, open_room, verify_room
+from bench._play import Participant, open_room, print_report, verify_room
 from bench._server import ServerProcess, raise_nofile_limit, war_server_spec
 from protocol import Aces, AutoPlay, RulesSpec, WonCards
 
@@ -158,16 +157,7 @@ def main(argv: list[str] | None = None) -> None:
                 seed=args.seed,
             )
         )
-    if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        for key, value in report.items():
-            if key != "problems":
-                print(f"{key}: {value}")
-        print(f"problems: {len(report['problems'])}")
-        for problem in report["problems"][:50]:
-            print(f"  {problem}")
-    sys.exit(1 if report["problems"] else 0)
+    sys.exit(print_report(report, as_json=args.json))
 
 
 if __name__ == "__main__":
