@@ -7,7 +7,7 @@ client-side decoder. Nothing sleeps: every wait is a read with a timeout or an e
 
 The replay (`replay`) is computed from the engine alone, with its own translation of
 engine events to comparable tuples (`normalize_engine`), independent of the server's
-``server/_wire.py``, so a translation bug there would show as a mismatch here.
+``server/core/wire.py``, so a translation bug there would show as a mismatch here.
 """
 
 from __future__ import annotations

@@ -76,7 +76,7 @@ class LocalServer:
         command = [
             sys.executable,
             "-m",
-            "server.cli",
+            "server.adapters.cli",
             "--host",
             "127.0.0.1",
             "--port",

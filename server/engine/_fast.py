@@ -8,7 +8,7 @@ a war, the end of the game, a round limit being reached — is handed back to th
 path, which owns those rules. Three or four players still in, ``won_cards = fixed``
 (which checks every position anyway) and a time stop simply step.
 
-tests/server/test_engine_fast.py, test_engine_props.py and test_engine_tiny.py prove the
+tests/server/engine/test_engine_fast.py, test_engine_props.py and test_engine_tiny.py prove the
 two paths give the same game (outcome, statistics, counts and step count).
 """
 

@@ -206,7 +206,7 @@ def test_build_context_holds_only_copied_files() -> None:
 @pytest.mark.parametrize(
     ("patterns", "path", "excluded"),
     [
-        ("*\n!server/\n", "server/cli.py", False),
+        ("*\n!server/\n", "server/adapters/cli.py", False),
         ("*\n!server/\n", "tests/x.py", True),
         ("*\n!server/\n**/__pycache__\n", "server/__pycache__/a.pyc", True),
         ("*.md\n", "README.md", True),

@@ -33,12 +33,12 @@ from protocol import (
     Welcome,
 )
 from server import engine
-from server._wire import event_message, game_over_message
-from server.app import WarServer, serving
-from server.config import Settings
-from server.hub import Hub, HubSettings
-from server.logs import get_logger
-from server.store import SqliteStore
+from server.adapters.app import WarServer, serving
+from server.adapters.config import Settings
+from server.adapters.logs import get_logger
+from server.adapters.store import SqliteStore
+from server.core.hub import Hub, HubSettings
+from server.core.wire import event_message, game_over_message
 from tests.e2e._client import GAME_EVENTS, Client
 
 __all__ = [

@@ -44,11 +44,11 @@ from protocol import (
     decode_server_message,
     encode,
 )
-from server.app import WarServer, serving
-from server.config import Settings
-from server.hub import Hub, HubSettings
-from server.logs import get_logger
-from server.store import SqliteStore
+from server.adapters.app import WarServer, serving
+from server.adapters.config import Settings
+from server.adapters.logs import get_logger
+from server.adapters.store import SqliteStore
+from server.core.hub import Hub, HubSettings
 
 pytestmark = pytest.mark.slow
 

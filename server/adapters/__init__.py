@@ -1,0 +1,5 @@
+"""The adapters around the core: the WebSocket app, the SQLite store, settings, logs, CLI.
+
+They own the sockets, the clock and the disk, and call the sans-I/O core
+(`server.core`); the core never imports them.
+"""

@@ -1,0 +1,538 @@
+"""The sans-I/O hub: every room of the server, and the dispatch of connections to them.
+
+The WebSocket layer (``server/adapters/app.py``) owns the sockets and the clock; it calls::
+
+    hub = Hub(store, settings, now=time.time())    # rebuilds every stored room
+    hub.connect(conn, peer, now)                   # a connection arrived
+    hub.handle(conn, message, now)                 # a decoded, validated client message
+    hub.refuse(conn, protocol_error, now)          # a frame that did not decode
+    hub.disconnect(conn, now)                      # the connection ended (for any reason)
+    hub.wake(now)                                  # at hub.next_deadline()
+
+and carries out the returned `Action` list in order. ``now`` is wall-clock seconds
+(``time.time()``) because time-limit deadlines are persisted and must mean the same
+after a restart. Nothing here raises for a peer's input: a refusal is an ``error``
+message to that connection (and a close where ``protocol/PROTOCOL.md`` says so); a bug
+is an ``internal_error`` and a close 1011, and the other rooms carry on.
+
+Failed attempts (unknown code, bad token, bad password) are counted per peer address;
+at ``max_failed_joins`` within a minute further opening messages from that address are
+refused with ``too_many_failures`` (close 1008) until the minute has passed. A resume with
+a seat's earlier token while its latest is unconfirmed (its welcome may have been lost,
+see `server.core.room`) is accepted, so it is no failure; a superseded token is one.
+A room is removed when every human player has left, or when it has had no connection
+and no activity for ``idle_room_seconds`` (a restart counts as activity).
+"""
+
+from __future__ import annotations
+
+import heapq
+import hmac
+import secrets
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from protocol import (
+    CLOSE_CODE_FOR_ERROR,
+    SUPPORTED_VERSIONS,
+    ClientMessage,
+    CloseCode,
+    CreateRoom,
+    Error,
+    ErrorCode,
+    JoinRoom,
+    ProtocolError,
+    ResumeSeat,
+    RoomPhase,
+    WatchRoom,
+)
+from server import engine
+from server.core.actions import Action, Close, ConnId, Send
+from server.core.codes import (
+    RandomSource,
+    hash_token,
+    new_code,
+    new_deal,
+    new_room_id,
+    new_token,
+    normalize_code,
+)
+from server.core.records import GameRecord, RoomRecord, SeatRecord, Store
+from server.core.room import Room, RoomSettings
+from server.errors import RefusedError
+
+__all__ = ["FAILURE_WINDOW_SECONDS", "Hub", "HubSettings", "HubStats"]
+
+FAILURE_WINDOW_SECONDS = 60.0
+"""Failed attempts are counted over this sliding window, per peer address."""
+_MAX_ERROR_TEXT = 500
+_COUNTED_FAILURES = frozenset({ErrorCode.UNKNOWN_CODE, ErrorCode.BAD_TOKEN, ErrorCode.BAD_PASSWORD})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HubSettings:
+    """Limits and paces of the room core (every time is in seconds).
+
+    ``password``: needed to create rooms (None: anyone may). ``max_failed_joins``: wrong
+    codes, tokens or passwords per address per minute. ``away_timeout_seconds``: an away
+    seat goes on calm auto-play after this long (0: never). ``computer_delay``: how long a
+    computer seat takes to ready.
+    """
+
+    password: str | None = None
+    max_rooms: int = 500
+    max_spectators: int = 20
+    max_failed_joins: int = 10
+    idle_room_seconds: float = 24 * 60 * 60.0
+    away_timeout_seconds: float = 0.0
+    calm_delay: float = 1.5
+    quick_delay: float = 0.3
+    computer_delay: float = 0.6
+
+    def room_settings(self) -> RoomSettings:
+        """The part of these settings each room uses."""
+        return RoomSettings(
+            max_spectators=self.max_spectators,
+            away_timeout_seconds=self.away_timeout_seconds,
+            calm_delay=self.calm_delay,
+            quick_delay=self.quick_delay,
+            computer_delay=self.computer_delay,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class HubStats:
+    """Figures for ``/healthz`` and logs."""
+
+    rooms: int
+    connections: int
+    players: int
+    spectators: int
+    games_playing: int
+
+
+@dataclass(slots=True)
+class _Conn:
+    peer: str
+    room: str | None = None
+
+
+class Hub:
+    """Every room of the server. See the module docstring for the calls and guarantees.
+
+    ``random`` is the source of codes, tokens and deal numbers (default: `secrets`).
+    ``logger`` (optional) is a structlog logger; rooms bind their id to it.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        settings: HubSettings,
+        *,
+        now: float,
+        random: RandomSource | None = None,
+        logger: Any = None,
+    ) -> None:
+        self._store = store
+        self._settings = settings
+        self._room_settings = settings.room_settings()
+        self._random: RandomSource = secrets if random is None else random
+        self._logger = logger
+        self._rooms: dict[str, Room] = {}
+        self._by_player_code: dict[str, str] = {}
+        self._by_watch_code: dict[str, str] = {}
+        self._conns: dict[ConnId, _Conn] = {}
+        self._failures: dict[str, deque[float]] = {}
+        self._reserved: set[str] = set()  # ids and codes of stored rooms that did not load
+        self._reserved_codes: set[str] = set()  # the same codes, normalised
+        # Deadlines, kept incrementally so that next_deadline() and wake() cost O(log R),
+        # not O(R), per call (the app asks after every message): each room's earliest
+        # deadline (its timers, or its idle removal when nobody is connected), a heap of
+        # (deadline, room id) with stale entries dropped lazily, and the rooms touched
+        # since the last look, whose deadline is recomputed before the next one.
+        self._deadline: dict[str, float] = {}
+        self._heap: list[tuple[float, str]] = []
+        self._dirty: set[str] = set()
+        for record in store.load_all():
+            try:
+                room = Room(record, **self._room_kwargs(now))
+            except Exception as error:  # one bad row must not keep every family out
+                if logger is not None:
+                    logger.error("room_not_loaded", room=record.room_id, error=repr(error))
+                self._reserved |= {record.room_id, record.player_code, record.watch_code}
+                self._reserved_codes |= {
+                    normalize_code(record.player_code),
+                    normalize_code(record.watch_code),
+                }
+                continue
+            self._add_room(room)
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def rooms(self) -> int:
+        """How many rooms are held."""
+        return len(self._rooms)
+
+    @property
+    def connections(self) -> int:
+        """How many connections are known (in a room or not yet)."""
+        return len(self._conns)
+
+    def stats(self) -> HubStats:
+        """Rooms, connections, seated players connected, spectators, games being played."""
+        rooms = self._rooms.values()
+        spectators = sum(room.spectators for room in rooms)
+        players = sum(len(room.connections) for room in rooms) - spectators
+        playing = sum(1 for room in rooms if room.phase is RoomPhase.PLAYING)
+        return HubStats(len(self._rooms), len(self._conns), players, spectators, playing)
+
+    def room(self, room_id: str) -> Room | None:
+        """The room with this id (for tests and tools), or None."""
+        return self._rooms.get(room_id)
+
+    def where(self, conn: ConnId) -> tuple[str, int | None] | None:
+        """(room id, seat or None for a spectator) of ``conn``; None before a room is open."""
+        info = self._conns.get(conn)
+        if info is None or info.room is None:
+            return None
+        return info.room, self._seat_of(conn)
+
+    def next_deadline(self) -> float | None:
+        """The earliest time `wake` has something to do (timers, time limits, idle rooms)."""
+        self._refresh_deadlines()
+        heap = self._heap
+        while heap:
+            due, room_id = heap[0]
+            if self._deadline.get(room_id) == due:
+                return due
+            heapq.heappop(heap)
+        return None
+
+    # ------------------------------------------------------------------ calls
+    def connect(self, conn: ConnId, peer: str, now: float) -> list[Action]:
+        """A new connection from address ``peer``. Nothing to send yet."""
+        self._conns[conn] = _Conn(peer)
+        return []
+
+    def handle(self, conn: ConnId, message: ClientMessage, now: float) -> list[Action]:
+        """A decoded, validated message from ``conn``; never raises."""
+        info = self._conns.setdefault(conn, _Conn(""))
+        try:
+            if isinstance(message, CreateRoom | JoinRoom | WatchRoom | ResumeSeat):
+                return self._open(conn, info, message, now)
+            if info.room is None:
+                raise RefusedError(
+                    ErrorCode.NOT_IN_ROOM,
+                    f"send create_room, join_room, watch_room or resume_seat first, "
+                    f"not {message.TYPE}",
+                )
+            room = self._rooms[info.room]
+            self._dirty.add(room.room_id)
+            actions = room.handle(conn, message, now)
+            if room.abandoned:
+                actions += self._remove_room(room, "every player left")
+            return self._settle(actions, now)
+        except RefusedError as refusal:
+            return self._refusal(conn, info, refusal.code, str(refusal), now)
+        except Exception as bug:  # a bug must not take the server down
+            return self._internal_error(conn, bug, now)
+
+    def refuse(self, conn: ConnId, error: ProtocolError, now: float) -> list[Action]:
+        """A frame from ``conn`` did not decode: the error, and a close where documented."""
+        info = self._conns.setdefault(conn, _Conn(""))
+        return self._refusal(conn, info, error.code, str(error), now)
+
+    def disconnect(self, conn: ConnId, now: float) -> list[Action]:
+        """``conn`` ended: its seat is away, or one spectator fewer. Never raises."""
+        info = self._conns.pop(conn, None)
+        if info is None or info.room is None:
+            return []
+        room = self._rooms.get(info.room)
+        if room is None:
+            return []
+        self._dirty.add(room.room_id)
+        try:
+            return self._settle(room.disconnect(conn, now), now)
+        except Exception as bug:
+            self._log_bug(bug)
+            return []
+
+    def wake(self, now: float) -> list[Action]:
+        """Run every timer due at or before ``now``; remove idle rooms. Never raises."""
+        actions: list[Action] = []
+        for room in self._due_rooms(now):
+            try:
+                actions += room.wake(now)
+                idle_since = now - room.last_active
+                if not room.connections and idle_since >= self._settings.idle_room_seconds:
+                    actions += self._remove_room(room, "the room was idle")
+            except Exception as bug:  # one room's trouble must not stop the others
+                self._log_bug(bug)
+        for peer in list(self._failures):
+            self._recent_failures(peer, now)
+        try:
+            return self._settle(actions, now)
+        except Exception as bug:
+            self._log_bug(bug)
+            return actions
+
+    def close(self) -> None:
+        """Flush and close the store."""
+        self._store.close()
+
+    # ------------------------------------------------------------------ opening
+    def _open(
+        self,
+        conn: ConnId,
+        info: _Conn,
+        message: CreateRoom | JoinRoom | WatchRoom | ResumeSeat,
+        now: float,
+    ) -> list[Action]:
+        if info.room is not None:
+            raise RefusedError(
+                ErrorCode.ALREADY_IN_ROOM,
+                f"this connection is in room {info.room} already; open another connection",
+            )
+        if message.v not in SUPPORTED_VERSIONS:
+            raise RefusedError(
+                ErrorCode.UNSUPPORTED_VERSION,
+                f"protocol version {message.v} is not supported "
+                f"(this side speaks {sorted(SUPPORTED_VERSIONS)})",
+            )
+        limit = self._settings.max_failed_joins
+        if self._recent_failures(info.peer, now) >= limit:
+            raise RefusedError(
+                ErrorCode.TOO_MANY_FAILURES,
+                f"{limit} wrong codes, tokens or passwords within a minute; wait a minute",
+            )
+        if isinstance(message, CreateRoom):
+            room, actions = self._create(conn, message, now)
+        elif isinstance(message, JoinRoom):
+            room = self._find(self._by_player_code, message.code)
+            self._dirty.add(room.room_id)
+            actions = room.join(conn, message.name, now)
+        elif isinstance(message, WatchRoom):
+            room = self._find(self._by_watch_code, message.code)
+            self._dirty.add(room.room_id)
+            actions = room.watch(conn, now)
+        else:
+            found = self._rooms.get(message.room)
+            if found is None:
+                raise RefusedError(
+                    ErrorCode.BAD_TOKEN, "this seat token is unknown or was replaced"
+                )
+            room = found
+            self._dirty.add(room.room_id)
+            actions = room.resume(conn, message.token, now)
+        info.room = room.room_id
+        return self._settle(actions, now)
+
+    def _find(self, index: dict[str, str], code: str) -> Room:
+        room_id = index.get(normalize_code(code))
+        if room_id is None:
+            raise RefusedError(ErrorCode.UNKNOWN_CODE, f"no room has the code {code[:32]!r}")
+        return self._rooms[room_id]
+
+    def _create(self, conn: ConnId, message: CreateRoom, now: float) -> tuple[Room, list[Action]]:
+        password = self._settings.password
+        if password is not None:
+            if message.password is None:
+                raise RefusedError(
+                    ErrorCode.PASSWORD_REQUIRED, "this server needs a password to create rooms"
+                )
+            if not hmac.compare_digest(message.password.encode(), password.encode()):
+                raise RefusedError(ErrorCode.BAD_PASSWORD, "wrong password to create rooms")
+        if len(self._rooms) >= self._settings.max_rooms:
+            raise RefusedError(
+                ErrorCode.TOO_MANY_ROOMS,
+                f"this server holds its {self._settings.max_rooms} rooms; try later",
+            )
+        try:
+            message.validate()  # the codec did; a hub called directly must be as strict
+            message.rules.validate()
+            rules = engine.Rules.from_dict(message.rules.to_dict())
+        except ValueError as error:  # RulesError is a ValueError
+            raise RefusedError(ErrorCode.BAD_VALUE, str(error)) from None
+        token = new_token(self._random)
+        players = rules.players
+        seats = [SeatRecord(message.name, hash_token(token))]
+        humans = players - message.computers
+        seats += [SeatRecord() for _ in range(1, humans)]
+        for number in range(1, message.computers + 1):
+            name = "Computer" if message.computers == 1 else f"Computer {number}"
+            seats.append(SeatRecord(name, None, computer=True))
+        revealed = message.deal is not None
+        deal = message.deal if message.deal is not None else new_deal(self._random)
+        player_code = self._fresh(lambda: new_code(self._random), self._code_taken)
+        mine = normalize_code(player_code)
+        record = RoomRecord(
+            room_id=self._fresh(
+                lambda: new_room_id(self._random),
+                lambda room_id: room_id in self._rooms or room_id in self._reserved,
+            ),
+            player_code=player_code,
+            watch_code=self._fresh(
+                lambda: new_code(self._random),
+                lambda code: normalize_code(code) == mine or self._code_taken(code),
+            ),
+            rules=rules.to_dict(),
+            minutes=message.minutes,
+            seats=tuple(seats),
+            game=GameRecord(number=1, deal=deal, revealed=revealed),
+            created=now,
+            last_active=now,
+        )
+        self._store.create_room(record)
+        room = Room(record, **self._room_kwargs(now))
+        self._add_room(room)
+        return room, room.open_for_creator(conn, token, now)
+
+    # ------------------------------------------------------------------ helpers
+    def _room_kwargs(self, now: float) -> dict[str, Any]:
+        return {
+            "store": self._store,
+            "settings": self._room_settings,
+            "random": self._random,
+            "now": now,
+            "logger": self._logger,
+        }
+
+    def _add_room(self, room: Room) -> None:
+        self._rooms[room.room_id] = room
+        self._dirty.add(room.room_id)
+        self._by_player_code[normalize_code(room.player_code)] = room.room_id
+        self._by_watch_code[normalize_code(room.watch_code)] = room.room_id
+
+    def _remove_room(self, room: Room, why: str) -> list[Action]:
+        self._dirty.add(room.room_id)
+        actions = room.close_all(why)
+        self._rooms.pop(room.room_id, None)
+        self._by_player_code.pop(normalize_code(room.player_code), None)
+        self._by_watch_code.pop(normalize_code(room.watch_code), None)
+        try:
+            self._store.delete_room(room.room_id)
+        except Exception as bug:  # it comes back after a restart, and goes again when idle
+            self._log_bug(bug)
+        return actions
+
+    def _code_taken(self, code: str) -> bool:
+        """True if ``code`` (in any case, with or without hyphens) belongs to a room.
+
+        Looked up in the code maps directly: creating a room costs O(1), not a copy of
+        every code in use (perf-findings F2).
+        """
+        key = normalize_code(code)
+        return (
+            key in self._by_player_code or key in self._by_watch_code or key in self._reserved_codes
+        )
+
+    @staticmethod
+    def _fresh(make: Callable[[], str], taken: Callable[[str], bool]) -> str:
+        """A value from ``make`` for which ``taken`` is false."""
+        while True:
+            value = make()
+            if not taken(value):
+                return value
+
+    def _seat_of(self, conn: ConnId) -> int | None:
+        info = self._conns.get(conn)
+        if info is None or info.room is None:
+            return None
+        room = self._rooms.get(info.room)
+        return None if room is None else room.seat_of(conn)
+
+    def _settle(self, actions: list[Action], now: float) -> list[Action]:
+        """A closed connection is in no room any more (its room hears it is gone)."""
+        index = 0
+        while index < len(actions):
+            action = actions[index]
+            index += 1
+            if not isinstance(action, Close):
+                continue
+            info = self._conns.get(action.conn)
+            if info is None or info.room is None:
+                continue
+            room = self._rooms.get(info.room)
+            info.room = None
+            if room is not None and room.has(action.conn):
+                self._dirty.add(room.room_id)
+                actions += room.disconnect(action.conn, now)
+        return actions
+
+    def _refresh_deadlines(self) -> None:
+        """Recompute the deadline of every room touched since the last look."""
+        idle = self._settings.idle_room_seconds
+        for room_id in self._dirty:
+            room = self._rooms.get(room_id)
+            due = None if room is None else room.next_deadline()
+            if room is not None and not room.connections:
+                removal = room.last_active + idle
+                due = removal if due is None else min(due, removal)
+            if due is None:
+                self._deadline.pop(room_id, None)
+            elif self._deadline.get(room_id) != due:
+                self._deadline[room_id] = due
+                heapq.heappush(self._heap, (due, room_id))
+        self._dirty.clear()
+        if len(self._heap) > 2 * len(self._deadline) + 64:  # too many stale entries
+            self._heap = [(due, room_id) for room_id, due in self._deadline.items()]
+            heapq.heapify(self._heap)
+
+    def _due_rooms(self, now: float) -> list[Room]:
+        """The rooms with a deadline at or before ``now`` (marked to be recomputed)."""
+        self._refresh_deadlines()
+        due: list[Room] = []
+        heap = self._heap
+        while heap and heap[0][0] <= now:
+            when, room_id = heapq.heappop(heap)
+            if self._deadline.get(room_id) != when:
+                continue  # stale
+            del self._deadline[room_id]
+            self._dirty.add(room_id)
+            room = self._rooms.get(room_id)
+            if room is not None:
+                due.append(room)
+        return due
+
+    def _recent_failures(self, peer: str, now: float) -> int:
+        times = self._failures.get(peer)
+        if times is None:
+            return 0
+        while times and times[0] <= now - FAILURE_WINDOW_SECONDS:
+            times.popleft()
+        if not times:
+            del self._failures[peer]
+            return 0
+        return len(times)
+
+    def _refusal(
+        self, conn: ConnId, info: _Conn, code: ErrorCode, text: str, now: float
+    ) -> list[Action]:
+        if code in _COUNTED_FAILURES:
+            self._failures.setdefault(info.peer, deque()).append(now)
+        actions: list[Action] = [Send((conn,), Error(code=code, message=text[:_MAX_ERROR_TEXT]))]
+        close = CLOSE_CODE_FOR_ERROR.get(code)
+        if close is None and info.room is None:
+            close = CloseCode.REFUSED
+        if close is not None:
+            actions.append(Close(conn, close, code.value))
+        return self._settle(actions, now)
+
+    def _internal_error(self, conn: ConnId, bug: Exception, now: float) -> list[Action]:
+        self._log_bug(bug)
+        error = Error(code=ErrorCode.INTERNAL_ERROR, message="a bug on the server; sorry")
+        actions: list[Action] = [
+            Send((conn,), error),
+            Close(conn, CloseCode.INTERNAL_ERROR, "internal error"),
+        ]
+        try:
+            return self._settle(actions, now)
+        except Exception as second:
+            self._log_bug(second)
+            return actions
+
+    def _log_bug(self, bug: Exception) -> None:
+        if self._logger is not None:
+            self._logger.error("room_core_bug", error=repr(bug), exc_info=bug)

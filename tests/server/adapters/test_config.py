@@ -1,0 +1,207 @@
+"""server.adapters.config: flags over environment over defaults, validation, and --help."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from server.adapters.config import (
+    OPTIONS,
+    ConfigError,
+    LogFormat,
+    LogLevel,
+    Settings,
+    build_parser,
+    default_db_path,
+    load_settings,
+)
+
+HOME = {"HOME": "/home/ann"}
+CONTRACT = {  # /work/notes/server-config-contract.md: flag -> (env, default as parsed)
+    "--host": ("WAR_HOST", "127.0.0.1"),
+    "--port": ("WAR_PORT", 8765),
+    "--db": ("WAR_DB", Path("/home/ann/.local/share/family-war/war.sqlite3")),
+    "--password": ("WAR_PASSWORD", None),
+    "--log-format": ("WAR_LOG_FORMAT", LogFormat.AUTO),
+    "--log-level": ("WAR_LOG_LEVEL", LogLevel.INFO),
+    "--certfile": ("WAR_CERTFILE", None),
+    "--keyfile": ("WAR_KEYFILE", None),
+    "--max-rooms": ("WAR_MAX_ROOMS", 500),
+    "--max-spectators": ("WAR_MAX_SPECTATORS", 20),
+    "--max-connections-per-ip": ("WAR_MAX_CONNECTIONS_PER_IP", 32),
+    "--max-message-bytes": ("WAR_MAX_MESSAGE_BYTES", 4096),
+    "--rate-limit": ("WAR_RATE_LIMIT", 20.0),
+    "--connect-rate": ("WAR_CONNECT_RATE", 5.0),
+    "--connect-burst": ("WAR_CONNECT_BURST", 32),
+    "--abuse-penalty": ("WAR_ABUSE_PENALTY", 10.0),
+    "--abuse-penalty-max": ("WAR_ABUSE_PENALTY_MAX", 300.0),
+    "--max-failed-joins": ("WAR_MAX_FAILED_JOINS", 10),
+    "--idle-room-minutes": ("WAR_IDLE_ROOM_MINUTES", 1440),
+    "--away-timeout": ("WAR_AWAY_TIMEOUT", 0.0),
+    "--trusted-proxies": ("WAR_TRUSTED_PROXIES", ()),
+}
+
+
+def test_defaults_match_the_contract() -> None:
+    settings = load_settings([], HOME)
+    assert {o.flag: o.env for o in OPTIONS} == {f: env for f, (env, _) in CONTRACT.items()}
+    for option in OPTIONS:
+        assert getattr(settings, option.field) == CONTRACT[option.flag][1], option.flag
+    assert not settings.tls
+
+
+def test_help_names_every_variable_and_default(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        load_settings(["--help"], HOME)
+    assert exit_info.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for flag, (env, _) in CONTRACT.items():
+        pattern = rf"{re.escape(flag)} [A-Z_]+ .*?\(env {env}, default [^)]+\)"
+        assert re.search(pattern, text), flag
+    assert set(re.findall(r"\bWAR_[A-Z_]+", text)) == {env for env, _ in CONTRACT.values()}
+    assert "(env WAR_PORT, default 8765)" in text
+    assert "1012" in text  # what SIGTERM does
+
+
+def test_help_never_breaks_the_default_path() -> None:
+    text = build_parser().format_help()
+    assert "family-war/war.sqlite3" in text
+
+
+def test_every_variable_is_read() -> None:
+    env = {
+        **HOME,
+        "WAR_HOST": "0.0.0.0",
+        "WAR_PORT": "9000",
+        "WAR_DB": "/data/war.sqlite3",
+        "WAR_PASSWORD": "a long family secret",
+        "WAR_LOG_FORMAT": "JSON",
+        "WAR_LOG_LEVEL": "Debug",
+        "WAR_MAX_ROOMS": "7",
+        "WAR_MAX_SPECTATORS": "0",
+        "WAR_MAX_CONNECTIONS_PER_IP": "3",
+        "WAR_MAX_MESSAGE_BYTES": "8192",
+        "WAR_RATE_LIMIT": "2.5",
+        "WAR_CONNECT_RATE": "0.5",
+        "WAR_CONNECT_BURST": "8",
+        "WAR_ABUSE_PENALTY": "30",
+        "WAR_ABUSE_PENALTY_MAX": "3600",
+        "WAR_MAX_FAILED_JOINS": "4",
+        "WAR_IDLE_ROOM_MINUTES": "60",
+        "WAR_AWAY_TIMEOUT": "90",
+    }
+    settings = load_settings([], env)
+    assert settings.host == "0.0.0.0"
+    assert settings.port == 9000
+    assert settings.db == Path("/data/war.sqlite3")
+    assert settings.password == "a long family secret"
+    assert settings.log_format is LogFormat.JSON
+    assert settings.log_level is LogLevel.DEBUG
+    assert (settings.max_rooms, settings.max_spectators) == (7, 0)
+    assert settings.max_connections_per_ip == 3
+    assert settings.max_message_bytes == 8192
+    assert settings.rate_limit == 2.5
+    assert (settings.connect_rate, settings.connect_burst) == (0.5, 8)
+    assert (settings.abuse_penalty, settings.abuse_penalty_max) == (30.0, 3600.0)
+    assert settings.max_failed_joins == 4
+    assert settings.idle_room_minutes == 60
+    assert settings.away_timeout == 90.0
+
+
+def test_flag_wins_over_variable() -> None:
+    env = {**HOME, "WAR_PORT": "9000", "WAR_PASSWORD": "from-env"}
+    settings = load_settings(["--port", "9100", "--password", "from-flag"], env)
+    assert settings.port == 9100
+    assert settings.password == "from-flag"
+
+
+def test_empty_variable_counts_as_unset() -> None:
+    settings = load_settings([], {**HOME, "WAR_PASSWORD": "", "WAR_PORT": "  "})
+    assert settings.password is None
+    assert settings.port == 8765
+
+
+def test_default_db_follows_xdg_data_home() -> None:
+    assert default_db_path({"XDG_DATA_HOME": "/xdg", **HOME}) == Path("/xdg/family-war/war.sqlite3")
+    # a relative XDG_DATA_HOME is invalid per the spec and ignored
+    assert default_db_path({"XDG_DATA_HOME": "rel", **HOME}) == Path(
+        "/home/ann/.local/share/family-war/war.sqlite3"
+    )
+
+
+def test_tilde_in_db_path_is_expanded() -> None:
+    settings = load_settings(["--db", "~/w.sqlite3"], HOME)
+    assert settings.db.is_absolute()
+    assert settings.db.name == "w.sqlite3"
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "message"),
+    [
+        (["--port", "http"], {}, "--port: not a whole number: 'http'"),
+        ([], {"WAR_PORT": "70000"}, "WAR_PORT: 70000 is out of range 0..65535"),
+        (["--max-rooms", "0"], {}, "--max-rooms: 0 is out of range 1..1000000"),
+        (["--max-message-bytes", "100"], {}, "--max-message-bytes: 100 is out of range 512"),
+        (["--rate-limit", "0"], {}, "--rate-limit: 0 must be a finite number greater than 0"),
+        ([], {"WAR_RATE_LIMIT": "nan"}, "WAR_RATE_LIMIT: nan must be a finite number"),
+        (["--away-timeout", "-1"], {}, "--away-timeout: -1 must be a finite number at least 0"),
+        (["--connect-rate", "0"], {}, "--connect-rate: 0 must be a finite number greater than 0"),
+        ([], {"WAR_CONNECT_BURST": "0"}, "WAR_CONNECT_BURST: 0 is out of range 1..1000000"),
+        (["--abuse-penalty", "inf"], {}, "--abuse-penalty: inf must be a finite number"),
+        (
+            ["--abuse-penalty", "600"],
+            {},
+            "--abuse-penalty 600 is longer than --abuse-penalty-max 300",
+        ),
+        (
+            [],
+            {"WAR_ABUSE_PENALTY": "20", "WAR_ABUSE_PENALTY_MAX": "15"},
+            "--abuse-penalty 20 is longer than --abuse-penalty-max 15",
+        ),
+        (["--log-format", "xml"], {}, "--log-format: 'xml' is not one of auto, console, json"),
+        ([], {"WAR_LOG_LEVEL": "loud"}, "WAR_LOG_LEVEL: 'loud' is not one of debug"),
+        (["--password", "x" * 129], {}, "--password: the password has 129 characters"),
+        (["--password", "a\nb"], {}, "--password: the password contains a control character"),
+        (["--password", "   "], {}, "--password: the password is only spaces"),
+        (["--host", "a b"], {}, "--host: not a host name or address: 'a b'"),
+        (["--certfile", "/nonexistent/cert.pem"], {}, "--certfile: no such file"),
+    ],
+)
+def test_bad_values_are_named(argv: list[str], env: dict[str, str], message: str) -> None:
+    with pytest.raises(ConfigError) as error:
+        load_settings(argv, {**HOME, **env})
+    assert str(error.value).startswith(message)
+
+
+def test_tls_needs_both_files(tmp_path: Path) -> None:
+    cert = tmp_path / "cert.pem"
+    key = tmp_path / "key.pem"
+    cert.write_text("x")
+    key.write_text("y")
+    with pytest.raises(ConfigError, match="--certfile needs --keyfile too"):
+        load_settings(["--certfile", str(cert)], HOME)
+    with pytest.raises(ConfigError, match="--keyfile needs --certfile too"):
+        load_settings([], {**HOME, "WAR_KEYFILE": str(key)})
+    settings = load_settings(["--certfile", str(cert)], {**HOME, "WAR_KEYFILE": str(key)})
+    assert (settings.certfile, settings.keyfile, settings.tls) == (cert, key, True)
+
+
+def test_unknown_flag_exits_with_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        load_settings(["--prot", "1"], HOME)
+    assert exit_info.value.code == 2
+    assert "unrecognized arguments: --prot" in capsys.readouterr().err
+
+
+def test_repr_hides_the_password() -> None:
+    settings = load_settings(["--password", "hunter2-family"], HOME)
+    assert "hunter2" not in repr(settings)
+    assert "password='***'" not in repr(load_settings([], HOME))
+
+
+def test_settings_are_frozen() -> None:
+    settings = Settings(db=Path("x"))
+    with pytest.raises(AttributeError):
+        settings.port = 1  # type: ignore[misc]

@@ -1,0 +1,184 @@
+"""Property: any sequence of client messages, from any connections, at any times, never
+raises, never sends a bug report, never skips a seq, and never corrupts a game (each live
+game equals the engine's replay of what the store recorded)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from protocol import (
+    AutoPlay,
+    ClientMessage,
+    CreateRoom,
+    ErrorCode,
+    JoinRoom,
+    Leave,
+    ProtocolError,
+    Ready,
+    Rematch,
+    RematchDeal,
+    ResumeSeat,
+    Resync,
+    RulesSpec,
+    SetAutoPlay,
+    VoteFinish,
+    WatchRoom,
+)
+from server import engine
+from server.core.hub import HubSettings
+from server.core.room import rebuild_game
+from tests.server.core._roomkit import Bench, Peer
+
+CONNS = 5
+
+_create = st.builds(
+    lambda players, computers, limit, deal: CreateRoom(
+        name="Host",
+        rules=RulesSpec(players=players, round_limit=limit if limit and limit < 100 else None),
+        computers=min(computers, players - 1),
+        minutes=1 if limit == 100 else None,
+        deal=deal,
+    ),
+    st.integers(2, 4),
+    st.integers(0, 2),
+    st.sampled_from([None, 3, 100]),
+    st.none() | st.integers(0, 2**64 - 1),
+)
+# what a frame that did not decode can be refused with: the codec never says internal_error
+_DECODE_ERRORS = [code for code in ErrorCode if code is not ErrorCode.INTERNAL_ERROR]
+
+_op = st.one_of(
+    st.tuples(st.just("create"), st.integers(0, CONNS - 1), _create),
+    st.tuples(
+        st.just("join"), st.integers(0, CONNS - 1), st.sampled_from(["player", "watch", "bogus"])
+    ),
+    st.tuples(
+        st.just("watch"), st.integers(0, CONNS - 1), st.sampled_from(["player", "watch", "bogus"])
+    ),
+    st.tuples(st.just("resume"), st.integers(0, CONNS - 1), st.integers(0, 20)),
+    st.tuples(st.just("ready"), st.integers(0, CONNS - 1), st.sampled_from([0, 0, 0, 0, -1, 1])),
+    st.tuples(st.just("ready"), st.integers(0, CONNS - 1), st.just(0)),
+    st.tuples(st.just("auto"), st.integers(0, CONNS - 1), st.sampled_from(list(AutoPlay))),
+    st.tuples(st.just("finish"), st.integers(0, CONNS - 1), st.none()),
+    st.tuples(st.just("rematch"), st.integers(0, CONNS - 1), st.sampled_from(list(RematchDeal))),
+    st.tuples(st.just("leave"), st.integers(0, CONNS - 1), st.none()),
+    st.tuples(st.just("resync"), st.integers(0, CONNS - 1), st.none()),
+    st.tuples(st.just("drop"), st.integers(0, CONNS - 1), st.none()),
+    st.tuples(st.just("garbage"), st.integers(0, CONNS - 1), st.sampled_from(_DECODE_ERRORS)),
+    st.tuples(st.just("wait"), st.just(0), st.sampled_from([0.1, 0.3, 0.6, 1.5, 7.0, 61.0])),
+)
+
+
+class World:
+    """Fake connections that reconnect when closed, and every code and token ever seen."""
+
+    def __init__(self) -> None:
+        self.bench = Bench(HubSettings(away_timeout_seconds=5, max_failed_joins=1000))
+        self.peers: list[Peer] = [self.bench.connect() for _ in range(CONNS)]
+        self.everyone: list[Peer] = list(self.peers)
+        self.tokens: list[tuple[str, str]] = []
+        self.codes: dict[str, str] = {}
+
+    def peer(self, index: int) -> Peer:
+        if self.peers[index].closed is not None:
+            self.peers[index] = self.bench.connect()
+            self.everyone.append(self.peers[index])
+        return self.peers[index]
+
+    def learn(self) -> None:
+        for peer in self.everyone:
+            welcome = peer.last_welcome
+            if welcome is None:
+                continue
+            if welcome.token is not None and (welcome.state.room, welcome.token) not in self.tokens:
+                self.tokens.append((welcome.state.room, welcome.token))
+            if welcome.player_code:
+                self.codes["player"] = welcome.player_code
+            if welcome.watch_code:
+                self.codes["watch"] = welcome.watch_code
+
+    def message(self, kind: str, peer: Peer, arg: Any) -> ClientMessage | None:
+        where = self.bench.hub.where(peer.conn)
+        room = self.bench.hub.room(where[0]) if where else None
+        step = room.game.steps if room else 0
+        if kind == "create":
+            return arg  # type: ignore[no-any-return]
+        if kind in ("join", "watch"):
+            code = self.codes.get(arg, "ZZZZ-ZZZZ")
+            return JoinRoom(code=code, name="Guest") if kind == "join" else WatchRoom(code=code)
+        if kind == "resume":
+            if not self.tokens:
+                return ResumeSeat(room="nowhere", token="t" * 32)
+            room_id, token = self.tokens[arg % len(self.tokens)]
+            return ResumeSeat(room=room_id, token=token)
+        if kind == "ready":
+            return Ready(step=max(0, step + arg))
+        simple: dict[str, ClientMessage] = {
+            "finish": VoteFinish(),
+            "leave": Leave(),
+            "resync": Resync(),
+        }
+        if kind == "auto":
+            return SetAutoPlay(mode=arg)
+        if kind == "rematch":
+            return Rematch(deal=arg)
+        return simple.get(kind)
+
+
+def _check_games(world: World) -> None:
+    hub = world.bench.hub
+    stored = {record.room_id: record for record in world.bench.store.load_all()}
+    for room_id, record in stored.items():
+        room = hub.room(room_id)
+        assert room is not None
+        assert record.game == room.game_record
+        replay = rebuild_game(engine.Rules.from_dict(record.rules), record.game)
+        live = room.game
+        assert (replay.steps, replay.counts, replay.table, replay.outcome) == (
+            live.steps,
+            live.counts,
+            live.table,
+            live.outcome,
+        )
+        assert replay.summary == live.summary
+    assert set(stored) == {room_id for room_id in stored if hub.room(room_id)}
+    assert hub.rooms == len(stored)
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(create=_create, ops=st.lists(_op, max_size=80))
+def test_any_client_messages_never_break_a_room(
+    create: CreateRoom, ops: list[tuple[str, int, Any]]
+) -> None:
+    world = World()
+    bench = world.bench
+    # most runs start from a room with its seats filled, then anything may happen
+    opening = [("create", 0, create)] + [("join", i, "player") for i in range(1, 4)]
+    for kind, index, arg in opening + ops:
+        if kind == "wait":
+            bench.advance(arg)
+        elif kind == "drop":
+            peer = world.peer(index)
+            bench.drop(peer)
+        elif kind == "garbage":
+            peer = world.peer(index)
+            bench.apply(bench.hub.refuse(peer.conn, ProtocolError(arg, "bad frame"), bench.now))
+        else:
+            peer = world.peer(index)
+            message = world.message(kind, peer, arg)
+            assert message is not None
+            bench.send(peer, message)
+        world.learn()
+        for someone in world.everyone:
+            assert ErrorCode.INTERNAL_ERROR.value not in someone.errors()
+            assert someone.gaps == [], someone.inbox
+    _check_games(world)
+    bench.advance(600)  # every timer that is due runs without trouble
+    _check_games(world)
