@@ -205,12 +205,15 @@ def _fill(index: str, version: str, modules: Iterable[str]) -> str:
     return index.replace(PRELOAD_MARK, links.lstrip()).replace(VERSION_MARK, version)
 
 
-_IMPORT = re.compile(rb"""^\s*(?:import|export)\b[^;'"]*?\bfrom\s*["'](\.{1,2}/[^"']+)["']""", re.M)
+_IMPORT = re.compile(
+    rb"""^\s*(?:import\s*|(?:import|export)\b[^;'"]*?\bfrom\s*)["'](\.{1,2}/[^"']+)["']""", re.M
+)
 
 
 def _imported(assets: Mapping[str, bytes], entry: str = ENTRY) -> list[str]:
     """The modules the page loads: ``entry`` and every module it imports, directly or not
-    (relative ``import … from "./x.js"`` lines), in a stable order."""
+    (lines like ``import … from "./x.js"``, ``export … from "../y.mjs"``, ``import "./z.js"``),
+    in a stable order."""
     seen: list[str] = []
     todo = [entry] if entry in assets else []
     while todo:
