@@ -51,6 +51,7 @@ ARGS = [
 PHONE: ViewportSize = {"width": 390, "height": 844}
 """A phone's viewport (an iPhone 12 to 15), the size the table is designed for first."""
 TIMEOUT_MS = 30_000
+expect.set_options(timeout=15_000)  # a loaded CI machine, not a slow page
 
 # Recorded in the page before its own scripts run (an init script is not subject to the
 # page's CSP): the page's Content-Security-Policy violations.
@@ -108,11 +109,18 @@ class Tab:
         return shown
 
     async def turn_over(self) -> None:
-        """Wait until the table wants my card, then press the big button."""
+        """Wait until the table wants my card, press the big button, and wait until the
+        server took it (my seat is ready, or the game went on a step)."""
         button = self.page.locator("#turn")
         await expect(button).to_have_attribute("aria-disabled", "false", timeout=TIMEOUT_MS)
+        step = await self.page.locator("#table").get_attribute("data-step")
         await button.click()
-        await expect(button).to_have_attribute("aria-disabled", "true", timeout=TIMEOUT_MS)
+        await self.page.wait_for_function(
+            "(step) => +document.getElementById('table').dataset.step > +step"
+            " || document.querySelector('.seat.me .mark-ready') !== null",
+            arg=step,
+            timeout=TIMEOUT_MS,
+        )
 
 
 async def open_tab(

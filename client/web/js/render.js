@@ -196,6 +196,7 @@ export class Table {
       byId(doc, "rematch-same").classList.toggle("chosen", voted === "same");
     }
     doc.title = ready ? "Your turn · Family War" : "Family War";
+    byId(doc, "table").dataset.step = String(view.step);
     this.fly(view);
   }
 
