@@ -32,13 +32,17 @@ from playwright.async_api import (
 )
 from playwright.async_api import Error as PlaywrightError
 
+from server import engine
+
 __all__ = [
     "CHROMIUM",
     "PHONE",
     "Tab",
     "chromium",
     "count_of",
+    "create_room",
     "open_tab",
+    "war_deal",
 ]
 
 CHROMIUM = Path(os.environ.get("WAR_TEST_CHROMIUM", "/usr/bin/chromium"))
@@ -173,3 +177,44 @@ def count_of(text: str) -> int:
     match = re.search(r"\d+", text)
     assert match is not None, text
     return int(match.group())
+
+
+def war_deal(players: int = 2, depth: int = 1) -> int:
+    """The smallest deal whose first round goes ``depth`` wars deep with seat 0 in every war
+    (default rules)."""
+    rules = engine.Rules(players=players)
+    for deal in range(100_000):
+        game = engine.Game(rules, deal)
+        deepest, mine = 0, True
+        while game.round == 0 and game.phase is not engine.Phase.OVER:
+            for event in game.step():
+                if isinstance(event, engine.WarDeclared):
+                    deepest = max(deepest, event.depth)
+                    mine = mine and 0 in event.seats
+        if deepest == depth and mine:
+            return deal
+    raise AssertionError(f"no deal with a {depth}-deep war in the first round")
+
+
+async def create_room(
+    tab: Tab,
+    name: str,
+    *,
+    players: int = 2,
+    computers: int = 0,
+    rounds: str = "none",
+    deal: int | None = None,
+) -> None:
+    """Fill in "Create a room for the family" and send it."""
+    page = tab.page
+    await page.fill("#start-name", name)
+    await page.click("summary:has-text('Create a room')")
+    await page.check(f"#create-form input[name=players][value='{players}']")
+    await page.select_option("#create-form select[name=computers]", str(computers))
+    await page.select_option("#create-form select[name=limit]", rounds)
+    if deal is not None:
+        await page.fill("#create-form input[name=deal]", str(deal))
+    await page.click("#create-form button[type=submit]")
+    await expect(page.locator("#log li").last).to_have_text(
+        f"You are {name}, at seat 1 of {players}."
+    )

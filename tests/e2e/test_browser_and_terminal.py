@@ -19,7 +19,14 @@ from playwright.async_api import Browser, expect
 
 from client.sentences import describe
 from client.view import ViewState, apply
-from protocol import GameOver, ServerMessage, Welcome, decode_server_message
+from protocol import (
+    Error,
+    GameOver,
+    PlayerJoined,
+    ServerMessage,
+    Welcome,
+    decode_server_message,
+)
 from tests.e2e._browser import chromium, open_tab
 from tests.e2e._client_process import client_process
 from tests.e2e._process import server_process
@@ -46,14 +53,12 @@ def sentences_after(messages: list[ServerMessage], me: int, seq: int) -> list[st
     said: list[str] = []
     for message in messages:
         before, view = view, apply(view, message)
-        if not isinstance(message, Welcome) and message.seq > seq:
+        if not isinstance(message, Welcome | Error) and message.seq > seq:
             said += describe(before, message, view, me)
     return said
 
 
-async def test_the_page_and_war_client_plain_say_the_same(
-    tmp_path: Path, browser: Browser
-) -> None:
+async def test_the_page_and_war_client_plain_say_the_same(tmp_path: Path, browser: Browser) -> None:
     async with server_process(tmp_path / "war.sqlite3") as server:
         url = f"ws://127.0.0.1:{server.port}/"
         ann = await open_tab(browser, f"http://127.0.0.1:{server.port}/")
@@ -80,7 +85,7 @@ async def test_the_page_and_war_client_plain_say_the_same(
         page_log = await ann.log()
     messages = recorded(recorder.out)
     assert isinstance(messages[-1], GameOver)
-    joined = next(m.seq for m in messages if getattr(m, "name", None) == "Ben")
+    joined = next(m.seq for m in messages if isinstance(m, PlayerJoined) and m.name == "Ben")
     for_ann = sentences_after(messages, 0, 0)
     for_ben = sentences_after(messages, 1, joined)
     watching = page_log.index("1 person is watching.")

@@ -66,9 +66,10 @@ async def test_a_thousand_quick_rounds_leave_the_heap_where_it_was(tmp_path: Pat
         assert before is not None
         growth = after["JSHeapUsedSize"] - before["JSHeapUsedSize"]
         nodes = after["Nodes"] - before["Nodes"]
+        heap = before["JSHeapUsedSize"] / 1024, after["JSHeapUsedSize"] / 1024
         print(
-            f"heap {before['JSHeapUsedSize'] / 1024:.0f} KiB -> {after['JSHeapUsedSize'] / 1024:.0f}"
-            f" KiB ({growth / 1024:+.0f} KiB) over {played - warm} rounds; DOM nodes {nodes:+.0f}"
+            f"heap {heap[0]:.0f} KiB -> {heap[1]:.0f} KiB ({growth / 1024:+.0f} KiB)"
+            f" over {played - warm} rounds; DOM nodes {nodes:+.0f}"
         )
         assert growth < HEAP_GROWTH_BYTES, (before, after)
         assert nodes < NODE_GROWTH, (before, after)

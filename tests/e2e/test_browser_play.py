@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, expect
 
-from server import engine
 from tests.deploy._server import free_port
-from tests.e2e._browser import Tab, chromium, count_of, open_tab
+from tests.e2e._browser import Tab, chromium, count_of, create_room, open_tab, war_deal
 from tests.e2e._process import server_process
 
 pytestmark = pytest.mark.slow
@@ -29,45 +28,6 @@ BROWSER_SOCKET_FAILED = r"WebSocket connection to .* failed"
 async def browser() -> AsyncIterator[Browser]:
     async with chromium() as launched:
         yield launched
-
-
-def war_deal(players: int = 2, depth: int = 1) -> int:
-    """The smallest deal whose first round goes ``depth`` wars deep (default rules)."""
-    rules = engine.Rules(players=players)
-    for deal in range(100_000):
-        game = engine.Game(rules, deal)
-        deepest = 0
-        while game.round == 0 and game.phase is not engine.Phase.OVER:
-            for event in game.step():
-                if isinstance(event, engine.WarDeclared):
-                    deepest = max(deepest, event.depth)
-        if deepest == depth:
-            return deal
-    raise AssertionError(f"no deal with a {depth}-deep war in the first round")
-
-
-async def create_room(
-    tab: Tab,
-    name: str,
-    *,
-    players: int = 2,
-    computers: int = 0,
-    rounds: str = "none",
-    deal: int | None = None,
-) -> None:
-    """Fill in "Create a room for the family" and send it."""
-    page = tab.page
-    await page.fill("#start-name", name)
-    await page.click("summary:has-text('Create a room')")
-    await page.check(f"#create-form input[name=players][value='{players}']")
-    await page.select_option("#create-form select[name=computers]", str(computers))
-    await page.select_option("#create-form select[name=limit]", rounds)
-    if deal is not None:
-        await page.fill("#create-form input[name=deal]", str(deal))
-    await page.click("#create-form button[type=submit]")
-    await expect(page.locator("#log li").last).to_have_text(
-        f"You are {name}, at seat 1 of {players}."
-    )
 
 
 async def set_auto(tab: Tab, mode: str) -> None:

@@ -51,16 +51,16 @@ export function rulesLine(view) {
   const r = view.rules;
   const parts = [
     `${r.players} players`,
-    `${r.face_down} ${r.face_down === 1 ? "card" : "cards"} face down in a war`,
-    r.short_war === "lose" ? "too few cards for a war loses" : "too few cards: the last card plays",
-    r.won_cards === "shuffle" ? "won cards shuffled" : "won cards in the order taken",
+    `war: ${r.face_down} ${r.face_down === 1 ? "card" : "cards"} face down`,
+    r.short_war === "lose" ? "short in a war: you lose" : "short in a war: your last card plays",
+    r.won_cards === "shuffle" ? "won cards shuffled" : "won cards kept in order",
     `aces ${r.aces}`,
   ];
   if (r.round_limit !== null) parts.push(`${r.round_limit} rounds`);
   else if (view.minutes !== null) parts.push(`${view.minutes} minutes`);
-  else parts.push("until one player has every card");
+  else parts.push("no limit");
   if (r.round_limit !== null || view.minutes !== null) {
-    parts.push(r.tie_break === "draw" ? "equal piles at the end: a draw" : "equal piles at the end: play on");
+    parts.push(r.tie_break === "draw" ? "a tie at the end is a draw" : "a tie at the end plays on");
   }
   return parts.join(" · ");
 }
@@ -211,6 +211,7 @@ export class Table {
       share.open = inviting; // open while waiting for players; closed, at hand, once playing
     }
     setText(byId(doc, "share-title"), inviting ? "Invite the family" : "Let others watch");
+    share.classList.toggle("later", !inviting); // out of the way while playing
     byId(doc, "share-join").hidden = !inviting;
     const base = new URL(doc.location.href);
     base.hash = "";
@@ -249,6 +250,7 @@ export class Table {
       const order = [...this.panels.filter((_, s) => s !== me), ...this.panels.filter((_, s) => s === me)];
       box.append(...order.map((p) => p.node));
     }
+    byId(doc, "seats").classList.toggle("done", view.phase === "over");
     for (const record of view.seats) this.drawSeat(view, record, me, this.panels[record.seat]);
   }
 
@@ -279,9 +281,11 @@ export class Table {
     panel.drawn = drawn;
     const children = [];
     if (label) children.push(el(this.doc, "span", "table-label", label));
+    // As they lie: the earlier cards turned (small), the face-down ones, the latest card.
     const row = el(this.doc, "div", "card-row");
+    faceUp.slice(0, -1).forEach((card) => row.append(cardFace(this.doc, card, true)));
     if (faceDown) row.append(cardBack(this.doc, faceDown));
-    faceUp.forEach((card, index) => row.append(cardFace(this.doc, card, index < faceUp.length - 1)));
+    if (faceUp.length) row.append(cardFace(this.doc, faceUp[faceUp.length - 1], false));
     if (!faceDown && !faceUp.length && view.phase === "playing") row.append(el(this.doc, "span", "card empty"));
     children.push(row);
     panel.cards.classList.toggle("past", Boolean(label));
