@@ -40,8 +40,8 @@ def folder(tmp_path: Path) -> Path:
 
 async def shoot(tab: Tab, path: Path) -> None:
     await tab.page.evaluate("window.scrollTo(0, 0)")
-    await tab.page.screenshot(path=path, animations="disabled", caret="hide")
-    assert path.read_bytes().startswith(PNG)
+    picture = await tab.page.screenshot(path=path, animations="disabled", caret="hide")
+    assert picture.startswith(PNG)
 
 
 async def test_screenshots_of_the_table(tmp_path: Path, browser: Browser, folder: Path) -> None:
