@@ -83,7 +83,7 @@ def test_the_python_client_says_what_the_vectors_say(path: Path) -> None:
         for index, step in enumerate(viewpoint["steps"]):
             where = f"{path.stem} {viewpoint['who']} step {index} ({step['type']})"
             message = decode_server_message(base64.b64decode(step["frame"]))
-            assert message.TYPE == step["type"], where
+            assert step["type"] == message.TYPE, where
             before, view = view, apply(view, message)
             assert list(describe(before, message, view, me)) == step["say"], where
             assert status(view, me) == step["status"], where

@@ -12,8 +12,8 @@ with a resumed connection's frames after the ones it had before.
 For every frame, the Python client's reducer (`client.view`) and sentences
 (`client.sentences`) give what this viewpoint is told (``say``, as ``war-client --plain``
 prints it), the status line (``status``, as the table shows it) and what changed in a
-digest of the view (``view``, see `digest`). `tests/client/test_vectors.py` checks the Python client against
-these files and that they are current; `tests/client/web/vectors.test.mjs` checks the
+digest of the view (``view``, see `digest`). `tests/client/test_vectors.py` checks the
+Python client against these files and that they are current; `tests/client/web/vectors.test.mjs` checks the
 browser table's JavaScript against them. Regenerate them from Python; never edit them.
 """
 
@@ -42,7 +42,6 @@ from protocol import (
     ResumeSeat,
     Resync,
     RulesSpec,
-    ServerMessage,
     SetAutoPlay,
     ShortWar,
     VoteFinish,
@@ -182,7 +181,7 @@ class Scene:
         """The next message of type ``kind`` to ``who`` is lost on the way; the client
         then asks for a resync (as its reducer will have noticed the gap)."""
         peer = self.peers[who]
-        index = next(i for i, m in enumerate(peer.inbox) if m.TYPE == kind)
+        index = next(i for i, m in enumerate(peer.inbox) if kind == m.TYPE)
         del peer.inbox[index]
         self.send(who, Resync())
 
