@@ -13,8 +13,9 @@ For every frame, the Python client's reducer (`client.view`) and sentences
 (`client.sentences`) give what this viewpoint is told (``say``, as ``war-client --plain``
 prints it), the status line (``status``, as the table shows it) and what changed in a
 digest of the view (``view``, see `digest`). `tests/client/test_vectors.py` checks the
-Python client against these files and that they are current; `tests/client/web/vectors.test.mjs` checks the
-browser table's JavaScript against them. Regenerate them from Python; never edit them.
+Python client against these files and that they are current;
+`tests/client/web/vectors.test.mjs` checks the browser table's JavaScript against them.
+Regenerate them from Python (``make vectors``); never edit them.
 """
 
 from __future__ import annotations
