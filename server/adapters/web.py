@@ -72,11 +72,14 @@ the same host); nothing inline, no forms posted anywhere, never inside a frame."
 INDEX = "index.html"
 ENTRY = "js/main.js"
 """The page's script; index.html loads it, and it imports the rest."""
+VENDOR = "vendor/"
+"""Vendored modules are not preloaded: every byte counts in the page's budget of 150 KiB
+(docs/performance.md), and ours, preloaded, ask for them early enough."""
 VERSION_MARK = "@VERSION@"
 """Written in index.html where the versioned folder's name goes (``v/@VERSION@/``)."""
 PRELOAD_MARK = "<!-- @PRELOAD@ -->"
-"""Replaced in index.html by a ``modulepreload`` link for every module the page imports,
-so a browser fetches them all at once instead of one import level at a time."""
+"""Replaced in index.html by a ``modulepreload`` link for each of our modules the page
+imports, so a browser fetches them at once instead of one import level at a time."""
 _IMMUTABLE = "public, max-age=31536000, immutable"
 _REVALIDATE = "no-cache"
 _LICENSE = "LICENSE"
@@ -134,7 +137,7 @@ class WebFiles:
         digest = hashlib.sha256()
         for name in sorted(assets):
             digest.update(name.encode() + b"\0" + hashlib.sha256(assets[name]).digest())
-        self.version = digest.hexdigest()[:16]
+        self.version = digest.hexdigest()[:12]
         prefix = f"/v/{self.version}/"
         self._files: dict[str, WebFile] = {}
         for name, body in assets.items():
@@ -177,6 +180,11 @@ class WebFiles:
         modules (not the licence)."""
         return tuple(p for p in self.paths if not p.endswith(_LICENSE))
 
+    @property
+    def page_bytes(self) -> int:
+        """How many bytes a first visit loads (`page_paths`), uncompressed."""
+        return sum(len(self._files[path].body) for path in self.page_paths)
+
     def respond(self, request: Request) -> Response | None:
         """The answer to ``request``, or None for a WebSocket upgrade (not ours)."""
         upgrade = request.headers.get("Upgrade", "")
@@ -200,7 +208,9 @@ class WebFiles:
 
 def _fill(index: str, version: str, modules: Iterable[str]) -> str:
     links = "\n".join(
-        f'    <link rel="modulepreload" href="v/{version}/{name}">' for name in modules
+        f'  <link rel="modulepreload" href="v/{version}/{name}">'
+        for name in modules
+        if not name.startswith(VENDOR)
     )
     return index.replace(PRELOAD_MARK, links.lstrip()).replace(VERSION_MARK, version)
 

@@ -1,23 +1,4 @@
-// The page's connection: open a room, follow it, reconnect and resume when it drops.
-//
-// The same behaviour as the Python client's client/connection.py. A Connection calls
-// `onEvent` with, in order: {kind: "received", message, before, view, at} for every
-// checked server message (the view before and after it; `at`: when it arrived, on the
-// performance.now() clock), {kind: "reconnecting", attempt, delay,
-// reason}, {kind: "notice", text}, and last {kind: "ended", ok, reason, code}.
-//
-// - applies the reducer (view.js) to every message and sends resync on a seq gap;
-// - keeps each seat's latest token (store.js), so a reload of #join=CODE resumes the seat
-//   instead of taking a new one (if the stored token is refused, it joins as new);
-// - on a dropped connection, a server restart (1012), a server error (1011), "try again
-//   later" (1013), a rate-limit close (4001) or an opening timeout (4005), reconnects with
-//   capped exponential backoff with jitter and resumes (spectators watch again), until
-//   giveUpAfter seconds passed without a room; when the server cannot save games
-//   (store_unavailable, then 1013) it waits longer. Refusals and final closes (4002
-//   replaced, 4003 room closed, 4004 refused ...) end it with the server's own sentence.
-//   A browser never sees an HTTP 429 refusal itself: it is a dropped connection here.
-//
-// The decisions are the pure functions shouldReconnect, closedBecause and backoffDelay.
+// Open the room, follow it, reconnect and resume, as client/connection.py (README.md).
 
 import { apply, initialView, welcomed } from "./view.js";
 import { PROTOCOL_VERSION, decodeServerMessage, encodeClientMessage } from "./wire.js";
@@ -40,30 +21,25 @@ const CLOSE_REASONS = {
   4004: "the server refused to let us in",
   4005: "the server waited too long for us",
 };
-/** When the server cannot save games, wait this much longer between tries. */
+/** The backoff while the server cannot save games (store_unavailable). */
 export const STORE_BACKOFF = Object.freeze({ base: 2, cap: 60 });
 
-/** Seconds to wait before reconnect `attempt` (0, 1, 2 ...): exponential, capped, with
- * "equal jitter" (a random point in the upper half), so a room dropped at once does not
- * reconnect in lockstep. */
+/** Seconds before reconnect `attempt` (0, 1 ...): exponential, capped, equal jitter. */
 export function backoffDelay(attempt, { base = 0.25, cap = 10, random = Math.random } = {}) {
   const ceiling = Math.min(cap, base * 2 ** Math.min(attempt, 32));
   return ceiling / 2 + random() * (ceiling / 2);
 }
 
-/** True if a room connection closed with `code` should reconnect and resume. */
 export const shouldReconnect = (code) => code === null || RETRY_CODES.has(code);
 
-/** One lowercase line on why the connection closed: the server's own sentence when an
- * error came just before, else the meaning of the close code. */
+/** Why it closed: the server's sentence after an error, else the close code's meaning. */
 export function closedBecause(code, error = null) {
   if (error !== null) return `${error.message || error.code} (${error.code})`;
   if (code === null || code === 1006) return "the connection dropped";
   return CLOSE_REASONS[code] ?? `the server closed the connection (code ${code})`;
 }
 
-/** The WebSocket URL of the page at `location`: ws: for http:, wss: for https:, same
- * host, port and folder (so it works directly, behind a proxy, and on TLS). */
+/** The page's own WebSocket: ws: for http:, wss: for https:, same host, port and folder. */
 export function socketUrl(location) {
   const url = new URL(".", location.href);
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
@@ -73,63 +49,37 @@ export function socketUrl(location) {
 }
 
 export class Connection {
-  /**
-   * url: ws(s)://...; opening: {type: create_room | join_room | watch_room, ...} (v is
-   * added); seats: a SeatStore; onEvent: called with each event (see above).
-   * Options for tests: WebSocketImpl, setTimer/clearTimer, now (seconds), random.
-   */
-  constructor({
-    url,
-    opening,
-    seats = null,
-    onEvent,
-    giveUpAfter = 300,
-    backoff = { base: 0.25, cap: 10 },
-    resumeOnly = false,
-    WebSocketImpl = globalThis.WebSocket,
-    setTimer = (fn, ms) => globalThis.setTimeout(fn, ms),
-    clearTimer = (id) => globalThis.clearTimeout(id),
-    now = () => globalThis.performance.now() / 1000,
-    random = Math.random,
-  }) {
-    this.url = url;
-    this.opening = { ...opening, v: PROTOCOL_VERSION };
+  // {url, opening (create_room, join_room or watch_room; v is added), seats (a SeatStore),
+  // onEvent, resumeOnly (a stored seat is never replaced by a new one)}; and, for tests,
+  // giveUpAfter, backoff, WebSocketImpl, setTimer, clearTimer, now, random.
+  constructor(options) {
+    Object.assign(this, {
+      seats: null,
+      giveUpAfter: 300,
+      backoff: { base: 0.25, cap: 10 },
+      resumeOnly: false,
+      WebSocketImpl: globalThis.WebSocket,
+      setTimer: (fn, ms) => setTimeout(fn, ms),
+      clearTimer: (id) => clearTimeout(id),
+      now: () => performance.now() / 1000,
+      random: Math.random,
+      ...options,
+    });
+    this.opening = { ...options.opening, v: PROTOCOL_VERSION };
     this.view = initialView();
-    this.seats = seats;
-    this.onEvent = onEvent;
-    this.giveUpAfter = giveUpAfter;
-    this.backoff = backoff;
-    this.resumeOnly = resumeOnly;
-    this.WebSocketImpl = WebSocketImpl;
-    this.setTimer = setTimer;
-    this.clearTimer = clearTimer;
-    this.now = now;
-    this.random = random;
-    this.ws = null;
-    this.isOpen = false; // the current connection was welcomed into the room
-    this.token = null;
-    this.code = opening.type === "join_room" ? opening.code : null;
-    this.everWelcomed = false;
-    this.closing = false;
-    this.left = false;
-    this.ended = false;
-    this.refusal = null;
-    this.lastError = null;
+    this.ws = this.token = this.refusal = this.lastError = this.troubleSince = this.timer = null;
+    this.isOpen = this.everWelcomed = this.closing = this.left = this.ended = false;
+    this.code = this.opening.type === "join_room" ? this.opening.code : null;
     this.attempt = 0;
-    this.troubleSince = null;
-    this.timer = null;
-    this.current = null;
-    this.fallback = null;
   }
 
-  /** Connect with the first opening (a stored seat's resume_seat, if there is one). */
   start() {
     this.current = this.firstOpening();
     this.fallback = this.current.type === "resume_seat" && !this.resumeOnly ? this.opening : null;
     this.connect();
   }
 
-  /** Send `message` to the room; false when no room connection is open now. */
+  /** False when no room connection is open now. */
   send(message) {
     const ws = this.ws;
     if (ws === null || !this.isOpen || ws.readyState !== 1) return false;
@@ -141,7 +91,6 @@ export class Connection {
     return true;
   }
 
-  /** Close for good; the events end with {kind: "ended", ok: true}. */
   close() {
     this.closing = true;
     if (this.timer !== null) {
@@ -152,7 +101,7 @@ export class Connection {
     this.ws?.close(1000);
   }
 
-  /** Waiting to reconnect: try now (the network came back, or the page became visible). */
+  /** Waiting to reconnect? Try now (the network is back, the page is visible again). */
   retryNow() {
     if (this.timer === null || this.ended) return;
     this.clearTimer(this.timer);
@@ -161,12 +110,10 @@ export class Connection {
     this.connect();
   }
 
-  /** True while a reconnect is scheduled. */
   get waiting() {
     return this.timer !== null;
   }
 
-  // --- one WebSocket ----------------------------------------------------------------------
   connect() {
     let ws;
     try {
@@ -285,7 +232,6 @@ export class Connection {
     this.onEvent(event);
   }
 
-  // --- openings and the stored seats ------------------------------------------------------
   firstOpening() {
     if (this.opening.type === "join_room" && this.seats !== null) {
       const stored = this.seats.get(this.opening.code);
@@ -294,7 +240,7 @@ export class Connection {
     return this.opening;
   }
 
-  /** After a drop: resume the seat, or watch again, or (never welcomed) start over. */
+  // After a drop: resume the seat, or watch again, or (never welcomed) start over.
   reopening() {
     const view = this.view;
     if (view.room !== null && this.token !== null) {

@@ -1,22 +1,18 @@
-// The time limit's countdown, on this page's monotonic clock (performance.now() / 1000),
-// as client/countdown.py keeps it. The server keeps the time and says when it is up; the
-// page only shows what is left. Pure: every function takes `now`; nothing reads a clock.
+// The time limit's countdown, as client/countdown.py: pure, `now` is given.
 
 export const WARN_SECONDS = 60;
 
-/** No limit running. */
 export function noCountdown(game = 0) {
   return { deadline: null, game, warned: false, up: false };
 }
 
-/** Whole seconds left at `now` (rounded up, never below 0), or null without a limit. */
+/** Whole seconds left at `now`, rounded up; null without a limit. */
 export function secondsLeft(countdown, now) {
   if (countdown.deadline === null) return null;
   if (countdown.up) return 0;
   return Math.max(0, Math.ceil(countdown.deadline - now));
 }
 
-/** When the one-minute line is due (null: not due, or said already). */
 export function warnAt(countdown) {
   if (countdown.deadline === null || countdown.warned || countdown.up) return null;
   return countdown.deadline - WARN_SECONDS;
@@ -24,7 +20,7 @@ export function warnAt(countdown) {
 
 const SETS_THE_CLOCK = new Set(["welcome", "snapshot", "game_started", "time_up", "game_over"]);
 
-/** The countdown after `message` (received at `now`) turned `before` into `view`. */
+/** The countdown after `message`, received at `now`, turned `before` into `view`. */
 export function follow(countdown, before, message, view, now) {
   if (view === before || !SETS_THE_CLOCK.has(message.type)) return countdown;
   const left = view.seconds_left;
@@ -38,7 +34,7 @@ export function follow(countdown, before, message, view, now) {
   return { deadline: now + left, game: view.game, warned, up };
 }
 
-/** [countdown marked as warned, the one-minute line] if it is due at `now`, else [countdown, null]. */
+/** [countdown, the one-minute line if due at `now` (then marked as said), or null]. */
 export function warning(countdown, now) {
   const due = warnAt(countdown);
   const left = secondsLeft(countdown, now);

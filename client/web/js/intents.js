@@ -1,11 +1,9 @@
-// What a tap or key asks for: the protocol message to send, or a short sentence saying
-// why nothing is sent now (as client/intents.py does for the terminal client).
+// What a tap or key asks for, or why nothing is sent now (client/intents.py).
 
 import { mine } from "./view.js";
 
 export const AUTO_CYCLE = Object.freeze(["off", "calm", "quick"]);
 
-/** A ready for the current step, if the game waits for my turn. */
 export function turnOver(view) {
   const me = mine(view);
   if (me === null) return "Spectators watch; only players turn over.";
@@ -15,21 +13,18 @@ export function turnOver(view) {
   return { type: "ready", step: view.step };
 }
 
-/** Auto-play `mode` for my seat. */
 export function setAuto(view, mode) {
   if (mine(view) === null) return "Spectators have no auto-play.";
   if (view.phase === "over") return "The game is over.";
   return { type: "set_auto_play", mode };
 }
 
-/** The next auto-play mode after mine: off -> calm -> quick -> off. */
 export function cycleAuto(view) {
   const me = mine(view);
   const index = Math.max(0, AUTO_CYCLE.indexOf(me === null ? "off" : me.auto));
   return setAuto(view, AUTO_CYCLE[(index + 1) % AUTO_CYCLE.length]);
 }
 
-/** A vote to play the rest out at once. */
 export function finish(view) {
   const me = mine(view);
   if (me === null) return "Spectators do not vote.";
@@ -38,7 +33,6 @@ export function finish(view) {
   return { type: "vote_finish" };
 }
 
-/** A rematch vote ("new" deal, or the "same" deal again) once the game is over. */
 export function rematch(view, deal) {
   if (mine(view) === null) return "Spectators do not vote.";
   if (view.phase !== "over") return "A rematch comes after game over.";

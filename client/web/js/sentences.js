@@ -1,14 +1,5 @@
-// Plain sentences about the room, from one participant's point of view: the same words
-// as war-client (client/sentences.py), checked against the same recorded games
-// (tests/vectors/, generated from the Python client; see tests/client/web/).
-//
-// Pure functions of the view state and the seat they are written for (`me`; null for a
-// spectator). Names come from the room and never carry a gender, so a player other than
-// `me` is always named: "Grandma's King beats your 7. Grandma takes 2 cards."
-//
-// - describe(before, message, after, me) tells what one server message changed;
-// - status(view, me) says where the game stands and what `me` may do now;
-// - resultSentence and summarySentence say how a game ended.
+// The words of war-client for seat `me` (null: a spectator), as client/sentences.py;
+// both are checked against tests/vectors/.
 
 import { rankWord } from "./cards.js";
 import { clockText } from "./countdown.js";
@@ -17,7 +8,6 @@ import { awayWaited, nameOf, openSeats, seatOf, welcomed } from "./view.js";
 const WAR_NAMES = { 1: "war", 2: "double war", 3: "triple war", 4: "quadruple war" };
 const LONGEST = { 0: "none", 1: "single", 2: "double", 3: "triple", 4: "quadruple" };
 
-// --- small words ---------------------------------------------------------------------------
 /** ["a"] -> "a", ["a", "b"] -> "a and b", three -> "a, b and c". */
 export function joinWords(items) {
   const words = [...items];
@@ -25,23 +15,20 @@ export function joinWords(items) {
   return `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
 }
 
-/** 1 -> "war", 2 -> "double war" ... 5 -> "war 5 deep". */
 export const warName = (depth) => WAR_NAMES[depth] ?? `war ${depth} deep`;
 
-/** The longest war of a game in a word: 0 -> "none", 2 -> "double". */
 export const longestName = (depth) => LONGEST[depth] ?? `${depth} deep`;
 
 const cap = (text) => text.slice(0, 1).toUpperCase() + text.slice(1);
 const plural = (count, word) => (count === 1 ? `${count} ${word}` : `${count} ${word}s`);
 const who = (view, seat, me) => (seat === me ? "you" : nameOf(view, seat));
 const whose = (view, seat, me) => (seat === me ? "your" : `${nameOf(view, seat)}'s`);
-// "you take" / "Ben takes": the subject and its verb.
+// "you take" / "Ben takes"
 const does = (view, seat, me, youForm, otherForm) => `${who(view, seat, me)} ${seat === me ? youForm : otherForm}`;
 const cardOf = (view, seat, card, me) => `${whose(view, seat, me)} ${rankWord(card)}`;
 
-// --- one message -----------------------------------------------------------------------------
-/** Sentences telling what `message` changed, written for seat `me` (an array, maybe empty).
- * `codes: false` leaves the room's codes out of the welcome (a table shows them). */
+/** What `message` changed, for `me` (maybe nothing); `codes: false` leaves the room's codes
+ * out of the welcome (a table shows them). */
 export function describe(before, message, after, me, { codes = true } = {}) {
   if (after === before) return [];
   if (after.needs_resync && !before.needs_resync) {
@@ -152,7 +139,7 @@ function war(view, m, me) {
   const others = flip.cards.filter(([s]) => !m.seats.includes(s)).map(([s]) => s);
   let text;
   if (tied.length === 2) {
-    // me first, if I am one of them (a stable sort, as Python's sorted)
+    // me first (a stable sort, as Python's)
     const [[s1, c1], [s2, c2]] = [...tied].sort((a, b) => Number(a[0] !== me) - Number(b[0] !== me));
     text = `${head} ${cap(cardOf(view, s1, c1, me))} ties ${cardOf(view, s2, c2, me)}.`;
   } else {
@@ -165,7 +152,7 @@ function war(view, m, me) {
   return text;
 }
 
-// Only a short player is worth a sentence (short_war: last_card).
+// Only a short player is worth a sentence (last_card).
 function laidDown(view, m, me) {
   if (view.rules.short_war !== "last_card") return [];
   const wanted = view.rules.face_down;
@@ -210,14 +197,13 @@ function taken(view, m, me) {
   return `${text} ${cap(take)} ${haul}.`;
 }
 
-// --- the end ---------------------------------------------------------------------------------
 const WHY = {
   both_short: "everyone in a war ran out of cards at once",
   time_limit: "time is up",
   endless: "the same position came round again, so the game would never end",
 };
 
-/** How the game ended, for seat `me`: "Game over: you have all 52 cards. You win!". */
+/** "Game over: you have all 52 cards. You win!" */
 export function resultSentence(view, result, me) {
   const counts = new Map(view.seats.map((s) => [s.seat, s.count]));
   const winner = result.winner;
@@ -254,7 +240,7 @@ function winnerClause(view, result, counts, me) {
   return `${win.slice(0, -1)} with ${counts.get(winner)} cards to ${joinWords(rest)}.`;
 }
 
-/** The game's figures, the same for everyone: rounds, wars, longest war, biggest haul, deal. */
+/** The game's figures, the same for everyone. */
 export function summarySentence(result) {
   const s = result.summary;
   return (
@@ -264,8 +250,7 @@ export function summarySentence(result) {
   );
 }
 
-// --- where the game stands ------------------------------------------------------------------
-/** One sentence on what the game waits for and what `me` may do now. */
+/** What the game waits for and what `me` may do now. */
 export function status(view, me) {
   const turn = "Press space";
   if (!welcomed(view)) return "Connecting…";

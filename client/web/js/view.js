@@ -1,91 +1,45 @@
-// The view state: what this seat (or this spectator) knows about the room, and its reducer.
-//
-// The same design as the Python client's client/view.py, line for line: apply(view,
-// message) returns the next view and never changes the one it was given (it returns the
-// very same object when the message changes nothing, so a caller can tell). No I/O, no
-// clock, no randomness: the page never computes a game result, it records what the
-// server said.
-//
-// Sequence numbers (PROTOCOL.md §5): welcome and snapshot replace the whole view and set
-// last_seq; a room message with seq == last_seq + 1 is applied, one with seq <= last_seq
-// is ignored (already included), one with seq > last_seq + 1 means messages were missed:
-// the view is kept and needs_resync is set, and room messages are ignored until the next
-// snapshot (or welcome). The connection sends resync when needs_resync turns on.
-// (The Python view also keeps the latest messages in `recent`; nothing here reads them.)
+// The view state and its reducer, as client/view.py (README.md).
 
 export const DEFAULT_RULES = Object.freeze({
-  players: 2,
-  face_down: 1,
-  aces: "high",
-  short_war: "lose",
-  won_cards: "shuffle",
-  round_limit: null,
-  tie_break: "draw",
+  players: 2, face_down: 1, aces: "high", short_war: "lose", won_cards: "shuffle", round_limit: null, tie_break: "draw",
 });
 
-/** The view before any message: not welcomed, no room. */
 export function initialView() {
   return {
-    my_seat: null,
-    room: null,
-    phase: "waiting",
-    rules: DEFAULT_RULES,
-    seats: [],
-    game: 1,
-    step: 0,
-    round: 0,
-    war_depth: 0,
-    war_seats: [],
-    waiting_for: [],
-    spectators: 0,
-    minutes: null,
-    seconds_left: null,
-    deal: null,
-    result: null,
-    player_code: null,
-    watch_code: null,
-    time_up: false,
-    left: [],
-    last_flip: null,
-    last_taken: null,
-    last_error: null,
-    last_seq: null,
-    needs_resync: false,
+    my_seat: null, room: null, phase: "waiting", rules: DEFAULT_RULES, seats: [], game: 1, step: 0,
+    round: 0, war_depth: 0, war_seats: [], waiting_for: [], spectators: 0, minutes: null,
+    seconds_left: null, deal: null, result: null, player_code: null, watch_code: null,
+    time_up: false, left: [], last_flip: null, last_taken: null, last_error: null,
+    last_seq: null, needs_resync: false,
   };
 }
 
-// --- questions a renderer asks ---------------------------------------------------------
-/** True once a welcome arrived (the view describes a room). */
+// --- questions a renderer asks
 export const welcomed = (view) => view.last_seq !== null;
 
-/** True for a spectator (welcomed without a seat). */
 export const spectating = (view) => welcomed(view) && view.my_seat === null;
 
-/** The record of `seat`, or null if there is no such seat. */
 export function seatOf(view, seat) {
   if (seat === null || seat === undefined || seat < 0 || seat >= view.seats.length) return null;
   return view.seats[seat];
 }
 
-/** My seat's record, or null for a spectator. */
 export const mine = (view) => seatOf(view, view.my_seat);
 
-/** The name at `seat`, or a stand-in such as "seat 2" while it is open. */
+/** The name at `seat`, or "seat 2" while it is open. */
 export function nameOf(view, seat) {
   const record = seatOf(view, seat);
   return record === null || record.name === null ? `seat ${seat + 1}` : record.name;
 }
 
-/** Seats nobody has taken yet. */
 export const openSeats = (view) => view.seats.filter((s) => s.name === null).map((s) => s.seat);
 
-/** True when the game waits for my ready (and I have not given it yet). */
 export function myTurn(view) {
   const me = mine(view);
   return view.phase === "playing" && me !== null && view.waiting_for.includes(me.seat) && !me.ready;
 }
 
-/** Seats the game waits for whose player is away (a person, not connected). */
+/** Awaited seats whose player (a person) is away. */
 export function awayWaited(view) {
   return view.waiting_for.filter((s) => {
     const record = seatOf(view, s);
@@ -93,8 +47,7 @@ export function awayWaited(view) {
   });
 }
 
-// --- the reducer -------------------------------------------------------------------------
-/** The view after `message` (a checked server message from wire.js). */
+// --- the reducer
 export function apply(view, message) {
   switch (message.type) {
     case "welcome": {
@@ -118,37 +71,21 @@ export function apply(view, message) {
   return { ...roomMessage(view, message), last_seq: message.seq };
 }
 
-/** Apply `messages` in order. */
 export function applyAll(view, messages) {
   return messages.reduce(apply, view);
 }
 
 function fromState(view, state, seq) {
-  const flip = state.war_depth || state.seats.some((s) => s.face_up.length) ? view.last_flip : null;
   const sameRoom = state.room === view.room;
-  const sameGame = sameRoom && state.game === view.game;
   return {
+    ...state,
     my_seat: view.my_seat,
-    room: state.room,
-    phase: state.phase,
-    rules: state.rules,
-    seats: state.seats,
-    game: state.game,
-    step: state.step,
-    round: state.round,
-    war_depth: state.war_depth,
-    war_seats: state.war_seats,
-    waiting_for: state.waiting_for,
-    spectators: state.spectators,
-    minutes: state.minutes,
-    seconds_left: state.seconds_left,
     deal: state.result === null ? state.deal : state.result.summary.deal,
-    result: state.result,
-    time_up: view.time_up && sameGame && state.phase === "playing",
+    time_up: view.time_up && sameRoom && state.game === view.game && state.phase === "playing",
     player_code: view.player_code,
     watch_code: view.watch_code,
     left: sameRoom ? view.left : [],
-    last_flip: flip,
+    last_flip: state.war_depth || state.seats.some((s) => s.face_up.length) ? view.last_flip : null,
     last_taken: sameRoom ? view.last_taken : null,
     last_error: view.last_error,
     last_seq: seq,
@@ -163,8 +100,7 @@ function withSeat(view, seat, changes) {
   return { ...view, seats };
 }
 
-// New counts; clearTable clears every seat's table cards, except, with keepOut, those of
-// seats that are out (left on the table: docs/rules.md).
+// clearTable clears the table but, with keepOut, not the cards out seats left there.
 function withCounts(view, counts, clearTable, keepOut = false) {
   const seats = view.seats.map((record) => {
     const count = record.seat < counts.length ? counts[record.seat] : record.count;
@@ -245,9 +181,7 @@ function gameStarted(view, m) {
 }
 
 function gameOver(view, m) {
-  // In the step the view has already seen, the events left the table as the game ends
-  // (empty, or what out players left after cards_returned). A game_over that jumps ahead
-  // (the rest of the game finished at once) clears it: a snapshot tells more.
+  // The step already seen left the table as it ends; one that jumps ahead clears it.
   const clear = m.step > view.step;
   let next = newStep(view, m.step);
   next = withCounts(next, m.counts, clear);
