@@ -25,9 +25,10 @@ from protocol import (
     Welcome,
 )
 from server import engine
+from server.core.wire import engine_rules
 from tests.e2e._client import Client
 from tests.e2e._process import server_process
-from tests.e2e._war import engine_rules, game_events, play_steps, replay
+from tests.e2e._war import game_events, play_steps, replay
 
 pytestmark = pytest.mark.slow
 
