@@ -12,7 +12,15 @@ from typing import TextIO
 from server.engine import Rules, RulesError
 from server.sim.run import MAX_SEED, Report, default_jobs, play_deal, simulate
 from server.sim.trace import describe_rules, trace
-from vocabulary import FACE_DOWN_COUNTS, MAX_DEAL, MAX_ROUND_LIMIT, PLAYER_COUNTS
+from vocabulary import (
+    FACE_DOWN_COUNTS,
+    MAX_DEAL,
+    MAX_ROUND_LIMIT,
+    PLAYER_COUNTS,
+    Aces,
+    TieBreak,
+    WonCards,
+)
 
 __all__ = ["PROGRESS_DELAY", "ProgressBar", "build_parser", "format_report", "main"]
 
@@ -118,8 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rules.add_argument(
         "--aces",
-        choices=("high", "low"),
-        default="high",
+        choices=[aces.value for aces in Aces],
+        default=Aces.HIGH.value,
         help="aces above kings or below twos (default high)",
     )
     rules.add_argument(
@@ -130,8 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rules.add_argument(
         "--won-cards",
-        choices=("shuffle", "fixed"),
-        default="shuffle",
+        choices=[won.value for won in WonCards],
+        default=WonCards.SHUFFLE.value,
         help="won cards go under shuffled (default), or in the order laid (may loop forever:"
         " such games end as endless)",
     )
@@ -143,8 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rules.add_argument(
         "--tie-break",
-        choices=("draw", "battle"),
-        default="draw",
+        choices=[tie.value for tie in TieBreak],
+        default=TieBreak.DRAW.value,
         help="equal counts at the round limit: a draw (default), or play on until they differ",
     )
     rules.add_argument(
