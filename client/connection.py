@@ -144,10 +144,15 @@ class Notice:
 
 @dataclass(frozen=True, slots=True)
 class Ended:
-    """The last event: ``ok`` (left, closed by us, or the room ended it normally) and why."""
+    """The last event: ``ok`` (left, closed by us, or the room ended it normally) and why.
+
+    ``reason`` is for people; ``code`` is the server's error code when a refusal ended
+    it (``--json`` shows it, people read only the sentence).
+    """
 
     ok: bool
     reason: str
+    code: str | None = None
 
 
 LinkEvent = Received | Reconnecting | Notice | Ended
@@ -192,7 +197,7 @@ def closed_because(code: int | None, error: Error | None = None) -> str:
     """One lowercase line on why the connection closed: the server's own sentence when
     an ``error`` came just before, else the meaning of the close code."""
     if error is not None:
-        return f"{error.message or error.code} ({error.code})"
+        return error.message or error.code.replace("_", " ")
     if code is None or code == 1006:
         return "the connection dropped"
     return _CLOSE_REASONS.get(code, f"the server closed the connection (code {code})")
@@ -309,7 +314,7 @@ class Connection:
                     opening, fallback = fallback, None
                     continue
                 if not (welcomed or self._ever_welcomed) or not should_reconnect(code):
-                    yield Ended(False, closed_because(code, self._refusal))
+                    yield Ended(False, closed_because(code, self._refusal), refused)
                     return
                 if welcomed:
                     attempt, trouble_since = 0, None

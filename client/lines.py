@@ -138,9 +138,11 @@ class LineRenderer:
                     self._say(line)
             case Notice(text=text):
                 print(f"war-client: {text}", file=self.err, flush=True)
-            case Ended(ok=ok, reason=reason):
+            case Ended(ok=ok, reason=reason, code=code):
                 if self._over or ok:
                     return 0
+                if self.json_lines and code is not None:
+                    reason = f"{reason} ({code})"  # for scripts: the machine-readable code
                 print(f"war-client: {reason}", file=self.err, flush=True)
                 return 1
         return None

@@ -3,7 +3,11 @@
 Pure functions of the view state and the seat they are written for (``me``; None for a
 spectator). Names come from the room and never carry a gender, so a player other than
 ``me`` is always named: "Grandma's King beats your 7. Grandma takes 2 cards."; a
-spectator reads "Ann's Queen beats Ben's 9. Ann takes 2 cards.".
+spectator reads "Ann's Queen beats Ben's 9. Ann takes 2 cards.". The one computer
+opponent of a room (the seat the server names "Computer") is "the computer", and "it"
+once named, as the full rule page says: "The computer's King beats your 7. It takes 2
+cards.". Several computer seats ("Computer 1", "Computer 2") and a seat the computer
+plays for a player who left keep their names.
 
 - :func:`describe` tells what one server message changed (zero or more sentences).
 - :func:`status` says where the game stands and what ``me`` may do now.
@@ -82,21 +86,42 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _sentence(text: str) -> str:
+    """``"step 3 is over"`` → ``"step 3 is over."`` (a full stop unless one is there)."""
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
+def _the_computer(view: ViewState, seat: int) -> bool:
+    """True for the room's one computer opponent (the server names it "Computer")."""
+    record = view.seat(seat)
+    return record is not None and record.computer and record.name == "Computer"
+
+
 def _who(view: ViewState, seat: int, me: int | None) -> str:
-    return "you" if seat == me else view.name(seat)
+    if seat == me:
+        return "you"
+    return "the computer" if _the_computer(view, seat) else view.name(seat)
 
 
 def _whose(view: ViewState, seat: int, me: int | None) -> str:
-    return "your" if seat == me else f"{view.name(seat)}'s"
+    return "your" if seat == me else f"{_who(view, seat, me)}'s"
 
 
 def _does(view: ViewState, seat: int, me: int | None, you_form: str, other_form: str) -> str:
     """ "you take" / "Ben takes": the subject and its verb."""
     return f"{_who(view, seat, me)} {you_form if seat == me else other_form}"
+
+
+def _again(view: ViewState, seat: int, me: int | None, you_form: str, other_form: str) -> str:
+    """Like :func:`_does` for a seat just named: "it takes" for the computer."""
+    if seat != me and _the_computer(view, seat):
+        return f"it {other_form}"
+    return _does(view, seat, me, you_form, other_form)
 
 
 def _card_of(view: ViewState, seat: int, card: str, me: int | None) -> str:
@@ -110,14 +135,15 @@ def describe(
     after: ViewState,
     me: int | None,
     *,
-    codes: bool = True,
+    table: bool = False,
 ) -> tuple[str, ...]:
     """Sentences telling what ``message`` changed, written for seat ``me``.
 
     ``before`` and ``after`` are the views around :func:`client.view.apply`; a message the
     reducer ignored (a repeat, or one held back for a resync) gives no sentence. Returns
     an empty tuple for messages only a table drawing shows (ready flags, turned cards).
-    ``codes=False`` leaves the room's codes out of the welcome (a table shows them).
+    ``table=True`` leaves out of the welcome what a table shows on its own: the room's
+    codes and how many players it still waits for.
     """
     if after is before:
         return ()
@@ -125,18 +151,20 @@ def describe(
         return ("Some messages went missing; asking the server for the whole table.",)
     match message:
         case Welcome():
-            return _welcome(after, me, codes=codes)
+            return _welcome(after, me, table=table)
         case Error(code=code, message=text):
             if not after.welcomed:
                 return ()  # a refused opening: the connection's end says why, once
-            return (f"The server says: {text or code} ({code}).",)
+            return (f"The server says: {_sentence(text or code)}",)
         case PlayerJoined(seat=seat, name=name, computer=computer):
             if seat == me:
                 return ()
+            if _the_computer(after, seat):
+                return (f"The computer takes seat {seat + 1}.",)
             who = f"{name} (the computer)" if computer else name
             return (f"{who} takes seat {seat + 1}.",)
         case PlayerLeft(seat=seat):
-            return (f"{_cap(_does(after, seat, me, 'leave', 'leaves'))} the table.",)
+            return (f"{_cap(_does(before, seat, me, 'leave', 'leaves'))} the table.",)
         case ConnectionChanged(seat=seat, connected=connected):
             if seat == me:
                 return ()
@@ -150,6 +178,12 @@ def describe(
         case AutoPlayChanged(seat=seat, mode=mode):
             if seat == me:
                 return (f"Your auto-play is {mode.value}.",)
+            if seat in after.left:
+                if mode is AutoPlay.OFF:
+                    return ()
+                return (f"The computer plays for {after.name(seat)} from now on.",)
+            if after.seat(seat) is not None and after.seats[seat].computer:
+                return ()  # the computer always plays at its own pace
             return (f"{after.name(seat)} turns auto-play {mode.value}.",)
         case FinishVoted(seat=seat):
             return (f"{_cap(_does(after, seat, me, 'vote', 'votes'))} to finish the game.",)
@@ -163,7 +197,7 @@ def describe(
                 return ("1 person is watching.",)
             return (f"{count} people are watching.",)
         case GameStarted():
-            return (_game_started(after, message),)
+            return _game_started(before, after, message)
         case TimeUp():
             if after.war_depth:
                 return ("Time is up: the game ends once this war is settled.",)
@@ -193,40 +227,48 @@ def describe(
     return ()
 
 
-def _welcome(view: ViewState, me: int | None, *, codes: bool) -> tuple[str, ...]:
+def _welcome(view: ViewState, me: int | None, *, table: bool) -> tuple[str, ...]:
     players = view.rules.players
     if me is None:
-        seated = [s.name for s in view.seats if s.name is not None]
+        seated = [_who(view, s.seat, me) for s in view.seats if s.name is not None]
         lines = [f"You are watching {join_words(seated) or 'an empty table'}."]
     else:
         lines = [f"You are {view.name(me)}, at seat {me + 1} of {players}."]
     if view.phase is RoomPhase.PLAYING:
-        played = f"The game is on: {_plural(view.round, 'round')} played"
+        on = f"The game is on: round {view.round + 1}"
         if view.time_up:
-            lines.append(f"{played}; time is up.")
+            lines.append(f"{on}; time is up.")
         elif view.seconds_left is not None:
-            lines.append(f"{played}, {clock_text(view.seconds_left)} left.")
+            lines.append(f"{on}, {clock_text(view.seconds_left)} left.")
         else:
-            lines.append(f"{played}.")
+            lines.append(f"{on}.")
     elif view.phase is RoomPhase.OVER and view.result is not None:
         lines.append(result_sentence(view, view.result, me))
-    elif missing := len(view.open_seats):
-        lines.append(f"Waiting for {_plural(missing, 'more player')}.")
-        if view.player_code is not None and codes:
+    elif view.open_seats and not table:
+        lines.append(f"Waiting for {_plural(len(view.open_seats), 'more player')}.")
+        if view.player_code is not None:
             lines.append(f"Player code: {view.player_code}.")
-    if view.watch_code is not None and me is not None and codes:
+    if view.watch_code is not None and me is not None and not table:
         lines.append(f"Watch code: {view.watch_code}.")
     return tuple(lines)
 
 
-def _game_started(view: ViewState, message: GameStarted) -> str:
+def _game_started(before: ViewState, view: ViewState, message: GameStarted) -> tuple[str, ...]:
     counts = set(message.counts)
     each = f"{_plural(counts.pop(), 'card')} each" if len(counts) == 1 else "cards dealt"
     aside = " (one card is set aside)" if sum(message.counts) == 51 else ""
-    start = "The game begins" if message.game == 1 else f"Rematch: game {message.game} begins"
     deal = f", deal {message.deal}" if message.deal is not None else ""
     clock = f" {_plural(view.minutes, 'minute')} on the clock." if view.minutes else ""
-    return f"{start}{deal}: {each}{aside}.{clock}"
+    if message.game == 1:
+        return (f"The game begins{deal}: {each}{aside}.{clock}",)
+    lines = []
+    votes = {s.rematch_vote for s in before.seats if s.rematch_vote is not None}
+    if len(votes) > 1:
+        same = message.deal is not None and message.deal == before.deal
+        won = "this deal again" if same else "a new deal"
+        lines.append(f"The votes were split between a new deal and this deal again: {won} won.")
+    lines.append(f"Rematch: game {message.game} begins{deal}: {each}{aside}.{clock}")
+    return tuple(lines)
 
 
 def _war(view: ViewState, message: WarDeclared, me: int | None) -> str:
@@ -267,7 +309,8 @@ def _laid_down(view: ViewState, message: CardsLaidDown, me: int | None) -> tuple
             lines.append(f"{subject} one card left: it goes face up.")
         elif record.face_up:
             subject = _cap(_does(view, seat, me, "have", "has"))
-            standing = _card_of(view, seat, record.face_up[-1], me)
+            owner = "its" if seat != me and _the_computer(view, seat) else _whose(view, seat, me)
+            standing = f"{owner} {rank_word(record.face_up[-1])}"
             lines.append(f"{subject} no cards left: {standing} stands again.")
     return tuple(lines)
 
@@ -275,24 +318,19 @@ def _laid_down(view: ViewState, message: CardsLaidDown, me: int | None) -> tuple
 def _taken(view: ViewState, message: CardsTaken, me: int | None) -> str:
     winner = message.seat
     flip = view.last_flip
-    take = _does(view, winner, me, "take", "takes")
     haul = _plural(message.count, "card")
+    verb = "take" if winner == me else "takes"
     if flip is None or flip.step != message.step or winner not in dict(flip.cards):
         last = _cap(_does(view, winner, me, "are", "is"))
-        verb = "take" if winner == me else "takes"
         return f"{last} the last one left in the war and {verb} {haul}."
     cards = dict(flip.cards)
     losers = [(s, c) for s, c in flip.cards if s != winner]
-    if winner == me and len(losers) == 1:
-        beaten = f"the {rank_word(losers[0][1])}"
-    else:
-        beaten = join_words(_card_of(view, s, c, me) for s, c in losers)
+    beaten = join_words(_card_of(view, s, c, me) for s, c in losers)
     text = f"{_cap(_card_of(view, winner, cards[winner], me))} beats {beaten}."
     if flip.depth:
-        win = _does(view, winner, me, "win", "wins")
-        verb = "take" if winner == me else "takes"
+        win = _again(view, winner, me, "win", "wins")
         return f"{text} {_cap(win)} the {war_name(flip.depth)} and {verb} {haul}."
-    return f"{text} {_cap(take)} {haul}."
+    return f"{text} {_cap(_again(view, winner, me, 'take', 'takes'))} {haul}."
 
 
 # --- the end ---------------------------------------------------------------------------------
@@ -312,15 +350,31 @@ def result_sentence(view: ViewState, result: GameResult, me: int | None) -> str:
         have = _does(view, winner, me, "have", "has")
         reason = f"{have} all {sum(counts.values())} cards"
     elif why is Termination.OPPONENTS_SHORT and winner is not None:
-        losers = [s.seat for s in view.seats if s.seat != winner and s.out]
-        short = join_words(_who(view, s, me) for s in losers[-1:]) or "the last opponent"
-        reason = f"{short} ran short of cards in a war"
+        short = _ran_short(view, winner)
+        named = join_words(_who(view, s, me) for s in short)
+        reason = f"{named if len(short) == 1 else 'one of ' + named} ran short of cards in a war"
     elif why is Termination.ROUND_LIMIT:
         limit = view.rules.round_limit or result.summary.rounds
         reason = f"the limit of {_plural(limit, 'round')} is reached"
     else:
         reason = _WHY.get(why, why.value.replace("_", " "))
     return f"Game over: {reason}. {_winner_clause(view, result, counts, me)}"
+
+
+def _ran_short(view: ViewState, winner: int) -> list[int]:
+    """Who went out short in the war that ended the game: the latest ``player_out`` for
+    a short war if the view saw it; else the opponents not out before the end (a game
+    finished at once); else, after a welcome into a finished game, every opponent."""
+    said = [
+        m.seat
+        for m in view.recent
+        if isinstance(m, PlayerOut) and m.step == view.step and m.reason.value == "short_war"
+    ]
+    if said:
+        return said[-1:]
+    opponents = [s.seat for s in view.seats if s.seat != winner and s.name is not None]
+    still_in = [s for s in opponents if not view.seats[s].out]
+    return still_in or opponents
 
 
 def _winner_clause(
@@ -332,7 +386,7 @@ def _winner_clause(
         if len(held) == 1:
             return f"It's a draw: {_plural(held[0], 'card')} each."
         return "It's a draw."
-    win = "You win!" if winner == me else f"{view.name(winner)} wins."
+    win = "You win!" if winner == me else f"{_cap(_who(view, winner, me))} wins."
     if result.termination in (Termination.ALL_CARDS, Termination.OPPONENTS_SHORT):
         return win
     rest = [
@@ -345,14 +399,24 @@ def _winner_clause(
 
 def summary_sentence(result: GameResult) -> str:
     """The game's figures, the same for everyone: rounds, wars, longest war, biggest haul,
-    deal."""
+    deal. "12 rounds, no wars, biggest haul: 2 cards, deal 7."; a game that ended before
+    any round was won says so: "No round was won: the first round's double war was never
+    settled. Deal 0."."""
     summary = result.summary
-    longest = longest_name(summary.longest_war)
-    return (
-        f"{_plural(summary.rounds, 'round')}, {_plural(summary.wars, 'war')}, "
-        f"longest war: {longest}, biggest haul: {_plural(summary.biggest_haul, 'card')}, "
-        f"deal {summary.deal}."
-    )
+    if summary.rounds == 0:
+        if summary.wars:
+            war = war_name(max(1, summary.longest_war))
+            return (
+                f"No round was won: the first round's {war} was never settled. Deal {summary.deal}."
+            )
+        return f"No round was played. Deal {summary.deal}."
+    parts = [_plural(summary.rounds, "round")]
+    if summary.wars:
+        parts += [_plural(summary.wars, "war"), f"longest war: {longest_name(summary.longest_war)}"]
+    else:
+        parts.append("no wars")
+    parts += [f"biggest haul: {_plural(summary.biggest_haul, 'card')}", f"deal {summary.deal}"]
+    return ", ".join(parts) + "."
 
 
 # --- where the game stands ------------------------------------------------------------------
@@ -374,7 +438,7 @@ def status(view: ViewState, me: int | None, *, plain: bool = False) -> str:
     mine = view.me if me == view.my_seat else view.seat(me)
     waiting = [s for s in view.waiting_for if s != me]
     away = set(view.away_waited)
-    names = join_words(view.name(s) + (" (away)" if s in away else "") for s in waiting)
+    names = join_words(_who(view, s, me) + (" (away)" if s in away else "") for s in waiting)
     if mine is not None and mine.out:
         return "You are out of this game; the others play on."
     if mine is not None and me in view.waiting_for and not mine.ready:
@@ -390,8 +454,8 @@ def status(view: ViewState, me: int | None, *, plain: bool = False) -> str:
             return f"{_cap(war_name(view.war_depth))}! {turn} to {lay}."
         return f"{turn} to turn over."
     if mine is not None and view.war_depth and me not in view.war_seats:
-        fighters = join_words(view.name(s) for s in view.war_seats)
-        return f"{fighters} are at war; you sit this one out."
+        fighters = join_words(_who(view, s, me) for s in view.war_seats)
+        return f"{_cap(fighters)} are at war; you sit this one out."
     if names:
         return f"Waiting for {names}."
     return "Turning over…"

@@ -73,6 +73,22 @@ def _card_at(region: Region, down: int) -> Offset:
     return Offset(region.x + max(0, (region.width - CARD_WIDTH) // 2), region.y + max(0, down))
 
 
+def _round_text(view: ViewState) -> str | None:
+    """The header's round: the one being played (``round 1`` from the first flip on,
+    ``round 3 of 26`` with a limit), the rounds played once the game is over."""
+    limit = view.rules.round_limit
+    if view.phase is RoomPhase.OVER:
+        return "1 round" if view.round == 1 else f"{view.round} rounds"
+    if view.phase is not RoomPhase.PLAYING:
+        return None if limit is None else f"{limit}-round game"
+    playing = view.round + 1
+    if limit is None:
+        return f"round {playing}"
+    if playing > limit:
+        return f"round {playing}, tie-break"
+    return f"round {playing} of {limit}"
+
+
 class WarApp(App[None]):
     """The table for one player or spectator; see the module docstring."""
 
@@ -158,7 +174,7 @@ class WarApp(App[None]):
                 self.countdown = follow(self.countdown, before, message, view, now)
                 self.view = view
                 self.reconnecting = None
-                self.said.extend(describe(before, message, view, view.my_seat, codes=False))
+                self.said.extend(describe(before, message, view, view.my_seat, table=True))
                 if view.phase is not RoomPhase.PLAYING or view.game != before.game:
                     self._land()
                 if isinstance(message, CardsTaken) and view is not before:
@@ -282,9 +298,8 @@ class WarApp(App[None]):
         if view.welcomed:
             if view.game > 1:
                 parts.append(f"game {view.game}")
-            parts.append(f"round {view.round}")
-            if view.rules.round_limit is not None:
-                parts[-1] += f" of {view.rules.round_limit}"
+            if (round_text := _round_text(view)) is not None:
+                parts.append(round_text)
             if view.minutes is not None:
                 parts.append(f"{view.minutes}-minute game")
             if view.spectating:

@@ -289,7 +289,8 @@ def _one_deal(rules: Rules, args: argparse.Namespace) -> int:
         who = "a draw" if record.winner is None else f"seat {record.winner} wins"
         print(
             f"deal {record.deal}: {who} ({record.termination.value}) after {record.rounds} rounds,"
-            f" {record.wars} wars, longest {record.longest_war}, biggest haul {record.biggest_haul}"
+            f" {record.wars} war{'' if record.wars == 1 else 's'}, longest {record.longest_war},"
+            f" biggest haul {record.biggest_haul}"
         )
     return 0
 

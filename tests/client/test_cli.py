@@ -192,4 +192,5 @@ def test_close_explanations() -> None:
     assert closed_because(None) == "the connection dropped"
     assert closed_because(4999) == "the server closed the connection (code 4999)"
     refusal = Error(code="unknown_code", message="no room has the code ABCD")
-    assert closed_because(4004, refusal) == "no room has the code ABCD (unknown_code)"
+    assert closed_because(4004, refusal) == "no room has the code ABCD", "no code for people"
+    assert closed_because(4004, Error(code="room_full")) == "room full"

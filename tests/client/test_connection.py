@@ -203,7 +203,7 @@ async def test_a_refusal_ends_at_once_with_the_servers_sentence() -> None:
 
     async with scripted(refuse) as url:
         events = await collect(fast(url, WatchRoom(code="NOPE")))
-    assert events[-1] == Ended(False, "no room has the code 'NOPE' (unknown_code)")
+    assert events[-1] == Ended(False, "no room has the code 'NOPE'", "unknown_code")
     assert not any(isinstance(e, Reconnecting) for e in events)
 
 

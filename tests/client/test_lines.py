@@ -88,10 +88,15 @@ def test_message_json_is_the_wire_map() -> None:
 
 async def test_refused_exits_1_with_one_line_on_stderr() -> None:
     link = FakeLink()
-    link.event(Ended(False, "no room has this code (unknown_code)"))
+    link.event(Ended(False, "no room has this code", "unknown_code"))
     code, out, err = await render(link)
     assert (code, out) == (1, "")
-    assert err == "war-client: no room has this code (unknown_code)\n"
+    assert err == "war-client: no room has this code\n", "people read no error code"
+    link = FakeLink()
+    link.event(Ended(False, "no room has this code", "unknown_code"))
+    code, out, err = await render(link, json_lines=True)
+    assert (code, out) == (1, "")
+    assert err == "war-client: no room has this code (unknown_code)\n", "scripts get it"
 
 
 async def test_reconnecting_and_notices() -> None:

@@ -198,7 +198,7 @@ async def test_the_table_draws_cards_the_war_and_the_haul(
     panel = app.query_one("#seat-0", SeatPanel)
     assert panel.has_class("won")
     assert "29 cards  +6" in text(app, "#seat-0")
-    assert "Your 10 beats the 4. You win the war and take 6 cards." in text(app, "#said")
+    assert "Your 10 beats Ben's 4. You win the war and take 6 cards." in text(app, "#said")
     assert not app.query_one("#seat-1", SeatPanel).has_class("won")
     mine, ben = text(app, "#seat-0"), text(app, "#seat-1")
     assert "last round: won" in mine and "Q♥" in mine and "│10   │" in mine and "░" in mine
@@ -298,11 +298,11 @@ async def test_a_fatal_end_exits_non_zero_with_the_reason() -> None:
     link = FakeLink()
     app = WarApp(link)
     async with app.run_test() as pilot:
-        link.event(Ended(False, "no room has this code (unknown_code)"))
+        link.event(Ended(False, "no room has this code", "unknown_code"))
         await link.drained()
         await pilot.pause()
     assert app.return_code == 1
-    assert app.end_reason == "no room has this code (unknown_code)"
+    assert app.end_reason == "no room has this code"
 
 
 async def test_taken_cards_fly_to_the_winners_pile_then_it_counts_them(
@@ -409,3 +409,30 @@ async def test_a_haul_flies_at_80_by_24() -> None:
         await landed(app, pilot)
         assert not app.query(FlyingCards)
         assert "29 cards  +6" in text(app, "#seat-0")
+
+
+async def test_the_header_names_the_round_being_played(
+    table: tuple[WarApp, FakeLink, Pilot[None]],
+) -> None:
+    app, link, pilot = table
+    link.push(welcome())
+    await settle(link, pilot)
+    assert "round" not in text(app, "#top"), "no round before the game"
+    link.push(*START, *WAR_TO_ANN)
+    await settle(link, pilot)
+    assert "· round 1 ·" in text(app, "#top"), "the first round, war and all"
+    link.push(CardsTaken(seq=9, step=2, round=1, seat=0, count=6, counts=(29, 23)))
+    await settle(link, pilot)
+    assert "· round 2 ·" in text(app, "#top"), "the next round is the one to play"
+    link.push(
+        GameOver(
+            seq=10,
+            step=800,
+            winner=1,
+            termination=Termination.ALL_CARDS,
+            summary=Summary(rounds=377, wars=21, longest_war=2, biggest_haul=14, deal=90210),
+            counts=(0, 52),
+        )
+    )
+    await settle(link, pilot)
+    assert "· 377 rounds" in text(app, "#top")

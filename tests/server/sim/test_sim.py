@@ -224,3 +224,10 @@ def test_trace_tells_a_standing_card(capsys: pytest.CaptureFixture[str]) -> None
     assert "Seat 0 lays 3 cards face down." in line
     assert "seat 1 has no cards left, so the ten of spades stands." in line
     assert line.endswith("Seat 1 takes 11 cards. Piles: 41 - 11.")
+
+
+def test_one_deal_counts_its_wars_in_words(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--deal", "0", "--rounds", "10"]) == 0
+    assert ", 1 war, longest 1," in capsys.readouterr().out, "not '1 wars'"
+    assert main(["--deal", "3", "--rounds", "10"]) == 0
+    assert ", 0 wars, longest 0," in capsys.readouterr().out
