@@ -12,6 +12,8 @@ plays for a player who left keep their names.
 - :func:`describe` tells what one server message changed (zero or more sentences).
 - :func:`status` says where the game stands and what ``me`` may do now.
 - :func:`result_sentence` and :func:`summary_sentence` say how a game ended.
+- :func:`rules_sentence` says the rules in force, :func:`score` every player's count and
+  the round, :func:`votes_sentence` who asked for what and who still has to vote.
 """
 
 from __future__ import annotations
@@ -39,14 +41,18 @@ from protocol import (
     RematchDeal,
     RematchVoted,
     RoomPhase,
+    RulesSpec,
     ServerMessage,
     ShortWar,
     SpectatorsChanged,
     Termination,
+    TieBreak,
     TimeUp,
     WaitingFor,
     WarDeclared,
     Welcome,
+    WonCards,
+    still_to_vote,
 )
 
 __all__ = [
@@ -54,8 +60,11 @@ __all__ = [
     "join_words",
     "longest_name",
     "result_sentence",
+    "rules_sentence",
+    "score",
     "status",
     "summary_sentence",
+    "votes_sentence",
     "war_name",
 ]
 
@@ -143,7 +152,8 @@ def describe(
     reducer ignored (a repeat, or one held back for a resync) gives no sentence. Returns
     an empty tuple for messages only a table drawing shows (ready flags, turned cards).
     ``table=True`` leaves out of the welcome what a table shows on its own: the room's
-    codes and how many players it still waits for.
+    codes, how many players it still waits for, and the rules (the first welcome of a
+    connection says them in a line of its own: "Rules: Aces are high. …").
     """
     if after is before:
         return ()
@@ -151,7 +161,7 @@ def describe(
         return ("Some messages went missing; asking the server for the whole table.",)
     match message:
         case Welcome():
-            return _welcome(after, me, table=table)
+            return _welcome(after, me, table=table, first=not before.welcomed)
         case Error(code=code, message=text):
             if not after.welcomed:
                 return ()  # a refused opening: the connection's end says why, once
@@ -186,10 +196,12 @@ def describe(
                 return ()  # the computer always plays at its own pace
             return (f"{after.name(seat)} turns auto-play {mode.value}.",)
         case FinishVoted(seat=seat):
-            return (f"{_cap(_does(after, seat, me, 'vote', 'votes'))} to finish the game.",)
+            said = f"{_cap(_does(after, seat, me, 'vote', 'votes'))} to finish the game."
+            return (said, *_still_to_vote(after, me))
         case RematchVoted(seat=seat, deal=deal):
             wish = "a rematch with a new deal" if deal is RematchDeal.NEW else "this deal again"
-            return (f"{_cap(_does(after, seat, me, 'ask', 'asks'))} for {wish}.",)
+            said = f"{_cap(_does(after, seat, me, 'ask', 'asks'))} for {wish}."
+            return (said, *_still_to_vote(after, me))
         case SpectatorsChanged(count=count):
             if count == 0:
                 return ("Nobody is watching now.",)
@@ -227,7 +239,16 @@ def describe(
     return ()
 
 
-def _welcome(view: ViewState, me: int | None, *, table: bool) -> tuple[str, ...]:
+def _still_to_vote(view: ViewState, me: int | None) -> tuple[str, ...]:
+    pending = still_to_vote(view.phase, view.seats)
+    if not pending:
+        return ()
+    return (f"Still to vote: {join_words(_who(view, s, me) for s in pending)}.",)
+
+
+def _welcome(
+    view: ViewState, me: int | None, *, table: bool, first: bool = True
+) -> tuple[str, ...]:
     players = view.rules.players
     if me is None:
         seated = [_who(view, s.seat, me) for s in view.seats if s.name is not None]
@@ -250,6 +271,8 @@ def _welcome(view: ViewState, me: int | None, *, table: bool) -> tuple[str, ...]
             lines.append(f"Player code: {view.player_code}.")
     if view.watch_code is not None and me is not None and not table:
         lines.append(f"Watch code: {view.watch_code}.")
+    if first and not table:
+        lines.append(f"Rules: {rules_sentence(view.rules, view.minutes)}")
     return tuple(lines)
 
 
@@ -432,9 +455,18 @@ def status(view: ViewState, me: int | None, *, plain: bool = False) -> str:
         missing = len(view.open_seats)
         return f"Waiting for {_plural(missing, 'more player')} to join."
     if view.phase is RoomPhase.OVER:
-        if me is None:
+        mine = view.seat(me)
+        if mine is None or mine.seat in view.left:
             return "Game over."
-        return "Game over. Press r for a rematch, d to replay this deal, q to leave."
+        if mine.rematch_vote is not None:
+            pending = still_to_vote(view.phase, view.seats)
+            if pending:
+                return f"Waiting for {join_words(_who(view, s, me) for s in pending)} to vote."
+            return "Starting the rematch…"
+        keys = "Type r" if plain else "Press r"
+        return (
+            f"Game over. {keys} for a rematch with a new deal, d to replay this deal, q to leave."
+        )
     mine = view.me if me == view.my_seat else view.seat(me)
     waiting = [s for s in view.waiting_for if s != me]
     away = set(view.away_waited)
@@ -459,3 +491,98 @@ def status(view: ViewState, me: int | None, *, plain: bool = False) -> str:
     if names:
         return f"Waiting for {names}."
     return "Turning over…"
+
+
+# --- the rules, the score, the votes -----------------------------------------------------------
+_NUMBER_WORDS = {1: "One", 3: "Three"}
+
+
+def rules_sentence(rules: RulesSpec, minutes: int | None = None) -> str:
+    """The rules in force in plain words, the same for everyone: "Aces are high. One card
+    face down in a war. A player short of cards in a war loses. Won cards are shuffled
+    before they go under the pile. No limit: the game ends when one player has every
+    card." A limit (``rules.round_limit``, or ``minutes`` on the server's clock) also says
+    what equal counts at the end mean."""
+    lines = ["Aces are high." if rules.aces.value == "high" else "Aces are low, below the 2s."]
+    down = _NUMBER_WORDS.get(rules.face_down, str(rules.face_down))
+    lines.append(f"{down} card{'s' if rules.face_down != 1 else ''} face down in a war.")
+    if rules.short_war is ShortWar.LAST_CARD:
+        lines.append("A player short of cards in a war turns up their last card.")
+    elif rules.players == 2:
+        lines.append("A player short of cards in a war loses.")
+    else:
+        lines.append("A player short of cards in a war is out.")
+    if rules.won_cards is WonCards.FIXED:
+        lines.append("Won cards go under the pile in the order they were laid down.")
+    else:
+        lines.append("Won cards are shuffled before they go under the pile.")
+    if rules.round_limit is None and minutes is None:
+        lines.append("No limit: the game ends when one player has every card.")
+        return " ".join(lines)
+    if rules.round_limit is not None:
+        limit = _plural(rules.round_limit, "round")
+    else:
+        limit = _plural(minutes or 0, "minute")
+    lines.append(f"The game ends after {limit}: most cards wins.")
+    if rules.tie_break is TieBreak.BATTLE:
+        lines.append("Equal counts then play on until one player has more.")
+    else:
+        lines.append("Equal counts then are a draw.")
+    return " ".join(lines)
+
+
+def score(view: ViewState, me: int | None) -> str:
+    """Every player's count and the round: "Round 12 of 26: you have 30 cards, Ben has 22,
+    Cy is out."; after the game: "After 377 rounds: …"; before it: "No cards dealt yet."."""
+    if not view.welcomed or view.phase is RoomPhase.WAITING:
+        return "No cards dealt yet."
+    counts = []
+    for record in view.seats:
+        if record.name is None:
+            continue
+        if record.out and view.phase is RoomPhase.PLAYING:
+            counts.append(f"{_does(view, record.seat, me, 'are', 'is')} out")
+            continue
+        held = _plural(record.count, "card")
+        on_table = len(record.face_up) + record.face_down
+        table = f" (and {on_table} on the table)" if on_table else ""
+        counts.append(f"{_does(view, record.seat, me, 'have', 'has')} {held}{table}")
+    if view.phase is RoomPhase.OVER:
+        head = f"After {_plural(view.round, 'round')}"
+    else:
+        limit = view.rules.round_limit
+        head = f"Round {view.round + 1}"
+        if limit is not None and view.round < limit:
+            head += f" of {limit}"
+        if view.war_depth:
+            head += f", {war_name(view.war_depth)}"
+    return f"{head}: {join_words(counts)}."
+
+
+def votes_sentence(view: ViewState, me: int | None) -> str | None:
+    """Who voted to finish (while playing) or asked for which rematch (after the game),
+    and who still has to vote (:func:`protocol.still_to_vote`, the server's own rule):
+    "Ann votes to finish; still to vote: Ben.". None while nobody has voted."""
+    if view.phase is RoomPhase.PLAYING:
+        voted = [s.seat for s in view.seats if s.finish_vote]
+        if not voted:
+            return None
+        said = f"{_cap(join_words(_who(view, s, me) for s in voted))} voted to finish"
+    elif view.phase is RoomPhase.OVER:
+        new = [s.seat for s in view.seats if s.rematch_vote is RematchDeal.NEW]
+        same = [s.seat for s in view.seats if s.rematch_vote is RematchDeal.SAME]
+        if not (new or same):
+            return None
+        asks = []
+        if new:
+            asks.append(f"{join_words(_who(view, s, me) for s in new)} asked for a new deal")
+        if same:
+            again = "for this deal again" if new else "asked for this deal again"
+            asks.append(f"{join_words(_who(view, s, me) for s in same)} {again}")
+        said = _cap(", ".join(asks))
+    else:
+        return None
+    pending = still_to_vote(view.phase, view.seats)
+    if not pending:
+        return f"{said}."
+    return f"{said}; still to vote: {join_words(_who(view, s, me) for s in pending)}."

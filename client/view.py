@@ -292,9 +292,16 @@ def _room_message(view: ViewState, message: RoomMessage) -> ViewState:
         case PlayerLeft(seat=seat):
             if view.phase is RoomPhase.WAITING:  # before the game the seat opens again
                 return _with_seat(view, seat, **_OPEN_SEAT)
+            # Once started the computer plays the seat, name kept; its votes are dropped.
             view = replace(view, left=view.left | {seat})
             return _with_seat(
-                view, seat, connected=False, ready=False, finish_vote=False, rematch_vote=None
+                view,
+                seat,
+                computer=True,
+                connected=False,
+                ready=False,
+                finish_vote=False,
+                rematch_vote=None,
             )
         case ConnectionChanged(seat=seat, connected=connected):
             return _with_seat(view, seat, connected=connected)

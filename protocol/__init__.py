@@ -78,6 +78,7 @@ from protocol.messages import (
     Welcome,
 )
 from protocol.state import GameResult, RoomState, RulesSpec, SeatState, Summary
+from protocol.votes import finish_voters, rematch_voters, still_to_vote
 
 __all__ = [
     "ALL_CARDS",
@@ -148,5 +149,8 @@ __all__ = [
     "decode_client_message",
     "decode_server_message",
     "encode",
+    "finish_voters",
     "is_card",
+    "rematch_voters",
+    "still_to_vote",
 ]

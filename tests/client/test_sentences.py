@@ -8,15 +8,26 @@ from dataclasses import replace
 import pytest
 
 from client.cards import is_red, rank_label, rank_word
-from client.sentences import describe, join_words, result_sentence, status, summary_sentence
+from client.sentences import (
+    describe,
+    join_words,
+    result_sentence,
+    rules_sentence,
+    score,
+    status,
+    summary_sentence,
+    votes_sentence,
+)
 from client.view import ViewState, apply, apply_all
 from protocol import (
+    Aces,
     AutoPlay,
     AutoPlayChanged,
     CardsTaken,
     CardsTurned,
     ConnectionChanged,
     Error,
+    FinishVoted,
     GameOver,
     GameResult,
     GameStarted,
@@ -32,13 +43,16 @@ from protocol import (
     RulesSpec,
     SeatState,
     ServerMessage,
+    ShortWar,
     SpectatorsChanged,
     Summary,
     Termination,
+    TieBreak,
     TimeUp,
     WaitingFor,
     WarDeclared,
     Welcome,
+    WonCards,
 )
 from server import engine
 from tests.client._record import Recording, arrange
@@ -316,6 +330,9 @@ def test_joining_and_the_codes_while_seats_are_open() -> None:
         "Waiting for 2 more players.",
         "Player code: BLUE-OTTER-42.",
         "Watch code: CALM-FROG-17.",
+        "Rules: Aces are high. One card face down in a war. A player short of cards in a war "
+        "is out. Won cards are shuffled before they go under the pile. No limit: the game "
+        "ends when one player has every card.",
         "The computer takes seat 2.",
     ]
     view = apply(ViewState(), welcome)
@@ -385,6 +402,9 @@ def test_a_welcome_back_mid_game_and_after_it() -> None:
         "You are Ben, at seat 2 of 2.",
         "The game is on: round 3.",
         "Watch code: CALM-FROG-17.",
+        "Rules: Aces are high. One card face down in a war. A player short of cards in a war "
+        "loses. Won cards are shuffled before they go under the pile. The game ends after 3 "
+        "rounds: most cards wins. Equal counts then are a draw.",
     ]
     recording.play()
     over = apply_all(ViewState(), recording.messages)
@@ -581,3 +601,102 @@ def test_a_table_gets_no_second_waiting_line() -> None:
     said = describe(ViewState(), welcome, view, 0, table=True)
     assert said == ("You are Ann, at seat 1 of 2.",), "the status row says who is missing"
     assert status(view, 0) == "Waiting for 1 more player to join."
+
+
+# --- issue 12, items 8 and 9: the rules, the score, the votes -----------------------------------
+def test_the_rules_in_plain_words() -> None:
+    assert rules_sentence(RulesSpec()) == (
+        "Aces are high. One card face down in a war. A player short of cards in a war loses. "
+        "Won cards are shuffled before they go under the pile. No limit: the game ends when "
+        "one player has every card."
+    )
+    house = RulesSpec(
+        players=3,
+        face_down=3,
+        aces=Aces.LOW,
+        short_war=ShortWar.LAST_CARD,
+        won_cards=WonCards.FIXED,
+        round_limit=50,
+        tie_break=TieBreak.BATTLE,
+    )
+    assert rules_sentence(house) == (
+        "Aces are low, below the 2s. Three cards face down in a war. A player short of cards "
+        "in a war turns up their last card. Won cards go under the pile in the order they "
+        "were laid down. The game ends after 50 rounds: most cards wins. Equal counts then "
+        "play on until one player has more."
+    )
+    four = rules_sentence(RulesSpec(players=4), minutes=10)
+    assert "A player short of cards in a war is out." in four
+    assert four.endswith(
+        "The game ends after 10 minutes: most cards wins. Equal counts then are a draw."
+    )
+
+
+def test_the_score_counts_every_pile_and_names_the_round() -> None:
+    messages = [
+        *table(["Ann", "Ben", "Cy"], 1, (17, 17, 17)),
+        PlayerOut(seq=5, step=3, round=3, seat=2, reason=OutReason.NO_CARDS),
+    ]
+    view = apply_all(ViewState(), messages)
+    view = replace(
+        view,
+        round=11,
+        seats=tuple(replace(s, count=c) for s, c in zip(view.seats, (21, 30, 0), strict=True)),
+    )
+    assert score(view, 1) == "Round 12: Ann has 21 cards, you have 30 cards and Cy is out."
+    assert score(view, None) == "Round 12: Ann has 21 cards, Ben has 30 cards and Cy is out."
+    war = replace(
+        view,
+        war_depth=2,
+        rules=replace(view.rules, round_limit=26),
+        seats=(
+            replace(view.seats[0], count=15, face_up=("8S", "QH"), face_down=2),
+            *view.seats[1:],
+        ),
+    )
+    assert score(war, 1).startswith(
+        "Round 12 of 26, double war: Ann has 15 cards (and 4 on the table)"
+    )
+    assert score(ViewState(), 0) == "No cards dealt yet."
+
+
+def voting_table() -> ViewState:
+    """Ann, Ben and Cy playing; Dot went out; the view as the messages left it."""
+    messages = [
+        *table(["Ann", "Ben", "Cy", "Dot"], 0, (13, 13, 13, 13)),
+        PlayerOut(seq=6, step=9, round=9, seat=3, reason=OutReason.NO_CARDS),
+    ]
+    return apply_all(ViewState(), messages)
+
+
+def test_who_still_has_to_vote_to_finish_follows_the_room() -> None:
+    view = voting_table()
+    assert votes_sentence(view, 0) is None
+    voted = apply(view, FinishVoted(seq=7, seat=1))
+    said = describe(view, FinishVoted(seq=7, seat=1), voted, 0)
+    assert said == ("Ben votes to finish the game.", "Still to vote: you and Cy."), "Dot is out"
+    assert votes_sentence(voted, 0) == "Ben voted to finish; still to vote: you and Cy."
+    away = apply(voted, ConnectionChanged(seq=8, seat=2, connected=False))
+    assert votes_sentence(away, 0) == "Ben voted to finish; still to vote: you.", "away: no vote"
+    left = apply(away, PlayerLeft(seq=9, seat=2))
+    assert left.seats[2].computer, "the computer plays a seat whose player left"
+    both = apply(left, FinishVoted(seq=10, seat=0))
+    assert votes_sentence(both, 1) == "Ann and you voted to finish."
+
+
+def test_who_still_has_to_vote_for_a_rematch() -> None:
+    view = apply(voting_table(), over(7, 300, 0, (52, 0, 0, 0)))
+    assert status(view, 0) == (
+        "Game over. Press r for a rematch with a new deal, d to replay this deal, q to leave."
+    )
+    assert status(view, 0, plain=True).startswith("Game over. Type r for a rematch")
+    asked = apply(view, RematchVoted(seq=8, seat=0, deal=RematchDeal.NEW))
+    assert status(asked, 0) == "Waiting for Ben, Cy and Dot to vote.", "out players vote again"
+    asked = apply(asked, RematchVoted(seq=9, seat=3, deal=RematchDeal.SAME))
+    assert votes_sentence(asked, 1) == (
+        "Ann asked for a new deal, Dot for this deal again; still to vote: you and Cy."
+    )
+    same = apply(view, RematchVoted(seq=8, seat=2, deal=RematchDeal.SAME))
+    assert votes_sentence(same, None) == (
+        "Cy asked for this deal again; still to vote: Ann, Ben and Dot."
+    )
