@@ -68,9 +68,11 @@ keys at the table:
   q               leave the room for good (ctrl+q closes the window and keeps the seat)
 
 --plain writes one sentence per event (for logs, screen readers and scripts); a player
-may type commands on stdin: enter (turn over), a, a quick, f, s (status), q.
---json writes every message received as one JSON object per line (the seat token hidden).
-Both exit 0 after game over. Without a terminal on stdout, --plain is the default.
+may type commands on stdin: enter (turn over), a, a quick, f, r, d, s (the score and
+what the game waits for), rules, q (leave). A player who can type stays after game over
+for a rematch until q; otherwise --plain exits 0 after game over.
+--json writes every message received as one JSON object per line (the seat token hidden)
+and exits 0 after game over. Without a terminal on stdout, --plain is the default.
 
 Seat tokens are kept in $WAR_CLIENT_STATE, or $XDG_STATE_HOME/family-war/client.json
 (default ~/.local/state/family-war/client.json), mode 0600. A dropped connection or a
