@@ -65,6 +65,7 @@ keys at the table:
   a               auto-play: off -> calm (about 1.5 s) -> quick (about 0.3 s)
   f               vote to finish (the rest is played out at once when everyone voted)
   r / d           after game over: rematch with a new deal / replay this deal
+  ?               the rules in force (shown in the waiting room)
   q               leave the room for good (ctrl+q closes the window and keeps the seat)
 
 --plain writes one sentence per event (for logs, screen readers and scripts); a player
@@ -361,6 +362,8 @@ def _play(url: str, wanted: Plan, *, seats: StateFile | None) -> int:
         app.run()
         if app.end_reason:
             print(f"{PROG}: {app.end_reason}", file=sys.stderr)
+        elif app.farewell:
+            print(app.farewell)
         return app.return_code or 0
     return asyncio.run(_lines(connection, json_lines=wanted.output == "json"))
 

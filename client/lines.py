@@ -47,6 +47,7 @@ from protocol import (
     RematchDeal,
     RoomPhase,
     ServerMessage,
+    SetAutoPlay,
     Welcome,
 )
 
@@ -105,6 +106,7 @@ class LineRenderer:
         self.countdown = Countdown()
         self._over = False
         self._left = False
+        self._auto_asked: AutoPlay | None = None
         self._reader: asyncio.Task[None] | None = None
         self._alarm: asyncio.TimerHandle | None = None
 
@@ -130,6 +132,8 @@ class LineRenderer:
                 if self._over and not self._staying:
                     return None  # closing after game over: that was the last line
                 self.view = view
+                if view.me is not None and view.me.auto is self._auto_asked:
+                    self._auto_asked = None  # the room caught up with what was typed
                 now = self.clock()
                 self._time_passed(now)
                 self.countdown = follow(self.countdown, before, message, view, now)
@@ -240,7 +244,7 @@ class LineRenderer:
             except ValueError:
                 return f"No such auto-play mode: {rest.strip()!r} (off, calm or quick)."
         elif word == "a":
-            intent = cycle_auto(self.view)
+            intent = cycle_auto(self.view, asked=self._auto_asked)
         elif word == "f":
             intent = finish(self.view)
         elif word == "r":
@@ -260,6 +264,8 @@ class LineRenderer:
             return intent
         if not await self.link.send(intent):
             return "Not connected right now; try again in a moment."
+        if isinstance(intent, SetAutoPlay):
+            self._auto_asked = intent.mode  # a second "a" steps on from it
         return None
 
     def standing(self) -> str:

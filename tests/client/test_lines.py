@@ -140,7 +140,10 @@ async def test_typed_commands() -> None:
     commands.feed_data(b"a quick\n")
     assert await link.next_sent() == SetAutoPlay(mode=AutoPlay.QUICK)
     commands.feed_data(b"a\n")
+    assert await link.next_sent() == SetAutoPlay(mode=AutoPlay.OFF), "on from quick, unconfirmed"
+    commands.feed_data(b"a\na\n")
     assert await link.next_sent() == SetAutoPlay(mode=AutoPlay.CALM)
+    assert await link.next_sent() == SetAutoPlay(mode=AutoPlay.QUICK), "two quick a: two steps"
     commands.feed_data(b"f\n")
     assert await link.next_sent() == VoteFinish()
     assert await renderer.command("a slow") == (
