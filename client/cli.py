@@ -22,6 +22,7 @@ from client.tls import client_context
 from protocol import (
     Aces,
     AutoPlay,
+    CloseCode,
     CreateRoom,
     EncodeError,
     JoinRoom,
@@ -82,7 +83,9 @@ The password to create rooms, if the server has one: --password or $WAR_PASSWORD
 The certificate to trust for wss:// (a self-signed one): --cafile or $WAR_CLIENT_CAFILE.
 
 exit status: 0 game over or left; 1 could not connect (a certificate check included),
-refused, or gave up reconnecting (one line on stderr says why); 2 a command-line mistake.
+refused, or gave up reconnecting (one line on stderr says why); 2 a command-line mistake;
+143 stopped by SIGTERM (or SIGHUP): the client closes its connection properly (1001) and
+the seat is kept, as after a drop.
 """
 
 
@@ -345,6 +348,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""Signals that stop the client calmly: it closes its WebSocket with 1001 (going away,
+the seat is kept, as after a drop) and exits 128 + 15."""
+GOING_AWAY = int(CloseCode.GOING_AWAY)
+
+
 def _stop_on_signal(number: int, frame: object) -> None:
     """SIGTERM/SIGHUP with ``--local``: unwind so the child server is stopped too."""
     raise SystemExit(128 + number)
@@ -358,7 +367,7 @@ def _play(url: str, wanted: Plan, *, seats: StateFile | None) -> int:
     if wanted.output == "tui":
         from client.tui import WarApp  # noqa: PLC0415 - Textual loads only for the table
 
-        app = WarApp(connection)
+        app = WarApp(connection, stop_signals=STOP_SIGNALS)
         app.run()
         if app.end_reason:
             print(f"{PROG}: {app.end_reason}", file=sys.stderr)
@@ -373,4 +382,15 @@ async def _lines(connection: Connection, *, json_lines: bool) -> int:
     renderer = LineRenderer(
         connection, json_lines=json_lines, out=sys.stdout, err=sys.stderr, commands=commands
     )
-    return await renderer.run()
+    loop = asyncio.get_running_loop()
+    stopping: list[asyncio.Task[None]] = []
+    for number in STOP_SIGNALS:
+        loop.add_signal_handler(
+            number, lambda: stopping.append(loop.create_task(connection.close(GOING_AWAY)))
+        )
+    try:
+        status = await renderer.run()
+    finally:
+        for number in STOP_SIGNALS:
+            loop.remove_signal_handler(number)
+    return 128 + signal.SIGTERM if stopping else status

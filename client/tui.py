@@ -23,6 +23,8 @@ server alone decides when the time is up.
 
 from __future__ import annotations
 
+import asyncio
+import signal
 import time
 from collections import deque
 from collections.abc import Callable
@@ -58,6 +60,7 @@ from protocol import (
     CardsTaken,
     CardsTurned,
     ClientMessage,
+    CloseCode,
     Leave,
     RematchDeal,
     RoomPhase,
@@ -153,8 +156,12 @@ class WarApp(App[None]):
         clock: Callable[[], float] = time.monotonic,
         highlight_seconds: float = HIGHLIGHT_SECONDS,
         flight_seconds: float = FLIGHT_SECONDS,
+        stop_signals: tuple[int, ...] = (),
     ) -> None:
         super().__init__()
+        self.stop_signals = stop_signals
+        """Signals (SIGTERM…) that close the link with 1001 and exit 128 + 15."""
+        self._signalled = False
         self.link = link
         self.clock = clock
         self.highlight_seconds = highlight_seconds
@@ -189,6 +196,9 @@ class WarApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        loop = asyncio.get_running_loop()
+        for number in self.stop_signals:
+            loop.add_signal_handler(number, self.stopped_by_signal)
         self._redraw()
         self._ticker = self.set_interval(_TICK_SECONDS, self.tick, pause=True)
         self.run_worker(self._follow(), name="network", exclusive=True)
@@ -227,7 +237,8 @@ class WarApp(App[None]):
                 self.said.append(text[:1].upper() + text[1:] + ".")
             case Ended(ok=ok, reason=reason):
                 self.end_reason = None if ok else reason
-                self.exit(return_code=0 if ok else 1)
+                code = 0 if ok else 1
+                self.exit(return_code=128 + signal.SIGTERM if self._signalled else code)
                 return
         self._redraw()
 
@@ -466,6 +477,15 @@ class WarApp(App[None]):
             self.farewell = STOPPED_WATCHING_LINE
         await self.link.close()
         self.exit(return_code=0)
+
+    def stopped_by_signal(self) -> None:
+        """SIGTERM (or another stop signal): close the connection properly, then exit."""
+        self.run_worker(self._stop(), name="stop", group="stop")
+
+    async def _stop(self) -> None:
+        self._signalled = True
+        await self.link.close(int(CloseCode.GOING_AWAY))
+        self.exit(return_code=128 + signal.SIGTERM)
 
     async def action_close_table(self) -> None:
         """Ctrl+Q: close the window; a player's seat is kept (come back with the same

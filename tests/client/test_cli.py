@@ -7,8 +7,8 @@ import random
 import pytest
 
 from client.cli import build_parser, main, plan
-from client.connection import backoff_delay, closed_because, should_reconnect
 from client.errors import UsageError
+from client.policy import backoff_delay, closed_because, should_reconnect
 from protocol import (
     Aces,
     AutoPlay,

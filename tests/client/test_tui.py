@@ -656,3 +656,15 @@ async def test_q_and_ctrl_q_say_one_line_on_leaving() -> None:
         await pilot.press("q")
         await pilot.pause()
     assert app.farewell == STOPPED_WATCHING_LINE and link.sent == []
+
+
+async def test_a_stop_signal_closes_the_link_as_going_away() -> None:
+    link = FakeLink()
+    app = WarApp(link)
+    async with app.run_test() as pilot:
+        link.push(welcome(), *START)
+        await settle(link, pilot)
+        app.stopped_by_signal()
+        await pilot.pause()
+        await link.drained()
+    assert (link.closed, link.close_code, app.return_code) == (True, 1001, 143)
