@@ -52,12 +52,12 @@ examples:
       play against the computer right here (starts its own server; quitting stops it)
   war-client ws://192.168.1.20:8765 --name Grandma --create
       open a room for two; the table shows the player code and the watch code
-  war-client ws://192.168.1.20:8765 --name Ben --join BLUE-OTTER-42
+  war-client ws://192.168.1.20:8765 --name Ben --join K7MX-QD4R
       take a seat; run the same line again after a crash to get the same seat back
-  war-client ws://192.168.1.20:8765 --watch CALM-FROG-17
+  war-client ws://192.168.1.20:8765 --watch 9HWT-2CBN
       watch the game
   war-client wss://war.example.org --name Ann --create --players 3 --face-down 3 --rounds 50
-  war-client wss://192.168.1.20:8765 --cafile war-cert.pem --name Ben --join BLUE-OTTER-42
+  war-client wss://192.168.1.20:8765 --cafile war-cert.pem --name Ben --join K7MX-QD4R
       a server with a self-signed certificate: trust the server's own certificate file
   war-client ws://127.0.0.1:8765 --name Ann --create --vs-computer --auto quick --plain
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -22,8 +23,11 @@ from protocol import (
     WatchRoom,
     WonCards,
 )
+from server.core.codes import CODE_ALPHABET
 
 URL = "ws://127.0.0.1:8765"
+CODE_SHAPE = f"[{CODE_ALPHABET}]{{4}}-[{CODE_ALPHABET}]{{4}}"
+"""A room code as the server writes them: 8 symbols, no 0 O 1 I L U."""
 
 
 def planned(*argv: str, terminal: bool = True) -> tuple[object, AutoPlay | None, str]:
@@ -143,13 +147,15 @@ def test_help_teaches_with_examples(capsys: pytest.CaptureFixture[str]) -> None:
     text = capsys.readouterr().out
     for expected in (
         "war-client --local",
-        "--join BLUE-OTTER-42",
-        "--watch CALM-FROG-17",
+        "--join K7MX-QD4R",
+        "--watch 9HWT-2CBN",
         "space or enter",
         "WAR_CLIENT_STATE",
         "exit status",
     ):
         assert expected in text
+    codes = [c for c in re.findall(r"--(?:join|watch) (\S+)", text) if c != "CODE"]
+    assert codes and all(re.fullmatch(CODE_SHAPE, code) for code in codes), codes
 
 
 # --- the connection's pure decisions ---------------------------------------------------------
