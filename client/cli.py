@@ -32,6 +32,9 @@ from protocol import (
     WatchRoom,
     WonCards,
     encode,
+    option_name,
+    option_names,
+    option_value,
 )
 
 __all__ = ["build_parser", "main"]
@@ -126,25 +129,33 @@ def build_parser() -> argparse.ArgumentParser:
         help="no url: start a war-server here and play against the computer",
     )
     rules = parser.add_argument_group("rules, for --create and --local (as in war-sim)")
-    rules.add_argument("--players", type=int, choices=(2, 3, 4), default=2, help="default 2")
-    rules.add_argument("--face-down", type=int, choices=(1, 3), default=1, help="default 1")
-    rules.add_argument("--aces", choices=("high", "low"), default="high", help="default high")
+    default = RulesSpec()
+    rules.add_argument(
+        "--players", type=int, choices=(2, 3, 4), default=default.players, help="default 2"
+    )
+    rules.add_argument(
+        "--face-down", type=int, choices=(1, 3), default=default.face_down, help="default 1"
+    )
+    rules.add_argument(
+        "--aces", choices=option_names(Aces), default=default.aces.value, help="default high"
+    )
     rules.add_argument(
         "--short-war",
-        choices=("lose", "last-card", "last_card"),
-        default="lose",
+        type=option_name,
+        choices=option_names(ShortWar),
+        default=option_name(default.short_war.value),
         help="short of cards in a war: lose, or play the last card (default lose)",
     )
     rules.add_argument(
         "--won-cards",
-        choices=("shuffle", "fixed"),
-        default="shuffle",
+        choices=option_names(WonCards),
+        default=default.won_cards.value,
         help="won cards go under shuffled, or in table order (default shuffle)",
     )
     rules.add_argument(
         "--tie-break",
-        choices=("draw", "battle"),
-        default="draw",
+        choices=option_names(TieBreak),
+        default=default.tie_break.value,
         help="equal counts at a limit: a draw, or play on (default draw)",
     )
     rules.add_argument("--deal", type=_positive, help="play this deal number (shown to all)")
@@ -169,6 +180,24 @@ def build_parser() -> argparse.ArgumentParser:
     output.add_argument("--plain", action="store_true", help="one plain sentence per event")
     output.add_argument("--json", action="store_true", help="every message as a JSON line")
     return parser
+
+
+CREATE_ONLY = (
+    "players",
+    "face_down",
+    "aces",
+    "short_war",
+    "won_cards",
+    "tie_break",
+    "deal",
+    "rounds",
+    "minutes",
+    "vs_computer",
+    "computers",
+    "password",
+)
+"""The options only a room's creator gives (the rules group); given with --join or --watch,
+that is, different from the parser's default, they are refused."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,19 +238,10 @@ def plan(args: argparse.Namespace, *, stdout_is_terminal: bool) -> Plan:
     Raises:
         UsageError: the options do not go together or a value is not allowed.
     """
+    parser = build_parser()
     rule_flags = {
-        "--players": args.players != 2,
-        "--face-down": args.face_down != 1,
-        "--aces": args.aces != "high",
-        "--short-war": args.short_war != "lose",
-        "--won-cards": args.won_cards != "shuffle",
-        "--tie-break": args.tie_break != "draw",
-        "--deal": args.deal is not None,
-        "--rounds": args.rounds is not None,
-        "--minutes": args.minutes is not None,
-        "--vs-computer": args.vs_computer,
-        "--computers": args.computers is not None,
-        "--password": args.password is not None,
+        "--" + dest.replace("_", "-"): getattr(args, dest) != parser.get_default(dest)
+        for dest in CREATE_ONLY
     }
     if args.local:
         if args.url is not None:
@@ -283,7 +303,7 @@ def _create(args: argparse.Namespace, name: str, *, local: bool) -> CreateRoom:
         players=args.players,
         face_down=args.face_down,
         aces=Aces(args.aces),
-        short_war=ShortWar(args.short_war.replace("-", "_")),
+        short_war=ShortWar(option_value(args.short_war)),
         won_cards=WonCards(args.won_cards),
         round_limit=args.rounds,
         tie_break=TieBreak(args.tie_break),

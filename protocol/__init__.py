@@ -77,6 +77,7 @@ from protocol.messages import (
     WatchRoom,
     Welcome,
 )
+from protocol.options import option_name, option_names, option_value
 from protocol.state import GameResult, RoomState, RulesSpec, SeatState, Summary
 from protocol.votes import finish_voters, rematch_voters, still_to_vote
 
@@ -151,6 +152,9 @@ __all__ = [
     "encode",
     "finish_voters",
     "is_card",
+    "option_name",
+    "option_names",
+    "option_value",
     "rematch_voters",
     "still_to_vote",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import random
 import re
 
@@ -200,3 +201,30 @@ def test_close_explanations() -> None:
     refusal = Error(code="unknown_code", message="no room has the code ABCD")
     assert closed_because(4004, refusal) == "no room has the code ABCD", "no code for people"
     assert closed_because(4004, Error(code="room_full")) == "room full"
+
+
+def test_short_war_choices_agree_with_war_sim() -> None:
+    from server.sim.cli import build_parser as sim_parser  # noqa: PLC0415
+
+    def choices(parser: argparse.ArgumentParser) -> set[str]:
+        (action,) = [a for a in parser._actions if a.dest == "short_war"]
+        return set(action.choices or ())
+
+    assert choices(build_parser()) == choices(sim_parser()) == {"lose", "last-card"}
+    for spelling in ("last-card", "last_card"):
+        opening = planned(URL, "--create", "--short-war", spelling)[0]
+        assert isinstance(opening, CreateRoom) and opening.rules.short_war is ShortWar.LAST_CARD
+        assert sim_parser().parse_args(["--short-war", spelling]).short_war == "last-card"
+
+
+@pytest.mark.parametrize(
+    "flag", ["--players", "--face-down", "--aces", "--short-war", "--won-cards", "--tie-break"]
+)
+def test_a_rule_at_its_default_goes_with_join_and_any_other_value_does_not(flag: str) -> None:
+    parser = build_parser()
+    (action,) = [a for a in parser._actions if flag in a.option_strings]
+    default = str(action.default)
+    planned(URL, "--join", "K7MX-QD4R", flag, default)  # the default: nothing to refuse
+    other = next(str(c) for c in action.choices or () if str(c) != default)
+    with pytest.raises(UsageError, match=f"^{flag} goes with --create"):
+        planned(URL, "--join", "K7MX-QD4R", flag, other)

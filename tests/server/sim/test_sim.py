@@ -143,7 +143,7 @@ def test_one_deal_json(capsys: pytest.CaptureFixture[str]) -> None:
         (["--games", "x"], "argument --games: expected a whole number, not 'x'"),
         (["--players", "5"], "argument --players: invalid choice: 5"),
         (["--face-down", "2"], "argument --face-down: invalid choice: 2"),
-        (["--short-war", "last_card"], "argument --short-war: invalid choice: 'last_card'"),
+        (["--short-war", "gentle"], "argument --short-war: invalid choice: 'gentle'"),
         (["--seed", "-1"], "argument --seed: expected 0 to 4294967295, not -1"),
         (["--trace"], "--trace needs --deal D (one game)"),
         (["--games", "5", "--deal", "1"], "argument --deal: not allowed with argument --games"),
