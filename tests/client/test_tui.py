@@ -77,6 +77,18 @@ START: list[ServerMessage] = [
 ]
 
 
+def ben_wins(seq: int) -> GameOver:
+    """Game over after 377 rounds: Ben has all 52 cards."""
+    return GameOver(
+        seq=seq,
+        step=800,
+        winner=1,
+        termination=Termination.ALL_CARDS,
+        summary=Summary(rounds=377, wars=21, longest_war=2, biggest_haul=14, deal=90210),
+        counts=(0, 52),
+    )
+
+
 def text(app: WarApp, selector: str) -> str:
     widget = app.query_one(selector, Static)
     content = widget.content
@@ -95,6 +107,14 @@ async def table() -> AsyncIterator[tuple[WarApp, FakeLink, Pilot[None]]]:
 async def settle(link: FakeLink, pilot: Pilot[None]) -> None:
     await link.drained()
     await pilot.pause()
+
+
+async def ben_takes_the_war(link: FakeLink, pilot: Pilot[None]) -> None:
+    """Ann and Ben at war (drawn first, so the panels are laid out), then Ben takes 6."""
+    link.push(welcome(), *START, *WAR_TO_ANN)
+    await settle(link, pilot)
+    link.push(CardsTaken(seq=9, step=2, round=1, seat=1, count=6, counts=(23, 29)))
+    await settle(link, pilot)
 
 
 async def landed(app: WarApp, pilot: Pilot[None]) -> None:
@@ -134,16 +154,7 @@ async def test_the_footer_shows_the_keys_that_apply(
     assert footer_keys(app) == {"turn_over", "auto", "finish", "rules", "leave"}
     keys = {b.binding.action: b.binding.key_display for b in app.screen.active_bindings.values()}
     assert keys["turn_over"] == "space"
-    link.push(
-        GameOver(
-            seq=5,
-            step=800,
-            winner=1,
-            termination=Termination.ALL_CARDS,
-            summary=Summary(rounds=377, wars=21, longest_war=2, biggest_haul=14, deal=90210),
-            counts=(0, 52),
-        )
-    )
+    link.push(ben_wins(seq=5))
     await settle(link, pilot)
     assert footer_keys(app) == {"rematch", "replay", "rules", "leave"}
 
@@ -252,16 +263,7 @@ async def test_game_over_shows_the_summary_and_offers_rematches(
     await pilot.press("r")
     await pilot.press("f")
     assert await link.next_sent() == VoteFinish()
-    link.push(
-        GameOver(
-            seq=5,
-            step=800,
-            winner=1,
-            termination=Termination.ALL_CARDS,
-            summary=Summary(rounds=377, wars=21, longest_war=2, biggest_haul=14, deal=90210),
-            counts=(0, 52),
-        )
-    )
+    link.push(ben_wins(seq=5))
     await settle(link, pilot)
     assert app.check_action("turn_over", ()) is False
     assert app.check_action("rematch", ()) is app.check_action("replay", ()) is True
@@ -345,10 +347,7 @@ async def test_taken_cards_fly_to_the_winners_pile_then_it_counts_them(
     table: tuple[WarApp, FakeLink, Pilot[None]],
 ) -> None:
     app, link, pilot = table
-    link.push(welcome(), *START, *WAR_TO_ANN)
-    await settle(link, pilot)
-    link.push(CardsTaken(seq=9, step=2, round=1, seat=1, count=6, counts=(23, 29)))
-    await settle(link, pilot)
+    await ben_takes_the_war(link, pilot)
     [flying] = app.query(FlyingCards)
     assert flying.seat == 1 and "+6" in str(flying.content)
     start, end = flying.route
@@ -368,10 +367,7 @@ async def test_with_animations_off_nothing_flies(
 ) -> None:
     app, link, pilot = table
     app.animation_level = "none"
-    link.push(welcome(), *START, *WAR_TO_ANN)
-    await settle(link, pilot)
-    link.push(CardsTaken(seq=9, step=2, round=1, seat=1, count=6, counts=(23, 29)))
-    await settle(link, pilot)
+    await ben_takes_the_war(link, pilot)
     assert not app.query(FlyingCards)
     assert app.query_one("#seat-1", SeatPanel).has_class("won")
     assert "29 cards  +6" in text(app, "#seat-1")
@@ -381,10 +377,7 @@ async def test_a_new_haul_lands_the_one_in_the_air_at_once(
     table: tuple[WarApp, FakeLink, Pilot[None]],
 ) -> None:
     app, link, pilot = table
-    link.push(welcome(), *START, *WAR_TO_ANN)
-    await settle(link, pilot)
-    link.push(CardsTaken(seq=9, step=2, round=1, seat=1, count=6, counts=(23, 29)))
-    await settle(link, pilot)
+    await ben_takes_the_war(link, pilot)
     assert [f.seat for f in app.query(FlyingCards)] == [1]
     link.push(
         CardsTurned(seq=10, step=3, round=2, depth=0, cards=((0, "KH"), (1, "2S"))),
@@ -460,16 +453,7 @@ async def test_the_header_names_the_round_being_played(
     link.push(CardsTaken(seq=9, step=2, round=1, seat=0, count=6, counts=(29, 23)))
     await settle(link, pilot)
     assert "· round 2 ·" in text(app, "#top"), "the next round is the one to play"
-    link.push(
-        GameOver(
-            seq=10,
-            step=800,
-            winner=1,
-            termination=Termination.ALL_CARDS,
-            summary=Summary(rounds=377, wars=21, longest_war=2, biggest_haul=14, deal=90210),
-            counts=(0, 52),
-        )
-    )
+    link.push(ben_wins(seq=10))
     await settle(link, pilot)
     assert "· 377 rounds" in text(app, "#top")
 
@@ -550,10 +534,7 @@ async def test_a_flight_in_the_air_lands_when_the_next_round_is_turned(
     table: tuple[WarApp, FakeLink, Pilot[None]],
 ) -> None:
     app, link, pilot = table
-    link.push(welcome(), *START, *WAR_TO_ANN)
-    await settle(link, pilot)
-    link.push(CardsTaken(seq=9, step=2, round=1, seat=1, count=6, counts=(23, 29)))
-    await settle(link, pilot)
+    await ben_takes_the_war(link, pilot)
     assert app.query(FlyingCards)
     link.push(CardsTurned(seq=10, step=3, round=2, depth=0, cards=((0, "KH"), (1, "2S"))))
     await settle(link, pilot)
@@ -614,14 +595,7 @@ async def test_game_over_shows_the_last_lines_and_the_rematch_votes(
     link.push(
         welcome(),
         *START,
-        GameOver(
-            seq=5,
-            step=800,
-            winner=1,
-            termination=Termination.ALL_CARDS,
-            summary=Summary(rounds=377, wars=21, longest_war=2, biggest_haul=14, deal=90210),
-            counts=(0, 52),
-        ),
+        ben_wins(seq=5),
         RematchVoted(seq=6, seat=1, deal=RematchDeal.SAME),
     )
     await settle(link, pilot)
