@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from protocol import option_name, option_names
 from server.engine import Rules, RulesError
 from server.sim.run import MAX_SEED, Report, default_jobs, play_deal, simulate
 from server.sim.trace import describe_rules, trace
@@ -18,6 +19,7 @@ from vocabulary import (
     MAX_ROUND_LIMIT,
     PLAYER_COUNTS,
     Aces,
+    ShortWar,
     TieBreak,
     WonCards,
 )
@@ -126,19 +128,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rules.add_argument(
         "--aces",
-        choices=[aces.value for aces in Aces],
+        choices=option_names(Aces),
         default=Aces.HIGH.value,
         help="aces above kings or below twos (default high)",
     )
     rules.add_argument(
         "--short-war",
-        choices=("lose", "last-card"),
+        type=option_name,
+        choices=option_names(ShortWar),
         default="lose",
         help="without enough cards for a war: lose, or turn up your last card (default lose)",
     )
     rules.add_argument(
         "--won-cards",
-        choices=[won.value for won in WonCards],
+        choices=option_names(WonCards),
         default=WonCards.SHUFFLE.value,
         help="won cards go under shuffled (default), or in the order laid (may loop forever:"
         " such games end as endless)",
@@ -151,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rules.add_argument(
         "--tie-break",
-        choices=[tie.value for tie in TieBreak],
+        choices=option_names(TieBreak),
         default=TieBreak.DRAW.value,
         help="equal counts at the round limit: a draw (default), or play on until they differ",
     )
@@ -298,7 +301,8 @@ def _one_deal(rules: Rules, args: argparse.Namespace) -> int:
         who = "a draw" if record.winner is None else f"seat {record.winner} wins"
         print(
             f"deal {record.deal}: {who} ({record.termination.value}) after {record.rounds} rounds,"
-            f" {record.wars} wars, longest {record.longest_war}, biggest haul {record.biggest_haul}"
+            f" {record.wars} war{'' if record.wars == 1 else 's'}, longest {record.longest_war},"
+            f" biggest haul {record.biggest_haul}"
         )
     return 0
 
