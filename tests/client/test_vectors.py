@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from client.sentences import describe, status
+from client.sentences import describe, status, votes_sentence
 from client.view import ViewState, apply
 from protocol import decode_server_message
 from tests.vectors.generate import FOLDER, digest, render, scenes
@@ -61,7 +61,13 @@ def test_the_vectors_cover_what_they_promise() -> None:
         "Game over: time is up.",
         "to finish the game.",
         "asks for this deal again",
+        "The votes were split between a new deal and this deal again: a new deal won.",
         "Rematch: game 2 begins",
+        "The computer plays for Ben from now on.",
+        "Still to vote:",
+        "The computer's",
+        "It takes",
+        "Rules: Aces are high.",
         "Ben leaves the table.",
         "The game waits for Ben, away for now.",
         "Ben is back.",
@@ -85,8 +91,11 @@ def test_the_python_client_says_what_the_vectors_say(path: Path) -> None:
             message = decode_server_message(base64.b64decode(step["frame"]))
             assert step["type"] == message.TYPE, where
             before, view = view, apply(view, message)
-            assert list(describe(before, message, view, me)) == step["say"], where
+            said = list(describe(before, message, view, me))
+            assert said == step["say"], where
+            assert list(describe(before, message, view, me, table=True)) == step.get("table", said)
             assert status(view, me) == step["status"], where
+            assert votes_sentence(view, me) == step.get("votes"), where
             shown.update(step["view"])
             assert digest(view) == shown, where
 

@@ -10,6 +10,7 @@ JavaScript and in Python, for the same deal.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -68,6 +69,7 @@ async def test_the_page_and_war_client_plain_say_the_same(tmp_path: Path, browse
         await page.select_option("#create-form select[name=limit]", "26")
         await page.fill("#create-form input[name=deal]", str(DEAL))
         await page.click("#create-form button[type=submit]")
+        await expect(page.locator("#join-link")).to_have_value(re.compile("#join="))
         join_link = await page.locator("#join-link").input_value()
         watch_link = await page.locator("#watch-link").input_value()
         join_code, watch_code = join_link.split("#join=")[1], watch_link.split("#watch=")[1]

@@ -89,7 +89,7 @@ async def test_a_spectator_page_follows_a_game_without_buttons(
         watcher = await open_tab(browser, link)
         page = watcher.page
         await expect(page.locator("#log li").last).to_have_text(
-            "You are watching Ann and Computer."
+            "You are watching Ann and the computer."
         )
         await expect(page.locator("#where")).to_contain_text("you are watching")
         await expect(page.locator("button:visible")).to_have_count(0)
@@ -116,7 +116,7 @@ async def test_a_reload_in_the_middle_of_a_war_resumes_the_seat(
         await create_room(tab, "Ann", computers=1, deal=deal)
         await tab.turn_over()
         war = page.locator("#war")
-        await expect(war).to_have_text("War between you and Computer!")
+        await expect(war).to_have_text("War between you and the computer!")
         status = "War! Press space to lay 1 card face down and turn one up."
         await expect(page.locator("#status")).to_have_text(status)
         shown = await page.locator("#seats .card.face").count()
@@ -124,8 +124,8 @@ async def test_a_reload_in_the_middle_of_a_war_resumes_the_seat(
         assert "#join=" in page.url
         await page.reload()
         await expect(page.locator("#log li").last).to_have_text("You are Ann, at seat 1 of 2.")
-        await expect(page.locator("#log li").first).to_have_text("The game is on: 0 rounds played.")
-        await expect(war).to_have_text("War between you and Computer!")
+        await expect(page.locator("#log li").first).to_have_text("The game is on: round 1.")
+        await expect(war).to_have_text("War between you and the computer!")
         await expect(page.locator("#status")).to_have_text(status)
         await expect(page.locator("#seats .card.face")).to_have_count(shown)
         await tab.turn_over()
@@ -155,7 +155,7 @@ async def test_the_page_rides_out_a_kill_9_and_goes_on_from_the_same_round(
         await expect(page.locator("#trouble")).to_be_hidden(timeout=30_000)
         await expect(where).to_contain_text("round 3")
         await expect(page.locator("#log li").nth(1)).to_have_text("You are Ann, at seat 1 of 2.")
-        await expect(page.locator("#log li").first).to_have_text("The game is on: 3 rounds played.")
+        await expect(page.locator("#log li").first).to_have_text("The game is on: round 4.")
         await tab.turn_over()
         await expect(where).to_contain_text("round 4")
         assert again.events("room_entered")

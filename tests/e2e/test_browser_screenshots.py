@@ -55,10 +55,10 @@ async def test_screenshots_of_the_table(tmp_path: Path, browser: Browser, folder
         phone = await open_tab(browser, url, reduced_motion=True)
         await create_room(phone, "Grandma", computers=1, deal=war_deal(depth=2))
         await phone.turn_over()
-        await expect(phone.page.locator("#war")).to_have_text("War between you and Computer!")
+        await expect(phone.page.locator("#war")).to_have_text("War between you and the computer!")
         await phone.turn_over()
         await expect(phone.page.locator("#war")).to_have_text(
-            "Double war between you and Computer!"
+            "Double war between you and the computer!"
         )
         await expect(phone.page.locator("#seats .card.back").first).to_be_visible()
         await shoot(phone, folder / "table-phone-double-war.png")

@@ -90,7 +90,7 @@ async def test_the_whole_game_with_the_keyboard_only(
     await page.keyboard.press("f")  # vote to finish: the rest is played out at once
     await expect(page.locator("#result")).to_contain_text("Game over")
     await expect(status).to_have_text(
-        "Game over. Press r for a rematch, d to replay this deal, q to leave."
+        "Game over. Press r for a rematch with a new deal, d to replay this deal, q to leave."
     )
     deal = count_of(await page.locator("#figures dd").last.inner_text())
     await page.keyboard.press("d")  # the same deal again

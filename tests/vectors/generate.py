@@ -11,9 +11,11 @@ with a resumed connection's frames after the ones it had before.
 
 For every frame, the Python client's reducer (`client.view`) and sentences
 (`client.sentences`) give what this viewpoint is told (``say``, as ``war-client --plain``
-prints it), the status line (``status``, as the table shows it) and what changed in a
-digest of the view (``view``, see `digest`). `tests/client/test_vectors.py` checks the
-Python client against these files and that they are current;
+prints it; ``table`` when a table's words differ, ``describe(table=True)``), the status
+line (``status``), who voted (``votes``, when anyone did) and what changed in a digest of
+the view (``view``, see `digest`; the rules sentence is part of it).
+`tests/client/test_vectors.py` checks the Python client against these files and that they
+are current;
 `tests/client/web/vectors.test.mjs` checks the browser table's JavaScript against them.
 Regenerate them from Python (``make vectors``); never edit them.
 """
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from client.sentences import describe, status
+from client.sentences import describe, rules_sentence, status, votes_sentence
 from client.view import ViewState, apply
 from protocol import (
     Aces,
@@ -106,6 +108,7 @@ def digest(view: ViewState) -> dict[str, Any]:
         "taken": None if taken is None else [taken.round, taken.seat, taken.count],
         "seq": view.last_seq,
         "resync": view.needs_resync,
+        "rules": rules_sentence(view.rules, view.minutes),
     }
 
 
@@ -119,15 +122,19 @@ def narrate(frames: list[bytes], me: int | None) -> list[dict[str, Any]]:
         message = decode_server_message(frame)
         before, view = view, apply(view, message)
         now = digest(view)
-        steps.append(
-            {
-                "type": message.TYPE,
-                "frame": base64.b64encode(frame).decode("ascii"),
-                "say": list(describe(before, message, view, me)),
-                "status": status(view, me),
-                "view": {k: v for k, v in now.items() if k not in shown or shown[k] != v},
-            }
-        )
+        said = list(describe(before, message, view, me))
+        step: dict[str, Any] = {
+            "type": message.TYPE,
+            "frame": base64.b64encode(frame).decode("ascii"),
+            "say": said,
+            "status": status(view, me),
+            "view": {k: v for k, v in now.items() if k not in shown or shown[k] != v},
+        }
+        if (on_table := list(describe(before, message, view, me, table=True))) != said:
+            step["table"] = on_table
+        if (votes := votes_sentence(view, me)) is not None:
+            step["votes"] = votes
+        steps.append(step)
         shown = now
     return steps
 
@@ -210,7 +217,8 @@ def two_players() -> dict[str, Any]:
     scene = Scene(
         "two-players",
         "Ann and Ben, a spectator from the start, a 12-round limit with a double war, a "
-        "refused ready, a rematch of the same deal, Ben leaves, Ann votes to finish.",
+        "refused ready, split rematch votes (a new deal wins), Ben leaves and the computer "
+        "plays for him, Ann votes to finish.",
     )
     rules = RulesSpec(players=2, round_limit=12)
     ann = scene.open("ann", CreateRoom(name="Ann", rules=rules, deal=107))
@@ -222,7 +230,7 @@ def two_players() -> dict[str, Any]:
     while scene.room("ann").game.outcome is None:
         scene.play(1, "ann", "ben")
     scene.send("ann", Rematch(deal=RematchDeal.SAME))
-    scene.send("ben", Rematch(deal=RematchDeal.SAME))
+    scene.send("ben", Rematch(deal=RematchDeal.NEW))
     scene.play(3, "ann", "ben")
     scene.send("ben", Leave())
     scene.play(2, "ann")

@@ -19,9 +19,10 @@ export function setAuto(view, mode) {
   return { type: "set_auto_play", mode };
 }
 
-export function cycleAuto(view) {
+/** off -> calm -> quick -> off; `asked`: a mode sent, not yet confirmed by the room. */
+export function cycleAuto(view, asked = null) {
   const me = mine(view);
-  const index = Math.max(0, AUTO_CYCLE.indexOf(me === null ? "off" : me.auto));
+  const index = Math.max(0, AUTO_CYCLE.indexOf(asked ?? (me === null ? "off" : me.auto)));
   return setAuto(view, AUTO_CYCLE[(index + 1) % AUTO_CYCLE.length]);
 }
 

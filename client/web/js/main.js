@@ -41,6 +41,7 @@ let clock = null;
 let reconnecting = null; // "Reconnecting… (…)" while the connection is away
 let readySentFor = null; // a double tap sends one ready
 let leaveArmed = null;
+let autoAsked = null; // a mode sent, not yet confirmed: two quick presses step twice
 
 // --- screens
 function show(screen) {
@@ -96,7 +97,7 @@ function enter(opening, options = {}) {
   stop();
   view = initialView();
   countdown = noCountdown();
-  reconnecting = readySentFor = null;
+  reconnecting = readySentFor = autoAsked = null;
   table.reset();
   table.draw(view, status(view, null));
   show("table");
@@ -138,9 +139,10 @@ function received({ message, before, view: after, at }) {
     if (code !== null) setHash(`#${mine ? "join" : "watch"}=${code}`);
   }
   if (readySentFor !== null && view.step > readySentFor) readySentFor = null;
+  if (view.seats[view.my_seat]?.auto === autoAsked) autoAsked = null; // the room caught up
   const t = now();
   countdown = follow(countdown, before, message, after, t);
-  const lines = describe(before, message, after, after.my_seat, { codes: false });
+  const lines = describe(before, message, after, after.my_seat, { table: true });
   const [marked, line] = warning(countdown, t);
   countdown = marked;
   table.say(line === null ? lines : [...lines, line]);
@@ -249,7 +251,11 @@ function disarmLeave() {
 }
 
 const KEYS = {
-  a: () => act(cycleAuto(view)),
+  a: () => {
+    const intent = cycleAuto(view, autoAsked);
+    act(intent);
+    if (intent.mode) autoAsked = intent.mode;
+  },
   f: () => act(finish(view)),
   r: () => act(rematch(view, "new")),
   d: () => act(rematch(view, "same")),

@@ -2,7 +2,7 @@
 
 import { cardName, isRed, rankLabel, SUIT_SYMBOLS } from "./cards.js";
 import { clockText } from "./countdown.js";
-import { joinWords, longestName, resultSentence, warName } from "./sentences.js";
+import { joinWords, longestName, resultSentence, rulesSentence, votesSentence, warName, who } from "./sentences.js";
 import { mine, myTurn, nameOf, spectating, welcomed } from "./view.js";
 
 export const MAX_LOG_LINES = 120;
@@ -31,21 +31,6 @@ export function seatMarks(view, record, me) {
   if (record.finish_vote && view.phase === "playing") marks.push("voted to finish");
   if (record.rematch_vote !== null) marks.push(`rematch: ${record.rematch_vote} deal`);
   return marks;
-}
-
-/** The rules in force, in one line. */
-export function rulesLine(view) {
-  const r = view.rules;
-  const limited = r.round_limit !== null || view.minutes !== null;
-  return [
-    `${r.players} players`,
-    `war: ${plural(r.face_down, "card")} face down`,
-    `short in a war: ${r.short_war === "lose" ? "you lose" : "your last card plays"}`,
-    `won cards ${r.won_cards === "shuffle" ? "shuffled" : "kept in order"}`,
-    `aces ${r.aces}`,
-    r.round_limit !== null ? `${r.round_limit} rounds` : view.minutes !== null ? `${view.minutes} minutes` : "no limit",
-    ...(limited ? [`a tie at the end ${r.tie_break === "draw" ? "is a draw" : "plays on"}`] : []),
-  ].join(" · ");
 }
 
 /** The line under the title: "round 12 of 50 · game 2 · 3 watching · deal 42". */
@@ -125,14 +110,17 @@ export class Table {
     const playing = view.phase === "playing";
     const player = !spectating(view) && me !== null;
     setText(this.$("where"), whereLine(view));
-    setText(this.$("rules"), welcomed(view) ? rulesLine(view) : "");
+    setText(this.$("rules"), welcomed(view) ? `Rules: ${rulesSentence(view.rules, view.minutes)}` : "");
     this.drawShare(view);
     this.drawSeats(view, me);
     const war = this.$("war");
     war.hidden = !view.war_depth;
-    const fighters = joinWords(view.war_seats.map((s) => (s === me ? "you" : nameOf(view, s))));
+    const fighters = joinWords(view.war_seats.map((s) => who(view, s, me)));
     if (view.war_depth) setText(war, `${capital(warName(view.war_depth))} between ${fighters}!`);
     setText(this.$("status"), status);
+    const votes = votesSentence(view, me);
+    this.$("votes").hidden = votes === null;
+    setText(this.$("votes"), votes ?? "");
     this.drawOver(view, me);
     this.$("actions").hidden = this.$("controls").hidden = !player; // a spectator has no buttons
     this.$("turn").hidden = this.$("auto").hidden = this.$("finish").hidden = !playing;

@@ -3,7 +3,7 @@
 
 import { rankWord } from "./cards.js";
 import { clockText } from "./countdown.js";
-import { awayWaited, nameOf, openSeats, seatOf, welcomed } from "./view.js";
+import { awayWaited, nameOf, openSeats, seatOf, stillToVote, welcomed } from "./view.js";
 
 const WAR_NAMES = { 1: "war", 2: "double war", 3: "triple war", 4: "quadruple war" };
 const LONGEST = { 0: "none", 1: "single", 2: "double", 3: "triple", 4: "quadruple" };
@@ -16,20 +16,28 @@ export function joinWords(items) {
 }
 
 export const warName = (depth) => WAR_NAMES[depth] ?? `war ${depth} deep`;
-
 export const longestName = (depth) => LONGEST[depth] ?? `${depth} deep`;
 
 const cap = (text) => text.slice(0, 1).toUpperCase() + text.slice(1);
+const sentence = (text) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
 const plural = (count, word) => (count === 1 ? `${count} ${word}` : `${count} ${word}s`);
-const who = (view, seat, me) => (seat === me ? "you" : nameOf(view, seat));
-const whose = (view, seat, me) => (seat === me ? "your" : `${nameOf(view, seat)}'s`);
-// "you take" / "Ben takes"
+// The room's one computer opponent (the server names it "Computer") is "the computer".
+const theComputer = (view, seat) => seatOf(view, seat)?.computer === true && view.seats[seat].name === "Computer";
+export const who = (view, seat, me) => (seat === me ? "you" : theComputer(view, seat) ? "the computer" : nameOf(view, seat));
+const whose = (view, seat, me) => (seat === me ? "your" : `${who(view, seat, me)}'s`);
+// "you take" / "Ben takes"; again(): "it takes" for the computer, just named
 const does = (view, seat, me, youForm, otherForm) => `${who(view, seat, me)} ${seat === me ? youForm : otherForm}`;
+const again = (view, seat, me, youForm, otherForm) =>
+  seat !== me && theComputer(view, seat) ? `it ${otherForm}` : does(view, seat, me, youForm, otherForm);
 const cardOf = (view, seat, card, me) => `${whose(view, seat, me)} ${rankWord(card)}`;
+const pending = (view, me) => {
+  const seats = stillToVote(view);
+  return seats.length ? [`Still to vote: ${joinWords(seats.map((s) => who(view, s, me)))}.`] : [];
+};
 
-/** What `message` changed, for `me` (maybe nothing); `codes: false` leaves the room's codes
- * out of the welcome (a table shows them). */
-export function describe(before, message, after, me, { codes = true } = {}) {
+/** What `message` changed, for `me` (maybe nothing); `table: true` leaves out of the welcome
+ * what a table shows by itself (codes, players still awaited, the rules). */
+export function describe(before, message, after, me, { table = false } = {}) {
   if (after === before) return [];
   if (after.needs_resync && !before.needs_resync) {
     return ["Some messages went missing; asking the server for the whole table."];
@@ -37,17 +45,16 @@ export function describe(before, message, after, me, { codes = true } = {}) {
   const m = message;
   switch (m.type) {
     case "welcome":
-      return welcomeLines(after, me, codes);
+      return welcomeLines(after, me, table, !welcomed(before));
     case "error":
       if (!welcomed(after)) return []; // a refused opening: the connection's end says why, once
-      return [`The server says: ${m.message || m.code} (${m.code}).`];
-    case "player_joined": {
+      return [`The server says: ${sentence(m.message || m.code)}`];
+    case "player_joined":
       if (m.seat === me) return [];
-      const name = m.computer ? `${m.name} (the computer)` : m.name;
-      return [`${name} takes seat ${m.seat + 1}.`];
-    }
+      if (theComputer(after, m.seat)) return [`The computer takes seat ${m.seat + 1}.`];
+      return [`${m.computer ? `${m.name} (the computer)` : m.name} takes seat ${m.seat + 1}.`];
     case "player_left":
-      return [`${cap(does(after, m.seat, me, "leave", "leaves"))} the table.`];
+      return [`${cap(does(before, m.seat, me, "leave", "leaves"))} the table.`];
     case "connection_changed":
       if (m.seat === me) return [];
       return [`${nameOf(after, m.seat)} is ${m.connected ? "back" : "away"}.`];
@@ -59,19 +66,22 @@ export function describe(before, message, after, me, { codes = true } = {}) {
     }
     case "auto_play_changed":
       if (m.seat === me) return [`Your auto-play is ${m.mode}.`];
+      if (after.left.includes(m.seat)) {
+        return m.mode === "off" ? [] : [`The computer plays for ${nameOf(after, m.seat)} from now on.`];
+      }
+      if (seatOf(after, m.seat)?.computer) return []; // the computer plays at its own pace
       return [`${nameOf(after, m.seat)} turns auto-play ${m.mode}.`];
     case "finish_voted":
-      return [`${cap(does(after, m.seat, me, "vote", "votes"))} to finish the game.`];
+      return [`${cap(does(after, m.seat, me, "vote", "votes"))} to finish the game.`, ...pending(after, me)];
     case "rematch_voted": {
       const wish = m.deal === "new" ? "a rematch with a new deal" : "this deal again";
-      return [`${cap(does(after, m.seat, me, "ask", "asks"))} for ${wish}.`];
+      return [`${cap(does(after, m.seat, me, "ask", "asks"))} for ${wish}.`, ...pending(after, me)];
     }
     case "spectators_changed":
       if (m.count === 0) return ["Nobody is watching now."];
-      if (m.count === 1) return ["1 person is watching."];
-      return [`${m.count} people are watching.`];
+      return [m.count === 1 ? "1 person is watching." : `${m.count} people are watching.`];
     case "game_started":
-      return [gameStarted(after, m)];
+      return gameStarted(before, after, m);
     case "time_up":
       return after.war_depth ? ["Time is up: the game ends once this war is settled."] : ["Time is up."];
     case "war_declared":
@@ -88,45 +98,51 @@ export function describe(before, message, after, me, { codes = true } = {}) {
       return [`${cap(who(after, m.seat, me))} ${verb} ${why} and ${out} out.`];
     }
     case "game_over":
-      if (after.result === null) return [];
-      return [resultSentence(after, after.result, me), summarySentence(after.result)];
+      return after.result === null ? [] : [resultSentence(after, after.result, me), summarySentence(after.result)];
     default:
       return [];
   }
 }
 
-function welcomeLines(view, me, codes) {
+function welcomeLines(view, me, table, first) {
   const lines = [];
   if (me === null) {
-    const seated = view.seats.filter((s) => s.name !== null).map((s) => s.name);
+    const seated = view.seats.filter((s) => s.name !== null).map((s) => who(view, s.seat, me));
     lines.push(`You are watching ${joinWords(seated) || "an empty table"}.`);
   } else {
     lines.push(`You are ${nameOf(view, me)}, at seat ${me + 1} of ${view.rules.players}.`);
   }
   const missing = openSeats(view).length;
   if (view.phase === "playing") {
-    const played = `The game is on: ${plural(view.round, "round")} played`;
-    if (view.time_up) lines.push(`${played}; time is up.`);
-    else if (view.seconds_left !== null) lines.push(`${played}, ${clockText(view.seconds_left)} left.`);
-    else lines.push(`${played}.`);
+    const on = `The game is on: round ${view.round + 1}`;
+    if (view.time_up) lines.push(`${on}; time is up.`);
+    else if (view.seconds_left !== null) lines.push(`${on}, ${clockText(view.seconds_left)} left.`);
+    else lines.push(`${on}.`);
   } else if (view.phase === "over" && view.result !== null) {
     lines.push(resultSentence(view, view.result, me));
-  } else if (missing) {
+  } else if (missing && !table) {
     lines.push(`Waiting for ${plural(missing, "more player")}.`);
-    if (view.player_code !== null && codes) lines.push(`Player code: ${view.player_code}.`);
+    if (view.player_code !== null) lines.push(`Player code: ${view.player_code}.`);
   }
-  if (view.watch_code !== null && me !== null && codes) lines.push(`Watch code: ${view.watch_code}.`);
+  if (view.watch_code !== null && me !== null && !table) lines.push(`Watch code: ${view.watch_code}.`);
+  if (first && !table) lines.push(`Rules: ${rulesSentence(view.rules, view.minutes)}`);
   return lines;
 }
 
-function gameStarted(view, m) {
+function gameStarted(before, view, m) {
   const counts = new Set(m.counts);
   const each = counts.size === 1 ? `${plural([...counts][0], "card")} each` : "cards dealt";
   const aside = m.counts.reduce((a, b) => a + b, 0) === 51 ? " (one card is set aside)" : "";
-  const start = m.game === 1 ? "The game begins" : `Rematch: game ${m.game} begins`;
   const deal = m.deal !== null ? `, deal ${m.deal}` : "";
   const clock = view.minutes ? ` ${plural(view.minutes, "minute")} on the clock.` : "";
-  return `${start}${deal}: ${each}${aside}.${clock}`;
+  if (m.game === 1) return [`The game begins${deal}: ${each}${aside}.${clock}`];
+  const lines = [];
+  if (new Set(before.seats.map((s) => s.rematch_vote).filter((v) => v !== null)).size > 1) {
+    const won = m.deal !== null && m.deal === before.deal ? "this deal again" : "a new deal";
+    lines.push(`The votes were split between a new deal and this deal again: ${won} won.`);
+  }
+  lines.push(`Rematch: game ${m.game} begins${deal}: ${each}${aside}.${clock}`);
+  return lines;
 }
 
 function war(view, m, me) {
@@ -155,17 +171,17 @@ function war(view, m, me) {
 // Only a short player is worth a sentence (last_card).
 function laidDown(view, m, me) {
   if (view.rules.short_war !== "last_card") return [];
-  const wanted = view.rules.face_down;
   const lines = [];
   for (const [seat, count] of m.counts) {
     const record = seatOf(view, seat);
-    if (count >= wanted || record === null) continue;
+    if (count >= view.rules.face_down || record === null) continue;
     if (count) {
       lines.push(`${cap(does(view, seat, me, "are", "is"))} short of cards: only ${count} face down.`);
     } else if (record.count) {
       lines.push(`${cap(does(view, seat, me, "have", "has"))} one card left: it goes face up.`);
     } else if (record.face_up.length) {
-      const standing = cardOf(view, seat, record.face_up[record.face_up.length - 1], me);
+      const owner = seat !== me && theComputer(view, seat) ? "its" : whose(view, seat, me);
+      const standing = `${owner} ${rankWord(record.face_up[record.face_up.length - 1])}`;
       lines.push(`${cap(does(view, seat, me, "have", "has"))} no cards left: ${standing} stands again.`);
     }
   }
@@ -175,26 +191,18 @@ function laidDown(view, m, me) {
 function taken(view, m, me) {
   const winner = m.seat;
   const flip = view.last_flip;
-  const take = does(view, winner, me, "take", "takes");
   const haul = plural(m.count, "card");
+  const verb = winner === me ? "take" : "takes";
   const cards = new Map(flip === null ? [] : flip.cards);
   if (flip === null || flip.step !== m.step || !cards.has(winner)) {
-    const last = cap(does(view, winner, me, "are", "is"));
-    const verb = winner === me ? "take" : "takes";
-    return `${last} the last one left in the war and ${verb} ${haul}.`;
+    return `${cap(does(view, winner, me, "are", "is"))} the last one left in the war and ${verb} ${haul}.`;
   }
-  const losers = flip.cards.filter(([s]) => s !== winner);
-  const beaten =
-    winner === me && losers.length === 1
-      ? `the ${rankWord(losers[0][1])}`
-      : joinWords(losers.map(([s, c]) => cardOf(view, s, c, me)));
+  const beaten = joinWords(flip.cards.filter(([s]) => s !== winner).map(([s, c]) => cardOf(view, s, c, me)));
   const text = `${cap(cardOf(view, winner, cards.get(winner), me))} beats ${beaten}.`;
   if (flip.depth) {
-    const win = does(view, winner, me, "win", "wins");
-    const verb = winner === me ? "take" : "takes";
-    return `${text} ${cap(win)} the ${warName(flip.depth)} and ${verb} ${haul}.`;
+    return `${text} ${cap(again(view, winner, me, "win", "wins"))} the ${warName(flip.depth)} and ${verb} ${haul}.`;
   }
-  return `${text} ${cap(take)} ${haul}.`;
+  return `${text} ${cap(again(view, winner, me, "take", "takes"))} ${haul}.`;
 }
 
 const WHY = {
@@ -213,26 +221,34 @@ export function resultSentence(view, result, me) {
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
     reason = `${does(view, winner, me, "have", "has")} all ${total} cards`;
   } else if (why === "opponents_short" && winner !== null) {
-    const losers = view.seats.filter((s) => s.seat !== winner && s.out).map((s) => s.seat);
-    const short = joinWords(losers.slice(-1).map((s) => who(view, s, me))) || "the last opponent";
-    reason = `${short} ran short of cards in a war`;
+    const short = ranShort(view, winner);
+    const named = joinWords(short.map((s) => who(view, s, me)));
+    reason = `${short.length === 1 ? named : `one of ${named}`} ran short of cards in a war`;
   } else if (why === "round_limit") {
-    const limit = view.rules.round_limit || result.summary.rounds;
-    reason = `the limit of ${plural(limit, "round")} is reached`;
+    reason = `the limit of ${plural(view.rules.round_limit || result.summary.rounds, "round")} is reached`;
   } else {
     reason = WHY[why] ?? why.replace(/_/g, " ");
   }
   return `Game over: ${reason}. ${winnerClause(view, result, counts, me)}`;
 }
 
+// Who went out short in the war that ended the game: the latest player_out for a short war
+// if the view saw it; else the opponents not out before the end; else every opponent.
+function ranShort(view, winner) {
+  const said = view.recent.filter((m) => m.type === "player_out" && m.step === view.step && m.reason === "short_war");
+  if (said.length) return [said[said.length - 1].seat];
+  const opponents = view.seats.filter((s) => s.seat !== winner && s.name !== null).map((s) => s.seat);
+  const stillIn = opponents.filter((s) => !view.seats[s].out);
+  return stillIn.length ? stillIn : opponents;
+}
+
 function winnerClause(view, result, counts, me) {
   const winner = result.winner;
   if (winner === null) {
     const held = [...new Set([...counts].filter(([s]) => !view.seats[s].out).map(([, c]) => c))];
-    if (held.length === 1) return `It's a draw: ${plural(held[0], "card")} each.`;
-    return "It's a draw.";
+    return held.length === 1 ? `It's a draw: ${plural(held[0], "card")} each.` : "It's a draw.";
   }
-  const win = winner === me ? "You win!" : `${nameOf(view, winner)} wins.`;
+  const win = winner === me ? "You win!" : `${cap(who(view, winner, me))} wins.`;
   if (result.termination === "all_cards" || result.termination === "opponents_short") return win;
   const rest = [...counts]
     .filter(([s]) => s !== winner && !view.seats[s].out)
@@ -243,11 +259,15 @@ function winnerClause(view, result, counts, me) {
 /** The game's figures, the same for everyone. */
 export function summarySentence(result) {
   const s = result.summary;
-  return (
-    `${plural(s.rounds, "round")}, ${plural(s.wars, "war")}, ` +
-    `longest war: ${longestName(s.longest_war)}, biggest haul: ${plural(s.biggest_haul, "card")}, ` +
-    `deal ${s.deal}.`
-  );
+  if (s.rounds === 0) {
+    if (s.wars) return `No round was won: the first round's ${warName(Math.max(1, s.longest_war))} was never settled. Deal ${s.deal}.`;
+    return `No round was played. Deal ${s.deal}.`;
+  }
+  const parts = [plural(s.rounds, "round")];
+  if (s.wars) parts.push(plural(s.wars, "war"), `longest war: ${longestName(s.longest_war)}`);
+  else parts.push("no wars");
+  parts.push(`biggest haul: ${plural(s.biggest_haul, "card")}`, `deal ${s.deal}`);
+  return `${parts.join(", ")}.`;
 }
 
 /** What the game waits for and what `me` may do now. */
@@ -257,13 +277,17 @@ export function status(view, me) {
   if (view.needs_resync) return "Catching up with the table…";
   if (view.phase === "waiting") return `Waiting for ${plural(openSeats(view).length, "more player")} to join.`;
   if (view.phase === "over") {
-    if (me === null) return "Game over.";
-    return "Game over. Press r for a rematch, d to replay this deal, q to leave.";
+    const mine = seatOf(view, me);
+    if (mine === null || view.left.includes(mine.seat)) return "Game over.";
+    if (mine.rematch_vote !== null) {
+      const seats = stillToVote(view);
+      return seats.length ? `Waiting for ${joinWords(seats.map((s) => who(view, s, me)))} to vote.` : "Starting the rematch…";
+    }
+    return "Game over. Press r for a rematch with a new deal, d to replay this deal, q to leave.";
   }
   const mine = seatOf(view, me);
-  const waiting = view.waiting_for.filter((s) => s !== me);
   const away = new Set(awayWaited(view));
-  const names = joinWords(waiting.map((s) => nameOf(view, s) + (away.has(s) ? " (away)" : "")));
+  const names = joinWords(view.waiting_for.filter((s) => s !== me).map((s) => who(view, s, me) + (away.has(s) ? " (away)" : "")));
   if (mine !== null && mine.out) return "You are out of this game; the others play on.";
   if (mine !== null && view.waiting_for.includes(me) && !mine.ready) {
     if (mine.auto !== "off") return `Auto-play (${mine.auto}) turns over for you. Press a to change it.`;
@@ -275,8 +299,50 @@ export function status(view, me) {
     return `${turn} to turn over.`;
   }
   if (mine !== null && view.war_depth && !view.war_seats.includes(me)) {
-    return `${joinWords(view.war_seats.map((s) => nameOf(view, s)))} are at war; you sit this one out.`;
+    return `${cap(joinWords(view.war_seats.map((s) => who(view, s, me))))} are at war; you sit this one out.`;
   }
-  if (names) return `Waiting for ${names}.`;
-  return "Turning over…";
+  return names ? `Waiting for ${names}.` : "Turning over…";
+}
+
+/** The rules in force in plain words, the same for everyone. */
+export function rulesSentence(rules, minutes = null) {
+  const lines = [rules.aces === "high" ? "Aces are high." : "Aces are low, below the 2s."];
+  const down = { 1: "One", 3: "Three" }[rules.face_down] ?? String(rules.face_down);
+  lines.push(`${down} card${rules.face_down !== 1 ? "s" : ""} face down in a war.`);
+  if (rules.short_war === "last_card") lines.push("A player short of cards in a war turns up their last card.");
+  else lines.push(`A player short of cards in a war ${rules.players === 2 ? "loses" : "is out"}.`);
+  if (rules.won_cards === "fixed") lines.push("Won cards go under the pile in the order they were laid down.");
+  else lines.push("Won cards are shuffled before they go under the pile.");
+  if (rules.round_limit === null && minutes === null) {
+    lines.push("No limit: the game ends when one player has every card.");
+    return lines.join(" ");
+  }
+  const limit = rules.round_limit !== null ? plural(rules.round_limit, "round") : plural(minutes || 0, "minute");
+  lines.push(`The game ends after ${limit}: most cards wins.`);
+  lines.push(rules.tie_break === "battle" ? "Equal counts then play on until one player has more." : "Equal counts then are a draw.");
+  return lines.join(" ");
+}
+
+/** Who voted to finish, or asked for which rematch, and who still has to vote; or null. */
+export function votesSentence(view, me) {
+  const names = (seats) => joinWords(seats.map((s) => who(view, s, me)));
+  const by = (test) => view.seats.filter(test).map((s) => s.seat);
+  let said;
+  if (view.phase === "playing") {
+    const voted = by((s) => s.finish_vote);
+    if (!voted.length) return null;
+    said = `${cap(names(voted))} voted to finish`;
+  } else if (view.phase === "over") {
+    const fresh = by((s) => s.rematch_vote === "new");
+    const same = by((s) => s.rematch_vote === "same");
+    if (!fresh.length && !same.length) return null;
+    const asks = [];
+    if (fresh.length) asks.push(`${names(fresh)} asked for a new deal`);
+    if (same.length) asks.push(`${names(same)} ${fresh.length ? "for this deal again" : "asked for this deal again"}`);
+    said = cap(asks.join(", "));
+  } else {
+    return null;
+  }
+  const waiting = stillToVote(view);
+  return waiting.length ? `${said}; still to vote: ${names(waiting)}.` : `${said}.`;
 }

@@ -4,13 +4,17 @@ export const DEFAULT_RULES = Object.freeze({
   players: 2, face_down: 1, aces: "high", short_war: "lose", won_cards: "shuffle", round_limit: null, tie_break: "draw",
 });
 
+/** How many of the latest applied room messages a view keeps in `recent`. */
+export const RECENT_LIMIT = 16;
+const OPEN_SEAT = { name: null, computer: false, connected: false, ready: false, auto: "off" };
+
 export function initialView() {
   return {
     my_seat: null, room: null, phase: "waiting", rules: DEFAULT_RULES, seats: [], game: 1, step: 0,
     round: 0, war_depth: 0, war_seats: [], waiting_for: [], spectators: 0, minutes: null,
     seconds_left: null, deal: null, result: null, player_code: null, watch_code: null,
     time_up: false, left: [], last_flip: null, last_taken: null, last_error: null,
-    last_seq: null, needs_resync: false,
+    recent: [], last_seq: null, needs_resync: false,
   };
 }
 
@@ -37,6 +41,15 @@ export const openSeats = (view) => view.seats.filter((s) => s.name === null).map
 export function myTurn(view) {
   const me = mine(view);
   return view.phase === "playing" && me !== null && view.waiting_for.includes(me.seat) && !me.ready;
+}
+
+/** The voters (present people; for finishing, still in the game) yet to vote, as
+ * protocol/votes.py: the finish vote while playing, the rematch after the game. */
+export function stillToVote(view) {
+  const present = (s) => s.name !== null && !s.computer && s.connected;
+  if (view.phase === "playing") return view.seats.filter((s) => present(s) && !s.out && !s.finish_vote).map((s) => s.seat);
+  if (view.phase === "over") return view.seats.filter((s) => present(s) && s.rematch_vote === null).map((s) => s.seat);
+  return [];
 }
 
 /** Awaited seats whose player (a person) is away. */
@@ -68,7 +81,7 @@ export function apply(view, message) {
   }
   if (view.last_seq === null || view.needs_resync || message.seq <= view.last_seq) return view;
   if (message.seq > view.last_seq + 1) return { ...view, needs_resync: true };
-  return { ...roomMessage(view, message), last_seq: message.seq };
+  return { ...roomMessage(view, message), last_seq: message.seq, recent: [...view.recent, message].slice(-RECENT_LIMIT) };
 }
 
 export function applyAll(view, messages) {
@@ -87,6 +100,7 @@ function fromState(view, state, seq) {
     left: sameRoom ? view.left : [],
     last_flip: state.war_depth || state.seats.some((s) => s.face_up.length) ? view.last_flip : null,
     last_taken: sameRoom ? view.last_taken : null,
+    recent: sameRoom ? view.recent : [],
     last_error: view.last_error,
     last_seq: seq,
     needs_resync: false,
@@ -124,7 +138,15 @@ function roomMessage(view, m) {
         connected: true,
       });
     case "player_left":
-      return withSeat({ ...view, left: withItem(view.left, m.seat) }, m.seat, { connected: false, ready: false });
+      if (view.phase === "waiting") return withSeat(view, m.seat, OPEN_SEAT); // the seat opens again
+      // Once started the computer plays the seat, name kept; its votes are dropped.
+      return withSeat({ ...view, left: withItem(view.left, m.seat) }, m.seat, {
+        computer: true,
+        connected: false,
+        ready: false,
+        finish_vote: false,
+        rematch_vote: null,
+      });
     case "connection_changed":
       return withSeat(view, m.seat, { connected: m.connected });
     case "ready_changed":

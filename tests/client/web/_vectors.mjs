@@ -5,6 +5,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { rulesSentence } from "../../../client/web/js/sentences.js";
+
 const here = dirname(fileURLToPath(import.meta.url));
 export const REPO = join(here, "..", "..", "..");
 export const WEB = join(REPO, "client", "web");
@@ -55,5 +57,6 @@ export function digest(view) {
     taken: taken === null ? null : [taken.round, taken.seat, taken.count],
     seq: view.last_seq,
     resync: view.needs_resync,
+    rules: rulesSentence(view.rules, view.minutes),
   };
 }

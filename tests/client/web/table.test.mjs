@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { cycleAuto, finish, rematch, setAuto, turnOver } from "../../../client/web/js/intents.js";
-import { rulesLine, seatMarks, whereLine } from "../../../client/web/js/render.js";
+import { seatMarks, whereLine } from "../../../client/web/js/render.js";
 import { DEFAULT_RULES, initialView } from "../../../client/web/js/view.js";
 
 const seat = (n, extra = {}) => ({
@@ -48,22 +48,6 @@ test("the marks on a seat", () => {
   assert.deepEqual(seatMarks(over, over.seats[0], null), ["out of the game", "rematch: same deal"]);
   assert.deepEqual(seatMarks(table(), { ...seat(1), name: null }, 0), ["waiting for a player"]);
   assert.deepEqual(seatMarks(table({ left: [1] }), seat(1, { computer: true }), 0), ["left", "not ready"]);
-});
-
-test("the rules in force, in one line", () => {
-  assert.equal(
-    rulesLine(table()),
-    "3 players · war: 1 card face down · short in a war: you lose · won cards shuffled · aces high · no limit",
-  );
-  const other = table({
-    rules: { ...DEFAULT_RULES, face_down: 3, short_war: "last_card", won_cards: "fixed", aces: "low", tie_break: "battle" },
-    minutes: 10,
-  });
-  assert.equal(
-    rulesLine(other),
-    "2 players · war: 3 cards face down · short in a war: your last card plays · won cards kept in order" +
-      " · aces low · 10 minutes · a tie at the end plays on",
-  );
 });
 
 test("the line under the title", () => {

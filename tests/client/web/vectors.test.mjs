@@ -1,11 +1,12 @@
 // The browser table's reducer and sentences against the shared vectors: for every frame a
-// viewpoint received, the same sentences, status line and view as the Python client
+// viewpoint received, the same sentences (the plain ones and the table's), status line,
+// votes line and view as the Python client
 // (tests/vectors/, written by `python -m tests.vectors.generate`; never edited by hand).
 
 import assert from "node:assert/strict";
 import { describe as suite, test } from "node:test";
 
-import { describe, status } from "../../../client/web/js/sentences.js";
+import { describe, status, votesSentence } from "../../../client/web/js/sentences.js";
 import { apply, initialView } from "../../../client/web/js/view.js";
 import { decodeServerMessage } from "../../../client/web/js/wire.js";
 import { digest, frameOf, vectors } from "./_vectors.mjs";
@@ -30,7 +31,9 @@ for (const [name, vector] of all) {
           const before = view;
           view = apply(view, message);
           assert.deepEqual(describe(before, message, view, me), step.say, where);
+          assert.deepEqual(describe(before, message, view, me, { table: true }), step.table ?? step.say, where);
           assert.equal(status(view, me), step.status, where);
+          assert.equal(votesSentence(view, me), step.votes ?? null, where);
           Object.assign(shown, step.view);
           assert.deepEqual(digest(view), shown, where);
         });

@@ -21,6 +21,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request
 
 from protocol import Error, ErrorCode, WatchRoom
+from server.adapters._compact import compact
 from server.adapters.app import WarServer, serving
 from server.adapters.config import Settings
 from server.adapters.web import CONTENT_SECURITY_POLICY, WebFiles, WebFilesError, web_root
@@ -94,6 +95,7 @@ async def test_every_file_the_page_names_is_served_for_a_year(tmp_path: Path) ->
         paths = versioned(page.body)
         answers = [await fetch(server, path) for path in paths]
     assert any(p.endswith("/js/main.js") for p in paths)
+    assert any(p.endswith("/vendor/msgpack/Decoder.mjs") for p in paths)
     for path, answer in zip(paths, answers, strict=True):
         assert answer.status == 200, path
         assert answer.headers["content-type"].startswith(types[Path(path).suffix]), path
@@ -219,7 +221,7 @@ def test_the_page_preloads_exactly_the_modules_it_imports(tmp_path: Path) -> Non
     answer = files.respond(Request("/", Headers()))
     assert answer is not None
     preloads = re.findall(r'rel="modulepreload" href="v/[0-9a-f]+/([^"]+)"', answer.body.decode())
-    assert preloads == ["js/a.js", "js/d.js", "js/main.js", "lib/b.mjs"]  # not vendor/v.mjs
+    assert preloads == ["js/a.js", "js/d.js", "js/main.js", "lib/b.mjs", "vendor/v.mjs"]
     assert f"/v/{files.version}/js/unused.js" in files.paths  # served, just not preloaded
 
 
@@ -234,3 +236,57 @@ async def test_page_requests_do_not_use_up_the_connection_gate(tmp_path: Path) -
         client = await Client.connect(f"ws://127.0.0.1:{server.port}/")  # the one token
         await client.close()
     assert missing.status == 404
+
+
+def test_compacting_drops_indentation_and_comment_lines_and_keeps_line_numbers() -> None:
+    source = (
+        "  // a comment\n"
+        '  const a = "x // y";\n'
+        "  /** a doc */\n"
+        "  /** a doc\n"
+        "   * on two lines */\n"
+        "  /* kept */ const b = 1;\n"
+        "  const c = 2; // kept too\n"
+        "  /* closed\n"
+        "  */ const d = 3;\n"
+    )
+    assert compact(source, ".js").split("\n") == [
+        "",
+        'const a = "x // y";',
+        "",
+        "",
+        "",
+        "/* kept */ const b = 1;",
+        "const c = 2; // kept too",
+        "/* closed",
+        "*/ const d = 3;",
+        "",
+    ]
+    css = "a {\n  color: red; /* kept */\n}\n/* --- a section --- */\n// not a css comment\n"
+    assert compact(css, ".css") == "a {\ncolor: red; /* kept */\n}\n\n// not a css comment\n"
+    assert compact("<p>\n    <b>x</b>\n</p>", ".html") == "<p>\n<b>x</b>\n</p>"
+    assert compact("  export const v = 1;\n", ".mjs") == "  export const v = 1;\n"
+
+
+def test_served_files_keep_their_lines_and_the_vendored_bytes() -> None:
+    files = WebFiles.load()
+    root = web_root()
+    for path in files.paths:
+        if path == "/":
+            continue
+        name = path.split("/", 3)[3]
+        served = files.respond(Request(path, Headers()))
+        assert served is not None, path
+        source = (root / name).read_bytes()
+        if name.startswith("vendor/"):
+            assert served.body == source, name  # byte for byte: SHA256SUMS holds
+        else:
+            assert served.body.count(b"\n") == source.count(b"\n"), name
+            assert len(served.body) <= len(source), name
+
+
+def test_no_javascript_line_leaves_a_template_literal_open() -> None:
+    # Compacting strips each line: a template literal spanning lines would change.
+    for module in (web_root() / "js").glob("*.js"):
+        for number, line in enumerate(module.read_text().splitlines(), 1):
+            assert line.count("`") % 2 == 0, f"{module.name}:{number}"
