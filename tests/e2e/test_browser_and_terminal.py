@@ -98,3 +98,25 @@ async def test_the_page_and_war_client_plain_say_the_same(tmp_path: Path, browse
     assert for_ann[-1] == for_ben[-1]  # the game's figures: the same words for everyone
     assert f"deal {DEAL}." in for_ann[-1]
     await ann.assert_clean()
+
+
+async def test_war_client_create_prints_a_link_the_page_sits_down_with(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with server_process(tmp_path / "war.sqlite3") as server:
+        url = f"ws://127.0.0.1:{server.port}/"
+        args = [url, "--name", "Grandma", "--create", "--plain", "--rounds", "26"]
+        async with client_process(args, tmp_path / "grandma.json") as grandma:
+            found = await grandma.expect(r"^Link for players: (http://127\.0\.0\.1:\d+/#join=\S+)$")
+            watch = await grandma.expect(r"^Link for watchers: (\S+)$")
+            assert watch.group(1).startswith(f"http://127.0.0.1:{server.port}/#watch=")
+            ben = await open_tab(browser, found.group(1))
+            await ben.page.fill("#invite-name", "Ben")
+            await ben.page.click("#invite-form button[type=submit]")
+            await expect(ben.page.locator("#log li").last).to_have_text(
+                "You are Ben, at seat 2 of 2."
+            )
+            await grandma.expect(r"^Ben takes seat 2\.$")
+            await grandma.expect(r"^The game begins: 26 cards each\.$")
+            await ben.turn_over()
+            await ben.assert_clean()
