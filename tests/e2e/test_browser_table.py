@@ -81,12 +81,13 @@ async def test_the_whole_game_with_the_keyboard_only(
     await page.keyboard.press("Enter")  # in the name field: play the computer
     status = page.locator("#status")
     await expect(status).to_have_text("Press space to turn over.")
-    where = page.locator("#where")
     turn = page.locator("#turn")
-    for round_no in range(1, 4):
+    table = page.locator("#table")
+    for step in range(3):
         await expect(turn).to_have_attribute("aria-disabled", "false")
+        await expect(table).to_have_attribute("data-step", str(step))
         await page.keyboard.press("Space")
-        await expect(where).to_contain_text(f"round {round_no}")
+        await expect(table).to_have_attribute("data-step", str(step + 1))
     await page.keyboard.press("f")  # vote to finish: the rest is played out at once
     await expect(page.locator("#result")).to_contain_text("Game over")
     await expect(status).to_have_text(

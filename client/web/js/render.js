@@ -33,18 +33,29 @@ export function seatMarks(view, record, me) {
   return marks;
 }
 
-/** The line under the title: "round 12 of 50 · game 2 · 3 watching · deal 42". */
+/** The round as the terminal table's header has it: the one being played, "round 3 of
+ * 26" with a limit ("round 27, tie-break" past it), the rounds played once it is over. */
+function roundText(view) {
+  const limit = view.rules.round_limit;
+  if (view.phase === "over") return plural(view.round, "round");
+  if (view.phase !== "playing") return limit === null ? null : `${limit}-round game`;
+  const playing = view.round + 1;
+  if (limit === null) return `round ${playing}`;
+  return playing > limit ? `round ${playing}, tie-break` : `round ${playing} of ${limit}`;
+}
+
+/** The line under the title: "game 2 · round 12 of 50 · 3 watching · deal 42". */
 export function whereLine(view) {
   if (!welcomed(view)) return "";
   const parts = [];
-  const limit = view.rules.round_limit;
-  if (view.phase !== "waiting") parts.push(`round ${view.round}${limit === null ? "" : ` of ${limit}`}`);
   if (view.game > 1) parts.push(`game ${view.game}`);
+  parts.push(roundText(view));
+  if (view.minutes !== null) parts.push(`${view.minutes}-minute game`);
   const others = view.spectators - 1;
   if (spectating(view)) parts.push(`you are watching${others > 0 ? ` with ${others} more` : ""}`);
   else if (view.spectators) parts.push(`${view.spectators} watching`);
   if (view.deal !== null && view.phase !== "over") parts.push(`deal ${view.deal}`);
-  return parts.join(" · ");
+  return parts.filter((part) => part !== null).join(" · ");
 }
 
 /** What a seat shows on the table: [label, face-up cards, face-down count, won?]. */

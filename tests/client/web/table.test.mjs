@@ -52,9 +52,13 @@ test("the marks on a seat", () => {
 
 test("the line under the title", () => {
   assert.equal(whereLine(initialView()), "");
-  assert.equal(whereLine(table({ spectators: 2, deal: 2n ** 64n - 1n })), "round 2 · 2 watching · deal 18446744073709551615");
-  assert.equal(whereLine(table({ my_seat: null, spectators: 3, game: 2 })), "round 2 · game 2 · you are watching with 2 more");
-  assert.equal(whereLine(table({ rules: { ...DEFAULT_RULES, round_limit: 26 } })), "round 2 of 26");
+  assert.equal(whereLine(table({ spectators: 2, deal: 2n ** 64n - 1n })), "round 3 · 2 watching · deal 18446744073709551615");
+  assert.equal(whereLine(table({ my_seat: null, spectators: 3, game: 2 })), "game 2 · round 3 · you are watching with 2 more");
+  assert.equal(whereLine(table({ rules: { ...DEFAULT_RULES, round_limit: 26 }, minutes: null })), "round 3 of 26");
+  assert.equal(whereLine(table({ rules: { ...DEFAULT_RULES, round_limit: 2 } })), "round 3, tie-break");
+  assert.equal(whereLine(table({ phase: "over", round: 1 })), "1 round");
+  assert.equal(whereLine(table({ phase: "waiting", minutes: 10 })), "10-minute game");
+  assert.equal(whereLine(table({ phase: "waiting", rules: { ...DEFAULT_RULES, round_limit: 50 } })), "50-round game");
 });
 
 test("what a tap asks for", () => {
