@@ -184,7 +184,7 @@ export class Table {
       // Me at the bottom, nearest the button; the others above, in seat order.
       box.replaceChildren(...this.panels.filter((_, s) => s !== me).map((p) => p.node), ...(this.panels[me] ? [this.panels[me].node] : []));
     }
-    box.classList.toggle("done", view.phase === "over");
+    box.dataset.phase = view.phase;
     for (const record of view.seats) this.drawSeat(view, record, me, this.panels[record.seat]);
   }
 
@@ -202,7 +202,7 @@ export class Table {
     node.classList.toggle("open", record.name === null);
     node.classList.toggle("out", record.out);
     node.classList.toggle("won", won);
-    node.classList.toggle("turn", view.phase === "playing" && view.waiting_for.includes(seat) && !record.ready);
+    node.classList.toggle("awaited", view.phase === "playing" && view.waiting_for.includes(seat) && !record.ready);
     node.classList.toggle("in-war", view.war_depth > 0 && view.war_seats.includes(seat));
     panel.pile.hidden = view.phase === "waiting";
     setText(panel.count, String(record.count));
