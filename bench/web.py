@@ -11,10 +11,11 @@ Against a real ``war-server`` child on loopback, in headless Chromium driven by 
 2. **First render**: ``--loads`` cold loads, each in a fresh browser context (no cache):
    navigation start to the first contentful paint, and to the ``table-ready`` mark the
    page sets once its scripts ran and the start screen is up. Budget: 500 ms.
-3. **Event to table**: the page plays the computer on quick auto-play; for ``--events``
-   server messages, the time from the message's arrival (its ``MessageEvent.timeStamp``)
-   until the table is redrawn, style and layout included (the page forces them while
-   measuring). Budget: within one frame, 16 ms, at p99.
+3. **Event to table**: the page plays the computer on quick auto-play (a rematch when a
+   game ends first); for ``--events`` server messages, the time from the message's
+   arrival (its ``MessageEvent.timeStamp``) until the table is redrawn, style and layout
+   included (the page forces them while measuring). Budget: within one frame, 16 ms, at
+   p99.
 
 The budgets are checked here and printed, never in the test run (docs/performance.md).
 """
@@ -95,10 +96,15 @@ async def event_to_table(browser: Browser, url: str, events: int) -> list[float]
     await page.fill("#start-name", "Bench")
     await page.click("#vs-computer")
     await page.click("#auto label:has-text('quick')")
-    await page.wait_for_function(
-        f"() => window.__warTiming.length >= {events} || !document.getElementById('over').hidden",
-        timeout=600_000,
-    )
+    while await page.evaluate("window.__warTiming.length") < events:
+        await page.wait_for_function(
+            f"() => window.__warTiming.length >= {events}"
+            " || !document.getElementById('over').hidden",
+            timeout=600_000,
+        )
+        if await page.locator("#over").is_visible():  # a short game: play another
+            await page.click("#rematch-new")
+            await page.locator("#over").wait_for(state="hidden")
     timings: list[float] = await page.evaluate("window.__warTiming")
     await context.close()
     return timings[:events]
