@@ -164,14 +164,13 @@ function redraw() {
 function ended(event) {
   stopClock();
   const current = connection;
-  if (event.ok) {
-    if (current?.left) {
-      home();
-      trouble("You left the table.");
-    }
+  if (event.ok && current?.left) {
+    home();
+    trouble("You left the table.");
     return;
   }
-  const code = current?.refusal?.code ?? current?.lastError?.code ?? event.code;
+  if (event.ok && event.reason === "closed") return; // we closed it: another room, or home
+  const code = event.code ?? event.closeCode;
   if (code === "password_required" || code === "bad_password") {
     home();
     $("create").open = true;
@@ -179,7 +178,7 @@ function ended(event) {
     field("password").focus();
     return;
   }
-  const unreachable = /^(cannot connect|gave up)/.test(event.reason);
+  const unreachable = /^cannot connect|cannot reach the server/.test(event.reason);
   let text = PLAIN[code];
   if (text === undefined && unreachable) text = "The server cannot be reached. Is it running?";
   text ??= `${event.reason.slice(0, 1).toUpperCase()}${event.reason.slice(1)}.`;
@@ -187,7 +186,7 @@ function ended(event) {
   trouble(null);
   redraw();
   let again = null;
-  if (unreachable || event.code === 4002 || event.code === 1001) {
+  if (unreachable || /^gave up/.test(event.reason) || code === 4002 || code === 1001) {
     const [kind, fragmentCode] = fragment();
     const opening = kind === null ? current.opening : { type: `${kind}_room`, code: fragmentCode, name: seats.name || "Player" };
     if (kind === "watch") delete opening.name;

@@ -8,9 +8,10 @@ import { Decoder } from "../../../client/web/vendor/msgpack/Decoder.mjs";
 import { Encoder } from "../../../client/web/vendor/msgpack/Encoder.mjs";
 import {
   Connection,
-  STORE_BACKOFF,
+  POLICY,
   backoffDelay,
   closedBecause,
+  decide,
   shouldReconnect,
   socketUrl,
 } from "../../../client/web/js/connection.js";
@@ -172,7 +173,7 @@ test("a dropped connection reconnects with backoff and resumes with the newest t
   assert.equal(reconnecting.reason, "the connection dropped");
   assert.equal(w.fire(), 187.5); // 0.25 s ceiling, equal jitter at 0.5: 0.125 + 0.0625
   w.last().shut(1006); // the server is still away: never opened
-  assert.equal(w.events.at(-1).reason, "cannot reach the server");
+  assert.equal(w.events.at(-1).reason, "cannot reach the server: the server did not answer");
   assert.equal(w.events.at(-1).attempt, 2);
   assert.equal(w.fire(), 375);
   w.last().open();
@@ -197,14 +198,20 @@ test("when the server cannot save games it waits longer", () => {
   const event = w.events.at(-1);
   assert.equal(event.kind, "reconnecting");
   assert.equal(event.reason, "the server cannot save games right now (store_unavailable)");
-  assert.equal(event.delay, STORE_BACKOFF.base * 0.75);
+  assert.equal(event.delay, POLICY.storeBase * 0.75);
+  w.fire();
+  w.last().open();
+  w.last().receive({ type: "error", code: "store_unavailable", message: "the server cannot save games right now" });
+  w.last().shut(1013);
+  assert.equal(w.events.at(-1).reason, "the server still cannot save games");
+  assert.equal(w.events.at(-1).delay, POLICY.storeBase * 2 * 0.75);
 });
 
 test("final closes end it with the reason; 4002 does not reconnect", () => {
   for (const [code, reason] of [
     [4002, "this seat was taken over by another window or device"],
-    [4003, "the room was closed"],
-    [1000, "the server ended the connection"],
+    [4000, "the server speaks another protocol version"],
+    [1008, "the server closed the connection after invalid messages"],
     [4999, "the server closed the connection (code 4999)"],
   ]) {
     const w = world();
@@ -212,7 +219,7 @@ test("final closes end it with the reason; 4002 does not reconnect", () => {
     w.last().open();
     w.last().receive(welcome(null, { seat: null, player_code: null }));
     w.last().shut(code);
-    assert.deepEqual(w.events.at(-1), { kind: "ended", ok: false, reason, code });
+    assert.deepEqual(w.events.at(-1), { kind: "ended", ok: false, reason, code: null, closeCode: code });
     assert.equal(w.timers.length, 0);
   }
 });
@@ -223,19 +230,31 @@ test("a refused opening ends with the server's sentence", () => {
   w.last().open();
   w.last().receive({ type: "error", code: "unknown_code", message: "no room with this code" });
   w.last().shut(4004);
-  assert.deepEqual(w.events.at(-1), { kind: "ended", ok: false, reason: "no room with this code (unknown_code)", code: 4004 });
+  assert.deepEqual(w.events.at(-1), {
+    kind: "ended",
+    ok: false,
+    reason: "no room with this code (unknown_code)",
+    code: "unknown_code",
+    closeCode: 4004,
+  });
 });
 
 test("a server that cannot be reached at all ends at once", () => {
   const w = world();
   w.make({ type: "create_room", name: "Ann" }).start();
   w.last().shut(1006);
-  assert.deepEqual(w.events.at(-1), { kind: "ended", ok: false, reason: "cannot connect to ws://war.test:8765/", code: 1006 });
+  assert.deepEqual(w.events.at(-1), {
+    kind: "ended",
+    ok: false,
+    reason: "cannot connect to ws://war.test:8765/: the server did not answer",
+    code: null,
+    closeCode: null,
+  });
 });
 
 test("reconnecting gives up after giveUpAfter seconds", () => {
   const w = world();
-  w.make({ type: "watch_room", code: "9HWT-2CBN" }, { giveUpAfter: 30 }).start();
+  w.make({ type: "watch_room", code: "9HWT-2CBN" }, { policy: { ...POLICY, giveUpAfter: 30 } }).start();
   w.last().open();
   w.last().receive(welcome(null, { seat: null, player_code: null }));
   w.last().shut(1006);
@@ -246,7 +265,13 @@ test("reconnecting gives up after giveUpAfter seconds", () => {
   w.tick(11);
   w.fire();
   w.last().shut(1006);
-  assert.deepEqual(w.events.at(-1), { kind: "ended", ok: false, reason: "gave up reconnecting: cannot reach the server", code: 1006 });
+  assert.deepEqual(w.events.at(-1), {
+    kind: "ended",
+    ok: false,
+    reason: "gave up reconnecting: cannot reach the server: the server did not answer",
+    code: null,
+    closeCode: null,
+  });
 });
 
 test("a spectator watches again after a drop", () => {
@@ -274,7 +299,7 @@ test("a seq gap sends one resync; leaving forgets the seat", () => {
   assert.ok(connection.send({ type: "leave" }));
   assert.equal(w.seats.get("K7MX-QD4R"), null);
   w.last().shut(1000);
-  assert.deepEqual(w.events.at(-1), { kind: "ended", ok: true, reason: "you left the room", code: 1000 });
+  assert.deepEqual(w.events.at(-1), { kind: "ended", ok: true, reason: "you left the room", code: null, closeCode: 1000 });
 });
 
 test("close() while waiting to reconnect ends it at once", () => {
@@ -286,7 +311,7 @@ test("close() while waiting to reconnect ends it at once", () => {
   w.last().shut(1006);
   assert.ok(connection.waiting);
   connection.close();
-  assert.deepEqual(w.events.at(-1), { kind: "ended", ok: true, reason: "closed", code: null });
+  assert.deepEqual(w.events.at(-1), { kind: "ended", ok: true, reason: "closed", code: null, closeCode: null });
   assert.ok(!connection.waiting);
 });
 
@@ -302,9 +327,9 @@ test("a bad frame from the server is a notice, and nothing else changes", () => 
 });
 
 test("the pure decisions", () => {
-  assert.equal(backoffDelay(0, { random: () => 0 }), 0.125);
-  assert.equal(backoffDelay(3, { random: () => 1 }), 2);
-  assert.equal(backoffDelay(40, { random: () => 1 }), 10);
+  assert.equal(backoffDelay(0, 0.25, 10, 0), 0.125);
+  assert.equal(backoffDelay(3, 0.25, 10, 1), 2);
+  assert.equal(backoffDelay(40, 0.25, 10, 1), 10);
   for (const code of [null, 1006, 1011, 1012, 1013, 4001, 4005]) assert.ok(shouldReconnect(code), code);
   for (const code of [1000, 1001, 1003, 1008, 1009, 4000, 4002, 4003, 4004]) assert.ok(!shouldReconnect(code), code);
   assert.equal(closedBecause(null), "the connection dropped");
@@ -312,4 +337,41 @@ test("the pure decisions", () => {
   assert.equal(closedBecause(1013, { code: "x", message: "" }), "x (x)");
   assert.equal(socketUrl(new URL("http://192.168.1.20:8765/#join=K7MX-QD4R")), "ws://192.168.1.20:8765/");
   assert.equal(socketUrl(new URL("https://war.example.org/family/?x=1#watch=AB")), "wss://war.example.org/family/");
+});
+
+// client/policy.py's table of cases, case by case.
+const ending = (changes = {}) => ({
+  url: "ws://war.test/",
+  unreachable: null,
+  closeCode: null,
+  error: null,
+  welcomed: false,
+  everWelcomed: true,
+  holdsToken: true,
+  storedSeat: false,
+  spectator: false,
+  gameOver: false,
+  closing: false,
+  left: false,
+  attempt: 0,
+  troubleFor: 0,
+  ...changes,
+});
+
+test("the reconnect policy, as client/policy.py decides", () => {
+  const d = (changes) => decide(ending(changes), POLICY, 0.5);
+  assert.deepEqual(d({ closing: true }), { kind: "stop", ok: true, reason: "closed", code: null });
+  assert.deepEqual(d({ left: true }), { kind: "stop", ok: true, reason: "you left the room", code: null });
+  assert.equal(d({ storedSeat: true, error: { code: "bad_token", message: "" }, closeCode: 4004 }).kind, "join_anew");
+  assert.equal(d({ storedSeat: true, welcomed: true, error: { code: "bad_token", message: "x" }, closeCode: 4004 }).kind, "stop");
+  assert.equal(d({ unreachable: "refused", everWelcomed: false }).reason, "cannot connect to ws://war.test/: refused");
+  assert.deepEqual(d({ unreachable: "refused" }), { kind: "retry", delay: 0.1875, reason: "cannot reach the server: refused", reopen: "resume" });
+  assert.equal(d({ error: { code: "store_unavailable", message: "no disk" }, closeCode: 1013, attempt: 2 }).delay, 15);
+  assert.deepEqual(d({ closeCode: 4003, spectator: true }), { kind: "stop", ok: true, reason: "the room was closed", code: null });
+  assert.deepEqual(d({ closeCode: 1000, gameOver: true }), { kind: "stop", ok: true, reason: "the server ended the connection", code: null });
+  assert.equal(d({ closeCode: 1000 }).ok, false);
+  assert.equal(d({ closeCode: 4004, everWelcomed: false, error: { code: "room_full", message: "full" } }).code, "room_full");
+  assert.equal(d({ closeCode: 1012, holdsToken: false, spectator: true }).reopen, "watch");
+  assert.equal(d({ closeCode: 1012, holdsToken: false }).reopen, "first");
+  assert.equal(d({ closeCode: 1012, troubleFor: 301 }).reason, "gave up reconnecting: the server is restarting");
 });
