@@ -6,13 +6,15 @@ play it as people would: with taps, with the keyboard only, on a phone-sized scr
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from playwright.async_api import Browser, expect
 
-from tests.e2e._browser import PHONE, Tab, chromium, count_of, open_tab
+from server import engine
+from tests.e2e._browser import PHONE, Tab, chromium, count_of, create_room, open_tab
 from tests.e2e._process import ServerProcess, server_process
 
 pytestmark = pytest.mark.slow
@@ -123,4 +125,59 @@ async def test_the_turn_over_button_fits_a_phone_screen(
     assert box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"], box
     seats = await page.locator("#seats .seat").count()
     assert seats == 4
+    await tab.assert_clean()
+
+
+async def test_a_time_limit_shows_the_time_left(server: ServerProcess, browser: Browser) -> None:
+    tab = await open_tab(browser, page_url(server))
+    page = tab.page
+    await page.fill("#start-name", "Grandma")
+    await page.click("summary:has-text('Create a room')")
+    await page.select_option("#create-form select[name=computers]", "1")
+    await page.select_option("#create-form select[name=limit]", "minutes")
+    await page.fill("#create-form input[name=limit_number]", "1")
+    await page.click("#create-form button[type=submit]")
+    await expect(page.locator("#clock")).to_have_text(re.compile(r"^(1:00|0:[0-5]\d) left$"))
+    await expect(page.locator("#rules")).to_contain_text("The game ends after 1 minute")
+    await expect(page.locator("#where")).to_contain_text("1-minute game")
+    shown = await page.locator("#clock").inner_text()
+    await expect(page.locator("#clock")).not_to_have_text(shown)  # it counts down
+    await tab.assert_clean()
+
+
+WATCH_FLIGHTS = """() => {
+  window.__flights = 0;
+  new MutationObserver((records) => {
+    for (const record of records) {
+      for (const node of record.addedNodes) {
+        if (node.classList && node.classList.contains("flyer")) window.__flights += 1;
+      }
+    }
+  }).observe(document.body, { childList: true });
+}"""
+
+
+def calm_deal() -> int:
+    """The smallest deal whose first round is a plain battle (no war)."""
+    rules = engine.Rules()
+    return next(
+        d
+        for d in range(1000)
+        if not any(isinstance(e, engine.WarDeclared) for e in engine.Game(rules, d).step())
+    )
+
+
+@pytest.mark.parametrize("reduced", [False, True], ids=["motion", "reduced-motion"])
+async def test_the_haul_flies_unless_motion_is_reduced(
+    server: ServerProcess, browser: Browser, reduced: bool
+) -> None:
+    tab = await open_tab(browser, page_url(server), reduced_motion=reduced)
+    await create_room(tab, "Grandma", computers=1, deal=calm_deal())
+    await tab.page.evaluate(WATCH_FLIGHTS)
+    await tab.turn_over()
+    await expect(tab.page.locator(".seat.won")).to_have_count(1)
+    await expect(tab.page.locator(".seat.won .haul")).to_have_text(" +2")
+    flights = await tab.page.evaluate("window.__flights")
+    assert flights == (0 if reduced else 2)  # one card back from each seat's cards
+    await expect(tab.page.locator(".card.flyer")).to_have_count(0)  # landed and gone
     await tab.assert_clean()
