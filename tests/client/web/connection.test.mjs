@@ -16,30 +16,10 @@ import {
   socketUrl,
 } from "../../../client/web/js/connection.js";
 import { SeatStore } from "../../../client/web/js/store.js";
+import { MemoryStorage } from "./_storage.mjs";
 
 const encoder = new Encoder({ useBigInt64: true });
 const decoder = new Decoder({ useBigInt64: true });
-
-class MemoryStorage {
-  constructor() {
-    this.items = new Map();
-  }
-  get length() {
-    return this.items.size;
-  }
-  key(i) {
-    return [...this.items.keys()][i] ?? null;
-  }
-  getItem(k) {
-    return this.items.has(k) ? this.items.get(k) : null;
-  }
-  setItem(k, v) {
-    this.items.set(k, String(v));
-  }
-  removeItem(k) {
-    this.items.delete(k);
-  }
-}
 
 /** A world of stand-in sockets, timers and a clock. */
 function world({ stored = null } = {}) {

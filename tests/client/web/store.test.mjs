@@ -5,27 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { MAX_AGE_MS, SeatStore, normalizeCode } from "../../../client/web/js/store.js";
-
-class MemoryStorage {
-  constructor() {
-    this.items = new Map();
-  }
-  get length() {
-    return this.items.size;
-  }
-  key(i) {
-    return [...this.items.keys()][i] ?? null;
-  }
-  getItem(k) {
-    return this.items.has(k) ? this.items.get(k) : null;
-  }
-  setItem(k, v) {
-    this.items.set(k, String(v));
-  }
-  removeItem(k) {
-    this.items.delete(k);
-  }
-}
+import { MemoryStorage } from "./_storage.mjs";
 
 const record = { room: "r8k2", token: "token-0123456789abcdef", seat: 1, name: "Ben" };
 
