@@ -5,7 +5,8 @@ in the Hub (`server.core.hub`); this module only moves bytes, keeps time and enf
 transport limits:
 
 - one ``websockets`` server; ``GET /healthz`` on the same port answers 200 with JSON
-  ``{"status": "ok", "rooms": N, "connections": N}``;
+  ``{"status": "ok", "rooms": N, "connections": N}``; other plain HTTP requests get the
+  browser table's files (`server.adapters.web`; none with ``--no-web``);
 - per address, before the WebSocket handshake (in ``process_request``): new connections
   at most ``--connect-rate`` a second in bursts of ``--connect-burst``, and none for
   ``--abuse-penalty`` seconds (doubling on repeats) after one of its connections was
@@ -72,6 +73,7 @@ from server.adapters.config import (
     Settings,
 )
 from server.adapters.logs import bind, get_logger
+from server.adapters.web import WebFiles
 from server.core.actions import Action, Close, ConnId, Send
 from server.core.limits import (
     AddressSlots,
@@ -202,6 +204,7 @@ class WarServer:
         self._server: Server | None = None
         self._timer: asyncio.Task[None] | None = None
         self._stopping = False
+        self._web: WebFiles | None = None
 
     # --- lifecycle ---------------------------------------------------------------------
     async def start(self) -> None:
@@ -209,7 +212,9 @@ class WarServer:
 
         Raises:
             OSError: the address cannot be bound.
+            server.adapters.web.WebFilesError: the browser table's files are missing.
         """
+        self._web = None if self.settings.no_web else WebFiles.load()
         self._server = await serve(
             self._handle_connection,
             self.settings.host,
@@ -267,12 +272,15 @@ class WarServer:
         self._armed_for = None
         self._rearm.set()
 
-    # --- HTTP: /healthz and the per-address gate ------------------------------------------
+    # --- HTTP: /healthz, the page and the per-address gate --------------------------------
     def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
-        """Answer /healthz; refuse (429) a new connection its address may not open now;
-        None lets the WebSocket handshake go on."""
+        """Answer /healthz and the browser table's files (`server.adapters.web`); refuse
+        (429) a new connection its address may not open now; None lets the WebSocket
+        handshake go on."""
         if request.path.split("?", 1)[0] == HEALTH_PATH:
             return self._health(connection)
+        if self._web is not None and (page := self._web.respond(request)) is not None:
+            return page  # the browser table's files (not a WebSocket upgrade)
         client = _client_of(connection, request.headers, self.settings.trusted_proxies)
         refusal = self._gate.admit(client.address, self._clock())
         if refusal is None:
