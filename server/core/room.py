@@ -1,27 +1,24 @@
 """One room, sans-I/O: seats, spectators, ready flags, auto-play, votes, limits, resume.
 
-A `Room` is rebuilt from its `RoomRecord` (the same path for a new room and for one
-loaded after a restart: the engine replays the recorded steps). Every command takes
-``now`` (wall-clock seconds, from the caller) and returns the `Action` list to carry out;
-a refused command raises `RefusedError` *before* changing anything (but the message still
-confirms its seat's token, see Tokens below). Writes go to the store before the messages
-they announce are returned (persist, then broadcast).
+A `Room` is built from its `RoomRecord`: a new room, a room loaded after a restart and a
+room rebuilt after a failed write take the same path (the engine replays the recorded
+steps). A room never touches the store. Every call takes ``now`` (wall-clock seconds,
+from the caller) and returns `Effects`: the actions to carry out and the room's record,
+which the hub stores before it lets the actions out (persist, then broadcast). If that
+write fails, the hub throws this room away and builds it again from the stored record.
 
-What each room phase accepts (``waiting`` → ``playing`` → ``over`` → ``playing`` …)::
-
-    command        waiting             playing                   over
-    ready          game_not_started    the needed seats          game_over
-    set_auto_play  yes                 yes                       game_over
-    vote_finish    game_not_started    humans (all → finish)     game_over
-    rematch        game_not_started    game_in_progress          humans (all → new game)
-    leave          seat freed          computer takes the seat   computer takes the seat
-    resync         yes                 yes                       yes
+Which command is accepted in which phase, and from whom, is the table of
+`server.core.phases` (``waiting`` → ``playing`` → ``over`` → ``playing`` …); the room
+consults it first. A refused command changes nothing (but its message still confirms its
+seat's token, see Tokens below): the refusal comes back in `Effects.refused`. A refused
+opening call (join, watch, resume) raises `RefusedError` instead, having changed nothing.
 
 Seats: a *human* seat has a name and a token hash; a *computer* seat (chosen at creation,
 or a human seat whose player left a started game) readies ``computer_delay`` after it is
 needed. A human seat on auto-play readies ``calm_delay`` or ``quick_delay`` after it is
 needed; without auto-play the game waits for it, connected or not ("away"). With an
-away-timeout, an away seat goes on calm auto-play once the timeout has passed.
+away-timeout, an away seat goes on calm auto-play once the timeout has passed. Ready
+flags and finish and rematch votes are in the record: they survive a restart.
 
 Tokens: each resume issues a new token, stored (as a hash) before the ``welcome`` that
 carries it is sent. That welcome can be lost (a kill -9 of the server, a dropped
@@ -69,9 +66,11 @@ from protocol import (
 )
 from protocol.closecodes import CloseCode
 from server import engine
-from server.core.actions import Action, Close, ConnId, Send
+from server.core import phases
+from server.core.actions import Action, Close, ConnId, Effects, Send
 from server.core.codes import RandomSource, hash_token, new_deal, new_token, token_matches
-from server.core.records import GameRecord, RoomRecord, SeatRecord, Store
+from server.core.phases import Who
+from server.core.records import GameRecord, RoomRecord, SeatRecord
 from server.core.wire import event_message, game_over_message, game_result, rules_spec
 from server.errors import RefusedError
 
@@ -92,17 +91,15 @@ class RoomSettings:
     computer_delay: float = 0.6
 
 
+_OPEN_SEAT = SeatRecord()
+
+
 @dataclass(slots=True)
 class _Seat:
-    """A seat's state; the first six fields are persisted (`SeatRecord`)."""
+    """A seat: its stored part (``record``, replaced on every change, never mutated), its
+    flags (stored in the game's record) and what only lives in memory."""
 
-    name: str | None = None
-    token_hash: str | None = None
-    computer: bool = False
-    auto: AutoPlay = AutoPlay.OFF
-    left: bool = False
-    previous_token_hash: str | None = None
-    """The token the seat was resumed with, accepted until ``token_hash``'s is confirmed."""
+    record: SeatRecord
     conn: ConnId | None = None
     ready: bool = False
     finish_vote: bool = False
@@ -113,30 +110,41 @@ class _Seat:
     """When the away-timeout puts this seat on calm auto-play."""
 
     @property
+    def name(self) -> str | None:
+        return self.record.name
+
+    @property
+    def computer(self) -> bool:
+        return self.record.computer
+
+    @property
+    def auto(self) -> AutoPlay:
+        return AutoPlay(self.record.auto)
+
+    @property
+    def left(self) -> bool:
+        return self.record.left
+
+    @property
     def human(self) -> bool:
         """A person plays this seat (it may be away)."""
-        return self.name is not None and not self.computer and not self.left
+        record = self.record
+        return record.name is not None and not record.computer and not record.left
 
     @property
     def machine(self) -> bool:
         """The computer plays this seat (chosen at creation, or the player left)."""
-        return self.computer or self.left
+        return self.record.computer or self.record.left
 
-    def record(self) -> SeatRecord:
-        return SeatRecord(
-            self.name,
-            self.token_hash,
-            self.computer,
-            self.auto.value,
-            self.left,
-            self.previous_token_hash,
-        )
+    def change(self, **fields: Any) -> None:
+        """Replace the stored part with these ``fields`` changed."""
+        self.record = dataclasses.replace(self.record, **fields)
 
     def holds(self, token: str) -> bool:
         """Whether ``token`` resumes this seat: its latest token, or the unconfirmed one's
         predecessor (both compared in constant time)."""
-        latest = token_matches(token, self.token_hash)
-        previous = token_matches(token, self.previous_token_hash)
+        latest = token_matches(token, self.record.token_hash)
+        previous = token_matches(token, self.record.previous_token_hash)
         return self.human and (latest or previous)
 
 
@@ -157,18 +165,17 @@ def rebuild_game(rules: engine.Rules, record: GameRecord) -> engine.Game:
 
 
 class Room:
-    """One room. Build it with ``Room(record, store=..., settings=..., random=..., now=...)``.
+    """One room. Build it with ``Room(record, settings=..., random=..., now=...)``.
 
-    The record must already be in ``store``. ``logger`` (optional, a structlog logger)
-    gets one line per room event worth knowing, bound with the room id; never a code or
-    a token.
+    ``logger`` (optional, a structlog logger) gets one line per room event worth knowing,
+    bound with the room id; never a code or a token. Raises ValueError (or the engine's
+    `RulesError`) for a record that does not describe a room.
     """
 
     def __init__(
         self,
         record: RoomRecord,
         *,
-        store: Store,
         settings: RoomSettings,
         random: RandomSource,
         now: float,
@@ -177,27 +184,39 @@ class Room:
         self.room_id = record.room_id
         self.player_code = record.player_code
         self.watch_code = record.watch_code
+        self._rules = record.rules
         self.rules = engine.Rules.from_dict(dict(record.rules))
         self.minutes = record.minutes
         self.created = record.created
         self.last_active = max(record.last_active, now)  # a restart counts as activity
         self.seq = record.seq
-        self._store = store
         self._settings = settings
         self._random = random
         self._log = None if logger is None else logger.bind(room=record.room_id)
+        if len(record.seats) != self.rules.players:
+            raise ValueError(f"{len(record.seats)} seats for {self.rules.players} players")
         self._record = record.game
         self.game = rebuild_game(self.rules, record.game)
         self._spec = rules_spec(self.rules)
-        self._seats = [
-            _Seat(s.name, s.token_hash, s.computer, AutoPlay(s.auto), s.left, s.previous_token_hash)
-            for s in record.seats
-        ]
+        self._seats = [_Seat(seat) for seat in record.seats]
+        self._restore_flags(record.game)
         self._spectators: dict[ConnId, None] = {}
         for seat in self._seats:
             if seat.human and seat.auto is AutoPlay.OFF:
                 seat.away_deadline = self._away_deadline(now)
         self._schedule(now)
+
+    def _restore_flags(self, game: GameRecord) -> None:
+        seats = self._seats
+        try:
+            for index in game.ready:
+                seats[index].ready = True
+            for index in game.finish_votes:
+                seats[index].finish_vote = True
+            for index, deal in game.rematch_votes:
+                seats[index].rematch_vote = RematchDeal(deal)
+        except IndexError:
+            raise ValueError(f"a flag or vote of a seat beyond the {len(seats)} seats") from None
 
     # ------------------------------------------------------------------ queries
     @property
@@ -211,8 +230,38 @@ class Room:
 
     @property
     def game_record(self) -> GameRecord:
-        """The current game as stored (deal, steps, time stop, finish)."""
-        return self._record
+        """The current game as it is to be stored (deal, steps, time stop, finish, flags)."""
+        record = self._record
+        seats = self._seats
+        ready = tuple(i for i, s in enumerate(seats) if s.ready)
+        finish = tuple(i for i, s in enumerate(seats) if s.finish_vote)
+        rematch = tuple(
+            (i, s.rematch_vote.value) for i, s in enumerate(seats) if s.rematch_vote is not None
+        )
+        if (
+            record.ready != ready
+            or record.finish_votes != finish
+            or record.rematch_votes != rematch
+        ):
+            record = self._record = dataclasses.replace(
+                record, ready=ready, finish_votes=finish, rematch_votes=rematch
+            )
+        return record
+
+    def record(self) -> RoomRecord:
+        """The room as it is to be stored now (what `Room` is rebuilt from)."""
+        return RoomRecord(
+            room_id=self.room_id,
+            player_code=self.player_code,
+            watch_code=self.watch_code,
+            rules=self._rules,
+            minutes=self.minutes,
+            seats=tuple(seat.record for seat in self._seats),
+            game=self.game_record,
+            created=self.created,
+            last_active=self.last_active,
+            seq=self.seq,
+        )
 
     @property
     def connections(self) -> tuple[ConnId, ...]:
@@ -301,8 +350,8 @@ class Room:
         return min(times, default=None)
 
     # ------------------------------------------------------------------ arrivals
-    def open_for_creator(self, conn: ConnId, token: str, now: float) -> list[Action]:
-        """The creator (seat 0, just stored with ``token``'s hash) arrives on ``conn``.
+    def open_for_creator(self, conn: ConnId, token: str, now: float) -> Effects:
+        """The creator (seat 0, built with ``token``'s hash) arrives on ``conn``.
 
         Announces every seat taken at creation, welcomes the creator, and starts the game
         if the computer fills every other seat.
@@ -319,35 +368,28 @@ class Room:
         actions.append(self._welcome(conn, 0, token, now))
         if self._log is not None:
             self._log.info("room_created", seat=0, players=self.rules.players)
-        return actions + self._start_if_full(now)
+        return self._effects(actions + self._start_if_full(now))
 
-    def join(self, conn: ConnId, name: str, now: float) -> list[Action]:
+    def join(self, conn: ConnId, name: str, now: float) -> Effects:
         """``conn`` takes the lowest open seat as ``name``. Raises `RefusedError` (room_full)."""
-        if self.phase is not RoomPhase.WAITING:
-            raise RefusedError(ErrorCode.ROOM_FULL, "the game has started: every seat is taken")
+        phases.check("join_room", self.phase, Who.NEWCOMER)
         index = next((i for i, s in enumerate(self._seats) if s.name is None), None)
         if index is None:
             raise RefusedError(ErrorCode.ROOM_FULL, "every seat is taken")
         token = new_token(self._random)
         seat = self._seats[index]
-        seat.name, seat.token_hash, seat.auto, seat.left = (
-            name,
-            hash_token(token),
-            AutoPlay.OFF,
-            False,
-        )
-        seat.previous_token_hash = None
-        self._persist_seats()
+        seat.record = SeatRecord(name, hash_token(token))
         self.last_active = now
         actions = self._emit(lambda seq: PlayerJoined(seq=seq, seat=index, name=name))
         seat.conn = conn
         actions.append(self._welcome(conn, index, token, now))
         if self._log is not None:
             self._log.info("seat_joined", seat=index)
-        return actions + self._start_if_full(now)
+        return self._effects(actions + self._start_if_full(now))
 
-    def watch(self, conn: ConnId, now: float) -> list[Action]:
+    def watch(self, conn: ConnId, now: float) -> Effects:
         """``conn`` watches. Raises `RefusedError` (spectators_full) at the cap."""
+        phases.check("watch_room", self.phase, Who.NEWCOMER)
         cap = self._settings.max_spectators
         if len(self._spectators) >= cap:
             raise RefusedError(ErrorCode.SPECTATORS_FULL, f"this room has its {cap} spectators")
@@ -355,9 +397,9 @@ class Room:
         actions = self._emit(lambda seq: SpectatorsChanged(seq=seq, count=count))
         self._spectators[conn] = None
         actions.append(self._welcome(conn, None, None, now))
-        return actions
+        return self._effects(actions)
 
-    def resume(self, conn: ConnId, token: str, now: float) -> list[Action]:
+    def resume(self, conn: ConnId, token: str, now: float) -> Effects:
         """``conn`` takes back the seat of ``token``; a new token is issued (stored first).
 
         ``token`` is the seat's latest token, or — while that one is unconfirmed — the
@@ -369,15 +411,15 @@ class Room:
         Raises:
             RefusedError: bad_token, if no seat takes this token (a superseded one, or the
                 latest token of a seat resumed since with the token before it).
-            StoreError: the store failed (the seat and its tokens are unchanged).
         """
+        phases.check("resume_seat", self.phase, Who.NEWCOMER)
         index = next((i for i, s in enumerate(self._seats) if s.holds(token)), None)
         if index is None:
             raise RefusedError(ErrorCode.BAD_TOKEN, "this seat token is unknown or was replaced")
         seat = self._seats[index]
-        lost_welcome = not token_matches(token, seat.token_hash)
+        lost_welcome = not token_matches(token, seat.record.token_hash)
         fresh = new_token(self._random)
-        self._set_tokens(seat, hash_token(fresh), hash_token(token))
+        seat.change(token_hash=hash_token(fresh), previous_token_hash=hash_token(token))
         self.last_active = now
         actions: list[Action] = []
         if seat.conn is not None:
@@ -396,30 +438,38 @@ class Room:
             if self._log is not None:
                 self._log.info("seat_resumed", seat=index, earlier_token=lost_welcome)
         actions.append(self._welcome(conn, index, fresh, now))
-        return actions
+        return self._effects(actions)
 
     # ------------------------------------------------------------------ commands
-    def handle(self, conn: ConnId, message: InRoomMessage, now: float) -> list[Action]:
+    def handle(self, conn: ConnId, message: InRoomMessage, now: float) -> Effects:
         """A message from ``conn`` (in this room).
 
         Any message from a seat's connection first confirms the token that connection was
-        welcomed with (stored, even if the command is then refused): the earlier token
-        stops working.
-
-        Raises:
-            RefusedError: the command is refused (nothing else changed).
-            StoreError: the store failed.
+        welcomed with (in the record, even if the command is then refused): the earlier
+        token stops working. A refused command comes back in `Effects.refused`.
         """
         self.last_active = now
         index = self.seat_of(conn)
         if index is not None:
             self._confirm_token(self._seats[index])
+        who = Who.SPECTATOR if index is None else Who.SEAT
+        refused = phases.refusal(message.TYPE, self.phase, who)
+        if refused is not None:
+            return self._effects([], refused)
+        try:
+            return self._effects(self._command(conn, index, message, now))
+        except RefusedError as refusal:  # by the command's content: nothing changed
+            return self._effects([], refusal)
+
+    def _command(
+        self, conn: ConnId, index: int | None, message: InRoomMessage, now: float
+    ) -> list[Action]:
+        """Carry out ``message``, which `phases.TABLE` accepts; raises `RefusedError`."""
         if isinstance(message, Resync):
             return [Send((conn,), Snapshot(seq=self.seq, state=self.state(now)))]
         if isinstance(message, Leave):
             return self._leave(conn, now)
-        if index is None:
-            raise RefusedError(ErrorCode.NOT_SEATED, f"spectators cannot {_VERBS[type(message)]}")
+        assert index is not None  # the table refuses the rest to spectators
         if isinstance(message, Ready):
             return self._ready(index, message.step, now)
         if isinstance(message, SetAutoPlay):
@@ -428,8 +478,11 @@ class Room:
             return self._vote_finish(index, now)
         return self._vote_rematch(index, message.deal, now)
 
-    def disconnect(self, conn: ConnId, now: float) -> list[Action]:
+    def disconnect(self, conn: ConnId, now: float) -> Effects:
         """``conn`` is gone: its seat is away (kept for a resume), or one spectator fewer."""
+        return self._effects(self._disconnect(conn, now))
+
+    def _disconnect(self, conn: ConnId, now: float) -> list[Action]:
         self.last_active = now
         if conn in self._spectators:
             del self._spectators[conn]
@@ -442,12 +495,11 @@ class Room:
         seat.conn = None
         if seat.auto is AutoPlay.OFF:
             seat.away_deadline = self._away_deadline(now)
-        self._store.touch(self.room_id, now, self.seq)
         if self._log is not None:
             self._log.info("seat_away", seat=index)
         return self._emit(lambda seq: ConnectionChanged(seq=seq, seat=index, connected=False))
 
-    def wake(self, now: float) -> list[Action]:
+    def wake(self, now: float) -> Effects:
         """Run what is due at or before ``now``: the time limit, away-timeouts, auto-play."""
         actions: list[Action] = []
         limit = self._time_limit_due()
@@ -468,7 +520,7 @@ class Room:
                 seat.due = None
                 if index in self.waiting_for():
                     actions += self._mark_ready(index, now)
-        return actions
+        return self._effects(actions)
 
     def close_all(self, reason: str) -> list[Action]:
         """Close every connection of the room (4003 room closed) and forget them."""
@@ -484,11 +536,6 @@ class Room:
 
     # ------------------------------------------------------------------ the game
     def _ready(self, index: int, step: int, now: float) -> list[Action]:
-        phase = self.phase
-        if phase is RoomPhase.WAITING:
-            raise RefusedError(ErrorCode.GAME_NOT_STARTED, "the game waits for players to join")
-        if phase is RoomPhase.OVER:
-            raise RefusedError(ErrorCode.GAME_OVER, "the game is over: rematch or leave")
         if step != self.game.steps:
             raise RefusedError(
                 ErrorCode.STALE, f"ready for step {step}, but the game is at step {self.game.steps}"
@@ -507,20 +554,12 @@ class Room:
         seat.due = None
         waiting = self.waiting_for()
         if not waiting:
-            try:
-                return self._step(now)
-            except BaseException:  # not stored, so not played: this ready is still to come
-                seat.ready = False
-                self._schedule(now)
-                raise
+            return self._step(now)
         actions = self._emit(lambda seq: ReadyChanged(seq=seq, seat=index, ready=True))
         return actions + self._emit(lambda seq: WaitingFor(seq=seq, seats=waiting))
 
     def _step(self, now: float) -> list[Action]:
         events = self.game.step()
-        self._persist_or_rewind(
-            lambda: self._store.record_steps(self.room_id, self.game.steps, self.seq)
-        )
         self._record = dataclasses.replace(self._record, steps=self.game.steps)
         return self._after_play(events, now)
 
@@ -548,7 +587,6 @@ class Room:
     def _time_up(self, now: float) -> list[Action]:
         stopped_at = self.game.steps
         events = self.game.stop_by_time()
-        self._persist_or_rewind(lambda: self._store.record_stop(self.room_id, stopped_at))
         self._record = dataclasses.replace(self._record, stop_step=stopped_at)
         actions = self._emit(lambda seq: TimeUp(seq=seq))
         if events:
@@ -556,27 +594,19 @@ class Room:
         return actions
 
     def _set_auto(self, index: int, mode: AutoPlay, now: float) -> list[Action]:
-        if self.phase is RoomPhase.OVER:
-            raise RefusedError(ErrorCode.GAME_OVER, "the game is over: rematch or leave")
         if self._seats[index].auto is mode:
             return []
         return self._change_auto(index, mode, now)
 
     def _change_auto(self, index: int, mode: AutoPlay, now: float) -> list[Action]:
         seat = self._seats[index]
-        seat.auto = mode
+        seat.change(auto=mode.value)
         seat.due = None
-        self._persist_seats()
         actions = self._emit(lambda seq: AutoPlayChanged(seq=seq, seat=index, mode=mode))
         self._schedule(now)
         return actions
 
     def _vote_finish(self, index: int, now: float) -> list[Action]:
-        phase = self.phase
-        if phase is RoomPhase.WAITING:
-            raise RefusedError(ErrorCode.GAME_NOT_STARTED, "the game waits for players to join")
-        if phase is RoomPhase.OVER:
-            raise RefusedError(ErrorCode.GAME_OVER, "the game is over already")
         seat = self._seats[index]
         if seat.finish_vote:
             return []
@@ -591,17 +621,11 @@ class Room:
         if not all(seat.finish_vote for seat in humans):
             return []
         self.game.finish()
-        self._persist_or_rewind(lambda: self._store.record_finish(self.room_id, self.seq))
         self._record = dataclasses.replace(self._record, finished=True)
         actions = self._emit(lambda seq: game_over_message(self.game, seq))
         return actions + self._after_play((), now)
 
     def _vote_rematch(self, index: int, deal: RematchDeal, now: float) -> list[Action]:
-        phase = self.phase
-        if phase is RoomPhase.WAITING:
-            raise RefusedError(ErrorCode.GAME_NOT_STARTED, "the game waits for players to join")
-        if phase is RoomPhase.PLAYING:
-            raise RefusedError(ErrorCode.GAME_IN_PROGRESS, "a rematch is for a finished game")
         seat = self._seats[index]
         if seat.rematch_vote is deal:
             return []
@@ -631,7 +655,6 @@ class Room:
     def _start(self, now: float) -> list[Action]:
         deadline = None if self.minutes is None else now + self.minutes * 60.0
         self._record = dataclasses.replace(self._record, started=True, deadline=deadline)
-        self._store.record_game(self.room_id, self._record, self.seq)
         for seat in self._seats:
             seat.ready = False
             seat.due = None
@@ -657,23 +680,19 @@ class Room:
     def _leave(self, conn: ConnId, now: float) -> list[Action]:
         bye = Close(conn, CloseCode.NORMAL, "left the room")
         if conn in self._spectators:
-            return [*self.disconnect(conn, now), bye]
+            return [*self._disconnect(conn, now), bye]
         index = self.seat_of(conn)
         if index is None:
             return [bye]
         seat = self._seats[index]
         seat.conn = None
-        seat.token_hash = seat.previous_token_hash = None
         seat.away_deadline = None
         seat.finish_vote = False
         seat.rematch_vote = None
         if self.phase is RoomPhase.WAITING:
-            seat.name = None
-            seat.auto = AutoPlay.OFF
+            seat.record = _OPEN_SEAT
         else:
-            seat.left = True
-        self._persist_seats()
-        self._store.touch(self.room_id, now, self.seq)
+            seat.change(token_hash=None, previous_token_hash=None, left=True)
         if self._log is not None:
             self._log.info("seat_left", seat=index)
         actions = [bye, *self._emit(lambda seq: PlayerLeft(seq=seq, seat=index))]
@@ -687,14 +706,9 @@ class Room:
         return actions
 
     # ------------------------------------------------------------------ helpers
-    def _persist_or_rewind(self, write: Callable[[], None]) -> None:
-        """Run the store ``write`` for the play just made; if it raises, the game goes back
-        to what the store holds (nothing is announced) and the error propagates."""
-        try:
-            write()
-        except BaseException:
-            self.game = rebuild_game(self.rules, self._record)
-            raise
+    def _effects(self, actions: list[Action], refused: RefusedError | None = None) -> Effects:
+        """``actions`` and the record to store before them."""
+        return Effects(actions, self.record(), refused)
 
     def _emit(self, build: Callable[[int], ServerMessage]) -> list[Action]:
         """Build a room message with the next seq and send it to everyone in the room."""
@@ -722,26 +736,11 @@ class Room:
             ),
         )
 
-    def _persist_seats(self) -> None:
-        self._store.update_seats(
-            self.room_id, tuple(seat.record() for seat in self._seats), self.seq
-        )
-
-    def _set_tokens(self, seat: _Seat, latest: str | None, previous: str | None) -> None:
-        """Give ``seat`` these token hashes and store them; if the store fails, the seat
-        keeps its old ones and the error propagates."""
-        before = seat.token_hash, seat.previous_token_hash
-        seat.token_hash, seat.previous_token_hash = latest, previous
-        try:
-            self._persist_seats()
-        except BaseException:
-            seat.token_hash, seat.previous_token_hash = before
-            raise
-
-    def _confirm_token(self, seat: _Seat) -> None:
+    @staticmethod
+    def _confirm_token(seat: _Seat) -> None:
         """The seat's client has its latest token: the earlier one stops working."""
-        if seat.previous_token_hash is not None:
-            self._set_tokens(seat, seat.token_hash, None)
+        if seat.record.previous_token_hash is not None:
+            seat.change(previous_token_hash=None)
 
     def _schedule(self, now: float) -> None:
         """Arm the auto-play timer of every needed seat that plays by itself."""
@@ -785,11 +784,3 @@ class Room:
         if self.phase is RoomPhase.OVER or self._record.stop_step is not None:
             return 0
         return min(self.minutes * 60, max(0, int(deadline - now)))
-
-
-_VERBS: dict[type[Any], str] = {
-    Ready: "turn over",
-    SetAutoPlay: "set auto-play",
-    VoteFinish: "vote to finish",
-    Rematch: "vote for a rematch",
-}

@@ -30,7 +30,7 @@ from protocol import (
 from server import engine
 from server.core.hub import HubSettings
 from server.core.room import rebuild_game
-from tests.server.core._roomkit import Bench, Peer
+from tests.server.core._roomkit import Peer, RoomKit
 
 CONNS = 5
 
@@ -76,15 +76,15 @@ class World:
     """Fake connections that reconnect when closed, and every code and token ever seen."""
 
     def __init__(self) -> None:
-        self.bench = Bench(HubSettings(away_timeout_seconds=5, max_failed_joins=1000))
-        self.peers: list[Peer] = [self.bench.connect() for _ in range(CONNS)]
+        self.kit = RoomKit(HubSettings(away_timeout_seconds=5, max_failed_joins=1000))
+        self.peers: list[Peer] = [self.kit.connect() for _ in range(CONNS)]
         self.everyone: list[Peer] = list(self.peers)
         self.tokens: list[tuple[str, str]] = []
         self.codes: dict[str, str] = {}
 
     def peer(self, index: int) -> Peer:
         if self.peers[index].closed is not None:
-            self.peers[index] = self.bench.connect()
+            self.peers[index] = self.kit.connect()
             self.everyone.append(self.peers[index])
         return self.peers[index]
 
@@ -101,8 +101,8 @@ class World:
                 self.codes["watch"] = welcome.watch_code
 
     def message(self, kind: str, peer: Peer, arg: Any) -> ClientMessage | None:
-        where = self.bench.hub.where(peer.conn)
-        room = self.bench.hub.room(where[0]) if where else None
+        where = self.kit.hub.where(peer.conn)
+        room = self.kit.hub.room(where[0]) if where else None
         step = room.game.steps if room else 0
         if kind == "create":
             return arg  # type: ignore[no-any-return]
@@ -129,8 +129,8 @@ class World:
 
 
 def _check_games(world: World) -> None:
-    hub = world.bench.hub
-    stored = {record.room_id: record for record in world.bench.store.load_all()}
+    hub = world.kit.hub
+    stored = {record.room_id: record for record in world.kit.store.load_all()}
     for room_id, record in stored.items():
         room = hub.room(room_id)
         assert room is not None
@@ -158,27 +158,27 @@ def test_any_client_messages_never_break_a_room(
     create: CreateRoom, ops: list[tuple[str, int, Any]]
 ) -> None:
     world = World()
-    bench = world.bench
+    kit = world.kit
     # most runs start from a room with its seats filled, then anything may happen
     opening = [("create", 0, create)] + [("join", i, "player") for i in range(1, 4)]
     for kind, index, arg in opening + ops:
         if kind == "wait":
-            bench.advance(arg)
+            kit.advance(arg)
         elif kind == "drop":
             peer = world.peer(index)
-            bench.drop(peer)
+            kit.drop(peer)
         elif kind == "garbage":
             peer = world.peer(index)
-            bench.apply(bench.hub.refuse(peer.conn, ProtocolError(arg, "bad frame"), bench.now))
+            kit.apply(kit.hub.refuse(peer.conn, ProtocolError(arg, "bad frame"), kit.now))
         else:
             peer = world.peer(index)
             message = world.message(kind, peer, arg)
             assert message is not None
-            bench.send(peer, message)
+            kit.send(peer, message)
         world.learn()
         for someone in world.everyone:
             assert ErrorCode.INTERNAL_ERROR.value not in someone.errors()
             assert someone.gaps == [], someone.inbox
     _check_games(world)
-    bench.advance(600)  # every timer that is due runs without trouble
+    kit.advance(600)  # every timer that is due runs without trouble
     _check_games(world)
