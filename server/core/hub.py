@@ -420,7 +420,10 @@ class Hub:
         """
         room_id = room.room_id
         self._dirty.add(room_id)
-        present = room.connections
+        conns = self._conns
+        present = tuple(  # the room's connections that are not already on their way out
+            conn for conn in room.connections if conn in conns and conns[conn].room == room_id
+        )
         try:
             effects = call()
         except RefusedError:
@@ -491,7 +494,7 @@ class Hub:
     ) -> list[Action]:
         """A call of ``room`` raised, or its write failed: rebuild the room from the
         stored record (as a restart does; a room never stored is dropped) and tell its
-        connections — ``present`` before the call, and ``opener`` — to come back."""
+        connections — those ``present`` before the call, and ``opener`` — to come back."""
         room_id = room.room_id
         if isinstance(error, StoreError):
             self._store_failing = True
