@@ -214,10 +214,10 @@ def _check_stored(world: World, store: FlakyStore) -> None:
             assert same_state(room.record(), record)
     for peer in world.everyone:
         welcome = peer.last_welcome
-        record = None if welcome is None else stored.get(welcome.state.room)
-        if record is not None:
+        held = None if welcome is None else stored.get(welcome.state.room)
+        if held is not None:
             seqs = [m.seq for m in peer.inbox if not isinstance(m, Error)]
-            assert max(seqs) <= record.seq
+            assert max(seqs) <= held.seq
 
 
 @_SETTINGS
