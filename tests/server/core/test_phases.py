@@ -7,6 +7,9 @@ one gets the cell's code with a sentence naming the command and the phase.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from protocol import (
@@ -102,3 +105,19 @@ def test_a_refusal_names_the_command_and_the_phase() -> None:
     assert refusal("vote_finish", RoomPhase.PLAYING, Who.SEAT) is None
     with pytest.raises(KeyError):
         refusal("join_room", RoomPhase.PLAYING, Who.SEAT)
+
+
+def test_protocol_md_shows_this_table() -> None:
+    doc = (Path(__file__).parents[3] / "protocol" / "PROTOCOL.md").read_text(encoding="utf-8")
+    section = doc.split("### What each room phase accepts", 1)[1].split("\n###", 1)[0]
+    shown: dict[tuple[str, RoomPhase, Who], str | None] = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if len(cells) != 5 or not cells[0].startswith("`"):
+            continue
+        commands, who, *verdicts = cells
+        for command in re.findall(r"`([a-z_]+)`", commands):
+            for phase, verdict in zip(RoomPhase, verdicts, strict=True):
+                code = re.fullmatch(r"`([a-z_]+)`", verdict)
+                shown[command, phase, Who(who)] = code[1] if code else None
+    assert shown == dict(TABLE)
