@@ -420,10 +420,7 @@ class Hub:
         """
         room_id = room.room_id
         self._dirty.add(room_id)
-        conns = self._conns
-        present = tuple(  # the room's connections that are not already on their way out
-            conn for conn in room.connections if conn in conns and conns[conn].room == room_id
-        )
+        present = room.connections
         try:
             effects = call()
         except RefusedError:
@@ -431,25 +428,30 @@ class Hub:
         except Exception as bug:
             return self._recover(room, present, opener, bug, now)
         try:
-            actions, record = self._settle_room(room, effects, now)
+            actions, record, closed = self._settle_room(room, effects, now)
             why = self._removal(room, now)
             if why is not None:
                 return actions + self._remove_room(room, why)
             self._save(record)
         except Exception as error:
             return self._recover(room, present, opener, error, now)
+        conns = self._conns
+        for conn in closed:  # closed by this call: in no room any more
+            conns[conn].room = None
         if opener is not None:
-            self._conns[opener].room = room_id
+            conns[opener].room = room_id
         if effects.refused is not None and on_refused is not None:
             actions = actions + on_refused(effects.refused)
         return actions
 
     def _settle_room(
         self, room: Room, effects: Effects, now: float
-    ) -> tuple[list[Action], RoomRecord]:
+    ) -> tuple[list[Action], RoomRecord, list[ConnId]]:
         """The actions of ``effects`` and of the disconnections its closes cause in
-        ``room``, and the room's record after all of them."""
+        ``room``, the room's record after all of them, and the connections of the room
+        those closes end."""
         actions, record = effects.actions, effects.record
+        closed: list[ConnId] = []
         index = 0
         while index < len(actions):
             action = actions[index]
@@ -458,12 +460,12 @@ class Hub:
                 continue
             info = self._conns.get(action.conn)
             if info is not None and info.room == room.room_id:
-                info.room = None
+                closed.append(action.conn)
             if room.has(action.conn):
                 gone = room.disconnect(action.conn, now)
                 actions = actions + gone.actions
                 record = gone.record
-        return actions, record
+        return actions, record, closed
 
     def _removal(self, room: Room, now: float) -> str | None:
         """Why ``room`` is to be removed now, or None."""
@@ -477,7 +479,7 @@ class Hub:
     def _save(self, record: RoomRecord) -> None:
         """Store ``record`` unless the store holds it already (``last_active`` aside)."""
         before = self._saved.get(record.room_id)
-        if before is not None and same_state(record, before):
+        if before is not None and (record is before or same_state(record, before)):
             return
         self._store.save_room(record, before=before)
         self._saved[record.room_id] = record
@@ -512,8 +514,8 @@ class Hub:
         actions: list[Action] = []
         for conn in dict.fromkeys((*present, *(() if opener is None else (opener,)))):
             info = self._conns.get(conn)
-            if info is None:
-                continue
+            if info is None or (info.room != room_id and conn != opener):
+                continue  # gone, or already on its way out before this call
             info.room = None
             actions += [
                 Send((conn,), Error(code=code, message=text)),

@@ -120,6 +120,8 @@ def same_state(a: RoomRecord, b: RoomRecord) -> bool:
 def check_same_room(record: RoomRecord, before: RoomRecord) -> None:
     """Raise `StoreError` unless ``record`` is a later state of the room ``before`` holds
     (same id, codes, rules, time limit, creation time and number of seats)."""
+    if record is before:
+        return
     if (
         record.room_id != before.room_id
         or record.player_code != before.player_code

@@ -74,7 +74,7 @@ from server.core.records import GameRecord, RoomRecord, SeatRecord
 from server.core.wire import event_message, game_over_message, game_result, rules_spec
 from server.errors import RefusedError
 
-__all__ = ["InRoomMessage", "Room", "RoomSettings", "rebuild_game"]
+__all__ = ["InRoomMessage", "Room", "RoomSettings", "played", "rebuild_game"]
 
 InRoomMessage = Ready | SetAutoPlay | VoteFinish | Rematch | Leave | Resync
 """The client messages a room handles (opening messages are the hub's)."""
@@ -96,18 +96,31 @@ _OPEN_SEAT = SeatRecord()
 
 @dataclass(slots=True)
 class _Seat:
-    """A seat: its stored part (``record``, replaced on every change, never mutated), its
-    flags (stored in the game's record) and what only lives in memory."""
+    """A seat: its stored part (``record``, replaced on every change, never mutated,
+    with what follows from it) and what only lives in memory. Its ready flag and votes
+    are in the game's record (`GameRecord`)."""
 
     record: SeatRecord
+    auto: AutoPlay = AutoPlay.OFF
+    human: bool = False
+    """A person plays this seat (it may be away)."""
+    machine: bool = False
+    """The computer plays this seat (chosen at creation, or the player left)."""
     conn: ConnId | None = None
-    ready: bool = False
-    finish_vote: bool = False
-    rematch_vote: RematchDeal | None = None
     due: float | None = None
     """When auto-play / the computer readies this seat."""
     away_deadline: float | None = None
     """When the away-timeout puts this seat on calm auto-play."""
+
+    def __post_init__(self) -> None:
+        self.set(self.record)
+
+    def set(self, record: SeatRecord) -> None:
+        """Take ``record`` as the stored part."""
+        self.record = record
+        self.auto = AutoPlay(record.auto)
+        self.human = record.name is not None and not record.computer and not record.left
+        self.machine = record.computer or record.left
 
     @property
     def name(self) -> str | None:
@@ -118,27 +131,8 @@ class _Seat:
         return self.record.computer
 
     @property
-    def auto(self) -> AutoPlay:
-        return AutoPlay(self.record.auto)
-
-    @property
     def left(self) -> bool:
         return self.record.left
-
-    @property
-    def human(self) -> bool:
-        """A person plays this seat (it may be away)."""
-        record = self.record
-        return record.name is not None and not record.computer and not record.left
-
-    @property
-    def machine(self) -> bool:
-        """The computer plays this seat (chosen at creation, or the player left)."""
-        return self.record.computer or self.record.left
-
-    def change(self, **fields: Any) -> None:
-        """Replace the stored part with these ``fields`` changed."""
-        self.record = dataclasses.replace(self.record, **fields)
 
     def holds(self, token: str) -> bool:
         """Whether ``token`` resumes this seat: its latest token, or the unconfirmed one's
@@ -146,6 +140,25 @@ class _Seat:
         latest = token_matches(token, self.record.token_hash)
         previous = token_matches(token, self.record.previous_token_hash)
         return self.human and (latest or previous)
+
+
+def played(record: GameRecord, steps: int, ready: tuple[int, ...]) -> GameRecord:
+    """``record`` with ``steps`` played and the seats ``ready`` ready: what every ready and
+    every step changes, built directly (several times faster than `dataclasses.replace`;
+    a test checks that it keeps every other field)."""
+    return GameRecord(
+        number=record.number,
+        deal=record.deal,
+        revealed=record.revealed,
+        started=record.started,
+        steps=steps,
+        stop_step=record.stop_step,
+        finished=record.finished,
+        deadline=record.deadline,
+        ready=ready,
+        finish_votes=record.finish_votes,
+        rematch_votes=record.rematch_votes,
+    )
 
 
 def rebuild_game(rules: engine.Rules, record: GameRecord) -> engine.Game:
@@ -195,28 +208,19 @@ class Room:
         self._log = None if logger is None else logger.bind(room=record.room_id)
         if len(record.seats) != self.rules.players:
             raise ValueError(f"{len(record.seats)} seats for {self.rules.players} players")
+        _check_flags(record.game, len(record.seats))
         self._record = record.game
         self.game = rebuild_game(self.rules, record.game)
         self._spec = rules_spec(self.rules)
         self._seats = [_Seat(seat) for seat in record.seats]
-        self._restore_flags(record.game)
+        self._seat_records = record.seats
         self._spectators: dict[ConnId, None] = {}
+        self._connections: tuple[ConnId, ...] | None = ()
+        self._stored: RoomRecord | None = None
         for seat in self._seats:
             if seat.human and seat.auto is AutoPlay.OFF:
                 seat.away_deadline = self._away_deadline(now)
         self._schedule(now)
-
-    def _restore_flags(self, game: GameRecord) -> None:
-        seats = self._seats
-        try:
-            for index in game.ready:
-                seats[index].ready = True
-            for index in game.finish_votes:
-                seats[index].finish_vote = True
-            for index, deal in game.rematch_votes:
-                seats[index].rematch_vote = RematchDeal(deal)
-        except IndexError:
-            raise ValueError(f"a flag or vote of a seat beyond the {len(seats)} seats") from None
 
     # ------------------------------------------------------------------ queries
     @property
@@ -231,43 +235,43 @@ class Room:
     @property
     def game_record(self) -> GameRecord:
         """The current game as it is to be stored (deal, steps, time stop, finish, flags)."""
-        record = self._record
-        seats = self._seats
-        ready = tuple(i for i, s in enumerate(seats) if s.ready)
-        finish = tuple(i for i, s in enumerate(seats) if s.finish_vote)
-        rematch = tuple(
-            (i, s.rematch_vote.value) for i, s in enumerate(seats) if s.rematch_vote is not None
-        )
-        if (
-            record.ready != ready
-            or record.finish_votes != finish
-            or record.rematch_votes != rematch
-        ):
-            record = self._record = dataclasses.replace(
-                record, ready=ready, finish_votes=finish, rematch_votes=rematch
-            )
-        return record
+        return self._record
 
     def record(self) -> RoomRecord:
-        """The room as it is to be stored now (what `Room` is rebuilt from)."""
-        return RoomRecord(
-            room_id=self.room_id,
-            player_code=self.player_code,
-            watch_code=self.watch_code,
-            rules=self._rules,
-            minutes=self.minutes,
-            seats=tuple(seat.record for seat in self._seats),
-            game=self.game_record,
-            created=self.created,
-            last_active=self.last_active,
-            seq=self.seq,
-        )
+        """The room as it is to be stored now (what `Room` is rebuilt from).
+
+        The same object while nothing but ``last_active`` changed: ``last_active`` is
+        taken along with the next real change.
+        """
+        stored = self._stored
+        if (
+            stored is None
+            or stored.seq != self.seq
+            or stored.game is not self._record
+            or stored.seats is not self._seat_records
+        ):
+            stored = self._stored = RoomRecord(
+                room_id=self.room_id,
+                player_code=self.player_code,
+                watch_code=self.watch_code,
+                rules=self._rules,
+                minutes=self.minutes,
+                seats=self._seat_records,
+                game=self._record,
+                created=self.created,
+                last_active=self.last_active,
+                seq=self.seq,
+            )
+        return stored
 
     @property
     def connections(self) -> tuple[ConnId, ...]:
         """Every connection in the room: seats in seat order, then spectators."""
-        seated = tuple(seat.conn for seat in self._seats if seat.conn is not None)
-        return seated + tuple(self._spectators)
+        connections = self._connections
+        if connections is None:
+            seated = tuple(seat.conn for seat in self._seats if seat.conn is not None)
+            connections = self._connections = seated + tuple(self._spectators)
+        return connections
 
     @property
     def spectators(self) -> int:
@@ -294,7 +298,8 @@ class Room:
         """Seats whose ready the game waits for now (empty unless playing)."""
         if self.phase is not RoomPhase.PLAYING:
             return ()
-        return tuple(s for s in self.game.next_seats if not self._seats[s].ready)
+        ready = self._record.ready
+        return tuple(s for s in self.game.next_seats if s not in ready)
 
     def state(self, now: float) -> RoomState:
         """The room as everyone at the table sees it (nothing hidden)."""
@@ -304,6 +309,8 @@ class Room:
         table = game.table
         active = set(game.active)
         seats = []
+        record = self._record
+        rematch = dict(record.rematch_votes)
         for index, seat in enumerate(self._seats):
             seats.append(
                 SeatState(
@@ -311,14 +318,14 @@ class Room:
                     name=seat.name,
                     computer=seat.machine,
                     connected=seat.conn is not None,
-                    ready=seat.ready,
+                    ready=index in record.ready,
                     auto=AutoPlay.QUICK if seat.machine else seat.auto,
                     out=started and index not in active,
                     count=game.counts[index] if started else 0,
                     face_up=tuple(engine.card_label(c, self.rules) for c in table.face_up[index]),
                     face_down=table.face_down[index],
-                    finish_vote=seat.finish_vote,
-                    rematch_vote=seat.rematch_vote,
+                    finish_vote=index in record.finish_votes,
+                    rematch_vote=RematchDeal(rematch[index]) if index in rematch else None,
                 )
             )
         at_war = phase is RoomPhase.PLAYING and game.phase is engine.Phase.WAR
@@ -363,7 +370,7 @@ class Room:
                     seq=self._next_seq(), seat=index, name=seat.name, computer=seat.computer
                 )
                 actions += self._to_room(joined)
-        self._seats[0].conn = conn
+        self._attach(0, conn)
         self._seats[0].away_deadline = None
         actions.append(self._welcome(conn, 0, token, now))
         if self._log is not None:
@@ -377,11 +384,10 @@ class Room:
         if index is None:
             raise RefusedError(ErrorCode.ROOM_FULL, "every seat is taken")
         token = new_token(self._random)
-        seat = self._seats[index]
-        seat.record = SeatRecord(name, hash_token(token))
+        self._set_seat(index, SeatRecord(name, hash_token(token)))
         self.last_active = now
         actions = self._emit(lambda seq: PlayerJoined(seq=seq, seat=index, name=name))
-        seat.conn = conn
+        self._attach(index, conn)
         actions.append(self._welcome(conn, index, token, now))
         if self._log is not None:
             self._log.info("seat_joined", seat=index)
@@ -396,6 +402,7 @@ class Room:
         count = len(self._spectators) + 1
         actions = self._emit(lambda seq: SpectatorsChanged(seq=seq, count=count))
         self._spectators[conn] = None
+        self._connections = None
         actions.append(self._welcome(conn, None, None, now))
         return self._effects(actions)
 
@@ -419,21 +426,23 @@ class Room:
         seat = self._seats[index]
         lost_welcome = not token_matches(token, seat.record.token_hash)
         fresh = new_token(self._random)
-        seat.change(token_hash=hash_token(fresh), previous_token_hash=hash_token(token))
+        self._change_seat(
+            index, token_hash=hash_token(fresh), previous_token_hash=hash_token(token)
+        )
         self.last_active = now
         actions: list[Action] = []
         if seat.conn is not None:
             actions.append(
                 Close(seat.conn, CloseCode.REPLACED, "seat resumed on another connection")
             )
-            seat.conn = conn
+            self._attach(index, conn)
             if self._log is not None:
                 self._log.info("seat_replaced", seat=index, earlier_token=lost_welcome)
         else:
             actions += self._emit(
                 lambda seq: ConnectionChanged(seq=seq, seat=index, connected=True)
             )
-            seat.conn = conn
+            self._attach(index, conn)
             seat.away_deadline = None
             if self._log is not None:
                 self._log.info("seat_resumed", seat=index, earlier_token=lost_welcome)
@@ -450,8 +459,8 @@ class Room:
         """
         self.last_active = now
         index = self.seat_of(conn)
-        if index is not None:
-            self._confirm_token(self._seats[index])
+        if index is not None and self._seats[index].record.previous_token_hash is not None:
+            self._change_seat(index, previous_token_hash=None)  # the token is confirmed
         who = Who.SPECTATOR if index is None else Who.SEAT
         refused = phases.refusal(message.TYPE, self.phase, who)
         if refused is not None:
@@ -486,13 +495,14 @@ class Room:
         self.last_active = now
         if conn in self._spectators:
             del self._spectators[conn]
+            self._connections = None
             count = len(self._spectators)
             return self._emit(lambda seq: SpectatorsChanged(seq=seq, count=count))
         index = self.seat_of(conn)
         if index is None:
             return []
         seat = self._seats[index]
-        seat.conn = None
+        self._attach(index, None)
         if seat.auto is AutoPlay.OFF:
             seat.away_deadline = self._away_deadline(now)
         if self._log is not None:
@@ -530,6 +540,7 @@ class Room:
         for seat in self._seats:
             seat.conn = None
         self._spectators.clear()
+        self._connections = None
         if self._log is not None:
             self._log.info("room_removed", why=reason)
         return actions
@@ -542,16 +553,16 @@ class Room:
             )
         if index not in self.game.next_seats:
             raise RefusedError(ErrorCode.NOT_NEEDED, f"seat {index} does not play the next flip")
-        if self._seats[index].ready:
+        if index in self._record.ready:
             raise RefusedError(
                 ErrorCode.ALREADY_READY, f"seat {index} is already ready for step {step}"
             )
         return self._mark_ready(index, now)
 
     def _mark_ready(self, index: int, now: float) -> list[Action]:
-        seat = self._seats[index]
-        seat.ready = True
-        seat.due = None
+        self._seats[index].due = None
+        record = self._record
+        self._record = played(record, record.steps, tuple(sorted((*record.ready, index))))
         waiting = self.waiting_for()
         if not waiting:
             return self._step(now)
@@ -560,13 +571,14 @@ class Room:
 
     def _step(self, now: float) -> list[Action]:
         events = self.game.step()
-        self._record = dataclasses.replace(self._record, steps=self.game.steps)
+        self._record = played(self._record, self.game.steps, ())
         return self._after_play(events, now)
 
     def _after_play(self, events: Iterable[engine.Event], now: float) -> list[Action]:
-        """Clear the flags, announce ``events`` and who is awaited next."""
+        """Clear the ready flags, announce ``events`` and who is awaited next."""
+        if self._record.ready:
+            self._record = dataclasses.replace(self._record, ready=())
         for seat in self._seats:
-            seat.ready = False
             seat.due = None
         actions: list[Action] = []
         for event in events:
@@ -599,26 +611,27 @@ class Room:
         return self._change_auto(index, mode, now)
 
     def _change_auto(self, index: int, mode: AutoPlay, now: float) -> list[Action]:
-        seat = self._seats[index]
-        seat.change(auto=mode.value)
-        seat.due = None
+        self._change_seat(index, auto=mode.value)
+        self._seats[index].due = None
         actions = self._emit(lambda seq: AutoPlayChanged(seq=seq, seat=index, mode=mode))
         self._schedule(now)
         return actions
 
     def _vote_finish(self, index: int, now: float) -> list[Action]:
-        seat = self._seats[index]
-        if seat.finish_vote:
+        votes = self._record.finish_votes
+        if index in votes:
             return []
-        seat.finish_vote = True
+        self._record = dataclasses.replace(
+            self._record, finish_votes=tuple(sorted((*votes, index)))
+        )
         actions = self._emit(lambda seq: FinishVoted(seq=seq, seat=index))
         return actions + self._finish_if_agreed(now)
 
     def _finish_if_agreed(self, now: float) -> list[Action]:
-        humans = [seat for seat in self._seats if seat.human]
+        humans = [index for index, seat in enumerate(self._seats) if seat.human]
         if self.phase is not RoomPhase.PLAYING or not humans:
             return []
-        if not all(seat.finish_vote for seat in humans):
+        if not all(index in self._record.finish_votes for index in humans):
             return []
         self.game.finish()
         self._record = dataclasses.replace(self._record, finished=True)
@@ -626,20 +639,22 @@ class Room:
         return actions + self._after_play((), now)
 
     def _vote_rematch(self, index: int, deal: RematchDeal, now: float) -> list[Action]:
-        seat = self._seats[index]
-        if seat.rematch_vote is deal:
+        votes = dict(self._record.rematch_votes)
+        if votes.get(index) == deal.value:
             return []
-        seat.rematch_vote = deal
+        votes[index] = deal.value
+        self._record = dataclasses.replace(self._record, rematch_votes=tuple(sorted(votes.items())))
         actions = self._emit(lambda seq: RematchVoted(seq=seq, seat=index, deal=deal))
         return actions + self._rematch_if_agreed(now)
 
     def _rematch_if_agreed(self, now: float) -> list[Action]:
-        humans = [seat for seat in self._seats if seat.human]
+        humans = [index for index, seat in enumerate(self._seats) if seat.human]
         if self.phase is not RoomPhase.OVER or not humans:
             return []
-        if any(seat.rematch_vote is None for seat in humans):
+        votes = dict(self._record.rematch_votes)
+        if any(index not in votes for index in humans):
             return []
-        same = all(seat.rematch_vote is RematchDeal.SAME for seat in humans)
+        same = all(votes[index] == RematchDeal.SAME.value for index in humans)
         deal = self._record.deal if same else new_deal(self._random)
         self._record = GameRecord(
             number=self._record.number + 1, deal=deal, revealed=same, started=False
@@ -654,12 +669,16 @@ class Room:
 
     def _start(self, now: float) -> list[Action]:
         deadline = None if self.minutes is None else now + self.minutes * 60.0
-        self._record = dataclasses.replace(self._record, started=True, deadline=deadline)
+        self._record = dataclasses.replace(
+            self._record,
+            started=True,
+            deadline=deadline,
+            ready=(),
+            finish_votes=(),
+            rematch_votes=(),
+        )
         for seat in self._seats:
-            seat.ready = False
             seat.due = None
-            seat.finish_vote = False
-            seat.rematch_vote = None
         record = self._record
         counts = self.game.counts
         actions = self._emit(
@@ -685,14 +704,18 @@ class Room:
         if index is None:
             return [bye]
         seat = self._seats[index]
-        seat.conn = None
+        self._attach(index, None)
         seat.away_deadline = None
-        seat.finish_vote = False
-        seat.rematch_vote = None
+        record = self._record
+        self._record = dataclasses.replace(
+            record,
+            finish_votes=tuple(vote for vote in record.finish_votes if vote != index),
+            rematch_votes=tuple(vote for vote in record.rematch_votes if vote[0] != index),
+        )
         if self.phase is RoomPhase.WAITING:
-            seat.record = _OPEN_SEAT
+            self._set_seat(index, _OPEN_SEAT)
         else:
-            seat.change(token_hash=None, previous_token_hash=None, left=True)
+            self._change_seat(index, token_hash=None, previous_token_hash=None, left=True)
         if self._log is not None:
             self._log.info("seat_left", seat=index)
         actions = [bye, *self._emit(lambda seq: PlayerLeft(seq=seq, seat=index))]
@@ -736,11 +759,19 @@ class Room:
             ),
         )
 
-    @staticmethod
-    def _confirm_token(seat: _Seat) -> None:
-        """The seat's client has its latest token: the earlier one stops working."""
-        if seat.record.previous_token_hash is not None:
-            seat.change(previous_token_hash=None)
+    def _set_seat(self, index: int, record: SeatRecord) -> None:
+        """Seat ``index`` is stored as ``record`` from now on."""
+        self._seats[index].set(record)
+        self._seat_records = tuple(seat.record for seat in self._seats)
+
+    def _change_seat(self, index: int, **fields: Any) -> None:
+        """Seat ``index`` is stored with these ``fields`` changed from now on."""
+        self._set_seat(index, dataclasses.replace(self._seats[index].record, **fields))
+
+    def _attach(self, index: int, conn: ConnId | None) -> None:
+        """Seat ``index`` is played on ``conn`` (None: nobody is connected to it)."""
+        self._seats[index].conn = conn
+        self._connections = None
 
     def _schedule(self, now: float) -> None:
         """Arm the auto-play timer of every needed seat that plays by itself."""
@@ -784,3 +815,12 @@ class Room:
         if self.phase is RoomPhase.OVER or self._record.stop_step is not None:
             return 0
         return min(self.minutes * 60, max(0, int(deadline - now)))
+
+
+def _check_flags(game: GameRecord, seats: int) -> None:
+    """Raise ValueError unless every flag and vote of ``game`` names one of ``seats``."""
+    named = (*game.ready, *game.finish_votes, *(seat for seat, _ in game.rematch_votes))
+    if any(not 0 <= seat < seats for seat in named):
+        raise ValueError(f"a flag or vote of a seat beyond the {seats} seats: {named}")
+    for _, deal in game.rematch_votes:
+        RematchDeal(deal)  # raises ValueError for an unknown deal

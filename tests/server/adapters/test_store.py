@@ -13,7 +13,7 @@ import pytest
 
 from protocol import CreateRoom, JoinRoom, Ready, ResumeSeat, RulesSpec
 from server import engine
-from server.adapters.store import SCHEMA_VERSION, SqliteStore
+from server.adapters.store import PAGE_SIZE, SCHEMA_VERSION, SqliteStore
 from server.core.codes import hash_token
 from server.core.records import GameRecord, MemoryStore, RoomRecord, SeatRecord, Store
 from server.errors import StoreError
@@ -201,6 +201,7 @@ def test_sqlite_file_settings_and_parent_directory(tmp_path: Path) -> None:
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("PRAGMA page_size").fetchone()[0] == PAGE_SIZE
     db.close()
     reopened = SqliteStore(path)
     assert reopened.load_all() == [_record()]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from protocol import (
     AutoPlay,
     AutoPlayChanged,
@@ -20,6 +22,8 @@ from protocol import (
     WatchRoom,
 )
 from server.core.hub import HubSettings
+from server.core.records import GameRecord
+from server.core.room import played
 from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated
 
 
@@ -203,3 +207,22 @@ def test_a_connection_can_only_act_for_its_own_seat() -> None:
     ]
     assert ben.closed is None and ann.closed is None
     assert room.state(kit.now) == state
+
+
+def test_the_fast_game_record_of_a_step_keeps_every_other_field() -> None:
+    every = GameRecord(
+        number=3,
+        deal=2**64 - 1,
+        revealed=True,
+        started=True,
+        steps=9,
+        stop_step=8,
+        finished=True,
+        deadline=123.5,
+        ready=(1,),
+        finish_votes=(0, 2),
+        rematch_votes=((1, "same"),),
+    )
+    unset = {f.name for f in dataclasses.fields(GameRecord) if getattr(every, f.name) == f.default}
+    assert unset == set()  # a new field of GameRecord must be given a value here too
+    assert played(every, 10, (0, 3)) == dataclasses.replace(every, steps=10, ready=(0, 3))
