@@ -10,7 +10,7 @@ from structlog.testing import capture_logs
 from protocol import CreateRoom, JoinRoom, Leave, ResumeSeat, VoteFinish
 from server.core.hub import Hub, HubSettings
 from server.core.records import MemoryStore
-from tests.server.core._roomkit import RoomKit, SeededSource
+from tests.server.core._roomkit import FlakyStore, RoomKit, SeededSource
 
 
 def test_room_events_are_logged_without_codes_or_tokens() -> None:
@@ -88,3 +88,21 @@ def test_the_codes_of_a_room_that_did_not_rebuild_stay_reserved() -> None:
         assert hub._code_taken(code)
         assert hub._code_taken(code.lower().replace("-", ""))
     assert not hub._code_taken("2222-2222")
+
+
+def test_a_failed_write_is_logged_once_with_its_room_and_no_secret() -> None:
+    store = FlakyStore()
+    kit = RoomKit(store=store)
+    kit.hub = Hub(store, kit.settings, now=kit.now, logger=structlog.get_logger())
+    ann = kit.connect()
+    kit.send(ann, CreateRoom(name="Ann"))
+    store.broken = True
+    with capture_logs() as lines:
+        kit.send(kit.connect(), JoinRoom(code=ann.welcome.player_code or "", name="Ben"))
+    failed = [line for line in lines if line["log_level"] == "error"]
+    assert [line["event"] for line in failed] == ["store_failed"]
+    assert failed[0]["room"] == ann.welcome.state.room
+    assert failed[0]["error"] == "database or disk is full"
+    text = repr(lines)
+    for secret in (ann.welcome.player_code, ann.welcome.watch_code, ann.welcome.token):
+        assert secret and secret not in text
