@@ -62,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def on_ready(_server: WarServer) -> None:
         frozen = tune_gc()
-        log.info("gc_tuned", frozen=frozen, threshold=list(gc.get_threshold()))
+        log.debug("gc_tuned", frozen=frozen, threshold=list(gc.get_threshold()))
 
     try:
         asyncio.run(run_server(settings, on_ready=on_ready))

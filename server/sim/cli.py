@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from protocol import ShortWar, option_name, option_names
 from server.engine import Rules, RulesError
 from server.sim.run import MAX_SEED, Report, default_jobs, play_deal, simulate
 from server.sim.trace import describe_rules, trace
@@ -123,7 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rules.add_argument(
         "--short-war",
-        choices=("lose", "last-card"),
+        type=option_name,
+        choices=option_names(ShortWar),
         default="lose",
         help="without enough cards for a war: lose, or turn up your last card (default lose)",
     )
@@ -289,7 +291,8 @@ def _one_deal(rules: Rules, args: argparse.Namespace) -> int:
         who = "a draw" if record.winner is None else f"seat {record.winner} wins"
         print(
             f"deal {record.deal}: {who} ({record.termination.value}) after {record.rounds} rounds,"
-            f" {record.wars} wars, longest {record.longest_war}, biggest haul {record.biggest_haul}"
+            f" {record.wars} war{'' if record.wars == 1 else 's'}, longest {record.longest_war},"
+            f" biggest haul {record.biggest_haul}"
         )
     return 0
 
