@@ -41,7 +41,7 @@ import heapq
 import hmac
 import secrets
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -452,18 +452,13 @@ class Hub:
         those closes end."""
         actions, record = effects.actions, effects.record
         closed: list[ConnId] = []
-        index = 0
-        while index < len(actions):
-            action = actions[index]
-            index += 1
-            if not isinstance(action, Close):
-                continue
-            info = self._conns.get(action.conn)
+        for close in _closes(actions):
+            info = self._conns.get(close.conn)
             if info is not None and info.room == room.room_id:
-                closed.append(action.conn)
-            if room.has(action.conn):
-                gone = room.disconnect(action.conn, now)
-                actions = actions + gone.actions
+                closed.append(close.conn)
+            if room.has(close.conn):
+                gone = room.disconnect(close.conn, now)
+                actions.extend(gone.actions)
                 record = gone.record
         return actions, record, closed
 
@@ -612,20 +607,14 @@ class Hub:
     def _settle(self, actions: list[Action], now: float) -> list[Action]:
         """A closed connection is in no room any more (its room hears it is gone, and
         that is stored before anything goes out)."""
-        index = 0
-        while index < len(actions):
-            action = actions[index]
-            index += 1
-            if not isinstance(action, Close):
-                continue
-            info = self._conns.get(action.conn)
+        for close in _closes(actions):
+            info = self._conns.get(close.conn)
             if info is None or info.room is None:
                 continue
             room = self._rooms.get(info.room)
             info.room = None
-            if room is not None and room.has(action.conn):
-                conn = action.conn
-                actions += self._run(room, partial(room.disconnect, conn, now), now)
+            if room is not None and room.has(close.conn):
+                actions += self._run(room, partial(room.disconnect, close.conn, now), now)
         return actions
 
     def _refresh_deadlines(self) -> None:
@@ -706,3 +695,13 @@ class Hub:
     def _log_bug(self, bug: Exception) -> None:
         if self._logger is not None:
             self._logger.error("room_core_bug", error=repr(bug), exc_info=bug)
+
+
+def _closes(actions: list[Action]) -> Iterator[Close]:
+    """Each `Close` of ``actions``, those appended while this runs included."""
+    index = 0
+    while index < len(actions):
+        action = actions[index]
+        index += 1
+        if isinstance(action, Close):
+            yield action
