@@ -216,7 +216,7 @@ class Room:
         self._seat_records = record.seats
         self._spectators: dict[ConnId, None] = {}
         self._connections: tuple[ConnId, ...] | None = ()
-        self._stored: RoomRecord | None = None
+        self._stored = record
         for seat in self._seats:
             if seat.human and seat.auto is AutoPlay.OFF:
                 seat.away_deadline = self._away_deadline(now)
@@ -245,8 +245,7 @@ class Room:
         """
         stored = self._stored
         if (
-            stored is None
-            or stored.seq != self.seq
+            stored.seq != self.seq
             or stored.game is not self._record
             or stored.seats is not self._seat_records
         ):

@@ -13,7 +13,7 @@ import pytest
 
 from protocol import CreateRoom, JoinRoom, Ready, ResumeSeat, RulesSpec
 from server import engine
-from server.adapters.store import PAGE_SIZE, SCHEMA_VERSION, SqliteStore
+from server.adapters.store import PAGE_SIZE, SCHEMA_VERSION, WAL_CHECKPOINT_BYTES, SqliteStore
 from server.core.codes import hash_token
 from server.core.records import GameRecord, MemoryStore, RoomRecord, SeatRecord, Store
 from server.errors import StoreError
@@ -205,6 +205,8 @@ def test_sqlite_file_settings_and_parent_directory(tmp_path: Path) -> None:
     db.close()
     reopened = SqliteStore(path)
     assert reopened.load_all() == [_record()]
+    checkpoint = reopened._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+    assert checkpoint * PAGE_SIZE == WAL_CHECKPOINT_BYTES
     reopened.close()
 
 
