@@ -560,11 +560,11 @@ class Room:
 
     def _mark_ready(self, index: int, now: float) -> list[Action]:
         self._seats[index].due = None
+        waiting = tuple(seat for seat in self.waiting_for() if seat != index)
+        if not waiting:  # the last ready: the step clears every flag
+            return self._step(now)
         record = self._record
         self._record = played(record, record.steps, tuple(sorted((*record.ready, index))))
-        waiting = self.waiting_for()
-        if not waiting:
-            return self._step(now)
         actions = self._emit(lambda seq: ReadyChanged(seq=seq, seat=index, ready=True))
         return actions + self._emit(lambda seq: WaitingFor(seq=seq, seats=waiting))
 
@@ -592,7 +592,7 @@ class Room:
                 termination=self.game.outcome.termination.value,
                 steps=self.game.steps,
             )
-        self._schedule(now)
+        self._schedule(now, waiting)
         return actions
 
     def _time_up(self, now: float) -> list[Action]:
@@ -772,9 +772,11 @@ class Room:
         self._seats[index].conn = conn
         self._connections = None
 
-    def _schedule(self, now: float) -> None:
-        """Arm the auto-play timer of every needed seat that plays by itself."""
-        waiting = set(self.waiting_for())
+    def _schedule(self, now: float, waiting: tuple[int, ...] | None = None) -> None:
+        """Arm the auto-play timer of every needed seat that plays by itself (``waiting``:
+        `waiting_for`, if the caller has it)."""
+        if waiting is None:
+            waiting = self.waiting_for()
         for index, seat in enumerate(self._seats):
             if index not in waiting:
                 seat.due = None
