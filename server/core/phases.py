@@ -9,21 +9,8 @@ code refuses it. `server.core.room.Room` consults it before anything else; what 
 to the room are the checks of a command's own content (the step of a ``ready``, a free
 seat, the spectator cap, a token).
 
-This is the table (``·`` = accepted)::
-
-    command        who        waiting            playing            over
-    join_room      newcomer   ·                  room_full          room_full
-    watch_room     newcomer   ·                  ·                  ·
-    resume_seat    newcomer   ·                  ·                  ·
-    ready          seat       game_not_started   ·                  game_over
-    set_auto_play  seat       ·                  ·                  game_over
-    vote_finish    seat       game_not_started   ·                  game_over
-    rematch        seat       game_not_started   game_in_progress   ·
-    leave          seat       · (seat freed)     · (computer plays) · (computer plays)
-    resync         seat       ·                  ·                  ·
-    ready, set_auto_play, vote_finish, rematch
-                   spectator  not_seated         not_seated         not_seated
-    leave, resync  spectator  ·                  ·                  ·
+The table is `_ROWS` below, one line per (command, who) with its verdict in each phase;
+``protocol/PROTOCOL.md`` shows it to client authors (a test checks they agree).
 
 A refusal names the command and the phase: ``cannot vote_finish while waiting: the game
 waits for players to join``.
@@ -62,7 +49,8 @@ _IN_PROGRESS = ErrorCode.GAME_IN_PROGRESS
 _NOT_SEATED = ErrorCode.NOT_SEATED
 _FULL = ErrorCode.ROOM_FULL
 
-# (command, who): the verdict while waiting, playing, over — the docstring's table.
+# (command, who): the verdict while waiting, playing, over. ACCEPT = carried out (a
+# seat's leave: before the start the seat opens again, after it the computer plays it).
 _ROWS: dict[tuple[str, Who], tuple[ErrorCode | None, ErrorCode | None, ErrorCode | None]] = {
     ("join_room", Who.NEWCOMER): (ACCEPT, _FULL, _FULL),
     ("watch_room", Who.NEWCOMER): (ACCEPT, ACCEPT, ACCEPT),
