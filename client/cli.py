@@ -36,6 +36,7 @@ from protocol import (
     option_names,
     option_value,
 )
+from vocabulary import FACE_DOWN_COUNTS, PLAYER_COUNTS
 
 __all__ = ["build_parser", "main"]
 
@@ -131,10 +132,14 @@ def build_parser() -> argparse.ArgumentParser:
     rules = parser.add_argument_group("rules, for --create and --local (as in war-sim)")
     default = RulesSpec()
     rules.add_argument(
-        "--players", type=int, choices=(2, 3, 4), default=default.players, help="default 2"
+        "--players", type=int, choices=PLAYER_COUNTS, default=default.players, help="default 2"
     )
     rules.add_argument(
-        "--face-down", type=int, choices=(1, 3), default=default.face_down, help="default 1"
+        "--face-down",
+        type=int,
+        choices=FACE_DOWN_COUNTS,
+        default=default.face_down,
+        help="default 1",
     )
     rules.add_argument(
         "--aces", choices=option_names(Aces), default=default.aces.value, help="default high"

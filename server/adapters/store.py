@@ -14,8 +14,15 @@ only when that seat changed (a join, a new token, auto-play, a leave).
 
 The schema version is ``PRAGMA user_version``; an older store is migrated when it is
 opened, in one transaction (version 1 → 2: the seats' ``previous_token_hash`` column,
-empty; 2 → 3: the ready flags and the finish and rematch votes, none). The deal is stored
-as text because it may exceed SQLite's signed 64-bit integers.
+empty; 2 → 3: codes unique in their normalized form, below; 3 → 4: the ready flags and
+the finish and rematch votes, none). The deal is stored as text because it may exceed
+SQLite's signed 64-bit integers; the rules as the JSON of the engine's ``Rules.to_dict()``.
+
+Codes are unique on the form the hub compares them in (`server.core.codes.normalize_code`:
+upper case, no hyphens), among player and watch codes together, exactly as the hub
+checks a new code: two expression indexes and a trigger (``_CODES_UNIQUE``) refuse a room
+whose player or watch code equals, once normalized, any code of another room, or whose
+two codes are one.
 """
 
 from __future__ import annotations
@@ -27,11 +34,12 @@ from pathlib import Path
 from typing import Any
 
 from server.core.records import GameRecord, RoomRecord, SeatRecord, check_same_room
+from server.engine import Rules
 from server.errors import StoreError
 
 __all__ = ["PAGE_SIZE", "SCHEMA_VERSION", "WAL_CHECKPOINT_BYTES", "SqliteStore"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The store layout this code writes; older stores (from 1) are migrated on opening."""
 PAGE_SIZE = 1024
 """Bytes per page of a new store (SQLite's default is 4096). Every commit appends the
@@ -42,6 +50,23 @@ WAL_CHECKPOINT_BYTES = 4 * 1024 * 1024
 """The WAL is copied back into the main file (a checkpoint: one fsync, a few ms on the
 event loop) each time it holds this many bytes of pages — SQLite's default of 1000
 pages of 4 KiB, whatever the page size."""
+
+# `server.core.codes.normalize_code` in SQL is upper(replace(code, '-', '')): codes are
+# ASCII (the protocol's ``code`` field), which SQLite's upper() folds as Python's does.
+_CODES_UNIQUE = (
+    "CREATE UNIQUE INDEX rooms_player_code_normal ON rooms (upper(replace(player_code, '-', '')))",
+    "CREATE UNIQUE INDEX rooms_watch_code_normal ON rooms (upper(replace(watch_code, '-', '')))",
+    """CREATE TRIGGER rooms_codes_distinct BEFORE INSERT ON rooms
+WHEN upper(replace(NEW.player_code, '-', '')) = upper(replace(NEW.watch_code, '-', ''))
+    OR EXISTS (SELECT 1 FROM rooms WHERE upper(replace(watch_code, '-', ''))
+                                         = upper(replace(NEW.player_code, '-', '')))
+    OR EXISTS (SELECT 1 FROM rooms WHERE upper(replace(player_code, '-', ''))
+                                         = upper(replace(NEW.watch_code, '-', '')))
+BEGIN
+    SELECT RAISE(ABORT, 'a code of this room is already in use');
+END""",
+)
+"""Version 3: codes unique in their normalized form across both kinds (see above)."""
 
 
 _SCHEMA = """
@@ -77,14 +102,15 @@ CREATE TABLE seats (
     previous_token_hash TEXT,
     PRIMARY KEY (room_id, seat)
 ) STRICT;
-"""
+""" + "".join(statement + ";\n" for statement in _CODES_UNIQUE)
 # Each entry brings a store from the version it is keyed by to the next one, with the
 # statements run in order inside the one migration transaction. A new column is added
 # last, so a migrated store and a new one have the same columns in the same order: to
 # change the layout, change `_SCHEMA`, add the step here and raise `SCHEMA_VERSION`.
 _MIGRATIONS: dict[int, tuple[str, ...]] = {
     1: ("ALTER TABLE seats ADD COLUMN previous_token_hash TEXT",),
-    2: (
+    2: _CODES_UNIQUE,
+    3: (
         # ready flags and finish votes: one bit per seat; rematch votes: [[seat, deal]]
         "ALTER TABLE rooms ADD COLUMN ready INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE rooms ADD COLUMN finish_votes INTEGER NOT NULL DEFAULT 0",
@@ -306,7 +332,7 @@ class SqliteStore:
                     record.room_id,
                     record.player_code,
                     record.watch_code,
-                    json.dumps(record.rules, sort_keys=True),
+                    json.dumps(record.rules.to_dict(), sort_keys=True),
                     record.minutes,
                     record.created,
                     *_state_row(record),
@@ -343,15 +369,15 @@ class SqliteStore:
             room_id, player_code, watch_code, rules, minutes, created, last_active, seq = row[:8]
             try:
                 game = _game(row[8:])
-                rules_dict = json.loads(rules)
-            except (TypeError, ValueError) as error:
+                room_rules = Rules.from_dict(json.loads(rules))
+            except (TypeError, ValueError) as error:  # RulesError is a ValueError
                 raise StoreError(f"stored room {room_id!r} does not parse: {error}") from None
             records.append(
                 RoomRecord(
                     room_id=room_id,
                     player_code=player_code,
                     watch_code=watch_code,
-                    rules=rules_dict,
+                    rules=room_rules,
                     minutes=minutes,
                     seats=tuple(seats.get(room_id, ())),
                     game=game,

@@ -6,9 +6,11 @@ returns a list of `Action` values, in order; the app carries them out in that or
 close). Each room call returns `Effects`: its actions and the room's record, which the
 hub stores (when it changed) before it lets the actions out.
 
-- `Send`: encode ``message`` once and deliver it to every connection in ``to`` (the app
-  writes the frames of one hub call for a connection together, without waiting for a
-  slow client).
+- `Send`: encode ``message`` once and deliver it to every connection in ``to``. The app
+  (`server.adapters.app`) queues the frames of one hub call per connection and writes
+  them in one write without awaiting, skipping connections that are not open, so a slow
+  client never stalls the others (the way ``websockets.broadcast()`` behaves, which the
+  app does not call: it batches a connection's frames into one write instead).
 - `Close`: close connection ``conn`` with ``code`` (a `protocol.CloseCode` value documented
   in ``protocol/PROTOCOL.md``) and ``reason`` (a short, lowercase sentence without secrets).
 """

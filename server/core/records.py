@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from server.core.codes import normalize_code
+from server.engine import Rules
 from server.errors import StoreError
 
 __all__ = [
@@ -79,7 +81,8 @@ class GameRecord:
 
 @dataclass(frozen=True, slots=True)
 class RoomRecord:
-    """Everything needed to rebuild one room. ``rules`` is the engine's ``Rules.to_dict()``.
+    """Everything needed to rebuild one room. ``rules`` are the engine's (a store keeps them
+    as the JSON of ``Rules.to_dict()``).
 
     ``seq``: the seq of the last room message sent (stored before the message is sent, so
     a room's seq never goes backwards across a restart). ``room_id``, the codes,
@@ -89,7 +92,7 @@ class RoomRecord:
     room_id: str
     player_code: str
     watch_code: str
-    rules: dict[str, object]
+    rules: Rules
     minutes: int | None
     seats: tuple[SeatRecord, ...]
     game: GameRecord
@@ -138,7 +141,9 @@ class Store(Protocol):
     """The persistence a hub needs. Every write commits before returning (all or nothing).
 
     Any failure to write (a full disk, a clash, an unknown room) raises `StoreError`, and
-    the store then holds what it held before the call.
+    the store then holds what it held before the call. Codes are compared as the hub
+    compares them: normalized (`server.core.codes.normalize_code`), player and watch codes
+    together.
     """
 
     def save_room(self, record: RoomRecord, *, before: RoomRecord | None) -> None:
@@ -173,11 +178,15 @@ class MemoryStore:
         """How many writes succeeded (tests check persist-before-broadcast)."""
 
     def save_room(self, record: RoomRecord, *, before: RoomRecord | None) -> None:
-        """Store ``record``; raises `StoreError` for a clash or an unknown room."""
+        """Store ``record``; raises `StoreError` for a clash (codes compared normalized,
+        player and watch codes together, as the hub does) or an unknown room."""
         if before is None:
+            codes = {normalize_code(record.player_code), normalize_code(record.watch_code)}
+            if len(codes) == 1:
+                raise StoreError(f"room {record.room_id!r} has one code for players and watchers")
             for other in self._rooms.values():
-                taken = {other.room_id, other.player_code, other.watch_code}
-                if taken & {record.room_id, record.player_code, record.watch_code}:
+                taken = {normalize_code(other.player_code), normalize_code(other.watch_code)}
+                if other.room_id == record.room_id or taken & codes:
                     raise StoreError(f"room {record.room_id!r} clashes with {other.room_id!r}")
         else:
             check_same_room(record, before)

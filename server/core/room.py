@@ -69,6 +69,7 @@ from server import engine
 from server.core import phases
 from server.core.actions import Action, Close, ConnId, Effects, Send
 from server.core.codes import RandomSource, hash_token, new_deal, new_token, token_matches
+from server.core.logger import Logger
 from server.core.phases import Who
 from server.core.records import GameRecord, RoomRecord, SeatRecord
 from server.core.wire import event_message, game_over_message, game_result, rules_spec
@@ -192,13 +193,12 @@ class Room:
         settings: RoomSettings,
         random: RandomSource,
         now: float,
-        logger: Any = None,
+        logger: Logger | None = None,
     ) -> None:
         self.room_id = record.room_id
         self.player_code = record.player_code
         self.watch_code = record.watch_code
-        self._rules = record.rules
-        self.rules = engine.Rules.from_dict(dict(record.rules))
+        self.rules = record.rules
         self.minutes = record.minutes
         self.created = record.created
         self.last_active = max(record.last_active, now)  # a restart counts as activity
@@ -253,7 +253,7 @@ class Room:
                 room_id=self.room_id,
                 player_code=self.player_code,
                 watch_code=self.watch_code,
-                rules=self._rules,
+                rules=self.rules,
                 minutes=self.minutes,
                 seats=self._seat_records,
                 game=self._record,

@@ -145,7 +145,7 @@ async def test_a_server_restart_reconnects_and_resumes(tmp_path: Path) -> None:
         client_process([first.url, *args], tmp_path / "ann.json") as ann,
     ):
         await ann.expect(r"^The computer's \w+ beats|^Your \w+ beats")
-        assert await first.terminate() == 0
+        assert await first.stop() == 0
         await ann.expect(r"^Reconnecting… \(the server is restarting; attempt 1 in")
         mark = len(ann.out)
         async with server_process(db, "--port", str(port)) as second:

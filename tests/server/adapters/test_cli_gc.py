@@ -1,4 +1,4 @@
-"""`war-server` tunes the garbage collector once it serves (perf-findings F3).
+"""`war-server` tunes the garbage collector once it serves (docs/performance.md, finding F3).
 
 The real command in a child process (so the test process's own collector is untouched):
 its ``gc_tuned`` log line (at debug level: nothing a family needs to read) must say what

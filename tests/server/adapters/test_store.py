@@ -10,11 +10,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from protocol import CreateRoom, JoinRoom, Ready, ResumeSeat, RulesSpec
 from server import engine
-from server.adapters.store import PAGE_SIZE, SCHEMA_VERSION, WAL_CHECKPOINT_BYTES, SqliteStore
-from server.core.codes import hash_token
+from server.adapters.store import (
+    _CODES_UNIQUE,
+    PAGE_SIZE,
+    SCHEMA_VERSION,
+    WAL_CHECKPOINT_BYTES,
+    SqliteStore,
+)
+from server.core.codes import hash_token, normalize_code
 from server.core.records import GameRecord, MemoryStore, RoomRecord, SeatRecord, Store
 from server.errors import StoreError
 from tests.server.core._roomkit import RoomKit
@@ -25,7 +33,7 @@ def _record(room_id: str = "room1", **changes: object) -> RoomRecord:
         room_id=room_id,
         player_code=f"P{room_id}",
         watch_code=f"W{room_id}",
-        rules={"players": 2, "face_down": 3, "round_limit": None},
+        rules=engine.Rules(face_down=3),
         minutes=30,
         seats=(SeatRecord("Ann", "ab" * 32), SeatRecord()),
         game=GameRecord(number=1, deal=2**64 - 1, revealed=True),
@@ -121,7 +129,12 @@ def test_a_change_to_an_unknown_room_raises(store: Store, change: dict[str, obje
 
 @pytest.mark.parametrize(
     "other",
-    [{"room_id": "room2"}, {"player_code": "P2"}, {"rules": {"players": 3}}, {"minutes": 5}],
+    [
+        {"room_id": "room2"},
+        {"player_code": "P2"},
+        {"rules": engine.Rules(players=3)},
+        {"minutes": 5},
+    ],
 )
 def test_a_change_must_be_of_the_same_room(store: Store, other: dict[str, object]) -> None:
     before = _save_all(store, _record())
@@ -352,7 +365,7 @@ def test_a_failed_migration_leaves_the_version_1_store_as_it_was(tmp_path: Path)
     db.execute("ALTER TABLE seats ADD COLUMN previous_token_hash TEXT")  # in the way
     db.commit()
     db.close()
-    with pytest.raises(StoreError, match="from schema version 1 to 3: duplicate column"):
+    with pytest.raises(StoreError, match="from schema version 1 to 4: duplicate column"):
         SqliteStore(path)
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == 1
@@ -382,11 +395,16 @@ _SCHEMA_V2 = _SCHEMA_V1.replace(
 _CY = "cy-token-" * 4
 
 
-def _v2_store(path: Path) -> None:
-    """A version-2 file: a 3-player room 7 steps into its game (seq 30), Ben's seat
-    resumed with an unconfirmed token, Cy on quick auto-play."""
+def _old_store(path: Path, version: int) -> None:
+    """A file of schema ``version`` (2, or 3: the normalized-code indexes added): a 3-player
+    room 7 steps into its game (seq 30), Ben's seat resumed with an unconfirmed token, Cy
+    on quick auto-play."""
     db = sqlite3.connect(path)
     db.executescript(_SCHEMA_V2)
+    if version == 3:
+        for statement in _CODES_UNIQUE:
+            db.execute(statement)
+        db.execute("PRAGMA user_version = 3")
     rules = json.dumps(engine.Rules(players=3).to_dict(), sort_keys=True)
     db.execute(
         "INSERT INTO rooms VALUES (?, ?, ?, ?, NULL, 10.0, 20.0, 30, 1, '4242', 0, 1, 7, NULL, "
@@ -407,11 +425,12 @@ def _v2_store(path: Path) -> None:
     db.close()
 
 
-def test_a_version_2_store_is_migrated_and_its_flags_survive_from_then_on(
-    tmp_path: Path,
+@pytest.mark.parametrize("version", [2, 3])
+def test_an_older_store_is_migrated_and_its_flags_survive_from_then_on(
+    tmp_path: Path, version: int
 ) -> None:
-    path = tmp_path / "v2.db"
-    _v2_store(path)
+    path = tmp_path / f"v{version}.db"
+    _old_store(path, version)
     store = SqliteStore(path)
     (record,) = store.load_all()
     store.close()
@@ -445,3 +464,87 @@ def test_a_version_2_store_is_migrated_and_its_flags_survive_from_then_on(
     again.advance(1)  # Cy's quick auto-play
     assert room.game.steps == 8
     again.hub.close()
+
+
+# --- codes are unique in the form the hub compares them in ------------------------------
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ({"player_code": "K7MX-QD4R"}, {"player_code": "k7mxqd4r"}),
+        ({"watch_code": "ABCD-EFGH"}, {"watch_code": "abcd-efgh"}),
+        ({"player_code": "K7MX-QD4R"}, {"watch_code": "K7MXQD4R"}),
+        ({"watch_code": "ABCD-EFGH"}, {"player_code": "ab-cd-ef-gh"}),
+    ],
+)
+def test_a_code_taken_in_another_form_is_refused(
+    store: Store, first: dict[str, str], second: dict[str, str]
+) -> None:
+    store.save_room(_record("room1", **first), before=None)
+    with pytest.raises(StoreError):
+        store.save_room(_record("room2", **second), before=None)
+    assert [r.room_id for r in store.load_all()] == ["room1"]
+
+
+def test_a_room_whose_two_codes_are_one_is_refused(store: Store) -> None:
+    with pytest.raises(StoreError):
+        store.save_room(_record(player_code="K7MX-QD4R", watch_code="k7mxqd4r"), before=None)
+    assert store.load_all() == []
+
+
+def test_different_codes_are_all_accepted(store: Store) -> None:
+    store.save_room(_record("room1", player_code="K7MX-QD4R", watch_code="ABCD-EFGH"), before=None)
+    store.save_room(_record("room2", player_code="K7MX-QD4S", watch_code="ABCD-EFGJ"), before=None)
+    assert len(store.load_all()) == 2
+
+
+@given(st.from_regex(r"[A-Za-z0-9-]{4,32}", fullmatch=True))
+def test_sqlite_normalizes_codes_as_normalize_code_does(code: str) -> None:
+    """The SQL of the unique indexes is `normalize_code`, for every code the wire allows."""
+    db = sqlite3.connect(":memory:")
+    (normal,) = db.execute("SELECT upper(replace(?, '-', ''))", (code,)).fetchone()
+    db.close()
+    assert normal == normalize_code(code)
+
+
+def _v2_store_with_twin_codes(path: Path) -> None:
+    """A version-2 file holding two rooms whose codes differ only in case and hyphens, as
+    a version-2 server's store may (it never wrote such)."""
+    db = sqlite3.connect(path)
+    db.executescript(_SCHEMA_V2)
+    rules = json.dumps(engine.Rules().to_dict(), sort_keys=True)
+    for room_id, code in (("room1", "K7MX-QD4R"), ("room2", "k7mxqd4r")):
+        db.execute(
+            "INSERT INTO rooms VALUES (?, ?, ?, ?, NULL, 10.0, 20.0, 0, 1, '7', 0, 0, 0, NULL, "
+            "0, NULL)",
+            (room_id, code, f"W-{room_id}", rules),
+        )
+    db.commit()
+    db.close()
+
+
+def test_a_version_2_store_is_migrated_to_normalized_codes(tmp_path: Path) -> None:
+    path = tmp_path / "v2.db"
+    _v2_store_with_twin_codes(path)
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM rooms WHERE room_id = 'room2'")
+    db.commit()
+    db.close()
+    store = SqliteStore(path)
+    assert [r.room_id for r in store.load_all()] == ["room1"]
+    with pytest.raises(StoreError):
+        store.save_room(_record("room3", player_code="k7mx-qd4r"), before=None)
+    store.close()
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    db.close()
+
+
+def test_a_failed_migration_leaves_the_version_2_store_as_it_was(tmp_path: Path) -> None:
+    path = tmp_path / "v2.db"
+    _v2_store_with_twin_codes(path)
+    with pytest.raises(StoreError, match="from schema version 2 to 4: UNIQUE constraint"):
+        SqliteStore(path)
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert db.execute("SELECT count(*) FROM rooms").fetchone()[0] == 2
+    db.close()

@@ -30,7 +30,6 @@ from protocol import (
     VoteFinish,
     WatchRoom,
 )
-from server import engine
 from server.core.hub import HubSettings
 from server.core.records import RoomRecord, Store, same_state
 from server.core.room import rebuild_game
@@ -140,7 +139,7 @@ def _check_games(world: World) -> None:
         room = hub.room(room_id)
         assert room is not None
         assert record.game == room.game_record
-        replay = rebuild_game(engine.Rules.from_dict(record.rules), record.game)
+        replay = rebuild_game(record.rules, record.game)
         live = room.game
         assert (replay.steps, replay.counts, replay.table, replay.outcome) == (
             live.steps,
@@ -244,7 +243,7 @@ def test_any_write_may_fail(
         room = hub.room(record.room_id)
         if room is None:
             continue  # its delete failed: it comes back after a restart, then goes idle
-        replay = rebuild_game(engine.Rules.from_dict(record.rules), record.game)
+        replay = rebuild_game(record.rules, record.game)
         assert (replay.steps, replay.counts, replay.outcome) == (
             room.game.steps,
             room.game.counts,
