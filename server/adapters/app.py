@@ -5,8 +5,10 @@ in the Hub (`server.core.hub`); this module only moves bytes, keeps time and enf
 transport limits:
 
 - one ``websockets`` server; ``GET /healthz`` on the same port answers 200 with JSON
-  ``{"status": "ok", "rooms": N, "connections": N}``; other plain HTTP requests get the
-  browser table's files (`server.adapters.web`; none with ``--no-web``);
+  ``{"status": "ok", "rooms": N, "connections": N}``, or 503 with ``"status":
+  "store_failing"`` while the store cannot write (a full disk: from a failed write until
+  one succeeds again, `server.core.hub.Hub.store_failing`); other plain HTTP requests get
+  the browser table's files (`server.adapters.web`; none with ``--no-web``);
 - per address, before the WebSocket handshake (in ``process_request``): new connections
   at most ``--connect-rate`` a second in bursts of ``--connect-burst``, and none for
   ``--abuse-penalty`` seconds (doubling on repeats) after one of its connections was
@@ -107,6 +109,8 @@ class HubLike(Protocol):
     def rooms(self) -> int: ...
     @property
     def connections(self) -> int: ...
+    @property
+    def store_failing(self) -> bool: ...
     def close(self) -> None: ...
 
 
@@ -288,14 +292,16 @@ class WarServer:
         return _too_many_requests(connection, client.address, refusal)
 
     def _health(self, connection: ServerConnection) -> Response:
+        failing = self.hub.store_failing
         body = json.dumps(
             {
-                "status": "ok",
+                "status": "store_failing" if failing else "ok",
                 "rooms": self.hub.rooms,
                 "connections": len(self._sockets),
             }
         )
-        response = connection.respond(http.HTTPStatus.OK, body)
+        status = http.HTTPStatus.SERVICE_UNAVAILABLE if failing else http.HTTPStatus.OK
+        response = connection.respond(status, body)
         del response.headers["Content-Type"]
         response.headers["Content-Type"] = "application/json"
         response.headers["Cache-Control"] = "no-store"

@@ -121,6 +121,10 @@ class EchoHub:
     def connections(self) -> int:
         return len(self.known)
 
+    @property
+    def store_failing(self) -> bool:
+        return False
+
     def close(self) -> None:
         self.closed = True
 
