@@ -57,7 +57,7 @@ from protocol.fields import AutoPlay
 from server import engine
 from server.core.hub import HubSettings
 from tests.client._record import Recording, arrange
-from tests.server.core._roomkit import Bench, Peer
+from tests.server.core._roomkit import Peer, RoomKit
 
 __all__ = ["FOLDER", "digest", "main", "scenes"]
 
@@ -146,7 +146,7 @@ class Scene:
 
     name: str
     about: str
-    bench: Bench = field(default_factory=lambda: Bench(HubSettings(), seed=1))
+    kit: RoomKit = field(default_factory=lambda: RoomKit(HubSettings(), seed=1))
     peers: dict[str, Peer] = field(default_factory=dict)
     seats: dict[str, int | None] = field(default_factory=dict)
     frames: dict[str, list[bytes]] = field(default_factory=dict)
@@ -155,22 +155,22 @@ class Scene:
         """A new connection for ``who`` (a resumed one continues ``who``'s frames)."""
         if who in self.peers:
             self.collect(who)
-        peer = self.bench.connect()
+        peer = self.kit.connect()
         self.peers[who] = peer
         self.frames.setdefault(who, [])
-        self.bench.send(peer, opening)
+        self.kit.send(peer, opening)
         if who not in self.seats:
             self.seats[who] = peer.welcome.seat
         return peer
 
     def send(self, who: str, message: ClientMessage) -> None:
-        self.bench.send(self.peers[who], message)
+        self.kit.send(self.peers[who], message)
 
     def ready(self, *who: str) -> None:
         """Each of ``who`` the game waits for turns over (a seat it does not wait for is
         skipped, as a client would not send)."""
         for name in who:
-            room = self.bench.room(self.peers[name])
+            room = self.kit.room(self.peers[name])
             seat = self.seats[name]
             if seat in room.waiting_for():
                 self.send(name, Ready(step=room.game.steps))
@@ -179,11 +179,11 @@ class Scene:
         """``steps`` times: everyone in ``who`` turns over, the computers take their time."""
         for _ in range(steps):
             self.ready(*who)
-            self.bench.advance(1.0)
+            self.kit.advance(1.0)
 
     def drop(self, who: str) -> None:
         self.collect(who)
-        self.bench.drop(self.peers[who])
+        self.kit.drop(self.peers[who])
 
     def lose_one(self, who: str, kind: str) -> None:
         """The next message of type ``kind`` to ``who`` is lost on the way; the client
@@ -197,7 +197,7 @@ class Scene:
         self.frames[who] += [encode(m) for m in self.peers[who].take()]
 
     def room(self, who: str) -> Any:
-        return self.bench.room(self.peers[who])
+        return self.kit.room(self.peers[who])
 
     def vector(self) -> dict[str, Any]:
         for who in self.peers:
@@ -276,11 +276,11 @@ def four_players() -> dict[str, Any]:
     ben = scene.peers["ben"]
     scene.drop("ben")
     scene.play(1, "ann")
-    scene.bench.advance(5.0)
+    scene.kit.advance(5.0)
     scene.open("ben", ResumeSeat(room=ben.welcome.state.room, token=ben.welcome.token or ""))
     scene.ready("ann", "ben")
     scene.lose_one("ann", "cards_turned")
-    scene.bench.advance(1.0)
+    scene.kit.advance(1.0)
     scene.play(3, "ann", "ben")
     scene.drop("second")
     scene.send("ben", VoteFinish())
@@ -315,11 +315,11 @@ def time_limit() -> dict[str, Any]:
     )
     ann = scene.open("ann", CreateRoom(name="Ann", deal=107, computers=1, minutes=1))
     scene.play(2, "ann")
-    scene.bench.advance(20.0)
+    scene.kit.advance(20.0)
     scene.open("watcher", WatchRoom(code=ann.welcome.watch_code or ""))
     while scene.room("ann").game.depth == 0:
         scene.play(1, "ann")
-    scene.bench.advance(60.0)
+    scene.kit.advance(60.0)
     while scene.room("ann").game.outcome is None:
         scene.play(1, "ann")
     return scene.vector()
