@@ -1,4 +1,5 @@
-"""Property tests (hypothesis): conservation, determinism, finish() == stepping, endings."""
+"""Property tests (hypothesis): conservation, determinism, finish() == stepping == a
+play-out in slices, endings."""
 
 from __future__ import annotations
 
@@ -128,6 +129,29 @@ def test_finish_equals_stepping_to_the_end(rules: Rules, deal: int, first: int) 
     assert fast.table == stepped.table
     if last:
         assert last[-1] == GameOver(fast.outcome, fast.summary)  # type: ignore[arg-type]
+
+
+@common
+@given(rules_strategy(small=True), deals, st.integers(0, 300), st.integers(1, 5_000))
+def test_a_play_out_in_slices_equals_finish(
+    rules: Rules, deal: int, first: int, budget: int
+) -> None:
+    whole, sliced = Game(rules, deal), Game(rules, deal)
+    for game in (whole, sliced):
+        for _ in range(first):
+            if game.phase is Phase.OVER:
+                break
+            game.step()
+    whole.finish()
+    for _ in range(MAX_STEPS):
+        if sliced.play_out(budget):
+            break
+    assert sliced.outcome == whole.outcome
+    assert sliced.summary == whole.summary
+    assert sliced.counts == whole.counts
+    assert sliced.steps == whole.steps
+    assert sliced.active == whole.active
+    assert sliced.table == whole.table
 
 
 @common
