@@ -19,7 +19,9 @@ transport limits:
   address its X-Forwarded-For names), frames at most ``--max-message-bytes``
   (else the WebSocket layer closes 1009), a `RateLimiter` (``rate_limited``, then 4001),
   a budget of invalid frames (then 1008), and an opening deadline (4005);
-- one timer task that sleeps until `Hub.next_deadline` and calls `Hub.wake`;
+- one timer task that sleeps until `Hub.next_deadline` and calls `Hub.wake`, yielding to
+  the connections between two wakes (a finish vote's play-out is woken slice after
+  slice, and other rooms are served in between);
 - each `Send` is encoded once; the frames one Hub call produces for a connection are
   written together, one ``transport.write`` (one system call) per connection per call —
   as ``websockets.broadcast`` does frame by frame, nothing waits for a slow client (a dead
@@ -523,6 +525,10 @@ class WarServer:
                     log.warning("timer_stuck", deadline=deadline, now=now)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._rearm.wait(), _WAKE_RETRY_SECONDS)
+            # Let the connections in before the next wake: a finish vote's play-out asks
+            # to be woken again at once, a slice at a time, and other rooms' messages
+            # must be handled between two slices, not after the last one.
+            await asyncio.sleep(0)
 
 
 @asynccontextmanager

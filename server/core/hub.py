@@ -33,6 +33,15 @@ a seat's earlier token while its latest is unconfirmed (its welcome may have bee
 see `server.core.room`) is accepted, so it is no failure; a superseded token is one.
 A room is removed when every human player has left, or when it has had no connection
 and no activity for ``idle_room_seconds`` (a restart counts as activity).
+
+A finish vote's play-out (`server.core.room`) runs a slice at a time: the slice right
+after the vote, in the same call, then one per `wake`, and never more than one slice per
+hub call whatever the number of rooms finishing (they take turns), so no call holds the
+event loop longer than a slice. The work is counted against the address of the
+connection whose message started the play-out (`server.core.limits.WorkBudget`,
+``play_out_rate`` units a second in bursts of ``play_out_burst``): an address past its
+budget has its rooms' slices wait until it is paid off, so finishing and rematching a
+long game in a loop slows only that address's own games.
 """
 
 from __future__ import annotations
@@ -70,10 +79,13 @@ from server.core.codes import (
     new_token,
     normalize_code,
 )
+from server.core.limits import WorkBudget
 from server.core.logger import Logger
+from server.core.phases import Stage
 from server.core.records import GameRecord, RoomRecord, SeatRecord, Store, same_state
-from server.core.room import Room, RoomSettings
+from server.core.room import PLAY_OUT_SLICE, Room, RoomSettings
 from server.core.wire import engine_rules
+from server.engine import STEP_WORK
 from server.errors import RefusedError, StoreError
 
 __all__ = ["FAILURE_WINDOW_SECONDS", "STORE_RETRY_SECONDS", "Hub", "HubSettings", "HubStats"]
@@ -97,7 +109,11 @@ class HubSettings:
     ``password``: needed to create rooms (None: anyone may). ``max_failed_joins``: wrong
     codes, tokens or passwords per address per minute. ``away_timeout_seconds``: an away
     seat goes on calm auto-play after this long (0: never). ``computer_delay``: how long a
-    computer seat takes to ready.
+    computer seat takes to ready. ``play_out_slice``: the engine work (units of
+    `server.engine.STEP_WORK`) of one slice of a finish vote's play-out;
+    ``play_out_rate`` and ``play_out_burst``: the play-out work one address may have
+    done a second, and at once (the defaults: about 2,000 steps of a four-player game
+    a second, a burst of about 32,000, the longest games seen).
     """
 
     password: str | None = None
@@ -109,6 +125,9 @@ class HubSettings:
     calm_delay: float = 1.5
     quick_delay: float = 0.3
     computer_delay: float = 0.6
+    play_out_slice: int = PLAY_OUT_SLICE
+    play_out_rate: float = 2_048.0 * STEP_WORK
+    play_out_burst: float = 32_768.0 * STEP_WORK
 
     def room_settings(self) -> RoomSettings:
         """The part of these settings each room uses."""
@@ -118,6 +137,7 @@ class HubSettings:
             calm_delay=self.calm_delay,
             quick_delay=self.quick_delay,
             computer_delay=self.computer_delay,
+            play_out_slice=self.play_out_slice,
         )
 
 
@@ -169,6 +189,9 @@ class Hub:
         self._saved: dict[str, RoomRecord] = {}  # each room's record as the store holds it
         self._store_failing = False
         self._hold: dict[str, float] = {}  # rebuilt rooms: no timer before this time
+        self._work = WorkBudget(settings.play_out_rate, settings.play_out_burst)
+        self._payer: dict[str, str] = {}  # finishing rooms: whose address pays the work
+        self._pace: dict[str, float] = {}  # finishing rooms: no slice before this time
         # Deadlines, kept incrementally so that next_deadline() and wake() cost O(log R),
         # not O(R), per call (the app asks after every message): each room's earliest
         # deadline (its timers, or its idle removal when nobody is connected), a heap of
@@ -245,12 +268,13 @@ class Hub:
                     f"not {message.TYPE}",
                 )
             room = self._rooms[info.room]
-            return self._run(
+            actions = self._run(
                 room,
                 partial(room.handle, conn, message, now),
                 now,
                 on_refused=lambda no: self._refusal(conn, info, no.code, str(no), now),
             )
+            return actions + self._finish_slice(room, now, info.peer)
         except RefusedError as refusal:
             return self._refusal(conn, info, refusal.code, str(refusal), now)
         except Exception as bug:  # a bug must not take the server down
@@ -270,15 +294,26 @@ class Hub:
         if room is None:
             return []
         try:
-            return self._run(room, partial(room.disconnect, conn, now), now)
+            actions = self._run(room, partial(room.disconnect, conn, now), now)
+            return actions + self._finish_slice(room, now, info.peer)
         except Exception as bug:
             self._log_bug(bug)
             return []
 
     def wake(self, now: float) -> list[Action]:
-        """Run every timer due at or before ``now``; remove idle rooms. Never raises."""
+        """Run every timer due at or before ``now`` (but one slice of a finish vote's
+        play-out at most: the other finishing rooms stay due for the next call); remove
+        idle rooms. Never raises."""
         actions: list[Action] = []
-        for room in self._due_rooms(now):
+        due = self._due_rooms(now)
+        finishing = [room for room in due if room.stage is Stage.FINISHING]
+        if len(finishing) > 1:  # the one whose last slice is the oldest plays; the rest wait
+            turns = {room_id: turn for turn, room_id in enumerate(self._payer)}
+            first = min(finishing, key=lambda room: turns.get(room.room_id, -1))
+            due = [room for room in due if room is first or room not in finishing]
+        for room in due:
+            if room in finishing:  # its turn is over: to the back of the queue
+                self._payer[room.room_id] = self._payer.pop(room.room_id, "")
             try:
                 actions += self._run(room, partial(room.wake, now), now)
             except Exception as bug:  # one room's trouble must not stop the others
@@ -435,6 +470,8 @@ class Hub:
             self._save(record)
         except Exception as error:
             return self._recover(room, present, opener, error, now)
+        if effects.work:
+            self._charge(room, effects.work, now)
         conns = self._conns
         for conn in closed:  # closed by this call: in no room any more
             conns[conn].room = None
@@ -518,6 +555,37 @@ class Hub:
             ]
         return actions
 
+    # ------------------------------------------------------------------ finishing
+    def _finish_slice(self, room: Room, now: float, peer: str) -> list[Action]:
+        """If the call just made put ``room`` in its finish vote's play-out, note who
+        pays for it (``peer``'s address) and play the first slice now, unless that
+        address has spent its budget (then the slice waits, see `_charge`)."""
+        room_id = room.room_id
+        if self._rooms.get(room_id) is not room or room.stage is not Stage.FINISHING:
+            return []
+        if room_id in self._payer:
+            return []  # under way already: its slices come with wake
+        self._payer[room_id] = peer
+        wait = self._work.wait(peer, now)
+        if wait > 0:
+            self._pace[room_id] = now + wait
+            self._dirty.add(room_id)
+            return []
+        return self._run(room, partial(room.wake, now), now)
+
+    def _charge(self, room: Room, work: int, now: float) -> None:
+        """Count ``work`` done by ``room`` against the address that asked for it; past
+        that address's budget, hold the room's next slice until it is paid off."""
+        room_id = room.room_id
+        wait = self._work.charge(self._payer.get(room_id, ""), work, now)
+        if room.stage is not Stage.FINISHING:
+            self._payer.pop(room_id, None)
+            self._pace.pop(room_id, None)
+        elif wait > 0:
+            self._pace[room_id] = now + wait
+        else:
+            self._pace.pop(room_id, None)
+
     # ------------------------------------------------------------------ helpers
     def _load(self, record: RoomRecord, now: float) -> Room | None:
         """Build the room of a stored ``record`` and hold it: the one path of a restart
@@ -558,6 +626,8 @@ class Hub:
         self._dirty.add(room.room_id)
         self._rooms.pop(room.room_id, None)
         self._hold.pop(room.room_id, None)
+        self._payer.pop(room.room_id, None)
+        self._pace.pop(room.room_id, None)
         self._by_player_code.pop(normalize_code(room.player_code), None)
         self._by_watch_code.pop(normalize_code(room.watch_code), None)
 
@@ -626,9 +696,9 @@ class Hub:
             if room is not None and not room.connections:
                 removal = room.last_active + idle
                 due = removal if due is None else min(due, removal)
-            hold = self._hold.get(room_id)
-            if due is not None and hold is not None:
-                due = max(due, hold)
+            for hold in (self._hold.get(room_id), self._pace.get(room_id)):
+                if due is not None and hold is not None:
+                    due = max(due, hold)
             if due is None:
                 self._deadline.pop(room_id, None)
             elif self._deadline.get(room_id) != due:

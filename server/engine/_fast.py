@@ -41,24 +41,27 @@ _NO_STOP = 1 << 62  # a round count no game reaches
 _DRAW = tuple((i.bit_length(), (1 << i.bit_length()) - 1) for i in range(53))
 
 
-def play_out(s: State, budget: int | None = None) -> None:
+def play_out(s: State, budget: int | None = None) -> int:
     """Play the game of ``s`` on: to its end, or (``budget``: units of work, see
-    `STEP_WORK`) until the budget is spent; a no-op if it is already over.
+    `STEP_WORK`) until the budget is spent; return the units spent (0 if the game was
+    already over).
 
     A bounded call plays at least one step. It may overspend by less than one step of
     the step path, or by the war steps of the round the two-player path is in (it ends
     that round): at most ``budget + STEP_WORK + deck_size // 2``.
     """
     fast = s.rules.won_cards is WonCards.SHUFFLE
-    left = _NO_STOP if budget is None else max(1, budget)
-    while s.phase is not Phase.OVER and left > 0:
+    spent = 0
+    limit = _NO_STOP if budget is None else max(1, budget)
+    while s.phase is not Phase.OVER and spent < limit:
         if fast and s.phase is Phase.BATTLE and len(s.active) == 2 and not s.time_stop:
             before = s.steps
-            _duel(s, budget if budget is None else left)
-            left -= s.steps - before
+            _duel(s, None if budget is None else limit - spent)
+            spent += s.steps - before
         else:
             advance(s)
-            left -= STEP_WORK
+            spent += STEP_WORK
+    return spent
 
 
 def _hand_over(g: State, laid: list[int], depth: int) -> None:

@@ -175,18 +175,17 @@ class Game:
         assert self._state.outcome is not None
         return self._state.outcome
 
-    def play_out(self, budget: int) -> bool:
+    def play_out(self, budget: int) -> int:
         """Play the rest out as `finish` does, but for about ``budget`` units of work at
         most (a step costs `STEP_WORK` units, or 1 on the two-player fast path); return
-        whether the game is over.
+        the units spent. `outcome` says whether the game is over.
 
         Playing a game out in any number of such calls gives the game `finish` gives.
         A call plays at least one step (if the game is not over) and overspends by at
         most ``STEP_WORK + deck_size // 2`` units (the two-player path ends the round it
         is in).
         """
-        _fast.play_out(self._state, budget)
-        return self._state.phase is Phase.OVER
+        return _fast.play_out(self._state, budget)
 
     def stop_by_time(self) -> list[Event]:
         """The server's time limit ran out: end the game by counts (see docs/rules.md).

@@ -106,11 +106,12 @@ def _sliced_to_end(rules: Rules, deal: int, budget: int, start: int = 0) -> tupl
             break
         game.step()
     most = 0
-    over = game.phase is Phase.OVER
-    while not over:
+    while game.outcome is None:
         before = game.steps
-        over = game.play_out(budget)
+        spent = game.play_out(budget)
         assert game.steps > before, "a play_out call must make progress"
+        assert spent >= game.steps - before
+        assert spent <= max(1, budget) + STEP_WORK + rules.deck_size // 2
         most = max(most, game.steps - before)
     assert game.phase is Phase.OVER
     return game, most
@@ -131,19 +132,21 @@ def test_playing_out_in_slices_gives_the_finished_game(rules: Rules, budget: int
 def test_a_slice_of_the_step_path_plays_budget_over_step_work_steps() -> None:
     rules = Rules(players=4, won_cards=WonCards.FIXED, round_limit=1_000_000)
     game = Game(rules, 374)
-    assert not game.play_out(10 * STEP_WORK)
+    assert game.play_out(10 * STEP_WORK) == 10 * STEP_WORK
     assert game.steps == 10
-    assert not game.play_out(1)  # at least one step, whatever the budget
+    assert game.play_out(1) == STEP_WORK  # at least one step, whatever the budget
     assert game.steps == 11
+    assert game.outcome is None
 
 
 def test_a_slice_of_the_two_player_fast_path_stops_at_a_round_boundary() -> None:
     rules = Rules(round_limit=1_000_000)
     game = Game(rules, 161)  # 3,026 steps, the longest of the first 2,000 deals
-    assert not game.play_out(1_000)
-    assert 1_000 <= game.steps <= 1_000 + rules.deck_size // 2
+    spent = game.play_out(1_000)
+    assert 1_000 <= game.steps == spent <= 1_000 + rules.deck_size // 2
     assert game.phase is Phase.BATTLE and game.table == Game(rules, 161).table
-    assert game.play_out(10_000)
+    game.play_out(10_000)
+    assert game.outcome is not None
     same_game(game, stepped_to_end(rules, 161))
 
 
@@ -151,5 +154,5 @@ def test_play_out_of_a_finished_game_changes_nothing() -> None:
     game = Game(Rules(), 3)
     game.finish()
     steps = game.steps
-    assert game.play_out(100)
+    assert game.play_out(100) == 0
     assert game.steps == steps
