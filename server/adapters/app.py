@@ -131,9 +131,11 @@ def build_hub(settings: Settings, now: float) -> HubLike:
     hub_settings = HubSettings(
         password=settings.password,
         max_rooms=settings.max_rooms,
+        max_rooms_per_address=settings.max_rooms_per_ip,
         max_spectators=settings.max_spectators,
         max_failed_joins=settings.max_failed_joins,
         idle_room_seconds=settings.idle_room_minutes * 60.0,
+        idle_waiting_room_seconds=settings.idle_waiting_room_minutes * 60.0,
         away_timeout_seconds=settings.away_timeout,
     )
     try:

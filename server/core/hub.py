@@ -26,13 +26,28 @@ write, ``internal_error`` and close 1011 for a bug. Clients resume their seats, 
 a restart. Until a write succeeds again `Hub.store_failing` is true (``/healthz`` says
 so), and a rebuilt room's timers wait `STORE_RETRY_SECONDS` before they try again.
 
-Failed attempts (unknown code, bad token, bad password) are counted per peer address;
-at ``max_failed_joins`` within a minute further opening messages from that address are
-refused with ``too_many_failures`` (close 1008) until the minute has passed. A resume with
-a seat's earlier token while its latest is unconfirmed (its welcome may have been lost,
-see `server.core.room`) is accepted, so it is no failure; a superseded token is one.
+Per address (`server.core.limits.address_key`: an IPv6 /64 counts as one address):
+
+- failed attempts (unknown code, bad token, bad password) are counted; at
+  ``max_failed_joins`` within a minute further opening messages from that address are
+  refused with ``too_many_failures`` (close 1008) until the minute has passed. A resume
+  with a seat's earlier token while its latest is unconfirmed (its welcome may have been
+  lost, see `server.core.room`) is accepted, so it is no failure; a superseded token is
+  one;
+- the rooms created from it and still held are counted; at ``max_rooms_per_address`` a
+  ``create_room`` from it is refused with ``too_many_rooms`` (close 1013). The count
+  lives in memory only (the store keeps no addresses): after a restart the rooms loaded
+  count for nobody.
+
+Both tables hold only what they must (recent failures; addresses with rooms), so their
+memory is bounded by the failures of the last minute and by the rooms held.
+
 A room is removed when every human player has left, or when it has had no connection
-and no activity for ``idle_room_seconds`` (a restart counts as activity).
+and no activity for ``idle_room_seconds`` (``idle_waiting_room_seconds``, shorter, while
+it still waits for players: rooms nobody joined go in minutes). A restart is no
+activity: a loaded room keeps the time of its last stored activity. So that players can
+come back after a long downtime, a loaded room is not removed for idleness within
+`RESTART_GRACE_SECONDS` (or its idle time, if shorter) of being loaded.
 
 A finish vote's play-out (`server.core.room`) runs a slice at a time: the slice right
 after the vote, in the same call, then one per `wake`, and never more than one slice per
@@ -49,7 +64,7 @@ from __future__ import annotations
 import heapq
 import hmac
 import secrets
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -79,7 +94,7 @@ from server.core.codes import (
     new_token,
     normalize_code,
 )
-from server.core.limits import WorkBudget
+from server.core.limits import WorkBudget, address_key
 from server.core.logger import Logger
 from server.core.phases import Stage
 from server.core.records import GameRecord, RoomRecord, SeatRecord, Store, same_state
@@ -88,10 +103,22 @@ from server.core.wire import engine_rules
 from server.engine import STEP_WORK
 from server.errors import RefusedError, StoreError
 
-__all__ = ["FAILURE_WINDOW_SECONDS", "STORE_RETRY_SECONDS", "Hub", "HubSettings", "HubStats"]
+__all__ = [
+    "FAILURE_WINDOW_SECONDS",
+    "RESTART_GRACE_SECONDS",
+    "STORE_RETRY_SECONDS",
+    "Hub",
+    "HubSettings",
+    "HubStats",
+]
 
 FAILURE_WINDOW_SECONDS = 60.0
 """Failed attempts are counted over this sliding window, per peer address."""
+RESTART_GRACE_SECONDS = 15 * 60.0
+"""A room loaded from the store (a restart, or a rebuild after a failed write) is not
+removed for idleness sooner than this after it was loaded (nor later than its idle time
+after its last activity, if that is later): clients reconnect by themselves within a
+minute or two of a restart, and people who restart their client need a moment too."""
 STORE_RETRY_SECONDS = 5.0
 """A room rebuilt after a failed write runs no timer (auto-play, the computer, the time
 limit) sooner than this: a failing disk is tried once in that while per room, not at
@@ -107,7 +134,10 @@ class HubSettings:
     """Limits and paces of the room core (every time is in seconds).
 
     ``password``: needed to create rooms (None: anyone may). ``max_failed_joins``: wrong
-    codes, tokens or passwords per address per minute. ``away_timeout_seconds``: an away
+    codes, tokens or passwords per address per minute. ``max_rooms_per_address``: rooms
+    created from one address held at once. ``idle_room_seconds``: a room nobody is in
+    is removed after this long without activity; ``idle_waiting_room_seconds`` while it
+    still waits for players (the shorter of the two applies). ``away_timeout_seconds``: an away
     seat goes on calm auto-play after this long (0: never). ``computer_delay``: how long a
     computer seat takes to ready. ``play_out_slice``: the engine work (units of
     `server.engine.STEP_WORK`) of one slice of a finish vote's play-out;
@@ -120,7 +150,9 @@ class HubSettings:
     max_rooms: int = 500
     max_spectators: int = 20
     max_failed_joins: int = 10
+    max_rooms_per_address: int = 20
     idle_room_seconds: float = 24 * 60 * 60.0
+    idle_waiting_room_seconds: float = 30 * 60.0
     away_timeout_seconds: float = 0.0
     calm_delay: float = 1.5
     quick_delay: float = 0.3
@@ -183,7 +215,10 @@ class Hub:
         self._by_player_code: dict[str, str] = {}
         self._by_watch_code: dict[str, str] = {}
         self._conns: dict[ConnId, _Conn] = {}
-        self._failures: dict[str, deque[float]] = {}
+        self._failures: OrderedDict[str, deque[float]] = OrderedDict()  # by last failure
+        self._creator: dict[str, str] = {}  # room id → the address key that created it
+        self._created: dict[str, int] = {}  # address key → rooms it created, still held
+        self._grace: dict[str, float] = {}  # loaded rooms: not removed as idle before this
         self._reserved: set[str] = set()  # ids and codes of stored rooms that did not load
         self._reserved_codes: set[str] = set()  # the same codes, normalised
         self._saved: dict[str, RoomRecord] = {}  # each room's record as the store holds it
@@ -230,6 +265,14 @@ class Hub:
     def room(self, room_id: str) -> Room | None:
         """The room with this id (for tests and tools), or None."""
         return self._rooms.get(room_id)
+
+    def rooms_created_from(self, peer: str) -> int:
+        """How many rooms created from ``peer``'s address (its /64 for IPv6) are held."""
+        return self._created.get(address_key(peer), 0)
+
+    def addresses_with_rooms(self) -> int:
+        """How many addresses have created rooms that are held (for tests and tools)."""
+        return len(self._created)
 
     def where(self, conn: ConnId) -> tuple[str, int | None] | None:
         """(room id, seat or None for a spectator) of ``conn``; None before a room is open."""
@@ -318,8 +361,7 @@ class Hub:
                 actions += self._run(room, partial(room.wake, now), now)
             except Exception as bug:  # one room's trouble must not stop the others
                 self._log_bug(bug)
-        for peer in list(self._failures):
-            self._recent_failures(peer, now)
+        self._forget_failures(now)
         return actions
 
     def close(self) -> None:
@@ -346,7 +388,7 @@ class Hub:
                 f"(this side speaks {sorted(SUPPORTED_VERSIONS)})",
             )
         limit = self._settings.max_failed_joins
-        if self._recent_failures(info.peer, now) >= limit:
+        if self._recent_failures(address_key(info.peer), now) >= limit:
             raise RefusedError(
                 ErrorCode.TOO_MANY_FAILURES,
                 f"{limit} wrong codes, tokens or passwords within a minute; wait a minute",
@@ -394,6 +436,14 @@ class Hub:
                 ErrorCode.TOO_MANY_ROOMS,
                 f"this server holds its {self._settings.max_rooms} rooms; try later",
             )
+        creator = address_key(self._conns[conn].peer)
+        cap = self._settings.max_rooms_per_address
+        if self._created.get(creator, 0) >= cap:
+            raise RefusedError(
+                ErrorCode.TOO_MANY_ROOMS,
+                f"rooms created from this address: {cap} are open; leave one, or wait "
+                "until one is removed (rooms nobody uses are removed when idle)",
+            )
         try:
             message.validate()  # the codec did; a hub called directly must be as strict
             rules = engine_rules(message.rules)
@@ -430,6 +480,7 @@ class Hub:
         )
         room = Room(record, **self._room_kwargs(now))
         self._add_room(room)
+        self._credit(record.room_id, creator)
         return room, partial(room.open_for_creator, conn, token, now)
 
     # ------------------------------------------------------------------ persist, then broadcast
@@ -503,10 +554,22 @@ class Hub:
         """Why ``room`` is to be removed now, or None."""
         if room.abandoned:
             return "every player left"
-        idle = now - room.last_active >= self._settings.idle_room_seconds
-        if idle and not room.connections:
+        if not room.connections and now >= self._idle_until(room):
             return "the room was idle"
         return None
+
+    def _idle_seconds(self, room: Room) -> float:
+        """How long ``room`` may go without activity (nobody in it) before it goes."""
+        idle = self._settings.idle_room_seconds
+        if room.stage is Stage.WAITING:
+            return min(idle, self._settings.idle_waiting_room_seconds)
+        return idle
+
+    def _idle_until(self, room: Room) -> float:
+        """When ``room``, if nobody is in it and nothing happens, is removed."""
+        until = room.last_active + self._idle_seconds(room)
+        grace = self._grace.get(room.room_id)
+        return until if grace is None else max(until, grace)
 
     def _save(self, record: RoomRecord) -> None:
         """Store ``record`` unless the store holds it already (``last_active`` aside)."""
@@ -539,10 +602,13 @@ class Hub:
             code, text = ErrorCode.INTERNAL_ERROR, INTERNAL_ERROR_TEXT
             self._log_bug(error)
         close = CLOSE_CODE_FOR_ERROR[code]
+        creator = self._creator.get(room_id)
         self._drop_room(room)
         saved = self._saved.pop(room_id, None)
         if saved is not None and self._load(saved, now) is not None:
             self._hold[room_id] = now + STORE_RETRY_SECONDS
+            if creator is not None:
+                self._credit(room_id, creator)
         actions: list[Action] = []
         for conn in dict.fromkeys((*present, *(() if opener is None else (opener,)))):
             info = self._conns.get(conn)
@@ -605,6 +671,7 @@ class Hub:
             return None
         self._add_room(room)
         self._saved[room.room_id] = record
+        self._grace[room.room_id] = now + min(RESTART_GRACE_SECONDS, self._idle_seconds(room))
         return room
 
     def _room_kwargs(self, now: float) -> dict[str, Any]:
@@ -628,8 +695,21 @@ class Hub:
         self._hold.pop(room.room_id, None)
         self._payer.pop(room.room_id, None)
         self._pace.pop(room.room_id, None)
+        self._grace.pop(room.room_id, None)
         self._by_player_code.pop(normalize_code(room.player_code), None)
         self._by_watch_code.pop(normalize_code(room.watch_code), None)
+        creator = self._creator.pop(room.room_id, None)
+        if creator is not None:
+            left = self._created[creator] - 1
+            if left:
+                self._created[creator] = left
+            else:
+                del self._created[creator]
+
+    def _credit(self, room_id: str, creator: str) -> None:
+        """Count room ``room_id`` as created from the address key ``creator``."""
+        self._creator[room_id] = creator
+        self._created[creator] = self._created.get(creator, 0) + 1
 
     def _remove_room(self, room: Room, why: str) -> list[Action]:
         actions = room.close_all(why)
@@ -689,12 +769,11 @@ class Hub:
 
     def _refresh_deadlines(self) -> None:
         """Recompute the deadline of every room touched since the last look."""
-        idle = self._settings.idle_room_seconds
         for room_id in self._dirty:
             room = self._rooms.get(room_id)
             due = None if room is None else room.next_deadline()
             if room is not None and not room.connections:
-                removal = room.last_active + idle
+                removal = self._idle_until(room)
                 due = removal if due is None else min(due, removal)
             for hold in (self._hold.get(room_id), self._pace.get(room_id)):
                 if due is not None and hold is not None:
@@ -725,22 +804,36 @@ class Hub:
                 due.append(room)
         return due
 
-    def _recent_failures(self, peer: str, now: float) -> int:
-        times = self._failures.get(peer)
+    def _recent_failures(self, key: str, now: float) -> int:
+        """Failures of address key ``key`` within the window before ``now``."""
+        times = self._failures.get(key)
         if times is None:
             return 0
         while times and times[0] <= now - FAILURE_WINDOW_SECONDS:
             times.popleft()
         if not times:
-            del self._failures[peer]
+            del self._failures[key]
             return 0
         return len(times)
+
+    def _forget_failures(self, now: float) -> None:
+        """Drop the addresses whose last failure left the window (oldest first: the
+        table is kept in the order of last failures, so this stops at the first one
+        still in it)."""
+        failures = self._failures
+        while failures:
+            key, times = next(iter(failures.items()))
+            if times and times[-1] > now - FAILURE_WINDOW_SECONDS:
+                return
+            del failures[key]
 
     def _refusal(
         self, conn: ConnId, info: _Conn, code: ErrorCode, text: str, now: float
     ) -> list[Action]:
         if code in _COUNTED_FAILURES:
-            self._failures.setdefault(info.peer, deque()).append(now)
+            key = address_key(info.peer)
+            self._failures.setdefault(key, deque()).append(now)
+            self._failures.move_to_end(key)
         actions: list[Action] = [Send((conn,), Error(code=code, message=text[:_MAX_ERROR_TEXT]))]
         close = CLOSE_CODE_FOR_ERROR.get(code)
         if close is None and info.room is None:

@@ -215,7 +215,7 @@ class Room:
         self.rules = record.rules
         self.minutes = record.minutes
         self.created = record.created
-        self.last_active = max(record.last_active, now)  # a restart counts as activity
+        self.last_active = record.last_active  # a restart is no activity
         self.seq = record.seq
         self._settings = settings
         self._random = random
