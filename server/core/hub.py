@@ -303,6 +303,13 @@ class Hub:
         info = self._conns.setdefault(conn, _Conn(""))
         try:
             if isinstance(message, CreateRoom | JoinRoom | WatchRoom | ResumeSeat):
+                if info.room is not None:
+                    refused = RefusedError(
+                        ErrorCode.ALREADY_IN_ROOM,
+                        f"this connection is in room {info.room} already; open another "
+                        "connection",
+                    )
+                    return self._confirmed(conn, info, refused, now)
                 return self._open(conn, info, message, now)
             if info.room is None:
                 raise RefusedError(
@@ -324,9 +331,16 @@ class Hub:
             return self._internal_error(conn, bug, now)
 
     def refuse(self, conn: ConnId, error: ProtocolError, now: float) -> list[Action]:
-        """A frame from ``conn`` did not decode: the error, and a close where documented."""
+        """A frame from ``conn`` did not decode: the error, and a close where documented.
+
+        Like any message on a seat's connection, it confirms the seat's latest token
+        (stored before the error goes out). Never raises.
+        """
         info = self._conns.setdefault(conn, _Conn(""))
-        return self._refusal(conn, info, error.code, str(error), now)
+        try:
+            return self._confirmed(conn, info, RefusedError(error.code, str(error)), now)
+        except Exception as bug:
+            return self._internal_error(conn, bug, now)
 
     def disconnect(self, conn: ConnId, now: float) -> list[Action]:
         """``conn`` ended: its seat is away, or one spectator fewer. Never raises."""
@@ -369,6 +383,19 @@ class Hub:
         self._store.close()
 
     # ------------------------------------------------------------------ opening
+    def _confirmed(
+        self, conn: ConnId, info: _Conn, refused: RefusedError, now: float
+    ) -> list[Action]:
+        """Refuse what ``conn`` sent before its room saw it, once the room has taken it as
+        the confirmation of the seat's token (`Room.confirm`; persisted first). If that
+        write fails, the connection is told to come back instead."""
+        room = None if info.room is None else self._rooms.get(info.room)
+        if room is not None and room.seat_of(conn) is not None:
+            actions = self._run(room, partial(room.confirm, conn, now), now)
+            if info.room is None:  # the room was rebuilt: its connections come back
+                return actions
+        return self._refusal(conn, info, refused.code, str(refused), now)
+
     def _open(
         self,
         conn: ConnId,
@@ -376,11 +403,6 @@ class Hub:
         message: CreateRoom | JoinRoom | WatchRoom | ResumeSeat,
         now: float,
     ) -> list[Action]:
-        if info.room is not None:
-            raise RefusedError(
-                ErrorCode.ALREADY_IN_ROOM,
-                f"this connection is in room {info.room} already; open another connection",
-            )
         if message.v not in SUPPORTED_VERSIONS:
             raise RefusedError(
                 ErrorCode.UNSUPPORTED_VERSION,

@@ -486,8 +486,8 @@ class Room:
         """
         self.last_active = now
         index = self.seat_of(conn)
-        if index is not None and self._seats[index].record.previous_token_hash is not None:
-            self._change_seat(index, previous_token_hash=None)  # the token is confirmed
+        if index is not None:
+            self._confirm(index)
         who = Who.SPECTATOR if index is None else Who.SEAT
         refused = phases.refusal(message.TYPE, self.stage, who)
         if refused is not None:
@@ -513,6 +513,21 @@ class Room:
         if isinstance(message, VoteFinish):
             return self._vote_finish(index, now)
         return self._vote_rematch(index, message.deal, now)
+
+    def confirm(self, conn: ConnId, now: float) -> Effects:
+        """``conn`` sent something the hub refused before the room saw it (a frame that
+        did not decode, a second opening message): it still confirms the token its seat
+        was welcomed with. Nothing else changes (a spectator's: nothing at all)."""
+        self.last_active = now
+        index = self.seat_of(conn)
+        if index is not None:
+            self._confirm(index)
+        return self._effects([])
+
+    def _confirm(self, index: int) -> None:
+        """Seat ``index``'s latest token is confirmed: the earlier one stops working."""
+        if self._seats[index].record.previous_token_hash is not None:
+            self._change_seat(index, previous_token_hash=None)
 
     def disconnect(self, conn: ConnId, now: float) -> Effects:
         """``conn`` is gone: its seat is away (kept for a resume), or one spectator fewer."""
