@@ -306,8 +306,7 @@ class Hub:
                 if info.room is not None:
                     refused = RefusedError(
                         ErrorCode.ALREADY_IN_ROOM,
-                        f"this connection is in room {info.room} already; open another "
-                        "connection",
+                        f"this connection is in room {info.room} already; open another connection",
                     )
                     return self._confirmed(conn, info, refused, now)
                 return self._open(conn, info, message, now)
