@@ -86,9 +86,10 @@ from server.errors import RefusedError
 
 __all__ = ["PLAY_OUT_SLICE", "InRoomMessage", "Room", "RoomSettings", "played", "rebuild_game"]
 
-PLAY_OUT_SLICE = 512 * engine.STEP_WORK
-"""The engine work one call may spend playing a finish vote's game out: 512 steps of the
-step path, about 3 ms (docs/performance.md), or 8,192 of the two-player fast path."""
+PLAY_OUT_SLICE = 256 * engine.STEP_WORK
+"""The engine work one call may spend playing a finish vote's game out: 256 steps of the
+step path or 4,096 of the two-player fast path, under 2 ms either way on the machine of
+docs/performance.md (a few on a small board computer)."""
 
 InRoomMessage = Ready | SetAutoPlay | VoteFinish | Rematch | Leave | Resync
 """The client messages a room handles (opening messages are the hub's)."""

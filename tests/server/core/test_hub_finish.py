@@ -170,6 +170,22 @@ def test_repeated_finishes_from_one_address_are_paced() -> None:
     assert kit.now - start >= fastest > 0
 
 
+def test_many_addresses_together_are_held_to_the_servers_budget() -> None:
+    settings = HubSettings()
+    kit = RoomKit(settings)
+    strangers = [_long_room(kit, f"198.51.100.{n}") for n in range(1, 9)]
+    start = kit.now
+    for eve in strangers:
+        kit.send(eve, VoteFinish())
+    rooms = [kit.room(eve) for eve in strangers]
+    kit.run_until(math.inf, stop=lambda: all(room.phase is RoomPhase.OVER for room in rooms))
+    spent = len(strangers) * LONG_STEPS * engine.STEP_WORK
+    # each address is within its own burst; together they are beyond the server's
+    assert settings.play_out_server_burst < spent < 8 * settings.play_out_burst
+    fastest = (spent - settings.play_out_server_burst - 8 * SLICE) / settings.play_out_server_rate
+    assert kit.now - start >= fastest > 0
+
+
 def test_another_address_is_not_slowed_by_a_paced_one() -> None:
     kit = RoomKit()
     eve = _long_room(kit)
