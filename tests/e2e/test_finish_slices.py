@@ -21,17 +21,12 @@ from protocol import (
     Ready,
     Resync,
     RoomPhase,
-    RulesSpec,
     Snapshot,
     VoteFinish,
-    WonCards,
 )
 from server import engine
+from tests._kit.long_game import LONG_DEAL, LONG_RULES, LONG_STEPS
 from tests.e2e._war import start_war
-
-LONG_RULES = RulesSpec(players=4, won_cards=WonCards.FIXED, round_limit=1_000_000)
-LONG_DEAL = 374
-LONG_STEPS = 20_525
 
 
 async def test_a_family_plays_while_a_stranger_finishes_a_long_game(tmp_path: Path) -> None:

@@ -22,11 +22,9 @@ from protocol import (
     RematchDeal,
     Resync,
     RoomPhase,
-    RulesSpec,
     Snapshot,
     VoteFinish,
     WaitingFor,
-    WonCards,
 )
 from server import engine
 from server.adapters.store import SqliteStore
@@ -34,11 +32,9 @@ from server.core.hub import HubSettings
 from server.core.phases import Stage
 from server.core.room import Room
 from server.core.wire import engine_rules
+from tests._kit.long_game import LONG_DEAL, LONG_RULES, LONG_STEPS
 from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated
 
-LONG_RULES = RulesSpec(players=4, won_cards=WonCards.FIXED, round_limit=1_000_000)
-LONG_DEAL = 374
-LONG_STEPS = 20_525
 SLICE = HubSettings().play_out_slice
 MOST_STEPS_PER_CALL = SLICE + engine.STEP_WORK + 26
 """A slice's budget in steps (each step costs at least one unit), and its overspend."""

@@ -105,13 +105,23 @@ def test_a_waiting_room_with_someone_in_it_stays() -> None:
     assert kit.hub.rooms == 1
 
 
+def _left_at_zero(
+    path: Path, settings: HubSettings, addresses: tuple[str, ...], computers: int = 1
+) -> list[Peer]:
+    """Rooms created from ``addresses`` and left (the seat away) at time 0, stored in the
+    store at ``path``, which is then closed (the server stops)."""
+    first = RoomKit(settings, store=SqliteStore(path), now=0.0)
+    peers = [_create(first, address, computers=computers) for address in addresses]
+    for peer in peers:
+        first.drop(peer)  # the last activity, stored with the seat going away
+    first.hub.close()
+    return peers
+
+
 def test_a_restart_is_no_activity(tmp_path: Path) -> None:
     path = tmp_path / "war.db"
     settings = HubSettings(idle_room_seconds=10 * HOUR)
-    first = RoomKit(settings, store=SqliteStore(path), now=0.0)
-    kit_peer = _create(first, "192.0.2.9", computers=1)
-    first.drop(kit_peer)  # last activity at 0 (stored with the seat going away)
-    first.hub.close()
+    _left_at_zero(path, settings, ("192.0.2.9",))
     # back 6 hours later: the room is removed 10 hours after its last activity, not
     # 10 hours after the restart
     second = RoomKit(settings, store=SqliteStore(path), now=6 * HOUR)
@@ -125,12 +135,7 @@ def test_a_restart_is_no_activity(tmp_path: Path) -> None:
 def test_after_a_long_downtime_players_get_a_grace_period(tmp_path: Path) -> None:
     path = tmp_path / "war.db"
     settings = HubSettings(idle_room_seconds=10 * HOUR)
-    first = RoomKit(settings, store=SqliteStore(path), now=0.0)
-    ann = _create(first, "192.0.2.9", computers=1)
-    bob = _create(first, "192.0.2.10", computers=1)
-    first.drop(ann)
-    first.drop(bob)
-    first.hub.close()
+    ann, _ = _left_at_zero(path, settings, ("192.0.2.9", "192.0.2.10"))
     # the server was down for two days: both rooms are overdue, but their players may
     # still come back for a while
     second = RoomKit(settings, store=SqliteStore(path), now=48 * HOUR)
@@ -147,9 +152,7 @@ def test_after_a_long_downtime_players_get_a_grace_period(tmp_path: Path) -> Non
 def test_the_grace_period_is_never_longer_than_the_idle_time(tmp_path: Path, waiting: bool) -> None:
     path = tmp_path / "war.db"
     settings = HubSettings(idle_room_seconds=120, idle_waiting_room_seconds=60)
-    first = RoomKit(settings, store=SqliteStore(path), now=0.0)
-    first.drop(_create(first, "192.0.2.9", computers=0 if waiting else 1))
-    first.hub.close()
+    _left_at_zero(path, settings, ("192.0.2.9",), computers=0 if waiting else 1)
     second = RoomKit(settings, store=SqliteStore(path), now=HOUR)
     second.advance(60 if waiting else 120)
     assert second.hub.rooms == 0
