@@ -3,9 +3,10 @@
 #
 #   deploy/image.sh engine [--install]   a Docker engine that answers (start one if needed)
 #   deploy/image.sh base                 the stand-in base image (see below)
-#   deploy/image.sh build [--install]    engine + base + `docker build`; prints the image tag
-#   deploy/image.sh env                  the DOCKER_HOST and tag the tests use, as NAME=value
+#   deploy/image.sh build [--install]    engine + base + `docker build`
 #   deploy/image.sh stop                 stop the engine this script started, if running
+# engine and build end by printing NAME=value lines for the tests: DOCKER_HOST (empty:
+# Docker's default), WAR_IMAGE_TAG (build) and STARTED (1 if this call started the engine).
 #
 # Idempotent: a running engine, the stand-in base image (or its cached root filesystem)
 # and Docker's build cache are reused, so a second `build` takes seconds; a change to the
@@ -127,11 +128,13 @@ start_engine() {
     say "dockerd answers (pid $pid)"
 }
 
+STARTED=0
 use_engine() {
     local host
     if ! host="$(find_engine)"; then
         start_engine
         host="unix://$SOCKET"
+        STARTED=1
     fi
     if [ -n "$host" ]; then export DOCKER_HOST="$host"; else unset DOCKER_HOST; fi
 }
@@ -205,6 +208,13 @@ stop_engine() {
     fi
 }
 
+# One run at a time on a machine (two test runs may start together).
+lock_runs() {
+    local lock="${WAR_IMAGE_LOCK:-${TMPDIR:-/tmp}/family-war-image.lock}"
+    exec 9>>"$lock"
+    flock --wait 900 9 || die 1 "another deploy/image.sh still runs after 900 s ($lock)"
+}
+
 command="${1:-}"
 [ $# -gt 0 ] && shift
 install=0
@@ -216,10 +226,14 @@ for arg in "$@"; do
 done
 
 case "$command" in
+    engine | base | build) lock_runs ;;
+esac
+case "$command" in
     engine)
         [ $install -eq 0 ] || install_tools
         use_engine
         echo "DOCKER_HOST=${DOCKER_HOST:-}"
+        echo "STARTED=$STARTED"
         ;;
     base)
         use_engine
@@ -231,11 +245,7 @@ case "$command" in
         build >/dev/null
         echo "DOCKER_HOST=${DOCKER_HOST:-}"
         echo "WAR_IMAGE_TAG=$TAG"
-        ;;
-    env)
-        host="$(find_engine)" || die 5 "no Docker engine answers"
-        echo "DOCKER_HOST=$host"
-        echo "WAR_IMAGE_TAG=$TAG"
+        echo "STARTED=$STARTED"
         ;;
     stop) stop_engine ;;
     *) usage ;;
