@@ -269,6 +269,7 @@ class Container:
     port: int
     volume: str
     options: list[str] = field(default_factory=list)
+    created: float = 0.0  # the event loop's clock when `docker run` returned
 
     @property
     def url(self) -> str:
@@ -369,7 +370,7 @@ async def running(
     for key, value in overrides.items():
         argv += ["--env", f"{key}={value}"]
     await docker.run(*argv, tag)
-    container = Container(docker, name, port, volume, options)
+    container = Container(docker, name, port, volume, options, asyncio.get_running_loop().time())
     try:
         await container.wait_healthz()
         yield container
