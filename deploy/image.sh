@@ -6,7 +6,8 @@
 #   deploy/image.sh build [--install]    engine + base + `docker build`
 #   deploy/image.sh stop                 stop the engine this script started, if running
 # engine and build end by printing NAME=value lines for the tests: DOCKER_HOST (empty:
-# Docker's default), WAR_IMAGE_TAG (build) and STARTED (1 if this call started the engine).
+# Docker's default), WAR_IMAGE_TAG (build), STARTED (1 if this call started the engine)
+# and RUN_LOCK (the file that keeps two runs from building at once).
 #
 # Idempotent: a running engine, the stand-in base image (or its cached root filesystem)
 # and Docker's build cache are reused, so a second `build` takes seconds; a change to the
@@ -72,9 +73,11 @@ install_tools() {
     [ ${#missing[@]} -eq 0 ] && return 0
     [ "$(id -u)" -eq 0 ] || die 3 "not root: cannot install ${missing[*]}"
     say "installing ${missing[*]} with apt-get"
+    local started=$SECONDS
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-        $(printf '%s\n' "${missing[@]}" | sort -u) >/dev/null
+    DEBIAN_FRONTEND=noninteractive NEEDRESTART_SUSPEND=1 apt-get install -y -qq \
+        --no-install-recommends $(printf '%s\n' "${missing[@]}" | sort -u) >/dev/null
+    say "installed in $((SECONDS - started)) s"
 }
 
 answers() { timeout 20 docker info >/dev/null 2>&1; }
@@ -115,8 +118,8 @@ start_engine() {
         --pidfile "$PIDFILE" \
         --storage-driver=vfs \
         --iptables=false --ip-forward=false --ip-masq=false --bridge=none \
-        </dev/null >>"$ENGINE_LOG" 2>&1 &
-    local pid=$! deadline=$((SECONDS + ENGINE_TIMEOUT))
+        </dev/null >>"$ENGINE_LOG" 2>&1 9>&- &  # 9: the run lock, not for the daemon
+    local pid=$! started=$SECONDS deadline=$((SECONDS + ENGINE_TIMEOUT))
     until DOCKER_HOST="unix://$SOCKET" answers; do
         if ! kill -0 "$pid" 2>/dev/null || [ $SECONDS -ge $deadline ]; then
             tail -n 30 "$ENGINE_LOG" >&2 || true
@@ -125,7 +128,7 @@ start_engine() {
         fi
         sleep 0.5
     done
-    say "dockerd answers (pid $pid)"
+    say "dockerd answers (pid $pid) after $((SECONDS - started)) s"
 }
 
 STARTED=0
@@ -153,6 +156,7 @@ make_standin() {
         rm -rf "$rootfs"
         mkdir -p "$rootfs"
         say "debootstrap $SUITE (minbase + $PACKAGES) from $MIRROR"
+        local started=$SECONDS
         debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$rootfs" "$MIRROR" \
             >"$CACHE/debootstrap.log" 2>&1 \
             || { tail -n 30 "$CACHE/debootstrap.log" >&2; die 1 "debootstrap failed"; }
@@ -165,12 +169,15 @@ make_standin() {
         tar -C "$rootfs" --numeric-owner -cf "$tarball.tmp" .
         mv "$tarball.tmp" "$tarball"
         rm -rf "$rootfs"
+        say "root filesystem ready in $((SECONDS - started)) s"
     fi
     say "importing $tarball as $STANDIN_TAG"
+    local imported=$SECONDS
     docker import \
         --change 'ENV LANG=C.UTF-8' \
         --change 'CMD ["python3"]' \
         "$tarball" "$STANDIN_TAG" >/dev/null
+    say "imported in $((SECONDS - imported)) s"
 }
 
 base_image() {
@@ -182,12 +189,13 @@ base_image() {
 }
 
 build() {
-    local base args=(--network host --tag "$TAG") started=$SECONDS
+    local base args=(--network host --tag "$TAG") started
     base="$(base_image)"
     if [ -n "$base" ]; then
         make_standin
         args+=(--build-arg "PYTHON_IMAGE=$base" --label "org.family-war.base=$base")
     fi
+    started=$SECONDS
     say "building $TAG${base:+ on $base}"
     # The legacy builder when no buildx plugin is installed (Debian's docker.io): it
     # needs no registry and honours --network host for pip.
@@ -209,10 +217,10 @@ stop_engine() {
 }
 
 # One run at a time on a machine (two test runs may start together).
+RUN_LOCK="${WAR_IMAGE_LOCK:-${TMPDIR:-/tmp}/family-war-image.lock}"
 lock_runs() {
-    local lock="${WAR_IMAGE_LOCK:-${TMPDIR:-/tmp}/family-war-image.lock}"
-    exec 9>>"$lock"
-    flock --wait 900 9 || die 1 "another deploy/image.sh still runs after 900 s ($lock)"
+    exec 9>>"$RUN_LOCK"
+    flock --wait 900 9 || die 1 "another deploy/image.sh still runs after 900 s ($RUN_LOCK)"
 }
 
 command="${1:-}"
@@ -234,6 +242,7 @@ case "$command" in
         use_engine
         echo "DOCKER_HOST=${DOCKER_HOST:-}"
         echo "STARTED=$STARTED"
+        echo "RUN_LOCK=$RUN_LOCK"
         ;;
     base)
         use_engine
@@ -246,6 +255,7 @@ case "$command" in
         echo "DOCKER_HOST=${DOCKER_HOST:-}"
         echo "WAR_IMAGE_TAG=$TAG"
         echo "STARTED=$STARTED"
+        echo "RUN_LOCK=$RUN_LOCK"
         ;;
     stop) stop_engine ;;
     *) usage ;;

@@ -87,6 +87,7 @@ class Prepared:
     tag: str
     started_engine: bool
     output: str
+    run_lock: str = ""
 
 
 class Availability(Enum):
@@ -121,6 +122,7 @@ def prepare(*, install: bool = False, timeout: float = PREPARE_TIMEOUT) -> Prepa
         values.get("WAR_IMAGE_TAG", ""),
         values.get("STARTED") == "1",
         result.stderr,
+        values.get("RUN_LOCK", ""),
     )
 
 

@@ -16,6 +16,7 @@ import asyncio
 import json
 import os
 import re
+import shutil
 import signal
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -34,6 +35,7 @@ from tests.deploy._image import (
     Availability,
     Container,
     Docker,
+    Prepared,
     availability,
     compose_run_options,
     new_volume,
@@ -65,9 +67,14 @@ def _ci() -> bool:
 
 
 @pytest.fixture(scope="module")
-def image() -> Iterator[tuple[Docker, str]]:
-    """The engine and the image tag, built by deploy/image.sh (seconds when cached)."""
-    prepared = prepare()
+def prepared() -> Prepared:
+    """What deploy/image.sh build did (seconds when the image is cached)."""
+    return prepare()
+
+
+@pytest.fixture(scope="module")
+def image(prepared: Prepared) -> Iterator[tuple[Docker, str]]:
+    """The engine and the image tag, or a skip or failure saying why there are none."""
     reason = (prepared.output.strip().splitlines() or ["(no output)"])[-1]
     decision = availability(prepared.status, ci=_ci())
     if decision is Availability.SKIP:
@@ -350,3 +357,15 @@ async def test_docker_reports_the_container_healthy(server: Container) -> None:
     health = (await server.state())["Health"]
     assert health["Status"] == "healthy"
     assert health["Log"][-1]["ExitCode"] == 0
+
+
+async def test_the_engine_does_not_hold_the_scripts_run_lock(
+    image: tuple[Docker, str], prepared: Prepared
+) -> None:
+    """A daemon the script started must not inherit its lock: the next run would wait."""
+    flock = shutil.which("flock")
+    assert flock is not None and prepared.run_lock
+    free = await asyncio.create_subprocess_exec(
+        flock, "--nonblock", "--conflict-exit-code", "99", prepared.run_lock, "true"
+    )
+    assert await asyncio.wait_for(free.wait(), 30) == 0
