@@ -36,6 +36,7 @@ RUN python -m venv /opt/venv \
 # lock already holds its dependencies (pip check fails the build if one is missing).
 COPY pyproject.toml README.md ./
 COPY protocol/ protocol/
+COPY vocabulary/ vocabulary/
 COPY server/ server/
 COPY client/ client/
 RUN /opt/build/bin/pip wheel --no-cache-dir --no-deps --no-build-isolation \

@@ -1,6 +1,7 @@
 # Two commands for a fresh machine with Python 3.11+:
 #   make run    set up .venv and start a War server on 127.0.0.1:8765
-#   make test   set up .venv with the dev tools and run ruff, mypy --strict and pytest
+#   make test   set up .venv with the dev tools and run ruff, import-linter, mypy --strict
+#               and pytest
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -25,6 +26,7 @@ run: venv
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 typecheck: venv
 	$(BIN)/mypy
@@ -53,4 +55,4 @@ image:
 	deploy/image.sh build
 
 clean:
-	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache .ruff_cache .import_linter_cache

@@ -68,6 +68,7 @@ CLOSE_CODE_FOR_ERROR: Mapping[ErrorCode, CloseCode] = MappingProxyType(
         ErrorCode.BINARY_ONLY: CloseCode.UNSUPPORTED_DATA,
         ErrorCode.TOO_LARGE: CloseCode.MESSAGE_TOO_BIG,
         ErrorCode.INTERNAL_ERROR: CloseCode.INTERNAL_ERROR,
+        ErrorCode.STORE_UNAVAILABLE: CloseCode.TRY_AGAIN_LATER,
     }
 )
 """Errors after which the server closes the connection, and with which code.

@@ -89,6 +89,8 @@ class ErrorCode(StrEnum):
     """The message refers to a step that is no longer the current one."""
     INTERNAL_ERROR = "internal_error"
     """A bug on the server; the room carries on if it can."""
+    STORE_UNAVAILABLE = "store_unavailable"
+    """The server cannot save games right now; it closes 1013 and the client retries slowly."""
 
 
 class ProtocolError(ValueError):

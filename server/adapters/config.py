@@ -25,6 +25,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from protocol.fields import MAX_PASSWORD_CHARS  # a longer password could never be sent
 from server.adapters._forwarded import Network
 
 __all__ = [
@@ -39,7 +40,6 @@ __all__ = [
     "load_settings",
 ]
 
-MAX_PASSWORD_CHARS = 128  # the protocol's limit: a longer password could never be sent
 MIN_MESSAGE_BYTES = 512  # every valid client message fits; smaller would refuse real ones
 MAX_MESSAGE_BYTES = 1 << 20
 INVALID_MESSAGE_BURST = 10  # codec errors tolerated in a burst before close 1008 ...
@@ -174,7 +174,9 @@ def _host(text: str) -> str:
 
 def _password(text: str) -> str:
     if len(text) > MAX_PASSWORD_CHARS:
-        raise ValueError(f"the password has {len(text)} characters, at most 128 are allowed")
+        raise ValueError(
+            f"the password has {len(text)} characters, at most {MAX_PASSWORD_CHARS} are allowed"
+        )
     if any(unicodedata.category(c) in {"Cc", "Zl", "Zp"} for c in text):
         raise ValueError("the password contains a control character")
     if not text.strip():

@@ -6,8 +6,15 @@ used by one thread (the event loop's); it is not shared between processes.
 `SqliteStore` keeps one connection in WAL mode with ``synchronous=NORMAL``: a committed
 write survives a kill -9 of the process (not necessarily a power cut). The schema version
 is ``PRAGMA user_version``; an older store is migrated when it is opened (version 1 → 2:
-the seats' ``previous_token_hash`` column, empty). The deal is stored as text because it
-may exceed SQLite's signed 64-bit integers.
+the seats' ``previous_token_hash`` column, empty; 2 → 3: codes unique in their
+normalized form, below). The deal is stored as text because it may exceed SQLite's
+signed 64-bit integers; the rules as the JSON of the engine's ``Rules.to_dict()``.
+
+Codes are unique on the form the hub compares them in (`server.core.codes.normalize_code`:
+upper case, no hyphens), among player and watch codes together, exactly as the hub
+checks a new code: two expression indexes and a trigger (``_CODES_UNIQUE``) refuse a room
+whose player or watch code equals, once normalized, any code of another room, or whose
+two codes are one.
 """
 
 from __future__ import annotations
@@ -17,12 +24,30 @@ import sqlite3
 from pathlib import Path
 
 from server.core.records import GameRecord, RoomRecord, SeatRecord
+from server.engine import Rules
 from server.errors import StoreError
 
 __all__ = ["SCHEMA_VERSION", "SqliteStore"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The store layout this code writes; older stores (from 1) are migrated on opening."""
+
+# `server.core.codes.normalize_code` in SQL is upper(replace(code, '-', '')): codes are
+# ASCII (the protocol's ``code`` field), which SQLite's upper() folds as Python's does.
+_CODES_UNIQUE = (
+    "CREATE UNIQUE INDEX rooms_player_code_normal ON rooms (upper(replace(player_code, '-', '')))",
+    "CREATE UNIQUE INDEX rooms_watch_code_normal ON rooms (upper(replace(watch_code, '-', '')))",
+    """CREATE TRIGGER rooms_codes_distinct BEFORE INSERT ON rooms
+WHEN upper(replace(NEW.player_code, '-', '')) = upper(replace(NEW.watch_code, '-', ''))
+    OR EXISTS (SELECT 1 FROM rooms WHERE upper(replace(watch_code, '-', ''))
+                                         = upper(replace(NEW.player_code, '-', '')))
+    OR EXISTS (SELECT 1 FROM rooms WHERE upper(replace(player_code, '-', ''))
+                                         = upper(replace(NEW.watch_code, '-', '')))
+BEGIN
+    SELECT RAISE(ABORT, 'a code of this room is already in use');
+END""",
+)
+"""Version 3: codes unique in their normalized form across both kinds (see above)."""
 
 
 _SCHEMA = """
@@ -55,11 +80,13 @@ CREATE TABLE seats (
     previous_token_hash TEXT,
     PRIMARY KEY (room_id, seat)
 ) STRICT;
-"""
-# Each step brings a store from the version it is keyed by to the next one. A new column
-# is added last, so a migrated store and a new one have the same columns in the same order.
-_MIGRATIONS = {
-    1: "ALTER TABLE seats ADD COLUMN previous_token_hash TEXT",
+""" + "".join(statement + ";\n" for statement in _CODES_UNIQUE)
+# Each step brings a store from the version it is keyed by to the next one (its statements
+# run in order, in the opening's one transaction). A new column is added last, so a
+# migrated store and a new one have the same columns in the same order.
+_MIGRATIONS: dict[int, tuple[str, ...]] = {
+    1: ("ALTER TABLE seats ADD COLUMN previous_token_hash TEXT",),
+    2: _CODES_UNIQUE,
 }
 
 _INSERT_ROOM = (
@@ -136,7 +163,8 @@ class SqliteStore:
             start = version
             try:
                 while version < SCHEMA_VERSION:
-                    self._db.execute(_MIGRATIONS[version])
+                    for statement in _MIGRATIONS[version]:
+                        self._db.execute(statement)
                     version += 1
                 self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             except sqlite3.Error as error:
@@ -184,7 +212,7 @@ class SqliteStore:
                         record.room_id,
                         record.player_code,
                         record.watch_code,
-                        json.dumps(record.rules, sort_keys=True),
+                        json.dumps(record.rules.to_dict(), sort_keys=True),
                         record.minutes,
                         record.created,
                         record.last_active,
@@ -256,15 +284,15 @@ class SqliteStore:
                     finished=bool(finished),
                     deadline=deadline,
                 )
-                rules_dict = json.loads(rules)
-            except ValueError as error:
+                room_rules = Rules.from_dict(json.loads(rules))
+            except ValueError as error:  # RulesError is a ValueError
                 raise StoreError(f"stored room {room_id!r} does not parse: {error}") from None
             records.append(
                 RoomRecord(
                     room_id=room_id,
                     player_code=player_code,
                     watch_code=watch_code,
-                    rules=rules_dict,
+                    rules=room_rules,
                     minutes=minutes,
                     seats=tuple(seats.get(room_id, ())),
                     game=game,

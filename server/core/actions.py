@@ -4,9 +4,11 @@ The `Hub` (and each room behind it) never touches a socket. Every call returns a
 `Action` values, in order; the app carries them out in that order (a `Send` of an
 ``error`` followed by a `Close` of the same connection means: send, then close).
 
-- `Send`: encode ``message`` once and deliver it to every connection in ``to`` (the app
-  uses ``websockets.broadcast()`` when there is more than one recipient, so a slow client
-  never stalls the others).
+- `Send`: encode ``message`` once and deliver it to every connection in ``to``. The app
+  (`server.adapters.app`) queues the frames of one hub call per connection and writes
+  them in one write without awaiting, skipping connections that are not open, so a slow
+  client never stalls the others (the way ``websockets.broadcast()`` behaves, which the
+  app does not call: it batches a connection's frames into one write instead).
 - `Close`: close connection ``conn`` with ``code`` (a `protocol.CloseCode` value documented
   in ``protocol/PROTOCOL.md``) and ``reason`` (a short, lowercase sentence without secrets).
 """

@@ -48,7 +48,6 @@ from protocol import (
     RoomPhase,
     WatchRoom,
 )
-from server import engine
 from server.core.actions import Action, Close, ConnId, Send
 from server.core.codes import (
     RandomSource,
@@ -59,8 +58,10 @@ from server.core.codes import (
     new_token,
     normalize_code,
 )
+from server.core.logger import Logger
 from server.core.records import GameRecord, RoomRecord, SeatRecord, Store
 from server.core.room import Room, RoomSettings
+from server.core.wire import engine_rules
 from server.errors import RefusedError
 
 __all__ = ["FAILURE_WINDOW_SECONDS", "Hub", "HubSettings", "HubStats"]
@@ -133,7 +134,7 @@ class Hub:
         *,
         now: float,
         random: RandomSource | None = None,
-        logger: Any = None,
+        logger: Logger | None = None,
     ) -> None:
         self._store = store
         self._settings = settings
@@ -351,8 +352,7 @@ class Hub:
             )
         try:
             message.validate()  # the codec did; a hub called directly must be as strict
-            message.rules.validate()
-            rules = engine.Rules.from_dict(message.rules.to_dict())
+            rules = engine_rules(message.rules)
         except ValueError as error:  # RulesError is a ValueError
             raise RefusedError(ErrorCode.BAD_VALUE, str(error)) from None
         token = new_token(self._random)
@@ -377,7 +377,7 @@ class Hub:
                 lambda: new_code(self._random),
                 lambda code: normalize_code(code) == mine or self._code_taken(code),
             ),
-            rules=rules.to_dict(),
+            rules=rules,
             minutes=message.minutes,
             seats=tuple(seats),
             game=GameRecord(number=1, deal=deal, revealed=revealed),
@@ -421,7 +421,7 @@ class Hub:
         """True if ``code`` (in any case, with or without hyphens) belongs to a room.
 
         Looked up in the code maps directly: creating a room costs O(1), not a copy of
-        every code in use (perf-findings F2).
+        every code in use (docs/performance.md, finding F2).
         """
         key = normalize_code(code)
         return (

@@ -15,6 +15,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Protocol
 
+from server.core.codes import normalize_code
+from server.engine import Rules
 from server.errors import StoreError
 
 __all__ = ["GameRecord", "MemoryStore", "RoomRecord", "SeatRecord", "Store"]
@@ -60,12 +62,13 @@ class GameRecord:
 
 @dataclass(frozen=True, slots=True)
 class RoomRecord:
-    """Everything needed to rebuild one room. ``rules`` is the engine's ``Rules.to_dict()``."""
+    """Everything needed to rebuild one room. ``rules`` are the engine's (a store keeps them
+    as the JSON of ``Rules.to_dict()``)."""
 
     room_id: str
     player_code: str
     watch_code: str
-    rules: dict[str, object]
+    rules: Rules
     minutes: int | None
     seats: tuple[SeatRecord, ...]
     game: GameRecord
@@ -78,7 +81,8 @@ class Store(Protocol):
     """The persistence a hub needs. Every write commits before returning.
 
     Writes to an unknown room raise `StoreError`; so does a second `create_room` with an
-    id or code already in use.
+    id or code already in use. Codes are compared as the hub compares them: normalized
+    (`server.core.codes.normalize_code`), player and watch codes together.
     """
 
     def create_room(self, record: RoomRecord) -> None:
@@ -141,10 +145,14 @@ class MemoryStore:
         self.writes += 1
 
     def create_room(self, record: RoomRecord) -> None:
-        """Store a new room; raises `StoreError` if its id or a code is taken."""
+        """Store a new room; raises `StoreError` if its id or a code is taken (codes are
+        compared normalized, player and watch codes together, as the hub does)."""
+        codes = {normalize_code(record.player_code), normalize_code(record.watch_code)}
+        if len(codes) == 1:
+            raise StoreError(f"room {record.room_id!r} has one code for players and watchers")
         for other in self._rooms.values():
-            taken = {other.room_id, other.player_code, other.watch_code}
-            if taken & {record.room_id, record.player_code, record.watch_code}:
+            taken = {normalize_code(other.player_code), normalize_code(other.watch_code)}
+            if other.room_id == record.room_id or taken & codes:
                 raise StoreError(f"room {record.room_id!r} clashes with {other.room_id!r}")
         self._put(record)
 

@@ -71,6 +71,7 @@ from protocol.closecodes import CloseCode
 from server import engine
 from server.core.actions import Action, Close, ConnId, Send
 from server.core.codes import RandomSource, hash_token, new_deal, new_token, token_matches
+from server.core.logger import Logger
 from server.core.records import GameRecord, RoomRecord, SeatRecord, Store
 from server.core.wire import event_message, game_over_message, game_result, rules_spec
 from server.errors import RefusedError
@@ -172,12 +173,12 @@ class Room:
         settings: RoomSettings,
         random: RandomSource,
         now: float,
-        logger: Any = None,
+        logger: Logger | None = None,
     ) -> None:
         self.room_id = record.room_id
         self.player_code = record.player_code
         self.watch_code = record.watch_code
-        self.rules = engine.Rules.from_dict(dict(record.rules))
+        self.rules = record.rules
         self.minutes = record.minutes
         self.created = record.created
         self.last_active = max(record.last_active, now)  # a restart counts as activity

@@ -41,7 +41,7 @@ from protocol import (
 from server.adapters.app import WarServer, serving
 from server.adapters.config import INVALID_MESSAGE_BURST, Settings
 from server.core.actions import Action, Close, ConnId, Send
-from tests.deploy._server import http_get
+from tests._kit.net import http_get
 from tests.e2e._client import Client, ExpectError
 
 STATE = RoomState(

@@ -17,7 +17,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from protocol import CloseCode, CreateRoom, Resync, WatchRoom, Welcome
-from tests.deploy._server import http_get
+from tests._kit.net import http_get
 from tests.e2e._client import DEFAULT_TIMEOUT, Client
 from tests.e2e._war import War, start_war
 

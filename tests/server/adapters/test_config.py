@@ -19,7 +19,7 @@ from server.adapters.config import (
 )
 
 HOME = {"HOME": "/home/ann"}
-CONTRACT = {  # /work/notes/server-config-contract.md: flag -> (env, default as parsed)
+CONTRACT = {  # the settings of docs/hosting.md: flag -> (env, default as parsed)
     "--host": ("WAR_HOST", "127.0.0.1"),
     "--port": ("WAR_PORT", 8765),
     "--db": ("WAR_DB", Path("/home/ann/.local/share/family-war/war.sqlite3")),

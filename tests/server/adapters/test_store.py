@@ -9,11 +9,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from protocol import CreateRoom, JoinRoom, Ready, ResumeSeat, RulesSpec
 from server import engine
 from server.adapters.store import SCHEMA_VERSION, SqliteStore
-from server.core.codes import hash_token
+from server.core.codes import hash_token, normalize_code
 from server.core.records import GameRecord, MemoryStore, RoomRecord, SeatRecord, Store
 from server.errors import StoreError
 from tests.server.core._roomkit import Bench
@@ -24,7 +26,7 @@ def _record(room_id: str = "room1", **changes: object) -> RoomRecord:
         room_id=room_id,
         player_code=f"P{room_id}",
         watch_code=f"W{room_id}",
-        rules={"players": 2, "face_down": 3, "round_limit": None},
+        rules=engine.Rules(face_down=3),
         minutes=30,
         seats=(SeatRecord("Ann", "ab" * 32), SeatRecord()),
         game=GameRecord(number=1, deal=2**64 - 1, revealed=True),
@@ -233,7 +235,7 @@ def test_a_version_1_store_is_migrated_and_keeps_working(tmp_path: Path) -> None
     assert (record.game.steps, record.game.deal, record.seq) == (5, 2**64 - 2, 12)
     store.close()
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     columns = [row[1] for row in db.execute("PRAGMA table_info(seats)")]
     db.close()
     assert columns[-1] == "previous_token_hash"
@@ -249,7 +251,7 @@ def test_a_version_1_store_is_migrated_and_keeps_working(tmp_path: Path) -> None
         bench.send(peer, Ready(step=5))
     assert bench.room(ann).game.steps == 6
     bench.hub.close()
-    reopened = SqliteStore(path)  # version 2 now: opened as it is
+    reopened = SqliteStore(path)  # version 3 now: opened as it is
     (record,) = reopened.load_all()
     assert record.game.steps == 6
     assert record.seats[1].token_hash == hash_token(ben.welcome.token or "")
@@ -263,8 +265,96 @@ def test_a_failed_migration_leaves_the_version_1_store_as_it_was(tmp_path: Path)
     db.execute("ALTER TABLE seats ADD COLUMN previous_token_hash TEXT")  # in the way
     db.commit()
     db.close()
-    with pytest.raises(StoreError, match="from schema version 1 to 2: duplicate column"):
+    with pytest.raises(StoreError, match="from schema version 1 to 3: duplicate column"):
         SqliteStore(path)
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+    db.close()
+
+
+# --- codes are unique in the form the hub compares them in ------------------------------
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ({"player_code": "K7MX-QD4R"}, {"player_code": "k7mxqd4r"}),
+        ({"watch_code": "ABCD-EFGH"}, {"watch_code": "abcd-efgh"}),
+        ({"player_code": "K7MX-QD4R"}, {"watch_code": "K7MXQD4R"}),
+        ({"watch_code": "ABCD-EFGH"}, {"player_code": "ab-cd-ef-gh"}),
+    ],
+)
+def test_a_code_taken_in_another_form_is_refused(
+    store: Store, first: dict[str, str], second: dict[str, str]
+) -> None:
+    store.create_room(_record("room1", **first))
+    with pytest.raises(StoreError):
+        store.create_room(_record("room2", **second))
+    assert [r.room_id for r in store.load_all()] == ["room1"]
+
+
+def test_a_room_whose_two_codes_are_one_is_refused(store: Store) -> None:
+    with pytest.raises(StoreError):
+        store.create_room(_record(player_code="K7MX-QD4R", watch_code="k7mxqd4r"))
+    assert store.load_all() == []
+
+
+def test_different_codes_are_all_accepted(store: Store) -> None:
+    store.create_room(_record("room1", player_code="K7MX-QD4R", watch_code="ABCD-EFGH"))
+    store.create_room(_record("room2", player_code="K7MX-QD4S", watch_code="ABCD-EFGJ"))
+    assert len(store.load_all()) == 2
+
+
+@given(st.from_regex(r"[A-Za-z0-9-]{4,32}", fullmatch=True))
+def test_sqlite_normalizes_codes_as_normalize_code_does(code: str) -> None:
+    """The SQL of the unique indexes is `normalize_code`, for every code the wire allows."""
+    db = sqlite3.connect(":memory:")
+    (normal,) = db.execute("SELECT upper(replace(?, '-', ''))", (code,)).fetchone()
+    db.close()
+    assert normal == normalize_code(code)
+
+
+def _v2_store(path: Path) -> None:
+    """A version-2 file (no normalized-code indexes) holding two rooms whose codes differ
+    only in case and hyphens, as a version-2 server's store may (it never wrote such)."""
+    SqliteStore(path).close()
+    db = sqlite3.connect(path)
+    db.executescript(
+        "DROP TRIGGER rooms_codes_distinct; DROP INDEX rooms_player_code_normal; "
+        "DROP INDEX rooms_watch_code_normal; PRAGMA user_version = 2;"
+    )
+    rules = json.dumps(engine.Rules().to_dict(), sort_keys=True)
+    for room_id, code in (("room1", "K7MX-QD4R"), ("room2", "k7mxqd4r")):
+        db.execute(
+            "INSERT INTO rooms VALUES (?, ?, ?, ?, NULL, 10.0, 20.0, 0, 1, '7', 0, 0, 0, NULL, "
+            "0, NULL)",
+            (room_id, code, f"W-{room_id}", rules),
+        )
+    db.commit()
+    db.close()
+
+
+def test_a_version_2_store_is_migrated_to_normalized_codes(tmp_path: Path) -> None:
+    path = tmp_path / "v2.db"
+    _v2_store(path)
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM rooms WHERE room_id = 'room2'")
+    db.commit()
+    db.close()
+    store = SqliteStore(path)
+    assert [r.room_id for r in store.load_all()] == ["room1"]
+    with pytest.raises(StoreError):
+        store.create_room(_record("room3", player_code="k7mx-qd4r"))
+    store.close()
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    db.close()
+
+
+def test_a_failed_migration_leaves_the_version_2_store_as_it_was(tmp_path: Path) -> None:
+    path = tmp_path / "v2.db"
+    _v2_store(path)
+    with pytest.raises(StoreError, match="from schema version 2 to 3: UNIQUE constraint"):
+        SqliteStore(path)
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert db.execute("SELECT count(*) FROM rooms").fetchone()[0] == 2
     db.close()

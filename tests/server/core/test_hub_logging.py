@@ -67,7 +67,7 @@ def test_a_stored_room_that_does_not_rebuild_is_skipped_and_logged() -> None:
     bench.send(ann, CreateRoom(name="Ann"))
     (record,) = store.load_all()
     store.delete_room(record.room_id)
-    store.create_room(dataclasses.replace(record, rules={"players": 9}))
+    store.create_room(dataclasses.replace(record, game=dataclasses.replace(record.game, deal=-1)))
     with capture_logs() as lines:
         hub = Hub(store, HubSettings(), now=bench.now, logger=structlog.get_logger())
     assert hub.rooms == 0
@@ -82,7 +82,7 @@ def test_the_codes_of_a_room_that_did_not_rebuild_stay_reserved() -> None:
     bench.send(ann, CreateRoom(name="Ann"))
     (record,) = store.load_all()
     store.delete_room(record.room_id)
-    store.create_room(dataclasses.replace(record, rules={"players": 9}))
+    store.create_room(dataclasses.replace(record, game=dataclasses.replace(record.game, deal=-1)))
     hub = Hub(store, HubSettings(), now=bench.now)
     for code in (record.player_code, record.watch_code):
         assert hub._code_taken(code)

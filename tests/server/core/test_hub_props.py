@@ -27,7 +27,6 @@ from protocol import (
     VoteFinish,
     WatchRoom,
 )
-from server import engine
 from server.core.hub import HubSettings
 from server.core.room import rebuild_game
 from tests.server.core._roomkit import Bench, Peer
@@ -135,7 +134,7 @@ def _check_games(world: World) -> None:
         room = hub.room(room_id)
         assert room is not None
         assert record.game == room.game_record
-        replay = rebuild_game(engine.Rules.from_dict(record.rules), record.game)
+        replay = rebuild_game(record.rules, record.game)
         live = room.game
         assert (replay.steps, replay.counts, replay.table, replay.outcome) == (
             live.steps,
