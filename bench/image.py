@@ -96,13 +96,13 @@ async def measure(runs: int, *, no_cache: bool) -> dict[str, Any]:
         raise SystemExit(f"deploy/image.sh build exited {prepared.status}:\n{prepared.output}")
     cached_build = time.perf_counter() - start
     docker = Docker(prepared.docker_host)
-    tag = prepared.tag
+    tag = prepared.image_id
     labels = await docker.inspect(tag, "{{json .Config.Labels}}")
     base = labels.get("org.family-war.base", "")
     size = await docker.inspect(tag, "{{json .Size}}")
     base_size = await docker.inspect(base, "{{json .Size}}") if base else 0
     report: dict[str, Any] = {
-        "image": tag,
+        "image": f"{prepared.tag} ({tag[:19]})",
         "base": base,
         "image_mb": size / 1e6,
         "base_mb": base_size / 1e6,

@@ -6,8 +6,8 @@
 #   deploy/image.sh build [--install]    engine + base + `docker build`
 #   deploy/image.sh stop                 stop the engine this script started, if running
 # engine and build end by printing NAME=value lines for the tests: DOCKER_HOST (empty:
-# Docker's default), WAR_IMAGE_TAG (build), STARTED (1 if this call started the engine)
-# and RUN_LOCK (the file that keeps two runs from building at once).
+# Docker's default), WAR_IMAGE_TAG and WAR_IMAGE_ID (build), STARTED (1 if this call
+# started the engine) and RUN_LOCK (the file that keeps two runs from building at once).
 #
 # Idempotent: a running engine, the stand-in base image (or its cached root filesystem)
 # and Docker's build cache are reused, so a second `build` takes seconds; a change to the
@@ -201,7 +201,12 @@ build() {
     # needs no registry and honours --network host for pip.
     docker build "${args[@]}" . >&2
     say "built $TAG in $((SECONDS - started)) s"
-    echo "$TAG"
+    # Tests run the image by its ID: another checkout may build the same tag meanwhile.
+    IMAGE_ID="$(docker image inspect --format '{{.Id}}' "$TAG")"
+    if [ "${DOCKER_HOST:-}" = "unix://$SOCKET" ]; then
+        # Our own engine only: drop images that earlier builds left untagged a day ago.
+        docker image prune --force --filter until=24h >/dev/null || true
+    fi
 }
 
 stop_engine() {
@@ -251,9 +256,10 @@ case "$command" in
     build)
         [ $install -eq 0 ] || install_tools
         use_engine
-        build >/dev/null
+        build
         echo "DOCKER_HOST=${DOCKER_HOST:-}"
         echo "WAR_IMAGE_TAG=$TAG"
+        echo "WAR_IMAGE_ID=$IMAGE_ID"
         echo "STARTED=$STARTED"
         echo "RUN_LOCK=$RUN_LOCK"
         ;;

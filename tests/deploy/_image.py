@@ -80,7 +80,10 @@ class ContainerExitedError(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
-    """What ``deploy/image.sh build`` said: exit status, engine, tag, and its stderr."""
+    """What ``deploy/image.sh build`` said: exit status, engine, tag, and its stderr.
+
+    Containers run ``image_id``: another checkout may build the same tag meanwhile.
+    """
 
     status: int
     docker_host: str
@@ -88,6 +91,7 @@ class Prepared:
     started_engine: bool
     output: str
     run_lock: str = ""
+    image_id: str = ""
 
 
 class Availability(Enum):
@@ -123,6 +127,7 @@ def prepare(*, install: bool = False, timeout: float = PREPARE_TIMEOUT) -> Prepa
         values.get("STARTED") == "1",
         result.stderr,
         values.get("RUN_LOCK", ""),
+        values.get("WAR_IMAGE_ID", ""),
     )
 
 

@@ -85,7 +85,8 @@ def image(prepared: Prepared) -> Iterator[tuple[Docker, str]]:
             f"{' in CI' if _ci() else ''}:\n{prepared.output[-4000:]}",
             pytrace=False,
         )
-    yield Docker(prepared.docker_host), prepared.tag
+    assert prepared.image_id.startswith("sha256:"), prepared.output[-2000:]
+    yield Docker(prepared.docker_host), prepared.image_id
 
 
 def _options(volume: str) -> list[str]:
@@ -333,11 +334,12 @@ async def test_docker_stop_closes_clients_with_1012_and_exits_0(
 
 
 async def test_image_size_is_reported(
-    image: tuple[Docker, str], request: pytest.FixtureRequest
+    image: tuple[Docker, str], prepared: Prepared, request: pytest.FixtureRequest
 ) -> None:
-    docker, tag = image
-    size = await docker.inspect(tag, "{{json .Size}}")
-    labels = await docker.inspect(tag, "{{json .Config.Labels}}")
+    docker, image_id = image
+    tag = prepared.tag
+    size = await docker.inspect(image_id, "{{json .Size}}")
+    labels = await docker.inspect(image_id, "{{json .Config.Labels}}")
     base = labels.get("org.family-war.base") or final_stage().image
     base_size = await docker.inspect(base, "{{json .Size}}")
     added = (size - base_size) / 1e6
