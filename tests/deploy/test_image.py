@@ -136,6 +136,14 @@ async def test_healthz_answers_over_the_network(server: Container) -> None:
     assert isinstance(status, dict) and status["status"] == "ok"
 
 
+async def test_serves_the_browser_table_from_the_installed_package(server: Container) -> None:
+    """The page's files are package data: a wrong include would leave them out."""
+    page = await http_get("127.0.0.1", server.port, "/")
+    assert page.status == 200
+    assert page.headers["content-type"].startswith("text/html")
+    assert b"<html" in page.body.lower()
+
+
 async def test_the_container_gets_the_compose_settings(server: Container) -> None:
     config = await server.docker.inspect(server.name)
     host = config["HostConfig"]
