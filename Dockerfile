@@ -32,8 +32,9 @@ RUN python -m venv /opt/venv \
     && /opt/build/bin/pip install --no-cache-dir --require-hashes \
         -r deploy/build-requirements.lock
 
-# Then the project, as a wheel built without network access to anything unpinned; the
-# lock already holds its dependencies (pip check fails the build if one is missing).
+# Then the project, as a wheel built with those locked build tools (no build isolation,
+# so nothing unpinned is fetched); the lock already holds its dependencies (pip check
+# fails the build if one is missing). pip and setuptools then leave the virtualenv.
 COPY pyproject.toml README.md ./
 COPY protocol/ protocol/
 COPY vocabulary/ vocabulary/
