@@ -106,6 +106,16 @@ def test_same_deal_same_game(rules: Rules, deal: int) -> None:
     assert b.phase is Phase.OVER
 
 
+def assert_same_end(a: Game, b: Game) -> None:
+    """``a`` and ``b`` ended the same: outcome, figures, piles, who is in, the table."""
+    assert a.outcome == b.outcome
+    assert a.summary == b.summary
+    assert a.counts == b.counts
+    assert a.steps == b.steps
+    assert a.active == b.active
+    assert a.table == b.table
+
+
 @common
 @given(rules_strategy(small=True), deals, st.integers(0, 300))
 def test_finish_equals_stepping_to_the_end(rules: Rules, deal: int, first: int) -> None:
@@ -121,12 +131,7 @@ def test_finish_equals_stepping_to_the_end(rules: Rules, deal: int, first: int) 
         if stepped.phase is Phase.OVER:
             break
         last = list(stepped.step())
-    assert fast.outcome == stepped.outcome
-    assert fast.summary == stepped.summary
-    assert fast.counts == stepped.counts
-    assert fast.steps == stepped.steps
-    assert fast.active == stepped.active
-    assert fast.table == stepped.table
+    assert_same_end(fast, stepped)
     if last:
         assert last[-1] == GameOver(fast.outcome, fast.summary)  # type: ignore[arg-type]
 
@@ -147,12 +152,7 @@ def test_a_play_out_in_slices_equals_finish(
         sliced.play_out(budget)
         if sliced.outcome is not None:
             break
-    assert sliced.outcome == whole.outcome
-    assert sliced.summary == whole.summary
-    assert sliced.counts == whole.counts
-    assert sliced.steps == whole.steps
-    assert sliced.active == whole.active
-    assert sliced.table == whole.table
+    assert_same_end(sliced, whole)
 
 
 @common
