@@ -52,7 +52,10 @@ come back after a long downtime, a loaded room is not removed for idleness withi
 A finish vote's play-out (`server.core.room`) runs a slice at a time: the slice right
 after the vote, in the same call, then one per `wake`, and never more than one slice per
 hub call whatever the number of rooms finishing (they take turns), so no call holds the
-event loop longer than a slice. The work is counted against the address of the
+event loop longer than a slice. After a `wake`, every finishing room is due again right
+after its ``now`` (never at it): a wake that plays a slice sends nothing, yet always
+moves the earliest deadline on, which is how the app tells a wake that did its work
+from a stuck one. The work is counted against the address of the
 connection whose message started the play-out (`server.core.limits.WorkBudget`,
 ``play_out_rate`` units a second in bursts of ``play_out_burst``) and against the whole
 server (``play_out_server_rate``, ``play_out_server_burst``): past either budget, the
@@ -65,6 +68,7 @@ from __future__ import annotations
 
 import heapq
 import hmac
+import math
 import secrets
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
@@ -128,6 +132,7 @@ every auto-play beat."""
 STORE_UNAVAILABLE_TEXT = "the server cannot save games right now; try again in a moment"
 INTERNAL_ERROR_TEXT = "a bug on the server; sorry"
 _MAX_ERROR_TEXT = 500
+_MIN_PACE_SECONDS = 0.001  # a play-out held for its budget waits at least this long
 _COUNTED_FAILURES = frozenset({ErrorCode.UNKNOWN_CODE, ErrorCode.BAD_TOKEN, ErrorCode.BAD_PASSWORD})
 
 
@@ -382,6 +387,8 @@ class Hub:
                     self._pace[room.room_id] = now + wait
                 elif chosen is None:
                     chosen = room
+                else:  # due right after now: no deadline the caller saw is left
+                    self._pace[room.room_id] = math.nextafter(now, math.inf)
             due = [room for room in due if room is chosen or room not in finishing]
         for room in due:
             if room in finishing:  # its turn is over: to the back of the queue
@@ -390,6 +397,11 @@ class Hub:
                 actions += self._run(room, partial(room.wake, now), now)
             except Exception as bug:  # one room's trouble must not stop the others
                 self._log_bug(bug)
+            room_id = room.room_id
+            if room in finishing and room.stage is Stage.FINISHING and room_id in self._rooms:
+                # the next slice: right after now (unless its budget holds it longer)
+                later = math.nextafter(now, math.inf)
+                self._pace[room_id] = max(self._pace.get(room_id, later), later)
         self._forget_failures(now)
         return actions
 
@@ -678,17 +690,19 @@ class Hub:
 
     def _slice_wait(self, room: Room, now: float) -> float:
         """Seconds before ``room``'s next slice may be played: its address's budget and
-        the server's (0.0: now)."""
+        the server's (0.0: now; a wait under `_MIN_PACE_SECONDS` counts as none, so a
+        held room's deadline is always clearly after ``now``)."""
         payer = self._payer.get(room.room_id, "")
-        return max(self._work.wait(payer, now), self._server_work.wait(now))
+        wait = max(self._work.wait(payer, now), self._server_work.wait(now))
+        return wait if wait >= _MIN_PACE_SECONDS else 0.0
 
     def _charge(self, room: Room, work: int, now: float) -> None:
         """Count ``work`` done by ``room`` against the address that asked for it and the
         server; past either budget, hold the room's next slice until it is paid off."""
         room_id = room.room_id
-        wait = self._work.charge(self._payer.get(room_id, ""), work, now)
+        self._work.charge(self._payer.get(room_id, ""), work, now)
         self._server_work.charge(work, now)
-        wait = max(wait, self._server_work.wait(now))
+        wait = self._slice_wait(room, now)
         if room.stage is not Stage.FINISHING:
             self._payer.pop(room_id, None)
             self._pace.pop(room_id, None)

@@ -48,6 +48,12 @@ def _long_room(kit: RoomKit, address: str = "198.51.100.7") -> Peer:
     return peer
 
 
+def _play_out(kit: RoomKit, room: Room) -> None:
+    """Wake the hub at each deadline (slices are due right away) until ``room``'s game
+    is over."""
+    kit.run_until(math.inf, stop=lambda: room.game.outcome is not None)
+
+
 class _Meter:
     """The most engine steps any one hub call of ``kit`` played (all rooms together)."""
 
@@ -94,7 +100,7 @@ def test_another_room_plays_while_a_long_finish_goes_on() -> None:
     kit.send(ben, Ready(step=0))
     assert ann.of(CardsTurned) and ben.of(CardsTurned)
     assert long_room.game.outcome is None
-    kit.advance(0)  # the hub is woken at once, slice after slice
+    _play_out(kit, long_room)  # the hub is woken at once, slice after slice
     (over,) = eve.of(GameOver)
     whole = engine.Game(engine_rules(LONG_RULES), LONG_DEAL)
     whole.finish()
@@ -119,6 +125,7 @@ def test_finishing_rooms_take_turns_one_slice_per_hub_call() -> None:
     assert all(room.stage is Stage.FINISHING for room in rooms)
     progress: list[tuple[int, ...]] = []
     while any(room.stage is Stage.FINISHING for room in rooms):
+        kit.now += 0.000_01  # as the app's clock moves on between two wakes
         kit.apply(kit.hub.wake(kit.now))
         progress.append(tuple(room.game.steps for room in rooms))
     assert meter.most <= MOST_STEPS_PER_CALL
@@ -145,7 +152,7 @@ def test_while_finishing_only_leave_resync_and_opening_are_accepted() -> None:
     kit.send(eve, Resync())
     assert eve.of(Snapshot)[-1].state.phase is RoomPhase.PLAYING
     assert room.game.steps == step  # none of these played anything
-    kit.advance(0)
+    _play_out(kit, room)
     assert room.phase is RoomPhase.OVER
 
 
@@ -182,6 +189,31 @@ def test_many_addresses_together_are_held_to_the_servers_budget() -> None:
     assert kit.now - start >= fastest > 0
 
 
+def test_every_wake_moves_the_deadline_on_or_sends_something() -> None:
+    """The app takes a wake that sends nothing and leaves the same past deadline for a
+    bug (it then waits a second): play-out slices send nothing, so a wake must always
+    move the earliest deadline on, whichever room takes its turn."""
+    kit = RoomKit()
+    paced = _long_room(kit, "198.51.100.1")
+    for _ in range(2):  # spend that address's budget
+        kit.send(paced, VoteFinish())
+        kit.run_until(math.inf, stop=lambda: kit.room(paced).phase is RoomPhase.OVER)
+        kit.send(paced, Rematch(deal=RematchDeal.SAME))
+    others = [_long_room(kit, f"198.51.100.{n}") for n in range(2, 5)]
+    for eve in (paced, *others):
+        kit.send(eve, VoteFinish())
+    rooms = [kit.room(eve) for eve in (paced, *others)]
+    wakes = 0
+    while any(room.stage is Stage.FINISHING for room in rooms):
+        due = kit.hub.next_deadline()
+        assert due is not None
+        kit.now = max(kit.now + 0.001, due)
+        actions = kit.apply(kit.hub.wake(kit.now))
+        assert actions or kit.hub.next_deadline() != due
+        wakes += 1
+    assert wakes > 4 * LONG_STEPS // MOST_STEPS_PER_CALL
+
+
 def test_another_address_is_not_slowed_by_a_paced_one() -> None:
     kit = RoomKit()
     eve = _long_room(kit)
@@ -192,8 +224,9 @@ def test_another_address_is_not_slowed_by_a_paced_one() -> None:
     kit.send(eve, VoteFinish())
     ann = _long_room(kit, "203.0.113.9")
     kit.send(ann, VoteFinish())
-    kit.run_until(kit.now, stop=lambda: kit.room(ann).phase is RoomPhase.OVER)
-    assert kit.room(ann).phase is RoomPhase.OVER  # without waiting for the clock
+    start = kit.now
+    _play_out(kit, kit.room(ann))
+    assert kit.now - start < 0.001  # without waiting for its budget
     assert kit.room(eve).stage is Stage.FINISHING
 
 
