@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from client.connection import Connection, Opening
 from client.errors import ClientError, UsageError
 from client.lines import LineRenderer, stdin_reader
+from client.links import page_url
 from client.local import LocalServer
 from client.statefile import StateFile, default_path
 from client.tls import client_context
@@ -55,7 +56,8 @@ examples:
   war-client --local
       play against the computer right here (starts its own server; quitting stops it)
   war-client ws://192.168.1.20:8765 --name Grandma --create
-      open a room for two; the table shows the player code and the watch code
+      open a room for two; the table shows the player code and the watch code, and the
+      link for the browser table: http://192.168.1.20:8765/#join=K7MX-QD4R
   war-client ws://192.168.1.20:8765 --name Ben --join K7MX-QD4R
       take a seat; run the same line again after a crash to get the same seat back
   war-client ws://192.168.1.20:8765 --watch 9HWT-2CBN
@@ -392,7 +394,7 @@ def _play(url: str, wanted: Plan, *, seats: StateFile | None) -> int:
     if wanted.output == "tui":
         from client.tui import WarApp  # noqa: PLC0415 - Textual loads only for the table
 
-        app = WarApp(connection, stop_signals=STOP_SIGNALS)
+        app = WarApp(connection, stop_signals=STOP_SIGNALS, page=page_url(url))
         app.run()
         if app.end_reason:
             print(f"{PROG}: {app.end_reason}", file=sys.stderr)
@@ -405,7 +407,12 @@ def _play(url: str, wanted: Plan, *, seats: StateFile | None) -> int:
 async def _lines(connection: Connection, *, json_lines: bool) -> int:
     commands = None if json_lines else await stdin_reader()
     renderer = LineRenderer(
-        connection, json_lines=json_lines, out=sys.stdout, err=sys.stderr, commands=commands
+        connection,
+        json_lines=json_lines,
+        out=sys.stdout,
+        err=sys.stderr,
+        commands=commands,
+        page=page_url(connection.url),
     )
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []

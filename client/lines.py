@@ -36,6 +36,7 @@ from typing import Any, TextIO
 from client.connection import Ended, Link, Notice, Received, Reconnecting
 from client.countdown import Countdown, clock_text, follow, warning
 from client.intents import cycle_auto, finish, rematch, set_auto, turn_over
+from client.links import link_lines
 from client.sentences import describe, rules_sentence, score, status, votes_sentence
 from client.view import ViewState
 from protocol import (
@@ -95,8 +96,12 @@ class LineRenderer:
         err: TextIO,
         commands: asyncio.StreamReader | None = None,
         clock: Callable[[], float] = time.monotonic,
+        page: str | None = None,
     ) -> None:
         self.link = link
+        self.page = page
+        """The browser table's address (`client.links.page_url`): the creator of a room
+        is shown its share links."""
         self.json_lines = json_lines
         self.out = out
         self.err = err
@@ -144,6 +149,7 @@ class LineRenderer:
                         self._say(line)
                     self._set_alarm(now)
                 if isinstance(message, Welcome):
+                    self._share(before, view)
                     self._start_reader()
                 ended = isinstance(message, GameOver) or (
                     isinstance(message, Welcome) and view.phase is RoomPhase.OVER
@@ -179,6 +185,18 @@ class LineRenderer:
     def _staying(self) -> bool:
         """A player typing commands stays after game over (for a rematch)."""
         return self._reader is not None and not self._reader.done()
+
+    def _share(self, before: ViewState, view: ViewState) -> None:
+        """After the first welcome into a room still waiting for players: its links."""
+        if self.page is None or before.welcomed or view.my_seat is None:
+            return
+        if view.phase is not RoomPhase.WAITING or not view.open_seats:
+            return
+        for line in link_lines(self.page, view.player_code, view.watch_code):
+            if self.json_lines:
+                print(f"war-client: {line}", file=self.err, flush=True)
+            else:
+                self._say(line)
 
     def _say(self, line: str) -> None:
         print(line, file=self.out, flush=True)

@@ -157,8 +157,11 @@ class WarApp(App[None]):
         highlight_seconds: float = HIGHLIGHT_SECONDS,
         flight_seconds: float = FLIGHT_SECONDS,
         stop_signals: tuple[int, ...] = (),
+        page: str | None = None,
     ) -> None:
         super().__init__()
+        self.page = page
+        """The browser table's address (`client.links.page_url`), for the join link."""
         self.stop_signals = stop_signals
         """Signals (SIGTERM…) that close the link with 1001 and exit 128 + 15."""
         self._signalled = False
@@ -382,6 +385,8 @@ class WarApp(App[None]):
         if view.watch_code:
             parts.append(f"Watch code: {view.watch_code}")
         parts.append("read them aloud")
+        if self.page is not None and view.player_code:
+            parts.append(f"or send {self.page}#join={view.player_code}")
         return Text(" · ".join(parts))
 
     def _draw_seats(self) -> None:

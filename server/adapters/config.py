@@ -101,6 +101,8 @@ class Settings:
     away_timeout: float = 0.0
     trusted_proxies: tuple[Network, ...] = ()
     """reverse proxies whose X-Forwarded-For names the client (`server.adapters._forwarded`)"""
+    no_web: bool = False
+    """serve no browser table (`server.adapters.web`): WebSocket and /healthz only"""
     # --- not settable from outside -----------------------------------------------------
     opening_timeout: float = OPENING_TIMEOUT_SECONDS
     """seconds a connection may take to send its opening message (then close 4005)"""
@@ -212,6 +214,20 @@ def _networks(text: str) -> tuple[Network, ...]:
     return tuple(networks)
 
 
+_YES = frozenset({"1", "true", "yes", "on"})
+_NO = frozenset({"0", "false", "no", "off"})
+
+
+def _switch(text: str) -> bool:
+    """A yes/no setting: ``1 true yes on`` or ``0 false no off`` (any case)."""
+    word = text.strip().lower()
+    if word in _YES:
+        return True
+    if word in _NO:
+        return False
+    raise ValueError(f"{text!r} is not one of 1, true, yes, on, 0, false, no, off")
+
+
 def _choice(enum: type[StrEnum]) -> Callable[[str], Any]:
     def parse(text: str) -> StrEnum:
         try:
@@ -225,7 +241,8 @@ def _choice(enum: type[StrEnum]) -> Callable[[str], Any]:
 
 @dataclass(frozen=True, slots=True)
 class Option:
-    """One setting: its flag, variable, parser, default shown in --help, and meaning."""
+    """One setting: its flag, variable, parser, default shown in --help, and meaning.
+    A ``switch`` flag takes no value (``--no-web``); its variable takes yes or no."""
 
     field: str
     flag: str
@@ -234,6 +251,7 @@ class Option:
     default: str
     help: str
     metavar: str
+    switch: bool = False
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -434,13 +452,26 @@ OPTIONS: tuple[Option, ...] = (
         "address in it counts for the per-address limits and the logs",
         "LIST",
     ),
+    Option(
+        "no_web",
+        "--no-web",
+        "WAR_NO_WEB",
+        _switch,
+        "off: GET / serves the browser table",
+        "serve no browser table: only the WebSocket and /healthz (a plain HTTP request "
+        "then gets 426 Upgrade Required); WAR_NO_WEB takes 1/true/yes/on or 0/false/no/off",
+        "",
+        switch=True,
+    ),
 )
 
 _DESCRIPTION = """\
 The War card game server: rooms for 2-4 players and their spectators over WebSocket
 (binary msgpack frames; protocol/PROTOCOL.md), with every game stored in SQLite so a
 restart (even kill -9) loses nothing: clients reconnect and resume their seats.
-GET /healthz on the same port answers 200 with JSON {status, rooms, connections}.
+GET /healthz on the same port answers 200 with JSON {status, rooms, connections}, and
+GET / the browser table: open http://HOST:PORT/ on a phone, tablet or computer to play
+(--no-web turns the page off).
 """
 
 _EPILOG = f"""\
@@ -481,12 +512,14 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_HelpFormatter,
     )
     for option in OPTIONS:
+        text = f"{option.help} (env {option.env}, default {option.default})"
+        if option.switch:
+            parser.add_argument(
+                option.flag, dest=option.field, action="store_const", const="1", help=text
+            )
+            continue
         parser.add_argument(
-            option.flag,
-            dest=option.field,
-            metavar=option.metavar,
-            default=None,
-            help=f"{option.help} (env {option.env}, default {option.default})",
+            option.flag, dest=option.field, metavar=option.metavar, default=None, help=text
         )
     parser.add_argument("--version", action="version", version="%(prog)s " + _package_version())
     return parser

@@ -41,7 +41,9 @@ CONTRACT = {  # the settings of docs/hosting.md: flag -> (env, default as parsed
     "--idle-room-minutes": ("WAR_IDLE_ROOM_MINUTES", 1440),
     "--away-timeout": ("WAR_AWAY_TIMEOUT", 0.0),
     "--trusted-proxies": ("WAR_TRUSTED_PROXIES", ()),
+    "--no-web": ("WAR_NO_WEB", False),
 }
+SWITCHES = {"--no-web"}  # flags without a value
 
 
 def test_defaults_match_the_contract() -> None:
@@ -58,7 +60,8 @@ def test_help_names_every_variable_and_default(capsys: pytest.CaptureFixture[str
     assert exit_info.value.code == 0
     text = " ".join(capsys.readouterr().out.split())
     for flag, (env, _) in CONTRACT.items():
-        pattern = rf"{re.escape(flag)} [A-Z_]+ .*?\(env {env}, default [^)]+\)"
+        value = "" if flag in SWITCHES else " [A-Z_]+"
+        pattern = rf"{re.escape(flag)}{value} .*?\(env {env}, default [^)]+\)"
         assert re.search(pattern, text), flag
     assert set(re.findall(r"\bWAR_[A-Z_]+", text)) == {env for env, _ in CONTRACT.values()}
     assert "(env WAR_PORT, default 8765)" in text
@@ -167,12 +170,35 @@ def test_tilde_in_db_path_is_expanded() -> None:
         (["--password", "   "], {}, "--password: the password is only spaces"),
         (["--host", "a b"], {}, "--host: not a host name or address: 'a b'"),
         (["--certfile", "/nonexistent/cert.pem"], {}, "--certfile: no such file"),
+        ([], {"WAR_NO_WEB": "maybe"}, "WAR_NO_WEB: 'maybe' is not one of 1, true, yes, on"),
     ],
 )
 def test_bad_values_are_named(argv: list[str], env: dict[str, str], message: str) -> None:
     with pytest.raises(ConfigError) as error:
         load_settings(argv, {**HOME, **env})
     assert str(error.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "no_web"),
+    [
+        ([], {}, False),
+        (["--no-web"], {}, True),
+        ([], {"WAR_NO_WEB": "1"}, True),
+        ([], {"WAR_NO_WEB": " Yes "}, True),
+        ([], {"WAR_NO_WEB": "off"}, False),
+        ([], {"WAR_NO_WEB": "false"}, False),
+        (["--no-web"], {"WAR_NO_WEB": "0"}, True),  # the flag wins
+    ],
+)
+def test_no_web_switch(argv: list[str], env: dict[str, str], no_web: bool) -> None:
+    assert load_settings(argv, {**HOME, **env}).no_web is no_web
+
+
+def test_no_web_takes_no_value(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        load_settings(["--no-web", "yes"], HOME)
+    assert "unrecognized arguments: yes" in capsys.readouterr().err
 
 
 def test_tls_needs_both_files(tmp_path: Path) -> None:
