@@ -16,8 +16,9 @@ The schema version is ``PRAGMA user_version``; an older store is migrated when i
 opened, in one transaction (version 1 → 2: the seats' ``previous_token_hash`` column,
 empty; 2 → 3: codes unique in their normalized form, below; 3 → 4: the ready flags and
 the finish and rematch votes, none; 4 → 5: every stored room's rules name the rules it
-was played by, ``fixed_order: seat0`` and ``both_short: end``, see `_OLD_RULES`). The deal is stored as text because it may exceed
-SQLite's signed 64-bit integers; the rules as the JSON of the engine's ``Rules.to_dict()``.
+was played by, ``fixed_order: seat0`` and ``both_short: end``, see `_OLD_RULES`). The
+deal is stored as text because it may exceed SQLite's signed 64-bit integers; the rules
+as the JSON of the engine's ``Rules.to_dict()``.
 
 Codes are unique on the form the hub compares them in (`server.core.codes.normalize_code`:
 upper case, no hyphens), among player and watch codes together, exactly as the hub
