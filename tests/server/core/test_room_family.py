@@ -30,7 +30,14 @@ from protocol import (
     VoteFinish,
 )
 from server.core.hub import HubSettings
+from server.core.room import Room
 from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated
+
+
+def phase(room: Room) -> RoomPhase:
+    """The room's phase, read afresh (a property mypy would otherwise narrow)."""
+    return room.phase
+
 
 # Three players, three face down: Cy (seat 2) runs short in the war of step 6 and is out.
 CY_OUT = {"players": 3, "deal": 7652, "rules": RulesSpec(players=3, face_down=3)}
@@ -51,10 +58,10 @@ def test_the_two_left_finish_the_game_after_one_left_and_one_went_out() -> None:
     ann, ben, cy = seated(kit, **CY_OUT)  # type: ignore[arg-type]
     room = kit.room(ann)
     _until_cy_is_out(kit, [ann, ben, cy])
-    assert room.phase is RoomPhase.PLAYING
+    assert phase(room) is RoomPhase.PLAYING
     kit.send(ben, Leave())  # the computer plays Ben's seat
     kit.send(ann, VoteFinish())  # the one person still in the game: that settles it
-    assert room.phase is RoomPhase.OVER  # 0.1 waited for Cy, who is out
+    assert phase(room) is RoomPhase.OVER  # 0.1 waited for Cy, who is out
     for peer in (ann, cy):
         assert peer.of(GameOver)[-1].counts == room.game.counts
         assert peer.gaps == []
@@ -68,9 +75,9 @@ def test_an_out_player_s_vote_is_welcome_but_not_needed() -> None:
     kit.send(cy, VoteFinish())
     assert ann.of(FinishVoted)[-1].seat == 2
     kit.send(ann, VoteFinish())
-    assert room.phase is RoomPhase.PLAYING  # Ben is still in and present
+    assert phase(room) is RoomPhase.PLAYING  # Ben is still in and present
     kit.send(ben, VoteFinish())
-    assert room.phase is RoomPhase.OVER
+    assert phase(room) is RoomPhase.OVER
 
 
 def test_a_finish_vote_completes_when_the_one_still_to_vote_goes_out() -> None:
@@ -79,9 +86,9 @@ def test_a_finish_vote_completes_when_the_one_still_to_vote_goes_out() -> None:
     room = kit.room(ann)
     kit.send(ann, VoteFinish())
     kit.send(ben, VoteFinish())
-    assert room.phase is RoomPhase.PLAYING  # Cy is still in and has not voted
+    assert phase(room) is RoomPhase.PLAYING  # Cy is still in and has not voted
     _until_cy_is_out(kit, [ann, ben, cy])
-    assert room.phase is RoomPhase.OVER  # her going out completed the vote
+    assert phase(room) is RoomPhase.OVER  # her going out completed the vote
     messages = ann.room_messages()
     out = next(i for i, m in enumerate(messages) if isinstance(m, PlayerOut))
     assert isinstance(messages[-2], GameOver) and out < len(messages) - 2
@@ -92,9 +99,9 @@ def test_an_away_seat_does_not_hold_a_vote_up() -> None:
     ann, ben = seated(kit)
     room = kit.room(ann)
     kit.send(ann, VoteFinish())
-    assert room.phase is RoomPhase.PLAYING
+    assert phase(room) is RoomPhase.PLAYING
     kit.drop(ben)  # Ben's laptop closes: Ann's vote is every vote there is
-    assert room.phase is RoomPhase.OVER
+    assert phase(room) is RoomPhase.OVER
     kit.send(ann, Rematch(deal=RematchDeal.SAME))
     assert room.game_record.number == 2  # Ben, away, does not hold the rematch up either
     assert ann.of(GameStarted)[-1].deal == room.game_record.deal
@@ -121,12 +128,12 @@ def test_nobody_present_means_no_vote_is_complete() -> None:
     room = kit.room(ann)
     kit.send(ann, VoteFinish())
     kit.drop(ann)  # Ann's vote stands; Ben, present, has not voted
-    assert room.phase is RoomPhase.PLAYING
+    assert phase(room) is RoomPhase.PLAYING
     kit.drop(ben)  # nobody is present: a vote needs someone to vote
-    assert room.phase is RoomPhase.PLAYING
+    assert phase(room) is RoomPhase.PLAYING
     back = kit.come_back(ben)
     kit.send(back, VoteFinish())  # Ann is away: Ben's vote is all it takes
-    assert room.phase is RoomPhase.OVER
+    assert phase(room) is RoomPhase.OVER
 
 
 # --- an away player no longer stalls the table -----------------------------------------------
@@ -283,7 +290,11 @@ def _step_times(kit: RoomKit, ann: Peer, steps: int) -> list[float]:
     room = kit.room(ann)
     times = []
     for step in range(room.game.steps, room.game.steps + steps):
-        kit.run_until(kit.now + 10, stop=lambda after=step: room.game.steps != after)
+
+        def stepped(after: int = step) -> bool:
+            return room.game.steps != after
+
+        kit.run_until(kit.now + 10, stop=stepped)
         assert room.game.steps == step + 1
         times.append(kit.now)
     return times
