@@ -62,12 +62,13 @@ def _battle(s: State, events: list[Event]) -> None:
     turned: list[tuple[int, int]] = []
     flip = s.flips << 2
     s.flips += 1
+    piles, up, mine, laid, tags = s.piles, s.up, s.mine, s.laid, s.tags
     for seat in s.active:
-        card = s.piles[seat].popleft()
-        s.up[seat].append(card)
-        s.mine[seat].append(card)
-        s.laid.append(card)
-        s.tags.append(flip | seat)
+        card = piles[seat].popleft()
+        up[seat].append(card)
+        mine[seat].append(card)
+        laid.append(card)
+        tags.append(flip | seat)
         turned.append((seat, card))
     events.append(CardsTurned(round_no, 0, tuple(turned)))
     _compare(s, events, turned)
