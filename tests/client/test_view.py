@@ -41,6 +41,7 @@ from protocol import (
     Welcome,
 )
 from server import engine
+from tests._kit.decks import GIVEN_BACK, RUN_OUT
 from tests.client._record import Recording, arrange
 from tests.protocol.strategies import server_messages
 
@@ -331,15 +332,7 @@ def test_short_war_lose_marks_the_player_out() -> None:
 def test_an_out_players_forfeit_stays_on_the_table_when_the_rest_run_out() -> None:
     """Ben goes out short, Ann and Cy tie again and both run out: they take their cards
     back, Ben's stay on the table to the end, as the engine (and a snapshot) has them."""
-    rules = engine.Rules(
-        players=3,
-        ranks=5,
-        suits=3,
-        face_down=3,
-        won_cards=engine.WonCards.FIXED,
-        fixed_order=engine.FixedOrder.SEAT0,  # the order these piles were worked out in
-    )
-    piles = ["AS JD KS QS QH", "TS TH KH QD AD", "JS AH KD TD JH"]
+    rules, piles = RUN_OUT
     recording = Recording(arrange(rules, piles))
     recording.play()
     view = replay_checking(recording)
@@ -356,15 +349,7 @@ def test_an_out_players_forfeit_goes_to_whoever_takes_the_next_round() -> None:
     in. The round is given back and played again; Ben's cards stay on the table through
     its first flip, and Cy, who takes it, takes them too (tests/server/engine/
     test_engine_return.py tells the deal)."""
-    rules = engine.Rules(
-        players=4,
-        ranks=5,
-        suits=4,
-        face_down=3,
-        won_cards=engine.WonCards.FIXED,
-        fixed_order=engine.FixedOrder.SEAT0,
-    )
-    piles = ["AS JD KS QS QH", "TS TH KH QD AD", "JS AH KD TD JH", "TC JC QC KC AC"]
+    rules, piles = GIVEN_BACK
     recording = Recording(arrange(rules, piles))
     recording.play()
     view = ViewState()

@@ -14,16 +14,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from playwright.async_api import Browser, expect
 from textual.widgets import Static
 
-from client.connection import Connection, LinkEvent
-from client.tui import WarApp
-from client.view import ViewState
+from client.connection import Connection
 from protocol import (
     AutoPlay,
     CreateRoom,
@@ -41,6 +39,7 @@ from tests.e2e._browser import chromium, open_tab
 from tests.e2e._client import Client
 from tests.e2e._client_process import ClientProcess, client_process
 from tests.e2e._process import server_process
+from tests.e2e._tui import WatchedApp
 
 pytestmark = pytest.mark.slow
 
@@ -99,26 +98,6 @@ async def _plain_game(ann: ClientProcess, ben: ClientProcess, cy: ClientProcess)
     await type_line(cy, "q")
     assert await ann.wait() == 0
     assert await cy.wait() == 0
-
-
-class WatchedApp(WarApp):
-    """The app, with an event the test can wait on after each link event is drawn."""
-
-    def __init__(self, connection: Connection) -> None:
-        super().__init__(connection)
-        self.changed = asyncio.Event()
-
-    def on_link_event(self, event: LinkEvent) -> None:
-        super().on_link_event(event)
-        self.changed.set()
-
-    async def until(self, wanted: Callable[[ViewState], bool]) -> None:
-        async def wait() -> None:
-            while not wanted(self.view):
-                self.changed.clear()
-                await self.changed.wait()
-
-        await asyncio.wait_for(wait(), TIMEOUT)
 
 
 @contextlib.asynccontextmanager

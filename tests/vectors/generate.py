@@ -56,6 +56,7 @@ from protocol import (
 from protocol.fields import AutoPlay
 from server import engine
 from server.core.hub import HubSettings
+from tests._kit.decks import GIVEN_BACK
 from tests.client._record import Recording, arrange
 from tests.server.core._roomkit import Peer, RoomKit
 
@@ -376,15 +377,7 @@ def everyone_short() -> dict[str, Any]:
 
 
 def given_back() -> dict[str, Any]:
-    rules = engine.Rules(
-        players=4,
-        ranks=5,
-        suits=4,
-        face_down=3,
-        won_cards=engine.WonCards.FIXED,
-        fixed_order=engine.FixedOrder.SEAT0,
-    )
-    piles = ["AS JD KS QS QH", "TS TH KH QD AD", "JS AH KD TD JH", "TC JC QC KC AC"]
+    rules, piles = GIVEN_BACK
     return arranged(
         "arranged-given-back",
         "An arranged 20-card game for four under 0.1's fixed order: Ben runs short, Ann and "

@@ -19,7 +19,6 @@ from server.engine import (
     CardsTaken,
     CardsTurned,
     Event,
-    FixedOrder,
     Game,
     GameOver,
     Outcome,
@@ -35,6 +34,7 @@ from server.engine import (
     card_label,
     parse_card,
 )
+from tests._kit.decks import GIVEN_BACK
 
 FIXED = WonCards.FIXED
 
@@ -150,16 +150,7 @@ def test_deal_1684_four_players_plays_on_where_0_1_declared_a_winner() -> None:
     same_end(fast, game)
 
 
-# Four players, 5 ranks x 4 suits, three face down, won cards in 0.1's fixed order (so the
-# piles are as described). R1 Ann's ace takes AS TS JS TC; R2 Cat's ace takes JD TH AH JC;
-# R3 Ann, Ben and Cat turn kings and Dan a queen: Ben has two cards, too few, so he is out
-# and forfeits QD AD; Ann and Cat lay three, turn TS and TH, tie again and have two cards
-# each (four needed). Dan, outside the war, is still in: they all take their own cards
-# back, and Ben's KH QD AD stay on the table.
-CARRY_PILES = ["AS JD KS QS QH", "TS TH KH QD AD", "JS AH KD TD JH", "TC JC QC KC AC"]
-CARRY_RULES = Rules(
-    players=4, ranks=5, suits=4, face_down=3, won_cards=FIXED, fixed_order=FixedOrder.SEAT0
-)
+CARRY_RULES, CARRY_PILES = GIVEN_BACK  # Ben out short, Ann and Cat run out, Dan still in
 
 
 def test_an_out_players_forfeit_goes_to_whoever_takes_the_next_round() -> None:

@@ -33,6 +33,7 @@ from server.engine import (
     card_label,
     parse_card,
 )
+from tests._kit.decks import RUN_OUT
 
 FIXED = WonCards.FIXED
 SEAT0 = FixedOrder.SEAT0  # 0.1's fixed order: from seat 0 whoever won
@@ -335,14 +336,7 @@ def test_endless_with_unequal_counts_has_a_winner() -> None:
 
 
 # --- everyone in a war runs out after someone went out short (docs/rules.md) ---------------
-# Ann (seat 0), Ben (seat 1) and Cat (seat 2); 5 ranks x 3 suits, three cards face down.
-# R1 Ann's ace takes TS JS; R2 Cat's ace takes JD TH; R3 three kings: Ben has two cards
-# left, too few, so he is out and forfeits them. Ann and Cat lay three, turn TS and TH (the
-# tens they won), tie again and have one card each: nobody can settle it, and nobody else
-# is still in, so the game ends (both_short) under either value of ``both_short``.
-# (Won cards in 0.1's fixed order, so that the piles are as described.)
-RUN_OUT_PILES = ["AS JD KS QS QH", "TS TH KH QD AD", "JS AH KD TD JH"]
-RUN_OUT_RULES = Rules(players=3, ranks=5, suits=3, face_down=3, won_cards=FIXED, fixed_order=SEAT0)
+RUN_OUT_RULES, RUN_OUT_PILES = RUN_OUT  # Ben out short, Ann and Cat run out: nobody else in
 
 
 def test_an_out_players_forfeit_stays_on_the_table_when_the_rest_run_out() -> None:

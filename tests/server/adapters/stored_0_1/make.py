@@ -29,15 +29,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).parent
-EVENT_TYPES = {
-    "cards_turned",
-    "cards_laid_down",
-    "war_declared",
-    "cards_taken",
-    "cards_returned",
-    "player_out",
-    "game_over",
-}
+EVENTS = ("CardsTurned", "CardsLaidDown", "WarDeclared", "CardsTaken", "CardsReturned")
+EVENTS += ("PlayerOut", "GameOver")  # 0.1's protocol classes of the game's events
 
 # (label, rules, deal, players who join, steps to play: None = to the end, finish vote)
 ROOMS: list[tuple[str, dict[str, Any], int, int, int | None, bool]] = [
@@ -67,6 +60,7 @@ def main() -> int:
     protocol = _old("protocol")
     bench_module = _old("tests.server._roomkit")
     msgpack = _old("msgpack")
+    event_types = {getattr(protocol, name).TYPE for name in EVENTS}
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "store.sqlite3"
         bench = bench_module.Bench(store=store_module.SqliteStore(path))
@@ -93,7 +87,7 @@ def main() -> int:
             events = [
                 {k: v for k, v in msgpack.unpackb(protocol.encode(m)).items() if k != "seq"}
                 for m in ann.inbox
-                if m.TYPE in EVENT_TYPES
+                if m.TYPE in event_types
             ]
             if finish:  # a played-out game: its end must not be what today counts anew
                 assert events[-1]["termination"] != "both_short", label
