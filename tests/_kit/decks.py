@@ -1,15 +1,30 @@
 """Arranged games that tests of several layers tell card by card (the engine's rules, the
-clients' views, the shared sentence vectors): the rules and each seat's pile, top first.
+clients' views, the shared sentence vectors): `arrange` deals chosen piles, and two games
+are kept here as their rules and each seat's pile, top first.
 
-Both deal won cards in 0.1's fixed order (``fixed_order = seat0``), the order in which
+Both of those deal won cards in 0.1's fixed order (``fixed_order = seat0``), the order in which
 their stories below were worked out.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from server import engine
 
-__all__ = ["GIVEN_BACK", "RUN_OUT"]
+__all__ = ["GIVEN_BACK", "RUN_OUT", "arrange"]
+
+
+def arrange(rules: engine.Rules, piles: Sequence[str], aside: str = "") -> engine.Game:
+    """A game whose seats hold ``piles`` (space-separated card labels, top first; every
+    pile as long) and that sets ``aside`` apart (the cards the deal leaves over)."""
+    hands = [[engine.parse_card(code, rules) for code in pile.split()] for pile in piles]
+    size = len(hands[0])
+    assert all(len(hand) == size for hand in hands)
+    deck = [hand[i] for i in range(size) for hand in hands]
+    deck += [engine.parse_card(code, rules) for code in aside.split()]
+    return engine.Game.arranged(rules, deck)
+
 
 RUN_OUT: tuple[engine.Rules, tuple[str, ...]] = (
     engine.Rules(

@@ -57,7 +57,8 @@ from protocol import (
     WonCards,
 )
 from server import engine
-from tests.client._record import Recording, arrange
+from tests._kit.decks import arrange
+from tests.client._record import Recording
 
 
 def narrate(messages: Sequence[ServerMessage], me: int | None) -> list[str]:

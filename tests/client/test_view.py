@@ -41,8 +41,8 @@ from protocol import (
     Welcome,
 )
 from server import engine
-from tests._kit.decks import GIVEN_BACK, RUN_OUT
-from tests.client._record import Recording, arrange
+from tests._kit.decks import GIVEN_BACK, RUN_OUT, arrange
+from tests.client._record import Recording
 from tests.protocol.strategies import server_messages
 
 RULES = RulesSpec()

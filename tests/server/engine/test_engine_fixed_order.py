@@ -22,11 +22,10 @@ past 10.83 from 165 decided games on); the last test shows it on a few hundred d
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pytest
 
-from server.engine import FixedOrder, Game, Rules, WonCards, card_label, parse_card
+from server.engine import FixedOrder, Game, Rules, WonCards, card_label
+from tests._kit.decks import arrange
 
 # 99.9th percentiles of the chi-square law with 1, 2 and 3 degrees of freedom.
 CHI2_999 = {1: 10.828, 2: 13.816, 3: 16.266}
@@ -42,11 +41,6 @@ def seat_chi2(rules: Rules, deals: range) -> tuple[float, list[int]]:
             wins[winner] += 1
     expected = sum(wins) / rules.players
     return sum((w - expected) ** 2 / expected for w in wins), wins
-
-
-def arrange(rules: Rules, piles: Sequence[str]) -> Game:
-    hands = [[parse_card(code, rules) for code in pile.split()] for pile in piles]
-    return Game.arranged(rules, [hand[i] for i in range(len(hands[0])) for hand in hands])
 
 
 def pile(game: Game, seat: int) -> list[str]:

@@ -10,8 +10,6 @@ When nobody outside the war is still in (always so with two players) the game en
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from server.engine import (
     BothShort,
     CardsLaidDown,
@@ -34,16 +32,9 @@ from server.engine import (
     card_label,
     parse_card,
 )
-from tests._kit.decks import GIVEN_BACK
+from tests._kit.decks import GIVEN_BACK, arrange
 
 FIXED = WonCards.FIXED
-
-
-def arrange(rules: Rules, piles: Sequence[str]) -> Game:
-    """A game whose seats hold ``piles`` (space-separated labels, top first)."""
-    hands = [[parse_card(code, rules) for code in pile.split()] for pile in piles]
-    deck = [hand[i] for i in range(len(hands[0])) for hand in hands]
-    return Game.arranged(rules, deck)
 
 
 def play(game: Game) -> list[Event]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
@@ -33,20 +32,10 @@ from server.engine import (
     card_label,
     parse_card,
 )
-from tests._kit.decks import RUN_OUT
+from tests._kit.decks import RUN_OUT, arrange
 
 FIXED = WonCards.FIXED
 SEAT0 = FixedOrder.SEAT0  # 0.1's fixed order: from seat 0 whoever won
-
-
-def arrange(rules: Rules, piles: Sequence[str], aside: str = "") -> Game:
-    """A game whose seats hold ``piles`` (space-separated labels, top first)."""
-    hands = [[parse_card(code, rules) for code in pile.split()] for pile in piles]
-    size = len(hands[0])
-    assert all(len(hand) == size for hand in hands)
-    deck = [hand[i] for i in range(size) for hand in hands]
-    deck += [parse_card(code, rules) for code in aside.split()]
-    return Game.arranged(rules, deck)
 
 
 def labels(rules: Rules, cards: tuple[tuple[int, int], ...]) -> list[tuple[int, str]]:
