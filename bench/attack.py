@@ -15,9 +15,10 @@ event at every player and spectator is measured for ``--duration`` s with nobody
 attacking, then for ``--duration`` s while the attack runs:
 
 ``finish``  ``--finishers`` strangers (one address each) each take one seat against
-            three computers with ``won_cards: fixed``, ``round_limit: 1000000`` and
-            deal 374 (20,525 steps to play out), then send ``vote_finish`` and, after
-            ``game_over``, ``rematch same``, in a loop, as fast as the server answers.
+            three computers with ``won_cards: fixed``, ``fixed_order: seat0``,
+            ``round_limit: 1000000`` and deal 374 (20,525 steps to play out), then
+            send ``vote_finish`` and, after ``game_over``, ``rematch same``, in a
+            loop, as fast as the server answers.
 ``rooms``   one stranger (one address) opens connections as fast as the server lets
             it and creates a room on each, then drops the connection, in a loop.
 
@@ -52,6 +53,7 @@ from bench._server import ServerProcess, raise_nofile_limit, war_server_spec
 from protocol import (
     CreateRoom,
     Error,
+    FixedOrder,
     GameOver,
     GameStarted,
     Rematch,
@@ -70,7 +72,9 @@ __all__ = ["main"]
 M = TypeVar("M")
 
 HOST = "127.0.0.1"
-LONG_RULES = RulesSpec(players=4, won_cards=WonCards.FIXED, round_limit=1_000_000)
+LONG_RULES = RulesSpec(
+    players=4, won_cards=WonCards.FIXED, fixed_order=FixedOrder.SEAT0, round_limit=1_000_000
+)
 LONG_DEAL = 374
 ATTACKS = ("finish", "rooms")
 SERVER_FLAGS = ("--trusted-proxies", "127.0.0.1")

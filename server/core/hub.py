@@ -28,7 +28,8 @@ so), and a rebuilt room's timers wait `STORE_RETRY_SECONDS` before they try agai
 
 Per address (`server.core.limits.address_key`: an IPv6 /64 counts as one address):
 
-- failed attempts (unknown code, bad token, bad password) are counted; at
+- failed attempts (unknown code, bad token, bad password, a ``join_room`` of a started
+  room naming no away seat) are counted; at
   ``max_failed_joins`` within a minute further opening messages from that address are
   refused with ``too_many_failures`` (close 1008) until the minute has passed. A resume
   with a seat's earlier token while its latest is unconfirmed (its welcome may have been
@@ -144,15 +145,17 @@ class HubSettings:
     codes, tokens or passwords per address per minute. ``max_rooms_per_address``: rooms
     created from one address held at once. ``idle_room_seconds``: a room nobody is in
     is removed after this long without activity; ``idle_waiting_room_seconds`` while it
-    still waits for players (the shorter of the two applies). ``away_timeout_seconds``: an away
-    seat goes on calm auto-play after this long (0: never). ``computer_delay``: how long a
-    computer seat takes to ready. ``play_out_slice``: the engine work (units of
-    `server.engine.STEP_WORK`) of one slice of a finish vote's play-out;
-    ``play_out_rate`` and ``play_out_burst``: the play-out work one address may have
-    done a second, and at once (the defaults: about 2,000 steps of a four-player game
-    a second, a burst of about 32,000, the longest games seen);
-    ``play_out_server_rate`` and ``play_out_server_burst``: the same for every address
-    together (about 8,000 steps a second, some 5% of a core; a burst of 64,000).
+    still waits for players (the shorter of the two applies). ``away_timeout_seconds``:
+    the server plays an away seat at the calm pace after this long, until its player
+    returns (0: never; the game waits). ``computer_delay``: how long a computer seat
+    takes to ready at most (it keeps pace with a quicker person's auto-play).
+    ``play_out_slice``: the engine work (units of `server.engine.STEP_WORK`) of one
+    slice of a finish vote's play-out; ``play_out_rate`` and ``play_out_burst``: the
+    play-out work one address may have done a second, and at once (the defaults: about
+    2,000 steps of a four-player game a second, a burst of about 32,000, the longest
+    games seen); ``play_out_server_rate`` and ``play_out_server_burst``: the same for
+    every address together (about 8,000 steps a second, some 5% of a core; a burst of
+    64,000).
     """
 
     password: str | None = None
@@ -162,7 +165,7 @@ class HubSettings:
     max_rooms_per_address: int = 20
     idle_room_seconds: float = 24 * 60 * 60.0
     idle_waiting_room_seconds: float = 30 * 60.0
-    away_timeout_seconds: float = 0.0
+    away_timeout_seconds: float = 120.0
     calm_delay: float = 1.5
     quick_delay: float = 0.3
     computer_delay: float = 0.6
@@ -335,11 +338,15 @@ class Hub:
                 room,
                 partial(room.handle, conn, message, now),
                 now,
-                on_refused=lambda no: self._refusal(conn, info, no.code, str(no), now),
+                on_refused=lambda no: self._refusal(
+                    conn, info, no.code, str(no), now, counted=no.failed_attempt
+                ),
             )
             return actions + self._finish_slice(room, now, info.peer)
         except RefusedError as refusal:
-            return self._refusal(conn, info, refusal.code, str(refusal), now)
+            return self._refusal(
+                conn, info, refusal.code, str(refusal), now, counted=refusal.failed_attempt
+            )
         except Exception as bug:  # a bug must not take the server down
             return self._internal_error(conn, bug, now)
 
@@ -887,9 +894,16 @@ class Hub:
             del failures[key]
 
     def _refusal(
-        self, conn: ConnId, info: _Conn, code: ErrorCode, text: str, now: float
+        self,
+        conn: ConnId,
+        info: _Conn,
+        code: ErrorCode,
+        text: str,
+        now: float,
+        *,
+        counted: bool = False,
     ) -> list[Action]:
-        if code in _COUNTED_FAILURES:
+        if counted or code in _COUNTED_FAILURES:
             key = address_key(info.peer)
             self._failures.setdefault(key, deque()).append(now)
             self._failures.move_to_end(key)

@@ -30,7 +30,7 @@ from server.engine.events import (
 from server.engine.game import STEP_WORK, Game, Phase, Table
 from server.engine.outcome import Outcome, Summary, Termination
 from server.engine.rng import Pcg32, splitmix64
-from server.engine.rules import Aces, Rules, ShortWar, TieBreak, WonCards
+from server.engine.rules import Aces, BothShort, FixedOrder, Rules, ShortWar, TieBreak, WonCards
 from vocabulary import OutReason
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "STEP_WORK",
     "SUIT_CHARS",
     "Aces",
+    "BothShort",
     "CardError",
     "CardsLaidDown",
     "CardsReturned",
@@ -46,6 +47,7 @@ __all__ = [
     "DealError",
     "EngineError",
     "Event",
+    "FixedOrder",
     "Game",
     "GameOver",
     "GameOverError",

@@ -7,11 +7,13 @@ machine of docs/performance.md), the case of the sliced play-out's tests.
 
 from __future__ import annotations
 
-from protocol import RulesSpec, WonCards
+from protocol import FixedOrder, RulesSpec, WonCards
 
 __all__ = ["LONG_DEAL", "LONG_RULES", "LONG_STEPS"]
 
-LONG_RULES = RulesSpec(players=4, won_cards=WonCards.FIXED, round_limit=1_000_000)
+LONG_RULES = RulesSpec(
+    players=4, won_cards=WonCards.FIXED, fixed_order=FixedOrder.SEAT0, round_limit=1_000_000
+)
 LONG_DEAL = 374
 LONG_STEPS = 20_525
 """Steps from the deal to the end (checked against the engine by the tests that use it)."""
