@@ -65,10 +65,13 @@ from protocol import (
     decode_client_message,
     encode,
 )
+from server.adapters._connection import GuardedConnection, TransportGuard, connection_class
 from server.adapters._forwarded import ClientAddress, Network, client_address
+from server.adapters._quiet import LogThrottle
 from server.adapters.config import (
     INVALID_MESSAGE_BURST,
     INVALID_MESSAGE_REFILL_SECONDS,
+    WRITE_HIGH_WATER,
     Settings,
 )
 from server.adapters.logs import bind, get_logger
@@ -87,6 +90,8 @@ __all__ = ["HubLike", "WarServer", "build_hub", "run_server", "serving", "tls_co
 HEALTH_PATH = "/healthz"
 _MAX_REASON_BYTES = 123  # a close frame's reason limit (RFC 6455)
 _WAKE_RETRY_SECONDS = 1.0  # after Hub.wake raised, wait this long before trying again
+QUIET_SECONDS = 60.0
+"""one log line per address (or per kind of accept failure) per this many seconds"""
 
 log = get_logger()
 
@@ -187,7 +192,7 @@ class WarServer:
         self.hub = hub
         self._clock = clock
         self._ids = count(1)
-        self._sockets: dict[ConnId, ServerConnection] = {}
+        self._sockets: dict[ConnId, GuardedConnection] = {}
         self._closing: set[ConnId] = set()
         self._slots = AddressSlots(settings.max_connections_per_ip)
         self._gate = ConnectionGate(
@@ -196,6 +201,16 @@ class WarServer:
             penalty=settings.abuse_penalty,
             penalty_max=settings.abuse_penalty_max,
         )
+        self._guard = TransportGuard(
+            max_send_buffer=settings.max_send_buffer,
+            send_timeout=settings.send_timeout,
+            close_timeout=settings.close_timeout,
+            max_handshakes_per_ip=settings.max_handshakes_per_ip,
+            trusted_proxies=settings.trusted_proxies,
+            on_abort=self._aborted,
+            on_handshake_refused=self._handshake_refused,
+        )
+        self._quiet = LogThrottle(QUIET_SECONDS)
         self._tasks: set[asyncio.Task[None]] = set()
         self._rearm = asyncio.Event()
         self._armed_for: float | None = None
@@ -215,7 +230,10 @@ class WarServer:
             self.settings.host,
             self.settings.port,
             process_request=self._process_request,
+            create_connection=connection_class(self._guard),
+            open_timeout=self.settings.handshake_timeout,
             max_size=self.settings.max_message_bytes,
+            write_limit=WRITE_HIGH_WATER,
             ping_interval=self.settings.ping_interval,
             ping_timeout=self.settings.ping_timeout,
             close_timeout=self.settings.close_timeout,
@@ -256,6 +274,7 @@ class WarServer:
                 code=CloseCode.SERVICE_RESTART,
                 reason="server restarting",
             )
+            self._guard.abort_connecting()  # their handshake would wait its full timeout
             await self._server.wait_closed()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -294,10 +313,13 @@ class WarServer:
         return response
 
     # --- one connection ------------------------------------------------------------------
-    async def _handle_connection(self, ws: ServerConnection) -> None:
+    async def _handle_connection(self, connection: ServerConnection) -> None:
+        assert isinstance(connection, GuardedConnection)  # made by connection_class
+        ws = connection
         conn = next(self._ids)
         client = _client_of(ws, _headers_of(ws), self.settings.trusted_proxies)
         peer = client.address
+        ws.client = peer
         bind(conn=conn, peer=peer)
         if client.ignored is not None:
             log.debug("forwarded_for_ignored", reason=client.ignored)
@@ -308,9 +330,9 @@ class WarServer:
                 code=ErrorCode.TOO_MANY_CONNECTIONS,
                 message=f"this address already has {limit} connections open; try later",
             )
-            with contextlib.suppress(ConnectionClosed):
-                await ws.send(encode(refusal))
-                await ws.close(CloseCode.TRY_AGAIN_LATER, "too many connections")
+            ws.queue(encode(refusal))
+            ws.flush()
+            await ws.close(CloseCode.TRY_AGAIN_LATER, "too many connections")
             return
         self._sockets[conn] = ws
         log.info("connection_opened")
@@ -324,7 +346,7 @@ class WarServer:
             self._call(conn, partial(self.hub.disconnect, conn))
             log.info("connection_closed", close_code=ws.close_code)
 
-    async def _receive(self, conn: ConnId, ws: ServerConnection, peer: str) -> None:
+    async def _receive(self, conn: ConnId, ws: GuardedConnection, peer: str) -> None:
         started = time.monotonic()
         limiter = RateLimiter(self.settings.rate_limit, started)
         invalid = TokenBucket(1.0 / INVALID_MESSAGE_REFILL_SECONDS, INVALID_MESSAGE_BURST, started)
@@ -341,8 +363,7 @@ class WarServer:
             except TimeoutError:
                 log.info("opening_timeout")
                 self._closing.add(conn)
-                with contextlib.suppress(ConnectionClosed):
-                    await ws.close(CloseCode.OPENING_TIMEOUT, "no opening message")
+                await ws.close(CloseCode.OPENING_TIMEOUT, "no opening message")
                 return
             if conn in self._closing:
                 continue  # a close is under way: nothing more from this peer counts
@@ -406,6 +427,27 @@ class WarServer:
         self._maybe_rearm()
         return exhausted
 
+    def _aborted(self, ws: GuardedConnection, reason: str, unsent: int) -> None:
+        """The guard dropped ``ws`` (`server.adapters._connection`): log it; a client that
+        let more than --max-send-buffer pile up is penalized as for other abuse."""
+        peer = ws.client if ws.client is not None else ws.peer
+        log.warning("connection_aborted", reason=reason, unsent=unsent, peer=peer)
+        if reason == "send_buffer_full":
+            self._penalize(peer)
+
+    def _handshake_refused(self, key: str) -> None:
+        """An address has --max-handshakes-per-ip connections in the handshake already."""
+        now = self._clock()
+        suppressed = self._quiet.allow(("handshake_refused", key), now)
+        if suppressed is not None:
+            log.warning(
+                "handshake_refused",
+                peer=key,
+                reason="too many connections in the opening handshake",
+                limit=self.settings.max_handshakes_per_ip,
+                also_refused=suppressed,
+            )
+
     def _penalize(self, peer: str) -> None:
         """``peer``'s connection was just closed for abuse: refuse its address a while."""
         seconds = self._gate.penalize(peer, self._clock())
@@ -446,7 +488,7 @@ class WarServer:
         a connection in one write instead of three. bench/load.py measured 53% of the
         server's time in socket writes at full speed, and +22% steps/s from this.
         """
-        queued: dict[ConnId, ServerConnection] = {}
+        queued: dict[ConnId, GuardedConnection] = {}
         for action in actions:
             if isinstance(action, Send):
                 self._send(action, queued)
@@ -455,7 +497,7 @@ class WarServer:
                 self._close(action)
         _flush(queued)
 
-    def _send(self, action: Send, queued: dict[ConnId, ServerConnection]) -> None:
+    def _send(self, action: Send, queued: dict[ConnId, GuardedConnection]) -> None:
         try:
             data = encode(action.message)
         except EncodeError:
@@ -466,7 +508,7 @@ class WarServer:
             # like websockets.broadcast: skip connections that are not open (closing)
             if ws is None or ws.protocol.state is not State.OPEN:
                 continue
-            ws.protocol.send_binary(data)
+            ws.queue(data)
             queued[conn] = ws
 
     def _close(self, action: Close) -> None:
@@ -602,15 +644,10 @@ def _too_many_requests(connection: ServerConnection, peer: str, refusal: Refusal
     return response
 
 
-def _flush(queued: dict[ConnId, ServerConnection]) -> None:
-    """Write each connection's queued frames in one go; forget them."""
+def _flush(queued: dict[ConnId, GuardedConnection]) -> None:
+    """Write each connection's queued frames in one go (each checks its send buffer)."""
     for ws in queued.values():
-        data = b"".join(ws.protocol.data_to_send())
-        if data:
-            try:
-                ws.transport.write(data)
-            except Exception:  # a transport that broke: its connection ends by itself
-                log.warning("write_failed", exc_info=True)
+        ws.flush()
     queued.clear()
 
 

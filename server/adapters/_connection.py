@@ -1,0 +1,231 @@
+"""`websockets`' server connection with bounded memory and bounded waits, per connection.
+
+What a peer can make the server hold or wait for, and the bound on each:
+
+- **unsent bytes**: every write (the app's frames, websockets' own pongs, close frames
+  and handshake responses) is followed by a look at the transport's buffer; more than
+  ``max_send_buffer`` bytes unsent aborts the connection at once. One read from the
+  socket (at most 256 KiB) is answered before the look, so the most a connection holds
+  is the cap plus one read's answers.
+- **a stalled buffer**: when unsent data passes the high-water mark (the transport calls
+  ``pause_writing``), a timer of ``send_timeout`` seconds starts; the buffer must drop
+  below the low-water mark (``resume_writing``) before it rings, or the connection is
+  aborted. websockets' keepalive ping and its polite close wait for that drain first:
+  without the timer, a client that never reads held both (and SIGTERM) forever.
+- **a polite close**: `GuardedConnection.close` aborts the connection if the closing
+  handshake is not over within ``close_timeout`` seconds, whatever it waits for; the
+  app's closes, the opening timeout, the handler's end and the server's shutdown all
+  close through it.
+- **connections in the opening handshake**: at most ``max_handshakes_per_ip`` per
+  address (`server.core.limits.address_key`: an IPv6 address counts as its /64),
+  counted from the TCP accept (after TLS) to the end of the WebSocket handshake; more
+  are aborted as they arrive. A peer in
+  ``--trusted-proxies`` is not counted: its clients are known only from the request.
+  The handshake itself is bounded by websockets' ``open_timeout``.
+
+Aborting (``transport.abort()``) drops the TCP connection without waiting for anything;
+the app hears of it as a closed connection (code 1006). Each abort calls the guard's
+``on_abort`` with a reason: ``send_buffer_full``, ``send_timeout`` or ``close_timeout``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
+
+from websockets.asyncio.server import ServerConnection
+from websockets.protocol import State
+
+from server.adapters._forwarded import Network, is_trusted_peer
+from server.core.limits import AddressSlots, address_key
+
+__all__ = ["GuardedConnection", "TransportGuard", "connection_class"]
+
+
+class TransportGuard:
+    """What the connections of one server share: their limits, the count of handshakes
+    per address, the connections still in the handshake, and what to do on an abort."""
+
+    def __init__(
+        self,
+        *,
+        max_send_buffer: int,
+        send_timeout: float,
+        close_timeout: float,
+        max_handshakes_per_ip: int,
+        trusted_proxies: Iterable[Network] = (),
+        on_abort: Callable[[GuardedConnection, str, int], None] | None = None,
+        on_handshake_refused: Callable[[str], None] | None = None,
+    ) -> None:
+        self.max_send_buffer = max_send_buffer
+        self.send_timeout = send_timeout
+        self.close_timeout = close_timeout
+        self.trusted = tuple(trusted_proxies)
+        self.handshakes = AddressSlots(max_handshakes_per_ip)
+        self.connecting: set[GuardedConnection] = set()
+        self.on_abort = on_abort
+        self.on_handshake_refused = on_handshake_refused
+
+    def is_trusted(self, peer: str) -> bool:
+        return is_trusted_peer(peer, self.trusted)
+
+    def abort_connecting(self) -> int:
+        """Abort every connection still in the opening handshake (shutdown); how many."""
+        connecting = list(self.connecting)
+        for connection in connecting:
+            connection.transport.abort()
+        return len(connecting)
+
+
+class GuardedConnection(ServerConnection):
+    """A `ServerConnection` under its server's `TransportGuard` (see the module docstring).
+
+    Made through `connection_class`, which sets `guard`. The app writes through
+    `write` (or `queue` and `flush`), never to the transport directly.
+    """
+
+    guard: ClassVar[TransportGuard]
+    client: str | None = None
+    """the client's address as the app counts it (set by the app once known)"""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._stall: asyncio.TimerHandle | None = None
+        self._handshake_key: str | None = None
+        self.aborted: str | None = None
+        """why this connection was aborted by its guard, or None"""
+
+    # --- the handshake slot -------------------------------------------------------------
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        peer = self.peer
+        guard = self.guard
+        if guard.is_trusted(peer):
+            return
+        if not guard.handshakes.acquire(peer):
+            if guard.on_handshake_refused is not None:
+                guard.on_handshake_refused(address_key(peer))
+            self.transport.abort()
+            return
+        self._handshake_key = peer
+        guard.connecting.add(self)
+
+    async def handshake(self, *args: Any, **kwargs: Any) -> None:
+        try:
+            await super().handshake(*args, **kwargs)
+        finally:
+            self._end_handshake()
+
+    def _end_handshake(self) -> None:
+        self.guard.connecting.discard(self)
+        if self._handshake_key is not None:
+            self.guard.handshakes.release(self._handshake_key)
+            self._handshake_key = None
+
+    @property
+    def peer(self) -> str:
+        """The TCP peer's address (a trusted proxy's for proxied clients)."""
+        address = self.transport.get_extra_info("peername") if self.transport else None
+        if isinstance(address, tuple) and address:
+            return str(address[0])
+        return str(address or "")
+
+    # --- writes ------------------------------------------------------------------------
+    def queue(self, data: bytes) -> None:
+        """Frame ``data`` as one binary message, to go out with the next `flush`."""
+        self.protocol.send_binary(data)
+
+    def flush(self) -> None:
+        """Write every queued frame in one ``transport.write``, then check the buffer."""
+        data = b"".join(self.protocol.data_to_send())
+        if not data or self.transport.is_closing():
+            return
+        try:
+            self.transport.write(data)
+        except Exception:  # a transport that broke: its connection ends by itself
+            return
+        self.check_unsent()
+
+    def send_data(self) -> None:
+        """websockets' own writes (pongs, pings, close frames, the handshake response)."""
+        super().send_data()
+        self.check_unsent()
+
+    def check_unsent(self) -> None:
+        """Abort if more than ``max_send_buffer`` bytes wait to be sent."""
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return
+        unsent = transport.get_write_buffer_size()
+        if unsent > self.guard.max_send_buffer:
+            self._abort("send_buffer_full", unsent)
+
+    @property
+    def stuck(self) -> bool:
+        """True while unsent data is above the high-water mark (the peer is not reading)."""
+        return self.paused
+
+    # --- flow control: the stalled-buffer timer -----------------------------------------
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._stall is None:
+            self._stall = self.loop.call_later(self.guard.send_timeout, self._stalled)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self._cancel_stall()
+
+    def _stalled(self) -> None:
+        self._stall = None
+        transport = self.transport
+        if transport is not None and not transport.is_closing():
+            self._abort("send_timeout", transport.get_write_buffer_size())
+
+    def _cancel_stall(self) -> None:
+        if self._stall is not None:
+            self._stall.cancel()
+            self._stall = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_stall()
+        self._end_handshake()
+        super().connection_lost(exc)
+
+    # --- closing -----------------------------------------------------------------------
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        """The closing handshake, aborted if it is not over in ``close_timeout`` seconds
+        (a peer that does not read would otherwise hold it until its buffer drains)."""
+        if self.protocol.state is State.CLOSED:
+            return
+        timer = self.loop.call_later(self.guard.close_timeout, self._close_overdue)
+        try:
+            await super().close(code, reason)
+        finally:
+            timer.cancel()
+
+    def _close_overdue(self) -> None:
+        transport = self.transport
+        if transport is not None and not transport.is_closing():
+            self._abort("close_timeout", transport.get_write_buffer_size())
+
+    def _abort(self, reason: str, unsent: int) -> None:
+        if self.aborted is not None:
+            return
+        self.aborted = reason
+        self._cancel_stall()
+        with contextlib.suppress(Exception):  # reporting must never keep the abort from happening
+            if self.guard.on_abort is not None:
+                self.guard.on_abort(self, reason, unsent)
+        self.transport.abort()
+
+
+def connection_class(guard: TransportGuard) -> type[GuardedConnection]:
+    """A `GuardedConnection` subclass bound to ``guard`` (websockets' ``create_connection``)."""
+
+    class WarConnection(GuardedConnection):
+        pass
+
+    WarConnection.guard = guard
+    return WarConnection
