@@ -40,6 +40,8 @@ import contextlib
 import http
 import json
 import math
+import os
+import resource
 import signal
 import ssl
 import time
@@ -85,7 +87,15 @@ from server.core.limits import (
     Verdict,
 )
 
-__all__ = ["HubLike", "WarServer", "build_hub", "run_server", "serving", "tls_context"]
+__all__ = [
+    "HubLike",
+    "WarServer",
+    "build_hub",
+    "raise_open_files_limit",
+    "run_server",
+    "serving",
+    "tls_context",
+]
 
 HEALTH_PATH = "/healthz"
 _MAX_REASON_BYTES = 123  # a close frame's reason limit (RFC 6455)
@@ -217,6 +227,7 @@ class WarServer:
         self._server: Server | None = None
         self._timer: asyncio.Task[None] | None = None
         self._stopping = False
+        self._loop_handler: tuple[Any, ...] | None = None  # (the loop's previous handler,)
 
     # --- lifecycle ---------------------------------------------------------------------
     async def start(self) -> None:
@@ -242,6 +253,7 @@ class WarServer:
             server_header=None,
         )
         self._timer = asyncio.create_task(self._run_timer(), name="war-timer")
+        self._quiet_accept_errors()
 
     @property
     def port(self) -> int:
@@ -279,7 +291,48 @@ class WarServer:
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         self.hub.close()
+        if self._loop_handler is not None:
+            asyncio.get_running_loop().set_exception_handler(self._loop_handler[0])
+            self._loop_handler = None
         log.info("server_stopped")
+
+    def _quiet_accept_errors(self) -> None:
+        """Route the event loop's failed accepts (out of file descriptors: EMFILE, ENFILE,
+        ENOBUFS, ENOMEM) to `_accept_failed`; anything else to the previous handler.
+
+        asyncio logs every failed ``accept()`` with a traceback and tries again a second
+        later; with descriptors used up by an attacker that was 40,000 lines in 20 s.
+        """
+        loop = asyncio.get_running_loop()
+        previous = loop.get_exception_handler()
+        self._loop_handler = (previous,)
+
+        def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+            error = context.get("exception")
+            message = str(context.get("message", ""))
+            if isinstance(error, OSError) and message.startswith("socket.accept()"):
+                self._accept_failed(error)
+            elif previous is not None:
+                previous(loop, context)
+            else:
+                loop.default_exception_handler(context)
+
+        loop.set_exception_handler(handler)
+
+    def _accept_failed(self, error: OSError) -> None:
+        """One line per kind of failure per QUIET_SECONDS, with how many were left out."""
+        suppressed = self._quiet.allow(("accept_failed", error.errno), self._clock())
+        if suppressed is not None:
+            soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            log.error(
+                "accept_failed",
+                error=os.strerror(error.errno) if error.errno else str(error),
+                errno=error.errno,
+                also_failed=suppressed,
+                open_files_limit=soft,
+                hard_limit=hard,
+                period=QUIET_SECONDS,
+            )
 
     def poke(self) -> None:
         """Make the timer look at `Hub.next_deadline` again (after a test moved the clock)."""
@@ -605,6 +658,7 @@ async def run_server(
     Raises what `serving` raises.
     """
     stopping = stop if stop is not None else asyncio.Event()
+    raise_open_files_limit()
     loop = asyncio.get_running_loop()
     installed: list[signal.Signals] = []
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -621,6 +675,30 @@ async def run_server(
     finally:
         for sig in installed:
             loop.remove_signal_handler(sig)
+
+
+_NOFILE_CEILING = 1 << 20  # what "unlimited" is raised to (Linux's usual fs.nr_open)
+
+
+def raise_open_files_limit() -> int:
+    """Raise this process's soft open-files limit to its hard limit, log it, return it.
+
+    Every connection is a file descriptor; the soft limit is often 1,024 while the hard
+    one (systemd's LimitNOFILE, compose's ``ulimits``) allows far more. Never raises: a
+    system that refuses (a seccomp filter, a container) leaves the limit as it was.
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = _NOFILE_CEILING if hard == resource.RLIM_INFINITY else hard
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        except (OSError, ValueError) as error:
+            log.warning("open_files_limit", limit=soft, hard_limit=hard, error=str(error))
+            return soft
+        log.info("open_files_limit", limit=target, hard_limit=hard, raised_from=soft)
+        return target
+    log.info("open_files_limit", limit=soft, hard_limit=hard)
+    return soft
 
 
 def _too_many_requests(connection: ServerConnection, peer: str, refusal: Refusal) -> Response:

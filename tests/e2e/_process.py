@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import json
 import os
+import resource
 import signal
 import sys
 from collections.abc import AsyncIterator
@@ -33,6 +34,8 @@ class ServerProcess:
     port: int = 0
     lines: list[dict[str, Any]] = field(default_factory=list)
     raw: list[str] = field(default_factory=list)
+    grew: asyncio.Event = field(default_factory=asyncio.Event)
+    """set whenever a log line arrives (and when the log ends)"""
 
     @property
     def url(self) -> str:
@@ -52,16 +55,46 @@ class ServerProcess:
         """Log lines whose event is ``name``."""
         return [line for line in self.lines if line.get("event") == name]
 
+    async def logged(self, name: str) -> dict[str, Any]:
+        """Wait for the first log line whose event is ``name``; return it.
+
+        Raises EOFError if the log ends first (the caller bounds the wait).
+        """
+        while True:
+            found = self.events(name)
+            if found:
+                return found[0]
+            if self.process.returncode is not None:
+                raise EOFError(f"war-server exited before logging {name!r}")
+            self.grew.clear()
+            await self.grew.wait()
+
 
 @asynccontextmanager
-async def server_process(db: Path, *args: str) -> AsyncIterator[ServerProcess]:
+async def server_process(
+    db: Path,
+    *args: str,
+    nofile: int | tuple[int, int] | None = None,
+    env: dict[str, str] | None = None,
+) -> AsyncIterator[ServerProcess]:
     """Start ``war-server --port 0 --db DB --log-format json ARGS``; kill it on exit.
+
+    ``nofile``: the process's open-files limit (soft = hard, or a (soft, hard) pair).
+    ``env``: extra variables.
 
     Raises AssertionError (with the output so far) if it exits or stays silent for
     START_TIMEOUT seconds instead of listening.
     """
-    env = {k: v for k, v in os.environ.items() if not k.startswith("WAR_")}
-    env["PYTHONUNBUFFERED"] = "1"
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("WAR_")}
+    environment["PYTHONUNBUFFERED"] = "1"
+    environment.update(env or {})
+
+    limits = (nofile, nofile) if isinstance(nofile, int) else nofile
+
+    def limit_files() -> None:
+        if limits is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, limits)
+
     process = await asyncio.create_subprocess_exec(
         str(WAR_SERVER),
         "--host",
@@ -73,7 +106,8 @@ async def server_process(db: Path, *args: str) -> AsyncIterator[ServerProcess]:
         "--log-format",
         "json",
         *args,
-        env=env,
+        env=environment,
+        preexec_fn=limit_files if nofile is not None else None,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
@@ -103,6 +137,7 @@ async def _read_log(server: ServerProcess, listening: asyncio.Future[int]) -> No
     assert stream is not None
     while True:
         line = await stream.readline()
+        server.grew.set()
         if not line:
             if not listening.done():
                 listening.set_exception(EOFError("war-server exited before listening"))
