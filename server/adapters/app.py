@@ -69,6 +69,7 @@ from protocol import (
 )
 from server.adapters._connection import GuardedConnection, TransportGuard, connection_class
 from server.adapters._forwarded import ClientAddress, Network, client_address
+from server.adapters._origin import origin_allowed
 from server.adapters._quiet import LogThrottle
 from server.adapters.config import (
     INVALID_MESSAGE_BURST,
@@ -100,6 +101,7 @@ __all__ = [
 HEALTH_PATH = "/healthz"
 _MAX_REASON_BYTES = 123  # a close frame's reason limit (RFC 6455)
 _WAKE_RETRY_SECONDS = 1.0  # after Hub.wake raised, wait this long before trying again
+_SHOWN_ORIGIN_CHARS = 100  # of a refused Origin header, in the log (client text)
 QUIET_SECONDS = 60.0
 """one log line per address (or per kind of accept failure) per this many seconds"""
 
@@ -345,11 +347,26 @@ class WarServer:
         None lets the WebSocket handshake go on."""
         if request.path.split("?", 1)[0] == HEALTH_PATH:
             return self._health(connection)
+        origin = request.headers.get("Origin")
+        if not origin_allowed(origin, request.headers.get("Host"), self.settings.allowed_origins):
+            return self._other_site(connection, str(origin))
         client = _client_of(connection, request.headers, self.settings.trusted_proxies)
         refusal = self._gate.admit(client.address, self._clock())
         if refusal is None:
             return None
         return _too_many_requests(connection, client.address, refusal)
+
+    def _other_site(self, connection: ServerConnection, origin: str) -> Response:
+        """HTTP 403 for a browser WebSocket opened by another site's page (logged once a
+        minute per origin)."""
+        shown = origin[:_SHOWN_ORIGIN_CHARS]
+        suppressed = self._quiet.allow(("origin_refused", shown), self._clock())
+        if suppressed is not None:
+            log.warning("origin_refused", origin=shown, also_refused=suppressed)
+        return connection.respond(
+            http.HTTPStatus.FORBIDDEN,
+            "a WebSocket from another site's page is refused (see --allowed-origins)\n",
+        )
 
     def _health(self, connection: ServerConnection) -> Response:
         body = json.dumps(

@@ -1,0 +1,17 @@
+"""Both deployments give war-server many file descriptors (one per connection)."""
+
+from __future__ import annotations
+
+from tests.deploy._repo import SYSTEMD_UNIT, compose
+
+ENOUGH = 65536
+
+
+def test_the_systemd_unit_sets_limit_nofile() -> None:
+    lines = [line.strip() for line in SYSTEMD_UNIT.read_text(encoding="utf-8").splitlines()]
+    assert f"LimitNOFILE={ENOUGH}" in lines
+
+
+def test_the_compose_file_sets_nofile_for_the_war_service() -> None:
+    nofile = compose()["services"]["war"]["ulimits"]["nofile"]
+    assert (nofile["soft"], nofile["hard"]) == (ENOUGH, ENOUGH)
