@@ -43,6 +43,7 @@ import math
 import os
 import resource
 import signal
+import socket
 import ssl
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -67,6 +68,7 @@ from protocol import (
     decode_client_message,
     encode,
 )
+from server.adapters import _exposure
 from server.adapters._connection import GuardedConnection, TransportGuard, connection_class
 from server.adapters._forwarded import ClientAddress, Network, client_address
 from server.adapters._origin import origin_allowed
@@ -266,6 +268,11 @@ class WarServer:
             port: int = sock.getsockname()[1]
             return port
         raise RuntimeError("the server has no listening socket")
+
+    @property
+    def sockets(self) -> tuple[socket.socket, ...]:
+        """The listening sockets."""
+        return self._server.sockets if self._server is not None else ()
 
     @property
     def connection_count(self) -> int:
@@ -657,6 +664,13 @@ async def serving(
         rooms=the_hub.rooms,
         password_required=settings.password is not None,
     )
+    for warning in _exposure.startup_warnings(
+        _exposure.bound_addresses(server.sockets),
+        tls=settings.tls,
+        password=settings.password is not None,
+        behind_proxy=bool(settings.trusted_proxies),
+    ):
+        log.warning(warning.event, **warning.fields)
     try:
         yield server
     finally:
