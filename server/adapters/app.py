@@ -89,6 +89,7 @@ from server.core.limits import (
     TokenBucket,
     Verdict,
 )
+from server.errors import TlsKeyError
 
 __all__ = [
     "HubLike",
@@ -157,14 +158,27 @@ def build_hub(settings: Settings, now: float) -> HubLike:
 def tls_context(settings: Settings) -> ssl.SSLContext | None:
     """A server TLS context from ``--certfile``/``--keyfile``, or None without them.
 
+    A key protected by a passphrase is refused with `TlsKeyError` instead of OpenSSL's
+    prompt on the terminal (the server runs unattended: nobody would answer it).
+
     Raises:
         ssl.SSLError, OSError: the files are not a matching PEM certificate and key.
+        server.errors.TlsKeyError: the key needs a passphrase.
     """
     if settings.certfile is None or settings.keyfile is None:
         return None
+    keyfile = settings.keyfile
+
+    def no_passphrase() -> bytes:
+        raise TlsKeyError(
+            f"the TLS key {str(keyfile)!r} is protected by a passphrase, which war-server "
+            "cannot ask for: give --keyfile a copy without one, readable only by the "
+            "server (openssl pkey -in KEY -out KEY.plain; chmod 600 KEY.plain)"
+        )
+
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
-    context.load_cert_chain(settings.certfile, settings.keyfile)
+    context.load_cert_chain(settings.certfile, keyfile, password=no_passphrase)
     return context
 
 
@@ -645,6 +659,7 @@ async def serving(
     Raises:
         OSError: the address cannot be bound, or the store's folder cannot be made.
         ssl.SSLError: the TLS files do not load.
+        server.errors.TlsKeyError: the TLS key needs a passphrase.
         server.errors.StoreError: the store cannot be opened.
     """
     tls_context(settings)  # fail on bad TLS files before opening the store
