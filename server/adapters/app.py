@@ -660,24 +660,50 @@ async def serving(
         OSError: the address cannot be bound, or the store's folder cannot be made.
         ssl.SSLError: the TLS files do not load.
         server.errors.TlsKeyError: the TLS key needs a passphrase.
-        server.errors.StoreError: the store cannot be opened.
+        server.errors.StoreError: the store cannot be opened, or another server holds it.
     """
     tls_context(settings)  # fail on bad TLS files before opening the store
-    the_hub = hub if hub is not None else build_hub(settings, clock())
-    server = WarServer(settings, the_hub, clock=clock)
+    async with _store_locked(settings, hub is None):
+        the_hub = hub if hub is not None else build_hub(settings, clock())
+        server = WarServer(settings, the_hub, clock=clock)
+        try:
+            await server.start()
+        except BaseException:
+            the_hub.close()
+            raise
+        async with _serving(settings, server) as started:
+            yield started
+
+
+@asynccontextmanager
+async def _store_locked(settings: Settings, lock: bool) -> AsyncIterator[None]:
+    """Hold `StoreLock` on ``settings.db`` for the block (if ``lock``): a second server
+    on the same store refuses to start."""
+    if not lock:
+        yield
+        return
+    from server.adapters.store import StoreLock  # noqa: PLC0415 (keep the app importable alone)
+
+    settings.db.parent.mkdir(parents=True, exist_ok=True)
+    held = StoreLock(settings.db)
     try:
-        await server.start()
-    except BaseException:
-        the_hub.close()
-        raise
+        yield
+    finally:
+        held.release()
+
+
+@asynccontextmanager
+async def _serving(settings: Settings, server: WarServer) -> AsyncIterator[WarServer]:
+    """Announce a started ``server`` (and warn about its exposure); stop it at the end."""
     log.info(
         "listening",
         host=settings.host,
         port=server.port,
         tls=settings.tls,
         db=str(settings.db),
-        rooms=the_hub.rooms,
+        rooms=server.hub.rooms,
         password_required=settings.password is not None,
+        open_files_limit=resource.getrlimit(resource.RLIMIT_NOFILE)[0],
     )
     for warning in _exposure.startup_warnings(
         _exposure.bound_addresses(server.sockets),
@@ -727,7 +753,10 @@ _NOFILE_CEILING = 1 << 20  # what "unlimited" is raised to (Linux's usual fs.nr_
 
 
 def raise_open_files_limit() -> int:
-    """Raise this process's soft open-files limit to its hard limit, log it, return it.
+    """Raise this process's soft open-files limit to its hard limit; return the limit.
+
+    A raise is logged (``open_files_limit``), as is a refusal; the ``listening`` line
+    shows the limit in any case.
 
     Every connection is a file descriptor; the soft limit is often 1,024 while the hard
     one (systemd's LimitNOFILE, compose's ``ulimits``) allows far more. Never raises: a
@@ -743,8 +772,7 @@ def raise_open_files_limit() -> int:
             return soft
         log.info("open_files_limit", limit=target, hard_limit=hard, raised_from=soft)
         return target
-    log.info("open_files_limit", limit=soft, hard_limit=hard)
-    return soft
+    return soft  # already there: the "listening" line shows it
 
 
 def _too_many_requests(connection: ServerConnection, peer: str, refusal: Refusal) -> Response:
