@@ -116,7 +116,7 @@ class Settings:
     """seconds unsent data may stay above `WRITE_HIGH_WATER`; longer: aborted"""
     handshake_timeout: float = 5.0
     """seconds from accepting a connection to the end of its WebSocket opening handshake"""
-    max_handshakes_per_ip: int = 8
+    max_handshakes_per_ip: int = 32
     """connections one address (an IPv6 /64) may have in the opening handshake at once"""
     allowed_origins: tuple[str, ...] = ()
     """origins (`server.adapters._origin.normal_origin` form) allowed besides the server's own"""
@@ -540,7 +540,7 @@ OPTIONS: tuple[Option, ...] = (
         "--max-handshakes-per-ip",
         "WAR_MAX_HANDSHAKES_PER_IP",
         _int_in(1, 1_000_000),
-        "8",
+        "32",
         "connections one address (an IPv6 /64) may have in the opening handshake at "
         "once; more are dropped at once (not counted for a --trusted-proxies peer)",
         "N",

@@ -44,7 +44,7 @@ CONTRACT = {  # /work/notes/server-config-contract.md: flag -> (env, default as 
     "--max-send-buffer": ("WAR_MAX_SEND_BUFFER", 262144),
     "--send-timeout": ("WAR_SEND_TIMEOUT", 20.0),
     "--handshake-timeout": ("WAR_HANDSHAKE_TIMEOUT", 5.0),
-    "--max-handshakes-per-ip": ("WAR_MAX_HANDSHAKES_PER_IP", 8),
+    "--max-handshakes-per-ip": ("WAR_MAX_HANDSHAKES_PER_IP", 32),
     "--allowed-origins": ("WAR_ALLOWED_ORIGINS", ()),
 }
 
