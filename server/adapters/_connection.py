@@ -23,6 +23,11 @@ What a peer can make the server hold or wait for, and the bound on each:
   ``--trusted-proxies`` is not counted: its clients are known only from the request.
   The handshake itself is bounded by websockets' ``open_timeout``.
 
+Also, a message over ``max_size`` (which websockets refuses from the frame's header,
+before reading its payload, and fails the connection with 1009) gets the app's
+``too_large`` error first, as PROTOCOL.md says: `GuardedConnection` gives its sans-I/O
+protocol a ``fail`` that queues that frame ahead of the close frame (`_SaysTooLarge`).
+
 Aborting (``transport.abort()``) drops the TCP connection without waiting for anything;
 the app hears of it as a closed connection (code 1006). Each abort calls the guard's
 ``on_abort`` with a reason: ``send_buffer_full``, ``send_timeout`` or ``close_timeout``.
@@ -36,7 +41,9 @@ from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from websockets.asyncio.server import ServerConnection
+from websockets.frames import CloseCode
 from websockets.protocol import State
+from websockets.server import ServerProtocol
 
 from server.adapters._forwarded import Network, is_trusted_peer
 from server.core.limits import AddressSlots, address_key
@@ -58,6 +65,7 @@ class TransportGuard:
         trusted_proxies: Iterable[Network] = (),
         on_abort: Callable[[GuardedConnection, str, int], None] | None = None,
         on_handshake_refused: Callable[[str], None] | None = None,
+        too_large: bytes = b"",
     ) -> None:
         self.max_send_buffer = max_send_buffer
         self.send_timeout = send_timeout
@@ -67,6 +75,8 @@ class TransportGuard:
         self.connecting: set[GuardedConnection] = set()
         self.on_abort = on_abort
         self.on_handshake_refused = on_handshake_refused
+        self.too_large = too_large
+        """the message sent before a 1009 close (empty: none)"""
 
     def is_trusted(self, peer: str) -> bool:
         return is_trusted_peer(peer, self.trusted)
@@ -77,6 +87,18 @@ class TransportGuard:
         for connection in connecting:
             connection.transport.abort()
         return len(connecting)
+
+
+class _SaysTooLarge(ServerProtocol):
+    """websockets' server protocol, but a connection failed for a message over the size
+    limit (1009) gets ``too_large`` (the app's encoded error message) first."""
+
+    too_large: bytes = b""
+
+    def fail(self, code: CloseCode | int, reason: str = "") -> None:
+        if code == CloseCode.MESSAGE_TOO_BIG and self.state is State.OPEN and self.too_large:
+            self.send_binary(self.too_large)
+        super().fail(code, reason)
 
 
 class GuardedConnection(ServerConnection):
@@ -90,8 +112,11 @@ class GuardedConnection(ServerConnection):
     client: str | None = None
     """the client's address as the app counts it (set by the app once known)"""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, protocol: ServerProtocol, *args: Any, **kwargs: Any) -> None:
+        protocol.__class__ = _SaysTooLarge  # websockets makes it; only ``fail`` differs
+        assert isinstance(protocol, _SaysTooLarge)
+        protocol.too_large = self.guard.too_large
+        super().__init__(protocol, *args, **kwargs)
         self._stall: asyncio.TimerHandle | None = None
         self._handshake_key: str | None = None
         self.aborted: str | None = None

@@ -14,7 +14,7 @@ transport limits:
 - per connection: a `ConnId`, a slot of its address (``--max-connections-per-ip``, else
   error ``too_many_connections`` and close 1013; from a ``--trusted-proxies`` peer, the
   address its X-Forwarded-For names), frames at most ``--max-message-bytes``
-  (else the WebSocket layer closes 1009), a `RateLimiter` (``rate_limited``, then 4001),
+  (else error ``too_large`` and close 1009, from the WebSocket layer), a `RateLimiter` (``rate_limited``, then 4001),
   a budget of invalid frames (then 1008), and an opening deadline (4005);
 - one timer task that sleeps until `Hub.next_deadline` and calls `Hub.wake`;
 - each `Send` is encoded once; the frames one Hub call produces for a connection are
@@ -237,6 +237,13 @@ class WarServer:
             trusted_proxies=settings.trusted_proxies,
             on_abort=self._aborted,
             on_handshake_refused=self._handshake_refused,
+            too_large=encode(
+                Error(
+                    code=ErrorCode.TOO_LARGE,
+                    message=f"a message may have at most {settings.max_message_bytes} bytes; "
+                    "this one had more",
+                )
+            ),
         )
         self._quiet = LogThrottle(QUIET_SECONDS)
         self._tasks: set[asyncio.Task[None]] = set()

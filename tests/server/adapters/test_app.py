@@ -230,10 +230,15 @@ async def test_garbage_before_opening_closes_4004(tmp_path: Path) -> None:
     assert code == CloseCode.REFUSED
 
 
-async def test_oversize_frame_is_closed_1009_by_the_websocket_layer(tmp_path: Path) -> None:
+@pytest.mark.parametrize("size", [1025, 4096, 1 << 20])
+async def test_oversize_frame_gets_too_large_then_1009(tmp_path: Path, size: int) -> None:
+    """PROTOCOL.md: error too_large, then close 1009, however large the frame (the
+    WebSocket layer refuses it from its header, before reading its payload)."""
     async with echo_server(tmp_path, max_message_bytes=1024) as (server, _hub):
         client = await watcher(server)
-        await client.send_raw(b"\x00" * 1025)
+        await client.send_raw(b"\x00" * size)
+        error = await client.expect_error(ErrorCode.TOO_LARGE)
+        assert "1024" in error.message
         code, _ = await client.expect_close()
         other = await watcher(server)  # the server is fine
         await other.send(Resync())
