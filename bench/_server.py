@@ -1,11 +1,12 @@
 """Run a server under test as a child process, and read its memory and CPU from /proc.
 
 Used by ``bench/load.py``, ``bench/soak.py``, ``bench/chaos.py`` and the end-to-end
-soak/chaos/abuse tests. The child gets the open-files limit raised to its hard limit and
-may be pinned to a set of CPUs (``os.sched_setaffinity`` in the child before exec). Its
-stdout and stderr are drained continuously into a bounded tail (so a chatty log never
-blocks it), and :meth:`ServerProcess.start` returns once a line matching the ready
-pattern appears — waiting on the server's own "listening" line, not on a timer.
+soak/chaos/abuse tests. The child gets the open-files limit raised to its hard limit (or
+set to a given one) and may be pinned to a set of CPUs (``os.sched_setaffinity`` in the
+child before exec). Its stdout and stderr are drained continuously into a bounded tail
+(so a chatty log never blocks it), and :meth:`ServerProcess.start` returns once a line
+matching the ready pattern appears — waiting on the server's own "listening" line, not
+on a timer.
 """
 
 from __future__ import annotations
@@ -116,9 +117,12 @@ def baseline_spec(port: int = 0, *, host: str = "127.0.0.1", frames: str = "mirr
     return ServerSpec(name="baseline", argv=argv, ready=ready)
 
 
-def _child_setup(cpus: frozenset[int] | None) -> Callable[[], None]:
+def _child_setup(cpus: frozenset[int] | None, nofile: int | None) -> Callable[[], None]:
     def setup() -> None:
-        raise_nofile_limit()
+        if nofile is None:
+            raise_nofile_limit()
+        else:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
         if cpus:
             os.sched_setaffinity(0, cpus)
 
@@ -129,10 +133,18 @@ class ServerProcess:
     """One running server child. Use ``async with ServerProcess(spec) as server:``."""
 
     def __init__(
-        self, spec: ServerSpec, *, cpus: frozenset[int] | None = None, tail: int = 200
+        self,
+        spec: ServerSpec,
+        *,
+        cpus: frozenset[int] | None = None,
+        tail: int = 200,
+        nofile: int | None = None,
     ) -> None:
+        """``nofile``: the child's open-files limit (soft = hard); None: raised to the
+        hard limit."""
         self.spec = spec
         self.cpus = cpus
+        self.nofile = nofile
         self.lines: collections.deque[str] = collections.deque(maxlen=tail)
         self.line_count = 0
         self._proc: asyncio.subprocess.Process | None = None
@@ -175,7 +187,7 @@ class ServerProcess:
             stderr=asyncio.subprocess.STDOUT,
             env=env,
             cwd=REPO,
-            preexec_fn=_child_setup(self.cpus),  # no threads started yet
+            preexec_fn=_child_setup(self.cpus, self.nofile),  # no threads started yet
         )
         self._drain = asyncio.create_task(self._read_output())
         try:

@@ -20,13 +20,19 @@ scenario on a freshly started server with a fresh database:
 ``full``  ``--full-rooms`` rooms, each player readying as soon as the server waits for it;
           measure steps and rounds per second for ``--full-duration`` s after warm-up.
 ``abuse`` (war-server only, not in the default list) ``--abuse-rooms`` paced rooms as in
-          ``pace`` while ``--abusers`` clients of each kind (flood, garbage, slow
-          consumer, connection hog; see bench/_abuse.py) attack over and over, with the
-          server's default limits (rate limit, new connections per address, penalty
-          after a close for abuse): the honest delay, and how the abusers were closed
-          or refused. The server trusts 127.0.0.1 as a proxy and every room and every
+          ``pace`` while ``--abusers`` clients of each kind (``--abuse-kinds``: flood,
+          garbage, slow consumer, connection hog by default; also a client that never
+          reads what it asks for and a trickle of half-finished upgrades; see
+          bench/_abuse.py) attack over and over, with the server's default limits
+          (rate limit, new connections per address, penalty after a close for abuse,
+          send buffer, handshakes per address): the honest delay, the server's RSS before
+          and during the attack, its log lines, and how the abusers were closed or
+          refused. The server trusts 127.0.0.1 as a proxy and every room and every
           abuser names its own address in X-Forwarded-For, as players behind a reverse
           proxy would be: an abuser's penalty is its own, not the honest rooms'.
+          ``--server-nofile`` gives war-server a low open-files limit;
+          ``--server-env PYTHONPATH=DIR`` runs the war-server of another checkout (the
+          code before a fix, for a "before" figure).
 
 Reported: steps/s and rounds/s (a step is one flip: both players ready → the server
 broadcasts the result; a round is one or more steps, more with wars), the delay from the
@@ -63,7 +69,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench._abuse import Abuse
+from bench._abuse import EXTRA_KINDS, KINDS, Abuse
 from bench._loadlib import LoadStats, Mode, RoomLoad, percentile
 from bench._server import (
     ServerProcess,
@@ -134,6 +140,13 @@ def _build_parser() -> argparse.ArgumentParser:
     add("--warmup", type=float, default=3.0, help="seconds of full speed before measuring")
     add("--abuse-rooms", type=int, default=200, help="honest paced rooms in the abuse scenario")
     add("--abusers", type=int, default=2, help="abusers of each kind in the abuse scenario")
+    add(
+        "--abuse-kinds",
+        default=",".join(KINDS),
+        help=f"comma list of abuser kinds: {', '.join(KINDS + EXTRA_KINDS)}",
+    )
+    add("--server-env", action="append", default=[], help="NAME=VALUE for war-server (repeat)")
+    add("--server-nofile", type=int, default=None, help="war-server's open-files limit")
     add("--idle-connections", type=int, default=10000, help="connections in the idle scenario")
     add("--idle-spectators", type=int, default=2, help="spectators per idle room")
     add("--server-cpu", type=int, default=0, help="CPU the server is pinned to")
@@ -286,7 +299,8 @@ class Bench:
         extra = [*WAR_LIMIT_FLAGS, *self.args.server_arg]
         if tag == ABUSE:  # the default limits: the abusers must meet them
             extra = [*extra, *ABUSE_FLAGS]
-        return war_server_spec(db, host=HOST, extra=extra, exe=self.args.war_server)
+        env = dict(item.split("=", 1) for item in self.args.server_env)
+        return war_server_spec(db, host=HOST, extra=extra, exe=self.args.war_server, env=env)
 
     def _log(self, text: str) -> None:
         print(text, file=sys.stderr, flush=True)
@@ -314,7 +328,11 @@ class Bench:
                     Mode.FULL: self._full,
                     ABUSE: self._abuse,
                 }[scenario]
-                server = ServerProcess(self._spec(target, scenario), cpus=self.server_cpus)
+                server = ServerProcess(
+                    self._spec(target, scenario),
+                    cpus=self.server_cpus,
+                    nofile=self.args.server_nofile if target == "war" else None,
+                )
                 await server.start()
                 try:
                     self.results.append(await runner(target, server))
@@ -394,18 +412,34 @@ class Bench:
         load.start(Mode.PACE)
         await asyncio.sleep(args.pace + 0.1)
         codes = [room.watch_code for room in load.rooms]
+        kinds = tuple(k for k in args.abuse_kinds.split(",") if k)
+        unknown = set(kinds) - set(KINDS + EXTRA_KINDS)
+        if unknown:
+            raise SystemExit(f"unknown abuser kinds: {', '.join(sorted(unknown))}")
         abuse = Abuse(
-            HOST, server.port, codes, per_kind=args.abusers, seed=args.seed, forwarded=True
+            HOST,
+            server.port,
+            codes,
+            per_kind=args.abusers,
+            seed=args.seed,
+            forwarded=True,
+            kinds=kinds,
         )
+        rss_before = server.rss_kib()
+        lines_before = server.line_count
         abuse.start()
         load.stats.reset()
         figures = await self._window(server, load, args.duration)
+        log_lines = server.line_count - lines_before
         load.pause()
         await abuse.stop()
         figures = {
             "rooms": made,
             "connections": load.connections,
             "pace_s": args.pace,
+            "abuse_kinds": list(kinds),
+            "rss_before_attack_kib": rss_before,
+            "log_lines_in_window": log_lines,
             **figures,
             "overruns": load.stats.overruns,
             "abuser_rounds": dict(abuse.rounds),
@@ -518,7 +552,8 @@ _TEXT_KEYS = (
     "rooms", "connections", "steps_per_s", "rounds_per_s", "delay_p50_ms", "delay_p99_ms",
     "delay_max_ms", "errors", "server_cpu_pct", "load_cpu_pct", "kib_per_connection",
     "rss_none_kib", "rss_idle_kib", "rss_held_kib", "peak_rss_kib", "overruns",
-    "load_beat_late_p99_ms", "frames_per_step_per_conn",
+    "load_beat_late_p99_ms", "frames_per_step_per_conn", "rss_before_attack_kib",
+    "rss_end_kib", "rss_peak_sampled_kib", "log_lines_in_window",
 )  # fmt: skip
 
 
