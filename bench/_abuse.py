@@ -44,7 +44,8 @@ EXTRA_KINDS = ("nonreader", "trickle")
 TRICKLE_IN_FLIGHT = 100
 """half-finished upgrades one ``trickle`` abuser keeps open at once"""
 TRICKLE_SOURCE = "127.0.0.2"
-_PING_BATCH = 64
+_PINGS = b"".join(b"\x89\xfd" + bytes(4) + bytes(125) for _ in range(256))
+"""256 masked pings (key 0) of the largest control payload, 125 bytes"""
 _CLIENT_BUFFER = 1 << 20  # the nonreader's own unsent bytes it lets pile up at most
 
 
@@ -136,7 +137,6 @@ class Abuse:
     ) -> int | str | None:
         ws = await self._watching(rng, headers, rcvbuf=2048)
         ws.pause_reading()
-        payload = bytes(125)
         try:
             while not ws.closed.done() and not self._stopping.is_set():
                 transport = ws.transport
@@ -145,8 +145,7 @@ class Abuse:
                 if transport.get_write_buffer_size() > _CLIENT_BUFFER:
                     await asyncio.sleep(0.01)  # the server stopped reading: wait for it
                     continue
-                for _ in range(_PING_BATCH):
-                    ws.ping(payload)
+                ws.send_raw(_PINGS)  # built once: this process must not be the bottleneck
                 await asyncio.sleep(0)
             return await _closed(ws, 60)
         finally:

@@ -296,9 +296,10 @@ class Bench:
         if target == "baseline1":
             return baseline_spec(host=HOST, frames="one")
         db = self.tmp / f"{tag}-{time.monotonic_ns()}.sqlite3"
-        extra = [*WAR_LIMIT_FLAGS, *self.args.server_arg]
+        extra = list(WAR_LIMIT_FLAGS)
         if tag == ABUSE:  # the default limits: the abusers must meet them
-            extra = [*extra, *ABUSE_FLAGS]
+            extra += ABUSE_FLAGS
+        extra += self.args.server_arg  # last: --server-arg overrides the rest
         env = dict(item.split("=", 1) for item in self.args.server_env)
         return war_server_spec(db, host=HOST, extra=extra, exe=self.args.war_server, env=env)
 

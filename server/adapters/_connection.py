@@ -19,9 +19,16 @@ What a peer can make the server hold or wait for, and the bound on each:
 - **connections in the opening handshake**: at most ``max_handshakes_per_ip`` per
   address (`server.core.limits.address_key`: an IPv6 address counts as its /64),
   counted from the TCP accept (after TLS) to the end of the WebSocket handshake; more
-  are aborted as they arrive. A peer in
-  ``--trusted-proxies`` is not counted: its clients are known only from the request.
-  The handshake itself is bounded by websockets' ``open_timeout``.
+  are aborted as they arrive. A peer in ``--trusted-proxies`` is not counted: its
+  clients are known only from the request. The handshake itself is bounded by
+  websockets' ``open_timeout``.
+- **what it reads**: at most ``receive_rate`` bytes a second per connection after a
+  burst of ``receive_burst`` (by default 32 KiB/s after 64 KiB; reading pauses until
+  the budget allows more: TCP slows the peer down, nothing is refused), from a socket
+  receive buffer of `RECEIVE_BUFFER`. Pings never reach the app's rate limit
+  (websockets answers each itself, about 10 µs apiece): without this, one client's
+  ping flood kept the event loop busy 20 ms per 256 KiB read, for every room. Honest
+  clients send a few hundred bytes a second.
 
 Also, a message over ``max_size`` (which websockets refuses from the frame's header,
 before reading its payload, and fails the connection with 1009) gets the app's
@@ -37,6 +44,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
@@ -46,9 +54,19 @@ from websockets.protocol import State
 from websockets.server import ServerProtocol
 
 from server.adapters._forwarded import Network, is_trusted_peer
+from server.adapters.config import RECEIVE_BURST, RECEIVE_RATE
 from server.core.limits import AddressSlots, address_key
 
-__all__ = ["GuardedConnection", "TransportGuard", "connection_class"]
+__all__ = [
+    "RECEIVE_BUFFER",
+    "GuardedConnection",
+    "TransportGuard",
+    "connection_class",
+]
+
+RECEIVE_BUFFER = 32 * 1024
+"""the kernel's receive buffer for one connection (SO_RCVBUF; Linux doubles it): one
+read from the socket, and the pings parsed in one go, stay small"""
 
 
 class TransportGuard:
@@ -62,6 +80,8 @@ class TransportGuard:
         send_timeout: float,
         close_timeout: float,
         max_handshakes_per_ip: int,
+        receive_rate: float = RECEIVE_RATE,
+        receive_burst: float = RECEIVE_BURST,
         trusted_proxies: Iterable[Network] = (),
         on_abort: Callable[[GuardedConnection, str, int], None] | None = None,
         on_handshake_refused: Callable[[str], None] | None = None,
@@ -70,6 +90,8 @@ class TransportGuard:
         self.max_send_buffer = max_send_buffer
         self.send_timeout = send_timeout
         self.close_timeout = close_timeout
+        self.receive_rate = receive_rate
+        self.receive_burst = receive_burst
         self.trusted = tuple(trusted_proxies)
         self.handshakes = AddressSlots(max_handshakes_per_ip)
         self.connecting: set[GuardedConnection] = set()
@@ -118,6 +140,9 @@ class GuardedConnection(ServerConnection):
         protocol.too_large = self.guard.too_large
         super().__init__(protocol, *args, **kwargs)
         self._stall: asyncio.TimerHandle | None = None
+        self._throttle: asyncio.TimerHandle | None = None
+        self._credit = self.guard.receive_burst
+        self._credit_at = self.loop.time()
         self._handshake_key: str | None = None
         self.aborted: str | None = None
         """why this connection was aborted by its guard, or None"""
@@ -125,6 +150,10 @@ class GuardedConnection(ServerConnection):
     # --- the handshake slot -------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)
         peer = self.peer
         guard = self.guard
         if guard.is_trusted(peer):
@@ -156,6 +185,26 @@ class GuardedConnection(ServerConnection):
         if isinstance(address, tuple) and address:
             return str(address[0])
         return str(address or "")
+
+    # --- reads -------------------------------------------------------------------------
+    def data_received(self, data: bytes) -> None:
+        now = self.loop.time()
+        guard = self.guard
+        earned = (now - self._credit_at) * guard.receive_rate
+        self._credit = min(guard.receive_burst, self._credit + earned) - len(data)
+        self._credit_at = now
+        super().data_received(data)
+        transport = self.transport
+        if self._credit < 0 and self._throttle is None and not transport.is_closing():
+            transport.pause_reading()
+            wait = -self._credit / guard.receive_rate
+            self._throttle = self.loop.call_later(wait, self._unthrottle)
+
+    def _unthrottle(self) -> None:
+        self._throttle = None
+        # websockets pauses reading too while the app has not taken its messages
+        if not self.transport.is_closing() and not self.recv_messages.paused:
+            self.transport.resume_reading()
 
     # --- writes ------------------------------------------------------------------------
     def queue(self, data: bytes) -> None:
@@ -215,6 +264,9 @@ class GuardedConnection(ServerConnection):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_stall()
+        if self._throttle is not None:
+            self._throttle.cancel()
+            self._throttle = None
         self._end_handshake()
         super().connection_lost(exc)
 

@@ -13,9 +13,12 @@ transport limits:
   Requests and ``Retry-After`` (`server.core.limits.ConnectionGate`, on the app's clock);
 - per connection: a `ConnId`, a slot of its address (``--max-connections-per-ip``, else
   error ``too_many_connections`` and close 1013; from a ``--trusted-proxies`` peer, the
-  address its X-Forwarded-For names), frames at most ``--max-message-bytes``
-  (else error ``too_large`` and close 1009, from the WebSocket layer), a `RateLimiter` (``rate_limited``, then 4001),
-  a budget of invalid frames (then 1008), and an opening deadline (4005);
+  address its X-Forwarded-For names), frames at most ``--max-message-bytes`` (else
+  error ``too_large`` and close 1009, from the WebSocket layer), a `RateLimiter`
+  (``rate_limited``, then 4001), a budget of invalid frames (then 1008), an opening
+  deadline (4005), and the transport's bounds on what it holds, reads and waits for
+  (`server.adapters._connection`: --max-send-buffer, --send-timeout, handshakes per
+  address and their deadline, a receive budget);
 - one timer task that sleeps until `Hub.next_deadline` and calls `Hub.wake`;
 - each `Send` is encoded once; the frames one Hub call produces for a connection are
   written together, one ``transport.write`` (one system call) per connection per call —
@@ -234,6 +237,8 @@ class WarServer:
             send_timeout=settings.send_timeout,
             close_timeout=settings.close_timeout,
             max_handshakes_per_ip=settings.max_handshakes_per_ip,
+            receive_rate=settings.receive_rate,
+            receive_burst=settings.receive_burst,
             trusted_proxies=settings.trusted_proxies,
             on_abort=self._aborted,
             on_handshake_refused=self._handshake_refused,

@@ -50,6 +50,10 @@ INVALID_MESSAGE_REFILL_SECONDS = 6.0  # ... plus one more every this many second
 OPENING_TIMEOUT_SECONDS = 30.0
 PING_INTERVAL_SECONDS = 20.0
 PING_TIMEOUT_SECONDS = 20.0
+RECEIVE_RATE = 32 * 1024
+"""bytes a second one connection is read at, once its burst is spent"""
+RECEIVE_BURST = 64 * 1024
+"""bytes one connection may send at once before reading slows to RECEIVE_RATE"""
 WRITE_HIGH_WATER = 32 * 1024
 """Unsent bytes above which a connection counts as not keeping up (its send timeout runs)"""
 MIN_PUBLIC_PROXY_PREFIX = {4: 8, 6: 16}
@@ -129,6 +133,10 @@ class Settings:
     """seconds without a pong before a connection counts as dead"""
     close_timeout: float = 5.0
     """seconds to wait for a client's close frame on shutdown"""
+    receive_rate: float = RECEIVE_RATE
+    """bytes a second a connection is read at after its burst (`server.adapters._connection`)"""
+    receive_burst: float = RECEIVE_BURST
+    """bytes a connection may send at once before reading slows down"""
 
     def __repr__(self) -> str:
         shown = ", ".join(

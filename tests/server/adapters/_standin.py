@@ -3,7 +3,8 @@
 ``watch_room`` opens a connection (a snapshot back); ``resync`` answers with ``burst``
 snapshots to the sender (a spectator asking for the room again and again); ``ready``
 closes the sender with 4001 (as an abuse close would). Every disconnect is counted and
-sets `StandInHub.gone`, which tests await instead of sleeping.
+sets `StandInHub.gone` (and every ``watch_room`` sets `StandInHub.opened`), which tests
+await instead of sleeping.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class StandInHub:
         self.known: set[ConnId] = set()
         self.disconnects = 0
         self.gone = asyncio.Event()
+        self.opened = asyncio.Event()
         self.closed = False
 
     def connect(self, conn: ConnId, peer: str, now: float) -> list[Action]:
@@ -59,6 +61,7 @@ class StandInHub:
     def handle(self, conn: ConnId, message: ClientMessage, now: float) -> list[Action]:
         if isinstance(message, WatchRoom):
             self.open.add(conn)
+            self.opened.set()
             return [Send((conn,), Snapshot(seq=0, state=STATE))]
         if isinstance(message, Resync):
             return [Send((conn,), Snapshot(seq=0, state=STATE)) for _ in range(self.burst)]

@@ -24,7 +24,9 @@ import pytest
 from structlog.testing import capture_logs
 
 from protocol import Ready, Resync, WatchRoom, encode
+from server.adapters._connection import RECEIVE_BUFFER
 from server.adapters.app import WarServer
+from server.adapters.config import RECEIVE_BURST
 from tests.server.adapters._raw import masked_frame, ping_frames, send_until_reset, upgrade
 from tests.server.adapters._standin import StandInHub, standin_server
 
@@ -35,7 +37,14 @@ ATTACK_LIMIT = 48 * 1024 * 1024
 """bytes of requests sent at most: far more than the kernel's buffers on both sides"""
 NO_CAP = 64 * 1024 * 1024
 """the largest --max-send-buffer: a test of the send timeout must not hit the cap"""
-PATIENT: dict[str, Any] = {"max_send_buffer": NO_CAP, "send_timeout": 600.0, "ping_interval": 600.0}
+FAST_READS: dict[str, Any] = {"receive_rate": 1e9, "receive_burst": 1e9}
+"""the attacker's requests read as fast as they come (the receive budget is tested last)"""
+PATIENT: dict[str, Any] = {
+    "max_send_buffer": NO_CAP,
+    "send_timeout": 600.0,
+    "ping_interval": 600.0,
+    **FAST_READS,
+}
 """a server whose own limits would not drop a stuck connection for minutes (and whose
 keepalive, once it finds the connection closing, would not end it either)"""
 BINARY = 0x2
@@ -75,7 +84,7 @@ async def test_unsent_bytes_past_the_cap_abort_the_connection(
     hub = StandInHub(burst=20)
     with capture_logs() as logs:
         async with standin_server(
-            tmp_path, hub, max_send_buffer=cap, send_timeout=300.0, rate_limit=1e6
+            tmp_path, hub, max_send_buffer=cap, send_timeout=300.0, rate_limit=1e6, **FAST_READS
         ) as (server, hub):
             sock = await upgrade(HOST, server.port, first=_frame(WatchRoom(code="WATCH")))
             request = ping_frames(1) if request_kind == "pings" else _frame(Resync())
@@ -95,10 +104,9 @@ async def test_unsent_data_stuck_past_the_send_timeout_aborts_the_connection(
     tmp_path: Path,
 ) -> None:
     with capture_logs() as logs:
-        async with standin_server(tmp_path, max_send_buffer=NO_CAP, send_timeout=0.5) as (
-            server,
-            hub,
-        ):
+        async with standin_server(
+            tmp_path, max_send_buffer=NO_CAP, send_timeout=0.5, **FAST_READS
+        ) as (server, hub):
             sock = await upgrade(HOST, server.port, first=_frame(WatchRoom(code="WATCH")))
             try:
                 await _attack(sock, ping_frames(1))
@@ -158,3 +166,55 @@ async def test_an_abuse_close_ends_a_connection_that_never_reads(tmp_path: Path)
             await asyncio.wait_for(hub.gone.wait(), WAIT)  # the stand-in closes it (4001)
         finally:
             sock.close()
+
+
+async def test_a_ping_flood_is_read_no_faster_than_the_receive_budget(tmp_path: Path) -> None:
+    """Pings never reach the app's rate limit (websockets answers each itself), so the
+    transport reads a connection at a bounded rate: past its burst, reading pauses."""
+    async with standin_server(tmp_path) as (server, hub):
+        sock = await upgrade(HOST, server.port, rcvbuf=None, first=_frame(WatchRoom(code="WATCH")))
+        await asyncio.wait_for(hub.opened.wait(), WAIT)
+        (ws,) = server._sockets.values()
+        consumed = at_pause = 0
+        paused, resumed = asyncio.Event(), asyncio.Event()
+        transport: Any = ws.transport
+        pause, resume, receive = transport.pause_reading, transport.resume_reading, ws.data_received
+
+        def counting(data: bytes) -> None:
+            nonlocal consumed
+            consumed += len(data)
+            receive(data)
+
+        def pausing() -> None:
+            nonlocal at_pause
+            if not paused.is_set():
+                paused.set()
+                at_pause = consumed
+            pause()
+
+        def resuming() -> None:
+            if paused.is_set():
+                resumed.set()
+            resume()
+
+        ws.data_received = counting  # type: ignore[method-assign]
+        transport.pause_reading, transport.resume_reading = pausing, resuming
+        reading = asyncio.ensure_future(_drain(sock))
+        flooding = asyncio.ensure_future(send_until_reset(sock, ping_frames(100), limit=4 << 20))
+        try:
+            await asyncio.wait_for(paused.wait(), WAIT)
+            await asyncio.wait_for(resumed.wait(), WAIT)  # slowed down, not cut off
+        finally:
+            flooding.cancel()
+            reading.cancel()
+            sock.close()
+        assert not hub.gone.is_set()
+        # the burst, plus what the last read brought (the kernel doubles SO_RCVBUF)
+        assert at_pause <= RECEIVE_BURST + 2 * RECEIVE_BUFFER, at_pause
+
+
+async def _drain(sock: socket.socket) -> None:
+    """Read and drop everything the server sends (this client reads its pongs)."""
+    loop = asyncio.get_running_loop()
+    while await loop.sock_recv(sock, 65536):
+        pass
