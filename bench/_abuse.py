@@ -8,14 +8,7 @@ waits to be closed by the server, records the close code, and starts over:
 - ``slow``: stops reading, with a small receive buffer, and asks for snapshots it never
   reads (the server's keepalive ping goes unanswered → closed after the ping timeout);
 - ``hog``: opens connections without an opening message (4005 after the opening
-  timeout, or refused with 1013 at the per-address limit);
-- ``nonreader`` (not in the default list): watches a room with a small receive buffer,
-  stops reading, and sends pings as fast as it can (each asks for a pong it never
-  reads): the server must drop it at ``--max-send-buffer`` instead of growing;
-- ``trickle`` (not in the default list): keeps ``TRICKLE_IN_FLIGHT`` connections open
-  that each send the start of an upgrade request and never finish it, from
-  `TRICKLE_SOURCE` (another loopback address: a trusted proxy's connections are not
-  capped, and before the request is complete there is no X-Forwarded-For to read).
+  timeout, or refused with 1013 at the per-address limit).
 
 Each starts over at once, whatever happened: a refused handshake (HTTP 429 from the
 server's per-address gate, counted as "429") too. With ``forwarded``, every abuser sends
@@ -35,18 +28,9 @@ from dataclasses import dataclass, field
 from bench._rawws import HandshakeError, RawWebSocket, connect
 from protocol import Resync, WatchRoom, encode
 
-__all__ = ["EXTRA_KINDS", "KINDS", "TRICKLE_SOURCE", "Abuse"]
+__all__ = ["KINDS", "Abuse"]
 
 KINDS = ("flood", "garbage", "slow", "hog")
-"""the default kinds"""
-EXTRA_KINDS = ("nonreader", "trickle")
-"""kinds run only when asked for (issue 11's attacks)"""
-TRICKLE_IN_FLIGHT = 100
-"""half-finished upgrades one ``trickle`` abuser keeps open at once"""
-TRICKLE_SOURCE = "127.0.0.2"
-_PINGS = b"".join(b"\x89\xfd" + bytes(4) + bytes(125) for _ in range(256))
-"""256 masked pings (key 0) of the largest control payload, 125 bytes"""
-_CLIENT_BUFFER = 1 << 20  # the nonreader's own unsent bytes it lets pile up at most
 
 
 @dataclass(slots=True)
@@ -59,7 +43,8 @@ class Abuse:
     per_kind: int = 1
     seed: int = 0
     forwarded: bool = False
-    kinds: tuple[str, ...] = KINDS
+    kinds: tuple[str, ...] = ()
+    """the kinds to run (default: all of `KINDS`)"""
     closes: dict[str, Counter[str]] = field(default_factory=dict)
     rounds: Counter[str] = field(default_factory=Counter)
     _stopping: asyncio.Event = field(default_factory=asyncio.Event)
@@ -67,7 +52,7 @@ class Abuse:
 
     def start(self) -> None:
         """Start every abuser."""
-        for kind in self.kinds:
+        for kind in self.kinds or KINDS:
             self.closes[kind] = Counter()
             for n in range(self.per_kind):
                 rng = random.Random(f"{self.seed}-{kind}-{n}")
@@ -131,43 +116,6 @@ class Abuse:
             return "still open"
         finally:
             ws.abort()
-
-    async def _nonreader(
-        self, rng: random.Random, headers: list[tuple[str, str]]
-    ) -> int | str | None:
-        ws = await self._watching(rng, headers, rcvbuf=2048)
-        ws.pause_reading()
-        try:
-            while not ws.closed.done() and not self._stopping.is_set():
-                transport = ws.transport
-                if transport is None or transport.is_closing():
-                    break
-                if transport.get_write_buffer_size() > _CLIENT_BUFFER:
-                    await asyncio.sleep(0.01)  # the server stopped reading: wait for it
-                    continue
-                ws.send_raw(_PINGS)  # built once: this process must not be the bottleneck
-                await asyncio.sleep(0)
-            return await _closed(ws, 60)
-        finally:
-            ws.abort()
-
-    async def _trickle(self, rng: random.Random, headers: list[tuple[str, str]]) -> int | str:
-        started = await asyncio.gather(
-            *(self._half_upgrade() for _ in range(TRICKLE_IN_FLIGHT)), return_exceptions=True
-        )
-        dropped = [r for r in started if r == "dropped"]
-        return "dropped" if dropped else type(started[0]).__name__
-
-    async def _half_upgrade(self) -> str:
-        reader, writer = await asyncio.open_connection(
-            self.host, self.port, local_addr=(TRICKLE_SOURCE, 0)
-        )
-        try:
-            writer.write(b"GET / HTTP/1.1\r\nHost: war\r\nUpgrade: websocket\r\n")
-            await reader.read(1)  # until the server drops it
-            return "dropped"
-        finally:
-            writer.transport.abort()
 
     async def _hog(self, rng: random.Random, headers: list[tuple[str, str]]) -> int | str | None:
         held = [

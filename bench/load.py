@@ -21,9 +21,10 @@ scenario on a freshly started server with a fresh database:
           measure steps and rounds per second for ``--full-duration`` s after warm-up.
 ``abuse`` (war-server only, not in the default list) ``--abuse-rooms`` paced rooms as in
           ``pace`` while ``--abusers`` clients of each kind (``--abuse-kinds``: flood,
-          garbage, slow consumer, connection hog by default; also a client that never
-          reads what it asks for and a trickle of half-finished upgrades; see
-          bench/_abuse.py) attack over and over, with the server's default limits
+          garbage, slow consumer, connection hog by default, bench/_abuse.py; also
+          ``nonreader``, clients that never read what they ask for, and ``trickle``,
+          ``--trickle`` half-finished upgrades, run in a process of their own by
+          bench/_attack.py) attack over and over, with the server's default limits
           (rate limit, new connections per address, penalty after a close for abuse,
           send buffer, handshakes per address): the honest delay, the server's RSS before
           and during the attack, its log lines, and how the abusers were closed or
@@ -60,6 +61,7 @@ import os
 import platform
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -69,7 +71,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench._abuse import EXTRA_KINDS, KINDS, Abuse
+from bench._abuse import KINDS, Abuse
 from bench._loadlib import LoadStats, Mode, RoomLoad, percentile
 from bench._server import (
     ServerProcess,
@@ -83,6 +85,7 @@ from bench._server import (
 __all__ = ["main"]
 
 HOST = "127.0.0.1"
+REPO = Path(__file__).resolve().parent.parent
 WAR_LIMIT_FLAGS = (
     "--max-rooms", "1000000",
     "--max-spectators", "100000",
@@ -91,6 +94,8 @@ WAR_LIMIT_FLAGS = (
     "--max-failed-joins", "1000000",
 )  # fmt: skip
 ABUSE = "abuse"
+ATTACKS = ("nonreader", "trickle")
+"""abuser kinds run by ``bench/_attack.py`` in a process of their own"""
 ABUSE_FLAGS = (
     "--rate-limit", "20",
     "--connect-rate", "5",
@@ -143,8 +148,9 @@ def _build_parser() -> argparse.ArgumentParser:
     add(
         "--abuse-kinds",
         default=",".join(KINDS),
-        help=f"comma list of abuser kinds: {', '.join(KINDS + EXTRA_KINDS)}",
+        help=f"comma list of abuser kinds: {', '.join(KINDS + ATTACKS)}",
     )
+    add("--trickle", type=int, default=400, help="half-finished upgrades kept open (trickle)")
     add("--server-env", action="append", default=[], help="NAME=VALUE for war-server (repeat)")
     add("--server-nofile", type=int, default=None, help="war-server's open-files limit")
     add("--idle-connections", type=int, default=10000, help="connections in the idle scenario")
@@ -414,9 +420,10 @@ class Bench:
         await asyncio.sleep(args.pace + 0.1)
         codes = [room.watch_code for room in load.rooms]
         kinds = tuple(k for k in args.abuse_kinds.split(",") if k)
-        unknown = set(kinds) - set(KINDS + EXTRA_KINDS)
+        unknown = set(kinds) - set(KINDS + ATTACKS)
         if unknown:
             raise SystemExit(f"unknown abuser kinds: {', '.join(sorted(unknown))}")
+        inside = tuple(k for k in kinds if k in KINDS)
         abuse = Abuse(
             HOST,
             server.port,
@@ -424,16 +431,27 @@ class Bench:
             per_kind=args.abusers,
             seed=args.seed,
             forwarded=True,
-            kinds=kinds,
+            kinds=inside,
         )
         rss_before = server.rss_kib()
         lines_before = server.line_count
-        abuse.start()
+        if inside:
+            abuse.start()
+        attacks = [
+            await self._attack(kind, server.port, codes) for kind in kinds if kind in ATTACKS
+        ]
         load.stats.reset()
         figures = await self._window(server, load, args.duration)
         log_lines = server.line_count - lines_before
         load.pause()
         await abuse.stop()
+        for attack in attacks:
+            attack.send_signal(signal.SIGTERM)
+        ends = {}
+        for attack in attacks:
+            out, _ = await attack.communicate()
+            report = json.loads(out.decode().strip().splitlines()[-1])
+            ends[report["kind"]] = report["ends"]
         figures = {
             "rooms": made,
             "connections": load.connections,
@@ -444,10 +462,34 @@ class Bench:
             **figures,
             "overruns": load.stats.overruns,
             "abuser_rounds": dict(abuse.rounds),
-            "abuser_closes": {kind: dict(codes) for kind, codes in abuse.closes.items()},
+            "abuser_closes": {
+                **{kind: dict(codes) for kind, codes in abuse.closes.items()},
+                **ends,
+            },
         }
         await load.close()
         return Result(target, ABUSE, figures)
+
+    async def _attack(self, kind: str, port: int, codes: list[str]) -> asyncio.subprocess.Process:
+        """Start ``bench/_attack.py`` for ``kind`` on this process's CPU, at the lowest
+        priority (nice 19): it takes what the load generator leaves, so that the honest
+        delays are the server's, not a load generator starved by the attacker."""
+        argv = [sys.executable, "-m", "bench._attack", kind, "--port", str(port)]
+        if kind == "nonreader":
+            argv += ["--count", str(self.args.abusers), "--forwarded"]
+            argv += [arg for code in codes[: self.args.abusers] for arg in ("--watch-code", code)]
+        else:
+            argv += ["--count", str(self.args.trickle)]
+        cpus = None if self.args.no_pin else {self.args.load_cpu}
+
+        def setup() -> None:
+            os.nice(19)
+            if cpus:
+                os.sched_setaffinity(0, cpus)
+
+        return await asyncio.create_subprocess_exec(
+            *argv, stdout=asyncio.subprocess.PIPE, cwd=REPO, preexec_fn=setup
+        )
 
     async def _full(self, target: str, server: ServerProcess) -> Result:
         args = self.args
