@@ -48,6 +48,7 @@ import socket
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
+from websockets.asyncio.connection import Connection
 from websockets.asyncio.server import ServerConnection
 from websockets.frames import CloseCode
 from websockets.protocol import State
@@ -149,22 +150,24 @@ class GuardedConnection(ServerConnection):
 
     # --- the handshake slot -------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = _peer_of(transport)
+        guard = self.guard
+        if not guard.is_trusted(peer):
+            if not guard.handshakes.acquire(peer):
+                # refused: set up only what connection_lost needs, not the handler task
+                # websockets starts for every connection (a flood of these stays cheap)
+                Connection.connection_made(self, transport)
+                if guard.on_handshake_refused is not None:
+                    guard.on_handshake_refused(address_key(peer))
+                self.transport.abort()
+                return
+            self._handshake_key = peer
+            guard.connecting.add(self)
         super().connection_made(transport)
         sock = transport.get_extra_info("socket")
         if sock is not None:
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)
-        peer = self.peer
-        guard = self.guard
-        if guard.is_trusted(peer):
-            return
-        if not guard.handshakes.acquire(peer):
-            if guard.on_handshake_refused is not None:
-                guard.on_handshake_refused(address_key(peer))
-            self.transport.abort()
-            return
-        self._handshake_key = peer
-        guard.connecting.add(self)
 
     async def handshake(self, *args: Any, **kwargs: Any) -> None:
         try:
@@ -181,10 +184,7 @@ class GuardedConnection(ServerConnection):
     @property
     def peer(self) -> str:
         """The TCP peer's address (a trusted proxy's for proxied clients)."""
-        address = self.transport.get_extra_info("peername") if self.transport else None
-        if isinstance(address, tuple) and address:
-            return str(address[0])
-        return str(address or "")
+        return _peer_of(self.transport)
 
     # --- reads -------------------------------------------------------------------------
     def data_received(self, data: bytes) -> None:
@@ -296,6 +296,13 @@ class GuardedConnection(ServerConnection):
             if self.guard.on_abort is not None:
                 self.guard.on_abort(self, reason, unsent)
         self.transport.abort()
+
+
+def _peer_of(transport: asyncio.BaseTransport | None) -> str:
+    address = transport.get_extra_info("peername") if transport is not None else None
+    if isinstance(address, tuple) and address:
+        return str(address[0])
+    return str(address or "")
 
 
 def connection_class(guard: TransportGuard) -> type[GuardedConnection]:
