@@ -20,6 +20,7 @@ RUN python -m venv /opt/venv
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY protocol/ protocol/
+COPY vocabulary/ vocabulary/
 COPY server/ server/
 COPY client/ client/
 RUN /opt/venv/bin/pip install --no-cache-dir .

@@ -1,13 +1,16 @@
 # Two commands for a fresh machine with Python 3.11+:
-#   make run    set up .venv and start a War server on 127.0.0.1:8765
-#   make test   set up .venv with the dev tools and run ruff, mypy --strict and pytest
+#   make run    set up .venv and start a War server on 127.0.0.1:8765 (open http://127.0.0.1:8765/)
+#   make test   set up .venv with the dev tools and run ruff, import-linter, mypy --strict,
+#               pytest and the browser table's JavaScript tests (node --test); the browser
+#               tests drive the system's Chromium (apt-get install chromium nodejs; .ci/run
+#               does it)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8765
 
-.PHONY: run test lint typecheck pytest bench clean venv
+.PHONY: run test lint typecheck pytest jstest vectors bench clean venv
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +28,7 @@ run: venv
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 typecheck: venv
 	$(BIN)/mypy
@@ -32,10 +36,21 @@ typecheck: venv
 pytest: venv
 	$(BIN)/python -m pytest
 
-test: lint typecheck pytest
+# The browser table's modules and the shared sentence vectors, with Node's own test runner
+# (no npm packages). Without node a workstation skips them, saying so; CI ($CI set) fails.
+jstest:
+	@if command -v node >/dev/null 2>&1; then node --test tests/client/web/*.test.mjs; \
+	elif [ -n "$$CI" ]; then echo "node is not installed (apt-get install nodejs)"; exit 1; \
+	else echo "skipped the JavaScript tests: node is not installed (apt-get install nodejs)"; fi
+
+# Rewrite tests/vectors/*.json from the Python client (after a sentence changed).
+vectors: venv
+	$(BIN)/python -m tests.vectors.generate
+
+test: lint typecheck pytest jstest
 
 bench: venv
 	$(BIN)/python -m bench.engine
 
 clean:
-	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache .ruff_cache .import_linter_cache

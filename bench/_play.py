@@ -5,9 +5,12 @@ Shared by ``tests/e2e/test_soak.py``, ``test_chaos.py``, ``test_abuse.py`` and
 ``bench/soak.py``, ``bench/chaos.py``. Every frame is decoded with the protocol's strict
 client-side decoder. Nothing sleeps: every wait is a read with a timeout or an event.
 
-The replay (`replay`) is computed from the engine alone, with its own translation of
-engine events to comparable tuples (`normalize_engine`), independent of the server's
-``server/core/wire.py``, so a translation bug there would show as a mismatch here.
+The replay (`replay`) is computed from a fresh engine through the server's own engine →
+wire mapping (``server/core/wire.py``), and both sides are compared as the same tuples
+(`normalize`): what is checked here is that the live server broadcasts exactly what its
+engine and its mapping say, across restarts and reconnects. The mapping itself is checked
+against hand-written messages in ``tests/server/core/test_wire.py``, and the engine
+against its independent tiny-deck oracle (``tests/server/engine/test_engine_tiny.py``).
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from protocol import (
     encode,
 )
 from server import engine
+from server.core.wire import engine_rules, event_message, game_over_message
 
 __all__ = [
     "DROPPED",
@@ -62,9 +66,7 @@ __all__ = [
     "Resumed",
     "check_game",
     "counts_at",
-    "engine_rules",
     "normalize",
-    "normalize_engine",
     "open_room",
     "print_report",
     "replay",
@@ -85,37 +87,9 @@ class ParticipantError(AssertionError):
 
 
 # --- the engine side --------------------------------------------------------------------
-def engine_rules(spec: RulesSpec) -> engine.Rules:
-    """The engine's rules for wire rules."""
-    return engine.Rules.from_dict(spec.to_dict())
-
-
-def normalize_engine(event: engine.Event, game: engine.Game, step: int) -> Event:
-    """An engine event of ``game``'s step ``step`` as a comparable tuple."""
-    rules = game.rules
-    match event:
-        case engine.CardsTurned(round=r, depth=d, cards=cards):
-            labels = tuple((s, engine.card_label(c, rules)) for s, c in cards)
-            return ("cards_turned", step, r, d, labels)
-        case engine.CardsLaidDown(round=r, depth=d, counts=counts):
-            return ("cards_laid_down", step, r, d, tuple(tuple(p) for p in counts))
-        case engine.WarDeclared(round=r, depth=d, seats=seats):
-            return ("war_declared", step, r, d, tuple(seats))
-        case engine.CardsTaken(round=r, seat=seat, count=count, counts=counts):
-            return ("cards_taken", step, r, seat, count, tuple(counts))
-        case engine.CardsReturned(round=r, counts=counts):
-            return ("cards_returned", step, r, tuple(counts))
-        case engine.PlayerOut(round=r, seat=seat, reason=reason):
-            return ("player_out", step, r, seat, str(reason))
-        case engine.GameOver(outcome=outcome, summary=s):
-            figures = (s.rounds, s.wars, s.longest_war, s.biggest_haul, s.deal)
-            winner, why = outcome.winner, outcome.termination.value
-            return ("game_over", step, winner, why, figures, tuple(game.counts))
-    raise TypeError(f"not an engine event: {event!r}")
-
-
 def normalize(message: ServerMessage) -> Event | None:
-    """A received game event as the same tuple `normalize_engine` makes; None otherwise."""
+    """A game event (received, or mapped from the replay) as a comparable tuple without
+    ``seq``; None for any other message."""
     match message:
         case CardsTurned(step=st, round=r, depth=d, cards=cards):
             return ("cards_turned", st, r, d, tuple((s, c) for s, c in cards))
@@ -148,12 +122,18 @@ def replay(
     by_step: dict[int, list[Event]] = {}
     while game.outcome is None and (steps is None or game.steps < steps):
         events = game.step()
-        by_step[game.steps] = [normalize_engine(e, game, game.steps) for e in events]
+        by_step[game.steps] = [_normalized(event_message(e, game, 0)) for e in events]
     if finish and game.outcome is None:
-        outcome = game.finish()
-        over = engine.GameOver(outcome=outcome, summary=game.summary)
-        by_step.setdefault(game.steps, []).append(normalize_engine(over, game, game.steps))
+        game.finish()
+        by_step.setdefault(game.steps, []).append(_normalized(game_over_message(game, 0)))
     return by_step, game
+
+
+def _normalized(message: ServerMessage) -> Event:
+    event = normalize(message)
+    if event is None:
+        raise TypeError(f"not a game event: {message!r}")
+    return event
 
 
 def counts_at(spec: RulesSpec, deal: int, steps: int) -> tuple[int, ...]:

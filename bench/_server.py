@@ -1,12 +1,16 @@
 """Run a server under test as a child process, and read its memory and CPU from /proc.
 
-Used by ``bench/load.py``, ``bench/soak.py``, ``bench/chaos.py`` and the end-to-end
-soak/chaos/abuse tests. The child gets the open-files limit raised to its hard limit (or
-set to a given one) and may be pinned to a set of CPUs (``os.sched_setaffinity`` in the
-child before exec). Its stdout and stderr are drained continuously into a bounded tail
-(so a chatty log never blocks it), and :meth:`ServerProcess.start` returns once a line
-matching the ready pattern appears — waiting on the server's own "listening" line, not
-on a timer.
+The one server-process harness of the repository: used by ``bench/load.py``,
+``bench/soak.py``, ``bench/chaos.py``, the end-to-end tests (``tests/e2e/_process.py``
+wraps it for the tests that restart a server) and ``tests/server/adapters/test_cli_gc.py``;
+`free_port` is the one free-port finder of tests and bench. The child gets the open-files
+limit raised to its hard limit (or set to a given one) and may be pinned to a set of CPUs
+(``os.sched_setaffinity`` in the child before exec); it inherits this process's
+environment without any ``WAR_*`` variable (the spec sets what it needs). Its stdout and
+stderr are drained continuously into `ServerProcess.lines` (bounded by ``tail``, so a
+chatty log never blocks it nor fills memory), and :meth:`ServerProcess.start` returns once
+a line matching the ready pattern appears — waiting on the server's own "listening" line,
+not on a timer.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import json
 import os
 import re
 import resource
@@ -23,6 +28,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "GENEROUS_CONNECTS",
@@ -72,6 +78,8 @@ class ServerSpec:
     """matches the line the server prints once it accepts connections; its group
     ``port`` (if any) is the port it bound"""
     env: dict[str, str] = field(default_factory=dict)
+    host: str = "127.0.0.1"
+    """the loopback address it listens on"""
 
 
 GENEROUS_CONNECTS = ("--connect-rate", "1000000", "--connect-burst", "1000000")
@@ -86,23 +94,26 @@ def war_server_spec(
     extra: Sequence[str] = (),
     env: dict[str, str] | None = None,
     exe: str | None = None,
+    generous: bool = True,
 ) -> ServerSpec:
     """``war-server`` from this virtualenv on ``host:port`` with ``--db`` and JSON logs.
 
     ``port`` 0 lets the server pick one; `ServerProcess.port` reads it from the
     ``listening`` line. ``exe``: another war-server command (default: this venv's).
-    New connections per address are not limited (`GENEROUS_CONNECTS`: a load generator
-    opens thousands at once from 127.0.0.1, and reconnects them all after a restart);
-    ``extra`` comes later on the command line, so it can set them again.
+    With ``generous`` new connections per address are not limited (`GENEROUS_CONNECTS`:
+    a load generator opens thousands at once from 127.0.0.1, and reconnects them all
+    after a restart); without it the server keeps its defaults. ``extra`` comes later on
+    the command line, so it can set any flag again.
     """
     command = exe or str(Path(sys.executable).with_name("war-server"))
     argv: tuple[str, ...] = (command, "--host", host, "--port", str(port), "--db", str(db))
-    argv += ("--log-format", "json", *GENEROUS_CONNECTS, *extra)
+    argv += ("--log-format", "json", *(GENEROUS_CONNECTS if generous else ()), *extra)
     return ServerSpec(
         name="war-server",
         argv=argv,
         ready=re.compile(r'"port": (?P<port>\d+).*"event": "listening"'),
         env=dict(env or {}),
+        host=host,
     )
 
 
@@ -114,15 +125,19 @@ def baseline_spec(port: int = 0, *, host: str = "127.0.0.1", frames: str = "mirr
     argv: tuple[str, ...] = (sys.executable, "-m", "bench.baseline_ws", "--host", host)
     argv += ("--port", str(port), "--frames", frames)
     ready = re.compile(r"baseline listening on \S+:(?P<port>\d+)")
-    return ServerSpec(name="baseline", argv=argv, ready=ready)
+    return ServerSpec(name="baseline", argv=argv, ready=ready, host=host)
 
 
-def _child_setup(cpus: frozenset[int] | None, nofile: int | None) -> Callable[[], None]:
+def _child_setup(
+    cpus: frozenset[int] | None, nofile: int | tuple[int, int] | None
+) -> Callable[[], None]:
+    limits = (nofile, nofile) if isinstance(nofile, int) else nofile
+
     def setup() -> None:
-        if nofile is None:
+        if limits is None:
             raise_nofile_limit()
         else:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+            resource.setrlimit(resource.RLIMIT_NOFILE, limits)
         if cpus:
             os.sched_setaffinity(0, cpus)
 
@@ -130,18 +145,21 @@ def _child_setup(cpus: frozenset[int] | None, nofile: int | None) -> Callable[[]
 
 
 class ServerProcess:
-    """One running server child. Use ``async with ServerProcess(spec) as server:``."""
+    """One running server child. Use ``async with ServerProcess(spec) as server:``.
+
+    ``tail``: how many output lines `lines` keeps (the latest); None keeps them all (a
+    test that reads the whole log). ``nofile``: the child's open-files limit (a number
+    for soft and hard, or a (soft, hard) pair); None raises it to the hard limit.
+    """
 
     def __init__(
         self,
         spec: ServerSpec,
         *,
         cpus: frozenset[int] | None = None,
-        tail: int = 200,
-        nofile: int | None = None,
+        tail: int | None = 200,
+        nofile: int | tuple[int, int] | None = None,
     ) -> None:
-        """``nofile``: the child's open-files limit (soft = hard); None: raised to the
-        hard limit."""
         self.spec = spec
         self.cpus = cpus
         self.nofile = nofile
@@ -162,6 +180,11 @@ class ServerProcess:
         return self._proc.pid
 
     @property
+    def url(self) -> str:
+        """The WebSocket URL of the server (once started)."""
+        return f"ws://{self.spec.host}:{self.port}/"
+
+    @property
     def running(self) -> bool:
         """True while the child has not exited."""
         return self._proc is not None and self._proc.returncode is None
@@ -177,7 +200,8 @@ class ServerProcess:
         Raises:
             ServerExitedError: it exited, or printed no ready line within ``within`` s.
         """
-        env = {**os.environ, **self.spec.env, "PYTHONUNBUFFERED": "1"}
+        inherited = {k: v for k, v in os.environ.items() if not k.startswith("WAR_")}
+        env = {**inherited, **self.spec.env, "PYTHONUNBUFFERED": "1"}
         loop = asyncio.get_running_loop()
         self._ready = loop.create_future()
         self._proc = await asyncio.create_subprocess_exec(
@@ -248,6 +272,18 @@ class ServerProcess:
         """The last ``lines`` output lines, for error messages."""
         return "\n".join(list(self.lines)[-lines:])
 
+    def events(self, name: str) -> list[dict[str, Any]]:
+        """The JSON log lines kept in `lines` whose ``event`` is ``name``, parsed."""
+        found = []
+        for line in self.lines:
+            if f'"{name}"' not in line:
+                continue
+            with contextlib.suppress(ValueError):
+                entry = json.loads(line)
+                if isinstance(entry, dict) and entry.get("event") == name:
+                    found.append(entry)
+        return found
+
     # -- /proc readings --------------------------------------------------------------------
     def status_kib(self, key: str) -> int:
         """A ``/proc/PID/status`` field in KiB, e.g. ``VmRSS`` or ``VmHWM``."""
@@ -266,7 +302,7 @@ class ServerProcess:
         return read_cpu_seconds(self.pid)
 
     # -- stopping --------------------------------------------------------------------------
-    async def stop(self, within: float = 15.0) -> int | None:
+    async def stop(self, within: float = 30.0) -> int | None:
         """SIGTERM, wait up to ``within`` s, then SIGKILL. Returns the exit status."""
         if self._proc is None:
             return None
@@ -280,15 +316,17 @@ class ServerProcess:
         await self._finish_drain()
         return self._proc.returncode
 
-    async def kill(self) -> None:
-        """SIGKILL (kill -9) the child and wait for it."""
+    async def kill(self) -> int | None:
+        """SIGKILL (kill -9) the child and wait for it. Returns the exit status (-9 if
+        this kill ended it)."""
         if self._proc is None:
-            return
+            return None
         if self._proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 self._proc.kill()
         await self._proc.wait()
         await self._finish_drain()
+        return self._proc.returncode
 
     async def _finish_drain(self) -> None:
         if self._drain is not None:

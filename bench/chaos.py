@@ -39,7 +39,6 @@ from typing import Any
 from bench._play import (
     Participant,
     counts_at,
-    engine_rules,
     open_room,
     print_report,
     replay,
@@ -48,6 +47,7 @@ from bench._play import (
 from bench._server import ServerProcess, raise_nofile_limit, war_server_spec
 from protocol import Aces, RulesSpec, WonCards
 from server import engine
+from server.core.wire import engine_rules
 
 __all__ = ["SPECS", "Chaos", "check_resumes", "main", "run"]
 

@@ -16,12 +16,14 @@ from urllib.parse import urlsplit
 from client.connection import Connection, Opening
 from client.errors import ClientError, UsageError
 from client.lines import LineRenderer, stdin_reader
+from client.links import page_url
 from client.local import LocalServer
 from client.statefile import StateFile, default_path
 from client.tls import client_context
 from protocol import (
     Aces,
     AutoPlay,
+    CloseCode,
     CreateRoom,
     EncodeError,
     JoinRoom,
@@ -31,7 +33,11 @@ from protocol import (
     WatchRoom,
     WonCards,
     encode,
+    option_name,
+    option_names,
+    option_value,
 )
+from vocabulary import FACE_DOWN_COUNTS, PLAYER_COUNTS
 
 __all__ = ["build_parser", "main"]
 
@@ -50,13 +56,14 @@ examples:
   war-client --local
       play against the computer right here (starts its own server; quitting stops it)
   war-client ws://192.168.1.20:8765 --name Grandma --create
-      open a room for two; the table shows the player code and the watch code
-  war-client ws://192.168.1.20:8765 --name Ben --join BLUE-OTTER-42
+      open a room for two; the table shows the player code and the watch code, and the
+      link for the browser table: http://192.168.1.20:8765/#join=K7MX-QD4R
+  war-client ws://192.168.1.20:8765 --name Ben --join K7MX-QD4R
       take a seat; run the same line again after a crash to get the same seat back
-  war-client ws://192.168.1.20:8765 --watch CALM-FROG-17
+  war-client ws://192.168.1.20:8765 --watch 9HWT-2CBN
       watch the game
   war-client wss://war.example.org --name Ann --create --players 3 --face-down 3 --rounds 50
-  war-client wss://192.168.1.20:8765 --cafile war-cert.pem --name Ben --join BLUE-OTTER-42
+  war-client wss://192.168.1.20:8765 --cafile war-cert.pem --name Ben --join K7MX-QD4R
       a server with a self-signed certificate: trust the server's own certificate file
   war-client ws://127.0.0.1:8765 --name Ann --create --vs-computer --auto quick --plain
 
@@ -65,12 +72,15 @@ keys at the table:
   a               auto-play: off -> calm (about 1.5 s) -> quick (about 0.3 s)
   f               vote to finish (the rest is played out at once when everyone voted)
   r / d           after game over: rematch with a new deal / replay this deal
+  ?               the rules in force (shown in the waiting room)
   q               leave the room for good (ctrl+q closes the window and keeps the seat)
 
 --plain writes one sentence per event (for logs, screen readers and scripts); a player
-may type commands on stdin: enter (turn over), a, a quick, f, s (status), q.
---json writes every message received as one JSON object per line (the seat token hidden).
-Both exit 0 after game over. Without a terminal on stdout, --plain is the default.
+may type commands on stdin: enter (turn over), a, a quick, f, r, d, s (the score and
+what the game waits for), rules, q (leave). A player who can type stays after game over
+for a rematch until q; otherwise --plain exits 0 after game over.
+--json writes every message received as one JSON object per line (the seat token hidden)
+and exits 0 after game over. Without a terminal on stdout, --plain is the default.
 
 Seat tokens are kept in $WAR_CLIENT_STATE, or $XDG_STATE_HOME/family-war/client.json
 (default ~/.local/state/family-war/client.json), mode 0600. A dropped connection or a
@@ -79,7 +89,9 @@ The password to create rooms, if the server has one: --password or $WAR_PASSWORD
 The certificate to trust for wss:// (a self-signed one): --cafile or $WAR_CLIENT_CAFILE.
 
 exit status: 0 game over or left; 1 could not connect (a certificate check included),
-refused, or gave up reconnecting (one line on stderr says why); 2 a command-line mistake.
+refused, or gave up reconnecting (one line on stderr says why); 2 a command-line mistake;
+143 stopped by SIGTERM (or SIGHUP): the client closes its connection properly (1001) and
+the seat is kept, as after a drop.
 """
 
 
@@ -120,25 +132,37 @@ def build_parser() -> argparse.ArgumentParser:
         help="no url: start a war-server here and play against the computer",
     )
     rules = parser.add_argument_group("rules, for --create and --local (as in war-sim)")
-    rules.add_argument("--players", type=int, choices=(2, 3, 4), default=2, help="default 2")
-    rules.add_argument("--face-down", type=int, choices=(1, 3), default=1, help="default 1")
-    rules.add_argument("--aces", choices=("high", "low"), default="high", help="default high")
+    default = RulesSpec()
+    rules.add_argument(
+        "--players", type=int, choices=PLAYER_COUNTS, default=default.players, help="default 2"
+    )
+    rules.add_argument(
+        "--face-down",
+        type=int,
+        choices=FACE_DOWN_COUNTS,
+        default=default.face_down,
+        help="default 1",
+    )
+    rules.add_argument(
+        "--aces", choices=option_names(Aces), default=default.aces.value, help="default high"
+    )
     rules.add_argument(
         "--short-war",
-        choices=("lose", "last-card", "last_card"),
-        default="lose",
+        type=option_name,
+        choices=option_names(ShortWar),
+        default=option_name(default.short_war.value),
         help="short of cards in a war: lose, or play the last card (default lose)",
     )
     rules.add_argument(
         "--won-cards",
-        choices=("shuffle", "fixed"),
-        default="shuffle",
+        choices=option_names(WonCards),
+        default=default.won_cards.value,
         help="won cards go under shuffled, or in table order (default shuffle)",
     )
     rules.add_argument(
         "--tie-break",
-        choices=("draw", "battle"),
-        default="draw",
+        choices=option_names(TieBreak),
+        default=default.tie_break.value,
         help="equal counts at a limit: a draw, or play on (default draw)",
     )
     rules.add_argument("--deal", type=_positive, help="play this deal number (shown to all)")
@@ -163,6 +187,24 @@ def build_parser() -> argparse.ArgumentParser:
     output.add_argument("--plain", action="store_true", help="one plain sentence per event")
     output.add_argument("--json", action="store_true", help="every message as a JSON line")
     return parser
+
+
+CREATE_ONLY = (
+    "players",
+    "face_down",
+    "aces",
+    "short_war",
+    "won_cards",
+    "tie_break",
+    "deal",
+    "rounds",
+    "minutes",
+    "vs_computer",
+    "computers",
+    "password",
+)
+"""The options only a room's creator gives (the rules group); given with --join or --watch,
+that is, different from the parser's default, they are refused."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,19 +245,10 @@ def plan(args: argparse.Namespace, *, stdout_is_terminal: bool) -> Plan:
     Raises:
         UsageError: the options do not go together or a value is not allowed.
     """
+    parser = build_parser()
     rule_flags = {
-        "--players": args.players != 2,
-        "--face-down": args.face_down != 1,
-        "--aces": args.aces != "high",
-        "--short-war": args.short_war != "lose",
-        "--won-cards": args.won_cards != "shuffle",
-        "--tie-break": args.tie_break != "draw",
-        "--deal": args.deal is not None,
-        "--rounds": args.rounds is not None,
-        "--minutes": args.minutes is not None,
-        "--vs-computer": args.vs_computer,
-        "--computers": args.computers is not None,
-        "--password": args.password is not None,
+        "--" + dest.replace("_", "-"): getattr(args, dest) != parser.get_default(dest)
+        for dest in CREATE_ONLY
     }
     if args.local:
         if args.url is not None:
@@ -277,7 +310,7 @@ def _create(args: argparse.Namespace, name: str, *, local: bool) -> CreateRoom:
         players=args.players,
         face_down=args.face_down,
         aces=Aces(args.aces),
-        short_war=ShortWar(args.short_war.replace("-", "_")),
+        short_war=ShortWar(option_value(args.short_war)),
         won_cards=WonCards(args.won_cards),
         round_limit=args.rounds,
         tie_break=TieBreak(args.tie_break),
@@ -342,6 +375,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""Signals that stop the client calmly: it closes its WebSocket with 1001 (going away,
+the seat is kept, as after a drop) and exits 128 + 15."""
+GOING_AWAY = int(CloseCode.GOING_AWAY)
+
+
 def _stop_on_signal(number: int, frame: object) -> None:
     """SIGTERM/SIGHUP with ``--local``: unwind so the child server is stopped too."""
     raise SystemExit(128 + number)
@@ -355,10 +394,12 @@ def _play(url: str, wanted: Plan, *, seats: StateFile | None) -> int:
     if wanted.output == "tui":
         from client.tui import WarApp  # noqa: PLC0415 - Textual loads only for the table
 
-        app = WarApp(connection)
+        app = WarApp(connection, stop_signals=STOP_SIGNALS, page=page_url(url))
         app.run()
         if app.end_reason:
             print(f"{PROG}: {app.end_reason}", file=sys.stderr)
+        elif app.farewell:
+            print(app.farewell)
         return app.return_code or 0
     return asyncio.run(_lines(connection, json_lines=wanted.output == "json"))
 
@@ -366,6 +407,22 @@ def _play(url: str, wanted: Plan, *, seats: StateFile | None) -> int:
 async def _lines(connection: Connection, *, json_lines: bool) -> int:
     commands = None if json_lines else await stdin_reader()
     renderer = LineRenderer(
-        connection, json_lines=json_lines, out=sys.stdout, err=sys.stderr, commands=commands
+        connection,
+        json_lines=json_lines,
+        out=sys.stdout,
+        err=sys.stderr,
+        commands=commands,
+        page=page_url(connection.url),
     )
-    return await renderer.run()
+    loop = asyncio.get_running_loop()
+    stopping: list[asyncio.Task[None]] = []
+    for number in STOP_SIGNALS:
+        loop.add_signal_handler(
+            number, lambda: stopping.append(loop.create_task(connection.close(GOING_AWAY)))
+        )
+    try:
+        status = await renderer.run()
+    finally:
+        for number in STOP_SIGNALS:
+            loop.remove_signal_handler(number)
+    return 128 + signal.SIGTERM if stopping else status

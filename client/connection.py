@@ -21,8 +21,11 @@ What it does for the renderers:
   4004 refused …) end it with the server's own sentence. A ``wss://`` certificate that
   fails the check ends it at once, whenever it happens, with what to do about it.
 
-The decisions (which close code retries, how long to wait) are the pure functions
-:func:`should_reconnect`, :func:`closed_because` and :func:`backoff_delay`.
+What to do when a connection ends (resume, join anew, give up, or wait and try again)
+is one pure decision, :func:`client.policy.decide`; this loop only carries it out. When
+the server cannot save games (``store_unavailable``, then 1013) it retries slowly,
+saying the server's sentence once. A spectator, or anyone after game over, whose room
+ends normally (closed, or a normal close) ends with ``ok``.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import random
 import ssl
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -45,6 +48,7 @@ from websockets.exceptions import (
 )
 
 from client.errors import StateFileError
+from client.policy import Ending, JoinAnew, Policy, Reopen, Retry, Stop, decide
 from client.statefile import SeatRecord, StateFile
 from client.tls import explain_tls
 from client.view import ViewState, apply
@@ -61,6 +65,7 @@ from protocol import (
     ProtocolError,
     ResumeSeat,
     Resync,
+    RoomPhase,
     ServerMessage,
     SetAutoPlay,
     WatchRoom,
@@ -78,42 +83,10 @@ __all__ = [
     "Opening",
     "Received",
     "Reconnecting",
-    "backoff_delay",
-    "closed_because",
-    "should_reconnect",
 ]
 
 Opening = CreateRoom | JoinRoom | WatchRoom
 """What a connection opens a room with the first time."""
-
-_RETRY_CODES = frozenset(
-    {
-        1006,  # dropped without a close frame: the network
-        CloseCode.INTERNAL_ERROR,
-        CloseCode.SERVICE_RESTART,
-        CloseCode.TRY_AGAIN_LATER,
-        CloseCode.RATE_LIMITED,
-        CloseCode.OPENING_TIMEOUT,
-    }
-)
-_STALE_SEAT = frozenset({ErrorCode.BAD_TOKEN.value, ErrorCode.UNKNOWN_CODE.value})
-"""Refusals of a stored seat's resume after which joining anew makes sense."""
-_CLOSE_REASONS: dict[int, str] = {
-    CloseCode.NORMAL: "the server ended the connection",
-    CloseCode.GOING_AWAY: "the server shut down",
-    CloseCode.UNSUPPORTED_DATA: "the server refused a text frame",
-    CloseCode.POLICY_VIOLATION: "the server closed the connection after invalid messages",
-    CloseCode.MESSAGE_TOO_BIG: "the server refused a message as too big",
-    CloseCode.INTERNAL_ERROR: "the server hit an error",
-    CloseCode.SERVICE_RESTART: "the server is restarting",
-    CloseCode.TRY_AGAIN_LATER: "the server is busy",
-    CloseCode.UNSUPPORTED_VERSION: "the server speaks another protocol version",
-    CloseCode.RATE_LIMITED: "too many messages too fast",
-    CloseCode.REPLACED: "this seat was taken over by another window or device",
-    CloseCode.ROOM_CLOSED: "the room was closed",
-    CloseCode.REFUSED: "the server refused to let us in",
-    CloseCode.OPENING_TIMEOUT: "the server waited too long for us",
-}
 
 
 # --- the events a renderer draws -----------------------------------------------------------
@@ -144,10 +117,15 @@ class Notice:
 
 @dataclass(frozen=True, slots=True)
 class Ended:
-    """The last event: ``ok`` (left, closed by us, or the room ended it normally) and why."""
+    """The last event: ``ok`` (left, closed by us, or the room ended it normally) and why.
+
+    ``reason`` is for people; ``code`` is the server's error code when a refusal ended
+    it (``--json`` shows it, people read only the sentence).
+    """
 
     ok: bool
     reason: str
+    code: str | None = None
 
 
 LinkEvent = Received | Reconnecting | Notice | Ended
@@ -165,37 +143,9 @@ class Link(Protocol):
         """Send ``message`` if a room is open; False if it could not be sent."""
         ...
 
-    async def close(self) -> None:
-        """Close for good (the iteration ends with ``Ended(ok=True)``)."""
+    async def close(self, code: int = CloseCode.NORMAL) -> None:
+        """Close for good with ``code`` (the iteration ends with ``Ended(ok=True)``)."""
         ...
-
-
-# --- pure decisions ------------------------------------------------------------------------
-def backoff_delay(
-    attempt: int, *, base: float = 0.25, cap: float = 10.0, rng: random.Random | None = None
-) -> float:
-    """Seconds to wait before reconnect ``attempt`` (0, 1, 2 …): exponential, capped,
-    with "equal jitter" — a random point in the upper half of ``min(cap, base * 2**n)`` —
-    so a room of clients dropped at once does not reconnect in lockstep."""
-    ceiling = min(cap, base * 2 ** min(attempt, 32))
-    source = rng if rng is not None else random
-    return float(ceiling / 2 + source.uniform(0, ceiling / 2))
-
-
-def should_reconnect(code: int | None) -> bool:
-    """True if a room connection closed with ``code`` should reconnect and resume
-    (PROTOCOL.md §7); ``None`` (no close frame) counts as a network drop."""
-    return code is None or code in _RETRY_CODES
-
-
-def closed_because(code: int | None, error: Error | None = None) -> str:
-    """One lowercase line on why the connection closed: the server's own sentence when
-    an ``error`` came just before, else the meaning of the close code."""
-    if error is not None:
-        return f"{error.message or error.code} ({error.code})"
-    if code is None or code == 1006:
-        return "the connection dropped"
-    return _CLOSE_REASONS.get(code, f"the server closed the connection (code {code})")
 
 
 # --- the connection ------------------------------------------------------------------------
@@ -205,9 +155,11 @@ class Connection:
     ``opening`` is sent on the first connection (a ``join_room`` is replaced by
     ``resume_seat`` when ``seats`` holds a token for that code on this server).
     ``auto``: set this auto-play mode once seated. ``give_up_after``: seconds of failed
-    reconnecting before the iteration ends. ``ssl_context``: for a ``wss://`` url, the
-    context that checks the server's certificate (:func:`client.tls.client_context`;
-    default: the system's trusted certificates).
+    reconnecting before the iteration ends; ``backoff_base``/``backoff_cap``: the
+    reconnect backoff (or a whole :class:`client.policy.Policy` as ``policy``).
+    ``ssl_context``: for a ``wss://`` url, the context that checks the server's
+    certificate (:func:`client.tls.client_context`; default: the system's trusted
+    certificates).
     """
 
     def __init__(
@@ -221,6 +173,7 @@ class Connection:
         open_timeout: float = 10.0,
         backoff_base: float = 0.25,
         backoff_cap: float = 10.0,
+        policy: Policy | None = None,
         rng: random.Random | None = None,
         ssl_context: ssl.SSLContext | None = None,
     ) -> None:
@@ -229,9 +182,11 @@ class Connection:
         self.view = ViewState()
         self._seats = seats
         self._auto = auto
-        self._give_up_after = give_up_after
+        self._policy = policy or Policy(
+            base=backoff_base, cap=backoff_cap, give_up_after=give_up_after
+        )
         self._open_timeout = open_timeout
-        self._backoff = (backoff_base, backoff_cap)
+        self._ending = Ending(url=url)
         self._rng = rng or random.Random()
         self._ssl = ssl_context
         self._ws: ClientConnection | None = None
@@ -259,73 +214,76 @@ class Connection:
             return False
         return True
 
-    async def close(self) -> None:
-        """Close the connection for good; :meth:`events` then ends with ``Ended(ok=True)``."""
+    async def close(self, code: int = CloseCode.NORMAL) -> None:
+        """Close the connection for good (``code``: 1000, or 1001 when the client is
+        stopped); :meth:`events` then ends with ``Ended(ok=True)``."""
         self._closing = True
         if self._ws is not None:
-            await self._ws.close()
+            await self._ws.close(code)
 
     async def events(self) -> AsyncIterator[LinkEvent]:
         """Connect, open the room, and yield what happens until the end (see the module
         docstring). Never raises for network trouble: it ends with :class:`Ended`."""
         opening: Opening | ResumeSeat = self._first_opening()
-        fallback: Opening | None = self.opening if isinstance(opening, ResumeSeat) else None
+        stored_seat = isinstance(opening, ResumeSeat)
         attempt = 0
         trouble_since: float | None = None
         while True:
-            reason: str
-            try:
-                ws = await self._connect()
-            except (OSError, TimeoutError, WebSocketException) as error:
-                final = isinstance(error, InvalidURI | InvalidProxy | ssl.SSLCertVerificationError)
-                if final or not self._ever_welcomed:
-                    yield Ended(False, f"cannot connect to {self.url}: {self._explain(error)}")
-                    return
-                reason = f"cannot reach the server: {self._explain(error)}"
-            else:
-                self._ws, self._open = ws, False
-                self._refusal = None
-                welcomed = False
-                try:
-                    async for event in self._follow(ws, opening):
-                        welcomed = welcomed or self.view.welcomed
-                        yield event
-                        for pending in self._drain():
-                            yield pending
-                finally:
-                    self._ws, self._open = None, False
-                    await ws.close()
-                code = ws.close_code
-                if self._closing:
-                    yield Ended(True, "closed")
-                    return
-                if self._left:
-                    yield Ended(True, "you left the room")
-                    return
-                refused = self._refusal.code if self._refusal is not None else None
-                if fallback is not None and not welcomed and refused in _STALE_SEAT:
-                    self._forget_seat()
-                    yield Notice("the stored seat could not be resumed; joining as new")
-                    opening, fallback = fallback, None
-                    continue
-                if not (welcomed or self._ever_welcomed) or not should_reconnect(code):
-                    yield Ended(False, closed_because(code, self._refusal))
-                    return
-                if welcomed:
-                    attempt, trouble_since = 0, None
-                reason = closed_because(code, self._refusal)
+            self._ending = Ending(url=self.url)
+            async for event in self._session(opening):
+                yield event
+            if self._ending.welcomed:
+                attempt, trouble_since = 0, None
             now = time.monotonic()
             trouble_since = trouble_since if trouble_since is not None else now
-            if now - trouble_since > self._give_up_after:
-                yield Ended(False, f"gave up reconnecting: {reason}")
-                return
-            delay = backoff_delay(
-                attempt, base=self._backoff[0], cap=self._backoff[1], rng=self._rng
+            ending = replace(
+                self._ending,
+                ever_welcomed=self._ever_welcomed,
+                holds_token=self._token is not None and self.view.room is not None,
+                stored_seat=stored_seat,
+                spectator=self.view.spectating or isinstance(self.opening, WatchRoom),
+                game_over=self.view.phase is RoomPhase.OVER,
+                closing=self._closing,
+                left=self._left,
+                attempt=attempt,
+                trouble_for=now - trouble_since,
             )
-            attempt += 1
-            yield Reconnecting(attempt, delay, reason)
-            await asyncio.sleep(delay)
-            opening = self._reopening()
+            match decide(ending, self._policy, self._rng.random()):
+                case Stop(ok=ok, reason=reason, code=code):
+                    yield Ended(ok, reason, code)
+                    return
+                case JoinAnew(notice=notice):
+                    self._forget_seat()
+                    yield Notice(notice)
+                    opening, stored_seat = self.opening, False
+                case Retry(delay=delay, reason=reason, reopen=reopen):
+                    attempt += 1
+                    yield Reconnecting(attempt, delay, reason)
+                    await asyncio.sleep(delay)
+                    opening = self._reopening(reopen)
+
+    async def _session(self, opening: Opening | ResumeSeat) -> AsyncIterator[LinkEvent]:
+        """One connection: open it, follow it to its end, and leave in ``self._ending``
+        what happened (the policy decides what comes next)."""
+        try:
+            ws = await self._connect()
+        except (OSError, TimeoutError, WebSocketException) as error:
+            final = isinstance(error, InvalidURI | InvalidProxy | ssl.SSLCertVerificationError)
+            self._ending = replace(self._ending, unreachable=self._explain(error), final=final)
+            return
+        self._ws, self._open = ws, False
+        self._refusal = None
+        try:
+            async for event in self._follow(ws, opening):
+                yield event
+                for pending in self._drain():
+                    yield pending
+        finally:
+            welcomed, self._ws, self._open = self._open, None, False
+            await ws.close()
+        self._ending = replace(
+            self._ending, close_code=ws.close_code, error=self._refusal, welcomed=welcomed
+        )
 
     # --- inside one connection ----------------------------------------------------------
     async def _connect(self) -> ClientConnection:
@@ -369,8 +327,10 @@ class Connection:
                 except ProtocolError as error:
                     yield Notice(f"ignored a bad message from the server: {error}")
                     continue
-                if isinstance(message, Error) and not self.view.welcomed:
-                    self._refusal = message
+                if isinstance(message, Error) and (
+                    not self.view.welcomed or message.code == ErrorCode.STORE_UNAVAILABLE
+                ):
+                    self._refusal = message  # what the close that follows is about
                 if isinstance(message, Welcome):
                     await self._welcomed(ws, message)
                 before, self.view = self.view, apply(self.view, message)
@@ -399,12 +359,11 @@ class Connection:
                 return ResumeSeat(room=record.room, token=record.token)
         return self.opening
 
-    def _reopening(self) -> Opening | ResumeSeat:
-        """After a drop: resume the seat, or watch again, or (never welcomed) start over."""
-        view = self.view
-        if view.room is not None and self._token is not None:
-            return ResumeSeat(room=view.room, token=self._token)
-        if view.spectating and isinstance(self.opening, WatchRoom):
+    def _reopening(self, reopen: Reopen) -> Opening | ResumeSeat:
+        """After a drop: resume the seat, or watch again, or start over, as decided."""
+        if reopen is Reopen.RESUME and self.view.room is not None and self._token is not None:
+            return ResumeSeat(room=self.view.room, token=self._token)
+        if reopen is Reopen.WATCH and isinstance(self.opening, WatchRoom):
             return self.opening
         return self._first_opening()
 

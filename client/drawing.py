@@ -40,10 +40,14 @@ def card_face(card: str, *, dim: bool = False) -> list[Text]:
     ]
 
 
-def card_back(count: int = 1) -> list[Text]:
-    """A card back; with ``count`` above one, how many lie face down in the middle."""
+def card_back(count: int = 1, *, label: str | None = None) -> list[Text]:
+    """A card back; with ``count`` above one, how many lie face down in the middle
+    (``label``, up to five cells, instead: ``"+6"`` on cards won and on their way)."""
     style = BACK
-    middle = f"×{count}".center(5, "░") if count > 1 else "░░░░░"
+    if label is not None:
+        middle = label[:5].center(5, "░")
+    else:
+        middle = f"×{count}".center(5, "░") if count > 1 else "░░░░░"
     return [
         Text("╭─────╮", style=style),
         Text("│░░░░░│", style=style),

@@ -30,10 +30,11 @@ def turn_over(view: ViewState) -> Ready | str:
     return Ready(step=view.step)
 
 
-def cycle_auto(view: ViewState) -> SetAutoPlay | str:
-    """The next auto-play mode after mine: off → calm → quick → off."""
+def cycle_auto(view: ViewState, *, asked: AutoPlay | None = None) -> SetAutoPlay | str:
+    """The next auto-play mode after mine: off → calm → quick → off. ``asked``: a mode
+    sent but not yet confirmed by the room, so two quick presses step twice."""
     me = view.me
-    current = me.auto if me is not None else AutoPlay.OFF
+    current = asked if asked is not None else me.auto if me is not None else AutoPlay.OFF
     index = AUTO_CYCLE.index(current) if current in AUTO_CYCLE else 0
     return set_auto(view, AUTO_CYCLE[(index + 1) % len(AUTO_CYCLE)])
 

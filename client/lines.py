@@ -2,17 +2,21 @@
 
 ``--plain`` writes the sentences of :mod:`client.sentences` to stdout, for logs, screen
 readers and scripts; a player may type commands on stdin (enter: turn over, ``a``: next
-auto-play mode, ``a quick``: that mode, ``f``: vote to finish, ``s``: where the game
-stands, ``q``: leave). ``--json`` writes every server message received, decoded, as one
-JSON object per line (the seat's secret token is replaced by ``"<hidden>"``); notices go to
-stderr so stdout stays pure JSON.
+auto-play mode, ``a quick``: that mode, ``f``: vote to finish, ``r``: a rematch with a
+new deal, ``d``: replay this deal, ``s``: the score and where the game stands,
+``rules``: the rules in force, ``q``: leave, anything else: the list). ``--json`` writes
+every server message received, decoded, as one JSON object per line (the seat's secret
+token is replaced by ``"<hidden>"``); notices go to stderr so stdout stays pure JSON.
 
 In a time-limited game ``--plain`` also says "One minute left." when the countdown
 (:mod:`client.countdown`, on the monotonic clock) gets there; the server says when the time
 is up ("Time is up."), and ``s`` tells the time left.
 
-Both end after the game-over message (exit status 0, players and spectators alike), or
-with one line on stderr and status 1 if the connection could not be made or was refused.
+A ``--plain`` player who can type commands stays after game over, for a rematch (``r``,
+``d``) or the next game, until ``q`` (one line says so) or the end of stdin; otherwise
+both end after the game-over message (exit status 0, players and spectators alike). A
+room that ends normally (closed after everyone left) ends a spectator with status 0 too.
+Status 1 and one line on stderr: the connection could not be made or was refused.
 """
 
 from __future__ import annotations
@@ -31,18 +35,32 @@ from typing import Any, TextIO
 
 from client.connection import Ended, Link, Notice, Received, Reconnecting
 from client.countdown import Countdown, clock_text, follow, warning
-from client.intents import cycle_auto, finish, set_auto, turn_over
-from client.sentences import describe, status
+from client.intents import cycle_auto, finish, rematch, set_auto, turn_over
+from client.links import link_lines
+from client.sentences import describe, rules_sentence, score, status, votes_sentence
 from client.view import ViewState
-from protocol import AutoPlay, ClientMessage, GameOver, Leave, RoomPhase, ServerMessage, Welcome
+from protocol import (
+    AutoPlay,
+    ClientMessage,
+    GameOver,
+    GameStarted,
+    Leave,
+    RematchDeal,
+    RoomPhase,
+    ServerMessage,
+    SetAutoPlay,
+    Welcome,
+)
 
 __all__ = ["HIDDEN", "LineRenderer", "message_json"]
 
 HIDDEN = "<hidden>"
 """What ``--json`` prints instead of a seat token."""
+_LEFT = "You left the room."
 _HELP = (
     "Commands: enter = turn over, a = next auto-play mode (or a off|calm|quick), "
-    "f = vote to finish, s = status, q = leave."
+    "f = vote to finish, r = rematch with a new deal, d = replay this deal, "
+    "s = score and status, rules = the rules, q = leave."
 )
 
 
@@ -78,8 +96,12 @@ class LineRenderer:
         err: TextIO,
         commands: asyncio.StreamReader | None = None,
         clock: Callable[[], float] = time.monotonic,
+        page: str | None = None,
     ) -> None:
         self.link = link
+        self.page = page
+        """The browser table's address (`client.links.page_url`): the creator of a room
+        is shown its share links."""
         self.json_lines = json_lines
         self.out = out
         self.err = err
@@ -88,6 +110,8 @@ class LineRenderer:
         self.clock = clock
         self.countdown = Countdown()
         self._over = False
+        self._left = False
+        self._auto_asked: AutoPlay | None = None
         self._reader: asyncio.Task[None] | None = None
         self._alarm: asyncio.TimerHandle | None = None
 
@@ -110,9 +134,11 @@ class LineRenderer:
     async def _event(self, event: Received | Reconnecting | Notice | Ended) -> int | None:
         match event:
             case Received(message=message, before=before, view=view):
-                if self._over:
+                if self._over and not self._staying:
                     return None  # closing after game over: that was the last line
                 self.view = view
+                if view.me is not None and view.me.auto is self._auto_asked:
+                    self._auto_asked = None  # the room caught up with what was typed
                 now = self.clock()
                 self._time_passed(now)
                 self.countdown = follow(self.countdown, before, message, view, now)
@@ -122,14 +148,20 @@ class LineRenderer:
                     for line in describe(before, message, view, view.my_seat):
                         self._say(line)
                     self._set_alarm(now)
-                if isinstance(message, Welcome) and view.phase is RoomPhase.OVER:
-                    self._over = True
-                if isinstance(message, GameOver):
-                    self._over = True
-                if self._over:
-                    await self.link.close()
-                elif isinstance(message, Welcome):
+                if isinstance(message, Welcome):
+                    self._share(before, view)
                     self._start_reader()
+                ended = isinstance(message, GameOver) or (
+                    isinstance(message, Welcome) and view.phase is RoomPhase.OVER
+                )
+                if isinstance(message, GameStarted):
+                    self._over = False
+                elif ended and not self._over:
+                    self._over = True
+                    if self._staying:
+                        self._say(status(view, view.my_seat, plain=True))
+                    else:
+                        await self.link.close()
             case Reconnecting(attempt=attempt, delay=delay, reason=reason):
                 line = f"Reconnecting… ({reason}; attempt {attempt} in {delay:.1f} s)"
                 if self.json_lines:
@@ -138,12 +170,33 @@ class LineRenderer:
                     self._say(line)
             case Notice(text=text):
                 print(f"war-client: {text}", file=self.err, flush=True)
-            case Ended(ok=ok, reason=reason):
+            case Ended(ok=ok, reason=reason, code=code):
+                if self._left and not self.json_lines:
+                    self._say(_LEFT)
                 if self._over or ok:
                     return 0
+                if self.json_lines and code is not None:
+                    reason = f"{reason} ({code})"  # for scripts: the machine-readable code
                 print(f"war-client: {reason}", file=self.err, flush=True)
                 return 1
         return None
+
+    @property
+    def _staying(self) -> bool:
+        """A player typing commands stays after game over (for a rematch)."""
+        return self._reader is not None and not self._reader.done()
+
+    def _share(self, before: ViewState, view: ViewState) -> None:
+        """After the first welcome into a room still waiting for players: its links."""
+        if self.page is None or before.welcomed or view.my_seat is None:
+            return
+        if view.phase is not RoomPhase.WAITING or not view.open_seats:
+            return
+        for line in link_lines(self.page, view.player_code, view.watch_code):
+            if self.json_lines:
+                print(f"war-client: {line}", file=self.err, flush=True)
+            else:
+                self._say(line)
 
     def _say(self, line: str) -> None:
         print(line, file=self.out, flush=True)
@@ -194,6 +247,8 @@ class LineRenderer:
             reply = await self.command(line.decode("utf-8", "replace").strip())
             if reply:
                 self._say(reply)
+        if self._over:  # nobody will ask for a rematch now
+            await self.link.close()
 
     async def command(self, text: str) -> str | None:
         """Carry out one typed command; returns what to tell the player, if anything."""
@@ -207,22 +262,40 @@ class LineRenderer:
             except ValueError:
                 return f"No such auto-play mode: {rest.strip()!r} (off, calm or quick)."
         elif word == "a":
-            intent = cycle_auto(self.view)
+            intent = cycle_auto(self.view, asked=self._auto_asked)
         elif word == "f":
             intent = finish(self.view)
+        elif word == "r":
+            intent = rematch(self.view, RematchDeal.NEW)
+        elif word == "d":
+            intent = rematch(self.view, RematchDeal.SAME)
         elif word == "s":
-            clock = self.time_left()
-            said = status(self.view, self.view.my_seat, plain=True)
-            return f"{said} {clock}" if clock else said
+            return self.standing()
+        elif word == "rules":
+            return f"Rules: {rules_sentence(self.view.rules, self.view.minutes)}"
         elif word == "q":
             intent = Leave()
+            self._left = True
         else:
             return _HELP
         if isinstance(intent, str):
             return intent
         if not await self.link.send(intent):
             return "Not connected right now; try again in a moment."
+        if isinstance(intent, SetAutoPlay):
+            self._auto_asked = intent.mode  # a second "a" steps on from it
         return None
+
+    def standing(self) -> str:
+        """The answer to ``s``: the score, the votes, what the game waits for, the time."""
+        me = self.view.my_seat
+        parts = [score(self.view, me)]
+        if (votes := votes_sentence(self.view, me)) is not None:
+            parts.append(votes)
+        parts.append(status(self.view, me, plain=True))
+        if (clock := self.time_left()) is not None:
+            parts.append(clock)
+        return " ".join(parts)
 
 
 async def stdin_reader() -> asyncio.StreamReader | None:

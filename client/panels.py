@@ -4,8 +4,9 @@
 "(away)", …), the pile, what the game waits for from that seat ("your turn",
 "ready ✓", …), and the seat's cards on the table: the cards in play, or, once taken, the
 last round's cards (so a war that the computer settles at once can still be read).
-:class:`FlyingCards` is a haul on its way to the winner's pile (a card back and "+N"),
-drawn on a layer above the table while it moves.
+:class:`FlyingCards` is a haul on its way to the winner's pile (a card back marked
+"+N"), drawn on a layer above the table, along the rows where the cards lie, while it
+moves.
 :class:`SaidLines` shows the newest sentences that fit, the latest at the bottom.
 """
 
@@ -154,7 +155,7 @@ class FlyingCards(Static):
     FlyingCards {{
         layer: flying;
         width: {CARD_WIDTH};
-        height: {CARD_HEIGHT + 1};
+        height: {CARD_HEIGHT};
     }}
     """
 
@@ -166,8 +167,7 @@ class FlyingCards(Static):
         seconds: float,
         landed: Callable[[FlyingCards], None],
     ) -> None:
-        label = Text(f"+{count}".center(CARD_WIDTH), style="bold green")
-        super().__init__(Text("\n").join([*card_back(count), label]), markup=False)
+        super().__init__(Text("\n").join(card_back(count, label=f"+{count}")), markup=False)
         self.seat = seat
         self.count = count
         self.route = route

@@ -4,15 +4,17 @@
 keys ask for (through :mod:`client.intents`). The network runs in a Textual worker (an
 asyncio task on the app's loop), so the screen never waits for it.
 
-When a seat takes the cards, they fly calmly (:data:`FLIGHT_SECONDS`, eased) from the
-losers' panels to the winner's, on a layer above the table, and only then does the pile
-count them and light up. A newer haul lands the one still in the air at once; with
-Textual's ``animation_level`` at ``"none"`` nothing flies and the pile counts at once.
+When a seat takes the cards, they fly calmly (:data:`FLIGHT_SECONDS`, eased) along the
+table's row of cards, from the loser nearest the winner to the winner's panel, on a layer
+above the table, and only then does the pile count them and light up. The next round's
+flip (or a newer haul) lands a haul still in the air at once and ends the highlight;
+with Textual's ``animation_level`` at ``"none"`` nothing flies and the pile counts at once.
 
-Keys (always in the footer): space/enter turn over, ``a`` auto-play off → calm → quick,
-``f`` vote to finish, ``r`` rematch with a new deal, ``d`` replay this deal, ``q`` leave
-the room for good. Ctrl+Q closes the window but keeps the seat: run the same ``--join``
-again to come back.
+Keys (the footer shows those that apply now): space/enter turn over, ``a`` auto-play
+off → calm → quick, ``f`` vote to finish, ``r`` rematch with a new deal, ``d`` replay this
+deal, ``?`` the rules in force, ``q`` leave the room for good. Ctrl+Q closes the window
+but keeps the seat: run the same ``--join`` again to come back. Either way
+:attr:`WarApp.farewell` is the one line to print once the table is gone.
 
 In a time-limited game the status row shows the time left (``4:59 left``), counted down
 on the monotonic clock from what the server last said (:mod:`client.countdown`); the
@@ -21,6 +23,8 @@ server alone decides when the time is up.
 
 from __future__ import annotations
 
+import asyncio
+import signal
 import time
 from collections import deque
 from collections.abc import Callable
@@ -44,11 +48,24 @@ from client.sentences import (
     join_words,
     longest_name,
     result_sentence,
+    rules_sentence,
     status,
+    votes_sentence,
     war_name,
 )
 from client.view import ViewState
-from protocol import CardsTaken, ClientMessage, Leave, RematchDeal, RoomPhase
+from protocol import (
+    AutoPlay,
+    AutoPlayChanged,
+    CardsTaken,
+    CardsTurned,
+    ClientMessage,
+    CloseCode,
+    Leave,
+    RematchDeal,
+    RoomPhase,
+    SetAutoPlay,
+)
 
 __all__ = ["FLIGHT_SECONDS", "HIGHLIGHT_SECONDS", "FlyingCards", "SeatPanel", "WarApp"]
 
@@ -59,18 +76,45 @@ HIGHLIGHT_SECONDS = 1.2
 _SAID_LINES = 40
 _TICK_SECONDS = 0.25
 _PLAYER_KEYS = {
-    # action: the phases it is for (other phases show it greyed out)
+    # action: the phases it is for (other phases hide it from the footer)
     "turn_over": (RoomPhase.PLAYING,),
     "auto": (RoomPhase.WAITING, RoomPhase.PLAYING),
     "finish": (RoomPhase.PLAYING,),
     "rematch": (RoomPhase.OVER,),
     "replay": (RoomPhase.OVER,),
 }
+LEFT_LINE = "You left the room."
+"""What ``q`` says on the terminal once the table is gone (a player: for good)."""
+STOPPED_WATCHING_LINE = "You stopped watching."
+"""What ``q`` says for a spectator."""
+CLOSED_LINE = "The table is closed; your seat is kept: run the same command again to come back."
+"""What Ctrl+Q says for a player (the seat's token stays in the state file)."""
 
 
-def _card_at(region: Region, down: int) -> Offset:
-    """Where a flying card sits centred across ``region``, ``down`` rows below its top."""
-    return Offset(region.x + max(0, (region.width - CARD_WIDTH) // 2), region.y + max(0, down))
+def _on_table(region: Region, toward: Region | None = None) -> Offset:
+    """Where a flying card sits on a seat panel's table row: its last ``CARD_HEIGHT`` rows
+    inside the border, at the side facing ``toward`` (or in the middle)."""
+    y = max(region.y + 1, region.bottom - 1 - CARD_HEIGHT)
+    left, right = region.x + 2, region.right - 2 - CARD_WIDTH
+    if toward is None:
+        return Offset(region.x + max(0, (region.width - CARD_WIDTH) // 2), y)
+    return Offset(right if toward.x > region.x else left, y)
+
+
+def _round_text(view: ViewState) -> str | None:
+    """The header's round: the one being played (``round 1`` from the first flip on,
+    ``round 3 of 26`` with a limit), the rounds played once the game is over."""
+    limit = view.rules.round_limit
+    if view.phase is RoomPhase.OVER:
+        return "1 round" if view.round == 1 else f"{view.round} rounds"
+    if view.phase is not RoomPhase.PLAYING:
+        return None if limit is None else f"{limit}-round game"
+    playing = view.round + 1
+    if limit is None:
+        return f"round {playing}"
+    if playing > limit:
+        return f"round {playing}, tie-break"
+    return f"round {playing} of {limit}"
 
 
 class WarApp(App[None]):
@@ -92,14 +136,17 @@ class WarApp(App[None]):
     #clock { width: auto; padding: 0 1; text-style: bold; }
     #clock.short { background: $warning 30%; }
     #summary { border: double $success; padding: 0 2; margin: 0 2; height: auto; }
+    #rules { padding: 0 1; color: $text-muted; height: auto; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space,enter", "turn_over", "Turn over", key_display="space/enter"),
-        Binding("a", "auto", "Auto-play"),
+        Binding("space,enter", "turn_over", "Turn over", key_display="space"),
+        Binding("a", "auto", "Auto"),
         Binding("f", "finish", "Finish"),
         Binding("r", "rematch", "Rematch"),
         Binding("d", "replay", "Same deal"),
+        Binding("question_mark", "rules", "Rules", key_display="?"),
         Binding("q", "leave", "Leave"),
+        Binding("ctrl+q", "close_table", "Close", show=False, priority=True),
     ]
 
     def __init__(
@@ -109,8 +156,15 @@ class WarApp(App[None]):
         clock: Callable[[], float] = time.monotonic,
         highlight_seconds: float = HIGHLIGHT_SECONDS,
         flight_seconds: float = FLIGHT_SECONDS,
+        stop_signals: tuple[int, ...] = (),
+        page: str | None = None,
     ) -> None:
         super().__init__()
+        self.page = page
+        """The browser table's address (`client.links.page_url`), for the join link."""
+        self.stop_signals = stop_signals
+        """Signals (SIGTERM…) that close the link with 1001 and exit 128 + 15."""
+        self._signalled = False
         self.link = link
         self.clock = clock
         self.highlight_seconds = highlight_seconds
@@ -125,6 +179,10 @@ class WarApp(App[None]):
         self._haul: tuple[int, int] | None = None
         self._highlight: Timer | None = None
         self._keys_for: tuple[RoomPhase, bool] | None = None
+        self._auto_asked: AutoPlay | None = None  # sent, not yet confirmed by the room
+        self.show_rules = False
+        self.farewell: str | None = None
+        """One line for the terminal once the table is gone (``q``, Ctrl+Q)."""
 
     # --- layout --------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -135,11 +193,15 @@ class WarApp(App[None]):
         with Horizontal(id="status-row"):
             yield Static(id="status", markup=False)
             yield Static(id="clock", markup=False)
-        yield SaidLines(id="said")
+        yield Static(id="rules", markup=False)
         yield Static(id="summary", markup=False)
+        yield SaidLines(id="said")
         yield Footer()
 
     def on_mount(self) -> None:
+        loop = asyncio.get_running_loop()
+        for number in self.stop_signals:
+            loop.add_signal_handler(number, self.stopped_by_signal)
         self._redraw()
         self._ticker = self.set_interval(_TICK_SECONDS, self.tick, pause=True)
         self.run_worker(self._follow(), name="network", exclusive=True)
@@ -158,9 +220,16 @@ class WarApp(App[None]):
                 self.countdown = follow(self.countdown, before, message, view, now)
                 self.view = view
                 self.reconnecting = None
-                self.said.extend(describe(before, message, view, view.my_seat, codes=False))
+                self.said.extend(describe(before, message, view, view.my_seat, table=True))
                 if view.phase is not RoomPhase.PLAYING or view.game != before.game:
                     self._land()
+                mine = isinstance(message, AutoPlayChanged) and message.seat == view.my_seat
+                if mine and view.me is not None and view.me.auto is self._auto_asked:
+                    self._auto_asked = None  # the room caught up with the presses
+                if isinstance(message, CardsTurned) and message.depth == 0 and view is not before:
+                    # the next round is on the table: the last haul is over and done
+                    self._land()
+                    self._end_highlight(redraw=False)
                 if isinstance(message, CardsTaken) and view is not before:
                     self._land()  # a haul still in the air arrives at once
                     if not self._fly(message.seat, message.count):
@@ -171,7 +240,8 @@ class WarApp(App[None]):
                 self.said.append(text[:1].upper() + text[1:] + ".")
             case Ended(ok=ok, reason=reason):
                 self.end_reason = None if ok else reason
-                self.exit(return_code=0 if ok else 1)
+                code = 0 if ok else 1
+                self.exit(return_code=128 + signal.SIGTERM if self._signalled else code)
                 return
         self._redraw()
 
@@ -210,16 +280,21 @@ class WarApp(App[None]):
     # --- the haul: cards fly to the winner, then the pile lights up ----------------------
     def _fly(self, seat: int, count: int) -> bool:
         """Send ``count`` cards flying to ``seat``'s panel; False if nothing can fly
-        (animations off, or the panels not laid out yet)."""
+        (animations off, or the panels not laid out yet).
+
+        They fly along the row where the cards lie on the table (the panels' last rows,
+        under every line of text), from the cards of the loser nearest the winner to the
+        winner's side, so they never start in the winner's own panel nor cover words.
+        """
         if self.animation_level == "none" or self.flight_seconds <= 0:
             return False
         panels = {panel.seat: panel for panel in self.query(SeatPanel)}
         winner = panels.get(seat)
-        if winner is None or not winner.region:
+        losers = [p for s, p in panels.items() if s != seat and p.region]
+        if winner is None or not winner.region or not losers:
             return False
-        losers = [p.region for s, p in panels.items() if s != seat and p.region]
-        start = Region.from_union(losers) if losers else self.query_one("#seats").region
-        route = (_card_at(start, start.height // 2 - CARD_HEIGHT // 2), _card_at(winner.region, 1))
+        loser = min(losers, key=lambda panel: abs(panel.seat - seat))
+        route = (_on_table(loser.region, toward=winner.region), _on_table(winner.region))
         self._flight = FlyingCards(seat, count, route, self.flight_seconds, self._landed)
         self.screen.mount(self._flight)
         return True
@@ -244,10 +319,13 @@ class WarApp(App[None]):
             self._highlight.stop()
         self._highlight = self.set_timer(self.highlight_seconds, self._end_highlight)
 
-    def _end_highlight(self) -> None:
+    def _end_highlight(self, *, redraw: bool = True) -> None:
+        if self._highlight is not None:
+            self._highlight.stop()
         self._haul = None
         self._highlight = None
-        self._redraw()
+        if redraw:
+            self._redraw()
 
     # --- drawing -------------------------------------------------------------------------
     def _redraw(self) -> None:
@@ -269,8 +347,10 @@ class WarApp(App[None]):
         said.show(self.said)
         summary = self.query_one("#summary", Static)
         summary.display = view.phase is RoomPhase.OVER and view.result is not None
-        said.display = not summary.display
         summary.update(self._summary())
+        rules = self.query_one("#rules", Static)
+        rules.display = view.welcomed and (self.show_rules or view.phase is RoomPhase.WAITING)
+        rules.update(Text(f"Rules: {rules_sentence(view.rules, view.minutes)}"))
         keys_for = (view.phase, view.my_seat is not None)
         if keys_for != self._keys_for:
             self._keys_for = keys_for
@@ -282,9 +362,8 @@ class WarApp(App[None]):
         if view.welcomed:
             if view.game > 1:
                 parts.append(f"game {view.game}")
-            parts.append(f"round {view.round}")
-            if view.rules.round_limit is not None:
-                parts[-1] += f" of {view.rules.round_limit}"
+            if (round_text := _round_text(view)) is not None:
+                parts.append(round_text)
             if view.minutes is not None:
                 parts.append(f"{view.minutes}-minute game")
             if view.spectating:
@@ -306,6 +385,8 @@ class WarApp(App[None]):
         if view.watch_code:
             parts.append(f"Watch code: {view.watch_code}")
         parts.append("read them aloud")
+        if self.page is not None and view.player_code:
+            parts.append(f"or send {self.page}#join={view.player_code}")
         return Text(" · ".join(parts))
 
     def _draw_seats(self) -> None:
@@ -340,18 +421,21 @@ class WarApp(App[None]):
         text.append("\n")
         for label, value in rows:
             text.append(f"\n{label:<14}{value}")
+        if (votes := votes_sentence(view, view.my_seat)) is not None:
+            text.append(f"\n\n{votes}", style="italic")
         return text
 
     # --- keys ----------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Which keys the footer offers: a spectator has only ``q``; a player's key
-        shows greyed out (and does nothing) when the game is not in its phase."""
+        """Which keys the footer offers: a spectator has ``?`` and ``q``; a player's key
+        shows only in the phases it is for (turn over while playing, rematch after the
+        game…); a key pressed out of its phase says why it does nothing."""
         phases = _PLAYER_KEYS.get(action)
         if phases is None:
             return True
         if self.view.welcomed and self.view.my_seat is None:
             return False
-        return True if self.view.phase in phases else None
+        return self.view.phase in phases or not self.view.welcomed
 
     async def _send(self, intent: ClientMessage | str) -> None:
         if isinstance(intent, str):
@@ -365,8 +449,17 @@ class WarApp(App[None]):
         await self._send(turn_over(self.view))
 
     async def action_auto(self) -> None:
-        """``a``: auto-play off → calm → quick → off."""
-        await self._send(cycle_auto(self.view))
+        """``a``: auto-play off → calm → quick → off; a second press before the room
+        confirmed the first steps on from the mode asked for."""
+        intent = cycle_auto(self.view, asked=self._auto_asked)
+        await self._send(intent)
+        if isinstance(intent, SetAutoPlay):
+            self._auto_asked = intent.mode
+
+    def action_rules(self) -> None:
+        """``?``: show or hide the rules in force."""
+        self.show_rules = not self.show_rules
+        self._redraw()
 
     async def action_finish(self) -> None:
         """``f``: vote to play the rest out at once."""
@@ -384,5 +477,24 @@ class WarApp(App[None]):
         """``q``: leave the room for good (a player's seat goes to the computer)."""
         if self.view.my_seat is not None:
             await self.link.send(Leave())
+            self.farewell = LEFT_LINE
+        else:
+            self.farewell = STOPPED_WATCHING_LINE
+        await self.link.close()
+        self.exit(return_code=0)
+
+    def stopped_by_signal(self) -> None:
+        """SIGTERM (or another stop signal): close the connection properly, then exit."""
+        self.run_worker(self._stop(), name="stop", group="stop")
+
+    async def _stop(self) -> None:
+        self._signalled = True
+        await self.link.close(int(CloseCode.GOING_AWAY))
+        self.exit(return_code=128 + signal.SIGTERM)
+
+    async def action_close_table(self) -> None:
+        """Ctrl+Q: close the window; a player's seat is kept (come back with the same
+        command)."""
+        self.farewell = CLOSED_LINE if self.view.my_seat is not None else STOPPED_WATCHING_LINE
         await self.link.close()
         self.exit(return_code=0)

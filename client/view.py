@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from protocol import (
+    AutoPlay,
     AutoPlayChanged,
     CardsLaidDown,
     CardsReturned,
@@ -250,6 +251,16 @@ def _from_state(view: ViewState, state: RoomState, seq: int) -> ViewState:
     )
 
 
+_OPEN_SEAT: dict[str, object] = {
+    "name": None,
+    "computer": False,
+    "connected": False,
+    "ready": False,
+    "auto": AutoPlay.OFF,
+}
+"""A seat nobody holds (PROTOCOL.md: a player who leaves before the game frees it)."""
+
+
 def _with_seat(view: ViewState, seat: int, **changes: object) -> ViewState:
     if not 0 <= seat < len(view.seats):
         return view
@@ -279,8 +290,19 @@ def _room_message(view: ViewState, message: RoomMessage) -> ViewState:
             view = replace(view, left=view.left - {seat})
             return _with_seat(view, seat, name=name, computer=computer, connected=True)
         case PlayerLeft(seat=seat):
+            if view.phase is RoomPhase.WAITING:  # before the game the seat opens again
+                return _with_seat(view, seat, **_OPEN_SEAT)
+            # Once started the computer plays the seat, name kept; its votes are dropped.
             view = replace(view, left=view.left | {seat})
-            return _with_seat(view, seat, connected=False, ready=False)
+            return _with_seat(
+                view,
+                seat,
+                computer=True,
+                connected=False,
+                ready=False,
+                finish_vote=False,
+                rematch_vote=None,
+            )
         case ConnectionChanged(seat=seat, connected=connected):
             return _with_seat(view, seat, connected=connected)
         case ReadyChanged(seat=seat, ready=ready):

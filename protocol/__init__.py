@@ -77,7 +77,9 @@ from protocol.messages import (
     WatchRoom,
     Welcome,
 )
+from protocol.options import option_name, option_names, option_value
 from protocol.state import GameResult, RoomState, RulesSpec, SeatState, Summary
+from protocol.votes import finish_voters, rematch_voters, still_to_vote
 
 __all__ = [
     "ALL_CARDS",
@@ -148,5 +150,11 @@ __all__ = [
     "decode_client_message",
     "decode_server_message",
     "encode",
+    "finish_voters",
     "is_card",
+    "option_name",
+    "option_names",
+    "option_value",
+    "rematch_voters",
+    "still_to_vote",
 ]

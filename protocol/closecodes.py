@@ -34,7 +34,9 @@ class CloseCode(IntEnum):
     SERVICE_RESTART = 1012
     """The server is restarting: reconnect with backoff and resume with the seat token."""
     TRY_AGAIN_LATER = 1013
-    """The server or this address is at a limit (connections, rooms); retry later."""
+    """The server or this address is at a limit (connections, rooms), or the server
+    cannot save games right now (``store_unavailable``); retry later, with backoff, and
+    resume."""
 
     UNSUPPORTED_VERSION = 4000
     """The opening message's ``v`` is not spoken here (after ``unsupported_version``)."""
@@ -68,6 +70,8 @@ CLOSE_CODE_FOR_ERROR: Mapping[ErrorCode, CloseCode] = MappingProxyType(
         ErrorCode.BINARY_ONLY: CloseCode.UNSUPPORTED_DATA,
         ErrorCode.TOO_LARGE: CloseCode.MESSAGE_TOO_BIG,
         ErrorCode.INTERNAL_ERROR: CloseCode.INTERNAL_ERROR,
+        # the room's connections after a failed write: come back and resume in a moment
+        ErrorCode.STORE_UNAVAILABLE: CloseCode.TRY_AGAIN_LATER,
     }
 )
 """Errors after which the server closes the connection, and with which code.

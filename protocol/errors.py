@@ -89,6 +89,9 @@ class ErrorCode(StrEnum):
     """The message refers to a step that is no longer the current one."""
     INTERNAL_ERROR = "internal_error"
     """A bug on the server; the room carries on if it can."""
+    STORE_UNAVAILABLE = "store_unavailable"
+    """The server cannot save games right now (its disk is full or failing): nothing of
+    the message was done; reconnect a little later and resume (close 1013 follows)."""
 
 
 class ProtocolError(ValueError):

@@ -3,6 +3,11 @@
 Each alias is ``Annotated[base, constraint]``: type checkers see the base type, the codec
 reads the constraint. Integers are msgpack integers only (never bool, never float), so a
 NaN or an infinity is always refused; strings are UTF-8 with the length caps below.
+
+The game's words — the rule settings (`Aces`, `ShortWar`, `WonCards`, `TieBreak`), how a
+game ends (`Termination`), why a player is out (`OutReason`) and the game's bounds
+(players, deal numbers, round limits) — are the `vocabulary` package's, which the engine
+uses too; they are re-exported here. The wire-only enums are defined below.
 """
 
 from __future__ import annotations
@@ -14,10 +19,22 @@ from enum import StrEnum
 from typing import Annotated
 
 from protocol.cards import CARD_PATTERN
+from vocabulary import (
+    MAX_DEAL,
+    MAX_PLAYERS,
+    MAX_ROUND_LIMIT,
+    Aces,
+    OutReason,
+    ShortWar,
+    Termination,
+    TieBreak,
+    WonCards,
+)
 
 __all__ = [
     "MAX_DEAL",
     "MAX_MINUTES",
+    "MAX_PASSWORD_CHARS",
     "MAX_PLAYERS",
     "MAX_ROUND_LIMIT",
     "MAX_SEQ",
@@ -39,6 +56,7 @@ __all__ = [
     "RematchDeal",
     "RoomId",
     "RoomPhase",
+    "Round",
     "RoundLimit",
     "Seat",
     "Seq",
@@ -53,11 +71,10 @@ __all__ = [
     "unprintable",
 ]
 
-MAX_PLAYERS = 4
 MAX_SEQ = 2**63 - 1
-MAX_DEAL = 2**64 - 1
-MAX_ROUND_LIMIT = 1_000_000
 MAX_MINUTES = 24 * 60
+MAX_PASSWORD_CHARS = 128
+"""The longest password a ``create_room`` may carry (a server's must fit in it)."""
 
 
 _UNPRINTABLE_ASCII = re.compile(r"[\x00-\x1f\x7f]")
@@ -110,7 +127,9 @@ Seat = Annotated[int, IntRange(0, MAX_PLAYERS - 1)]
 Seq = Annotated[int, IntRange(0, MAX_SEQ)]
 """A room's message sequence number."""
 Steps = Annotated[int, IntRange(0, MAX_SEQ)]
-"""Engine steps (flips) played in the current game, or a round number."""
+"""Engine steps (flips) played in the current game."""
+Round = Annotated[int, IntRange(0, MAX_SEQ)]
+"""A round number (events number rounds from 1), or a count of rounds."""
 CardCount = Annotated[int, IntRange(0, 52)]
 """A number of cards."""
 Depth = Annotated[int, IntRange(0, 52)]
@@ -118,7 +137,9 @@ Depth = Annotated[int, IntRange(0, 52)]
 Deal = Annotated[int, IntRange(0, MAX_DEAL)]
 """A deal number (non-negative, at most 2**64-1)."""
 RoundLimit = Annotated[int, IntRange(1, MAX_ROUND_LIMIT)]
-"""A round limit (26, 50 and 100 are offered; any positive number up to 1,000,000)."""
+"""A round limit (26, 50 and 100 are offered; any positive number up to 1,000,000).
+
+The same bound as the engine's (`vocabulary.check_round_limit`)."""
 Minutes = Annotated[int, IntRange(1, MAX_MINUTES)]
 """A time limit in minutes (1..1440), kept by the server's clock."""
 Spectators = Annotated[int, IntRange(0, 1_000_000)]
@@ -135,7 +156,7 @@ RoomId = Annotated[str, Text(1, 32, re.compile(r"[A-Za-z0-9-]+"))]
 """A room's public id (grants nothing by itself)."""
 Token = Annotated[str, Text(16, 128, re.compile(r"[A-Za-z0-9_-]+"))]
 """A seat's secret token (URL-safe base64 alphabet)."""
-Password = Annotated[str, Text(1, 128, printable=True)]
+Password = Annotated[str, Text(1, MAX_PASSWORD_CHARS, printable=True)]
 """The server's password to create rooms."""
 ErrorCodeText = Annotated[str, Text(1, 40, re.compile(r"[a-z][a-z0-9_]*"))]
 """An error code string (an ErrorCode value; newer servers may send new codes)."""
@@ -143,35 +164,7 @@ ErrorText = Annotated[str, Text(0, 500)]
 """An error's human sentence."""
 
 
-# --- enums --------------------------------------------------------------------------------
-class Aces(StrEnum):
-    """Rank of the ace (rules setting ``aces``)."""
-
-    HIGH = "high"
-    LOW = "low"
-
-
-class ShortWar(StrEnum):
-    """What happens to a player who cannot finish a war (``short_war``)."""
-
-    LOSE = "lose"
-    LAST_CARD = "last_card"
-
-
-class WonCards(StrEnum):
-    """How won cards go under the winner's pile (``won_cards``)."""
-
-    SHUFFLE = "shuffle"
-    FIXED = "fixed"
-
-
-class TieBreak(StrEnum):
-    """Equal counts when a limit ends the game (``tie_break``)."""
-
-    DRAW = "draw"
-    BATTLE = "battle"
-
-
+# --- enums of the wire alone (the game's are the vocabulary's) ---------------------------
 class AutoPlay(StrEnum):
     """A seat's auto-play: off, calm (about 1.5 s a flip) or quick (about 0.3 s)."""
 
@@ -193,21 +186,3 @@ class RoomPhase(StrEnum):
     WAITING = "waiting"
     PLAYING = "playing"
     OVER = "over"
-
-
-class OutReason(StrEnum):
-    """Why a player is out: no cards after a round, or short in a war."""
-
-    NO_CARDS = "no_cards"
-    SHORT_WAR = "short_war"
-
-
-class Termination(StrEnum):
-    """Why a game ended (the engine's ``Termination`` values)."""
-
-    ALL_CARDS = "all_cards"
-    OPPONENTS_SHORT = "opponents_short"
-    BOTH_SHORT = "both_short"
-    ROUND_LIMIT = "round_limit"
-    TIME_LIMIT = "time_limit"
-    ENDLESS = "endless"

@@ -42,6 +42,7 @@ from protocol.fields import (
     Password,
     RematchDeal,
     RoomId,
+    Round,
     Seat,
     Seq,
     Spectators,
@@ -384,7 +385,7 @@ class CardsTurned:
     TYPE: ClassVar[str] = "cards_turned"
     seq: Seq
     step: Steps
-    round: Steps
+    round: Round
     depth: Depth
     cards: Annotated[tuple[tuple[Seat, Card], ...], MaxItems(MAX_PLAYERS)]
 
@@ -396,7 +397,7 @@ class CardsLaidDown:
     TYPE: ClassVar[str] = "cards_laid_down"
     seq: Seq
     step: Steps
-    round: Steps
+    round: Round
     depth: Depth
     counts: Annotated[tuple[tuple[Seat, CardCount], ...], MaxItems(MAX_PLAYERS)]
 
@@ -408,7 +409,7 @@ class WarDeclared:
     TYPE: ClassVar[str] = "war_declared"
     seq: Seq
     step: Steps
-    round: Steps
+    round: Round
     depth: Depth
     seats: Seats
 
@@ -421,7 +422,7 @@ class CardsTaken:
     TYPE: ClassVar[str] = "cards_taken"
     seq: Seq
     step: Steps
-    round: Steps
+    round: Round
     seat: Seat
     count: CardCount
     counts: Counts
@@ -434,7 +435,7 @@ class CardsReturned:
     TYPE: ClassVar[str] = "cards_returned"
     seq: Seq
     step: Steps
-    round: Steps
+    round: Round
     counts: Counts
 
 
@@ -445,7 +446,7 @@ class PlayerOut:
     TYPE: ClassVar[str] = "player_out"
     seq: Seq
     step: Steps
-    round: Steps
+    round: Round
     seat: Seat
     reason: OutReason
 

@@ -27,6 +27,7 @@ from protocol.fields import (
     RematchDeal,
     RoomId,
     RoomPhase,
+    Round,
     RoundLimit,
     Seat,
     ShortWar,
@@ -36,11 +37,12 @@ from protocol.fields import (
     TieBreak,
     WonCards,
 )
+from vocabulary import FACE_DOWN_COUNTS, MIN_PLAYERS, check_face_down
 
 __all__ = ["GameResult", "RoomState", "RulesSpec", "SeatState", "Summary"]
 
-Players = Annotated[int, IntRange(2, MAX_PLAYERS)]
-FaceDown = Annotated[int, IntRange(1, 3)]
+Players = Annotated[int, IntRange(MIN_PLAYERS, MAX_PLAYERS)]
+FaceDown = Annotated[int, IntRange(min(FACE_DOWN_COUNTS), max(FACE_DOWN_COUNTS))]
 GameNumber = Annotated[int, IntRange(1, MAX_SEQ)]
 SecondsLeft = Annotated[int, IntRange(0, MAX_MINUTES * 60)]
 Seats = Annotated[tuple[Seat, ...], MaxItems(MAX_PLAYERS)]
@@ -52,8 +54,10 @@ class RulesSpec:
 
     Same keys and values as the engine's ``Rules.to_dict()`` minus ``ranks``/``suits``:
     ``{"players": 2, "face_down": 1, "aces": "high", "short_war": "lose",
-    "won_cards": "shuffle", "round_limit": None, "tie_break": "draw"}``.
-    ``face_down`` is 1 or 3.
+    "won_cards": "shuffle", "round_limit": None, "tie_break": "draw"}``. The enums and
+    the bounds are the `vocabulary` package's, as the engine's are; ``face_down`` is 1
+    or 3 (`vocabulary.check_face_down`). ``server.core.wire`` converts between this and
+    the engine's ``Rules``, both ways.
     """
 
     players: Players = 2
@@ -66,20 +70,7 @@ class RulesSpec:
 
     def validate(self) -> None:
         """Raise ValueError if the settings do not go together (called by the codec)."""
-        if self.face_down not in (1, 3):
-            raise ValueError(f"face_down must be 1 or 3, not {self.face_down}")
-
-    def to_dict(self) -> dict[str, object]:
-        """Plain values (enums as strings), the shape of the engine's ``Rules.from_dict``."""
-        return {
-            "players": self.players,
-            "face_down": self.face_down,
-            "aces": str(self.aces),
-            "short_war": str(self.short_war),
-            "won_cards": str(self.won_cards),
-            "round_limit": self.round_limit,
-            "tie_break": str(self.tie_break),
-        }
+        check_face_down(self.face_down)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -109,8 +100,8 @@ class SeatState:
 class Summary:
     """A finished game's figures (what "Finish the Game" shows)."""
 
-    rounds: Steps
-    wars: Steps
+    rounds: Round
+    wars: Round
     longest_war: Depth
     biggest_haul: CardCount
     deal: Deal
@@ -146,7 +137,7 @@ class RoomState:
     seats: Annotated[tuple[SeatState, ...], MaxItems(MAX_PLAYERS)]
     game: GameNumber = 1
     step: Steps = 0
-    round: Steps = 0
+    round: Round = 0
     war_depth: Depth = 0
     war_seats: Seats = ()
     waiting_for: Seats = ()

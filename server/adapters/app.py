@@ -5,7 +5,10 @@ in the Hub (`server.core.hub`); this module only moves bytes, keeps time and enf
 transport limits:
 
 - one ``websockets`` server; ``GET /healthz`` on the same port answers 200 with JSON
-  ``{"status": "ok", "rooms": N, "connections": N}``;
+  ``{"status": "ok", "rooms": N, "connections": N}``, or 503 with ``"status":
+  "store_failing"`` while the store cannot write (a full disk: from a failed write until
+  one succeeds again, `server.core.hub.Hub.store_failing`); other plain HTTP requests get
+  the browser table's files (`server.adapters.web`; none with ``--no-web``);
 - per address, before the WebSocket handshake (in ``process_request``): new connections
   at most ``--connect-rate`` a second in bursts of ``--connect-burst``, and none for
   ``--abuse-penalty`` seconds (doubling on repeats) after one of its connections was
@@ -83,6 +86,7 @@ from server.adapters.config import (
     Settings,
 )
 from server.adapters.logs import bind, get_logger
+from server.adapters.web import WebFiles
 from server.core.actions import Action, Close, ConnId, Send
 from server.core.limits import (
     AddressSlots,
@@ -128,6 +132,8 @@ class HubLike(Protocol):
     def rooms(self) -> int: ...
     @property
     def connections(self) -> int: ...
+    @property
+    def store_failing(self) -> bool: ...
     def close(self) -> None: ...
 
 
@@ -258,6 +264,7 @@ class WarServer:
         self._timer: asyncio.Task[None] | None = None
         self._stopping = False
         self._loop_handler: tuple[Any, ...] | None = None  # (the loop's previous handler,)
+        self._web: WebFiles | None = None
 
     # --- lifecycle ---------------------------------------------------------------------
     async def start(self) -> None:
@@ -265,7 +272,9 @@ class WarServer:
 
         Raises:
             OSError: the address cannot be bound.
+            server.adapters.web.WebFilesError: the browser table's files are missing.
         """
+        self._web = None if self.settings.no_web else WebFiles.load()
         self._server = await serve(
             self._handle_connection,
             self.settings.host,
@@ -374,12 +383,15 @@ class WarServer:
         self._armed_for = None
         self._rearm.set()
 
-    # --- HTTP: /healthz and the per-address gate ------------------------------------------
+    # --- HTTP: /healthz, the page and the per-address gate --------------------------------
     def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
-        """Answer /healthz; refuse (429) a new connection its address may not open now;
-        None lets the WebSocket handshake go on."""
+        """Answer /healthz and the browser table's files (`server.adapters.web`); refuse
+        a WebSocket from another site's page (403) and a new connection its address may
+        not open now (429); None lets the WebSocket handshake go on."""
         if request.path.split("?", 1)[0] == HEALTH_PATH:
             return self._health(connection)
+        if self._web is not None and (page := self._web.respond(request)) is not None:
+            return page  # the browser table's files (not a WebSocket upgrade)
         origin = request.headers.get("Origin")
         if not origin_allowed(origin, request.headers.get("Host"), self.settings.allowed_origins):
             return self._other_site(connection, str(origin))
@@ -402,14 +414,16 @@ class WarServer:
         )
 
     def _health(self, connection: ServerConnection) -> Response:
+        failing = self.hub.store_failing
         body = json.dumps(
             {
-                "status": "ok",
+                "status": "store_failing" if failing else "ok",
                 "rooms": self.hub.rooms,
                 "connections": len(self._sockets),
             }
         )
-        response = connection.respond(http.HTTPStatus.OK, body)
+        status = http.HTTPStatus.SERVICE_UNAVAILABLE if failing else http.HTTPStatus.OK
+        response = connection.respond(status, body)
         del response.headers["Content-Type"]
         response.headers["Content-Type"] = "application/json"
         response.headers["Cache-Control"] = "no-store"

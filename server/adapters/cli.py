@@ -29,7 +29,7 @@ GC_THRESHOLD = (700, 10, 100)
 def tune_gc() -> int:
     """Freeze what exists now out of the collector's sight and make full collections rare.
 
-    Measured (/work/notes/perf-findings.md F3; docs/performance.md): with 1,000 rooms x 4
+    Measured (docs/performance.md, finding F3): with 1,000 rooms x 4
     connections a full (generation 2) collection paused the event loop 130-210 ms, every
     room waiting. ``gc.freeze()`` moves every object alive now (modules, the Hub and the
     rooms it rebuilt from the store) to the permanent generation, so no later collection
@@ -62,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def on_ready(_server: WarServer) -> None:
         frozen = tune_gc()
-        log.info("gc_tuned", frozen=frozen, threshold=list(gc.get_threshold()))
+        log.debug("gc_tuned", frozen=frozen, threshold=list(gc.get_threshold()))
 
     try:
         asyncio.run(run_server(settings, on_ready=on_ready))

@@ -26,7 +26,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from protocol.fields import unprintable
+from protocol.fields import (
+    MAX_PASSWORD_CHARS,  # a longer password could never be sent
+    unprintable,
+)
 from server.adapters._forwarded import Network
 from server.adapters._origin import normal_origin
 
@@ -42,7 +45,6 @@ __all__ = [
     "load_settings",
 ]
 
-MAX_PASSWORD_CHARS = 128  # the protocol's limit: a longer password could never be sent
 MIN_MESSAGE_BYTES = 512  # every valid client message fits; smaller would refuse real ones
 MAX_MESSAGE_BYTES = 1 << 20
 INVALID_MESSAGE_BURST = 10  # codec errors tolerated in a burst before close 1008 ...
@@ -124,6 +126,8 @@ class Settings:
     """connections one address (an IPv6 /64) may have in the opening handshake at once"""
     allowed_origins: tuple[str, ...] = ()
     """origins (`server.adapters._origin.normal_origin` form) allowed besides the server's own"""
+    no_web: bool = False
+    """serve no browser table (`server.adapters.web`): WebSocket and /healthz only"""
     # --- not settable from outside -----------------------------------------------------
     opening_timeout: float = OPENING_TIMEOUT_SECONDS
     """seconds a connection may take to send its opening message (then close 4005)"""
@@ -201,7 +205,9 @@ def _host(text: str) -> str:
 
 def _password(text: str) -> str:
     if len(text) > MAX_PASSWORD_CHARS:
-        raise ValueError(f"the password has {len(text)} characters, at most 128 are allowed")
+        raise ValueError(
+            f"the password has {len(text)} characters, at most {MAX_PASSWORD_CHARS} are allowed"
+        )
     if unprintable(text):
         raise ValueError("the password contains a control or format character")
     if not text.strip():
@@ -275,6 +281,20 @@ def _origins(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(origins))
 
 
+_YES = frozenset({"1", "true", "yes", "on"})
+_NO = frozenset({"0", "false", "no", "off"})
+
+
+def _switch(text: str) -> bool:
+    """A yes/no setting: ``1 true yes on`` or ``0 false no off`` (any case)."""
+    word = text.strip().lower()
+    if word in _YES:
+        return True
+    if word in _NO:
+        return False
+    raise ValueError(f"{text!r} is not one of 1, true, yes, on, 0, false, no, off")
+
+
 def _choice(enum: type[StrEnum]) -> Callable[[str], Any]:
     def parse(text: str) -> StrEnum:
         try:
@@ -288,7 +308,8 @@ def _choice(enum: type[StrEnum]) -> Callable[[str], Any]:
 
 @dataclass(frozen=True, slots=True)
 class Option:
-    """One setting: its flag, variable, parser, default shown in --help, and meaning."""
+    """One setting: its flag, variable, parser, default shown in --help, and meaning.
+    A ``switch`` flag takes no value (``--no-web``); its variable takes yes or no."""
 
     field: str
     flag: str
@@ -299,6 +320,7 @@ class Option:
     metavar: str
     blank_is_unset: bool = True
     """a variable of only spaces counts as unset (never for a secret: it is refused)"""
+    switch: bool = False
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -553,13 +575,26 @@ OPTIONS: tuple[Option, ...] = (
         "once; more are dropped at once (not counted for a --trusted-proxies peer)",
         "N",
     ),
+    Option(
+        "no_web",
+        "--no-web",
+        "WAR_NO_WEB",
+        _switch,
+        "off: GET / serves the browser table",
+        "serve no browser table: only the WebSocket and /healthz (a plain HTTP request "
+        "then gets 426 Upgrade Required); WAR_NO_WEB takes 1/true/yes/on or 0/false/no/off",
+        "",
+        switch=True,
+    ),
 )
 
 _DESCRIPTION = """\
 The War card game server: rooms for 2-4 players and their spectators over WebSocket
 (binary msgpack frames; protocol/PROTOCOL.md), with every game stored in SQLite so a
 restart (even kill -9) loses nothing: clients reconnect and resume their seats.
-GET /healthz on the same port answers 200 with JSON {status, rooms, connections}.
+GET /healthz on the same port answers 200 with JSON {status, rooms, connections}, and
+GET / the browser table: open http://HOST:PORT/ on a phone, tablet or computer to play
+(--no-web turns the page off).
 """
 
 _EPILOG = f"""\
@@ -600,12 +635,14 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_HelpFormatter,
     )
     for option in OPTIONS:
+        text = f"{option.help} (env {option.env}, default {option.default})"
+        if option.switch:
+            parser.add_argument(
+                option.flag, dest=option.field, action="store_const", const="1", help=text
+            )
+            continue
         parser.add_argument(
-            option.flag,
-            dest=option.field,
-            metavar=option.metavar,
-            default=None,
-            help=f"{option.help} (env {option.env}, default {option.default})",
+            option.flag, dest=option.field, metavar=option.metavar, default=None, help=text
         )
     parser.add_argument("--version", action="version", version="%(prog)s " + _package_version())
     return parser

@@ -1,8 +1,9 @@
 """Where rooms survive a restart: `SqliteStore`, the SQLite `Store` of `server.core.records`.
 
-Every write method commits before it returns ("persist, then broadcast"). A store is
-used by one thread (the event loop's); it is not shared between processes: a server
-holds `StoreLock` on it for its whole life, and a second one refuses to start.
+Every write commits before it returns ("persist, then broadcast"); a failed write (a full
+disk, a clash, an unknown room) raises `StoreError` and leaves the file as it was. A
+store is used by one thread (the event loop's); it is not shared between processes: a
+server holds `StoreLock` on it for its whole life, and a second one refuses to start.
 
 Opening (`SqliteStore`): a store that does not exist is made whole under a temporary
 name, readable by its owner only (0600; SQLite gives its ``-wal`` and ``-shm`` the same
@@ -11,14 +12,28 @@ exists must be a War store: an empty (0-byte) file, a damaged one (``PRAGMA
 quick_check``), another program's SQLite file or a ``-wal`` without its store is refused
 with one line naming the file, and left as it was; the server never starts empty over a
 file that held rooms. One room whose row does not parse is skipped and logged by
-`SqliteStore.load_all`; its row stays in the file, so its id and codes (UNIQUE columns)
+`SqliteStore.load_all`; its row stays in the file, so its id and codes (unique columns)
 are never given to a new room.
 
 `SqliteStore` keeps one connection in WAL mode with ``synchronous=NORMAL``: a committed
-write survives a kill -9 of the process (not necessarily a power cut). The schema version
-is ``PRAGMA user_version``; an older store is migrated when it is opened (version 1 → 2:
-the seats' ``previous_token_hash`` column, empty). The deal is stored as text because it
-may exceed SQLite's signed 64-bit integers.
+write survives a kill -9 of the process (not necessarily a power cut). A room is one row
+of ``rooms`` (its codes and rules, its current game, its seq, and the seats' ready flags
+and votes) and one row of ``seats`` per seat. `SqliteStore.save_room` writes only what
+changed since the record it is given as ``before``: a ready or a step is one ``UPDATE``
+of the room's row, without a transaction of its own around it; a seat row is written
+only when that seat changed (a join, a new token, auto-play, a leave).
+
+The schema version is ``PRAGMA user_version``; an older store is migrated when it is
+opened, in one transaction (version 1 → 2: the seats' ``previous_token_hash`` column,
+empty; 2 → 3: codes unique in their normalized form, below; 3 → 4: the ready flags and
+the finish and rematch votes, none). The deal is stored as text because it may exceed
+SQLite's signed 64-bit integers; the rules as the JSON of the engine's ``Rules.to_dict()``.
+
+Codes are unique on the form the hub compares them in (`server.core.codes.normalize_code`:
+upper case, no hyphens), among player and watch codes together, exactly as the hub
+checks a new code: two expression indexes and a trigger (``_CODES_UNIQUE``) refuse a room
+whose player or watch code equals, once normalized, any code of another room, or whose
+two codes are one.
 """
 
 from __future__ import annotations
@@ -28,16 +43,45 @@ import fcntl
 import json
 import os
 import sqlite3
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from server.adapters.logs import get_logger
-from server.core.records import GameRecord, RoomRecord, SeatRecord
+from server.core.records import GameRecord, RoomRecord, SeatRecord, check_same_room
+from server.engine import Rules
 from server.errors import StoreError
 
-__all__ = ["SCHEMA_VERSION", "SqliteStore", "StoreLock"]
+__all__ = ["PAGE_SIZE", "SCHEMA_VERSION", "WAL_CHECKPOINT_BYTES", "SqliteStore", "StoreLock"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 4
 """The store layout this code writes; older stores (from 1) are migrated on opening."""
+PAGE_SIZE = 1024
+"""Bytes per page of a new store (SQLite's default is 4096). Every commit appends the
+pages it changed to the WAL, and a ready or a step changes one: a quarter of the bytes
+to write makes each commit cheaper, and so is each checkpoint (docs/performance.md). A
+store created with another page size keeps it."""
+WAL_CHECKPOINT_BYTES = 4 * 1024 * 1024
+"""The WAL is copied back into the main file (a checkpoint: one fsync, a few ms on the
+event loop) each time it holds this many bytes of pages — SQLite's default of 1000
+pages of 4 KiB, whatever the page size."""
+
+# `server.core.codes.normalize_code` in SQL is upper(replace(code, '-', '')): codes are
+# ASCII (the protocol's ``code`` field), which SQLite's upper() folds as Python's does.
+_CODES_UNIQUE = (
+    "CREATE UNIQUE INDEX rooms_player_code_normal ON rooms (upper(replace(player_code, '-', '')))",
+    "CREATE UNIQUE INDEX rooms_watch_code_normal ON rooms (upper(replace(watch_code, '-', '')))",
+    """CREATE TRIGGER rooms_codes_distinct BEFORE INSERT ON rooms
+WHEN upper(replace(NEW.player_code, '-', '')) = upper(replace(NEW.watch_code, '-', ''))
+    OR EXISTS (SELECT 1 FROM rooms WHERE upper(replace(watch_code, '-', ''))
+                                         = upper(replace(NEW.player_code, '-', '')))
+    OR EXISTS (SELECT 1 FROM rooms WHERE upper(replace(player_code, '-', ''))
+                                         = upper(replace(NEW.watch_code, '-', '')))
+BEGIN
+    SELECT RAISE(ABORT, 'a code of this room is already in use');
+END""",
+)
+"""Version 3: codes unique in their normalized form across both kinds (see above)."""
 
 
 _SCHEMA = """
@@ -57,7 +101,10 @@ CREATE TABLE rooms (
     steps        INTEGER NOT NULL,
     stop_step    INTEGER,
     finished     INTEGER NOT NULL,
-    deadline     REAL
+    deadline     REAL,
+    ready        INTEGER NOT NULL DEFAULT 0,
+    finish_votes INTEGER NOT NULL DEFAULT 0,
+    rematch_votes TEXT NOT NULL DEFAULT '[]'
 ) STRICT;
 CREATE TABLE seats (
     room_id     TEXT NOT NULL REFERENCES rooms(room_id) ON DELETE CASCADE,
@@ -70,11 +117,20 @@ CREATE TABLE seats (
     previous_token_hash TEXT,
     PRIMARY KEY (room_id, seat)
 ) STRICT;
-"""
-# Each step brings a store from the version it is keyed by to the next one. A new column
-# is added last, so a migrated store and a new one have the same columns in the same order.
-_MIGRATIONS = {
-    1: "ALTER TABLE seats ADD COLUMN previous_token_hash TEXT",
+""" + "".join(statement + ";\n" for statement in _CODES_UNIQUE)
+# Each entry brings a store from the version it is keyed by to the next one, with the
+# statements run in order inside the one migration transaction. A new column is added
+# last, so a migrated store and a new one have the same columns in the same order: to
+# change the layout, change `_SCHEMA`, add the step here and raise `SCHEMA_VERSION`.
+_MIGRATIONS: dict[int, tuple[str, ...]] = {
+    1: ("ALTER TABLE seats ADD COLUMN previous_token_hash TEXT",),
+    2: _CODES_UNIQUE,
+    3: (
+        # ready flags and finish votes: one bit per seat; rematch votes: [[seat, deal]]
+        "ALTER TABLE rooms ADD COLUMN ready INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE rooms ADD COLUMN finish_votes INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE rooms ADD COLUMN rematch_votes TEXT NOT NULL DEFAULT '[]'",
+    ),
 }
 
 _MODE = 0o600  # the store holds room codes and deal numbers
@@ -84,21 +140,50 @@ _RESTORE = 'restore a backup (docs/hosting.md, "Back up the store")'
 _INSERT_ROOM = (
     "INSERT INTO rooms (room_id, player_code, watch_code, rules, minutes, created, "
     "last_active, seq, game_number, deal, revealed, started, steps, stop_step, finished, "
-    "deadline) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "deadline, ready, finish_votes, rematch_votes) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
-_UPDATE_GAME = (
-    "UPDATE rooms SET game_number = ?, deal = ?, revealed = ?, started = ?, steps = ?, "
-    "stop_step = ?, finished = ?, deadline = ?, seq = ? WHERE room_id = ?"
+_UPDATE_ROOM = (
+    "UPDATE rooms SET last_active = ?, seq = ?, game_number = ?, deal = ?, revealed = ?, "
+    "started = ?, steps = ?, stop_step = ?, finished = ?, deadline = ?, ready = ?, "
+    "finish_votes = ?, rematch_votes = ? WHERE room_id = ?"
 )
 _SELECT_ROOMS = (
     "SELECT room_id, player_code, watch_code, rules, minutes, created, last_active, seq, "
-    "game_number, deal, revealed, started, steps, stop_step, finished, deadline "
-    "FROM rooms ORDER BY created, room_id"
+    "game_number, deal, revealed, started, steps, stop_step, finished, deadline, ready, "
+    "finish_votes, rematch_votes FROM rooms ORDER BY created, room_id"
+)
+_INSERT_SEAT = (
+    "INSERT INTO seats (room_id, seat, name, token_hash, computer, auto, left_room, "
+    "previous_token_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_UPDATE_SEAT = (
+    "UPDATE seats SET name = ?, token_hash = ?, computer = ?, auto = ?, left_room = ?, "
+    "previous_token_hash = ? WHERE room_id = ? AND seat = ?"
 )
 
 
-def _game_row(game: GameRecord) -> tuple[object, ...]:
+def _bits(seats: Iterable[int]) -> int:
+    """Seat numbers as one bit each."""
+    mask = 0
+    for seat in seats:
+        mask |= 1 << seat
+    return mask
+
+
+def _seats_of(mask: int) -> tuple[int, ...]:
+    """The seat numbers of a `_bits` mask."""
+    return tuple(seat for seat in range(mask.bit_length()) if mask >> seat & 1)
+
+
+def _state_row(record: RoomRecord) -> tuple[object, ...]:
+    """The columns of ``record`` that change after it is created, ``last_active`` to
+    ``rematch_votes`` (as in `_UPDATE_ROOM` and `_SELECT_ROOMS`)."""
+    game = record.game
+    votes = game.rematch_votes
     return (
+        record.last_active,
+        record.seq,
         game.number,
         str(game.deal),
         int(game.revealed),
@@ -107,16 +192,63 @@ def _game_row(game: GameRecord) -> tuple[object, ...]:
         game.stop_step,
         int(game.finished),
         game.deadline,
+        _bits(game.ready),
+        _bits(game.finish_votes),
+        json.dumps([[seat, deal] for seat, deal in votes]) if votes else "[]",
+    )
+
+
+def _seat_row(seat: SeatRecord) -> tuple[object, ...]:
+    return (
+        seat.name,
+        seat.token_hash,
+        int(seat.computer),
+        seat.auto,
+        int(seat.left),
+        seat.previous_token_hash,
+    )
+
+
+def _game(row: Sequence[Any]) -> GameRecord:
+    """The `GameRecord` of the game columns of a room's row (``game_number`` on).
+
+    Raises ValueError (or TypeError) for values that do not parse.
+    """
+    number, deal, revealed, started, steps, stop_step, finished, deadline = row[:8]
+    ready, finish_votes, rematch_votes = row[8:]
+    votes = json.loads(rematch_votes)
+    if not isinstance(votes, list) or not all(
+        isinstance(vote, list)
+        and len(vote) == 2
+        and isinstance(vote[0], int)
+        and isinstance(vote[1], str)
+        for vote in votes
+    ):
+        raise ValueError(f"rematch votes {rematch_votes!r} are not [[seat, deal], …]")
+    return GameRecord(
+        number=number,
+        deal=int(deal),
+        revealed=bool(revealed),
+        started=bool(started),
+        steps=steps,
+        stop_step=stop_step,
+        finished=bool(finished),
+        deadline=deadline,
+        ready=_seats_of(ready),
+        finish_votes=_seats_of(finish_votes),
+        rematch_votes=tuple((seat, deal) for seat, deal in votes),
     )
 
 
 class SqliteStore:
     """A `Store` in one SQLite file (WAL, synchronous=NORMAL, one connection).
 
-    ``SqliteStore(path)`` creates the parent directory and the schema if needed, and
-    migrates a store of an older schema version (in one transaction: all or nothing).
-    Raises `StoreError` if the file holds a schema version this code does not know (a
-    newer server's), or if the migration fails (the file is then left as it was).
+    ``SqliteStore(path)`` creates the parent directory and a new store if none is there
+    (see the module docstring), and migrates a store of an older schema version (in one
+    transaction: all or nothing). Raises `StoreError` if the file is not a sound War
+    store (empty, damaged, another program's), holds a schema version this code does
+    not know (a newer server's), or if the migration fails (the file is then left as it
+    was).
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -130,6 +262,8 @@ class SqliteStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
+            page_size = self._db.execute("PRAGMA page_size").fetchone()[0]
+            self._db.execute(f"PRAGMA wal_autocheckpoint={WAL_CHECKPOINT_BYTES // page_size}")
             if self._version() != SCHEMA_VERSION:
                 self._migrate()
         except BaseException:
@@ -192,7 +326,8 @@ class SqliteStore:
             start = version
             try:
                 while version < SCHEMA_VERSION:
-                    self._db.execute(_MIGRATIONS[version])
+                    for statement in _MIGRATIONS[version]:
+                        self._db.execute(statement)
                     version += 1
                 self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             except sqlite3.Error as error:
@@ -204,88 +339,76 @@ class SqliteStore:
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
 
-    def _update(self, room_id: str, sql: str, params: tuple[object, ...]) -> None:
-        with self._transaction():
-            cursor = self._db.execute(sql, (*params, room_id))
-            if cursor.rowcount != 1:
-                raise StoreError(f"no stored room {room_id!r}")
+    def save_room(self, record: RoomRecord, *, before: RoomRecord | None) -> None:
+        """Store ``record``, writing only what differs from ``before`` (None: a new room).
 
-    def _write_seats(self, room_id: str, seats: tuple[SeatRecord, ...]) -> None:
-        self._db.execute("DELETE FROM seats WHERE room_id = ?", (room_id,))
-        self._db.executemany(
-            "INSERT INTO seats (room_id, seat, name, token_hash, computer, auto, left_room, "
-            "previous_token_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    room_id,
-                    index,
-                    s.name,
-                    s.token_hash,
-                    int(s.computer),
-                    s.auto,
-                    int(s.left),
-                    s.previous_token_hash,
-                )
-                for index, s in enumerate(seats)
-            ],
-        )
-
-    def create_room(self, record: RoomRecord) -> None:
-        """Store a new room; raises `StoreError` if its id or a code is taken."""
+        One changed row is one ``UPDATE`` (SQLite commits it by itself); several, or a
+        new room, one ``BEGIN IMMEDIATE`` … ``COMMIT``. Raises `StoreError` if the id or
+        a code of a new room is in use, if the room is not stored, or if SQLite fails
+        (a full disk: ``database or disk is full``); the file is then as it was.
+        """
+        room_id = record.room_id
         try:
-            with self._transaction():
-                self._db.execute(
-                    _INSERT_ROOM,
-                    (
-                        record.room_id,
-                        record.player_code,
-                        record.watch_code,
-                        json.dumps(record.rules, sort_keys=True),
-                        record.minutes,
-                        record.created,
-                        record.last_active,
-                        record.seq,
-                        *_game_row(record.game),
-                    ),
-                )
-                self._write_seats(record.room_id, record.seats)
+            if before is None:
+                self._insert(record)
+                return
+            check_same_room(record, before)
+            writes: list[tuple[str, tuple[object, ...]]] = []
+            if (
+                record.seq != before.seq
+                or record.last_active != before.last_active
+                or (record.game is not before.game and record.game != before.game)
+            ):
+                writes.append((_UPDATE_ROOM, (*_state_row(record), room_id)))
+            if record.seats is not before.seats:
+                for index, (seat, was) in enumerate(zip(record.seats, before.seats, strict=True)):
+                    if seat != was:
+                        writes.append((_UPDATE_SEAT, (*_seat_row(seat), room_id, index)))
+            if len(writes) == 1:
+                self._write(room_id, *writes[0])
+            elif writes:
+                with self._transaction():
+                    for sql, params in writes:
+                        self._write(room_id, sql, params)
         except sqlite3.IntegrityError as error:
-            raise StoreError(f"room {record.room_id!r} clashes: {error}") from None
+            raise StoreError(f"room {room_id!r} clashes: {error}") from None
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot save room {room_id!r}: {error}") from None
 
-    def record_game(self, room_id: str, game: GameRecord, seq: int) -> None:
-        """Replace the room's current game."""
-        self._update(room_id, _UPDATE_GAME, (*_game_row(game), seq))
+    def _write(self, room_id: str, sql: str, params: tuple[object, ...]) -> None:
+        """One ``UPDATE`` of one row of the room; raises `StoreError` if there is none."""
+        if self._db.execute(sql, params).rowcount != 1:
+            raise StoreError(f"no stored room {room_id!r}")
 
-    def record_steps(self, room_id: str, steps: int, seq: int) -> None:
-        """The current game has played ``steps`` steps."""
-        self._update(room_id, "UPDATE rooms SET steps = ?, seq = ? WHERE room_id = ?", (steps, seq))
-
-    def record_stop(self, room_id: str, stop_step: int) -> None:
-        """The time limit stopped the game at ``stop_step`` steps."""
-        self._update(room_id, "UPDATE rooms SET stop_step = ? WHERE room_id = ?", (stop_step,))
-
-    def record_finish(self, room_id: str, seq: int) -> None:
-        """The game was played out at once."""
-        self._update(room_id, "UPDATE rooms SET finished = 1, seq = ? WHERE room_id = ?", (seq,))
-
-    def update_seats(self, room_id: str, seats: tuple[SeatRecord, ...], seq: int) -> None:
-        """Replace every seat."""
+    def _insert(self, record: RoomRecord) -> None:
         with self._transaction():
-            cursor = self._db.execute("UPDATE rooms SET seq = ? WHERE room_id = ?", (seq, room_id))
-            if cursor.rowcount != 1:
-                raise StoreError(f"no stored room {room_id!r}")
-            self._write_seats(room_id, seats)
-
-    def touch(self, room_id: str, now: float, seq: int) -> None:
-        """The room was active at ``now``."""
-        self._update(
-            room_id, "UPDATE rooms SET last_active = ?, seq = ? WHERE room_id = ?", (now, seq)
-        )
+            self._db.execute(
+                _INSERT_ROOM,
+                (
+                    record.room_id,
+                    record.player_code,
+                    record.watch_code,
+                    json.dumps(record.rules.to_dict(), sort_keys=True),
+                    record.minutes,
+                    record.created,
+                    *_state_row(record),
+                ),
+            )
+            self._db.executemany(
+                _INSERT_SEAT,
+                [
+                    (record.room_id, index, *_seat_row(seat))
+                    for index, seat in enumerate(record.seats)
+                ],
+            )
 
     def delete_room(self, room_id: str) -> None:
-        """Forget the room (its seats go with it)."""
-        with self._transaction():
-            self._db.execute("DELETE FROM rooms WHERE room_id = ?", (room_id,))
+        """Forget the room (its seats go with it). Raises `StoreError` if SQLite fails."""
+        try:
+            with self._transaction():
+                self._db.execute("DELETE FROM rooms WHERE room_id = ?", (room_id,))
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot delete room {room_id!r}: {error}") from None
 
     def load_all(self) -> list[RoomRecord]:
         """Every stored room, oldest first; a row that does not parse is logged
@@ -300,21 +423,12 @@ class SqliteStore:
             )
         records = []
         for row in self._db.execute(_SELECT_ROOMS):
-            (room_id, player_code, watch_code, rules, minutes, created, last_active, seq) = row[:8]
-            number, deal, revealed, started, steps, stop_step, finished, deadline = row[8:]
+            room_id, player_code, watch_code, rules, minutes, created, last_active, seq = row[:8]
             try:
-                game = GameRecord(
-                    number=number,
-                    deal=int(deal),
-                    revealed=bool(revealed),
-                    started=bool(started),
-                    steps=steps,
-                    stop_step=stop_step,
-                    finished=bool(finished),
-                    deadline=deadline,
-                )
-                rules_dict = json.loads(rules)
-            except (ValueError, TypeError) as error:  # one bad row must not keep every family out
+                game = _game(row[8:])
+                room_rules = Rules.from_dict(json.loads(rules))
+            except (TypeError, ValueError) as error:  # RulesError is a ValueError
+                # one bad row must not keep every family out; the row stays, with its codes
                 get_logger().error(
                     "room_not_loaded", room=room_id, error=f"stored row does not parse: {error}"
                 )
@@ -324,7 +438,7 @@ class SqliteStore:
                     room_id=room_id,
                     player_code=player_code,
                     watch_code=watch_code,
-                    rules=rules_dict,
+                    rules=room_rules,
                     minutes=minutes,
                     seats=tuple(seats.get(room_id, ())),
                     game=game,
@@ -364,6 +478,7 @@ def _create(path: Path) -> None:
         os.chmod(temporary, _MODE)  # whatever the umask took away
         db = sqlite3.connect(temporary, isolation_level=None)
         try:
+            db.execute(f"PRAGMA page_size={PAGE_SIZE}")
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(f"BEGIN;{_SCHEMA}PRAGMA user_version={SCHEMA_VERSION};COMMIT;")
         finally:

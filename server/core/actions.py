@@ -1,12 +1,16 @@
-"""What the sans-I/O room core asks the connection layer to do: send a message, or close.
+"""What the sans-I/O room core asks for: messages to send, connections to close, a record to store.
 
-The `Hub` (and each room behind it) never touches a socket. Every call returns a list of
-`Action` values, in order; the app carries them out in that order (a `Send` of an
-``error`` followed by a `Close` of the same connection means: send, then close).
+The `Hub` (and each room behind it) never touches a socket or the disk. Every hub call
+returns a list of `Action` values, in order; the app carries them out in that order (a
+`Send` of an ``error`` followed by a `Close` of the same connection means: send, then
+close). Each room call returns `Effects`: its actions and the room's record, which the
+hub stores (when it changed) before it lets the actions out.
 
-- `Send`: encode ``message`` once and deliver it to every connection in ``to`` (the app
-  uses ``websockets.broadcast()`` when there is more than one recipient, so a slow client
-  never stalls the others).
+- `Send`: encode ``message`` once and deliver it to every connection in ``to``. The app
+  (`server.adapters.app`) queues the frames of one hub call per connection and writes
+  them in one write without awaiting, skipping connections that are not open, so a slow
+  client never stalls the others (the way ``websockets.broadcast()`` behaves, which the
+  app does not call: it batches a connection's frames into one write instead).
 - `Close`: close connection ``conn`` with ``code`` (a `protocol.CloseCode` value documented
   in ``protocol/PROTOCOL.md``) and ``reason`` (a short, lowercase sentence without secrets).
 """
@@ -17,8 +21,10 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from protocol import ServerMessage
+from server.core.records import RoomRecord
+from server.errors import RefusedError
 
-__all__ = ["Action", "Close", "ConnId", "Send"]
+__all__ = ["Action", "Close", "ConnId", "Effects", "Send"]
 
 ConnId: TypeAlias = int
 """A connection's id, assigned by the app layer, unique for the process lifetime."""
@@ -43,3 +49,19 @@ class Close:
 
 Action: TypeAlias = Send | Close
 """One thing for the connection layer to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Effects:
+    """What one room call asks for, in this order: store ``record``, then do ``actions``.
+
+    ``record`` is the room as it must be stored before any of ``actions`` is carried out
+    (persist, then broadcast); the hub skips the write when it equals the stored one but
+    for ``last_active``. ``refused``: the room refused the command (nothing changed but,
+    possibly, the confirmation of a seat's token, which ``record`` holds); the hub
+    answers it with an ``error``.
+    """
+
+    actions: list[Action]
+    record: RoomRecord
+    refused: RefusedError | None = None

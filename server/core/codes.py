@@ -21,6 +21,8 @@ import hmac
 import secrets
 from typing import Protocol
 
+from vocabulary import MAX_DEAL
+
 __all__ = [
     "CODE_ALPHABET",
     "CODE_LENGTH",
@@ -40,7 +42,6 @@ CODE_LENGTH = 8
 """Symbols in a player or watch code (shown as two groups of four)."""
 ROOM_ID_LENGTH = 10
 TOKEN_BYTES = 24
-MAX_DEAL = 2**64 - 1
 
 
 class RandomSource(Protocol):

@@ -15,6 +15,17 @@ after a restart. Nothing here raises for a peer's input: a refusal is an ``error
 message to that connection (and a close where ``protocol/PROTOCOL.md`` says so); a bug
 is an ``internal_error`` and a close 1011, and the other rooms carry on.
 
+Persist, then broadcast: each room call returns `Effects` (its actions and the room's
+record); the hub writes the record through the `Store` when it changed, and only then
+returns the actions. If the write fails (or the room's code raised: a bug), that room is
+thrown away and built again from the record the store holds, by the same path as a
+restart (`Room(record, ...)`), so memory and store agree again; none of the call's
+actions goes out, and every connection of the room (and the one that made the call) is
+told to come back: ``store_unavailable`` and close 1013 (try again later) for a failed
+write, ``internal_error`` and close 1011 for a bug. Clients resume their seats, as after
+a restart. Until a write succeeds again `Hub.store_failing` is true (``/healthz`` says
+so), and a rebuilt room's timers wait `STORE_RETRY_SECONDS` before they try again.
+
 Failed attempts (unknown code, bad token, bad password) are counted per peer address;
 at ``max_failed_joins`` within a minute further opening messages from that address are
 refused with ``too_many_failures`` (close 1008) until the minute has passed. A resume with
@@ -30,8 +41,9 @@ import heapq
 import hmac
 import secrets
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from protocol import (
@@ -48,8 +60,7 @@ from protocol import (
     RoomPhase,
     WatchRoom,
 )
-from server import engine
-from server.core.actions import Action, Close, ConnId, Send
+from server.core.actions import Action, Close, ConnId, Effects, Send
 from server.core.codes import (
     RandomSource,
     hash_token,
@@ -59,14 +70,22 @@ from server.core.codes import (
     new_token,
     normalize_code,
 )
-from server.core.records import GameRecord, RoomRecord, SeatRecord, Store
+from server.core.logger import Logger
+from server.core.records import GameRecord, RoomRecord, SeatRecord, Store, same_state
 from server.core.room import Room, RoomSettings
-from server.errors import RefusedError
+from server.core.wire import engine_rules
+from server.errors import RefusedError, StoreError
 
-__all__ = ["FAILURE_WINDOW_SECONDS", "Hub", "HubSettings", "HubStats"]
+__all__ = ["FAILURE_WINDOW_SECONDS", "STORE_RETRY_SECONDS", "Hub", "HubSettings", "HubStats"]
 
 FAILURE_WINDOW_SECONDS = 60.0
 """Failed attempts are counted over this sliding window, per peer address."""
+STORE_RETRY_SECONDS = 5.0
+"""A room rebuilt after a failed write runs no timer (auto-play, the computer, the time
+limit) sooner than this: a failing disk is tried once in that while per room, not at
+every auto-play beat."""
+STORE_UNAVAILABLE_TEXT = "the server cannot save games right now; try again in a moment"
+INTERNAL_ERROR_TEXT = "a bug on the server; sorry"
 _MAX_ERROR_TEXT = 500
 _COUNTED_FAILURES = frozenset({ErrorCode.UNKNOWN_CODE, ErrorCode.BAD_TOKEN, ErrorCode.BAD_PASSWORD})
 
@@ -133,7 +152,7 @@ class Hub:
         *,
         now: float,
         random: RandomSource | None = None,
-        logger: Any = None,
+        logger: Logger | None = None,
     ) -> None:
         self._store = store
         self._settings = settings
@@ -147,6 +166,9 @@ class Hub:
         self._failures: dict[str, deque[float]] = {}
         self._reserved: set[str] = set()  # ids and codes of stored rooms that did not load
         self._reserved_codes: set[str] = set()  # the same codes, normalised
+        self._saved: dict[str, RoomRecord] = {}  # each room's record as the store holds it
+        self._store_failing = False
+        self._hold: dict[str, float] = {}  # rebuilt rooms: no timer before this time
         # Deadlines, kept incrementally so that next_deadline() and wake() cost O(log R),
         # not O(R), per call (the app asks after every message): each room's earliest
         # deadline (its timers, or its idle removal when nobody is connected), a heap of
@@ -156,18 +178,7 @@ class Hub:
         self._heap: list[tuple[float, str]] = []
         self._dirty: set[str] = set()
         for record in store.load_all():
-            try:
-                room = Room(record, **self._room_kwargs(now))
-            except Exception as error:  # one bad row must not keep every family out
-                if logger is not None:
-                    logger.error("room_not_loaded", room=record.room_id, error=repr(error))
-                self._reserved |= {record.room_id, record.player_code, record.watch_code}
-                self._reserved_codes |= {
-                    normalize_code(record.player_code),
-                    normalize_code(record.watch_code),
-                }
-                continue
-            self._add_room(room)
+            self._load(record, now)
 
     # ------------------------------------------------------------------ queries
     @property
@@ -187,6 +198,11 @@ class Hub:
         players = sum(len(room.connections) for room in rooms) - spectators
         playing = sum(1 for room in rooms if room.phase is RoomPhase.PLAYING)
         return HubStats(len(self._rooms), len(self._conns), players, spectators, playing)
+
+    @property
+    def store_failing(self) -> bool:
+        """A write to the store failed, and none has succeeded since."""
+        return self._store_failing
 
     def room(self, room_id: str) -> Room | None:
         """The room with this id (for tests and tools), or None."""
@@ -229,11 +245,12 @@ class Hub:
                     f"not {message.TYPE}",
                 )
             room = self._rooms[info.room]
-            self._dirty.add(room.room_id)
-            actions = room.handle(conn, message, now)
-            if room.abandoned:
-                actions += self._remove_room(room, "every player left")
-            return self._settle(actions, now)
+            return self._run(
+                room,
+                partial(room.handle, conn, message, now),
+                now,
+                on_refused=lambda no: self._refusal(conn, info, no.code, str(no), now),
+            )
         except RefusedError as refusal:
             return self._refusal(conn, info, refusal.code, str(refusal), now)
         except Exception as bug:  # a bug must not take the server down
@@ -252,9 +269,8 @@ class Hub:
         room = self._rooms.get(info.room)
         if room is None:
             return []
-        self._dirty.add(room.room_id)
         try:
-            return self._settle(room.disconnect(conn, now), now)
+            return self._run(room, partial(room.disconnect, conn, now), now)
         except Exception as bug:
             self._log_bug(bug)
             return []
@@ -264,19 +280,12 @@ class Hub:
         actions: list[Action] = []
         for room in self._due_rooms(now):
             try:
-                actions += room.wake(now)
-                idle_since = now - room.last_active
-                if not room.connections and idle_since >= self._settings.idle_room_seconds:
-                    actions += self._remove_room(room, "the room was idle")
+                actions += self._run(room, partial(room.wake, now), now)
             except Exception as bug:  # one room's trouble must not stop the others
                 self._log_bug(bug)
         for peer in list(self._failures):
             self._recent_failures(peer, now)
-        try:
-            return self._settle(actions, now)
-        except Exception as bug:
-            self._log_bug(bug)
-            return actions
+        return actions
 
     def close(self) -> None:
         """Flush and close the store."""
@@ -307,16 +316,15 @@ class Hub:
                 ErrorCode.TOO_MANY_FAILURES,
                 f"{limit} wrong codes, tokens or passwords within a minute; wait a minute",
             )
+        call: Callable[[], Effects]
         if isinstance(message, CreateRoom):
-            room, actions = self._create(conn, message, now)
+            room, call = self._create(conn, message, now)
         elif isinstance(message, JoinRoom):
             room = self._find(self._by_player_code, message.code)
-            self._dirty.add(room.room_id)
-            actions = room.join(conn, message.name, now)
+            call = partial(room.join, conn, message.name, now)
         elif isinstance(message, WatchRoom):
             room = self._find(self._by_watch_code, message.code)
-            self._dirty.add(room.room_id)
-            actions = room.watch(conn, now)
+            call = partial(room.watch, conn, now)
         else:
             found = self._rooms.get(message.room)
             if found is None:
@@ -324,10 +332,8 @@ class Hub:
                     ErrorCode.BAD_TOKEN, "this seat token is unknown or was replaced"
                 )
             room = found
-            self._dirty.add(room.room_id)
-            actions = room.resume(conn, message.token, now)
-        info.room = room.room_id
-        return self._settle(actions, now)
+            call = partial(room.resume, conn, message.token, now)
+        return self._run(room, call, now, opener=conn)
 
     def _find(self, index: dict[str, str], code: str) -> Room:
         room_id = index.get(normalize_code(code))
@@ -335,7 +341,11 @@ class Hub:
             raise RefusedError(ErrorCode.UNKNOWN_CODE, f"no room has the code {code[:32]!r}")
         return self._rooms[room_id]
 
-    def _create(self, conn: ConnId, message: CreateRoom, now: float) -> tuple[Room, list[Action]]:
+    def _create(
+        self, conn: ConnId, message: CreateRoom, now: float
+    ) -> tuple[Room, Callable[[], Effects]]:
+        """The new room (held, not yet stored: the first `_run` stores it) and the call
+        that seats the creator."""
         password = self._settings.password
         if password is not None:
             if message.password is None:
@@ -351,8 +361,7 @@ class Hub:
             )
         try:
             message.validate()  # the codec did; a hub called directly must be as strict
-            message.rules.validate()
-            rules = engine.Rules.from_dict(message.rules.to_dict())
+            rules = engine_rules(message.rules)
         except ValueError as error:  # RulesError is a ValueError
             raise RefusedError(ErrorCode.BAD_VALUE, str(error)) from None
         token = new_token(self._random)
@@ -377,22 +386,161 @@ class Hub:
                 lambda: new_code(self._random),
                 lambda code: normalize_code(code) == mine or self._code_taken(code),
             ),
-            rules=rules.to_dict(),
+            rules=rules,
             minutes=message.minutes,
             seats=tuple(seats),
             game=GameRecord(number=1, deal=deal, revealed=revealed),
             created=now,
             last_active=now,
         )
-        self._store.create_room(record)
         room = Room(record, **self._room_kwargs(now))
         self._add_room(room)
-        return room, room.open_for_creator(conn, token, now)
+        return room, partial(room.open_for_creator, conn, token, now)
+
+    # ------------------------------------------------------------------ persist, then broadcast
+    def _run(
+        self,
+        room: Room,
+        call: Callable[[], Effects],
+        now: float,
+        *,
+        opener: ConnId | None = None,
+        on_refused: Callable[[RefusedError], list[Action]] | None = None,
+    ) -> list[Action]:
+        """Run one ``call`` of ``room``, settle the closes it asks for, store the room's
+        record if it changed (or remove the room if it is abandoned or idle), and return
+        the actions to release. ``opener``: the connection opening the room with this
+        call; it is in the room once the call is stored. ``on_refused``: the answer to
+        a command the room refused, added once the call is stored.
+
+        If the call raises (a bug) or the write fails, nothing of the call goes out: the
+        room is rebuilt from its stored record and its connections (``opener`` too) are
+        told to come back (`_recover`). A `RefusedError` raised by an opening call
+        propagates (nothing changed).
+        """
+        room_id = room.room_id
+        self._dirty.add(room_id)
+        present = room.connections
+        try:
+            effects = call()
+        except RefusedError:
+            raise
+        except Exception as bug:
+            return self._recover(room, present, opener, bug, now)
+        try:
+            actions, record, closed = self._settle_room(room, effects, now)
+            why = self._removal(room, now)
+            if why is not None:
+                return actions + self._remove_room(room, why)
+            self._save(record)
+        except Exception as error:
+            return self._recover(room, present, opener, error, now)
+        conns = self._conns
+        for conn in closed:  # closed by this call: in no room any more
+            conns[conn].room = None
+        if opener is not None:
+            conns[opener].room = room_id
+        if effects.refused is not None and on_refused is not None:
+            actions = actions + on_refused(effects.refused)
+        return actions
+
+    def _settle_room(
+        self, room: Room, effects: Effects, now: float
+    ) -> tuple[list[Action], RoomRecord, list[ConnId]]:
+        """The actions of ``effects`` and of the disconnections its closes cause in
+        ``room``, the room's record after all of them, and the connections of the room
+        those closes end."""
+        actions, record = effects.actions, effects.record
+        closed: list[ConnId] = []
+        for close in _closes(actions):
+            info = self._conns.get(close.conn)
+            if info is not None and info.room == room.room_id:
+                closed.append(close.conn)
+            if room.has(close.conn):
+                gone = room.disconnect(close.conn, now)
+                actions.extend(gone.actions)
+                record = gone.record
+        return actions, record, closed
+
+    def _removal(self, room: Room, now: float) -> str | None:
+        """Why ``room`` is to be removed now, or None."""
+        if room.abandoned:
+            return "every player left"
+        idle = now - room.last_active >= self._settings.idle_room_seconds
+        if idle and not room.connections:
+            return "the room was idle"
+        return None
+
+    def _save(self, record: RoomRecord) -> None:
+        """Store ``record`` unless the store holds it already (``last_active`` aside)."""
+        before = self._saved.get(record.room_id)
+        if before is not None and (record is before or same_state(record, before)):
+            return
+        self._store.save_room(record, before=before)
+        self._saved[record.room_id] = record
+        self._store_failing = False
+        self._hold.pop(record.room_id, None)
+
+    def _recover(
+        self,
+        room: Room,
+        present: tuple[ConnId, ...],
+        opener: ConnId | None,
+        error: Exception,
+        now: float,
+    ) -> list[Action]:
+        """A call of ``room`` raised, or its write failed: rebuild the room from the
+        stored record (as a restart does; a room never stored is dropped) and tell its
+        connections — those ``present`` before the call, and ``opener`` — to come back."""
+        room_id = room.room_id
+        if isinstance(error, StoreError):
+            self._store_failing = True
+            code, text = ErrorCode.STORE_UNAVAILABLE, STORE_UNAVAILABLE_TEXT
+            if self._logger is not None:
+                self._logger.error("store_failed", room=room_id, error=str(error))
+        else:
+            code, text = ErrorCode.INTERNAL_ERROR, INTERNAL_ERROR_TEXT
+            self._log_bug(error)
+        close = CLOSE_CODE_FOR_ERROR[code]
+        self._drop_room(room)
+        saved = self._saved.pop(room_id, None)
+        if saved is not None and self._load(saved, now) is not None:
+            self._hold[room_id] = now + STORE_RETRY_SECONDS
+        actions: list[Action] = []
+        for conn in dict.fromkeys((*present, *(() if opener is None else (opener,)))):
+            info = self._conns.get(conn)
+            if info is None or (info.room != room_id and conn != opener):
+                continue  # gone, or already on its way out before this call
+            info.room = None
+            actions += [
+                Send((conn,), Error(code=code, message=text)),
+                Close(conn, close, code.value),
+            ]
+        return actions
 
     # ------------------------------------------------------------------ helpers
+    def _load(self, record: RoomRecord, now: float) -> Room | None:
+        """Build the room of a stored ``record`` and hold it: the one path of a restart
+        and of the recovery from a failed write. A record that does not rebuild is
+        logged and skipped (one bad row must not keep every family out); its id and
+        codes stay reserved."""
+        try:
+            room = Room(record, **self._room_kwargs(now))
+        except Exception as error:
+            if self._logger is not None:
+                self._logger.error("room_not_loaded", room=record.room_id, error=repr(error))
+            self._reserved |= {record.room_id, record.player_code, record.watch_code}
+            self._reserved_codes |= {
+                normalize_code(record.player_code),
+                normalize_code(record.watch_code),
+            }
+            return None
+        self._add_room(room)
+        self._saved[room.room_id] = record
+        return room
+
     def _room_kwargs(self, now: float) -> dict[str, Any]:
         return {
-            "store": self._store,
             "settings": self._room_settings,
             "random": self._random,
             "now": now,
@@ -405,23 +553,36 @@ class Hub:
         self._by_player_code[normalize_code(room.player_code)] = room.room_id
         self._by_watch_code[normalize_code(room.watch_code)] = room.room_id
 
-    def _remove_room(self, room: Room, why: str) -> list[Action]:
+    def _drop_room(self, room: Room) -> None:
+        """Forget ``room`` in memory (not in the store)."""
         self._dirty.add(room.room_id)
-        actions = room.close_all(why)
         self._rooms.pop(room.room_id, None)
+        self._hold.pop(room.room_id, None)
         self._by_player_code.pop(normalize_code(room.player_code), None)
         self._by_watch_code.pop(normalize_code(room.watch_code), None)
+
+    def _remove_room(self, room: Room, why: str) -> list[Action]:
+        actions = room.close_all(why)
+        for action in actions:
+            info = self._conns.get(action.conn) if isinstance(action, Close) else None
+            if info is not None:
+                info.room = None
+        self._drop_room(room)
+        if self._saved.pop(room.room_id, None) is None:
+            return actions  # never stored
         try:
             self._store.delete_room(room.room_id)
-        except Exception as bug:  # it comes back after a restart, and goes again when idle
-            self._log_bug(bug)
+        except Exception as error:  # it comes back after a restart, and goes again when idle
+            self._store_failing = isinstance(error, StoreError) or self._store_failing
+            if self._logger is not None:
+                self._logger.error("room_not_deleted", room=room.room_id, error=str(error))
         return actions
 
     def _code_taken(self, code: str) -> bool:
         """True if ``code`` (in any case, with or without hyphens) belongs to a room.
 
         Looked up in the code maps directly: creating a room costs O(1), not a copy of
-        every code in use (perf-findings F2).
+        every code in use (docs/performance.md, finding F2).
         """
         key = normalize_code(code)
         return (
@@ -444,21 +605,16 @@ class Hub:
         return None if room is None else room.seat_of(conn)
 
     def _settle(self, actions: list[Action], now: float) -> list[Action]:
-        """A closed connection is in no room any more (its room hears it is gone)."""
-        index = 0
-        while index < len(actions):
-            action = actions[index]
-            index += 1
-            if not isinstance(action, Close):
-                continue
-            info = self._conns.get(action.conn)
+        """A closed connection is in no room any more (its room hears it is gone, and
+        that is stored before anything goes out)."""
+        for close in _closes(actions):
+            info = self._conns.get(close.conn)
             if info is None or info.room is None:
                 continue
             room = self._rooms.get(info.room)
             info.room = None
-            if room is not None and room.has(action.conn):
-                self._dirty.add(room.room_id)
-                actions += room.disconnect(action.conn, now)
+            if room is not None and room.has(close.conn):
+                actions += self._run(room, partial(room.disconnect, close.conn, now), now)
         return actions
 
     def _refresh_deadlines(self) -> None:
@@ -470,6 +626,9 @@ class Hub:
             if room is not None and not room.connections:
                 removal = room.last_active + idle
                 due = removal if due is None else min(due, removal)
+            hold = self._hold.get(room_id)
+            if due is not None and hold is not None:
+                due = max(due, hold)
             if due is None:
                 self._deadline.pop(room_id, None)
             elif self._deadline.get(room_id) != due:
@@ -522,7 +681,7 @@ class Hub:
 
     def _internal_error(self, conn: ConnId, bug: Exception, now: float) -> list[Action]:
         self._log_bug(bug)
-        error = Error(code=ErrorCode.INTERNAL_ERROR, message="a bug on the server; sorry")
+        error = Error(code=ErrorCode.INTERNAL_ERROR, message=INTERNAL_ERROR_TEXT)
         actions: list[Action] = [
             Send((conn,), error),
             Close(conn, CloseCode.INTERNAL_ERROR, "internal error"),
@@ -536,3 +695,13 @@ class Hub:
     def _log_bug(self, bug: Exception) -> None:
         if self._logger is not None:
             self._logger.error("room_core_bug", error=repr(bug), exc_info=bug)
+
+
+def _closes(actions: list[Action]) -> Iterator[Close]:
+    """Each `Close` of ``actions``, those appended while this runs included."""
+    index = 0
+    while index < len(actions):
+        action = actions[index]
+        index += 1
+        if isinstance(action, Close):
+            yield action

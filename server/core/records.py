@@ -2,22 +2,37 @@
 
 A room is stored as what it takes to rebuild it, never as a game's inner state: its codes,
 rules, time limit, seats (names, token *hashes* — the latest and, until the latest is
-confirmed, the one it replaced —, computer, auto-play, left) and its current
-game as rules + deal number + steps played (+ the step at which the time limit stopped it,
-+ whether it was played out by a finish vote). `server.core.room` replays the engine from
-that. `MemoryStore` keeps records in a dict (tests, and a server that need not survive a
-restart); `server.adapters.store.SqliteStore` keeps them in SQLite.
+confirmed, the one it replaced —, computer, auto-play, left), the ``seq`` of the last
+room message it sent, and its current game as rules + deal number + steps played (+ the
+step at which the time limit stopped it, + whether it was played out by a finish vote)
+with the seats ready for the next step and the finish and rematch votes.
+`server.core.room` replays the engine from that: a room is rebuilt from its record after
+a restart and after a failed write alike.
+
+The `Store` is small: save a room (given what it held before, so that an implementation
+writes only what changed), delete a room, load every room, close. `MemoryStore` keeps
+records in a dict (tests, and a server that need not survive a restart);
+`server.adapters.store.SqliteStore` keeps them in SQLite.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Protocol
 
+from server.core.codes import normalize_code
+from server.engine import Rules
 from server.errors import StoreError
 
-__all__ = ["GameRecord", "MemoryStore", "RoomRecord", "SeatRecord", "Store"]
+__all__ = [
+    "GameRecord",
+    "MemoryStore",
+    "RoomRecord",
+    "SeatRecord",
+    "Store",
+    "check_same_room",
+    "same_state",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +42,7 @@ class SeatRecord:
     ``token_hash``: the hash of the seat's latest token. ``previous_token_hash``: the hash
     of the token the seat was last resumed with, still accepted while the latest one is
     unconfirmed (its ``welcome`` may have been lost); None once the latest is confirmed,
-    and for a seat never resumed. See `server.room.Room.resume`.
+    and for a seat never resumed. See `server.core.room.Room.resume`.
     """
 
     name: str | None = None
@@ -46,6 +61,9 @@ class GameRecord:
     engine steps played one by one. ``stop_step``: the step count at which
     ``stop_by_time()`` was called, or None. ``finished``: ``finish()`` played the rest out
     after those steps. ``deadline``: the wall-clock time the time limit runs out, or None.
+    ``ready``: the seats ready for the next step (in seat order). ``finish_votes``: the
+    seats that voted to finish this game. ``rematch_votes``: (seat, "new" or "same") for
+    each seat that voted for a rematch, in seat order.
     """
 
     number: int
@@ -56,16 +74,25 @@ class GameRecord:
     stop_step: int | None = None
     finished: bool = False
     deadline: float | None = None
+    ready: tuple[int, ...] = ()
+    finish_votes: tuple[int, ...] = ()
+    rematch_votes: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class RoomRecord:
-    """Everything needed to rebuild one room. ``rules`` is the engine's ``Rules.to_dict()``."""
+    """Everything needed to rebuild one room. ``rules`` are the engine's (a store keeps them
+    as the JSON of ``Rules.to_dict()``).
+
+    ``seq``: the seq of the last room message sent (stored before the message is sent, so
+    a room's seq never goes backwards across a restart). ``room_id``, the codes,
+    ``rules``, ``minutes`` and ``created`` never change once the room is stored.
+    """
 
     room_id: str
     player_code: str
     watch_code: str
-    rules: dict[str, object]
+    rules: Rules
     minutes: int | None
     seats: tuple[SeatRecord, ...]
     game: GameRecord
@@ -74,39 +101,59 @@ class RoomRecord:
     seq: int = 0
 
 
-class Store(Protocol):
-    """The persistence a hub needs. Every write commits before returning.
+def same_state(a: RoomRecord, b: RoomRecord) -> bool:
+    """Whether ``a`` and ``b`` hold the same room state, ``last_active`` aside.
 
-    Writes to an unknown room raise `StoreError`; so does a second `create_room` with an
-    id or code already in use.
+    ``last_active`` changes with every message; it is written along with the next real
+    change (a message that changes nothing else is not worth a write).
+    """
+    return (
+        a.seq == b.seq
+        and a.game == b.game
+        and a.seats == b.seats
+        and a.room_id == b.room_id
+        and a.player_code == b.player_code
+        and a.watch_code == b.watch_code
+        and a.minutes == b.minutes
+        and a.created == b.created
+        and a.rules == b.rules
+    )
+
+
+def check_same_room(record: RoomRecord, before: RoomRecord) -> None:
+    """Raise `StoreError` unless ``record`` is a later state of the room ``before`` holds
+    (same id, codes, rules, time limit, creation time and number of seats)."""
+    if record is before:
+        return
+    if (
+        record.room_id != before.room_id
+        or record.player_code != before.player_code
+        or record.watch_code != before.watch_code
+        or record.minutes != before.minutes
+        or record.created != before.created
+        or len(record.seats) != len(before.seats)
+        or (record.rules is not before.rules and record.rules != before.rules)
+    ):
+        raise StoreError(f"room {record.room_id!r} is not a later state of {before.room_id!r}")
+
+
+class Store(Protocol):
+    """The persistence a hub needs. Every write commits before returning (all or nothing).
+
+    Any failure to write (a full disk, a clash, an unknown room) raises `StoreError`, and
+    the store then holds what it held before the call. Codes are compared as the hub
+    compares them: normalized (`server.core.codes.normalize_code`), player and watch codes
+    together.
     """
 
-    def create_room(self, record: RoomRecord) -> None:
-        """Store a new room."""
-        ...
+    def save_room(self, record: RoomRecord, *, before: RoomRecord | None) -> None:
+        """Store ``record``. ``before`` is the record of this room the store holds now
+        (exactly what the last successful `save_room` of it was given), or None for a
+        new room; an implementation may write only what differs from it.
 
-    def record_game(self, room_id: str, game: GameRecord, seq: int) -> None:
-        """Replace the room's current game (a game starts, or a rematch)."""
-        ...
-
-    def record_steps(self, room_id: str, steps: int, seq: int) -> None:
-        """The current game has now played ``steps`` steps."""
-        ...
-
-    def record_stop(self, room_id: str, stop_step: int) -> None:
-        """The time limit stopped the current game when ``stop_step`` steps were played."""
-        ...
-
-    def record_finish(self, room_id: str, seq: int) -> None:
-        """The current game was played out at once (a finish vote)."""
-        ...
-
-    def update_seats(self, room_id: str, seats: tuple[SeatRecord, ...], seq: int) -> None:
-        """Replace every seat of the room."""
-        ...
-
-    def touch(self, room_id: str, now: float, seq: int) -> None:
-        """The room was active at ``now``."""
+        Raises `StoreError` for a new room whose id or a code is in use, and for a
+        ``before`` whose room the store does not hold.
+        """
         ...
 
     def delete_room(self, room_id: str) -> None:
@@ -128,55 +175,25 @@ class MemoryStore:
     def __init__(self) -> None:
         self._rooms: dict[str, RoomRecord] = {}
         self.writes = 0
-        """How many write calls succeeded (tests check persist-before-broadcast)."""
+        """How many writes succeeded (tests check persist-before-broadcast)."""
 
-    def _get(self, room_id: str) -> RoomRecord:
-        try:
-            return self._rooms[room_id]
-        except KeyError:
-            raise StoreError(f"no stored room {room_id!r}") from None
-
-    def _put(self, record: RoomRecord) -> None:
+    def save_room(self, record: RoomRecord, *, before: RoomRecord | None) -> None:
+        """Store ``record``; raises `StoreError` for a clash (codes compared normalized,
+        player and watch codes together, as the hub does) or an unknown room."""
+        if before is None:
+            codes = {normalize_code(record.player_code), normalize_code(record.watch_code)}
+            if len(codes) == 1:
+                raise StoreError(f"room {record.room_id!r} has one code for players and watchers")
+            for other in self._rooms.values():
+                taken = {normalize_code(other.player_code), normalize_code(other.watch_code)}
+                if other.room_id == record.room_id or taken & codes:
+                    raise StoreError(f"room {record.room_id!r} clashes with {other.room_id!r}")
+        else:
+            check_same_room(record, before)
+            if record.room_id not in self._rooms:
+                raise StoreError(f"no stored room {record.room_id!r}")
         self._rooms[record.room_id] = record
         self.writes += 1
-
-    def create_room(self, record: RoomRecord) -> None:
-        """Store a new room; raises `StoreError` if its id or a code is taken."""
-        for other in self._rooms.values():
-            taken = {other.room_id, other.player_code, other.watch_code}
-            if taken & {record.room_id, record.player_code, record.watch_code}:
-                raise StoreError(f"room {record.room_id!r} clashes with {other.room_id!r}")
-        self._put(record)
-
-    def record_game(self, room_id: str, game: GameRecord, seq: int) -> None:
-        """Replace the room's current game."""
-        self._put(dataclasses.replace(self._get(room_id), game=game, seq=seq))
-
-    def record_steps(self, room_id: str, steps: int, seq: int) -> None:
-        """The current game has played ``steps`` steps."""
-        record = self._get(room_id)
-        game = dataclasses.replace(record.game, steps=steps)
-        self._put(dataclasses.replace(record, game=game, seq=seq))
-
-    def record_stop(self, room_id: str, stop_step: int) -> None:
-        """The time limit stopped the game at ``stop_step`` steps."""
-        record = self._get(room_id)
-        game = dataclasses.replace(record.game, stop_step=stop_step)
-        self._put(dataclasses.replace(record, game=game))
-
-    def record_finish(self, room_id: str, seq: int) -> None:
-        """The game was played out at once."""
-        record = self._get(room_id)
-        game = dataclasses.replace(record.game, finished=True)
-        self._put(dataclasses.replace(record, game=game, seq=seq))
-
-    def update_seats(self, room_id: str, seats: tuple[SeatRecord, ...], seq: int) -> None:
-        """Replace every seat."""
-        self._put(dataclasses.replace(self._get(room_id), seats=seats, seq=seq))
-
-    def touch(self, room_id: str, now: float, seq: int) -> None:
-        """The room was active at ``now``."""
-        self._put(dataclasses.replace(self._get(room_id), last_active=now, seq=seq))
 
     def delete_room(self, room_id: str) -> None:
         """Forget the room."""

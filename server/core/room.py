@@ -1,27 +1,24 @@
 """One room, sans-I/O: seats, spectators, ready flags, auto-play, votes, limits, resume.
 
-A `Room` is rebuilt from its `RoomRecord` (the same path for a new room and for one
-loaded after a restart: the engine replays the recorded steps). Every command takes
-``now`` (wall-clock seconds, from the caller) and returns the `Action` list to carry out;
-a refused command raises `RefusedError` *before* changing anything (but the message still
-confirms its seat's token, see Tokens below). Writes go to the store before the messages
-they announce are returned (persist, then broadcast).
+A `Room` is built from its `RoomRecord`: a new room, a room loaded after a restart and a
+room rebuilt after a failed write take the same path (the engine replays the recorded
+steps). A room never touches the store. Every call takes ``now`` (wall-clock seconds,
+from the caller) and returns `Effects`: the actions to carry out and the room's record,
+which the hub stores before it lets the actions out (persist, then broadcast). If that
+write fails, the hub throws this room away and builds it again from the stored record.
 
-What each room phase accepts (``waiting`` → ``playing`` → ``over`` → ``playing`` …)::
-
-    command        waiting             playing                   over
-    ready          game_not_started    the needed seats          game_over
-    set_auto_play  yes                 yes                       game_over
-    vote_finish    game_not_started    humans (all → finish)     game_over
-    rematch        game_not_started    game_in_progress          humans (all → new game)
-    leave          seat freed          computer takes the seat   computer takes the seat
-    resync         yes                 yes                       yes
+Which command is accepted in which phase, and from whom, is the table of
+`server.core.phases` (``waiting`` → ``playing`` → ``over`` → ``playing`` …); the room
+consults it first. A refused command changes nothing (but its message still confirms its
+seat's token, see Tokens below): the refusal comes back in `Effects.refused`. A refused
+opening call (join, watch, resume) raises `RefusedError` instead, having changed nothing.
 
 Seats: a *human* seat has a name and a token hash; a *computer* seat (chosen at creation,
 or a human seat whose player left a started game) readies ``computer_delay`` after it is
 needed. A human seat on auto-play readies ``calm_delay`` or ``quick_delay`` after it is
 needed; without auto-play the game waits for it, connected or not ("away"). With an
-away-timeout, an away seat goes on calm auto-play once the timeout has passed.
+away-timeout, an away seat goes on calm auto-play once the timeout has passed. Ready
+flags and finish and rematch votes are in the record: they survive a restart.
 
 Tokens: each resume issues a new token, stored (as a hash) before the ``welcome`` that
 carries it is sent. That welcome can be lost (a kill -9 of the server, a dropped
@@ -69,13 +66,16 @@ from protocol import (
 )
 from protocol.closecodes import CloseCode
 from server import engine
-from server.core.actions import Action, Close, ConnId, Send
+from server.core import phases
+from server.core.actions import Action, Close, ConnId, Effects, Send
 from server.core.codes import RandomSource, hash_token, new_deal, new_token, token_matches
-from server.core.records import GameRecord, RoomRecord, SeatRecord, Store
+from server.core.logger import Logger
+from server.core.phases import Who
+from server.core.records import GameRecord, RoomRecord, SeatRecord
 from server.core.wire import event_message, game_over_message, game_result, rules_spec
 from server.errors import RefusedError
 
-__all__ = ["InRoomMessage", "Room", "RoomSettings", "rebuild_game"]
+__all__ = ["InRoomMessage", "Room", "RoomSettings", "played", "rebuild_game"]
 
 InRoomMessage = Ready | SetAutoPlay | VoteFinish | Rematch | Leave | Resync
 """The client messages a room handles (opening messages are the hub's)."""
@@ -92,52 +92,74 @@ class RoomSettings:
     computer_delay: float = 0.6
 
 
+_OPEN_SEAT = SeatRecord()
+
+
 @dataclass(slots=True)
 class _Seat:
-    """A seat's state; the first six fields are persisted (`SeatRecord`)."""
+    """A seat: its stored part (``record``, replaced on every change, never mutated,
+    with what follows from it) and what only lives in memory. Its ready flag and votes
+    are in the game's record (`GameRecord`)."""
 
-    name: str | None = None
-    token_hash: str | None = None
-    computer: bool = False
+    record: SeatRecord
     auto: AutoPlay = AutoPlay.OFF
-    left: bool = False
-    previous_token_hash: str | None = None
-    """The token the seat was resumed with, accepted until ``token_hash``'s is confirmed."""
+    human: bool = False
+    """A person plays this seat (it may be away)."""
+    machine: bool = False
+    """The computer plays this seat (chosen at creation, or the player left)."""
     conn: ConnId | None = None
-    ready: bool = False
-    finish_vote: bool = False
-    rematch_vote: RematchDeal | None = None
     due: float | None = None
     """When auto-play / the computer readies this seat."""
     away_deadline: float | None = None
     """When the away-timeout puts this seat on calm auto-play."""
 
-    @property
-    def human(self) -> bool:
-        """A person plays this seat (it may be away)."""
-        return self.name is not None and not self.computer and not self.left
+    def __post_init__(self) -> None:
+        self.set(self.record)
+
+    def set(self, record: SeatRecord) -> None:
+        """Take ``record`` as the stored part."""
+        self.record = record
+        self.auto = AutoPlay(record.auto)
+        self.human = record.name is not None and not record.computer and not record.left
+        self.machine = record.computer or record.left
 
     @property
-    def machine(self) -> bool:
-        """The computer plays this seat (chosen at creation, or the player left)."""
-        return self.computer or self.left
+    def name(self) -> str | None:
+        return self.record.name
 
-    def record(self) -> SeatRecord:
-        return SeatRecord(
-            self.name,
-            self.token_hash,
-            self.computer,
-            self.auto.value,
-            self.left,
-            self.previous_token_hash,
-        )
+    @property
+    def computer(self) -> bool:
+        return self.record.computer
+
+    @property
+    def left(self) -> bool:
+        return self.record.left
 
     def holds(self, token: str) -> bool:
         """Whether ``token`` resumes this seat: its latest token, or the unconfirmed one's
         predecessor (both compared in constant time)."""
-        latest = token_matches(token, self.token_hash)
-        previous = token_matches(token, self.previous_token_hash)
+        latest = token_matches(token, self.record.token_hash)
+        previous = token_matches(token, self.record.previous_token_hash)
         return self.human and (latest or previous)
+
+
+def played(record: GameRecord, steps: int, ready: tuple[int, ...]) -> GameRecord:
+    """``record`` with ``steps`` played and the seats ``ready`` ready: what every ready and
+    every step changes, built directly (several times faster than `dataclasses.replace`;
+    a test checks that it keeps every other field)."""
+    return GameRecord(
+        number=record.number,
+        deal=record.deal,
+        revealed=record.revealed,
+        started=record.started,
+        steps=steps,
+        stop_step=record.stop_step,
+        finished=record.finished,
+        deadline=record.deadline,
+        ready=ready,
+        finish_votes=record.finish_votes,
+        rematch_votes=record.rematch_votes,
+    )
 
 
 def rebuild_game(rules: engine.Rules, record: GameRecord) -> engine.Game:
@@ -157,43 +179,44 @@ def rebuild_game(rules: engine.Rules, record: GameRecord) -> engine.Game:
 
 
 class Room:
-    """One room. Build it with ``Room(record, store=..., settings=..., random=..., now=...)``.
+    """One room. Build it with ``Room(record, settings=..., random=..., now=...)``.
 
-    The record must already be in ``store``. ``logger`` (optional, a structlog logger)
-    gets one line per room event worth knowing, bound with the room id; never a code or
-    a token.
+    ``logger`` (optional, a structlog logger) gets one line per room event worth knowing,
+    bound with the room id; never a code or a token. Raises ValueError (or the engine's
+    `RulesError`) for a record that does not describe a room.
     """
 
     def __init__(
         self,
         record: RoomRecord,
         *,
-        store: Store,
         settings: RoomSettings,
         random: RandomSource,
         now: float,
-        logger: Any = None,
+        logger: Logger | None = None,
     ) -> None:
         self.room_id = record.room_id
         self.player_code = record.player_code
         self.watch_code = record.watch_code
-        self.rules = engine.Rules.from_dict(dict(record.rules))
+        self.rules = record.rules
         self.minutes = record.minutes
         self.created = record.created
         self.last_active = max(record.last_active, now)  # a restart counts as activity
         self.seq = record.seq
-        self._store = store
         self._settings = settings
         self._random = random
         self._log = None if logger is None else logger.bind(room=record.room_id)
+        if len(record.seats) != self.rules.players:
+            raise ValueError(f"{len(record.seats)} seats for {self.rules.players} players")
+        _check_flags(record.game, len(record.seats))
         self._record = record.game
         self.game = rebuild_game(self.rules, record.game)
         self._spec = rules_spec(self.rules)
-        self._seats = [
-            _Seat(s.name, s.token_hash, s.computer, AutoPlay(s.auto), s.left, s.previous_token_hash)
-            for s in record.seats
-        ]
+        self._seats = [_Seat(seat) for seat in record.seats]
+        self._seat_records = record.seats
         self._spectators: dict[ConnId, None] = {}
+        self._connections: tuple[ConnId, ...] | None = ()
+        self._stored = record
         for seat in self._seats:
             if seat.human and seat.auto is AutoPlay.OFF:
                 seat.away_deadline = self._away_deadline(now)
@@ -211,14 +234,43 @@ class Room:
 
     @property
     def game_record(self) -> GameRecord:
-        """The current game as stored (deal, steps, time stop, finish)."""
+        """The current game as it is to be stored (deal, steps, time stop, finish, flags)."""
         return self._record
+
+    def record(self) -> RoomRecord:
+        """The room as it is to be stored now (what `Room` is rebuilt from).
+
+        The same object while nothing but ``last_active`` changed: ``last_active`` is
+        taken along with the next real change.
+        """
+        stored = self._stored
+        if (
+            stored.seq != self.seq
+            or stored.game is not self._record
+            or stored.seats is not self._seat_records
+        ):
+            stored = self._stored = RoomRecord(
+                room_id=self.room_id,
+                player_code=self.player_code,
+                watch_code=self.watch_code,
+                rules=self.rules,
+                minutes=self.minutes,
+                seats=self._seat_records,
+                game=self._record,
+                created=self.created,
+                last_active=self.last_active,
+                seq=self.seq,
+            )
+        return stored
 
     @property
     def connections(self) -> tuple[ConnId, ...]:
         """Every connection in the room: seats in seat order, then spectators."""
-        seated = tuple(seat.conn for seat in self._seats if seat.conn is not None)
-        return seated + tuple(self._spectators)
+        connections = self._connections
+        if connections is None:
+            seated = tuple(seat.conn for seat in self._seats if seat.conn is not None)
+            connections = self._connections = seated + tuple(self._spectators)
+        return connections
 
     @property
     def spectators(self) -> int:
@@ -245,7 +297,8 @@ class Room:
         """Seats whose ready the game waits for now (empty unless playing)."""
         if self.phase is not RoomPhase.PLAYING:
             return ()
-        return tuple(s for s in self.game.next_seats if not self._seats[s].ready)
+        ready = self._record.ready
+        return tuple(s for s in self.game.next_seats if s not in ready)
 
     def state(self, now: float) -> RoomState:
         """The room as everyone at the table sees it (nothing hidden)."""
@@ -255,6 +308,8 @@ class Room:
         table = game.table
         active = set(game.active)
         seats = []
+        record = self._record
+        rematch = dict(record.rematch_votes)
         for index, seat in enumerate(self._seats):
             seats.append(
                 SeatState(
@@ -262,14 +317,14 @@ class Room:
                     name=seat.name,
                     computer=seat.machine,
                     connected=seat.conn is not None,
-                    ready=seat.ready,
+                    ready=index in record.ready,
                     auto=AutoPlay.QUICK if seat.machine else seat.auto,
                     out=started and index not in active,
                     count=game.counts[index] if started else 0,
                     face_up=tuple(engine.card_label(c, self.rules) for c in table.face_up[index]),
                     face_down=table.face_down[index],
-                    finish_vote=seat.finish_vote,
-                    rematch_vote=seat.rematch_vote,
+                    finish_vote=index in record.finish_votes,
+                    rematch_vote=RematchDeal(rematch[index]) if index in rematch else None,
                 )
             )
         at_war = phase is RoomPhase.PLAYING and game.phase is engine.Phase.WAR
@@ -301,8 +356,8 @@ class Room:
         return min(times, default=None)
 
     # ------------------------------------------------------------------ arrivals
-    def open_for_creator(self, conn: ConnId, token: str, now: float) -> list[Action]:
-        """The creator (seat 0, just stored with ``token``'s hash) arrives on ``conn``.
+    def open_for_creator(self, conn: ConnId, token: str, now: float) -> Effects:
+        """The creator (seat 0, built with ``token``'s hash) arrives on ``conn``.
 
         Announces every seat taken at creation, welcomes the creator, and starts the game
         if the computer fills every other seat.
@@ -314,50 +369,43 @@ class Room:
                     seq=self._next_seq(), seat=index, name=seat.name, computer=seat.computer
                 )
                 actions += self._to_room(joined)
-        self._seats[0].conn = conn
+        self._attach(0, conn)
         self._seats[0].away_deadline = None
         actions.append(self._welcome(conn, 0, token, now))
         if self._log is not None:
             self._log.info("room_created", seat=0, players=self.rules.players)
-        return actions + self._start_if_full(now)
+        return self._effects(actions + self._start_if_full(now))
 
-    def join(self, conn: ConnId, name: str, now: float) -> list[Action]:
+    def join(self, conn: ConnId, name: str, now: float) -> Effects:
         """``conn`` takes the lowest open seat as ``name``. Raises `RefusedError` (room_full)."""
-        if self.phase is not RoomPhase.WAITING:
-            raise RefusedError(ErrorCode.ROOM_FULL, "the game has started: every seat is taken")
+        phases.check("join_room", self.phase, Who.NEWCOMER)
         index = next((i for i, s in enumerate(self._seats) if s.name is None), None)
         if index is None:
             raise RefusedError(ErrorCode.ROOM_FULL, "every seat is taken")
         token = new_token(self._random)
-        seat = self._seats[index]
-        seat.name, seat.token_hash, seat.auto, seat.left = (
-            name,
-            hash_token(token),
-            AutoPlay.OFF,
-            False,
-        )
-        seat.previous_token_hash = None
-        self._persist_seats()
+        self._set_seat(index, SeatRecord(name, hash_token(token)))
         self.last_active = now
         actions = self._emit(lambda seq: PlayerJoined(seq=seq, seat=index, name=name))
-        seat.conn = conn
+        self._attach(index, conn)
         actions.append(self._welcome(conn, index, token, now))
         if self._log is not None:
             self._log.info("seat_joined", seat=index)
-        return actions + self._start_if_full(now)
+        return self._effects(actions + self._start_if_full(now))
 
-    def watch(self, conn: ConnId, now: float) -> list[Action]:
+    def watch(self, conn: ConnId, now: float) -> Effects:
         """``conn`` watches. Raises `RefusedError` (spectators_full) at the cap."""
+        phases.check("watch_room", self.phase, Who.NEWCOMER)
         cap = self._settings.max_spectators
         if len(self._spectators) >= cap:
             raise RefusedError(ErrorCode.SPECTATORS_FULL, f"this room has its {cap} spectators")
         count = len(self._spectators) + 1
         actions = self._emit(lambda seq: SpectatorsChanged(seq=seq, count=count))
         self._spectators[conn] = None
+        self._connections = None
         actions.append(self._welcome(conn, None, None, now))
-        return actions
+        return self._effects(actions)
 
-    def resume(self, conn: ConnId, token: str, now: float) -> list[Action]:
+    def resume(self, conn: ConnId, token: str, now: float) -> Effects:
         """``conn`` takes back the seat of ``token``; a new token is issued (stored first).
 
         ``token`` is the seat's latest token, or — while that one is unconfirmed — the
@@ -369,57 +417,67 @@ class Room:
         Raises:
             RefusedError: bad_token, if no seat takes this token (a superseded one, or the
                 latest token of a seat resumed since with the token before it).
-            StoreError: the store failed (the seat and its tokens are unchanged).
         """
+        phases.check("resume_seat", self.phase, Who.NEWCOMER)
         index = next((i for i, s in enumerate(self._seats) if s.holds(token)), None)
         if index is None:
             raise RefusedError(ErrorCode.BAD_TOKEN, "this seat token is unknown or was replaced")
         seat = self._seats[index]
-        lost_welcome = not token_matches(token, seat.token_hash)
+        lost_welcome = not token_matches(token, seat.record.token_hash)
         fresh = new_token(self._random)
-        self._set_tokens(seat, hash_token(fresh), hash_token(token))
+        self._change_seat(
+            index, token_hash=hash_token(fresh), previous_token_hash=hash_token(token)
+        )
         self.last_active = now
         actions: list[Action] = []
         if seat.conn is not None:
             actions.append(
                 Close(seat.conn, CloseCode.REPLACED, "seat resumed on another connection")
             )
-            seat.conn = conn
+            self._attach(index, conn)
             if self._log is not None:
                 self._log.info("seat_replaced", seat=index, earlier_token=lost_welcome)
         else:
             actions += self._emit(
                 lambda seq: ConnectionChanged(seq=seq, seat=index, connected=True)
             )
-            seat.conn = conn
+            self._attach(index, conn)
             seat.away_deadline = None
             if self._log is not None:
                 self._log.info("seat_resumed", seat=index, earlier_token=lost_welcome)
         actions.append(self._welcome(conn, index, fresh, now))
-        return actions
+        return self._effects(actions)
 
     # ------------------------------------------------------------------ commands
-    def handle(self, conn: ConnId, message: InRoomMessage, now: float) -> list[Action]:
+    def handle(self, conn: ConnId, message: InRoomMessage, now: float) -> Effects:
         """A message from ``conn`` (in this room).
 
         Any message from a seat's connection first confirms the token that connection was
-        welcomed with (stored, even if the command is then refused): the earlier token
-        stops working.
-
-        Raises:
-            RefusedError: the command is refused (nothing else changed).
-            StoreError: the store failed.
+        welcomed with (in the record, even if the command is then refused): the earlier
+        token stops working. A refused command comes back in `Effects.refused`.
         """
         self.last_active = now
         index = self.seat_of(conn)
-        if index is not None:
-            self._confirm_token(self._seats[index])
+        if index is not None and self._seats[index].record.previous_token_hash is not None:
+            self._change_seat(index, previous_token_hash=None)  # the token is confirmed
+        who = Who.SPECTATOR if index is None else Who.SEAT
+        refused = phases.refusal(message.TYPE, self.phase, who)
+        if refused is not None:
+            return self._effects([], refused)
+        try:
+            return self._effects(self._command(conn, index, message, now))
+        except RefusedError as refusal:  # by the command's content: nothing changed
+            return self._effects([], refusal)
+
+    def _command(
+        self, conn: ConnId, index: int | None, message: InRoomMessage, now: float
+    ) -> list[Action]:
+        """Carry out ``message``, which `phases.TABLE` accepts; raises `RefusedError`."""
         if isinstance(message, Resync):
             return [Send((conn,), Snapshot(seq=self.seq, state=self.state(now)))]
         if isinstance(message, Leave):
             return self._leave(conn, now)
-        if index is None:
-            raise RefusedError(ErrorCode.NOT_SEATED, f"spectators cannot {_VERBS[type(message)]}")
+        assert index is not None  # the table refuses the rest to spectators
         if isinstance(message, Ready):
             return self._ready(index, message.step, now)
         if isinstance(message, SetAutoPlay):
@@ -428,26 +486,29 @@ class Room:
             return self._vote_finish(index, now)
         return self._vote_rematch(index, message.deal, now)
 
-    def disconnect(self, conn: ConnId, now: float) -> list[Action]:
+    def disconnect(self, conn: ConnId, now: float) -> Effects:
         """``conn`` is gone: its seat is away (kept for a resume), or one spectator fewer."""
+        return self._effects(self._disconnect(conn, now))
+
+    def _disconnect(self, conn: ConnId, now: float) -> list[Action]:
         self.last_active = now
         if conn in self._spectators:
             del self._spectators[conn]
+            self._connections = None
             count = len(self._spectators)
             return self._emit(lambda seq: SpectatorsChanged(seq=seq, count=count))
         index = self.seat_of(conn)
         if index is None:
             return []
         seat = self._seats[index]
-        seat.conn = None
+        self._attach(index, None)
         if seat.auto is AutoPlay.OFF:
             seat.away_deadline = self._away_deadline(now)
-        self._store.touch(self.room_id, now, self.seq)
         if self._log is not None:
             self._log.info("seat_away", seat=index)
         return self._emit(lambda seq: ConnectionChanged(seq=seq, seat=index, connected=False))
 
-    def wake(self, now: float) -> list[Action]:
+    def wake(self, now: float) -> Effects:
         """Run what is due at or before ``now``: the time limit, away-timeouts, auto-play."""
         actions: list[Action] = []
         limit = self._time_limit_due()
@@ -468,7 +529,7 @@ class Room:
                 seat.due = None
                 if index in self.waiting_for():
                     actions += self._mark_ready(index, now)
-        return actions
+        return self._effects(actions)
 
     def close_all(self, reason: str) -> list[Action]:
         """Close every connection of the room (4003 room closed) and forget them."""
@@ -478,56 +539,45 @@ class Room:
         for seat in self._seats:
             seat.conn = None
         self._spectators.clear()
+        self._connections = None
         if self._log is not None:
             self._log.info("room_removed", why=reason)
         return actions
 
     # ------------------------------------------------------------------ the game
     def _ready(self, index: int, step: int, now: float) -> list[Action]:
-        phase = self.phase
-        if phase is RoomPhase.WAITING:
-            raise RefusedError(ErrorCode.GAME_NOT_STARTED, "the game waits for players to join")
-        if phase is RoomPhase.OVER:
-            raise RefusedError(ErrorCode.GAME_OVER, "the game is over: rematch or leave")
         if step != self.game.steps:
             raise RefusedError(
                 ErrorCode.STALE, f"ready for step {step}, but the game is at step {self.game.steps}"
             )
         if index not in self.game.next_seats:
             raise RefusedError(ErrorCode.NOT_NEEDED, f"seat {index} does not play the next flip")
-        if self._seats[index].ready:
+        if index in self._record.ready:
             raise RefusedError(
                 ErrorCode.ALREADY_READY, f"seat {index} is already ready for step {step}"
             )
         return self._mark_ready(index, now)
 
     def _mark_ready(self, index: int, now: float) -> list[Action]:
-        seat = self._seats[index]
-        seat.ready = True
-        seat.due = None
-        waiting = self.waiting_for()
-        if not waiting:
-            try:
-                return self._step(now)
-            except BaseException:  # not stored, so not played: this ready is still to come
-                seat.ready = False
-                self._schedule(now)
-                raise
+        self._seats[index].due = None
+        waiting = tuple(seat for seat in self.waiting_for() if seat != index)
+        if not waiting:  # the last ready: the step clears every flag
+            return self._step(now)
+        record = self._record
+        self._record = played(record, record.steps, tuple(sorted((*record.ready, index))))
         actions = self._emit(lambda seq: ReadyChanged(seq=seq, seat=index, ready=True))
         return actions + self._emit(lambda seq: WaitingFor(seq=seq, seats=waiting))
 
     def _step(self, now: float) -> list[Action]:
         events = self.game.step()
-        self._persist_or_rewind(
-            lambda: self._store.record_steps(self.room_id, self.game.steps, self.seq)
-        )
-        self._record = dataclasses.replace(self._record, steps=self.game.steps)
+        self._record = played(self._record, self.game.steps, ())
         return self._after_play(events, now)
 
     def _after_play(self, events: Iterable[engine.Event], now: float) -> list[Action]:
-        """Clear the flags, announce ``events`` and who is awaited next."""
+        """Clear the ready flags, announce ``events`` and who is awaited next."""
+        if self._record.ready:
+            self._record = dataclasses.replace(self._record, ready=())
         for seat in self._seats:
-            seat.ready = False
             seat.due = None
         actions: list[Action] = []
         for event in events:
@@ -542,13 +592,12 @@ class Room:
                 termination=self.game.outcome.termination.value,
                 steps=self.game.steps,
             )
-        self._schedule(now)
+        self._schedule(now, waiting)
         return actions
 
     def _time_up(self, now: float) -> list[Action]:
         stopped_at = self.game.steps
         events = self.game.stop_by_time()
-        self._persist_or_rewind(lambda: self._store.record_stop(self.room_id, stopped_at))
         self._record = dataclasses.replace(self._record, stop_step=stopped_at)
         actions = self._emit(lambda seq: TimeUp(seq=seq))
         if events:
@@ -556,66 +605,55 @@ class Room:
         return actions
 
     def _set_auto(self, index: int, mode: AutoPlay, now: float) -> list[Action]:
-        if self.phase is RoomPhase.OVER:
-            raise RefusedError(ErrorCode.GAME_OVER, "the game is over: rematch or leave")
         if self._seats[index].auto is mode:
             return []
         return self._change_auto(index, mode, now)
 
     def _change_auto(self, index: int, mode: AutoPlay, now: float) -> list[Action]:
-        seat = self._seats[index]
-        seat.auto = mode
-        seat.due = None
-        self._persist_seats()
+        self._change_seat(index, auto=mode.value)
+        self._seats[index].due = None
         actions = self._emit(lambda seq: AutoPlayChanged(seq=seq, seat=index, mode=mode))
         self._schedule(now)
         return actions
 
     def _vote_finish(self, index: int, now: float) -> list[Action]:
-        phase = self.phase
-        if phase is RoomPhase.WAITING:
-            raise RefusedError(ErrorCode.GAME_NOT_STARTED, "the game waits for players to join")
-        if phase is RoomPhase.OVER:
-            raise RefusedError(ErrorCode.GAME_OVER, "the game is over already")
-        seat = self._seats[index]
-        if seat.finish_vote:
+        votes = self._record.finish_votes
+        if index in votes:
             return []
-        seat.finish_vote = True
+        self._record = dataclasses.replace(
+            self._record, finish_votes=tuple(sorted((*votes, index)))
+        )
         actions = self._emit(lambda seq: FinishVoted(seq=seq, seat=index))
         return actions + self._finish_if_agreed(now)
 
     def _finish_if_agreed(self, now: float) -> list[Action]:
-        humans = [seat for seat in self._seats if seat.human]
+        humans = [index for index, seat in enumerate(self._seats) if seat.human]
         if self.phase is not RoomPhase.PLAYING or not humans:
             return []
-        if not all(seat.finish_vote for seat in humans):
+        if not all(index in self._record.finish_votes for index in humans):
             return []
         self.game.finish()
-        self._persist_or_rewind(lambda: self._store.record_finish(self.room_id, self.seq))
         self._record = dataclasses.replace(self._record, finished=True)
         actions = self._emit(lambda seq: game_over_message(self.game, seq))
         return actions + self._after_play((), now)
 
     def _vote_rematch(self, index: int, deal: RematchDeal, now: float) -> list[Action]:
-        phase = self.phase
-        if phase is RoomPhase.WAITING:
-            raise RefusedError(ErrorCode.GAME_NOT_STARTED, "the game waits for players to join")
-        if phase is RoomPhase.PLAYING:
-            raise RefusedError(ErrorCode.GAME_IN_PROGRESS, "a rematch is for a finished game")
-        seat = self._seats[index]
-        if seat.rematch_vote is deal:
+        votes = dict(self._record.rematch_votes)
+        if votes.get(index) == deal.value:
             return []
-        seat.rematch_vote = deal
+        votes[index] = deal.value
+        self._record = dataclasses.replace(self._record, rematch_votes=tuple(sorted(votes.items())))
         actions = self._emit(lambda seq: RematchVoted(seq=seq, seat=index, deal=deal))
         return actions + self._rematch_if_agreed(now)
 
     def _rematch_if_agreed(self, now: float) -> list[Action]:
-        humans = [seat for seat in self._seats if seat.human]
+        humans = [index for index, seat in enumerate(self._seats) if seat.human]
         if self.phase is not RoomPhase.OVER or not humans:
             return []
-        if any(seat.rematch_vote is None for seat in humans):
+        votes = dict(self._record.rematch_votes)
+        if any(index not in votes for index in humans):
             return []
-        same = all(seat.rematch_vote is RematchDeal.SAME for seat in humans)
+        same = all(votes[index] == RematchDeal.SAME.value for index in humans)
         deal = self._record.deal if same else new_deal(self._random)
         self._record = GameRecord(
             number=self._record.number + 1, deal=deal, revealed=same, started=False
@@ -630,13 +668,16 @@ class Room:
 
     def _start(self, now: float) -> list[Action]:
         deadline = None if self.minutes is None else now + self.minutes * 60.0
-        self._record = dataclasses.replace(self._record, started=True, deadline=deadline)
-        self._store.record_game(self.room_id, self._record, self.seq)
+        self._record = dataclasses.replace(
+            self._record,
+            started=True,
+            deadline=deadline,
+            ready=(),
+            finish_votes=(),
+            rematch_votes=(),
+        )
         for seat in self._seats:
-            seat.ready = False
             seat.due = None
-            seat.finish_vote = False
-            seat.rematch_vote = None
         record = self._record
         counts = self.game.counts
         actions = self._emit(
@@ -657,23 +698,23 @@ class Room:
     def _leave(self, conn: ConnId, now: float) -> list[Action]:
         bye = Close(conn, CloseCode.NORMAL, "left the room")
         if conn in self._spectators:
-            return [*self.disconnect(conn, now), bye]
+            return [*self._disconnect(conn, now), bye]
         index = self.seat_of(conn)
         if index is None:
             return [bye]
         seat = self._seats[index]
-        seat.conn = None
-        seat.token_hash = seat.previous_token_hash = None
+        self._attach(index, None)
         seat.away_deadline = None
-        seat.finish_vote = False
-        seat.rematch_vote = None
+        record = self._record
+        self._record = dataclasses.replace(
+            record,
+            finish_votes=tuple(vote for vote in record.finish_votes if vote != index),
+            rematch_votes=tuple(vote for vote in record.rematch_votes if vote[0] != index),
+        )
         if self.phase is RoomPhase.WAITING:
-            seat.name = None
-            seat.auto = AutoPlay.OFF
+            self._set_seat(index, _OPEN_SEAT)
         else:
-            seat.left = True
-        self._persist_seats()
-        self._store.touch(self.room_id, now, self.seq)
+            self._change_seat(index, token_hash=None, previous_token_hash=None, left=True)
         if self._log is not None:
             self._log.info("seat_left", seat=index)
         actions = [bye, *self._emit(lambda seq: PlayerLeft(seq=seq, seat=index))]
@@ -687,14 +728,9 @@ class Room:
         return actions
 
     # ------------------------------------------------------------------ helpers
-    def _persist_or_rewind(self, write: Callable[[], None]) -> None:
-        """Run the store ``write`` for the play just made; if it raises, the game goes back
-        to what the store holds (nothing is announced) and the error propagates."""
-        try:
-            write()
-        except BaseException:
-            self.game = rebuild_game(self.rules, self._record)
-            raise
+    def _effects(self, actions: list[Action], refused: RefusedError | None = None) -> Effects:
+        """``actions`` and the record to store before them."""
+        return Effects(actions, self.record(), refused)
 
     def _emit(self, build: Callable[[int], ServerMessage]) -> list[Action]:
         """Build a room message with the next seq and send it to everyone in the room."""
@@ -722,30 +758,25 @@ class Room:
             ),
         )
 
-    def _persist_seats(self) -> None:
-        self._store.update_seats(
-            self.room_id, tuple(seat.record() for seat in self._seats), self.seq
-        )
+    def _set_seat(self, index: int, record: SeatRecord) -> None:
+        """Seat ``index`` is stored as ``record`` from now on."""
+        self._seats[index].set(record)
+        self._seat_records = tuple(seat.record for seat in self._seats)
 
-    def _set_tokens(self, seat: _Seat, latest: str | None, previous: str | None) -> None:
-        """Give ``seat`` these token hashes and store them; if the store fails, the seat
-        keeps its old ones and the error propagates."""
-        before = seat.token_hash, seat.previous_token_hash
-        seat.token_hash, seat.previous_token_hash = latest, previous
-        try:
-            self._persist_seats()
-        except BaseException:
-            seat.token_hash, seat.previous_token_hash = before
-            raise
+    def _change_seat(self, index: int, **fields: Any) -> None:
+        """Seat ``index`` is stored with these ``fields`` changed from now on."""
+        self._set_seat(index, dataclasses.replace(self._seats[index].record, **fields))
 
-    def _confirm_token(self, seat: _Seat) -> None:
-        """The seat's client has its latest token: the earlier one stops working."""
-        if seat.previous_token_hash is not None:
-            self._set_tokens(seat, seat.token_hash, None)
+    def _attach(self, index: int, conn: ConnId | None) -> None:
+        """Seat ``index`` is played on ``conn`` (None: nobody is connected to it)."""
+        self._seats[index].conn = conn
+        self._connections = None
 
-    def _schedule(self, now: float) -> None:
-        """Arm the auto-play timer of every needed seat that plays by itself."""
-        waiting = set(self.waiting_for())
+    def _schedule(self, now: float, waiting: tuple[int, ...] | None = None) -> None:
+        """Arm the auto-play timer of every needed seat that plays by itself (``waiting``:
+        `waiting_for`, if the caller has it)."""
+        if waiting is None:
+            waiting = self.waiting_for()
         for index, seat in enumerate(self._seats):
             if index not in waiting:
                 seat.due = None
@@ -787,9 +818,10 @@ class Room:
         return min(self.minutes * 60, max(0, int(deadline - now)))
 
 
-_VERBS: dict[type[Any], str] = {
-    Ready: "turn over",
-    SetAutoPlay: "set auto-play",
-    VoteFinish: "vote to finish",
-    Rematch: "vote for a rematch",
-}
+def _check_flags(game: GameRecord, seats: int) -> None:
+    """Raise ValueError unless every flag and vote of ``game`` names one of ``seats``."""
+    named = (*game.ready, *game.finish_votes, *(seat for seat, _ in game.rematch_votes))
+    if any(not 0 <= seat < seats for seat in named):
+        raise ValueError(f"a flag or vote of a seat beyond the {seats} seats: {named}")
+    for _, deal in game.rematch_votes:
+        RematchDeal(deal)  # raises ValueError for an unknown deal

@@ -1,29 +1,56 @@
-"""Engine values → protocol values: events as room messages, rules, results. Pure."""
+"""The one border between the engine and the wire: rules both ways, events, results. Pure.
+
+Every engine value that reaches the wire, and the wire's rules on their way to the
+engine, are converted here and nowhere else (the room, the hub and every test or bench
+harness call these functions). The enums need no converting: the engine and the wire
+share the `vocabulary` package's (`Aces`, `ShortWar`, `WonCards`, `TieBreak`,
+`Termination`, `OutReason`); what changes form is the records around them (cards become
+labels, events become messages with ``seq`` and ``step``).
+"""
 
 from __future__ import annotations
 
 from protocol import (
-    Aces,
     CardsLaidDown,
     CardsReturned,
     CardsTaken,
     CardsTurned,
     GameOver,
     GameResult,
-    OutReason,
     PlayerOut,
     RulesSpec,
     ServerMessage,
-    ShortWar,
     Summary,
-    Termination,
-    TieBreak,
     WarDeclared,
-    WonCards,
 )
 from server import engine
 
-__all__ = ["event_message", "game_over_message", "game_result", "rules_spec", "summary"]
+__all__ = [
+    "engine_rules",
+    "event_message",
+    "game_over_message",
+    "game_result",
+    "rules_spec",
+    "summary",
+]
+
+
+def engine_rules(spec: RulesSpec) -> engine.Rules:
+    """The engine's rules for the wire's ``spec`` (a 52-card deck).
+
+    Raises `engine.RulesError` (a ValueError) if the settings are invalid, with the same
+    checks and messages as the codec's (`vocabulary`): a caller that skipped the codec is
+    held to the same bounds.
+    """
+    return engine.Rules(
+        players=spec.players,
+        face_down=spec.face_down,
+        aces=spec.aces,
+        short_war=spec.short_war,
+        won_cards=spec.won_cards,
+        round_limit=spec.round_limit,
+        tie_break=spec.tie_break,
+    )
 
 
 def rules_spec(rules: engine.Rules) -> RulesSpec:
@@ -31,11 +58,11 @@ def rules_spec(rules: engine.Rules) -> RulesSpec:
     return RulesSpec(
         players=rules.players,
         face_down=rules.face_down,
-        aces=Aces(rules.aces.value),
-        short_war=ShortWar(rules.short_war.value),
-        won_cards=WonCards(rules.won_cards.value),
+        aces=rules.aces,
+        short_war=rules.short_war,
+        won_cards=rules.won_cards,
         round_limit=rules.round_limit,
-        tie_break=TieBreak(rules.tie_break.value),
+        tie_break=rules.tie_break,
     )
 
 
@@ -57,7 +84,7 @@ def game_result(game: engine.Game) -> GameResult | None:
         return None
     return GameResult(
         winner=outcome.winner,
-        termination=Termination(outcome.termination.value),
+        termination=outcome.termination,
         summary=summary(game.summary),
     )
 
@@ -71,7 +98,7 @@ def game_over_message(game: engine.Game, seq: int) -> GameOver:
         seq=seq,
         step=game.steps,
         winner=outcome.winner,
-        termination=Termination(outcome.termination.value),
+        termination=outcome.termination,
         summary=summary(game.summary),
         counts=game.counts,
     )
@@ -101,9 +128,7 @@ def event_message(event: engine.Event, game: engine.Game, seq: int) -> ServerMes
         case engine.CardsReturned(round=round_no, counts=counts):
             return CardsReturned(seq=seq, step=step, round=round_no, counts=counts)
         case engine.PlayerOut(round=round_no, seat=seat, reason=reason):
-            return PlayerOut(
-                seq=seq, step=step, round=round_no, seat=seat, reason=OutReason(reason)
-            )
+            return PlayerOut(seq=seq, step=step, round=round_no, seat=seat, reason=reason)
         case engine.GameOver():
             return game_over_message(game, seq)
     raise TypeError(f"not an engine event: {event!r}")

@@ -31,6 +31,7 @@ from server.engine.game import Game, Phase, Table
 from server.engine.outcome import Outcome, Summary, Termination
 from server.engine.rng import Pcg32, splitmix64
 from server.engine.rules import Aces, Rules, ShortWar, TieBreak, WonCards
+from vocabulary import OutReason
 
 __all__ = [
     "RANK_CHARS",
@@ -47,6 +48,7 @@ __all__ = [
     "Game",
     "GameOver",
     "GameOverError",
+    "OutReason",
     "Outcome",
     "Pcg32",
     "Phase",

@@ -1,5 +1,8 @@
 """The fast path behind `Game.finish`: the same game as stepping, without events.
 
+It works on the game's `State` (`server.engine._state`), as the step path
+(`server.engine._step`) does, and never sees `Game` itself.
+
 The hot case — two players left, ``won_cards = shuffle``, no time stop — is played by
 `_duel` directly on the two piles, with the random stream's state in local variables:
 plain battles, and wars in which both players have enough cards, including the
@@ -14,14 +17,10 @@ two paths give the same game (outcome, statistics, counts and step count).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from server.engine.game import Phase
+from server.engine._state import Phase, State
+from server.engine._step import advance, end_of_round
 from server.engine.rng import MASK32, MASK64, MULT
 from server.engine.rules import WonCards
-
-if TYPE_CHECKING:
-    from server.engine.game import Game
 
 __all__ = ["play_out"]
 
@@ -29,24 +28,24 @@ __all__ = ["play_out"]
 _DRAW = tuple((i.bit_length(), (1 << i.bit_length()) - 1) for i in range(53))
 
 
-def play_out(game: Game) -> None:
-    """Play ``game`` to its end; a no-op if it is already over."""
-    fast = game._rules.won_cards is WonCards.SHUFFLE
-    while game._phase is not Phase.OVER:
-        if fast and game._phase is Phase.BATTLE and len(game._active) == 2 and not game._time_stop:
-            _duel(game)
+def play_out(s: State) -> None:
+    """Play the game of ``s`` to its end; a no-op if it is already over."""
+    fast = s.rules.won_cards is WonCards.SHUFFLE
+    while s.phase is not Phase.OVER:
+        if fast and s.phase is Phase.BATTLE and len(s.active) == 2 and not s.time_stop:
+            _duel(s)
         else:
-            game.step()
+            advance(s)
 
 
-def _hand_over(g: Game, laid: list[int], depth: int) -> None:
+def _hand_over(g: State, laid: list[int], depth: int) -> None:
     """Put a two-player war in progress (``depth`` declared, not played) on ``g``'s table.
 
     ``laid`` is the table in laying order: both first cards, then per war played
     ``face_down`` cards of each seat and the two face-up cards.
     """
-    sa, sb = g._active
-    fd = g._rules.face_down
+    sa, sb = g.active
+    fd = g.rules.face_down
     mine_a, mine_b = [laid[0]], [laid[1]]
     up_a, up_b = [laid[0]], [laid[1]]
     for war in range(depth - 1):
@@ -57,38 +56,38 @@ def _hand_over(g: Game, laid: list[int], depth: int) -> None:
         mine_b.append(laid[base + 2 * fd + 1])
         up_a.append(laid[base + 2 * fd])
         up_b.append(laid[base + 2 * fd + 1])
-    g._laid = laid
-    g._mine[sa], g._mine[sb] = mine_a, mine_b
-    g._up[sa], g._up[sb] = up_a, up_b
-    g._down[sa] = g._down[sb] = (depth - 1) * fd
-    g._depth = depth
-    g._war_seats = (sa, sb)
-    g._phase = Phase.WAR
+    g.laid = laid
+    g.mine[sa], g.mine[sb] = mine_a, mine_b
+    g.up[sa], g.up[sb] = up_a, up_b
+    g.down[sa] = g.down[sb] = (depth - 1) * fd
+    g.depth = depth
+    g.war_seats = (sa, sb)
+    g.phase = Phase.WAR
 
 
-def _duel(g: Game) -> None:
+def _duel(g: State) -> None:
     """Play two-player rounds until the step path is needed; leave ``g`` consistent."""
-    sa, sb = g._active
-    pile_a = g._piles[sa]
-    pile_b = g._piles[sb]
+    sa, sb = g.active
+    pile_a = g.piles[sa]
+    pile_b = g.piles[sb]
     popleft_a = pile_a.popleft
     popleft_b = pile_b.popleft
-    strength = g._strength
-    face_down = g._rules.face_down
+    strength = g.strength
+    face_down = g.rules.face_down
     need = face_down + 1
-    start = rounds = g._rounds
-    limit = g._rules.round_limit
+    start = rounds = g.rounds
+    limit = g.rules.round_limit
     # After this round the step path must look (the limit, or every round past it).
     stop_at = -1 if limit is None else max(limit, start + 1)
-    rng = g._rng
+    rng = g.rng
     state = rng.state
     inc = rng.inc
     reservoir = rng.reservoir
     left = rng.bits_left
     war_steps = 0
-    wars = g._wars
-    longest = g._longest
-    haul = g._haul
+    wars = g.wars
+    longest = g.longest
+    haul = g.haul
     while True:
         x = popleft_a()
         y = popleft_b()
@@ -128,9 +127,9 @@ def _duel(g: Game) -> None:
                 if len(pile_a) < need or len(pile_b) < need:
                     # Someone is short: the step path settles this war from here.
                     rng.state, rng.reservoir, rng.bits_left = state, reservoir, left
-                    g._steps += rounds - start + war_steps + 1  # + this round's first flip
-                    g._haul = max(haul, 2) if rounds > start else haul
-                    g._rounds, g._wars, g._longest = rounds, wars, longest
+                    g.steps += rounds - start + war_steps + 1  # + this round's first flip
+                    g.haul = max(haul, 2) if rounds > start else haul
+                    g.rounds, g.wars, g.longest = rounds, wars, longest
                     _hand_over(g, laid, depth)
                     return
                 war_steps += 1
@@ -177,9 +176,9 @@ def _duel(g: Game) -> None:
         rounds += 1
         if not loser or rounds == stop_at:
             rng.state, rng.reservoir, rng.bits_left = state, reservoir, left
-            g._steps += rounds - start + war_steps
+            g.steps += rounds - start + war_steps
             # Every completed round took at least two cards.
-            g._haul = max(haul, 2)
-            g._rounds, g._wars, g._longest = rounds, wars, longest
-            g._end_of_round([])
+            g.haul = max(haul, 2)
+            g.rounds, g.wars, g.longest = rounds, wars, longest
+            end_of_round(g, [])
             return

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from server.engine.outcome import Outcome, Summary
+from vocabulary import OutReason
 
 __all__ = [
     "CardsLaidDown",
@@ -84,11 +85,12 @@ class CardsReturned:
 
 @dataclass(frozen=True, slots=True)
 class PlayerOut:
-    """``seat`` is out of the game; ``reason`` is ``"no_cards"`` or ``"short_war"``."""
+    """``seat`` is out of the game, for ``reason``: no cards after a round, or short in a
+    war."""
 
     round: int
     seat: int
-    reason: str
+    reason: OutReason
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from server.engine.errors import DealError
+from vocabulary import MAX_DEAL
 
 __all__ = ["STREAM", "Pcg32", "splitmix64"]
 
@@ -63,7 +64,7 @@ class Pcg32:
 
         Raises `DealError` for anything else.
         """
-        if isinstance(deal, bool) or not isinstance(deal, int) or not 0 <= deal <= MASK64:
+        if isinstance(deal, bool) or not isinstance(deal, int) or not 0 <= deal <= MAX_DEAL:
             raise DealError(f"deal must be an integer from 0 to 2**64-1, not {deal!r}")
         return cls(splitmix64(deal), STREAM)
 

@@ -1,4 +1,8 @@
-"""`Rules`: the frozen settings of one game, validated on construction."""
+"""`Rules`: the frozen settings of one game, validated on construction.
+
+The settings' names, values and bounds are the `vocabulary` package's (shared with the
+wire); the enums are re-exported here for the engine's callers.
+"""
 
 from __future__ import annotations
 
@@ -7,40 +11,20 @@ from enum import StrEnum
 from typing import Any
 
 from server.engine.errors import RulesError
+from vocabulary import (
+    Aces,
+    ShortWar,
+    TieBreak,
+    WonCards,
+    check_face_down,
+    check_players,
+    check_round_limit,
+)
 
 __all__ = ["Aces", "Rules", "ShortWar", "TieBreak", "WonCards"]
 
 MAX_RANKS = 13
 MAX_SUITS = 4
-
-
-class Aces(StrEnum):
-    """Where the ace ranks: above the king (``high``) or below every other rank (``low``)."""
-
-    HIGH = "high"
-    LOW = "low"
-
-
-class ShortWar(StrEnum):
-    """What happens to a player without ``face_down + 1`` cards in a war."""
-
-    LOSE = "lose"
-    LAST_CARD = "last_card"
-
-
-class WonCards(StrEnum):
-    """How taken cards go under the winner's pile: shuffled, or in table order."""
-
-    SHUFFLE = "shuffle"
-    FIXED = "fixed"
-
-
-class TieBreak(StrEnum):
-    """What a limit does with equal counts: a draw, or play on until counts differ."""
-
-    DRAW = "draw"
-    BATTLE = "battle"
-
 
 _ENUMS: dict[str, type[StrEnum]] = {
     "aces": Aces,
@@ -74,10 +58,11 @@ class Rules:
     suits: int = 4
 
     def __post_init__(self) -> None:
-        if not _is_int(self.players) or self.players not in (2, 3, 4):
-            raise RulesError(f"players must be 2, 3 or 4, not {self.players!r}")
-        if not _is_int(self.face_down) or self.face_down not in (1, 3):
-            raise RulesError(f"face_down must be 1 or 3, not {self.face_down!r}")
+        try:
+            check_players(self.players)
+            check_face_down(self.face_down)
+        except ValueError as error:
+            raise RulesError(str(error)) from None
         for name, enum in _ENUMS.items():
             value = getattr(self, name)
             allowed = [member.value for member in enum]
@@ -85,9 +70,10 @@ class Rules:
                 choices = " or ".join(repr(v) for v in allowed)
                 raise RulesError(f"{name} must be {choices}, not {value!r}")
             object.__setattr__(self, name, enum(value))
-        limit = self.round_limit
-        if limit is not None and (not _is_int(limit) or limit < 1):
-            raise RulesError(f"round_limit must be a positive integer or None, not {limit!r}")
+        try:
+            check_round_limit(self.round_limit)
+        except ValueError as error:
+            raise RulesError(str(error)) from None
         if not _is_int(self.ranks) or not 1 <= self.ranks <= MAX_RANKS:
             raise RulesError(f"ranks must be an integer from 1 to {MAX_RANKS}, not {self.ranks!r}")
         if not _is_int(self.suits) or not 1 <= self.suits <= MAX_SUITS:

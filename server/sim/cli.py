@@ -9,9 +9,20 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from protocol import option_name, option_names
 from server.engine import Rules, RulesError
 from server.sim.run import MAX_SEED, Report, default_jobs, play_deal, simulate
 from server.sim.trace import describe_rules, trace
+from vocabulary import (
+    FACE_DOWN_COUNTS,
+    MAX_DEAL,
+    MAX_ROUND_LIMIT,
+    PLAYER_COUNTS,
+    Aces,
+    ShortWar,
+    TieBreak,
+    WonCards,
+)
 
 __all__ = ["PROGRESS_DELAY", "ProgressBar", "build_parser", "format_report", "main"]
 
@@ -89,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pick.add_argument(
         "--deal",
-        type=_ranged(0, 2**64 - 1),
+        type=_ranged(0, MAX_DEAL),
         metavar="D",
         help="play only deal number D (0 to 2**64-1) and print its result",
     )
@@ -106,44 +117,45 @@ def build_parser() -> argparse.ArgumentParser:
 
     rules = parser.add_argument_group("rules (defaults are the standard game)")
     rules.add_argument(
-        "--players", type=int, choices=(2, 3, 4), default=2, help="2, 3 or 4 (default 2)"
+        "--players", type=int, choices=PLAYER_COUNTS, default=2, help="2, 3 or 4 (default 2)"
     )
     rules.add_argument(
         "--face-down",
         type=int,
-        choices=(1, 3),
+        choices=FACE_DOWN_COUNTS,
         default=1,
         help="cards each player lays face down in a war (default 1)",
     )
     rules.add_argument(
         "--aces",
-        choices=("high", "low"),
-        default="high",
+        choices=option_names(Aces),
+        default=Aces.HIGH.value,
         help="aces above kings or below twos (default high)",
     )
     rules.add_argument(
         "--short-war",
-        choices=("lose", "last-card"),
+        type=option_name,
+        choices=option_names(ShortWar),
         default="lose",
         help="without enough cards for a war: lose, or turn up your last card (default lose)",
     )
     rules.add_argument(
         "--won-cards",
-        choices=("shuffle", "fixed"),
-        default="shuffle",
+        choices=option_names(WonCards),
+        default=WonCards.SHUFFLE.value,
         help="won cards go under shuffled (default), or in the order laid (may loop forever:"
         " such games end as endless)",
     )
     rules.add_argument(
         "--rounds",
-        type=_positive,
+        type=_ranged(1, MAX_ROUND_LIMIT),
         metavar="N",
-        help="stop after N rounds; most cards wins (default: no limit)",
+        help=f"stop after N rounds (1 to {MAX_ROUND_LIMIT:,}); most cards wins (default: no limit)",
     )
     rules.add_argument(
         "--tie-break",
-        choices=("draw", "battle"),
-        default="draw",
+        choices=option_names(TieBreak),
+        default=TieBreak.DRAW.value,
         help="equal counts at the round limit: a draw (default), or play on until they differ",
     )
     rules.add_argument(
@@ -289,7 +301,8 @@ def _one_deal(rules: Rules, args: argparse.Namespace) -> int:
         who = "a draw" if record.winner is None else f"seat {record.winner} wins"
         print(
             f"deal {record.deal}: {who} ({record.termination.value}) after {record.rounds} rounds,"
-            f" {record.wars} wars, longest {record.longest_war}, biggest haul {record.biggest_haul}"
+            f" {record.wars} war{'' if record.wars == 1 else 's'}, longest {record.longest_war},"
+            f" biggest haul {record.biggest_haul}"
         )
     return 0
 

@@ -13,6 +13,7 @@ from server.engine import (
     Game,
     GameOver,
     Outcome,
+    OutReason,
     Phase,
     PlayerOut,
     Rules,
@@ -141,7 +142,7 @@ def trace(rules: Rules, deal: int) -> Iterator[str]:
     while game.phase is not Phase.OVER:
         ending = ""
         for event in game.step():
-            if isinstance(event, PlayerOut) and event.reason == "short_war":
+            if isinstance(event, PlayerOut) and event.reason is OutReason.SHORT_WAR:
                 forfeits.add(event.seat)
             if isinstance(event, GameOver):
                 ending = _ending(event.outcome, event.summary)

@@ -20,6 +20,7 @@ class FakeLink:
         self.view = ViewState()
         self.sent: list[ClientMessage] = []
         self.closed = False
+        self.close_code: int | None = None
         self._read = 0
         self.connected = True
         self._queue: asyncio.Queue[LinkEvent] = asyncio.Queue()
@@ -71,6 +72,7 @@ class FakeLink:
         self._sent.set()
         return True
 
-    async def close(self) -> None:
+    async def close(self, code: int = 1000) -> None:
         self.closed = True
+        self.close_code = code
         self.event(Ended(True, "closed"))

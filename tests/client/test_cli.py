@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import random
+import re
 
 import pytest
 
 from client.cli import build_parser, main, plan
-from client.connection import backoff_delay, closed_because, should_reconnect
 from client.errors import UsageError
+from client.policy import backoff_delay, closed_because, should_reconnect
 from protocol import (
     Aces,
     AutoPlay,
@@ -22,8 +24,11 @@ from protocol import (
     WatchRoom,
     WonCards,
 )
+from server.core.codes import CODE_ALPHABET
 
 URL = "ws://127.0.0.1:8765"
+CODE_SHAPE = f"[{CODE_ALPHABET}]{{4}}-[{CODE_ALPHABET}]{{4}}"
+"""A room code as the server writes them: 8 symbols, no 0 O 1 I L U."""
 
 
 def planned(*argv: str, terminal: bool = True) -> tuple[object, AutoPlay | None, str]:
@@ -143,13 +148,15 @@ def test_help_teaches_with_examples(capsys: pytest.CaptureFixture[str]) -> None:
     text = capsys.readouterr().out
     for expected in (
         "war-client --local",
-        "--join BLUE-OTTER-42",
-        "--watch CALM-FROG-17",
+        "--join K7MX-QD4R",
+        "--watch 9HWT-2CBN",
         "space or enter",
         "WAR_CLIENT_STATE",
         "exit status",
     ):
         assert expected in text
+    codes = [c for c in re.findall(r"--(?:join|watch) (\S+)", text) if c != "CODE"]
+    assert codes and all(re.fullmatch(CODE_SHAPE, code) for code in codes), codes
 
 
 # --- the connection's pure decisions ---------------------------------------------------------
@@ -192,4 +199,32 @@ def test_close_explanations() -> None:
     assert closed_because(None) == "the connection dropped"
     assert closed_because(4999) == "the server closed the connection (code 4999)"
     refusal = Error(code="unknown_code", message="no room has the code ABCD")
-    assert closed_because(4004, refusal) == "no room has the code ABCD (unknown_code)"
+    assert closed_because(4004, refusal) == "no room has the code ABCD", "no code for people"
+    assert closed_because(4004, Error(code="room_full")) == "room full"
+
+
+def test_short_war_choices_agree_with_war_sim() -> None:
+    from server.sim.cli import build_parser as sim_parser  # noqa: PLC0415
+
+    def choices(parser: argparse.ArgumentParser) -> set[str]:
+        (action,) = [a for a in parser._actions if a.dest == "short_war"]
+        return set(action.choices or ())
+
+    assert choices(build_parser()) == choices(sim_parser()) == {"lose", "last-card"}
+    for spelling in ("last-card", "last_card"):
+        opening = planned(URL, "--create", "--short-war", spelling)[0]
+        assert isinstance(opening, CreateRoom) and opening.rules.short_war is ShortWar.LAST_CARD
+        assert sim_parser().parse_args(["--short-war", spelling]).short_war == "last-card"
+
+
+@pytest.mark.parametrize(
+    "flag", ["--players", "--face-down", "--aces", "--short-war", "--won-cards", "--tie-break"]
+)
+def test_a_rule_at_its_default_goes_with_join_and_any_other_value_does_not(flag: str) -> None:
+    parser = build_parser()
+    (action,) = [a for a in parser._actions if flag in a.option_strings]
+    default = str(action.default)
+    planned(URL, "--join", "K7MX-QD4R", flag, default)  # the default: nothing to refuse
+    other = next(str(c) for c in action.choices or () if str(c) != default)
+    with pytest.raises(UsageError, match=f"^{flag} goes with --create"):
+        planned(URL, "--join", "K7MX-QD4R", flag, other)

@@ -16,6 +16,7 @@ from pathlib import Path
 from websockets.asyncio.server import ServerConnection, serve
 
 from client.connection import Connection, Ended, LinkEvent, Notice, Received, Reconnecting
+from client.policy import Policy
 from client.statefile import SeatRecord, StateFile
 from protocol import (
     AutoPlay,
@@ -203,7 +204,7 @@ async def test_a_refusal_ends_at_once_with_the_servers_sentence() -> None:
 
     async with scripted(refuse) as url:
         events = await collect(fast(url, WatchRoom(code="NOPE")))
-    assert events[-1] == Ended(False, "no room has the code 'NOPE' (unknown_code)")
+    assert events[-1] == Ended(False, "no room has the code 'NOPE'", "unknown_code")
     assert not any(isinstance(e, Reconnecting) for e in events)
 
 
@@ -221,7 +222,7 @@ async def test_a_spectator_watches_again_after_a_drop() -> None:
     async with scripted(first, second) as url:
         events = await collect(fast(url, WatchRoom(code="CALM-FROG-17")))
     assert sum(isinstance(e, Received) for e in events) == 2
-    assert events[-1] == Ended(False, "the room was closed")
+    assert events[-1] == Ended(True, "the room was closed"), "a room that ends is no failure"
 
 
 async def test_bad_frames_are_noticed_and_skipped() -> None:
@@ -292,3 +293,37 @@ async def test_it_gives_up_when_the_server_stays_away() -> None:
     rest = [event async for event in iterator]
     assert isinstance(rest[-1], Ended) and not rest[-1].ok
     assert rest[-1].reason.startswith("gave up reconnecting: ")
+
+
+async def test_a_server_that_cannot_save_games_is_retried_slowly_saying_so_once() -> None:
+    sentence = "the server cannot save games right now; your game waits"
+
+    def unavailable(welcomed: bool) -> Script:
+        async def script(peer: Peer) -> None:
+            await peer.receive()
+            if welcomed:
+                await peer.send(welcome(1, T1))
+            await peer.send(Error(code="store_unavailable", message=sentence))
+            await peer.close(CloseCode.TRY_AGAIN_LATER)
+
+        return script
+
+    async def back(peer: Peer) -> None:
+        assert await peer.receive() == ResumeSeat(room="r8k2", token=T1)
+        await peer.send(welcome(9, T2))
+        await peer.close(CloseCode.REPLACED)
+
+    policy = Policy(base=0.001, cap=0.002, store_base=0.02, store_cap=0.04)
+    async with scripted(unavailable(True), unavailable(False), unavailable(False), back) as url:
+        connection = Connection(
+            url, JoinRoom(code=CODE, name="Ben"), policy=policy, rng=random.Random(2)
+        )
+        events = await collect(connection)
+    reconnects = [e for e in events if isinstance(e, Reconnecting)]
+    assert [r.reason for r in reconnects] == [
+        sentence,
+        "the server still cannot save games",
+        "the server still cannot save games",
+    ]
+    assert all(0.01 <= r.delay <= 0.04 for r in reconnects), "the slow backoff, not the fast one"
+    assert events[-1] == Ended(False, "this seat was taken over by another window or device")

@@ -146,7 +146,7 @@ def test_a_game_counts_down_from_its_start_on_the_fake_clock() -> None:
 def test_a_snapshot_sets_the_deadline_from_its_receipt_time() -> None:
     run = Follower()
     run.take(welcome(room(RoomPhase.PLAYING, seconds_left=200)), 50.0)
-    assert run.said[1] == "The game is on: 0 rounds played, 3:20 left."
+    assert run.said[1] == "The game is on: round 1, 3:20 left."
     assert run.countdown.left(50.0) == 200
     assert run.countdown.left(150.0) == 100
     run.take(Snapshot(seq=5, state=room(RoomPhase.PLAYING, seconds_left=90)), 160.0)
@@ -157,7 +157,7 @@ def test_a_snapshot_sets_the_deadline_from_its_receipt_time() -> None:
 def test_joining_in_the_last_minute_needs_no_extra_line() -> None:
     run = Follower()
     run.take(welcome(room(RoomPhase.PLAYING, seconds_left=42)), 0.0)
-    assert run.said[1] == "The game is on: 0 rounds played, 0:42 left."
+    assert run.said[1] == "The game is on: round 1, 0:42 left."
     assert warning(run.countdown, 1.0)[1] is None
     late = Countdown(deadline=100.0, game=1)
     assert warning(late, 58.0)[1] == "Less than a minute left: 0:42."
@@ -189,7 +189,7 @@ async def test_plain_says_the_minute_line_once_and_tells_the_time() -> None:
     task = asyncio.create_task(renderer.run())
     link.push(welcome(), *START)
     await link.drained()
-    assert await renderer.command("s") == "Press enter to turn over. 5:00 left."
+    assert (await renderer.command("s") or "").endswith(". Press enter to turn over. 5:00 left.")
     clock.now = 239.0
     link.push(ReadyChanged(seq=5, seat=1, ready=True))
     await link.drained()
@@ -199,11 +199,11 @@ async def test_plain_says_the_minute_line_once_and_tells_the_time() -> None:
     await link.drained()
     assert out.getvalue().splitlines()[-1] == "One minute left."
     clock.now = 250.0
-    assert await renderer.command("s") == "Press enter to turn over. 0:50 left."
+    assert (await renderer.command("s") or "").endswith(". Press enter to turn over. 0:50 left.")
     clock.now = 300.5
     link.push(TimeUp(seq=7))
     await link.drained()
-    assert await renderer.command("s") == "Press enter to turn over. Time is up."
+    assert (await renderer.command("s") or "").endswith(". Press enter to turn over. Time is up.")
     link.push(OVER)
     assert await asyncio.wait_for(task, TIMEOUT) == 0
     lines = out.getvalue().splitlines()

@@ -12,8 +12,12 @@ from client.connection import Ended, Notice, Reconnecting
 from client.lines import HIDDEN, LineRenderer, message_json
 from protocol import (
     AutoPlay,
+    GameStarted,
     Leave,
     Ready,
+    Rematch,
+    RematchDeal,
+    RematchVoted,
     SetAutoPlay,
     VoteFinish,
     Welcome,
@@ -88,10 +92,15 @@ def test_message_json_is_the_wire_map() -> None:
 
 async def test_refused_exits_1_with_one_line_on_stderr() -> None:
     link = FakeLink()
-    link.event(Ended(False, "no room has this code (unknown_code)"))
+    link.event(Ended(False, "no room has this code", "unknown_code"))
     code, out, err = await render(link)
     assert (code, out) == (1, "")
-    assert err == "war-client: no room has this code (unknown_code)\n"
+    assert err == "war-client: no room has this code\n", "people read no error code"
+    link = FakeLink()
+    link.event(Ended(False, "no room has this code", "unknown_code"))
+    code, out, err = await render(link, json_lines=True)
+    assert (code, out) == (1, "")
+    assert err == "war-client: no room has this code (unknown_code)\n", "scripts get it"
 
 
 async def test_reconnecting_and_notices() -> None:
@@ -131,14 +140,20 @@ async def test_typed_commands() -> None:
     commands.feed_data(b"a quick\n")
     assert await link.next_sent() == SetAutoPlay(mode=AutoPlay.QUICK)
     commands.feed_data(b"a\n")
+    assert await link.next_sent() == SetAutoPlay(mode=AutoPlay.OFF), "on from quick, unconfirmed"
+    commands.feed_data(b"a\na\n")
     assert await link.next_sent() == SetAutoPlay(mode=AutoPlay.CALM)
+    assert await link.next_sent() == SetAutoPlay(mode=AutoPlay.QUICK), "two quick a: two steps"
     commands.feed_data(b"f\n")
     assert await link.next_sent() == VoteFinish()
     assert await renderer.command("a slow") == (
         "No such auto-play mode: 'slow' (off, calm or quick)."
     )
     assert (await renderer.command("?") or "").startswith("Commands: enter = turn over")
-    assert (await renderer.command("s")) == "Press enter to turn over."
+    assert (await renderer.command("s")) == (
+        "Round 1: you have 26 cards and Ben has 26 cards. Press enter to turn over."
+    )
+    assert (await renderer.command("rules") or "").startswith("Rules: Aces are high. ")
     commands.feed_data(b"q\n")
     assert await link.next_sent() == Leave()
     link.event(Ended(True, "you left the room"))
@@ -155,3 +170,58 @@ async def test_a_spectator_typing_turn_over_sends_nothing() -> None:
     assert link.sent == []
     link.event(Ended(True, "closed"))
     await asyncio.wait_for(task, TIMEOUT)
+
+
+async def test_a_plain_player_stays_after_game_over_for_a_rematch_then_leaves() -> None:
+    recording = recorded(rounds=3)
+    link = FakeLink()
+    out = io.StringIO()
+    renderer = LineRenderer(link, json_lines=False, out=out, err=io.StringIO())
+    commands = asyncio.StreamReader()
+    renderer.commands = commands
+    link.push_all(recording.messages)
+    task = asyncio.create_task(renderer.run())
+    await link.drained()
+    lines = out.getvalue().splitlines()
+    assert lines[-1] == (
+        "Game over. Type r for a rematch with a new deal, d to replay this deal, q to leave."
+    )
+    assert not link.closed, "a player who can type stays for the rematch"
+    standing = await renderer.command("s")
+    assert standing is not None and standing.startswith("After 3 rounds: you have ")
+    commands.feed_data(b"r\n")
+    assert await link.next_sent() == Rematch(deal=RematchDeal.NEW)
+    seq = recording.seq
+    link.push(
+        RematchVoted(seq=seq + 1, seat=0, deal=RematchDeal.NEW),
+        RematchVoted(seq=seq + 2, seat=1, deal=RematchDeal.SAME),
+        GameStarted(seq=seq + 3, game=2, counts=(26, 26)),
+    )
+    await link.drained()
+    assert out.getvalue().splitlines()[-5:] == [
+        "You ask for a rematch with a new deal.",
+        "Still to vote: Ben.",
+        "Ben asks for this deal again.",
+        "The votes were split between a new deal and this deal again: a new deal won.",
+        "Rematch: game 2 begins: 26 cards each.",
+    ]
+    assert await renderer.command("d") == "A rematch comes after game over."
+    commands.feed_data(b"q\n")
+    assert await link.next_sent() == Leave()
+    link.event(Ended(True, "you left the room"))
+    assert await asyncio.wait_for(task, TIMEOUT) == 0
+    assert out.getvalue().splitlines()[-1] == "You left the room."
+
+
+async def test_the_end_of_stdin_after_game_over_ends_the_evening() -> None:
+    link = FakeLink()
+    renderer = LineRenderer(link, json_lines=False, out=io.StringIO(), err=io.StringIO())
+    commands = asyncio.StreamReader()
+    renderer.commands = commands
+    link.push_all(recorded(rounds=2).messages)
+    task = asyncio.create_task(renderer.run())
+    await link.drained()
+    assert not link.closed
+    commands.feed_eof()
+    assert await asyncio.wait_for(task, TIMEOUT) == 0
+    assert link.closed

@@ -8,32 +8,51 @@ from dataclasses import replace
 import pytest
 
 from client.cards import is_red, rank_label, rank_word
-from client.sentences import describe, join_words, result_sentence, status, summary_sentence
+from client.sentences import (
+    describe,
+    join_words,
+    result_sentence,
+    rules_sentence,
+    score,
+    status,
+    summary_sentence,
+    votes_sentence,
+)
 from client.view import ViewState, apply, apply_all
 from protocol import (
+    Aces,
     AutoPlay,
     AutoPlayChanged,
     CardsTaken,
     CardsTurned,
     ConnectionChanged,
     Error,
+    FinishVoted,
     GameOver,
     GameResult,
     GameStarted,
+    OutReason,
     PlayerJoined,
+    PlayerLeft,
+    PlayerOut,
     ReadyChanged,
+    RematchDeal,
+    RematchVoted,
     RoomPhase,
     RoomState,
     RulesSpec,
     SeatState,
     ServerMessage,
+    ShortWar,
     SpectatorsChanged,
     Summary,
     Termination,
+    TieBreak,
     TimeUp,
     WaitingFor,
     WarDeclared,
     Welcome,
+    WonCards,
 )
 from server import engine
 from tests.client._record import Recording, arrange
@@ -96,7 +115,7 @@ def test_join_words() -> None:
 
 def test_my_win_names_the_beaten_card() -> None:
     messages = table(["Ann", "Ben"], 0) + battle(4, [(0, "QH"), (1, "9S")], 0, (27, 25))
-    assert narrate(messages, 0)[-1] == "Your Queen beats the 9. You take 2 cards."
+    assert narrate(messages, 0)[-1] == "Your Queen beats Ben's 9. You take 2 cards."
 
 
 def test_their_win_uses_their_name() -> None:
@@ -130,7 +149,7 @@ def test_war_and_double_war_from_the_engine() -> None:
     assert lines[-2] == (
         "Game over: everyone in a war ran out of cards at once. It's a draw: 4 cards each."
     )
-    assert lines[-1] == "0 rounds, 1 war, longest war: double, biggest haul: 0 cards, deal 0."
+    assert lines[-1] == "No round was won: the first round's double war was never settled. Deal 0."
 
 
 def test_a_war_won_says_so() -> None:
@@ -144,7 +163,7 @@ def test_a_war_won_says_so() -> None:
     lines = narrate(messages, 1)
     assert lines[-2:] == [
         "War! Your 8 ties Ann's 8.",
-        "Your Jack beats the 3. You win the war and take 6 cards.",
+        "Your Jack beats Ann's 3. You win the war and take 6 cards.",
     ]
     spectator = narrate(messages, None)
     assert spectator[-2:] == [
@@ -291,7 +310,7 @@ def test_room_changes() -> None:
         "Your auto-play is calm.",
         "2 people are watching.",
         "1 person is watching.",
-        "The server says: step 3 is over (stale).",
+        "The server says: step 3 is over.",
     ]
 
 
@@ -311,7 +330,10 @@ def test_joining_and_the_codes_while_seats_are_open() -> None:
         "Waiting for 2 more players.",
         "Player code: BLUE-OTTER-42.",
         "Watch code: CALM-FROG-17.",
-        "Computer (the computer) takes seat 2.",
+        "Rules: Aces are high. One card face down in a war. A player short of cards in a war "
+        "is out. Won cards are shuffled before they go under the pile. No limit: the game "
+        "ends when one player has every card.",
+        "The computer takes seat 2.",
     ]
     view = apply(ViewState(), welcome)
     assert status(view, 0) == "Waiting for 2 more players to join."
@@ -378,8 +400,11 @@ def test_a_welcome_back_mid_game_and_after_it() -> None:
     back = Welcome(seq=99, seat=1, token="x" * 20, watch_code="CALM-FROG-17", state=playing)
     assert narrate([back], 1) == [
         "You are Ben, at seat 2 of 2.",
-        "The game is on: 2 rounds played.",
+        "The game is on: round 3.",
         "Watch code: CALM-FROG-17.",
+        "Rules: Aces are high. One card face down in a war. A player short of cards in a war "
+        "loses. Won cards are shuffled before they go under the pile. The game ends after 3 "
+        "rounds: most cards wins. Equal counts then are a draw.",
     ]
     recording.play()
     over = apply_all(ViewState(), recording.messages)
@@ -387,3 +412,291 @@ def test_a_welcome_back_mid_game_and_after_it() -> None:
     ended = replace(playing, phase=RoomPhase.OVER, seats=over.seats, result=over.result)
     lines = narrate([replace(back, state=ended)], 1)
     assert lines[1].startswith("Game over: the limit of 3 rounds is reached.")
+
+
+# --- issue 12, item 10: sentences a family reads -------------------------------------------
+def computer_table(me: int | None, computers: Sequence[str] = ("Computer",)) -> list[ServerMessage]:
+    """Ann and the computer seat(s), named as the server names them."""
+    names = ["Ann", *computers]
+    seats = tuple(
+        SeatState(seat=s, name=name, connected=s == 0, computer=s > 0, count=0)
+        for s, name in enumerate(names)
+    )
+    state = RoomState(
+        room="r1", phase=RoomPhase.WAITING, rules=RulesSpec(players=len(names)), seats=seats
+    )
+    counts = (26, 26) if len(names) == 2 else (17,) * len(names)
+    return [
+        Welcome(seq=len(names), seat=me, state=state),
+        GameStarted(seq=len(names) + 1, game=1, counts=counts),
+    ]
+
+
+def test_the_computer_speaks_as_the_rule_page_does() -> None:
+    messages = computer_table(0) + battle(4, [(0, "7S"), (1, "KH")], 1, (25, 27))
+    assert narrate(messages, 0)[-1] == "The computer's King beats your 7. It takes 2 cards."
+    assert narrate(messages, None)[0] == "You are watching Ann and the computer."
+    assert narrate(messages, None)[-1] == "The computer's King beats Ann's 7. It takes 2 cards."
+    war = [
+        *computer_table(0),
+        CardsTurned(seq=4, step=1, round=1, depth=0, cards=((0, "8S"), (1, "8H"))),
+        WarDeclared(seq=5, step=1, round=1, depth=1, seats=(0, 1)),
+        CardsTurned(seq=6, step=2, round=1, depth=1, cards=((0, "3S"), (1, "JH"))),
+        CardsTaken(seq=7, step=2, round=1, seat=1, count=6, counts=(23, 29)),
+        GameOver(
+            seq=8,
+            step=90,
+            winner=1,
+            termination=Termination.ALL_CARDS,
+            summary=Summary(rounds=60, wars=3, longest_war=1, biggest_haul=6, deal=4),
+            counts=(0, 52),
+        ),
+    ]
+    assert narrate(war, 0)[-4:-1] == [
+        "War! Your 8 ties the computer's 8.",
+        "The computer's Jack beats your 3. It wins the war and takes 6 cards.",
+        "Game over: the computer has all 52 cards. The computer wins.",
+    ]
+
+
+def test_several_computers_keep_their_names() -> None:
+    messages = computer_table(0, ("Computer 1", "Computer 2")) + battle(
+        5, [(0, "2S"), (1, "AS"), (2, "TD")], 1, (16, 19, 16)
+    )
+    assert narrate(messages, 0)[-1] == (
+        "Computer 1's Ace beats your 2 and Computer 2's 10. Computer 1 takes 3 cards."
+    )
+
+
+def test_the_computer_joining_is_the_computer() -> None:
+    state = RoomState(
+        room="r1",
+        phase=RoomPhase.WAITING,
+        rules=RulesSpec(players=3),
+        seats=(SeatState(seat=0, name="Ann", connected=True), SeatState(seat=1), SeatState(seat=2)),
+    )
+    lines = narrate(
+        [
+            Welcome(seq=1, seat=0, state=state),
+            PlayerJoined(seq=2, seat=1, name="Computer 1", computer=True),
+        ],
+        0,
+    )
+    assert lines[-1] == "Computer 1 (the computer) takes seat 2."
+
+
+def three_at_the_end() -> list[ServerMessage]:
+    """Ann, Ben and Cy: Cy went out with no cards at step 40."""
+    return [
+        *table(["Ann", "Ben", "Cy"], 0, (17, 17, 17)),
+        PlayerOut(seq=5, step=40, round=30, seat=2, reason=OutReason.NO_CARDS),
+    ]
+
+
+def over(seq: int, step: int, winner: int, counts: tuple[int, ...]) -> GameOver:
+    return GameOver(
+        seq=seq,
+        step=step,
+        winner=winner,
+        termination=Termination.OPPONENTS_SHORT,
+        summary=Summary(rounds=70, wars=5, longest_war=2, biggest_haul=9, deal=3),
+        counts=counts,
+    )
+
+
+def test_the_last_opponent_is_named() -> None:
+    # Ben goes out short in the war that ends the game; Cy went out earlier.
+    played = [
+        *three_at_the_end(),
+        PlayerOut(seq=6, step=99, round=70, seat=1, reason=OutReason.SHORT_WAR),
+        over(7, 99, 0, (51, 0, 0)),
+    ]
+    assert narrate(played, 0)[-2] == "Game over: Ben ran short of cards in a war. You win!"
+    # A finish vote plays the rest at once: no player_out, the game_over jumps ahead.
+    finished = [*three_at_the_end(), over(6, 140, 0, (51, 0, 0))]
+    assert narrate(finished, 2)[-2] == "Game over: Ben ran short of cards in a war. Ann wins."
+    # Two players: the other one, always.
+    two = [*table(["Ann", "Ben"], None), over(4, 300, 1, (0, 52))]
+    assert narrate(two, None)[-2] == "Game over: Ann ran short of cards in a war. Ben wins."
+
+
+def test_a_player_who_left_is_played_by_the_computer_and_it_says_so() -> None:
+    messages = [
+        *table(["Ann", "Ben"], 0),
+        PlayerLeft(seq=4, seat=1),
+        AutoPlayChanged(seq=5, seat=1, mode=AutoPlay.QUICK),
+    ]
+    lines = narrate(messages, 0)
+    assert lines[-2:] == ["Ben leaves the table.", "The computer plays for Ben from now on."]
+    assert not any("turns auto-play" in line for line in lines)
+
+
+def test_a_player_leaving_before_the_game_frees_the_seat() -> None:
+    state = RoomState(
+        room="r1",
+        phase=RoomPhase.WAITING,
+        rules=RulesSpec(players=3),
+        seats=(
+            SeatState(seat=0, name="Ann", connected=True),
+            SeatState(seat=1, name="Ben", connected=True),
+            SeatState(seat=2),
+        ),
+    )
+    messages: list[ServerMessage] = [Welcome(seq=2, seat=0, state=state), PlayerLeft(seq=3, seat=1)]
+    assert narrate(messages, 0)[-1] == "Ben leaves the table."
+    view = apply_all(ViewState(), messages)
+    assert view.open_seats == (1, 2)
+    assert status(view, 0) == "Waiting for 2 more players to join."
+
+
+def finished_game(votes: Sequence[RematchDeal], deal: int | None) -> list[ServerMessage]:
+    messages: list[ServerMessage] = [*table(["Ann", "Ben"], 0), over(4, 300, 0, (52, 0))]
+    for seat, vote in enumerate(votes):
+        messages.append(RematchVoted(seq=5 + seat, seat=seat, deal=vote))
+    messages.append(GameStarted(seq=5 + len(votes), game=2, counts=(26, 26), deal=deal))
+    return messages
+
+
+def test_mixed_rematch_votes_say_which_won() -> None:
+    mixed = finished_game([RematchDeal.NEW, RematchDeal.SAME], None)
+    assert narrate(mixed, 1)[-2:] == [
+        "The votes were split between a new deal and this deal again: a new deal won.",
+        "Rematch: game 2 begins: 26 cards each.",
+    ]
+    same = finished_game([RematchDeal.SAME, RematchDeal.SAME], 3)
+    assert narrate(same, 1)[-1] == "Rematch: game 2 begins, deal 3: 26 cards each."
+    assert "split" not in narrate(same, 1)[-2]
+    # were the server ever to settle a split vote for the same deal, it says so
+    settled_same = finished_game([RematchDeal.NEW, RematchDeal.SAME], 3)
+    assert narrate(settled_same, 1)[-2].endswith(": this deal again won.")
+
+
+def test_summaries_never_say_zero_rounds_or_zero_wars() -> None:
+    def summary(rounds: int, wars: int, longest: int, haul: int) -> str:
+        figures = Summary(rounds=rounds, wars=wars, longest_war=longest, biggest_haul=haul, deal=7)
+        return summary_sentence(
+            GameResult(winner=0, termination=Termination.TIME_LIMIT, summary=figures)
+        )
+
+    assert summary(12, 0, 0, 2) == "12 rounds, no wars, biggest haul: 2 cards, deal 7."
+    assert (
+        summary(1, 1, 1, 6) == "1 round, 1 war, longest war: single, biggest haul: 6 cards, deal 7."
+    )
+    assert summary(0, 0, 0, 0) == "No round was played. Deal 7."
+    assert (
+        summary(0, 1, 3, 0)
+        == "No round was won: the first round's triple war was never settled. Deal 7."
+    )
+
+
+def test_a_table_gets_no_second_waiting_line() -> None:
+    state = RoomState(
+        room="r1",
+        phase=RoomPhase.WAITING,
+        rules=RulesSpec(),
+        seats=(SeatState(seat=0, name="Ann", connected=True), SeatState(seat=1)),
+    )
+    welcome = Welcome(seq=1, seat=0, player_code="K7MX-QD4R", watch_code="9HWT-2CBN", state=state)
+    view = apply(ViewState(), welcome)
+    said = describe(ViewState(), welcome, view, 0, table=True)
+    assert said == ("You are Ann, at seat 1 of 2.",), "the status row says who is missing"
+    assert status(view, 0) == "Waiting for 1 more player to join."
+
+
+# --- issue 12, items 8 and 9: the rules, the score, the votes -----------------------------------
+def test_the_rules_in_plain_words() -> None:
+    assert rules_sentence(RulesSpec()) == (
+        "Aces are high. One card face down in a war. A player short of cards in a war loses. "
+        "Won cards are shuffled before they go under the pile. No limit: the game ends when "
+        "one player has every card."
+    )
+    house = RulesSpec(
+        players=3,
+        face_down=3,
+        aces=Aces.LOW,
+        short_war=ShortWar.LAST_CARD,
+        won_cards=WonCards.FIXED,
+        round_limit=50,
+        tie_break=TieBreak.BATTLE,
+    )
+    assert rules_sentence(house) == (
+        "Aces are low, below the 2s. Three cards face down in a war. A player short of cards "
+        "in a war turns up their last card. Won cards go under the pile in the order they "
+        "were laid down. The game ends after 50 rounds: most cards wins. Equal counts then "
+        "play on until one player has more."
+    )
+    four = rules_sentence(RulesSpec(players=4), minutes=10)
+    assert "A player short of cards in a war is out." in four
+    assert four.endswith(
+        "The game ends after 10 minutes: most cards wins. Equal counts then are a draw."
+    )
+
+
+def test_the_score_counts_every_pile_and_names_the_round() -> None:
+    messages = [
+        *table(["Ann", "Ben", "Cy"], 1, (17, 17, 17)),
+        PlayerOut(seq=5, step=3, round=3, seat=2, reason=OutReason.NO_CARDS),
+    ]
+    view = apply_all(ViewState(), messages)
+    view = replace(
+        view,
+        round=11,
+        seats=tuple(replace(s, count=c) for s, c in zip(view.seats, (21, 30, 0), strict=True)),
+    )
+    assert score(view, 1) == "Round 12: Ann has 21 cards, you have 30 cards and Cy is out."
+    assert score(view, None) == "Round 12: Ann has 21 cards, Ben has 30 cards and Cy is out."
+    war = replace(
+        view,
+        war_depth=2,
+        rules=replace(view.rules, round_limit=26),
+        seats=(
+            replace(view.seats[0], count=15, face_up=("8S", "QH"), face_down=2),
+            *view.seats[1:],
+        ),
+    )
+    assert score(war, 1).startswith(
+        "Round 12 of 26, double war: Ann has 15 cards (and 4 on the table)"
+    )
+    assert score(ViewState(), 0) == "No cards dealt yet."
+
+
+def voting_table() -> ViewState:
+    """Ann, Ben and Cy playing; Dot went out; the view as the messages left it."""
+    messages = [
+        *table(["Ann", "Ben", "Cy", "Dot"], 0, (13, 13, 13, 13)),
+        PlayerOut(seq=6, step=9, round=9, seat=3, reason=OutReason.NO_CARDS),
+    ]
+    return apply_all(ViewState(), messages)
+
+
+def test_who_still_has_to_vote_to_finish_follows_the_room() -> None:
+    view = voting_table()
+    assert votes_sentence(view, 0) is None
+    voted = apply(view, FinishVoted(seq=7, seat=1))
+    said = describe(view, FinishVoted(seq=7, seat=1), voted, 0)
+    assert said == ("Ben votes to finish the game.", "Still to vote: you and Cy."), "Dot is out"
+    assert votes_sentence(voted, 0) == "Ben voted to finish; still to vote: you and Cy."
+    away = apply(voted, ConnectionChanged(seq=8, seat=2, connected=False))
+    assert votes_sentence(away, 0) == "Ben voted to finish; still to vote: you.", "away: no vote"
+    left = apply(away, PlayerLeft(seq=9, seat=2))
+    assert left.seats[2].computer, "the computer plays a seat whose player left"
+    both = apply(left, FinishVoted(seq=10, seat=0))
+    assert votes_sentence(both, 1) == "Ann and you voted to finish."
+
+
+def test_who_still_has_to_vote_for_a_rematch() -> None:
+    view = apply(voting_table(), over(7, 300, 0, (52, 0, 0, 0)))
+    assert status(view, 0) == (
+        "Game over. Press r for a rematch with a new deal, d to replay this deal, q to leave."
+    )
+    assert status(view, 0, plain=True).startswith("Game over. Type r for a rematch")
+    asked = apply(view, RematchVoted(seq=8, seat=0, deal=RematchDeal.NEW))
+    assert status(asked, 0) == "Waiting for Ben, Cy and Dot to vote.", "out players vote again"
+    asked = apply(asked, RematchVoted(seq=9, seat=3, deal=RematchDeal.SAME))
+    assert votes_sentence(asked, 1) == (
+        "Ann asked for a new deal, Dot for this deal again; still to vote: you and Cy."
+    )
+    same = apply(view, RematchVoted(seq=8, seat=2, deal=RematchDeal.SAME))
+    assert votes_sentence(same, None) == (
+        "Cy asked for this deal again; still to vote: Ann, Ben and Dot."
+    )

@@ -9,9 +9,19 @@ from textual.content import Content
 from textual.events import Key
 from textual.pilot import Pilot
 from textual.widgets import Static
+from textual.widgets._footer import FooterKey
 
 from client.connection import Ended, Notice, Reconnecting
-from client.tui import FlyingCards, SeatPanel, WarApp
+from client.drawing import CARD_HEIGHT
+from client.panels import SaidLines
+from client.tui import (
+    CLOSED_LINE,
+    LEFT_LINE,
+    STOPPED_WATCHING_LINE,
+    FlyingCards,
+    SeatPanel,
+    WarApp,
+)
 from protocol import (
     AutoPlay,
     AutoPlayChanged,
@@ -26,6 +36,7 @@ from protocol import (
     ReadyChanged,
     Rematch,
     RematchDeal,
+    RematchVoted,
     RoomPhase,
     RoomState,
     RulesSpec,
@@ -66,6 +77,18 @@ START: list[ServerMessage] = [
 ]
 
 
+def ben_wins(seq: int) -> GameOver:
+    """Game over after 377 rounds: Ben has all 52 cards."""
+    return GameOver(
+        seq=seq,
+        step=800,
+        winner=1,
+        termination=Termination.ALL_CARDS,
+        summary=Summary(rounds=377, wars=21, longest_war=2, biggest_haul=14, deal=90210),
+        counts=(0, 52),
+    )
+
+
 def text(app: WarApp, selector: str) -> str:
     widget = app.query_one(selector, Static)
     content = widget.content
@@ -86,6 +109,14 @@ async def settle(link: FakeLink, pilot: Pilot[None]) -> None:
     await pilot.pause()
 
 
+async def ben_takes_the_war(link: FakeLink, pilot: Pilot[None]) -> None:
+    """Ann and Ben at war (drawn first, so the panels are laid out), then Ben takes 6."""
+    link.push(welcome(), *START, *WAR_TO_ANN)
+    await settle(link, pilot)
+    link.push(CardsTaken(seq=9, step=2, round=1, seat=1, count=6, counts=(23, 29)))
+    await settle(link, pilot)
+
+
 async def landed(app: WarApp, pilot: Pilot[None]) -> None:
     """Land any taken cards in the air: animations turned off finish a flight at the next
     frame, through the same path as a flight that has run its time."""
@@ -102,14 +133,30 @@ WAR_TO_ANN: list[ServerMessage] = [
 ]
 
 
-async def test_the_footer_always_shows_the_keys(
+def footer_keys(app: WarApp) -> set[str]:
+    """The actions the footer shows now."""
+    return {
+        b.binding.action
+        for b in app.screen.active_bindings.values()
+        if b.binding.show and b.enabled and app.check_action(b.binding.action, ()) is not False
+    }
+
+
+async def test_the_footer_shows_the_keys_that_apply(
     table: tuple[WarApp, FakeLink, Pilot[None]],
 ) -> None:
-    app, _link, _pilot = table
-    shown = {b.binding.action for b in app.screen.active_bindings.values() if b.binding.show}
-    assert {"turn_over", "auto", "finish", "rematch", "replay", "leave"} <= shown
+    app, link, pilot = table
+    link.push(welcome())
+    await settle(link, pilot)
+    assert footer_keys(app) == {"auto", "rules", "leave"}, "waiting room"
+    link.push(*START)
+    await settle(link, pilot)
+    assert footer_keys(app) == {"turn_over", "auto", "finish", "rules", "leave"}
     keys = {b.binding.action: b.binding.key_display for b in app.screen.active_bindings.values()}
-    assert keys["turn_over"] == "space/enter"
+    assert keys["turn_over"] == "space"
+    link.push(ben_wins(seq=5))
+    await settle(link, pilot)
+    assert footer_keys(app) == {"rematch", "replay", "rules", "leave"}
 
 
 async def test_codes_are_shown_while_seats_are_open(
@@ -198,7 +245,7 @@ async def test_the_table_draws_cards_the_war_and_the_haul(
     panel = app.query_one("#seat-0", SeatPanel)
     assert panel.has_class("won")
     assert "29 cards  +6" in text(app, "#seat-0")
-    assert "Your 10 beats the 4. You win the war and take 6 cards." in text(app, "#said")
+    assert "Your 10 beats Ben's 4. You win the war and take 6 cards." in text(app, "#said")
     assert not app.query_one("#seat-1", SeatPanel).has_class("won")
     mine, ben = text(app, "#seat-0"), text(app, "#seat-1")
     assert "last round: won" in mine and "Q♥" in mine and "│10   │" in mine and "░" in mine
@@ -212,22 +259,13 @@ async def test_game_over_shows_the_summary_and_offers_rematches(
     link.push(welcome(), *START)
     await settle(link, pilot)
     assert app.check_action("turn_over", ()) is True
-    assert app.check_action("rematch", ()) is None, "greyed out during the game"
+    assert app.check_action("rematch", ()) is False, "hidden during the game"
     await pilot.press("r")
     await pilot.press("f")
     assert await link.next_sent() == VoteFinish()
-    link.push(
-        GameOver(
-            seq=5,
-            step=800,
-            winner=1,
-            termination=Termination.ALL_CARDS,
-            summary=Summary(rounds=377, wars=21, longest_war=2, biggest_haul=14, deal=90210),
-            counts=(0, 52),
-        )
-    )
+    link.push(ben_wins(seq=5))
     await settle(link, pilot)
-    assert app.check_action("turn_over", ()) is None
+    assert app.check_action("turn_over", ()) is False
     assert app.check_action("rematch", ()) is app.check_action("replay", ()) is True
     assert app.query_one("#summary", Static).display
     summary = text(app, "#summary")
@@ -298,21 +336,18 @@ async def test_a_fatal_end_exits_non_zero_with_the_reason() -> None:
     link = FakeLink()
     app = WarApp(link)
     async with app.run_test() as pilot:
-        link.event(Ended(False, "no room has this code (unknown_code)"))
+        link.event(Ended(False, "no room has this code", "unknown_code"))
         await link.drained()
         await pilot.pause()
     assert app.return_code == 1
-    assert app.end_reason == "no room has this code (unknown_code)"
+    assert app.end_reason == "no room has this code"
 
 
 async def test_taken_cards_fly_to_the_winners_pile_then_it_counts_them(
     table: tuple[WarApp, FakeLink, Pilot[None]],
 ) -> None:
     app, link, pilot = table
-    link.push(welcome(), *START, *WAR_TO_ANN)
-    await settle(link, pilot)
-    link.push(CardsTaken(seq=9, step=2, round=1, seat=1, count=6, counts=(23, 29)))
-    await settle(link, pilot)
+    await ben_takes_the_war(link, pilot)
     [flying] = app.query(FlyingCards)
     assert flying.seat == 1 and "+6" in str(flying.content)
     start, end = flying.route
@@ -332,10 +367,7 @@ async def test_with_animations_off_nothing_flies(
 ) -> None:
     app, link, pilot = table
     app.animation_level = "none"
-    link.push(welcome(), *START, *WAR_TO_ANN)
-    await settle(link, pilot)
-    link.push(CardsTaken(seq=9, step=2, round=1, seat=1, count=6, counts=(23, 29)))
-    await settle(link, pilot)
+    await ben_takes_the_war(link, pilot)
     assert not app.query(FlyingCards)
     assert app.query_one("#seat-1", SeatPanel).has_class("won")
     assert "29 cards  +6" in text(app, "#seat-1")
@@ -345,10 +377,7 @@ async def test_a_new_haul_lands_the_one_in_the_air_at_once(
     table: tuple[WarApp, FakeLink, Pilot[None]],
 ) -> None:
     app, link, pilot = table
-    link.push(welcome(), *START, *WAR_TO_ANN)
-    await settle(link, pilot)
-    link.push(CardsTaken(seq=9, step=2, round=1, seat=1, count=6, counts=(23, 29)))
-    await settle(link, pilot)
+    await ben_takes_the_war(link, pilot)
     assert [f.seat for f in app.query(FlyingCards)] == [1]
     link.push(
         CardsTurned(seq=10, step=3, round=2, depth=0, cards=((0, "KH"), (1, "2S"))),
@@ -409,3 +438,207 @@ async def test_a_haul_flies_at_80_by_24() -> None:
         await landed(app, pilot)
         assert not app.query(FlyingCards)
         assert "29 cards  +6" in text(app, "#seat-0")
+
+
+async def test_the_header_names_the_round_being_played(
+    table: tuple[WarApp, FakeLink, Pilot[None]],
+) -> None:
+    app, link, pilot = table
+    link.push(welcome())
+    await settle(link, pilot)
+    assert "round" not in text(app, "#top"), "no round before the game"
+    link.push(*START, *WAR_TO_ANN)
+    await settle(link, pilot)
+    assert "· round 1 ·" in text(app, "#top"), "the first round, war and all"
+    link.push(CardsTaken(seq=9, step=2, round=1, seat=0, count=6, counts=(29, 23)))
+    await settle(link, pilot)
+    assert "· round 2 ·" in text(app, "#top"), "the next round is the one to play"
+    link.push(ben_wins(seq=10))
+    await settle(link, pilot)
+    assert "· 377 rounds" in text(app, "#top")
+
+
+# --- issue 12, items 8, 11 and 12 ----------------------------------------------------------
+THREE: list[ServerMessage] = [
+    Welcome(
+        seq=3,
+        seat=0,
+        token="secret-token-0123456789",
+        state=RoomState(
+            room="r8k2",
+            phase=RoomPhase.WAITING,
+            rules=RulesSpec(players=3),
+            seats=tuple(
+                SeatState(seat=s, name=n, connected=True)
+                for s, n in enumerate(("Ann", "Ben", "Cy"))
+            ),
+        ),
+    ),
+    GameStarted(seq=4, game=1, counts=(17, 17, 17)),
+    WaitingFor(seq=5, seats=(0, 1, 2)),
+    CardsTurned(seq=6, step=1, round=1, depth=0, cards=((0, "2S"), (1, "AS"), (2, "TD"))),
+]
+
+
+def card_rows(panel: SeatPanel) -> range:
+    """The screen rows where a panel draws cards (below all its lines of text)."""
+    content = panel.content
+    lines = (content.plain if hasattr(content, "plain") else str(content)).split("\n")
+    first = panel.region.y + 1 + len(lines) - CARD_HEIGHT  # border, then the text lines
+    return range(first, panel.region.bottom - 1)
+
+
+async def test_a_haul_flies_from_the_table_never_from_the_winner_nor_over_words() -> None:
+    link = FakeLink()
+    app = WarApp(link, highlight_seconds=TIMEOUT * 10, flight_seconds=TIMEOUT * 10)
+    async with app.run_test(size=(100, 40)) as pilot:
+        link.push(*THREE)
+        await settle(link, pilot)
+        link.push(CardsTaken(seq=7, step=1, round=1, seat=1, count=3, counts=(16, 19, 16)))
+        await settle(link, pilot)
+        [flying] = app.query(FlyingCards)
+        start, end = flying.route
+        panels = {p.seat: p for p in app.query(SeatPanel)}
+        ben = panels[1]
+        assert not ben.region.contains_point(start), "never from the winner's own panel"
+        assert any(panels[s].region.contains_point(start) for s in (0, 2)), "from a loser's"
+        assert ben.region.contains_point(end)
+        for point, panel in (
+            (end, ben),
+            (start, next(p for p in panels.values() if p.region.contains_point(start))),
+        ):
+            rows = card_rows(panel)
+            assert point.y >= rows.start and point.y + CARD_HEIGHT <= rows.stop, "no words covered"
+        assert flying.region.height == CARD_HEIGHT
+
+
+async def test_the_highlight_follows_the_round_just_played(
+    table: tuple[WarApp, FakeLink, Pilot[None]],
+) -> None:
+    app, link, pilot = table
+    app.animation_level = "none"
+    link.push(welcome(), *START, *WAR_TO_ANN)
+    link.push(CardsTaken(seq=9, step=2, round=1, seat=1, count=6, counts=(23, 29)))
+    await settle(link, pilot)
+    assert "29 cards  +6" in text(app, "#seat-1")
+    link.push(CardsTurned(seq=10, step=3, round=2, depth=0, cards=((0, "KH"), (1, "2S"))))
+    await settle(link, pilot)
+    assert "+6" not in text(app, "#seat-1"), "the next flip ends the last haul's highlight"
+    assert not app.query_one("#seat-1", SeatPanel).has_class("won")
+    link.push(CardsTaken(seq=11, step=3, round=2, seat=0, count=2, counts=(24, 28)))
+    await settle(link, pilot)
+    assert "24 cards  +2" in text(app, "#seat-0")
+
+
+async def test_a_flight_in_the_air_lands_when_the_next_round_is_turned(
+    table: tuple[WarApp, FakeLink, Pilot[None]],
+) -> None:
+    app, link, pilot = table
+    await ben_takes_the_war(link, pilot)
+    assert app.query(FlyingCards)
+    link.push(CardsTurned(seq=10, step=3, round=2, depth=0, cards=((0, "KH"), (1, "2S"))))
+    await settle(link, pilot)
+    await pilot.pause()
+    assert not app.query(FlyingCards)
+    assert "28 cards" in text(app, "#seat-1") and "+6" not in text(app, "#seat-1")
+
+
+async def test_two_quick_a_presses_step_twice(table: tuple[WarApp, FakeLink, Pilot[None]]) -> None:
+    _app, link, pilot = table
+    link.push(welcome(), *START)
+    await settle(link, pilot)
+    await pilot.press("a", "a")
+    assert await link.next_sent() == SetAutoPlay(mode=AutoPlay.CALM)
+    assert await link.next_sent() == SetAutoPlay(mode=AutoPlay.QUICK)
+    link.push(
+        AutoPlayChanged(seq=5, seat=0, mode=AutoPlay.CALM),
+        AutoPlayChanged(seq=6, seat=0, mode=AutoPlay.QUICK),
+    )
+    await settle(link, pilot)
+    await pilot.press("a")
+    assert await link.next_sent() == SetAutoPlay(mode=AutoPlay.OFF)
+
+
+async def test_the_footer_fits_at_60_columns() -> None:
+    link = FakeLink()
+    app = WarApp(link)
+    async with app.run_test(size=(60, 24)) as pilot:
+        for messages in ([welcome()], START):
+            link.push(*messages)
+            await settle(link, pilot)
+            keys = [k for k in app.query(FooterKey) if k.display]
+            assert keys, "the footer shows keys"
+            assert max(k.region.right for k in keys) <= 60, [str(k.region) for k in keys]
+
+
+async def test_the_rules_show_in_the_waiting_room_and_on_demand(
+    table: tuple[WarApp, FakeLink, Pilot[None]],
+) -> None:
+    app, link, pilot = table
+    link.push(welcome())
+    await settle(link, pilot)
+    rules = app.query_one("#rules", Static)
+    assert rules.display and text(app, "#rules").startswith("Rules: Aces are high. One card")
+    link.push(*START)
+    await settle(link, pilot)
+    assert not rules.display, "the game needs the room"
+    await pilot.press("question_mark")
+    assert rules.display
+    await pilot.press("question_mark")
+    assert not rules.display
+
+
+async def test_game_over_shows_the_last_lines_and_the_rematch_votes(
+    table: tuple[WarApp, FakeLink, Pilot[None]],
+) -> None:
+    app, link, pilot = table
+    link.push(
+        welcome(),
+        *START,
+        ben_wins(seq=5),
+        RematchVoted(seq=6, seat=1, deal=RematchDeal.SAME),
+    )
+    await settle(link, pilot)
+    assert app.query_one("#said", SaidLines).display
+    assert "Ben asks for this deal again." in text(app, "#said")
+    assert "Ben asked for this deal again; still to vote: you." in text(app, "#summary")
+    await pilot.press("r")
+    assert await link.next_sent() == Rematch(deal=RematchDeal.NEW)
+    link.push(RematchVoted(seq=7, seat=0, deal=RematchDeal.NEW))
+    await settle(link, pilot)
+    assert "You asked for a new deal, Ben for this deal again." in text(app, "#summary")
+
+
+async def test_q_and_ctrl_q_say_one_line_on_leaving() -> None:
+    for key, farewell, sent in (
+        ("q", LEFT_LINE, [Leave()]),
+        ("ctrl+q", CLOSED_LINE, []),
+    ):
+        link = FakeLink()
+        app = WarApp(link)
+        async with app.run_test() as pilot:
+            link.push(welcome(), *START)
+            await settle(link, pilot)
+            await pilot.press(key)
+            await pilot.pause()
+        assert (app.farewell, link.sent, link.closed, app.return_code) == (farewell, sent, True, 0)
+    link = FakeLink()
+    app = WarApp(link)
+    async with app.run_test() as pilot:
+        link.push(welcome(seat=None), *START)
+        await settle(link, pilot)
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.farewell == STOPPED_WATCHING_LINE and link.sent == []
+
+
+async def test_a_stop_signal_closes_the_link_as_going_away() -> None:
+    link = FakeLink()
+    app = WarApp(link)
+    async with app.run_test() as pilot:
+        link.push(welcome(), *START)
+        await settle(link, pilot)
+        app.stopped_by_signal()
+        await pilot.pause()
+        await link.drained()
+    assert (link.closed, link.close_code, app.return_code) == (True, 1001, 143)

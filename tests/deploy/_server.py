@@ -14,8 +14,6 @@ import asyncio
 import json
 import os
 import shutil
-import socket
-import ssl
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -23,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from bench._server import free_port
+from tests._kit.net import HttpAnswer, http_get
 from tests.deploy._dockerfile import copy_sources, env_pairs, exec_form, healthcheck
 from tests.deploy._interpolate import interpolate
 from tests.deploy._repo import REPO, compose, env_example, final_stage, service_environment
@@ -39,7 +39,6 @@ __all__ = [
 ]
 
 IMAGE_VENV = "/opt/venv"
-HTTP_TIMEOUT = 10.0  # one /healthz exchange
 START_TIMEOUT = 30.0  # from process start to the first healthy answer
 # Host variables a process needs to run at all; everything else comes from the image.
 _PASSTHROUGH = ("PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT")
@@ -59,27 +58,6 @@ class ImageCommand:
     data_dir: Path
     port: int
     healthcheck: list[str]
-
-
-@dataclass(frozen=True, slots=True)
-class HttpAnswer:
-    """An HTTP response: status code, lower-cased headers, body."""
-
-    status: int
-    headers: dict[str, str]
-    body: bytes
-
-    def json(self) -> object:
-        """The body decoded as JSON (raises ValueError if it is not)."""
-        return json.loads(self.body)
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 def _translate_path(path: str, paths: dict[str, str]) -> str:
@@ -148,44 +126,6 @@ def _resolve(program: str, env: dict[str, str]) -> str:
     if found is None:
         raise FileNotFoundError(f"{program!r} not found on the image's PATH {env.get('PATH')!r}")
     return found
-
-
-async def http_get(host: str, port: int, path: str, *, tls: bool = False) -> HttpAnswer:
-    """GET ``path`` over a fresh connection (TLS, unverified, if ``tls``); read the answer.
-
-    Raises OSError if nothing accepts the connection, ValueError for a malformed answer,
-    TimeoutError if the answer does not complete in HTTP_TIMEOUT seconds.
-    """
-
-    async def exchange() -> bytes:
-        context = None
-        if tls:  # the test's own self-signed certificate, on loopback
-            context = ssl.create_default_context()
-            context.check_hostname = False
-            context.verify_mode = ssl.CERT_NONE
-        reader, writer = await asyncio.open_connection(host, port, ssl=context)
-        try:
-            writer.write(
-                f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n".encode()
-            )
-            await writer.drain()
-            return await reader.read()
-        finally:
-            writer.close()
-
-    raw = await asyncio.wait_for(exchange(), HTTP_TIMEOUT)
-    head, sep, body = raw.partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    parts = lines[0].split(" ", 2)
-    if not sep or len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit():
-        raise ValueError(f"not an HTTP response: {raw[:80]!r}")
-    headers = {}
-    for line in lines[1:]:
-        name, _, value = line.partition(":")
-        headers[name.strip().lower()] = value.strip()
-    if "content-length" in headers:
-        body = body[: int(headers["content-length"])]
-    return HttpAnswer(int(parts[1]), headers, body)
 
 
 async def wait_healthy(

@@ -185,7 +185,7 @@ def test_build_stage_copies_what_pyproject_needs_to_build() -> None:
         for path in REPO.iterdir()
         if (path / "__init__.py").exists() and any(fnmatch(path.name, p) for p in include)
     }
-    assert packages == {"server", "client", "protocol"}
+    assert packages == {"server", "client", "protocol", "vocabulary"}
     assert packages <= copied
     for script in pyproject["project"]["scripts"].values():
         assert script.split(".")[0] in copied, script

@@ -5,8 +5,9 @@ on 127.0.0.1 and a free port, with fast auto-play paces (so a computer or a seat
 plays a step in about 10 ms) and a clock that tests may push forward (`War.clock`):
 moving the clock and calling `War.poke` is how a time limit of minutes passes in no time.
 
-`replay` gives, from the engine alone, the game events a room must broadcast for a deal:
-what the tests compare every client's log with.
+`replay` gives, from the engine and the server's own engine → wire mapping
+(`server.core.wire`), the game events a room must broadcast for a deal: what the tests
+compare every client's log with.
 """
 
 from __future__ import annotations
@@ -38,14 +39,13 @@ from server.adapters.config import Settings
 from server.adapters.logs import get_logger
 from server.adapters.store import SqliteStore
 from server.core.hub import Hub, HubSettings
-from server.core.wire import event_message, game_over_message
+from server.core.wire import engine_rules, event_message, game_over_message
 from tests.e2e._client import GAME_EVENTS, Client
 
 __all__ = [
     "FAST",
     "OffsetClock",
     "War",
-    "engine_rules",
     "play_step",
     "play_steps",
     "play_to_the_end",
@@ -152,11 +152,6 @@ async def start_war(tmp_path: Path, **changes: Any) -> AsyncIterator[War]:
         finally:
             for client in war.clients:
                 await client.close()
-
-
-def engine_rules(spec: RulesSpec) -> engine.Rules:
-    """The engine's rules for a wire RulesSpec."""
-    return engine.Rules.from_dict(spec.to_dict())
 
 
 def strip_seq(messages: Iterable[ServerMessage]) -> list[ServerMessage]:

@@ -51,7 +51,9 @@ async def test_the_server_ends_a_timed_game_and_the_client_shows_it(tmp_path: Pa
         await out.until("The game begins: 26 cards each. 5 minutes on the clock.")
         assert renderer.view.phase is RoomPhase.PLAYING
         told = await renderer.command("s") or ""
-        assert re.fullmatch(r"Press enter to turn over\. (5:00|4:[0-5]\d) left\.", told), told
+        assert re.fullmatch(
+            r"Round 1: .*\. Press enter to turn over\. (5:00|4:[0-5]\d) left\.", told
+        ), told
         war.clock.offset += 5 * 60  # the server's clock: five minutes later
         war.poke()
         assert await asyncio.wait_for(task, TIMEOUT) == 0

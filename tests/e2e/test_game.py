@@ -32,8 +32,8 @@ from protocol import (
     Welcome,
 )
 from server import engine
+from server.core.wire import engine_rules
 from tests.e2e._war import (
-    engine_rules,
     game_events,
     play_step,
     play_steps,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import json
 import resource
 import socket
 from collections.abc import AsyncIterator
@@ -121,13 +122,13 @@ async def test_honest_clients_get_through_a_trickle_of_half_upgrades(tmp_path: P
         tmp_path / "war.sqlite3", "--handshake-timeout", "2", nofile=NOFILE
     ) as server:
         await honest_room(server)
-        before = len(server.raw)
+        before = server.line_count
         async with trickling(server.port):
             for _ in range(HONEST):
                 await honest_room(server)
-        during = server.raw[before:]
-        assert server.process.returncode is None
-    refused = [line for line in server.lines[before:] if line.get("event") == "handshake_refused"]
+        during = list(server.lines)[before:]
+        assert server.running
+    refused = [text for text in during if '"handshake_refused"' in text]
     assert refused, "the attacker's address was never refused"
     assert not [text for text in during if "Traceback" in text]
     # per honest room: opened, entered, created, closed, ...; the attack adds a few lines
@@ -143,21 +144,25 @@ async def test_running_out_of_descriptors_is_logged_once_a_period(tmp_path: Path
         "100000",
         nofile=NOFILE,
     ) as server:
+        failed = server.watch('"event": "accept_failed"')
         async with trickling(server.port) as trickle:
-            first = await asyncio.wait_for(server.logged("accept_failed"), CONNECT_TIMEOUT)
-            attack = len(server.raw)
+            first = json.loads(await asyncio.wait_for(failed, CONNECT_TIMEOUT))
+            attack = server.line_count
             # the attack goes on for a few handshake timeouts: the server stays quiet
             await asyncio.wait_for(trickle.drops(IN_FLIGHT), 60)
-            quiet = server.raw[attack:]
-        assert server.process.returncode is None
+            quiet = list(server.lines)[attack:]
+        assert server.running
+        everything = list(server.lines)
     assert first["error"] == "Too many open files"
-    assert not [text for text in server.raw if "Traceback" in text]
+    assert not [text for text in everything if "Traceback" in text]
     assert len(quiet) <= 10, "\n".join(quiet[-40:])
 
 
 async def test_the_server_raises_its_open_files_limit_to_the_hard_limit(tmp_path: Path) -> None:
     async with server_process(tmp_path / "war.sqlite3", nofile=(64, 512)) as server:
         (line,) = server.events("open_files_limit")
-        limits = resource.prlimit(server.process.pid, resource.RLIMIT_NOFILE)
+        (listening,) = server.events("listening")
+        limits = resource.prlimit(server.pid, resource.RLIMIT_NOFILE)
     assert (line["limit"], line["hard_limit"], line["raised_from"]) == (512, 512, 64)
+    assert listening["open_files_limit"] == 512
     assert limits == (512, 512)

@@ -25,9 +25,10 @@ from protocol import (
     Welcome,
 )
 from server import engine
+from server.core.wire import engine_rules
 from tests.e2e._client import Client
 from tests.e2e._process import server_process
-from tests.e2e._war import engine_rules, game_events, play_steps, replay
+from tests.e2e._war import game_events, play_steps, replay
 
 pytestmark = pytest.mark.slow
 
@@ -113,7 +114,7 @@ async def test_kill_9_mid_game_then_resume_with_nothing_lost(tmp_path: Path) -> 
             finished.outcome.termination.value,
             finished.counts,
         )
-        assert await second.terminate() == 0
+        assert await second.stop() == 0
 
 
 async def test_sigterm_closes_clients_1012_exits_0_and_games_resume(tmp_path: Path) -> None:
@@ -121,7 +122,7 @@ async def test_sigterm_closes_clients_1012_exits_0_and_games_resume(tmp_path: Pa
     async with server_process(db) as first:
         ann, ben = await start_game(first.url)
         await play_steps(5, [ann, ben])
-        status = await first.terminate()
+        status = await first.stop()
         for client in (ann, ben):
             code, _ = await client.expect_close()
             assert code == CloseCode.SERVICE_RESTART
@@ -129,8 +130,8 @@ async def test_sigterm_closes_clients_1012_exits_0_and_games_resume(tmp_path: Pa
     assert first.events("signal_received")[0]["signal"] == "SIGTERM"
     assert first.events("server_stopped")
     secrets = {ann.token, ben.token, ann.player_code, ann.watch_code}
-    assert not [line for line in first.raw if any(s and s in line for s in secrets)]
+    assert not [line for line in first.lines if any(s and s in line for s in secrets)]
     async with server_process(db) as second:
         ann2 = await resume(second.url, ann)
         assert ann2.of(Welcome)[-1].state.step == ann.step
-        assert await second.terminate() == 0
+        assert await second.stop() == 0

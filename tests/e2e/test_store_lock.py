@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 from protocol import CreateRoom, Welcome
 from tests.e2e._client import Client
-from tests.e2e._process import WAR_SERVER, server_process
+from tests.e2e._process import server_process
+
+WAR_SERVER = Path(sys.executable).with_name("war-server")
 
 pytestmark = pytest.mark.slow
 
@@ -44,12 +47,12 @@ async def test_a_second_server_on_the_same_store_refuses_to_start(tmp_path: Path
         assert len(lines) == 1, lines
         assert '"startup_failed"' in lines[0]
         assert "in use by another war-server" in lines[0]
-        assert f"process {first.process.pid}" in lines[0]
+        assert f"process {first.pid}" in lines[0]
         client = await Client.connect(first.url)  # the first one is untouched
         await client.send(CreateRoom(name="Ann"))
         await client.expect(Welcome)
         await client.close()
-        assert await first.terminate() == 0
+        assert await first.stop() == 0
     async with server_process(db) as again:  # free once the first stopped
         assert again.events("listening")[0]["rooms"] == 1
 

@@ -96,6 +96,10 @@ class StandInHub:
     def connections(self) -> int:
         return len(self.known)
 
+    @property
+    def store_failing(self) -> bool:
+        return False
+
     def close(self) -> None:
         self.closed = True
 

@@ -41,7 +41,7 @@ from protocol import (
 from server.adapters.app import WarServer, serving
 from server.adapters.config import INVALID_MESSAGE_BURST, Settings
 from server.core.actions import Action, Close, ConnId, Send
-from tests.deploy._server import http_get
+from tests._kit.net import http_get
 from tests.e2e._client import Client, ExpectError
 
 STATE = RoomState(
@@ -121,6 +121,10 @@ class EchoHub:
     def connections(self) -> int:
         return len(self.known)
 
+    @property
+    def store_failing(self) -> bool:
+        return False
+
     def close(self) -> None:
         self.closed = True
 
@@ -175,7 +179,7 @@ async def test_healthz_answers_json_with_counts(tmp_path: Path) -> None:
 
 
 async def test_plain_http_elsewhere_is_refused(tmp_path: Path) -> None:
-    async with echo_server(tmp_path) as (server, _hub):
+    async with echo_server(tmp_path, no_web=True) as (server, _hub):  # the page: test_web.py
         answer = await http_get("127.0.0.1", server.port, "/")
     assert answer.status == 426  # Upgrade Required: only WebSocket here
 

@@ -17,7 +17,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from protocol import CloseCode, CreateRoom, Resync, WatchRoom, Welcome
-from tests.deploy._server import http_get
+from tests._kit.net import http_get
 from tests.e2e._client import DEFAULT_TIMEOUT, Client
 from tests.e2e._war import War, start_war
 
@@ -145,7 +145,8 @@ async def test_zero_penalty_turns_penalties_off(tmp_path: Path) -> None:
 
 
 async def test_healthz_is_neither_counted_nor_refused(tmp_path: Path) -> None:
-    async with start_war(tmp_path, connect_rate=0.5, connect_burst=1) as war:
+    # no_web: a plain GET / is a handshake attempt here, not the page (test_web.py)
+    async with start_war(tmp_path, connect_rate=0.5, connect_burst=1, no_web=True) as war:
         port = war.server.port
         for _ in range(3):
             assert (await http_get("127.0.0.1", port, "/healthz")).status == 200

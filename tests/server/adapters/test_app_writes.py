@@ -99,6 +99,10 @@ class BurstHub:
     def connections(self) -> int:
         return len(self.open)
 
+    @property
+    def store_failing(self) -> bool:
+        return False
+
     def close(self) -> None:
         return None
 

@@ -19,7 +19,7 @@ from server.adapters.config import (
 )
 
 HOME = {"HOME": "/home/ann"}
-CONTRACT = {  # /work/notes/server-config-contract.md: flag -> (env, default as parsed)
+CONTRACT = {  # the settings of docs/hosting.md: flag -> (env, default as parsed)
     "--host": ("WAR_HOST", "127.0.0.1"),
     "--port": ("WAR_PORT", 8765),
     "--db": ("WAR_DB", Path("/home/ann/.local/share/family-war/war.sqlite3")),
@@ -46,7 +46,9 @@ CONTRACT = {  # /work/notes/server-config-contract.md: flag -> (env, default as 
     "--handshake-timeout": ("WAR_HANDSHAKE_TIMEOUT", 5.0),
     "--max-handshakes-per-ip": ("WAR_MAX_HANDSHAKES_PER_IP", 32),
     "--allowed-origins": ("WAR_ALLOWED_ORIGINS", ()),
+    "--no-web": ("WAR_NO_WEB", False),
 }
+SWITCHES = {"--no-web"}  # flags without a value
 
 
 def test_defaults_match_the_contract() -> None:
@@ -63,7 +65,8 @@ def test_help_names_every_variable_and_default(capsys: pytest.CaptureFixture[str
     assert exit_info.value.code == 0
     text = " ".join(capsys.readouterr().out.split())
     for flag, (env, _) in CONTRACT.items():
-        pattern = rf"{re.escape(flag)} [A-Z_]+ .*?\(env {env}, default [^)]+\)"
+        value = "" if flag in SWITCHES else " [A-Z_]+"
+        pattern = rf"{re.escape(flag)}{value} .*?\(env {env}, default [^)]+\)"
         assert re.search(pattern, text), flag
     assert set(re.findall(r"\bWAR_[A-Z_]+", text)) == {env for env, _ in CONTRACT.values()}
     assert "(env WAR_PORT, default 8765)" in text
@@ -271,12 +274,35 @@ def test_tilde_in_db_path_is_expanded() -> None:
         (["--handshake-timeout", "-1"], {}, "--handshake-timeout: -1 must be a finite number"),
         (["--max-handshakes-per-ip", "0"], {}, "--max-handshakes-per-ip: 0 is out of range 1"),
         (["--certfile", "/nonexistent/cert.pem"], {}, "--certfile: no such file"),
+        ([], {"WAR_NO_WEB": "maybe"}, "WAR_NO_WEB: 'maybe' is not one of 1, true, yes, on"),
     ],
 )
 def test_bad_values_are_named(argv: list[str], env: dict[str, str], message: str) -> None:
     with pytest.raises(ConfigError) as error:
         load_settings(argv, {**HOME, **env})
     assert str(error.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "no_web"),
+    [
+        ([], {}, False),
+        (["--no-web"], {}, True),
+        ([], {"WAR_NO_WEB": "1"}, True),
+        ([], {"WAR_NO_WEB": " Yes "}, True),
+        ([], {"WAR_NO_WEB": "off"}, False),
+        ([], {"WAR_NO_WEB": "false"}, False),
+        (["--no-web"], {"WAR_NO_WEB": "0"}, True),  # the flag wins
+    ],
+)
+def test_no_web_switch(argv: list[str], env: dict[str, str], no_web: bool) -> None:
+    assert load_settings(argv, {**HOME, **env}).no_web is no_web
+
+
+def test_no_web_takes_no_value(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        load_settings(["--no-web", "yes"], HOME)
+    assert "unrecognized arguments: yes" in capsys.readouterr().err
 
 
 def test_tls_needs_both_files(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""The store: every write read back, both implementations, and a file that survives."""
+"""The store: every write read back, both implementations, a file that survives, writes
+of only what changed, a full disk, and the migrations of older files."""
 
 from __future__ import annotations
 
@@ -9,14 +10,22 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from protocol import CreateRoom, JoinRoom, Ready, ResumeSeat, RulesSpec
 from server import engine
-from server.adapters.store import SCHEMA_VERSION, SqliteStore
-from server.core.codes import hash_token
+from server.adapters.store import (
+    _CODES_UNIQUE,
+    PAGE_SIZE,
+    SCHEMA_VERSION,
+    WAL_CHECKPOINT_BYTES,
+    SqliteStore,
+)
+from server.core.codes import hash_token, normalize_code
 from server.core.records import GameRecord, MemoryStore, RoomRecord, SeatRecord, Store
 from server.errors import StoreError
-from tests.server.core._roomkit import Bench
+from tests.server.core._roomkit import RoomKit
 
 
 def _record(room_id: str = "room1", **changes: object) -> RoomRecord:
@@ -24,7 +33,7 @@ def _record(room_id: str = "room1", **changes: object) -> RoomRecord:
         room_id=room_id,
         player_code=f"P{room_id}",
         watch_code=f"W{room_id}",
-        rules={"players": 2, "face_down": 3, "round_limit": None},
+        rules=engine.Rules(face_down=3),
         minutes=30,
         seats=(SeatRecord("Ann", "ab" * 32), SeatRecord()),
         game=GameRecord(number=1, deal=2**64 - 1, revealed=True),
@@ -42,78 +51,175 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     made.close()
 
 
+def _save_all(store: Store, *records: RoomRecord) -> RoomRecord:
+    """Store the first record as a new room and each next one over the one before it."""
+    before: RoomRecord | None = None
+    for record in records:
+        store.save_room(record, before=before)
+        before = record
+    assert before is not None
+    return before
+
+
 def test_create_and_load_round_trip(store: Store) -> None:
-    store.create_room(_record())
-    store.create_room(_record("room0", created=50.0))
+    store.save_room(_record(), before=None)
+    store.save_room(_record("room0", created=50.0), before=None)
     assert store.load_all() == [_record("room0", created=50.0), _record()]
 
 
-def test_every_write_is_read_back(store: Store) -> None:
-    store.create_room(_record())
+def test_every_change_is_read_back(store: Store) -> None:
+    first = _record()
     game = GameRecord(number=2, deal=7, revealed=False, started=True, deadline=900.0)
-    store.record_game("room1", game, seq=10)
-    store.record_steps("room1", 42, seq=200)
-    store.record_stop("room1", 40)
-    store.record_finish("room1", seq=230)
+    started = dataclasses.replace(first, game=game, seq=10)
+    played = dataclasses.replace(
+        started, game=dataclasses.replace(game, steps=42, stop_step=40, finished=True), seq=230
+    )
+    ready = dataclasses.replace(played, game=dataclasses.replace(played.game, ready=(1,)))
     seats = (
         SeatRecord("Ann", None, False, "calm", True),
-        SeatRecord("Computer", None, True),
         SeatRecord("Ben", "cd" * 32, previous_token_hash="ef" * 32),
     )
-    store.update_seats("room1", seats, seq=231)
-    store.touch("room1", 555.0, seq=232)
-    (loaded,) = store.load_all()
-    assert loaded.game == dataclasses.replace(game, steps=42, stop_step=40, finished=True)
-    assert loaded.seats == seats
-    assert (loaded.last_active, loaded.seq) == (555.0, 232)
+    seated = dataclasses.replace(ready, seats=seats)  # only the seats change
+    touched = dataclasses.replace(seated, last_active=555.0, seq=232)
+    before: RoomRecord | None = None
+    for record in (first, started, played, ready, seated, touched):
+        store.save_room(record, before=before)
+        assert store.load_all() == [record]
+        before = record
+
+
+def test_flags_and_votes_are_stored(store: Store) -> None:
+    first = _record(seats=(SeatRecord("Ann", "ab" * 32),) * 4)
+    game = GameRecord(
+        number=3,
+        deal=9,
+        revealed=True,
+        started=True,
+        steps=12,
+        ready=(0, 3),
+        finish_votes=(1, 2, 3),
+        rematch_votes=((0, "same"), (3, "new")),
+    )
+    last = _save_all(store, first, dataclasses.replace(first, game=game, seq=99))
+    assert store.load_all() == [last]
 
 
 def test_delete_forgets_the_room_and_its_seats(store: Store) -> None:
-    store.create_room(_record())
+    store.save_room(_record(), before=None)
     store.delete_room("room1")
     store.delete_room("room1")  # already gone: no error
     assert store.load_all() == []
-    store.create_room(_record())  # the id and codes are free again
+    store.save_room(_record(), before=None)  # the id and codes are free again
     assert len(store.load_all()) == 1
 
 
 @pytest.mark.parametrize(
-    "write",
+    "change",
     [
-        lambda s: s.record_steps("nope", 1, 1),
-        lambda s: s.record_stop("nope", 1),
-        lambda s: s.record_finish("nope", 1),
-        lambda s: s.touch("nope", 1.0, 1),
-        lambda s: s.update_seats("nope", (), 1),
-        lambda s: s.record_game("nope", GameRecord(1, 1, False), 1),
+        {"seq": 4},
+        {"game": GameRecord(1, 1, False, started=True)},
+        {"seats": (SeatRecord("Ann", "ab" * 32), SeatRecord("Ben"))},
     ],
 )
-def test_writes_to_an_unknown_room_raise(store: Store, write: object) -> None:
+def test_a_change_to_an_unknown_room_raises(store: Store, change: dict[str, object]) -> None:
+    before = _record("nope")
     with pytest.raises(StoreError, match="nope"):
-        write(store)  # type: ignore[operator]
+        store.save_room(dataclasses.replace(before, **change), before=before)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        {"room_id": "room2"},
+        {"player_code": "P2"},
+        {"rules": engine.Rules(players=3)},
+        {"minutes": 5},
+    ],
+)
+def test_a_change_must_be_of_the_same_room(store: Store, other: dict[str, object]) -> None:
+    before = _save_all(store, _record())
+    with pytest.raises(StoreError, match="not a later state"):
+        store.save_room(dataclasses.replace(before, seq=9, **other), before=before)  # type: ignore[arg-type]
+    assert store.load_all() == [before]
 
 
 @pytest.mark.parametrize(
     "clash", [{"room_id": "room1"}, {"player_code": "Proom1"}, {"watch_code": "Wroom1"}]
 )
 def test_an_id_or_code_in_use_is_refused(store: Store, clash: dict[str, str]) -> None:
-    store.create_room(_record())
+    store.save_room(_record(), before=None)
     with pytest.raises(StoreError):
-        store.create_room(dataclasses.replace(_record("room2"), **clash))  # type: ignore[arg-type]
+        store.save_room(dataclasses.replace(_record("room2"), **clash), before=None)  # type: ignore[arg-type]
     assert len(store.load_all()) == 1
+
+
+def test_sqlite_writes_only_what_changed(tmp_path: Path) -> None:
+    """A step or a ready is one UPDATE of the room's row, committed by itself; a seat row
+    is written only when that seat changed."""
+    store = SqliteStore(tmp_path / "w.db")
+    first = _save_all(store, _record())
+    statements: list[str] = []
+    store._db.set_trace_callback(statements.append)
+    step = dataclasses.replace(first, game=dataclasses.replace(first.game, steps=1), seq=4)
+    store.save_room(step, before=first)
+    assert [sql.split(" SET")[0] for sql in statements] == ["UPDATE rooms"]
+    statements.clear()
+    ben = dataclasses.replace(step, seats=(step.seats[0], SeatRecord("Ben", "cd" * 32)), seq=5)
+    store.save_room(ben, before=step)
+    assert [sql.split(" SET")[0] for sql in statements] == [
+        "BEGIN IMMEDIATE",
+        "UPDATE rooms",
+        "UPDATE seats",
+        "COMMIT",
+    ]
+    assert "WHERE room_id = 'room1' AND seat = 1" in statements[2]
+    statements.clear()
+    token = dataclasses.replace(ben, seats=(ben.seats[0], SeatRecord("Ben", "ef" * 32)))
+    store.save_room(token, before=ben)  # a new token, nothing else
+    assert [sql.split(" SET")[0] for sql in statements] == ["UPDATE seats"]
+    statements.clear()
+    store.save_room(token, before=token)  # nothing changed: nothing written
+    assert statements == []
+    store._db.set_trace_callback(None)
+    assert store.load_all() == [token]
+    store.close()
+
+
+def test_a_full_disk_is_a_store_error_and_changes_nothing(tmp_path: Path) -> None:
+    """SQLite's own "database or disk is full" (a page limit stands in for the disk)."""
+    store = SqliteStore(tmp_path / "w.db")
+    first = _save_all(store, _record())
+    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+    store._db.execute(f"PRAGMA max_page_count = {pages}")
+    crowd = [_record(f"room{n}", seats=(SeatRecord("x" * 200),) * 4) for n in range(100, 140)]
+    saved: list[RoomRecord] = []
+    with pytest.raises(StoreError, match="database or disk is full"):
+        for record in crowd:
+            store.save_room(record, before=None)
+            saved.append(record)
+    assert store.load_all() == [first, *saved]  # not the room that did not fit
+    step = dataclasses.replace(first, seq=first.seq + 1)
+    store.save_room(step, before=first)  # a change in place needs no new page
+    store._db.execute(f"PRAGMA max_page_count = {pages * 1000}")  # room on the disk again
+    store.save_room(crowd[-1], before=None)
+    assert store.load_all()[-1] == crowd[-1]
+    store.close()
 
 
 def test_sqlite_file_settings_and_parent_directory(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "er" / "war.sqlite3"
     store = SqliteStore(path)
-    store.create_room(_record())
+    store.save_room(_record(), before=None)
     store.close()
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("PRAGMA page_size").fetchone()[0] == PAGE_SIZE
     db.close()
     reopened = SqliteStore(path)
     assert reopened.load_all() == [_record()]
+    checkpoint = reopened._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+    assert checkpoint * PAGE_SIZE == WAL_CHECKPOINT_BYTES
     reopened.close()
 
 
@@ -130,8 +236,8 @@ def test_a_committed_write_is_visible_to_another_connection_at_once(tmp_path: Pa
     """Committed means on disk for a kill -9: another process reads it without a close."""
     path = tmp_path / "w.db"
     store = SqliteStore(path)
-    store.create_room(_record())
-    store.record_steps("room1", 17, seq=90)
+    first = _save_all(store, _record())
+    store.save_room(dataclasses.replace(first, game=GameRecord(1, 2, True, steps=17)), before=first)
     other = SqliteStore(path)  # a second connection, as a restarted process would open
     assert other.load_all()[0].game.steps == 17
     other.close()
@@ -140,21 +246,21 @@ def test_a_committed_write_is_visible_to_another_connection_at_once(tmp_path: Pa
 
 def test_reopening_the_file_rebuilds_identical_games(tmp_path: Path) -> None:
     path = tmp_path / "war.db"
-    bench = Bench(store=SqliteStore(path))
-    ann, ben = bench.connect(), bench.connect()
-    bench.send(ann, CreateRoom(name="Ann", rules=RulesSpec(face_down=3), deal=1234))
-    bench.send(ben, JoinRoom(code=ann.welcome.player_code or "", name="Ben"))
-    room = bench.room(ann)
+    kit = RoomKit(store=SqliteStore(path))
+    ann, ben = kit.connect(), kit.connect()
+    kit.send(ann, CreateRoom(name="Ann", rules=RulesSpec(face_down=3), deal=1234))
+    kit.send(ben, JoinRoom(code=ann.welcome.player_code or "", name="Ben"))
+    room = kit.room(ann)
     for _ in range(60):
         step = room.game.steps
         for peer in (ann, ben):
             if room.seat_of(peer.conn) in room.waiting_for():
-                bench.send(peer, Ready(step=step))
-    before = room.state(bench.now)
+                kit.send(peer, Ready(step=step))
+    before = room.state(kit.now)
     assert before.step >= 60
-    bench.hub.close()
+    kit.hub.close()
 
-    again = Bench(store=SqliteStore(path), now=bench.now)
+    again = RoomKit(store=SqliteStore(path), now=kit.now)
     rebuilt = again.hub.room(before.room)
     assert rebuilt is not None
     after = rebuilt.state(again.now)
@@ -232,24 +338,20 @@ def test_a_version_1_store_is_migrated_and_keeps_working(tmp_path: Path) -> None
     )
     assert (record.game.steps, record.game.deal, record.seq) == (5, 2**64 - 2, 12)
     store.close()
-    db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
-    columns = [row[1] for row in db.execute("PRAGMA table_info(seats)")]
-    db.close()
-    assert columns[-1] == "previous_token_hash"
+    assert _layout(path) == _layout(tmp_path / "fresh.db")
 
     # a server on the migrated file: the seats resume with their version-1 tokens
-    bench = Bench(store=SqliteStore(path), now=100.0)
-    ann, ben = bench.connect(), bench.connect()
-    bench.send(ann, ResumeSeat(room="oldroom", token=_ANN))
-    bench.send(ben, ResumeSeat(room="oldroom", token=_BEN))
+    kit = RoomKit(store=SqliteStore(path), now=100.0)
+    ann, ben = kit.connect(), kit.connect()
+    kit.send(ann, ResumeSeat(room="oldroom", token=_ANN))
+    kit.send(ben, ResumeSeat(room="oldroom", token=_BEN))
     assert (ann.welcome.seat, ben.welcome.seat) == (0, 1)
     assert ann.welcome.state.step == 5
     for peer in (ann, ben):
-        bench.send(peer, Ready(step=5))
-    assert bench.room(ann).game.steps == 6
-    bench.hub.close()
-    reopened = SqliteStore(path)  # version 2 now: opened as it is
+        kit.send(peer, Ready(step=5))
+    assert kit.room(ann).game.steps == 6
+    kit.hub.close()
+    reopened = SqliteStore(path)  # the current version now: opened as it is
     (record,) = reopened.load_all()
     assert record.game.steps == 6
     assert record.seats[1].token_hash == hash_token(ben.welcome.token or "")
@@ -263,8 +365,186 @@ def test_a_failed_migration_leaves_the_version_1_store_as_it_was(tmp_path: Path)
     db.execute("ALTER TABLE seats ADD COLUMN previous_token_hash TEXT")  # in the way
     db.commit()
     db.close()
-    with pytest.raises(StoreError, match="from schema version 1 to 2: duplicate column"):
+    with pytest.raises(StoreError, match="from schema version 1 to 4: duplicate column"):
         SqliteStore(path)
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+    db.close()
+
+
+def _layout(path: Path) -> tuple[int, list[tuple[object, ...]], list[tuple[object, ...]]]:
+    """The schema version and the columns (name, type, not null, default) of a store's
+    tables; a fresh store is made at ``path`` if there is none."""
+    SqliteStore(path).close()
+    db = sqlite3.connect(path)
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    rooms, seats = (
+        [row[1:5] for row in db.execute(f"PRAGMA table_info({table})")]
+        for table in ("rooms", "seats")
+    )
+    db.close()
+    return version, rooms, seats
+
+
+# Schema version 2, as the server wrote it before ready flags and votes were stored (kept
+# verbatim: stores of that version exist and must keep working).
+_SCHEMA_V2 = _SCHEMA_V1.replace(
+    "    left_room   INTEGER NOT NULL,\n",
+    "    left_room   INTEGER NOT NULL,\n    previous_token_hash TEXT,\n",
+).replace("PRAGMA user_version = 1;", "PRAGMA user_version = 2;")
+_CY = "cy-token-" * 4
+
+
+def _old_store(path: Path, version: int) -> None:
+    """A file of schema ``version`` (2, or 3: the normalized-code indexes added): a 3-player
+    room 7 steps into its game (seq 30), Ben's seat resumed with an unconfirmed token, Cy
+    on quick auto-play."""
+    db = sqlite3.connect(path)
+    db.executescript(_SCHEMA_V2)
+    if version == 3:
+        for statement in _CODES_UNIQUE:
+            db.execute(statement)
+        db.execute("PRAGMA user_version = 3")
+    rules = json.dumps(engine.Rules(players=3).to_dict(), sort_keys=True)
+    db.execute(
+        "INSERT INTO rooms VALUES (?, ?, ?, ?, NULL, 10.0, 20.0, 30, 1, '4242', 0, 1, 7, NULL, "
+        "0, NULL)",
+        ("room2", "PCODE-2", "WCODE-2", rules),
+    )
+    seats = [
+        ("Ann", hash_token(_ANN), "off", None),
+        ("Ben", hash_token(_BEN), "off", hash_token("ben-before-" * 3)),
+        ("Cy", hash_token(_CY), "quick", None),
+    ]
+    for seat, (name, token_hash, auto, previous) in enumerate(seats):
+        db.execute(
+            "INSERT INTO seats VALUES ('room2', ?, ?, ?, 0, ?, 0, ?)",
+            (seat, name, token_hash, auto, previous),
+        )
+    db.commit()
+    db.close()
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_an_older_store_is_migrated_and_its_flags_survive_from_then_on(
+    tmp_path: Path, version: int
+) -> None:
+    path = tmp_path / f"v{version}.db"
+    _old_store(path, version)
+    store = SqliteStore(path)
+    (record,) = store.load_all()
+    store.close()
+    assert record.game == GameRecord(number=1, deal=4242, revealed=False, started=True, steps=7)
+    assert record.seats == (
+        SeatRecord("Ann", hash_token(_ANN)),
+        SeatRecord("Ben", hash_token(_BEN), previous_token_hash=hash_token("ben-before-" * 3)),
+        SeatRecord("Cy", hash_token(_CY), auto="quick"),
+    )
+    assert record.seq == 30
+    assert _layout(path) == _layout(tmp_path / "fresh.db")
+
+    # a server on the migrated file: Ann readies, the server is killed (-9), and her
+    # ready is still there after the restart; seq goes on from where it was
+    kit = RoomKit(store=SqliteStore(path), now=100.0)
+    ann, ben = kit.resume("room2", _ANN), kit.resume("room2", _BEN)
+    assert ann.welcome.state.step == 7
+    assert ann.welcome.seq >= 30
+    kit.send(ann, Ready(step=7))
+    assert kit.room(ann).state(kit.now).seats[0].ready
+    last_seq = ann.inbox[-1].seq  # type: ignore[union-attr]
+    again = RoomKit(store=SqliteStore(path), now=kit.now + 1)
+    room = again.hub.room("room2")
+    assert room is not None
+    assert room.state(again.now).seats[0].ready
+    assert room.waiting_for() == (1, 2)
+    assert room.seq >= last_seq
+    ben2 = again.come_back(ben)
+    assert ben2.welcome.seq >= last_seq
+    again.send(ben2, Ready(step=7))
+    again.advance(1)  # Cy's quick auto-play
+    assert room.game.steps == 8
+    again.hub.close()
+
+
+# --- codes are unique in the form the hub compares them in ------------------------------
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ({"player_code": "K7MX-QD4R"}, {"player_code": "k7mxqd4r"}),
+        ({"watch_code": "ABCD-EFGH"}, {"watch_code": "abcd-efgh"}),
+        ({"player_code": "K7MX-QD4R"}, {"watch_code": "K7MXQD4R"}),
+        ({"watch_code": "ABCD-EFGH"}, {"player_code": "ab-cd-ef-gh"}),
+    ],
+)
+def test_a_code_taken_in_another_form_is_refused(
+    store: Store, first: dict[str, str], second: dict[str, str]
+) -> None:
+    store.save_room(_record("room1", **first), before=None)
+    with pytest.raises(StoreError):
+        store.save_room(_record("room2", **second), before=None)
+    assert [r.room_id for r in store.load_all()] == ["room1"]
+
+
+def test_a_room_whose_two_codes_are_one_is_refused(store: Store) -> None:
+    with pytest.raises(StoreError):
+        store.save_room(_record(player_code="K7MX-QD4R", watch_code="k7mxqd4r"), before=None)
+    assert store.load_all() == []
+
+
+def test_different_codes_are_all_accepted(store: Store) -> None:
+    store.save_room(_record("room1", player_code="K7MX-QD4R", watch_code="ABCD-EFGH"), before=None)
+    store.save_room(_record("room2", player_code="K7MX-QD4S", watch_code="ABCD-EFGJ"), before=None)
+    assert len(store.load_all()) == 2
+
+
+@given(st.from_regex(r"[A-Za-z0-9-]{4,32}", fullmatch=True))
+def test_sqlite_normalizes_codes_as_normalize_code_does(code: str) -> None:
+    """The SQL of the unique indexes is `normalize_code`, for every code the wire allows."""
+    db = sqlite3.connect(":memory:")
+    (normal,) = db.execute("SELECT upper(replace(?, '-', ''))", (code,)).fetchone()
+    db.close()
+    assert normal == normalize_code(code)
+
+
+def _v2_store_with_twin_codes(path: Path) -> None:
+    """A version-2 file holding two rooms whose codes differ only in case and hyphens, as
+    a version-2 server's store may (it never wrote such)."""
+    db = sqlite3.connect(path)
+    db.executescript(_SCHEMA_V2)
+    rules = json.dumps(engine.Rules().to_dict(), sort_keys=True)
+    for room_id, code in (("room1", "K7MX-QD4R"), ("room2", "k7mxqd4r")):
+        db.execute(
+            "INSERT INTO rooms VALUES (?, ?, ?, ?, NULL, 10.0, 20.0, 0, 1, '7', 0, 0, 0, NULL, "
+            "0, NULL)",
+            (room_id, code, f"W-{room_id}", rules),
+        )
+    db.commit()
+    db.close()
+
+
+def test_a_version_2_store_is_migrated_to_normalized_codes(tmp_path: Path) -> None:
+    path = tmp_path / "v2.db"
+    _v2_store_with_twin_codes(path)
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM rooms WHERE room_id = 'room2'")
+    db.commit()
+    db.close()
+    store = SqliteStore(path)
+    assert [r.room_id for r in store.load_all()] == ["room1"]
+    with pytest.raises(StoreError):
+        store.save_room(_record("room3", player_code="k7mx-qd4r"), before=None)
+    store.close()
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    db.close()
+
+
+def test_a_failed_migration_leaves_the_version_2_store_as_it_was(tmp_path: Path) -> None:
+    path = tmp_path / "v2.db"
+    _v2_store_with_twin_codes(path)
+    with pytest.raises(StoreError, match="from schema version 2 to 4: UNIQUE constraint"):
+        SqliteStore(path)
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert db.execute("SELECT count(*) FROM rooms").fetchone()[0] == 2
     db.close()

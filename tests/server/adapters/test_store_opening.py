@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
+from server import engine
 from server.adapters import store as store_module
 from server.adapters.store import SqliteStore, StoreLock
 from server.core.hub import Hub, HubSettings
@@ -26,7 +27,7 @@ def _record(room_id: str, **changes: object) -> RoomRecord:
         room_id=room_id,
         player_code=f"P{room_id}",
         watch_code=f"W{room_id}",
-        rules={"players": 2},
+        rules=engine.Rules(),
         minutes=None,
         seats=(SeatRecord("Ann", "ab" * 32), SeatRecord()),
         game=GameRecord(number=1, deal=7, revealed=False),
@@ -55,7 +56,7 @@ def _mode(path: Path) -> int:
 def test_a_new_store_and_its_wal_and_shm_are_readable_by_the_owner_only(tmp_path: Path) -> None:
     path = tmp_path / "war.sqlite3"
     store = SqliteStore(path)
-    store.create_room(_record("room1"))
+    store.save_room(_record("room1"), before=None)
     wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
     assert wal.exists()
     assert shm.exists()
@@ -112,7 +113,7 @@ def test_a_truncated_store_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "war.sqlite3"
     store = SqliteStore(path)
     for n in range(300):
-        store.create_room(_record(f"room{n}", rules={"players": 2, "note": "x" * 200}))
+        store.save_room(_record(f"room{n}", watch_code=f"W{n}{'x' * 30}"), before=None)
     store.close()
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
@@ -150,7 +151,7 @@ def test_a_room_that_does_not_parse_is_skipped_logged_and_keeps_its_codes(
     path = tmp_path / "war.sqlite3"
     store = SqliteStore(path)
     for room_id in ("good", "badjson", "baddeal"):
-        store.create_room(_record(room_id))
+        store.save_room(_record(room_id), before=None)
     store.close()
     _damage(path, "badjson", "rules", "{not json")
     _damage(path, "baddeal", "deal", "seven")
@@ -165,15 +166,15 @@ def test_a_room_that_does_not_parse_is_skipped_logged_and_keeps_its_codes(
     fresh = _record("fresh")
     for clash in ({"room_id": "badjson"}, {"player_code": "Pbaddeal"}, {"watch_code": "Wbadjson"}):
         with pytest.raises(StoreError):
-            store.create_room(dataclasses.replace(fresh, **clash))  # type: ignore[arg-type]
+            store.save_room(dataclasses.replace(fresh, **clash), before=None)  # type: ignore[arg-type]
     store.close()
 
 
 def test_a_hub_starts_with_the_rooms_that_load(tmp_path: Path) -> None:
     path = tmp_path / "war.sqlite3"
     store = SqliteStore(path)
-    store.create_room(_record("good"))
-    store.create_room(_record("bad"))
+    store.save_room(_record("good"), before=None)
+    store.save_room(_record("bad"), before=None)
     store.close()
     _damage(path, "bad", "rules", "[")
     hub = Hub(SqliteStore(path), HubSettings(), now=200.0)

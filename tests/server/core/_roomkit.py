@@ -1,36 +1,67 @@
-"""A test bench for the sans-I/O hub: a fake clock, fake connections, and inboxes.
+"""The room test kit: the sans-I/O hub on a fake clock, fake connections, and inboxes.
 
 Every `Action` the hub returns is applied here as the app would: a `Send` appends the
 message to each recipient's inbox (after an encode/decode round trip through the real
 codec, so whatever the hub sends is valid on the wire), a `Close` records the code and
 ends the connection (and tells the hub, as the app does). Each connection also checks
 the protocol's seq rule: after its ``welcome``, room messages arrive with seq +1 each.
+
+Shared helpers of the room tests live here too: `seated` (a room with every seat taken),
+`expected_events` (a whole game's event messages, from the engine through the server's
+own mapping `server.core.wire`) and `game_events` (the event messages a peer received).
+The engine's independent oracle is the reference game of
+``tests/server/engine/test_engine_tiny.py``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from protocol import (
+    CardsLaidDown,
+    CardsReturned,
+    CardsTaken,
+    CardsTurned,
     ClientMessage,
+    CreateRoom,
     Error,
     ErrorCode,
+    GameOver,
+    JoinRoom,
+    PlayerOut,
     Ready,
+    ResumeSeat,
+    RulesSpec,
     ServerMessage,
     Snapshot,
+    WarDeclared,
     Welcome,
     decode_server_message,
     encode,
 )
+from server import engine
 from server.core.actions import Action, Close, Send
 from server.core.hub import Hub, HubSettings
-from server.core.records import MemoryStore, Store
+from server.core.records import MemoryStore, RoomRecord, Store
 from server.core.room import Room
+from server.core.wire import event_message
+from server.errors import StoreError
 
-__all__ = ["Bench", "Peer", "SeededSource", "error_codes"]
+__all__ = [
+    "GAME_EVENTS",
+    "FlakyStore",
+    "Peer",
+    "RoomKit",
+    "SeededSource",
+    "error_codes",
+    "expected_events",
+    "game_events",
+    "seated",
+]
 
 M = TypeVar("M")
 
@@ -46,6 +77,34 @@ class SeededSource:
 
     def token_bytes(self, nbytes: int | None = None, /) -> bytes:
         return self._random.randbytes(32 if nbytes is None else nbytes)
+
+
+class FlakyStore(MemoryStore):
+    """A `MemoryStore` whose writes fail as a full disk's do (`StoreError`, nothing stored).
+
+    A write fails while ``broken`` is true, and whenever ``fail_when(record, before)``
+    (None for a delete) says so. ``failures`` counts the writes that failed.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.broken = False
+        self.fail_when: Callable[[RoomRecord | None, RoomRecord | None], bool] | None = None
+        self.failures = 0
+
+    def _check(self, record: RoomRecord | None, before: RoomRecord | None) -> None:
+        failing = self.fail_when is not None and self.fail_when(record, before)
+        if self.broken or failing:
+            self.failures += 1
+            raise StoreError("database or disk is full")
+
+    def save_room(self, record: RoomRecord, *, before: RoomRecord | None) -> None:
+        self._check(record, before)
+        super().save_room(record, before=before)
+
+    def delete_room(self, room_id: str) -> None:
+        self._check(None, None)
+        super().delete_room(room_id)
 
 
 @dataclass
@@ -96,7 +155,7 @@ class Peer:
         return taken
 
 
-class Bench:
+class RoomKit:
     """A hub on a fake clock with fake connections."""
 
     def __init__(
@@ -168,6 +227,18 @@ class Bench:
             self.apply(self.hub.wake(self.now))
 
     # --------------------------------------------------------------- shortcuts
+    def resume(self, room_id: str, token: str) -> Peer:
+        """A new connection resumes a seat of ``room_id`` with ``token``."""
+        peer = self.connect()
+        self.send(peer, ResumeSeat(room=room_id, token=token))
+        return peer
+
+    def come_back(self, peer: Peer) -> Peer:
+        """A new connection resumes ``peer``'s seat with the token of its last welcome."""
+        welcome = peer.welcome
+        assert welcome.token is not None, f"conn {peer.conn} holds no seat"
+        return self.resume(welcome.state.room, welcome.token)
+
     def room(self, peer: Peer) -> Room:
         room = self.hub.room(peer.welcome.state.room)
         assert room is not None
@@ -197,3 +268,41 @@ class Bench:
 def error_codes(actions: Iterable[Action]) -> list[ErrorCode | str]:
     """Codes of the errors among ``actions``."""
     return [a.message.code for a in actions if isinstance(a, Send) and isinstance(a.message, Error)]
+
+
+def seated(kit: RoomKit, players: int = 2, deal: int | None = 90210, **create: Any) -> list[Peer]:
+    """A room of ``players`` humans, every seat taken: [creator, joiner, …]."""
+    peers = [kit.connect() for _ in range(players)]
+    rules = create.pop("rules", RulesSpec(players=players))
+    kit.send(peers[0], CreateRoom(name="Ann", rules=rules, deal=deal, **create))
+    code = peers[0].welcome.player_code
+    assert code is not None
+    for number, peer in enumerate(peers[1:], start=1):
+        kit.send(peer, JoinRoom(code=code, name=f"P{number}"))
+    return peers
+
+
+GAME_EVENTS = (
+    CardsTurned,
+    CardsLaidDown,
+    WarDeclared,
+    CardsTaken,
+    CardsReturned,
+    PlayerOut,
+    GameOver,
+)
+"""The room messages that mirror the engine's events."""
+
+
+def expected_events(rules: engine.Rules, deal: int) -> list[ServerMessage]:
+    """A whole game's event messages, as the server maps them (seq 0 in each)."""
+    game = engine.Game(rules, deal)
+    out: list[ServerMessage] = []
+    while game.outcome is None:
+        out += [event_message(event, game, 0) for event in game.step()]
+    return out
+
+
+def game_events(peer: Peer) -> list[ServerMessage]:
+    """The event messages ``peer`` received, in order, with seq 0 (see `expected_events`)."""
+    return [dataclasses.replace(m, seq=0) for m in peer.inbox if isinstance(m, GAME_EVENTS)]

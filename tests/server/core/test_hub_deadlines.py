@@ -1,7 +1,7 @@
 """The hub's deadlines are kept incrementally: always the true earliest, at O(1) rooms a call.
 
 `Hub.next_deadline` is asked after every message (the app re-arms its timer), so it must
-not look at every room (bench/load.py measured 83% of the server's time there with 1,000
+not look at every room (kit/load.py measured 83% of the server's time there with 1,000
 rooms). These tests check it still gives exactly what looking at every room gives, through
 a long random mix of everything that moves a deadline, and that handling a message or
 waking one due room touches only that room.
@@ -26,7 +26,7 @@ from protocol import (
 )
 from server.core.hub import HubSettings
 from server.core.room import Room
-from tests.server.core._roomkit import Bench, Peer
+from tests.server.core._roomkit import Peer, RoomKit
 
 SETTINGS = HubSettings(
     idle_room_seconds=50.0,
@@ -37,79 +37,79 @@ SETTINGS = HubSettings(
 )
 
 
-def brute_force_deadline(bench: Bench) -> float | None:
+def brute_force_deadline(kit: RoomKit) -> float | None:
     """What the hub's earliest deadline must be: a look at every room."""
     times: list[float] = []
-    for room in bench.hub._rooms.values():
+    for room in kit.hub._rooms.values():
         due = room.next_deadline()
         if due is not None:
             times.append(due)
         if not room.connections:
-            times.append(room.last_active + bench.settings.idle_room_seconds)
+            times.append(room.last_active + kit.settings.idle_room_seconds)
     return min(times, default=None)
 
 
-def open_room(bench: Bench, rng: random.Random) -> list[Peer]:
+def open_room(kit: RoomKit, rng: random.Random) -> list[Peer]:
     players = rng.choice((2, 2, 3))
     computers = rng.choice((0, 0, 1))
     minutes = rng.choice((None, None, 1))
-    creator = bench.connect()
+    creator = kit.connect()
     create = CreateRoom(
         name="Ann", rules=RulesSpec(players=players), computers=computers, minutes=minutes
     )
-    bench.send(creator, create)
+    kit.send(creator, create)
     peers = [creator]
     code = creator.welcome.player_code or ""
     for number in range(1, players - computers):
-        peers.append(bench.connect())
-        bench.send(peers[-1], JoinRoom(code=code, name=f"P{number}"))
+        peers.append(kit.connect())
+        kit.send(peers[-1], JoinRoom(code=code, name=f"P{number}"))
     return peers
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_next_deadline_is_always_the_earliest_of_all_rooms(seed: int) -> None:
     rng = random.Random(seed)
-    bench = Bench(SETTINGS, seed=seed)
-    rooms = [open_room(bench, rng) for _ in range(4)]
+    kit = RoomKit(SETTINGS, seed=seed)
+    rooms = [open_room(kit, rng) for _ in range(4)]
     for _ in range(600):
         roll = rng.random()
         open_peers = [p for room in rooms for p in room if p.closed is None]
         if roll < 0.05:
-            rooms.append(open_room(bench, rng))
+            rooms.append(open_room(kit, rng))
         elif roll < 0.45 and open_peers:
             peer = rng.choice(open_peers)
             if peer.last_welcome is not None and peer.welcome.seat is not None:
-                room = bench.hub.room(peer.welcome.state.room)
+                room = kit.hub.room(peer.welcome.state.room)
                 step = room.game.steps if room is not None else 0
-                bench.send(peer, Ready(step=step))
+                kit.send(peer, Ready(step=step))
         elif roll < 0.55 and open_peers:
             peer = rng.choice(open_peers)
-            bench.send(peer, SetAutoPlay(mode=rng.choice(list(AutoPlay))))
+            kit.send(peer, SetAutoPlay(mode=rng.choice(list(AutoPlay))))
         elif roll < 0.65 and open_peers:
-            bench.drop(rng.choice(open_peers))
+            kit.drop(rng.choice(open_peers))
         elif roll < 0.72:
             gone = [p for room in rooms for p in room if p.closed and p.last_welcome]
             if gone:
                 old = rng.choice(gone)
-                new = bench.connect()
+                new = kit.connect()
                 token = old.welcome.token or "x" * 16
-                bench.send(new, ResumeSeat(room=old.welcome.state.room, token=token))
+                kit.send(new, ResumeSeat(room=old.welcome.state.room, token=token))
                 rooms.append([new])
         elif roll < 0.76 and open_peers:
-            bench.send(rng.choice(open_peers), Leave())
+            kit.send(rng.choice(open_peers), Leave())
         elif roll < 0.80 and open_peers:
-            watcher = bench.connect()
+            watcher = kit.connect()
             code = rng.choice(open_peers).last_welcome
             if code is not None and code.watch_code:
-                bench.send(watcher, WatchRoom(code=code.watch_code))
+                kit.send(watcher, WatchRoom(code=code.watch_code))
                 rooms.append([watcher])
         else:
-            due = bench.hub.next_deadline()
+            due = kit.hub.next_deadline()
             if due is not None:
-                bench.now = max(bench.now, due + rng.choice((0.0, 0.001, 3.0)))
-            bench.apply(bench.hub.wake(bench.now))
-        assert bench.hub.next_deadline() == brute_force_deadline(bench)
-    assert bench.hub.rooms >= 0
+                kit.now = max(kit.now, due + rng.choice((0.0, 0.001, 3.0)))
+            kit.apply(kit.hub.wake(kit.now))
+        assert kit.hub.next_deadline() == brute_force_deadline(kit)
+    assert kit.hub.rooms >= 0
 
 
 def count_calls(monkeypatch: pytest.MonkeyPatch, name: str) -> list[str]:
@@ -126,31 +126,31 @@ def count_calls(monkeypatch: pytest.MonkeyPatch, name: str) -> list[str]:
 
 
 def test_a_message_and_a_wake_touch_only_their_room(monkeypatch: pytest.MonkeyPatch) -> None:
-    bench = Bench(HubSettings(max_rooms=1000, quick_delay=0.3))
+    kit = RoomKit(HubSettings(max_rooms=1000, quick_delay=0.3))
     rooms = []
     for _ in range(300):
-        ann, ben = bench.connect(), bench.connect()
-        bench.send(ann, CreateRoom(name="Ann", rules=RulesSpec(players=2)))
-        bench.send(ben, JoinRoom(code=ann.welcome.player_code or "", name="Ben"))
+        ann, ben = kit.connect(), kit.connect()
+        kit.send(ann, CreateRoom(name="Ann", rules=RulesSpec(players=2)))
+        kit.send(ben, JoinRoom(code=ann.welcome.player_code or "", name="Ben"))
         rooms.append((ann, ben))
-    bench.hub.next_deadline()
+    kit.hub.next_deadline()
     looked = count_calls(monkeypatch, "next_deadline")
     woken = count_calls(monkeypatch, "wake")
 
     ann, ben = rooms[123]
-    bench.send(ann, Ready(step=0))
-    bench.send(ben, Ready(step=0))
-    assert bench.hub.next_deadline() is None  # every seat is a person, all connected
-    assert set(looked) == {bench.room(ann).room_id}
+    kit.send(ann, Ready(step=0))
+    kit.send(ben, Ready(step=0))
+    assert kit.hub.next_deadline() is None  # every seat is a person, all connected
+    assert set(looked) == {kit.room(ann).room_id}
     assert len(looked) <= 2
 
     looked.clear()
-    bench.send(ben, SetAutoPlay(mode=AutoPlay.QUICK))  # seat 1 now readies by itself
-    bench.send(ann, Ready(step=1))
-    due = bench.hub.next_deadline()
+    kit.send(ben, SetAutoPlay(mode=AutoPlay.QUICK))  # seat 1 now readies by itself
+    kit.send(ann, Ready(step=1))
+    due = kit.hub.next_deadline()
     assert due is not None
-    bench.now = due
-    bench.apply(bench.hub.wake(bench.now))
-    assert woken == [bench.room(ann).room_id]
-    assert bench.room(ann).game.steps == 2
-    assert set(looked) == {bench.room(ann).room_id}
+    kit.now = due
+    kit.apply(kit.hub.wake(kit.now))
+    assert woken == [kit.room(ann).room_id]
+    assert kit.room(ann).game.steps == 2
+    assert set(looked) == {kit.room(ann).room_id}

@@ -10,30 +10,30 @@ from structlog.testing import capture_logs
 from protocol import CreateRoom, JoinRoom, Leave, ResumeSeat, VoteFinish
 from server.core.hub import Hub, HubSettings
 from server.core.records import MemoryStore
-from tests.server.core._roomkit import Bench, SeededSource
+from tests.server.core._roomkit import FlakyStore, RoomKit, SeededSource
 
 
 def test_room_events_are_logged_without_codes_or_tokens() -> None:
     with capture_logs() as lines:
-        bench = Bench()
-        bench.hub = Hub(
-            bench.store,
-            bench.settings,
-            now=bench.now,
+        kit = RoomKit()
+        kit.hub = Hub(
+            kit.store,
+            kit.settings,
+            now=kit.now,
             random=SeededSource(3),
             logger=structlog.get_logger(),
         )
-        ann, ben = bench.connect(), bench.connect()
-        bench.send(ann, CreateRoom(name="Ann", deal=5))
-        bench.send(ben, JoinRoom(code=ann.welcome.player_code or "", name="Ben"))
-        bench.drop(ben)
-        again = bench.connect()
+        ann, ben = kit.connect(), kit.connect()
+        kit.send(ann, CreateRoom(name="Ann", deal=5))
+        kit.send(ben, JoinRoom(code=ann.welcome.player_code or "", name="Ben"))
+        kit.drop(ben)
+        again = kit.connect()
         token = ben.welcome.token or ""
-        bench.send(again, ResumeSeat(room=ann.welcome.state.room, token=token))
+        kit.send(again, ResumeSeat(room=ann.welcome.state.room, token=token))
         for peer in (ann, again):
-            bench.send(peer, VoteFinish())
-        bench.send(ann, Leave())
-        bench.send(again, Leave())
+            kit.send(peer, VoteFinish())
+        kit.send(ann, Leave())
+        kit.send(again, Leave())
     events = [line["event"] for line in lines]
     assert events == [
         "room_created",
@@ -62,14 +62,15 @@ def test_room_events_are_logged_without_codes_or_tokens() -> None:
 
 def test_a_stored_room_that_does_not_rebuild_is_skipped_and_logged() -> None:
     store = MemoryStore()
-    bench = Bench(store=store)
-    ann = bench.connect()
-    bench.send(ann, CreateRoom(name="Ann"))
+    kit = RoomKit(store=store)
+    ann = kit.connect()
+    kit.send(ann, CreateRoom(name="Ann"))
     (record,) = store.load_all()
     store.delete_room(record.room_id)
-    store.create_room(dataclasses.replace(record, rules={"players": 9}))
+    bad = dataclasses.replace(record, game=dataclasses.replace(record.game, deal=-1))
+    store.save_room(bad, before=None)
     with capture_logs() as lines:
-        hub = Hub(store, HubSettings(), now=bench.now, logger=structlog.get_logger())
+        hub = Hub(store, HubSettings(), now=kit.now, logger=structlog.get_logger())
     assert hub.rooms == 0
     assert [line["event"] for line in lines] == ["room_not_loaded"]
     assert lines[0]["room"] == record.room_id
@@ -77,14 +78,33 @@ def test_a_stored_room_that_does_not_rebuild_is_skipped_and_logged() -> None:
 
 def test_the_codes_of_a_room_that_did_not_rebuild_stay_reserved() -> None:
     store = MemoryStore()
-    bench = Bench(store=store)
-    ann = bench.connect()
-    bench.send(ann, CreateRoom(name="Ann"))
+    kit = RoomKit(store=store)
+    ann = kit.connect()
+    kit.send(ann, CreateRoom(name="Ann"))
     (record,) = store.load_all()
     store.delete_room(record.room_id)
-    store.create_room(dataclasses.replace(record, rules={"players": 9}))
-    hub = Hub(store, HubSettings(), now=bench.now)
+    bad = dataclasses.replace(record, game=dataclasses.replace(record.game, deal=-1))
+    store.save_room(bad, before=None)
+    hub = Hub(store, HubSettings(), now=kit.now)
     for code in (record.player_code, record.watch_code):
         assert hub._code_taken(code)
         assert hub._code_taken(code.lower().replace("-", ""))
     assert not hub._code_taken("2222-2222")
+
+
+def test_a_failed_write_is_logged_once_with_its_room_and_no_secret() -> None:
+    store = FlakyStore()
+    kit = RoomKit(store=store)
+    kit.hub = Hub(store, kit.settings, now=kit.now, logger=structlog.get_logger())
+    ann = kit.connect()
+    kit.send(ann, CreateRoom(name="Ann"))
+    store.broken = True
+    with capture_logs() as lines:
+        kit.send(kit.connect(), JoinRoom(code=ann.welcome.player_code or "", name="Ben"))
+    failed = [line for line in lines if line["log_level"] == "error"]
+    assert [line["event"] for line in failed] == ["store_failed"]
+    assert failed[0]["room"] == ann.welcome.state.room
+    assert failed[0]["error"] == "database or disk is full"
+    text = repr(lines)
+    for secret in (ann.welcome.player_code, ann.welcome.watch_code, ann.welcome.token):
+        assert secret and secret not in text

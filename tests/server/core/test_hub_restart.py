@@ -24,27 +24,26 @@ from protocol import (
 )
 from server import engine
 from server.adapters.store import SqliteStore
-from tests.server.core._roomkit import Bench, Peer, error_codes
-from tests.server.core.test_room_play import expected_events, game_events
+from tests.server.core._roomkit import Peer, RoomKit, error_codes, expected_events, game_events
 
 
-def _open(path: Path, now: float, seed: int = 0) -> Bench:
-    return Bench(store=SqliteStore(path), now=now, seed=seed)
+def _open(path: Path, now: float, seed: int = 0) -> RoomKit:
+    return RoomKit(store=SqliteStore(path), now=now, seed=seed)
 
 
-def _resume(bench: Bench, old: Peer) -> Peer:
+def _resume(kit: RoomKit, old: Peer) -> Peer:
     welcome = old.welcome
-    again = bench.connect()
-    bench.send(again, ResumeSeat(room=welcome.state.room, token=welcome.token or ""))
+    again = kit.connect()
+    kit.send(again, ResumeSeat(room=welcome.state.room, token=welcome.token or ""))
     return again
 
 
-def _ready_all(bench: Bench, peers: list[Peer]) -> None:
-    room = bench.room(peers[0])
+def _ready_all(kit: RoomKit, peers: list[Peer]) -> None:
+    room = kit.room(peers[0])
     step = room.game.steps
     for peer in peers:
         if room.seat_of(peer.conn) in room.waiting_for():
-            bench.send(peer, Ready(step=step))
+            kit.send(peer, Ready(step=step))
 
 
 def test_a_restart_mid_war_continues_the_same_game(tmp_path: Path) -> None:

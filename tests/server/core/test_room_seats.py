@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from protocol import (
     AutoPlay,
     AutoPlayChanged,
@@ -20,32 +22,33 @@ from protocol import (
     WatchRoom,
 )
 from server.core.hub import HubSettings
-from tests.server.core._roomkit import Bench, Peer, error_codes
-from tests.server.core.test_room_play import seated
+from server.core.records import GameRecord
+from server.core.room import played
+from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated
 
 
-def _resume(bench: Bench, peer: Peer) -> Peer:
+def _resume(kit: RoomKit, peer: Peer) -> Peer:
     welcome = peer.welcome
     assert welcome.token is not None
-    again = bench.connect()
-    bench.send(again, ResumeSeat(room=welcome.state.room, token=welcome.token))
+    again = kit.connect()
+    kit.send(again, ResumeSeat(room=welcome.state.room, token=welcome.token))
     return again
 
 
 def test_away_then_resume_with_a_new_token_and_the_old_one_is_refused() -> None:
-    bench = Bench()
-    ann, ben = seated(bench)
-    room = bench.room(ann)
-    bench.send(ann, Ready(step=0))
-    bench.drop(ben)
+    kit = RoomKit()
+    ann, ben = seated(kit)
+    room = kit.room(ann)
+    kit.send(ann, Ready(step=0))
+    kit.drop(ben)
     assert ann.inbox[-1] == ConnectionChanged(seq=room.seq, seat=1, connected=False)
-    state = room.state(bench.now)
+    state = room.state(kit.now)
     assert state.waiting_for == (1,)
     assert not state.seats[1].connected
-    bench.advance(3600)
+    kit.advance(3600)
     assert room.game.steps == 0  # the game waits for Ben
     old_token = ben.welcome.token
-    back = _resume(bench, ben)
+    back = _resume(kit, ben)
     welcome = back.welcome
     assert (welcome.seat, welcome.player_code) == (1, ann.welcome.player_code)
     assert welcome.token not in (None, old_token)
@@ -53,12 +56,12 @@ def test_away_then_resume_with_a_new_token_and_the_old_one_is_refused() -> None:
     assert welcome.state.seats[0].ready  # Ann's ready survived the wait
     assert welcome.seq == room.seq
     assert ann.inbox[-1] == ConnectionChanged(seq=room.seq, seat=1, connected=True)
-    bench.send(back, Ready(step=welcome.state.step))
+    kit.send(back, Ready(step=welcome.state.step))
     assert room.game.steps == 1
     assert back.gaps == []
     # the old token is refused, and the refusal closes that connection only
-    thief = bench.connect()
-    actions = bench.send(thief, ResumeSeat(room=room.room_id, token=old_token or ""))
+    thief = kit.connect()
+    actions = kit.send(thief, ResumeSeat(room=room.room_id, token=old_token or ""))
     assert error_codes(actions) == ["bad_token"]
     assert thief.closed == CloseCode.REFUSED
     assert back.closed is None
@@ -66,143 +69,160 @@ def test_away_then_resume_with_a_new_token_and_the_old_one_is_refused() -> None:
 
 
 def test_resume_on_a_new_connection_replaces_the_old_one() -> None:
-    bench = Bench()
-    ann, ben = seated(bench)
-    room = bench.room(ann)
+    kit = RoomKit()
+    ann, ben = seated(kit)
+    room = kit.room(ann)
     mark = len(ann.inbox)
-    second = _resume(bench, ben)
+    second = _resume(kit, ben)
     assert ben.closed == CloseCode.REPLACED
     assert second.welcome.seat == 1
     assert ann.inbox[mark:] == []  # nobody saw Ben go away: the seat never was
-    assert room.state(bench.now).seats[1].connected
-    bench.drop(ben)  # the app reports the replaced connection's end: harmless
+    assert room.state(kit.now).seats[1].connected
+    kit.drop(ben)  # the app reports the replaced connection's end: harmless
     assert ann.inbox[mark:] == []
     assert room.seat_of(second.conn) == 1
 
 
 def test_resume_with_a_wrong_room_or_a_garbage_token() -> None:
-    bench = Bench()
-    ann, _ = seated(bench)
+    kit = RoomKit()
+    ann, _ = seated(kit)
     for room_id, token in [("nosuchroom", ann.welcome.token), (ann.welcome.state.room, "x" * 32)]:
-        peer = bench.connect()
-        assert error_codes(bench.send(peer, ResumeSeat(room=room_id, token=token or ""))) == [
+        peer = kit.connect()
+        assert error_codes(kit.send(peer, ResumeSeat(room=room_id, token=token or ""))) == [
             "bad_token"
         ]
         assert peer.closed == CloseCode.REFUSED
 
 
 def test_away_timeout_puts_an_absent_seat_on_calm_auto_play() -> None:
-    bench = Bench(HubSettings(away_timeout_seconds=30))
-    ann, ben = seated(bench)
-    room = bench.room(ann)
-    bench.drop(ben)
-    bench.advance(29.9)
-    assert room.state(bench.now).seats[1].auto is AutoPlay.OFF
-    bench.advance(0.1)
+    kit = RoomKit(HubSettings(away_timeout_seconds=30))
+    ann, ben = seated(kit)
+    room = kit.room(ann)
+    kit.drop(ben)
+    kit.advance(29.9)
+    assert room.state(kit.now).seats[1].auto is AutoPlay.OFF
+    kit.advance(0.1)
     assert ann.of(AutoPlayChanged)[-1] == AutoPlayChanged(
         seq=ann.of(AutoPlayChanged)[-1].seq, seat=1, mode=AutoPlay.CALM
     )
-    bench.send(ann, Ready(step=0))
-    bench.advance(1.5)
+    kit.send(ann, Ready(step=0))
+    kit.advance(1.5)
     assert room.game.steps == 1  # Ben's seat readied by itself
-    back = _resume(bench, ben)
+    back = _resume(kit, ben)
     assert back.welcome.state.seats[1].auto is AutoPlay.CALM  # until Ben turns it off
 
 
 def test_a_seat_back_before_the_away_timeout_stays_off_auto() -> None:
-    bench = Bench(HubSettings(away_timeout_seconds=30))
-    ann, ben = seated(bench)
-    bench.drop(ben)
-    bench.advance(10)
-    back = _resume(bench, ben)
-    bench.advance(100)
-    assert bench.room(ann).state(bench.now).seats[1].auto is AutoPlay.OFF
+    kit = RoomKit(HubSettings(away_timeout_seconds=30))
+    ann, ben = seated(kit)
+    kit.drop(ben)
+    kit.advance(10)
+    back = _resume(kit, ben)
+    kit.advance(100)
+    assert kit.room(ann).state(kit.now).seats[1].auto is AutoPlay.OFF
     assert back.closed is None
 
 
 def test_leave_while_waiting_frees_the_seat() -> None:
-    bench = Bench()
-    cy, di = bench.connect(), bench.connect()
-    bench.send(cy, CreateRoom(name="Cy", rules=RulesSpec(players=3)))
+    kit = RoomKit()
+    cy, di = kit.connect(), kit.connect()
+    kit.send(cy, CreateRoom(name="Cy", rules=RulesSpec(players=3)))
     code = cy.welcome.player_code or ""
-    bench.send(di, JoinRoom(code=code, name="Di"))
-    bench.send(di, Leave())
+    kit.send(di, JoinRoom(code=code, name="Di"))
+    kit.send(di, Leave())
     assert di.closed == CloseCode.NORMAL
     assert cy.of(PlayerLeft)[-1].seat == 1
-    room = bench.room(cy)
-    assert room.state(bench.now).seats[1].name is None
+    room = kit.room(cy)
+    assert room.state(kit.now).seats[1].name is None
     assert room.phase is RoomPhase.WAITING
-    ed = bench.connect()
-    bench.send(ed, JoinRoom(code=code, name="Ed"))
+    ed = kit.connect()
+    kit.send(ed, JoinRoom(code=code, name="Ed"))
     assert ed.welcome.seat == 1
     assert cy.of(PlayerJoined)[-1].name == "Ed"
-    thief = bench.connect()
-    actions = bench.send(thief, ResumeSeat(room=room.room_id, token=di.welcome.token or ""))
+    thief = kit.connect()
+    actions = kit.send(thief, ResumeSeat(room=room.room_id, token=di.welcome.token or ""))
     assert error_codes(actions) == ["bad_token"]
     assert cy.gaps == []
 
 
 def test_leave_during_a_game_hands_the_seat_to_the_computer() -> None:
-    bench = Bench()
-    ann, ben = seated(bench, deal=31)
-    room = bench.room(ann)
-    bench.send(ben, Leave())
+    kit = RoomKit()
+    ann, ben = seated(kit, deal=31)
+    room = kit.room(ann)
+    kit.send(ben, Leave())
     assert ben.closed == CloseCode.NORMAL
     kinds = [m.TYPE for m in ann.inbox[-2:]]
     assert kinds == ["player_left", "auto_play_changed"]
-    seat = room.state(bench.now).seats[1]
+    seat = room.state(kit.now).seats[1]
     assert (seat.name, seat.computer, seat.connected) == ("P1", True, False)
-    bench.send(ann, Ready(step=0))
-    bench.advance(0.6)
+    kit.send(ann, Ready(step=0))
+    kit.advance(0.6)
     assert room.game.steps == 1
     token = ben.welcome.token or ""
-    thief = bench.connect()
-    assert error_codes(bench.send(thief, ResumeSeat(room=room.room_id, token=token))) == [
-        "bad_token"
-    ]
+    thief = kit.connect()
+    assert error_codes(kit.send(thief, ResumeSeat(room=room.room_id, token=token))) == ["bad_token"]
 
 
 def test_when_every_player_left_the_room_is_removed_and_watchers_are_told() -> None:
-    bench = Bench()
-    ann, ben = seated(bench)
-    watcher = bench.connect()
-    bench.send(watcher, WatchRoom(code=ann.welcome.watch_code or ""))
+    kit = RoomKit()
+    ann, ben = seated(kit)
+    watcher = kit.connect()
+    kit.send(watcher, WatchRoom(code=ann.welcome.watch_code or ""))
     assert ann.of(SpectatorsChanged)[-1].count == 1
-    bench.send(ann, Leave())
-    assert bench.hub.rooms == 1
-    bench.send(ben, Leave())
-    assert bench.hub.rooms == 0
+    kit.send(ann, Leave())
+    assert kit.hub.rooms == 1
+    kit.send(ben, Leave())
+    assert kit.hub.rooms == 0
     assert watcher.closed == CloseCode.ROOM_CLOSED
-    assert bench.store.load_all() == []
+    assert kit.store.load_all() == []
 
 
 def test_a_spectator_leaving_or_dropping_is_counted() -> None:
-    bench = Bench()
-    ann, _ = seated(bench)
-    one, two = bench.connect(), bench.connect()
+    kit = RoomKit()
+    ann, _ = seated(kit)
+    one, two = kit.connect(), kit.connect()
     for peer in (one, two):
-        bench.send(peer, WatchRoom(code=ann.welcome.watch_code or ""))
+        kit.send(peer, WatchRoom(code=ann.welcome.watch_code or ""))
     assert one.welcome.player_code is None and one.welcome.token is None
     assert two.welcome.state.spectators == 2
-    bench.send(one, Leave())
+    kit.send(one, Leave())
     assert one.closed == CloseCode.NORMAL
-    bench.drop(two)
+    kit.drop(two)
     assert [m.count for m in ann.of(SpectatorsChanged)] == [1, 2, 1, 0]
 
 
 def test_a_connection_can_only_act_for_its_own_seat() -> None:
-    bench = Bench()
-    ann, ben = seated(bench)
-    room = bench.room(ann)
-    bench.send(ann, Ready(step=0))
-    state = room.state(bench.now)
+    kit = RoomKit()
+    ann, ben = seated(kit)
+    room = kit.room(ann)
+    kit.send(ann, Ready(step=0))
+    state = room.state(kit.now)
     assert [s.ready for s in state.seats] == [True, False]
     # a second opening on a seated connection cannot take another seat, even with its token
     steal = ResumeSeat(room=room.room_id, token=ann.welcome.token or "")
-    assert error_codes(bench.send(ben, steal)) == ["already_in_room"]
+    assert error_codes(kit.send(ben, steal)) == ["already_in_room"]
     assert room.seat_of(ben.conn) == 1 and room.seat_of(ann.conn) == 0
-    assert error_codes(bench.send(ben, JoinRoom(code=ann.welcome.player_code or "", name="X"))) == [
+    assert error_codes(kit.send(ben, JoinRoom(code=ann.welcome.player_code or "", name="X"))) == [
         "already_in_room"
     ]
     assert ben.closed is None and ann.closed is None
-    assert room.state(bench.now) == state
+    assert room.state(kit.now) == state
+
+
+def test_the_fast_game_record_of_a_step_keeps_every_other_field() -> None:
+    every = GameRecord(
+        number=3,
+        deal=2**64 - 1,
+        revealed=True,
+        started=True,
+        steps=9,
+        stop_step=8,
+        finished=True,
+        deadline=123.5,
+        ready=(1,),
+        finish_votes=(0, 2),
+        rematch_votes=((1, "same"),),
+    )
+    unset = {f.name for f in dataclasses.fields(GameRecord) if getattr(every, f.name) == f.default}
+    assert unset == set()  # a new field of GameRecord must be given a value here too
+    assert played(every, 10, (0, 3)) == dataclasses.replace(every, steps=10, ready=(0, 3))

@@ -28,27 +28,25 @@ from server.adapters.store import SqliteStore
 from server.core.actions import Action, Send
 from server.core.codes import hash_token
 from server.core.hub import HubSettings
-from server.core.records import MemoryStore, SeatRecord
-from server.errors import StoreError
-from tests.server.core._roomkit import Bench, Peer, error_codes
-from tests.server.core.test_room_play import seated
+from server.core.records import MemoryStore
+from tests.server.core._roomkit import FlakyStore, Peer, RoomKit, error_codes, seated
 
 
-def _resume(bench: Bench, room_id: str, token: str) -> Peer:
+def _resume(kit: RoomKit, room_id: str, token: str) -> Peer:
     """A new connection resumes with ``token`` and reads its welcome."""
-    peer = bench.connect()
-    bench.send(peer, ResumeSeat(room=room_id, token=token))
+    peer = kit.connect()
+    kit.send(peer, ResumeSeat(room=room_id, token=token))
     return peer
 
 
-def _resume_unread(bench: Bench, room_id: str, token: str) -> tuple[Peer, str, list[Action]]:
+def _resume_unread(kit: RoomKit, room_id: str, token: str) -> tuple[Peer, str, list[Action]]:
     """A new connection resumes with ``token``; its welcome is *not* delivered.
 
     Returns the connection, the token the undelivered welcome carried and the hub's
     actions (not carried out: the caller decides what reaches whom).
     """
-    peer = bench.connect()
-    actions = bench.hub.handle(peer.conn, ResumeSeat(room=room_id, token=token), bench.now)
+    peer = kit.connect()
+    actions = kit.hub.handle(peer.conn, ResumeSeat(room=room_id, token=token), kit.now)
     welcomes = [
         a.message
         for a in actions
@@ -60,10 +58,10 @@ def _resume_unread(bench: Bench, room_id: str, token: str) -> tuple[Peer, str, l
     return peer, token_sent, actions
 
 
-def _welcome_lost(bench: Bench, room_id: str, token: str) -> str:
+def _welcome_lost(kit: RoomKit, room_id: str, token: str) -> str:
     """Resume with ``token`` on a connection that dies before its welcome is read (the
     others get what was sent to them); returns the token of the lost welcome."""
-    peer, token_sent, actions = _resume_unread(bench, room_id, token)
+    peer, token_sent, actions = _resume_unread(kit, room_id, token)
     delivered: list[Action] = []
     for action in actions:
         if isinstance(action, Send):
@@ -72,8 +70,8 @@ def _welcome_lost(bench: Bench, room_id: str, token: str) -> str:
                 delivered.append(dataclasses.replace(action, to=to))
         else:
             delivered.append(action)
-    bench.apply(delivered)
-    bench.drop(peer)
+    kit.apply(delivered)
+    kit.drop(peer)
     return token_sent
 
 
@@ -93,7 +91,7 @@ def test_a_kill_after_the_new_token_was_stored_but_before_its_welcome_was_read(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "war.db"
-    first = Bench(store=SqliteStore(path), now=1000.0)
+    first = RoomKit(store=SqliteStore(path), now=1000.0)
     ann, ben = seated(first)
     room_id = ann.welcome.state.room
     first.send(ann, Ready(step=0))
@@ -104,7 +102,7 @@ def test_a_kill_after_the_new_token_was_stored_but_before_its_welcome_was_read(
     assert _stored_seat(path, 1) == (hash_token(t1), hash_token(t0))
     # kill -9 now: nothing of that call reaches anyone; the hub and its store are abandoned
 
-    second = Bench(store=SqliteStore(path), now=1010.0, seed=1)
+    second = RoomKit(store=SqliteStore(path), now=1010.0, seed=1)
     ann2 = _resume(second, room_id, ann.welcome.token or "")
     ben2 = _resume(second, room_id, t0)  # all Ben's client has: accepted
     welcome = ben2.welcome
@@ -134,39 +132,39 @@ def test_a_kill_after_the_new_token_was_stored_but_before_its_welcome_was_read(
 
 
 def test_every_lost_welcome_in_a_row_still_leaves_the_first_token_working() -> None:
-    bench = Bench(HubSettings(max_failed_joins=2))
-    ann, ben = seated(bench)
+    kit = RoomKit(HubSettings(max_failed_joins=2))
+    ann, ben = seated(kit)
     room_id = ann.welcome.state.room
-    bench.drop(ben)
+    kit.drop(ben)
     t0 = ben.welcome.token or ""
-    lost = [_welcome_lost(bench, room_id, t0) for _ in range(5)]
+    lost = [_welcome_lost(kit, room_id, t0) for _ in range(5)]
     assert len(set(lost)) == 5
-    back = _resume(bench, room_id, t0)  # never counted as failures: no too_many_failures
+    back = _resume(kit, room_id, t0)  # never counted as failures: no too_many_failures
     assert back.welcome.seat == 1
     for token in lost[:2]:  # dropped tokens are real bad tokens: counted
-        assert error_codes(bench.send(bench.connect(), ResumeSeat(room=room_id, token=token))) == [
+        assert error_codes(kit.send(kit.connect(), ResumeSeat(room=room_id, token=token))) == [
             "bad_token"
         ]
-    actions = bench.send(bench.connect(), ResumeSeat(room=room_id, token=t0))
+    actions = kit.send(kit.connect(), ResumeSeat(room=room_id, token=t0))
     assert error_codes(actions) == ["too_many_failures"]
     assert back.closed is None
 
 
 def test_resuming_with_the_new_token_confirms_it() -> None:
-    bench = Bench()
-    ann, ben = seated(bench)
+    kit = RoomKit()
+    ann, ben = seated(kit)
     room_id = ann.welcome.state.room
-    bench.drop(ben)
+    kit.drop(ben)
     t0 = ben.welcome.token or ""
-    back = _resume(bench, room_id, t0)
+    back = _resume(kit, room_id, t0)
     t1 = back.welcome.token or ""
-    bench.drop(back)  # gone before it sent anything
-    again = _resume(bench, room_id, t1)
+    kit.drop(back)  # gone before it sent anything
+    again = _resume(kit, room_id, t1)
     assert again.welcome.seat == 1
-    thief = bench.connect()
-    assert error_codes(bench.send(thief, ResumeSeat(room=room_id, token=t0))) == ["bad_token"]
+    thief = kit.connect()
+    assert error_codes(kit.send(thief, ResumeSeat(room=room_id, token=t0))) == ["bad_token"]
     assert again.closed is None
-    assert bench.room(ann).seat_of(again.conn) == 1
+    assert kit.room(ann).seat_of(again.conn) == 1
 
 
 @pytest.mark.parametrize(
@@ -177,74 +175,64 @@ def test_resuming_with_the_new_token_confirms_it() -> None:
 def test_any_message_on_the_welcomed_connection_confirms_its_token(
     message: ClientMessage,
 ) -> None:
-    bench = Bench()
-    ann, ben = seated(bench)
+    kit = RoomKit()
+    ann, ben = seated(kit)
     room_id = ann.welcome.state.room
     t0 = ben.welcome.token or ""
-    back = _resume(bench, room_id, t0)
+    back = _resume(kit, room_id, t0)
     assert ben.closed == CloseCode.REPLACED
-    bench.send(back, message)  # a refused command (a stale ready) confirms as well
-    thief = bench.connect()
-    assert error_codes(bench.send(thief, ResumeSeat(room=room_id, token=t0))) == ["bad_token"]
+    kit.send(back, message)  # a refused command (a stale ready) confirms as well
+    thief = kit.connect()
+    assert error_codes(kit.send(thief, ResumeSeat(room=room_id, token=t0))) == ["bad_token"]
     assert thief.closed == CloseCode.REFUSED
     assert back.closed is None
-    assert bench.room(ann).seat_of(back.conn) == 1
+    assert kit.room(ann).seat_of(back.conn) == 1
 
 
 def test_before_confirmation_the_earlier_token_takes_the_seat_only_openly() -> None:
     """A stolen earlier token, used before the rightful client spoke: the seat is never
     held twice, the client it replaced is told (4002), and its token stops working."""
-    bench = Bench()
-    ann, ben = seated(bench)
-    room = bench.room(ann)
+    kit = RoomKit()
+    ann, ben = seated(kit)
+    room = kit.room(ann)
     room_id = room.room_id
     t0 = ben.welcome.token or ""
-    rightful = _resume(bench, room_id, t0)
+    rightful = _resume(kit, room_id, t0)
     t1 = rightful.welcome.token or ""
     mark = len(ann.inbox)
-    taker = _resume(bench, room_id, t0)
+    taker = _resume(kit, room_id, t0)
     assert taker.welcome.seat == 1
     assert rightful.closed == CloseCode.REPLACED
     assert room.seat_of(taker.conn) == 1
     assert room.seat_of(rightful.conn) is None
     assert ann.inbox[mark:] == []  # the seat never looked away
-    actions = bench.send(bench.connect(), ResumeSeat(room=room_id, token=t1))
+    actions = kit.send(kit.connect(), ResumeSeat(room=room_id, token=t1))
     assert error_codes(actions) == ["bad_token"]
     assert taker.closed is None
 
 
-class _FlakySeats(MemoryStore):
-    """A store whose seat writes fail while ``broken``."""
-
-    broken = False
-
-    def update_seats(self, room_id: str, seats: tuple[SeatRecord, ...], seq: int) -> None:
-        if self.broken:
-            raise StoreError("disk full")
-        super().update_seats(room_id, seats, seq)
-
-
 def test_a_failed_token_write_changes_nothing() -> None:
-    store = _FlakySeats()
-    bench = Bench(store=store)
-    ann, ben = seated(bench)
+    store = FlakyStore()
+    kit = RoomKit(store=store)
+    ann, ben = seated(kit)
     room_id = ann.welcome.state.room
-    bench.drop(ben)
+    kit.drop(ben)
     t0 = ben.welcome.token or ""
     store.broken = True
-    failed = bench.connect()
-    assert error_codes(bench.send(failed, ResumeSeat(room=room_id, token=t0))) == ["internal_error"]
-    assert failed.closed == CloseCode.INTERNAL_ERROR
+    failed = kit.connect()
+    assert error_codes(kit.send(failed, ResumeSeat(room=room_id, token=t0))) == [
+        "store_unavailable",
+        "store_unavailable",  # Ann, in the room too, is asked to come back as well
+    ]
+    assert failed.closed == ann.closed == CloseCode.TRY_AGAIN_LATER
     store.broken = False
-    back = _resume(bench, room_id, t0)  # the seat kept the token the store holds
+    back = _resume(kit, room_id, t0)  # the seat kept the token the store holds
     t1 = back.welcome.token or ""
     store.broken = True
-    assert error_codes(bench.send(back, Resync())) == ["internal_error"]  # not confirmed
+    assert error_codes(kit.send(back, Resync())) == ["store_unavailable"]  # not confirmed
     store.broken = False
-    assert _resume(bench, room_id, t0).welcome.seat == 1  # so t0 still resumes (t1 dropped)
-    assert error_codes(bench.send(bench.connect(), ResumeSeat(room=room_id, token=t1))) == [
-        "bad_token"
-    ]
+    assert _resume(kit, room_id, t0).welcome.seat == 1  # so t0 still resumes (t1 dropped)
+    assert error_codes(kit.send(kit.connect(), ResumeSeat(room=room_id, token=t1))) == ["bad_token"]
 
 
 # --- property: whatever happens, the client comes back, and only its tokens work --------
@@ -261,8 +249,8 @@ class _Model:
     def __init__(self) -> None:
         self.store = MemoryStore()
         self.seed = 0
-        self.bench = Bench(store=self.store)
-        self.ann, ben = seated(self.bench)
+        self.kit = RoomKit(store=self.store)
+        self.ann, ben = seated(self.kit)
         self.room_id = self.ann.welcome.state.room
         self.ann_token = self.ann.welcome.token or ""
         self.held = ben.welcome.token or ""
@@ -271,35 +259,35 @@ class _Model:
         self.steps = 0
 
     def apply(self, op: str) -> None:
-        bench = self.bench
+        kit = self.kit
         if op == "restart":  # kill -9: abandon the hub, start another on the same store
             self.seed += 1
-            self.bench = Bench(store=self.store, now=bench.now + 1, seed=self.seed)
+            self.kit = RoomKit(store=self.store, now=kit.now + 1, seed=self.seed)
             self.conn = None
-            self.ann = _resume(self.bench, self.room_id, self.ann_token)
+            self.ann = _resume(self.kit, self.room_id, self.ann_token)
             self.ann_token = self.ann.welcome.token or ""
-            self.bench.send(self.ann, Resync())
+            self.kit.send(self.ann, Resync())
         elif op == "drop" and self.conn is not None:
-            bench.drop(self.conn)
+            kit.drop(self.conn)
             self.conn = None
         elif op == "lost":
-            lost = _welcome_lost(bench, self.room_id, self.held)
+            lost = _welcome_lost(kit, self.room_id, self.held)
             self.conn = None
             self.allowed = {self.held, lost}
         elif op == "resume":
-            peer = _resume(bench, self.room_id, self.held)
+            peer = _resume(kit, self.room_id, self.held)
             assert peer.welcome.seat == 1, peer.inbox
             self.allowed = {self.held, peer.welcome.token or ""}
             self.held = peer.welcome.token or ""
             self.conn = peer
         elif op == "speak" and self.conn is not None:
-            bench.send(self.conn, Resync())
+            kit.send(self.conn, Resync())
             self.allowed = {self.held}
         elif op == "play" and self.conn is not None:
-            room = bench.room(self.ann)
+            room = kit.room(self.ann)
             playing = room.phase is RoomPhase.PLAYING
             for peer in (self.ann, self.conn):
-                bench.send(peer, Ready(step=self.steps))
+                kit.send(peer, Ready(step=self.steps))
             assert room.game.steps == self.steps + playing
             self.steps = room.game.steps
             self.allowed = {self.held}
@@ -310,8 +298,8 @@ class _Model:
         accepted = {seat.token_hash, seat.previous_token_hash} - {None}
         assert hash_token(self.held) in accepted  # the client can always come back
         assert accepted <= {hash_token(t) for t in self.allowed}  # and nobody else
-        room = self.bench.room(self.ann)
-        holders = [p for p in self.bench.peers.values() if p.closed is None]
+        room = self.kit.room(self.ann)
+        holders = [p for p in self.kit.peers.values() if p.closed is None]
         assert sum(room.seat_of(p.conn) == 1 for p in holders) <= 1
         assert room.game.steps == record.game.steps == self.steps
 
@@ -323,6 +311,6 @@ def test_lost_welcomes_and_restarts_never_lock_a_seat_out(ops: list[str]) -> Non
     for op in ops:
         model.apply(op)
         model.check()
-    back = _resume(model.bench, model.room_id, model.held)
+    back = _resume(model.kit, model.room_id, model.held)
     assert back.welcome.seat == 1
     assert back.welcome.state.step == model.steps

@@ -48,6 +48,7 @@ def test_default_rules() -> None:
         ({"tie_break": None}, "tie_break must be 'draw' or 'battle', not None"),
         ({"round_limit": 0}, "round_limit must be a positive integer or None, not 0"),
         ({"round_limit": 2.5}, "round_limit must be a positive integer or None, not 2.5"),
+        ({"round_limit": 1_000_001}, "round_limit must be at most 1,000,000, not 1000001"),
         ({"ranks": 14}, "ranks must be an integer from 1 to 13, not 14"),
         ({"suits": 0}, "suits must be an integer from 1 to 4, not 0"),
         ({"players": 4, "ranks": 1, "suits": 3}, "deck of 3 cards is too small for 4 players"),

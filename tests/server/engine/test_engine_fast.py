@@ -12,6 +12,7 @@ import itertools
 import pytest
 
 from server.engine import Aces, Game, Phase, Rules, ShortWar, TieBreak, WonCards, _fast
+from server.engine._state import State
 
 COMBOS = [
     Rules(players=p, face_down=fd, aces=aces, short_war=sw, won_cards=wc)
@@ -83,7 +84,7 @@ def test_fast_path_hands_deep_wars_to_the_step_path(monkeypatch: pytest.MonkeyPa
     depths: list[int] = []
     real = _fast._hand_over
 
-    def spy(g: Game, laid: list[int], depth: int) -> None:
+    def spy(g: State, laid: list[int], depth: int) -> None:
         depths.append(depth)
         real(g, laid, depth)
 

@@ -50,11 +50,11 @@ common = settings(max_examples=150, deadline=None, suppress_health_check=[Health
 def card_census(game: Game) -> Counter[int]:
     """Every card the game holds anywhere: piles, table and the set-aside card(s)."""
     census: Counter[int] = Counter()
-    for pile in game._piles:
+    for pile in game._state.piles:
         census.update(pile)
-    for mine in game._mine:
+    for mine in game._state.mine:
         census.update(mine)
-    census.update(game._set_aside)
+    census.update(game._state.set_aside)
     return census
 
 

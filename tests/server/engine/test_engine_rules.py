@@ -17,6 +17,7 @@ from server.engine import (
     Game,
     GameOver,
     Outcome,
+    OutReason,
     Phase,
     PlayerOut,
     Rules,
@@ -144,8 +145,8 @@ def test_returned_cards_go_back_in_the_order_they_were_laid() -> None:
     game = arrange(rules, ["AS KS QS JS", "AH KH QH JH"])
     play(game)
     # Each pile is now the seat's own cards, in the order laid: A K Q J.
-    assert [card_label(c, rules) for c in game._piles[0]] == ["AS", "KS", "QS", "JS"]
-    assert [card_label(c, rules) for c in game._piles[1]] == ["AH", "KH", "QH", "JH"]
+    assert [card_label(c, rules) for c in game._state.piles[0]] == ["AS", "KS", "QS", "JS"]
+    assert [card_label(c, rules) for c in game._state.piles[1]] == ["AH", "KH", "QH", "JH"]
 
 
 SHORT_PILES = ["AS KS QS JS TS", "TH KH QH JH AH"]
@@ -158,7 +159,7 @@ def test_short_war_lose_forfeits_the_pile_and_loses() -> None:
     assert game.step()[-1] == WarDeclared(2, 1, (0, 1))
     events = game.step()
     assert events[:3] == [
-        PlayerOut(2, 1, "short_war"),
+        PlayerOut(2, 1, OutReason.SHORT_WAR),
         CardsLaidDown(2, 1, ((0, 0), (1, 3))),
         CardsTaken(2, 0, 5, (10, 0)),
     ]
@@ -183,7 +184,7 @@ def test_short_war_last_card_keeps_the_standing_card() -> None:
     # seat 1 has no cards: its ace stands again and beats seat 0's ten
     assert labels(rules, war2[1].cards) == [(0, "TH"), (1, "AH")]
     assert war2[2] == CardsTaken(2, 1, 10, (0, 10))
-    assert war2[3] == PlayerOut(2, 0, "no_cards")
+    assert war2[3] == PlayerOut(2, 0, OutReason.NO_CARDS)
     assert isinstance(war2[4], GameOver)
     assert war2[4].outcome == Outcome(1, Termination.ALL_CARDS)
 
@@ -206,7 +207,7 @@ def test_three_players_set_one_card_aside() -> None:
     rules = Rules(players=3)
     game = Game(rules, 99)
     assert game.counts == (17, 17, 17)
-    assert len(game._set_aside) == 1
+    assert len(game._state.set_aside) == 1
     game.finish()
     assert sum(game.counts) == 51
 
@@ -344,7 +345,7 @@ def test_an_out_players_forfeit_stays_on_the_table_when_the_rest_run_out() -> No
     assert game.phase is Phase.WAR and game.next_seats == (0, 1, 2)
     events = game.step()
     assert events[:2] == [
-        PlayerOut(3, 1, "short_war"),
+        PlayerOut(3, 1, OutReason.SHORT_WAR),
         CardsLaidDown(3, 1, ((0, 3), (1, 2), (2, 3))),
     ]
     assert isinstance(events[2], CardsTurned)
@@ -361,7 +362,14 @@ def test_an_out_players_forfeit_stays_on_the_table_when_the_rest_run_out() -> No
     assert game.table.face_up == ((), (parse_card("KH", rules),), ())
     assert game.table.face_down == (0, 2, 0)
     assert sum(game.counts) + 3 == rules.deck_size
-    assert [card_label(c, rules) for c in game._piles[0]] == ["JS", "KS", "QS", "QH", "AS", "TS"]
+    assert [card_label(c, rules) for c in game._state.piles[0]] == [
+        "JS",
+        "KS",
+        "QS",
+        "QH",
+        "AS",
+        "TS",
+    ]
     assert game.summary.rounds == 2
     assert game.finish() == Outcome(None, Termination.BOTH_SHORT)
 
@@ -392,8 +400,8 @@ def test_two_players_out_in_one_war_leave_their_cards_when_the_rest_run_out() ->
         game.step()
     events = game.step()
     assert events[:3] == [
-        PlayerOut(3, 1, "short_war"),
-        PlayerOut(3, 2, "short_war"),
+        PlayerOut(3, 1, OutReason.SHORT_WAR),
+        PlayerOut(3, 2, OutReason.SHORT_WAR),
         CardsLaidDown(3, 1, ((0, 3), (1, 1), (2, 1), (3, 3))),
     ]
     assert events[-1] == WarDeclared(3, 2, (0, 3))
@@ -415,7 +423,7 @@ def test_last_card_an_out_player_takes_nothing_back() -> None:
     )
     game = arrange(rules, ["QS AS QD", "QH AH KD", "KS KH AD"])
     events = play(game)
-    assert PlayerOut(2, 0, "no_cards") in events
+    assert PlayerOut(2, 0, OutReason.NO_CARDS) in events
     assert CardsLaidDown(3, 1, ((1, 3), (2, 2))) in events
     assert events[-2] == CardsReturned(3, (0, 5, 4))
     assert game.outcome == Outcome(1, Termination.BOTH_SHORT)
@@ -455,7 +463,7 @@ def test_deal_1996239_three_players_two_run_out_after_one_went_out() -> None:
     rules = Rules(players=3, face_down=3, aces=Aces.LOW, ranks=4, suits=4)
     game = Game(rules, 1996239)
     events = play(game)
-    assert PlayerOut(4, 1, "short_war") in events
+    assert PlayerOut(4, 1, OutReason.SHORT_WAR) in events
     assert events[-2] == CardsReturned(4, (8, 0, 5))
     assert game.outcome == Outcome(0, Termination.BOTH_SHORT)
     assert game.active == (0, 2)

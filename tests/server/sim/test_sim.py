@@ -143,7 +143,7 @@ def test_one_deal_json(capsys: pytest.CaptureFixture[str]) -> None:
         (["--games", "x"], "argument --games: expected a whole number, not 'x'"),
         (["--players", "5"], "argument --players: invalid choice: 5"),
         (["--face-down", "2"], "argument --face-down: invalid choice: 2"),
-        (["--short-war", "last_card"], "argument --short-war: invalid choice: 'last_card'"),
+        (["--short-war", "gentle"], "argument --short-war: invalid choice: 'gentle'"),
         (["--seed", "-1"], "argument --seed: expected 0 to 4294967295, not -1"),
         (["--trace"], "--trace needs --deal D (one game)"),
         (["--games", "5", "--deal", "1"], "argument --deal: not allowed with argument --games"),
@@ -224,3 +224,10 @@ def test_trace_tells_a_standing_card(capsys: pytest.CaptureFixture[str]) -> None
     assert "Seat 0 lays 3 cards face down." in line
     assert "seat 1 has no cards left, so the ten of spades stands." in line
     assert line.endswith("Seat 1 takes 11 cards. Piles: 41 - 11.")
+
+
+def test_one_deal_counts_its_wars_in_words(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--deal", "0", "--rounds", "10"]) == 0
+    assert ", 1 war, longest 1," in capsys.readouterr().out, "not '1 wars'"
+    assert main(["--deal", "3", "--rounds", "10"]) == 0
+    assert ", 0 wars, longest 0," in capsys.readouterr().out

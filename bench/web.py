@@ -1,0 +1,160 @@
+"""Browser table benchmark: what the page weighs, how soon it shows, how fast it follows.
+
+Run from the repository root (needs the system's Chromium: apt-get install chromium)::
+
+    .venv/bin/python -m bench.web [--loads 20] [--events 500]
+
+Against a real ``war-server`` child on loopback, in headless Chromium driven by Playwright:
+
+1. **Transfer**: every byte of the page as the browser loads it (HTML, CSS, our modules,
+   the vendored msgpack library, the icon), uncompressed, as served. Budget: 150 KiB.
+2. **First render**: ``--loads`` cold loads, each in a fresh browser context (no cache):
+   navigation start to the first contentful paint, and to the ``table-ready`` mark the
+   page sets once its scripts ran and the start screen is up. Budget: 500 ms.
+3. **Event to table**: the page plays the computer on quick auto-play (a rematch when a
+   game ends first); for ``--events`` server messages, the time from the message's
+   arrival (its ``MessageEvent.timeStamp``) until the table is redrawn, style and layout
+   included (the page forces them while measuring). Budget: within one frame, 16 ms, at
+   p99.
+
+The budgets are checked here and printed, never in the test run (docs/performance.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import Browser, async_playwright
+
+from bench._server import ServerProcess, war_server_spec
+from server.adapters.web import WebFiles
+from tests.e2e._browser import ARGS, CHROMIUM, PHONE
+
+PAGE_BUDGET = 150 * 1024
+RENDER_BUDGET_MS = 500.0
+FRAME_BUDGET_MS = 16.0
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+async def transfer(browser: Browser, url: str) -> tuple[int, dict[str, int]]:
+    """Bytes of every response the page loads, by path."""
+    context = await browser.new_context(viewport=PHONE)
+    page = await context.new_page()
+    sizes: dict[str, int] = {}
+    bodies: list[Any] = []
+
+    async def record(response: Any) -> None:
+        body = await response.body()
+        sizes[response.url.removeprefix(url.rstrip("/"))] = len(body)
+
+    page.on("response", lambda response: bodies.append(asyncio.ensure_future(record(response))))
+    await page.goto(url, wait_until="load")
+    await page.wait_for_function("() => performance.getEntriesByName('table-ready').length > 0")
+    await asyncio.gather(*bodies)
+    await context.close()
+    return sum(sizes.values()), sizes
+
+
+async def first_render(browser: Browser, url: str, loads: int) -> tuple[list[float], list[float]]:
+    """Milliseconds to the first contentful paint and to ``table-ready``, per cold load."""
+    paints: list[float] = []
+    ready: list[float] = []
+    for _ in range(loads):
+        context = await browser.new_context(viewport=PHONE)
+        page = await context.new_page()
+        await page.goto(url)
+        await page.wait_for_function(
+            "() => performance.getEntriesByName('first-contentful-paint').length > 0"
+            " && performance.getEntriesByName('table-ready').length > 0"
+        )
+        paint, mark = await page.evaluate(
+            "[performance.getEntriesByName('first-contentful-paint')[0].startTime,"
+            " performance.getEntriesByName('table-ready')[0].startTime]"
+        )
+        paints.append(float(paint))
+        ready.append(float(mark))
+        await context.close()
+    return paints, ready
+
+
+async def event_to_table(browser: Browser, url: str, events: int) -> list[float]:
+    """Milliseconds from each message's arrival to the redrawn table."""
+    context = await browser.new_context(viewport=PHONE)
+    await context.add_init_script("window.__warTiming = [];")
+    page = await context.new_page()
+    await page.goto(url)
+    await page.fill("#start-name", "Bench")
+    await page.click("#vs-computer")
+    await page.click("#auto label:has-text('quick')")
+    while await page.evaluate("window.__warTiming.length") < events:
+        await page.wait_for_function(
+            f"() => window.__warTiming.length >= {events}"
+            " || !document.getElementById('over').hidden",
+            timeout=600_000,
+        )
+        if await page.locator("#over").is_visible():  # a short game: play another
+            await page.click("#rematch-new")
+            await page.locator("#over").wait_for(state="hidden")
+    timings: list[float] = await page.evaluate("window.__warTiming")
+    await context.close()
+    return timings[:events]
+
+
+async def run(loads: int, events: int) -> int:
+    served = WebFiles.load().page_bytes
+    with tempfile.TemporaryDirectory() as folder:
+        spec = war_server_spec(Path(folder) / "bench.sqlite3")
+        async with ServerProcess(spec) as server, async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+            url = f"http://127.0.0.1:{server.port}/"
+            total, sizes = await transfer(browser, url)
+            paints, ready = await first_render(browser, url, loads)
+            timings = await event_to_table(browser, url, events)
+            version = browser.version
+            await browser.close()
+    ours = sum(size for path, size in sizes.items() if "/vendor/" not in path)
+    print(f"Chromium {version}, loopback, a {PHONE['width']}x{PHONE['height']} viewport")
+    print(
+        f"transfer: {total / 1024:.1f} KiB in {len(sizes)} files (ours {ours / 1024:.1f} KiB,"
+        f" vendored msgpack {(total - ours) / 1024:.1f} KiB; as served: {served / 1024:.1f} KiB)"
+        f" — budget {PAGE_BUDGET // 1024} KiB: {'ok' if total <= PAGE_BUDGET else 'OVER'}"
+    )
+    for label, values in (("first contentful paint", paints), ("table-ready", ready)):
+        print(
+            f"{label}: median {statistics.median(values):.0f} ms, p95"
+            f" {percentile(values, 0.95):.0f} ms, max {max(values):.0f} ms over {len(values)}"
+            f" cold loads — budget {RENDER_BUDGET_MS:.0f} ms:"
+            f" {'ok' if max(values) <= RENDER_BUDGET_MS else 'OVER'}"
+        )
+    p99 = percentile(timings, 0.99)
+    print(
+        f"event to table: median {statistics.median(timings):.2f} ms, p99 {p99:.2f} ms,"
+        f" max {max(timings):.2f} ms over {len(timings)} events — budget"
+        f" {FRAME_BUDGET_MS:.0f} ms at p99: {'ok' if p99 <= FRAME_BUDGET_MS else 'OVER'}"
+    )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.web", description=__doc__)
+    parser.add_argument("--loads", type=int, default=20, help="cold page loads (default 20)")
+    parser.add_argument("--events", type=int, default=500, help="messages timed (default 500)")
+    args = parser.parse_args(argv)
+    if not CHROMIUM.exists():
+        print(f"bench.web: no browser at {CHROMIUM} (apt-get install chromium)", file=sys.stderr)
+        return 1
+    return asyncio.run(run(args.loads, args.events))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,297 @@
+// Open the room, follow it, reconnect and resume, as client/connection.py; what to do when
+// a connection ends is one pure decision, decide(), as client/policy.py (README.md).
+
+import { apply, initialView, welcomed } from "./view.js";
+import { PROTOCOL_VERSION, decodeServerMessage, encodeClientMessage } from "./wire.js";
+
+const RETRY_CODES = new Set([1006, 1011, 1012, 1013, 4001, 4005]);
+const STALE_SEAT = new Set(["bad_token", "unknown_code"]);
+const ROOM_ENDED = new Set([1000, 4003]);
+const CLOSE_REASONS = {
+  1000: "the server ended the connection",
+  1001: "the server shut down",
+  1003: "the server refused a text frame",
+  1008: "the server closed the connection after invalid messages",
+  1009: "the server refused a message as too big",
+  1011: "the server hit an error",
+  1012: "the server is restarting",
+  1013: "the server is busy",
+  4000: "the server speaks another protocol version",
+  4001: "too many messages too fast",
+  4002: "this seat was taken over by another window or device",
+  4003: "the room was closed",
+  4004: "the server refused to let us in",
+  4005: "the server waited too long for us",
+};
+/** Backoff for drops (base doubling to cap, seconds), slower while the server cannot save
+ * games (store*), and how long to keep trying: client/policy.py's Policy. */
+export const POLICY = Object.freeze({ base: 0.25, cap: 10, storeBase: 5, storeCap: 60, giveUpAfter: 300 });
+
+/** Seconds before reconnect `attempt` (0, 1 ...): exponential, capped, with "equal jitter"
+ * (0 <= jitter <= 1: a point in the upper half of the step). */
+export function backoffDelay(attempt, base, cap, jitter) {
+  const ceiling = Math.min(cap, base * 2 ** Math.min(attempt, 32));
+  return ceiling / 2 + (ceiling / 2) * Math.min(Math.max(jitter, 0), 1);
+}
+
+export const shouldReconnect = (code) => code === null || RETRY_CODES.has(code);
+
+/** Why it closed: the server's sentence after an error, else the close code's meaning. */
+export function closedBecause(code, error = null) {
+  if (error !== null) return `${error.message || error.code} (${error.code})`;
+  if (code === null || code === 1006) return "the connection dropped";
+  return CLOSE_REASONS[code] ?? `the server closed the connection (code ${code})`;
+}
+
+const stop = (ok, reason, code = null) => ({ kind: "stop", ok, reason, code });
+
+/** What to do after a connection ended: {kind: "stop", ok, reason, code}, {kind:
+ * "join_anew", notice} or {kind: "retry", delay, reason, reopen: resume | watch | first}.
+ * `ending`: url, unreachable (why connecting failed, or null), closeCode, error (the
+ * error before the welcome, or store_unavailable), welcomed, everWelcomed, holdsToken,
+ * storedSeat, spectator, gameOver, closing, left, attempt, troubleFor (seconds). */
+export function decide(ending, policy, jitter) {
+  const e = ending;
+  if (e.closing) return stop(true, "closed");
+  if (e.left) return stop(true, "you left the room");
+  const refused = e.error?.code ?? null;
+  if (e.storedSeat && !e.welcomed && STALE_SEAT.has(refused)) {
+    return { kind: "join_anew", notice: "the stored seat could not be resumed; joining as new" };
+  }
+  if (e.unreachable !== null) {
+    if (!e.everWelcomed) return stop(false, `cannot connect to ${e.url}: ${e.unreachable}`);
+    return retry(e, policy, jitter, `cannot reach the server: ${e.unreachable}`, false);
+  }
+  if (refused === "store_unavailable") {
+    const reason = e.attempt === 0 ? closedBecause(e.closeCode, e.error) : "the server still cannot save games";
+    return retry(e, policy, jitter, reason, true);
+  }
+  if (ROOM_ENDED.has(e.closeCode) && (e.spectator || e.gameOver)) return stop(true, closedBecause(e.closeCode));
+  const reason = closedBecause(e.closeCode, e.error);
+  if (!(e.welcomed || e.everWelcomed) || !shouldReconnect(e.closeCode)) return stop(false, reason, refused);
+  return retry(e, policy, jitter, reason, false);
+}
+
+function retry(e, policy, jitter, reason, slow) {
+  if (e.troubleFor > policy.giveUpAfter) return stop(false, `gave up reconnecting: ${reason}`);
+  const delay = slow
+    ? backoffDelay(e.attempt, policy.storeBase, policy.storeCap, jitter)
+    : backoffDelay(e.attempt, policy.base, policy.cap, jitter);
+  return { kind: "retry", delay, reason, reopen: e.holdsToken ? "resume" : e.spectator ? "watch" : "first" };
+}
+
+/** The page's own WebSocket: ws: for http:, wss: for https:, same host, port and folder. */
+export function socketUrl(location) {
+  const url = new URL(".", location.href);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  url.hash = "";
+  url.search = "";
+  return url.href;
+}
+
+export class Connection {
+  // {url, opening (create_room, join_room or watch_room; v is added), seats (a SeatStore),
+  // onEvent, resumeOnly (a refused stored seat is not replaced by a new one)}; and, for
+  // tests, policy, WebSocketImpl, setTimer, clearTimer, now (seconds), random.
+  constructor(options) {
+    Object.assign(this, {
+      seats: null,
+      policy: POLICY,
+      resumeOnly: false,
+      WebSocketImpl: globalThis.WebSocket,
+      setTimer: (fn, ms) => setTimeout(fn, ms),
+      clearTimer: (id) => clearTimeout(id),
+      now: () => performance.now() / 1000,
+      random: Math.random,
+      ...options,
+    });
+    this.opening = { ...options.opening, v: PROTOCOL_VERSION };
+    this.view = initialView();
+    this.ws = this.token = this.refusal = this.troubleSince = this.timer = null;
+    this.isOpen = this.everWelcomed = this.closing = this.left = this.ended = false;
+    this.code = this.opening.type === "join_room" ? this.opening.code : null;
+    this.attempt = 0;
+  }
+
+  start() {
+    this.current = this.firstOpening();
+    this.storedSeat = this.current.type === "resume_seat" && !this.resumeOnly;
+    this.connect();
+  }
+
+  /** False when no room connection is open now. */
+  send(message) {
+    const ws = this.ws;
+    if (ws === null || !this.isOpen || ws.readyState !== 1) return false;
+    if (message.type === "leave") {
+      this.left = true;
+      this.forgetSeat();
+    }
+    ws.send(encodeClientMessage(message));
+    return true;
+  }
+
+  close() {
+    this.closing = true;
+    if (this.timer !== null) {
+      this.clearTimer(this.timer);
+      this.timer = null;
+      this.end(stop(true, "closed"), null);
+    }
+    this.ws?.close(1000);
+  }
+
+  /** Waiting to reconnect? Try now (the network is back, the page is visible again). */
+  retryNow() {
+    if (this.timer === null || this.ended) return;
+    this.clearTimer(this.timer);
+    this.timer = null;
+    this.current = this.reopening(this.reopen);
+    this.connect();
+  }
+
+  get waiting() {
+    return this.timer !== null;
+  }
+
+  connect() {
+    const ws = new this.WebSocketImpl(this.url);
+    ws.binaryType = "arraybuffer";
+    this.ws = ws;
+    this.isOpen = false;
+    this.refusal = null;
+    let opened = false;
+    let welcomedHere = false;
+    ws.onopen = () => {
+      opened = true;
+      ws.send(encodeClientMessage(this.current));
+    };
+    ws.onmessage = (event) => {
+      if (this.ws === ws) welcomedHere = this.received(ws, event.data, event.timeStamp) || welcomedHere;
+    };
+    ws.onclose = (event) => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.isOpen = false;
+      // A browser says no more than this when a connection could not be made at all.
+      const unreachable = opened ? null : "the server did not answer";
+      this.closed({ unreachable, closeCode: opened ? event.code || null : null, welcomed: welcomedHere });
+    };
+    ws.onerror = () => {}; // a close event follows and says what happened
+  }
+
+  received(ws, data, at) {
+    let message;
+    try {
+      message = decodeServerMessage(data);
+    } catch (error) {
+      this.emit({ kind: "notice", text: `ignored a bad message from the server: ${error.message}` });
+      return false;
+    }
+    if (message.type === "error" && (!welcomed(this.view) || message.code === "store_unavailable")) {
+      this.refusal = message; // what the close that follows is about
+    }
+    if (message.type === "welcome") this.welcomed(message);
+    const before = this.view;
+    this.view = apply(this.view, message);
+    if (this.view.needs_resync && !before.needs_resync && ws.readyState === 1) {
+      ws.send(encodeClientMessage({ type: "resync" }));
+    }
+    this.emit({ kind: "received", message, before, view: this.view, at });
+    return message.type === "welcome";
+  }
+
+  welcomed(welcome) {
+    this.everWelcomed = true;
+    this.isOpen = true;
+    if (welcome.token !== null && welcome.seat !== null) {
+      this.token = welcome.token;
+      this.code = welcome.player_code ?? this.code;
+      this.keepSeat(welcome);
+    }
+  }
+
+  closed(session) {
+    if (session.welcomed) {
+      this.attempt = 0;
+      this.troubleSince = null;
+    }
+    const now = this.now();
+    this.troubleSince ??= now;
+    const decision = decide(
+      {
+        url: this.url,
+        ...session,
+        error: this.refusal,
+        everWelcomed: this.everWelcomed,
+        holdsToken: this.token !== null && this.view.room !== null,
+        storedSeat: this.storedSeat,
+        spectator: (welcomed(this.view) && this.view.my_seat === null) || this.opening.type === "watch_room",
+        gameOver: this.view.phase === "over",
+        closing: this.closing,
+        left: this.left,
+        attempt: this.attempt,
+        troubleFor: now - this.troubleSince,
+      },
+      this.policy,
+      this.random(),
+    );
+    if (decision.kind === "stop") return this.end(decision, session.closeCode);
+    if (decision.kind === "join_anew") {
+      this.forgetSeat();
+      this.emit({ kind: "notice", text: decision.notice });
+      this.current = this.opening;
+      this.storedSeat = false;
+      return this.connect();
+    }
+    this.attempt += 1;
+    this.reopen = decision.reopen;
+    this.emit({ kind: "reconnecting", attempt: this.attempt, delay: decision.delay, reason: decision.reason });
+    this.timer = this.setTimer(() => {
+      this.timer = null;
+      this.current = this.reopening(decision.reopen);
+      this.connect();
+    }, decision.delay * 1000);
+    return undefined;
+  }
+
+  end(decision, closeCode) {
+    if (this.ended) return;
+    this.ended = true;
+    this.emit({ kind: "ended", ok: decision.ok, reason: decision.reason, code: decision.code, closeCode });
+  }
+
+  emit(event) {
+    this.onEvent(event);
+  }
+
+  firstOpening() {
+    const stored = this.opening.type === "join_room" ? this.seats?.get(this.opening.code) : null;
+    return stored ? { type: "resume_seat", v: PROTOCOL_VERSION, room: stored.room, token: stored.token } : this.opening;
+  }
+
+  // After a drop: resume the seat, or watch again, or start over, as decided.
+  reopening(reopen) {
+    if (reopen === "resume" && this.view.room !== null && this.token !== null) {
+      return { type: "resume_seat", v: PROTOCOL_VERSION, room: this.view.room, token: this.token };
+    }
+    if (reopen === "watch" && this.opening.type === "watch_room") return this.opening;
+    return this.firstOpening();
+  }
+
+  keepSeat(welcome) {
+    if (this.seats === null || this.code === null) return;
+    const seat = welcome.seat;
+    const problem = this.seats.put(this.code, {
+      room: welcome.state.room,
+      token: welcome.token,
+      seat,
+      name: welcome.state.seats[seat]?.name ?? "",
+    });
+    if (problem !== null) this.emit({ kind: "notice", text: problem });
+  }
+
+  forgetSeat() {
+    if (this.seats !== null && this.code !== null) this.seats.forget(this.code);
+  }
+}

@@ -1,0 +1,388 @@
+// The page: which screen shows, the forms, the keys, the one connection (README.md).
+
+import { Connection, socketUrl } from "./connection.js";
+import { follow, noCountdown, secondsLeft, warning } from "./countdown.js";
+import { cycleAuto, finish, rematch, setAuto, turnOver } from "./intents.js";
+import { Table } from "./render.js";
+import { describe, status } from "./sentences.js";
+import { SeatStore } from "./store.js";
+import { initialView, welcomed } from "./view.js";
+
+const doc = document;
+const $ = (id) => doc.getElementById(id);
+const field = (name) => doc.querySelector(`#create-form [name="${name}"]`);
+const seats = new SeatStore();
+const motion = globalThis.matchMedia?.("(prefers-reduced-motion: reduce)");
+const table = new Table(doc, { reducedMotion: () => Boolean(motion?.matches) });
+const now = () => performance.now() / 1000;
+// bench/web.py puts an array here to time each message to the redrawn table.
+const timing = Array.isArray(globalThis.__warTiming) ? globalThis.__warTiming : null;
+const PLAIN = {
+  unknown_code: "There is no game with that code. Check the code, or ask for a new link.",
+  room_full: "That game is full: every seat is taken.",
+  bad_password: "That password is not right.",
+  password_required: "This server asks for a password to create a room.",
+  too_many_rooms: "The server has as many rooms as it can hold; try again later.",
+  spectators_full: "As many people are watching as the game allows; try again later.",
+  too_many_connections: "Too many windows are open on this network; close one and try again.",
+  too_many_failures: "Too many wrong codes from your network; wait a minute and try again.",
+  unsupported_version: "This page is older than the server: reload the page.",
+  bad_token: "Your seat could not be found any more.",
+  store_unavailable: "The server cannot save games right now.",
+  4002: "This seat is now played in another window or on another device.",
+  4003: "The room was closed.",
+  1001: "The server shut down.",
+};
+
+let connection = null;
+let view = initialView();
+let countdown = noCountdown();
+let clock = null;
+let reconnecting = null; // "Reconnecting… (…)" while the connection is away
+let readySentFor = null; // a double tap sends one ready
+let leaveArmed = null;
+let autoAsked = null; // a mode sent, not yet confirmed: two quick presses step twice
+
+// --- screens
+function show(screen) {
+  for (const node of doc.querySelectorAll(".screen")) node.hidden = node.id !== screen;
+}
+
+function trouble(text) {
+  $("trouble").hidden = !text;
+  $("trouble").textContent = text ?? "";
+}
+
+function endedPanel(text, again = null) {
+  $("ended").hidden = !text;
+  $("ended-text").textContent = text ?? "";
+  $("again").hidden = again === null;
+  $("again").onclick = again;
+}
+
+function setHash(hash) {
+  const url = new URL(location.href);
+  url.hash = hash;
+  history.replaceState(null, "", url.href);
+}
+
+/** ["join" | "watch" | null, code] from the fragment. */
+function fragment() {
+  const match = /^#(join|watch)=([A-Za-z0-9-]{4,32})$/.exec(location.hash);
+  return match ? [match[1], match[2].toUpperCase()] : [null, null];
+}
+
+function route() {
+  stop();
+  trouble(null);
+  endedPanel(null);
+  const [kind, code] = fragment();
+  if (kind === "watch") return enter({ type: "watch_room", code });
+  const stored = kind === "join" ? seats.get(code) : null;
+  if (stored !== null) return enter({ type: "join_room", code, name: stored.name || seats.name || "Player" });
+  const screen = kind === "join" ? "invite" : "start";
+  $(`${screen}-name`).value = seats.name;
+  show(screen);
+  return kind === "join" ? $("invite-name").focus() : undefined;
+}
+
+function home() {
+  stop();
+  setHash("");
+  route();
+}
+
+// --- the connection
+function enter(opening, options = {}) {
+  stop();
+  view = initialView();
+  countdown = noCountdown();
+  reconnecting = readySentFor = autoAsked = null;
+  table.reset();
+  table.draw(view, status(view, null));
+  show("table");
+  const current = new Connection({
+    url: socketUrl(location),
+    opening,
+    seats,
+    onEvent: (event) => connection === current && onEvent(event),
+    ...options,
+  });
+  connection = current;
+  current.start();
+}
+
+function stop() {
+  const old = connection;
+  connection = null;
+  old?.close();
+  stopClock();
+}
+
+function onEvent(event) {
+  if (event.kind === "received") return received(event);
+  if (event.kind === "notice") return table.say([event.text], "notice");
+  if (event.kind === "ended") return ended(event);
+  reconnecting = `Reconnecting… (${event.reason}; attempt ${event.attempt} in ${event.delay.toFixed(1)} s)`;
+  trouble(reconnecting);
+  return redraw();
+}
+
+function received({ message, before, view: after, at }) {
+  view = after;
+  if (message.type === "welcome") {
+    reconnecting = null;
+    trouble(null);
+    endedPanel(null);
+    const mine = view.my_seat !== null;
+    const code = mine ? view.player_code : view.watch_code;
+    if (code !== null) setHash(`#${mine ? "join" : "watch"}=${code}`);
+  }
+  if (readySentFor !== null && view.step > readySentFor) readySentFor = null;
+  if (view.seats[view.my_seat]?.auto === autoAsked) autoAsked = null; // the room caught up
+  const t = now();
+  countdown = follow(countdown, before, message, after, t);
+  const lines = describe(before, message, after, after.my_seat, { table: true });
+  const [marked, line] = warning(countdown, t);
+  countdown = marked;
+  table.say(line === null ? lines : [...lines, line]);
+  if (message.type === "game_started" && doc.activeElement === doc.body && after.my_seat !== null) {
+    $("turn").focus({ preventScroll: true });
+  }
+  redraw();
+  tickClock();
+  if (timing !== null) {
+    doc.body.getBoundingClientRect(); // style and layout too, as the frame would do them
+    timing.push(performance.now() - at);
+  }
+}
+
+function redraw() {
+  table.draw(view, reconnecting ?? status(view, view.my_seat));
+}
+
+function ended(event) {
+  stopClock();
+  const current = connection;
+  if (event.ok && current?.left) {
+    home();
+    trouble("You left the table.");
+    return;
+  }
+  if (event.ok && event.reason === "closed") return; // we closed it: another room, or home
+  const code = event.code ?? event.closeCode;
+  if (code === "password_required" || code === "bad_password") {
+    home();
+    $("create").open = true;
+    trouble(PLAIN[code]);
+    field("password").focus();
+    return;
+  }
+  const unreachable = /^cannot connect|cannot reach the server/.test(event.reason);
+  let text = PLAIN[code];
+  if (text === undefined && unreachable) text = "The server cannot be reached. Is it running?";
+  text ??= `${event.reason.slice(0, 1).toUpperCase()}${event.reason.slice(1)}.`;
+  reconnecting = null;
+  trouble(null);
+  redraw();
+  let again = null;
+  if (unreachable || /^gave up/.test(event.reason) || code === 4002 || code === 1001) {
+    const [kind, fragmentCode] = fragment();
+    const opening = kind === null ? current.opening : { type: `${kind}_room`, code: fragmentCode, name: seats.name || "Player" };
+    if (kind === "watch") delete opening.name;
+    again = () => enter(opening, { resumeOnly: kind === "join" });
+  }
+  endedPanel(text, again);
+}
+
+// --- the time limit
+function tickClock() {
+  const left = secondsLeft(countdown, now());
+  const running = left !== null && view.phase === "playing";
+  table.clock(running ? left : null, countdown.up);
+  if (running && !countdown.up) clock ??= setInterval(onTick, 1000);
+  else stopClock();
+}
+
+function onTick() {
+  const [marked, line] = warning(countdown, now());
+  countdown = marked;
+  if (line !== null) table.say([line]);
+  tickClock();
+}
+
+function stopClock() {
+  clearInterval(clock);
+  clock = null;
+}
+
+// --- what the player does
+function act(intent) {
+  const sent = typeof intent !== "string" && connection?.send(intent);
+  if (!sent) $("status").textContent = typeof intent === "string" ? intent : "Not connected right now; try again in a moment.";
+}
+
+function turn() {
+  const intent = turnOver(view);
+  if (typeof intent !== "string") {
+    if (readySentFor === view.step) return;
+    readySentFor = view.step;
+  }
+  act(intent);
+}
+
+function leave() {
+  if (leaveArmed === null) {
+    $("leave").textContent = "Leave for good? Tap again";
+    $("leave").classList.add("armed");
+    leaveArmed = setTimeout(disarmLeave, 4000);
+    return;
+  }
+  disarmLeave();
+  if (!connection?.send({ type: "leave" })) home();
+}
+
+function disarmLeave() {
+  clearTimeout(leaveArmed);
+  leaveArmed = null;
+  $("leave").textContent = "Leave the table";
+  $("leave").classList.remove("armed");
+}
+
+const KEYS = {
+  a: () => {
+    const intent = cycleAuto(view, autoAsked);
+    act(intent);
+    if (intent.mode) autoAsked = intent.mode;
+  },
+  f: () => act(finish(view)),
+  r: () => act(rematch(view, "new")),
+  d: () => act(rematch(view, "same")),
+  q: leave,
+};
+
+function keyDown(event) {
+  if (event.altKey || event.ctrlKey || event.metaKey || $("table").hidden || view.my_seat === null) return;
+  const target = event.target instanceof Element ? event.target : doc.body;
+  if (event.key === " " || event.key === "Enter") {
+    if (target.closest("input, select, textarea, button, summary, a")) return; // it does its own thing
+    event.preventDefault();
+    turn();
+  } else if (Object.hasOwn(KEYS, event.key.toLowerCase()) && !target.closest("input, select, textarea")) {
+    event.preventDefault();
+    KEYS[event.key.toLowerCase()]();
+  }
+}
+
+// --- the forms
+function typedName(input) {
+  const name = input.value.trim();
+  if (!name) input.reportValidity();
+  else seats.name = name;
+  return name || null;
+}
+
+function playTheComputer(event) {
+  event?.preventDefault();
+  const name = typedName($("start-name"));
+  if (name === null) return;
+  setHash("");
+  enter({ type: "create_room", name, rules: {}, computers: 1 });
+}
+
+function createRoom(event) {
+  event.preventDefault();
+  const name = typedName($("start-name"));
+  if (name === null) return;
+  const form = new FormData(event.target);
+  const players = Number(form.get("players"));
+  const rules = { players, face_down: Number(form.get("face_down")) };
+  for (const key of ["aces", "short_war", "won_cards", "tie_break"]) rules[key] = form.get(key);
+  const opening = { type: "create_room", name, rules, computers: Math.min(Number(form.get("computers")), players - 1) };
+  const limit = form.get("limit");
+  const number = Number(form.get("limit_number"));
+  const high = limit === "minutes" ? 1440 : 1_000_000;
+  if (/minutes|rounds/.test(limit) && !(Number.isInteger(number) && number >= 1 && number <= high)) {
+    return trouble(`The number of ${limit} must be a whole number from 1 to ${high}.`);
+  }
+  if (limit === "minutes") opening.minutes = number;
+  else if (limit !== "none") rules.round_limit = limit === "rounds" ? number : Number(limit);
+  const deal = String(form.get("deal")).trim();
+  if (deal && !(/^\d{1,20}$/.test(deal) && BigInt(deal) < 2n ** 64n)) {
+    return trouble("The deal number must be a whole number from 0 to 18446744073709551615.");
+  }
+  if (deal) opening.deal = BigInt(deal) <= Number.MAX_SAFE_INTEGER ? Number(deal) : BigInt(deal);
+  if (form.get("password")) opening.password = form.get("password");
+  setHash("");
+  return enter(opening);
+}
+
+function joinWithCode(event) {
+  event.preventDefault();
+  const code = String(new FormData(event.target).get("code")).trim().toUpperCase();
+  if (!/^[A-Z0-9-]{4,32}$/.test(code)) return trouble("A code has 4 to 32 letters, digits and hyphens, like K7MX-QD4R.");
+  const watch = event.submitter?.value === "watch";
+  const name = watch ? null : typedName($("start-name"));
+  if (!watch && name === null) return undefined;
+  setHash(`#${watch ? "watch" : "join"}=${code}`);
+  return enter(watch ? { type: "watch_room", code } : { type: "join_room", code, name });
+}
+
+function acceptInvite(event) {
+  event.preventDefault();
+  const name = typedName($("invite-name"));
+  const [, code] = fragment();
+  if (name !== null && code !== null) enter({ type: "join_room", code, name });
+}
+
+function formChanged(event) {
+  const limit = field("limit").value;
+  $("limit-number-field").hidden = !/minutes|rounds/.test(limit);
+  $("limit-number-label").textContent = limit === "minutes" ? "Minutes (1 to 1440)" : "Rounds";
+  const most = Number(doc.querySelector('#create-form [name="players"]:checked').value) - 1;
+  const computers = field("computers");
+  for (const option of computers.options) option.disabled = Number(option.value) > most;
+  if (Number(computers.value) > most || event?.target.name === "players") computers.value = String(Math.min(Number(computers.value), most));
+}
+
+async function copyLink(event) {
+  const button = event.currentTarget;
+  const input = $(button.dataset.copy);
+  let copied = false;
+  try {
+    await navigator.clipboard.writeText(input.value);
+    copied = true;
+  } catch {
+    input.select(); // no clipboard API on a plain http:// address: the old way
+    copied = doc.execCommand?.("copy") ?? false;
+  }
+  button.textContent = copied ? "Copied ✓" : "Select and copy";
+  setTimeout(() => {
+    button.textContent = "Copy";
+  }, 2500);
+}
+
+// --- wiring
+const on = (id, type, handler) => $(id).addEventListener(type, handler);
+on("vs-computer", "click", playTheComputer);
+on("name-form", "submit", playTheComputer);
+on("create-form", "submit", createRoom);
+on("create-form", "change", formChanged);
+on("join-form", "submit", joinWithCode);
+on("invite-form", "submit", acceptInvite);
+on("turn", "click", turn);
+on("finish", "click", () => act(finish(view)));
+on("leave", "click", leave);
+on("rematch-new", "click", () => act(rematch(view, "new")));
+on("rematch-same", "click", () => act(rematch(view, "same")));
+on("auto", "change", (event) => act(setAuto(view, event.target.value)));
+on("copy-join", "click", copyLink);
+on("copy-watch", "click", copyLink);
+on("home", "click", home);
+doc.addEventListener("keydown", keyDown);
+addEventListener("hashchange", route);
+addEventListener("online", () => connection?.retryNow());
+doc.addEventListener("visibilitychange", () => doc.visibilityState === "visible" && connection?.retryNow());
+formChanged();
+route();
+performance.mark("table-ready"); // bench/web.py: the scripts ran and the first screen is up

@@ -1,0 +1,78 @@
+"""client.links: the browser table's share links, and war-client --plain printing them."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from client.connection import Ended
+from client.lines import LineRenderer
+from client.links import link_lines, page_url
+from protocol import PlayerJoined, RoomPhase, RoomState, RulesSpec, SeatState, Welcome
+from tests.client._fake import FakeLink
+
+
+@pytest.mark.parametrize(
+    ("url", "page"),
+    [
+        ("ws://192.168.1.20:8765", "http://192.168.1.20:8765/"),
+        ("ws://192.168.1.20:8765/", "http://192.168.1.20:8765/"),
+        ("WSS://war.example.org", "https://war.example.org/"),
+        ("wss://war.example.org/family/", "https://war.example.org/family/"),
+        ("ws://[::1]:8765/?x=1#y", "http://[::1]:8765/"),
+    ],
+)
+def test_the_page_is_the_websockets_own_address(url: str, page: str) -> None:
+    assert page_url(url) == page
+
+
+@pytest.mark.parametrize("url", ["http://host:8765/", "ws://", "host:8765"])
+def test_only_websocket_urls_have_a_page(url: str) -> None:
+    with pytest.raises(ValueError, match="not a ws:// or wss:// url"):
+        page_url(url)
+
+
+def test_the_links_carry_the_codes_in_the_fragment() -> None:
+    assert link_lines("http://h:1/", "K7MX-QD4R", "9HWT-2CBN") == (
+        "Link for players: http://h:1/#join=K7MX-QD4R",
+        "Link for watchers: http://h:1/#watch=9HWT-2CBN",
+    )
+    assert link_lines("http://h:1/", None, "9HWT-2CBN") == (
+        "Link for watchers: http://h:1/#watch=9HWT-2CBN",
+    )
+
+
+def welcome(seat: int | None, *, open_seat: bool = True) -> Welcome:
+    seats = (
+        SeatState(seat=0, name="Ann", connected=True),
+        SeatState(seat=1, name=None if open_seat else "Ben", connected=not open_seat),
+    )
+    state = RoomState(room="r1", phase=RoomPhase.WAITING, rules=RulesSpec(), seats=seats)
+    return Welcome(seq=1, seat=seat, player_code="K7MX-QD4R", watch_code="9HWT-2CBN", state=state)
+
+
+async def plain(*messages: Welcome | PlayerJoined, json_lines: bool = False) -> tuple[str, str]:
+    link = FakeLink()
+    out, err = io.StringIO(), io.StringIO()
+    renderer = LineRenderer(link, json_lines=json_lines, out=out, err=err, page="http://h:1/")
+    link.push(*messages)
+    link.event(Ended(True, "closed"))
+    await renderer.run()
+    return out.getvalue(), err.getvalue()
+
+
+async def test_the_creator_is_shown_the_links_once() -> None:
+    out, _ = await plain(welcome(0), welcome(0))
+    assert out.count("Link for players: http://h:1/#join=K7MX-QD4R\n") == 1
+    assert "Link for watchers: http://h:1/#watch=9HWT-2CBN\n" in out
+    assert out.index("Link for players") > out.index("Player code: K7MX-QD4R.")
+
+
+async def test_no_links_for_a_full_room_or_a_spectator_and_json_keeps_stdout_clean() -> None:
+    full, _ = await plain(welcome(1, open_seat=False))
+    watching, _ = await plain(welcome(None))
+    assert "Link for" not in full + watching
+    out, err = await plain(welcome(0), json_lines=True)
+    assert "Link for" not in out
+    assert "war-client: Link for players: http://h:1/#join=K7MX-QD4R" in err

@@ -1,0 +1,357 @@
+// The page's connection with a stand-in WebSocket and clock: the opening, the stored seat,
+// reconnecting with backoff and resuming, refusals, resync (as client/connection.py does).
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { Decoder } from "../../../client/web/vendor/msgpack/Decoder.mjs";
+import { Encoder } from "../../../client/web/vendor/msgpack/Encoder.mjs";
+import {
+  Connection,
+  POLICY,
+  backoffDelay,
+  closedBecause,
+  decide,
+  shouldReconnect,
+  socketUrl,
+} from "../../../client/web/js/connection.js";
+import { SeatStore } from "../../../client/web/js/store.js";
+import { MemoryStorage } from "./_storage.mjs";
+
+const encoder = new Encoder({ useBigInt64: true });
+const decoder = new Decoder({ useBigInt64: true });
+
+/** A world of stand-in sockets, timers and a clock. */
+function world({ stored = null } = {}) {
+  const sockets = [];
+  const timers = [];
+  const events = [];
+  let clock = 0;
+  class FakeSocket {
+    constructor(url) {
+      this.url = url;
+      this.readyState = 0;
+      this.sent = [];
+      sockets.push(this);
+    }
+    send(bytes) {
+      this.sent.push(decoder.decode(bytes));
+    }
+    close(code = 1000) {
+      this.shut(code);
+    }
+    open() {
+      this.readyState = 1;
+      this.onopen();
+    }
+    receive(message) {
+      const bytes = encoder.encode(message);
+      this.onmessage({ data: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), timeStamp: 1 });
+    }
+    shut(code) {
+      if (this.readyState === 3) return;
+      this.readyState = 3;
+      this.onclose({ code });
+    }
+  }
+  const storage = new MemoryStorage();
+  const seats = new SeatStore(storage, () => 1_000_000);
+  if (stored !== null) seats.put("K7MX-QD4R", stored);
+  const make = (opening, options = {}) =>
+    new Connection({
+      url: "ws://war.test:8765/",
+      opening,
+      seats,
+      onEvent: (event) => events.push(event),
+      WebSocketImpl: FakeSocket,
+      setTimer: (fn, ms) => timers.push({ fn, ms }) - 1,
+      clearTimer: (id) => {
+        timers[id] = null;
+      },
+      now: () => clock,
+      random: () => 0.5,
+      ...options,
+    });
+  return {
+    sockets,
+    timers,
+    events,
+    seats,
+    storage,
+    make,
+    last: () => sockets[sockets.length - 1],
+    tick(seconds) {
+      clock += seconds;
+    },
+    fire() {
+      const timer = timers.findLast((t) => t !== null);
+      timers[timers.indexOf(timer)] = null;
+      timer.fn();
+      return timer.ms;
+    },
+    kinds: () => events.map((e) => e.kind),
+  };
+}
+
+const seatRecords = [
+  { seat: 0, name: "Ann", connected: true },
+  { seat: 1, name: "Ben", connected: true },
+];
+const state = (extra = {}) => ({ room: "r8k2", phase: "playing", rules: {}, seats: seatRecords, ...extra });
+const welcome = (token, extra = {}) => ({
+  type: "welcome",
+  v: 1,
+  seq: 5,
+  seat: 1,
+  token,
+  player_code: "K7MX-QD4R",
+  watch_code: "9HWT-2CBN",
+  state: state(),
+  ...extra,
+});
+
+test("the first opening carries the protocol version, and the seat is kept", () => {
+  const w = world();
+  const connection = w.make({ type: "join_room", code: "K7MX-QD4R", name: "Ben" });
+  connection.start();
+  w.last().open();
+  assert.deepEqual(w.last().sent, [{ type: "join_room", code: "K7MX-QD4R", name: "Ben", v: 1 }]);
+  w.last().receive(welcome("token-one-0123456789"));
+  assert.deepEqual(w.kinds(), ["received"]);
+  assert.equal(w.events[0].view.my_seat, 1);
+  const kept = w.seats.get("k7mxqd4r");
+  assert.equal(kept.token, "token-one-0123456789");
+  assert.equal(kept.room, "r8k2");
+  assert.equal(kept.name, "Ben");
+  assert.ok(connection.send({ type: "ready", step: 0 }));
+  assert.deepEqual(w.last().sent[1], { type: "ready", step: 0 });
+});
+
+test("a stored seat is resumed; a stale one is forgotten and the link joins anew", () => {
+  const w = world({ stored: { room: "r8k2", token: "stale-token-0123456789", seat: 1, name: "Ben" } });
+  w.make({ type: "join_room", code: "K7MX-QD4R", name: "Ben" }).start();
+  w.last().open();
+  assert.deepEqual(w.last().sent, [{ type: "resume_seat", v: 1, room: "r8k2", token: "stale-token-0123456789" }]);
+  w.last().receive({ type: "error", code: "bad_token", message: "unknown or superseded token" });
+  w.last().shut(4004);
+  assert.deepEqual(w.kinds(), ["received", "notice"]);
+  assert.equal(w.seats.get("K7MX-QD4R"), null);
+  assert.equal(w.sockets.length, 2);
+  w.last().open();
+  assert.equal(w.last().sent[0].type, "join_room");
+});
+
+test("a dropped connection reconnects with backoff and resumes with the newest token", () => {
+  const w = world();
+  w.make({ type: "join_room", code: "K7MX-QD4R", name: "Ben" }).start();
+  w.last().open();
+  w.last().receive(welcome("token-one-0123456789"));
+  w.last().shut(1006);
+  const reconnecting = w.events.at(-1);
+  assert.equal(reconnecting.kind, "reconnecting");
+  assert.equal(reconnecting.attempt, 1);
+  assert.equal(reconnecting.reason, "the connection dropped");
+  assert.equal(w.fire(), 187.5); // 0.25 s ceiling, equal jitter at 0.5: 0.125 + 0.0625
+  w.last().shut(1006); // the server is still away: never opened
+  assert.equal(w.events.at(-1).reason, "cannot reach the server: the server did not answer");
+  assert.equal(w.events.at(-1).attempt, 2);
+  assert.equal(w.fire(), 375);
+  w.last().open();
+  assert.deepEqual(w.last().sent, [{ type: "resume_seat", v: 1, room: "r8k2", token: "token-one-0123456789" }]);
+  w.last().receive(welcome("token-two-0123456789", { seq: 9 }));
+  assert.equal(w.seats.get("K7MX-QD4R").token, "token-two-0123456789");
+  w.last().shut(1012); // a restart: attempts start over after a welcome
+  assert.equal(w.events.at(-1).attempt, 1);
+  assert.equal(w.events.at(-1).reason, "the server is restarting");
+  w.fire();
+  w.last().open();
+  assert.equal(w.last().sent[0].token, "token-two-0123456789");
+});
+
+test("when the server cannot save games it waits longer", () => {
+  const w = world();
+  w.make({ type: "join_room", code: "K7MX-QD4R", name: "Ben" }).start();
+  w.last().open();
+  w.last().receive(welcome("token-one-0123456789"));
+  w.last().receive({ type: "error", code: "store_unavailable", message: "the server cannot save games right now" });
+  w.last().shut(1013);
+  const event = w.events.at(-1);
+  assert.equal(event.kind, "reconnecting");
+  assert.equal(event.reason, "the server cannot save games right now (store_unavailable)");
+  assert.equal(event.delay, POLICY.storeBase * 0.75);
+  w.fire();
+  w.last().open();
+  w.last().receive({ type: "error", code: "store_unavailable", message: "the server cannot save games right now" });
+  w.last().shut(1013);
+  assert.equal(w.events.at(-1).reason, "the server still cannot save games");
+  assert.equal(w.events.at(-1).delay, POLICY.storeBase * 2 * 0.75);
+});
+
+test("final closes end it with the reason; 4002 does not reconnect", () => {
+  for (const [code, reason] of [
+    [4002, "this seat was taken over by another window or device"],
+    [4000, "the server speaks another protocol version"],
+    [1008, "the server closed the connection after invalid messages"],
+    [4999, "the server closed the connection (code 4999)"],
+  ]) {
+    const w = world();
+    w.make({ type: "watch_room", code: "9HWT-2CBN" }).start();
+    w.last().open();
+    w.last().receive(welcome(null, { seat: null, player_code: null }));
+    w.last().shut(code);
+    assert.deepEqual(w.events.at(-1), { kind: "ended", ok: false, reason, code: null, closeCode: code });
+    assert.equal(w.timers.length, 0);
+  }
+});
+
+test("a refused opening ends with the server's sentence", () => {
+  const w = world();
+  w.make({ type: "join_room", code: "NOPE-NOPE", name: "Ben" }).start();
+  w.last().open();
+  w.last().receive({ type: "error", code: "unknown_code", message: "no room with this code" });
+  w.last().shut(4004);
+  assert.deepEqual(w.events.at(-1), {
+    kind: "ended",
+    ok: false,
+    reason: "no room with this code (unknown_code)",
+    code: "unknown_code",
+    closeCode: 4004,
+  });
+});
+
+test("a server that cannot be reached at all ends at once", () => {
+  const w = world();
+  w.make({ type: "create_room", name: "Ann" }).start();
+  w.last().shut(1006);
+  assert.deepEqual(w.events.at(-1), {
+    kind: "ended",
+    ok: false,
+    reason: "cannot connect to ws://war.test:8765/: the server did not answer",
+    code: null,
+    closeCode: null,
+  });
+});
+
+test("reconnecting gives up after giveUpAfter seconds", () => {
+  const w = world();
+  w.make({ type: "watch_room", code: "9HWT-2CBN" }, { policy: { ...POLICY, giveUpAfter: 30 } }).start();
+  w.last().open();
+  w.last().receive(welcome(null, { seat: null, player_code: null }));
+  w.last().shut(1006);
+  w.tick(20);
+  w.fire();
+  w.last().shut(1006);
+  assert.equal(w.events.at(-1).kind, "reconnecting");
+  w.tick(11);
+  w.fire();
+  w.last().shut(1006);
+  assert.deepEqual(w.events.at(-1), {
+    kind: "ended",
+    ok: false,
+    reason: "gave up reconnecting: cannot reach the server: the server did not answer",
+    code: null,
+    closeCode: null,
+  });
+});
+
+test("a spectator watches again after a drop", () => {
+  const w = world();
+  w.make({ type: "watch_room", code: "9HWT-2CBN" }).start();
+  w.last().open();
+  w.last().receive(welcome(null, { seat: null, player_code: null }));
+  w.last().shut(1011);
+  w.fire();
+  w.last().open();
+  assert.deepEqual(w.last().sent, [{ type: "watch_room", code: "9HWT-2CBN", v: 1 }]);
+});
+
+test("a seq gap sends one resync; leaving forgets the seat", () => {
+  const w = world();
+  const connection = w.make({ type: "join_room", code: "K7MX-QD4R", name: "Ben" });
+  connection.start();
+  w.last().open();
+  w.last().receive(welcome("token-one-0123456789"));
+  w.last().receive({ type: "spectators_changed", seq: 6, count: 1 });
+  w.last().receive({ type: "spectators_changed", seq: 8, count: 2 });
+  w.last().receive({ type: "spectators_changed", seq: 9, count: 3 });
+  assert.deepEqual(w.last().sent.slice(1), [{ type: "resync" }]);
+  assert.equal(connection.view.spectators, 1);
+  assert.ok(connection.send({ type: "leave" }));
+  assert.equal(w.seats.get("K7MX-QD4R"), null);
+  w.last().shut(1000);
+  assert.deepEqual(w.events.at(-1), { kind: "ended", ok: true, reason: "you left the room", code: null, closeCode: 1000 });
+});
+
+test("close() while waiting to reconnect ends it at once", () => {
+  const w = world();
+  const connection = w.make({ type: "watch_room", code: "9HWT-2CBN" });
+  connection.start();
+  w.last().open();
+  w.last().receive(welcome(null, { seat: null, player_code: null }));
+  w.last().shut(1006);
+  assert.ok(connection.waiting);
+  connection.close();
+  assert.deepEqual(w.events.at(-1), { kind: "ended", ok: true, reason: "closed", code: null, closeCode: null });
+  assert.ok(!connection.waiting);
+});
+
+test("a bad frame from the server is a notice, and nothing else changes", () => {
+  const w = world();
+  const connection = w.make({ type: "watch_room", code: "9HWT-2CBN" });
+  connection.start();
+  w.last().open();
+  w.last().onmessage({ data: new Uint8Array([0xc1]).buffer, timeStamp: 1 });
+  assert.equal(w.events[0].kind, "notice");
+  assert.match(w.events[0].text, /^ignored a bad message from the server: not one msgpack value/);
+  assert.equal(connection.view.last_seq, null);
+});
+
+test("the pure decisions", () => {
+  assert.equal(backoffDelay(0, 0.25, 10, 0), 0.125);
+  assert.equal(backoffDelay(3, 0.25, 10, 1), 2);
+  assert.equal(backoffDelay(40, 0.25, 10, 1), 10);
+  for (const code of [null, 1006, 1011, 1012, 1013, 4001, 4005]) assert.ok(shouldReconnect(code), code);
+  for (const code of [1000, 1001, 1003, 1008, 1009, 4000, 4002, 4003, 4004]) assert.ok(!shouldReconnect(code), code);
+  assert.equal(closedBecause(null), "the connection dropped");
+  assert.equal(closedBecause(1012), "the server is restarting");
+  assert.equal(closedBecause(1013, { code: "x", message: "" }), "x (x)");
+  assert.equal(socketUrl(new URL("http://192.168.1.20:8765/#join=K7MX-QD4R")), "ws://192.168.1.20:8765/");
+  assert.equal(socketUrl(new URL("https://war.example.org/family/?x=1#watch=AB")), "wss://war.example.org/family/");
+});
+
+// client/policy.py's table of cases, case by case.
+const ending = (changes = {}) => ({
+  url: "ws://war.test/",
+  unreachable: null,
+  closeCode: null,
+  error: null,
+  welcomed: false,
+  everWelcomed: true,
+  holdsToken: true,
+  storedSeat: false,
+  spectator: false,
+  gameOver: false,
+  closing: false,
+  left: false,
+  attempt: 0,
+  troubleFor: 0,
+  ...changes,
+});
+
+test("the reconnect policy, as client/policy.py decides", () => {
+  const d = (changes) => decide(ending(changes), POLICY, 0.5);
+  assert.deepEqual(d({ closing: true }), { kind: "stop", ok: true, reason: "closed", code: null });
+  assert.deepEqual(d({ left: true }), { kind: "stop", ok: true, reason: "you left the room", code: null });
+  assert.equal(d({ storedSeat: true, error: { code: "bad_token", message: "" }, closeCode: 4004 }).kind, "join_anew");
+  assert.equal(d({ storedSeat: true, welcomed: true, error: { code: "bad_token", message: "x" }, closeCode: 4004 }).kind, "stop");
+  assert.equal(d({ unreachable: "refused", everWelcomed: false }).reason, "cannot connect to ws://war.test/: refused");
+  assert.deepEqual(d({ unreachable: "refused" }), { kind: "retry", delay: 0.1875, reason: "cannot reach the server: refused", reopen: "resume" });
+  assert.equal(d({ error: { code: "store_unavailable", message: "no disk" }, closeCode: 1013, attempt: 2 }).delay, 15);
+  assert.deepEqual(d({ closeCode: 4003, spectator: true }), { kind: "stop", ok: true, reason: "the room was closed", code: null });
+  assert.deepEqual(d({ closeCode: 1000, gameOver: true }), { kind: "stop", ok: true, reason: "the server ended the connection", code: null });
+  assert.equal(d({ closeCode: 1000 }).ok, false);
+  assert.equal(d({ closeCode: 4004, everWelcomed: false, error: { code: "room_full", message: "full" } }).code, "room_full");
+  assert.equal(d({ closeCode: 1012, holdsToken: false, spectator: true }).reopen, "watch");
+  assert.equal(d({ closeCode: 1012, holdsToken: false }).reopen, "first");
+  assert.equal(d({ closeCode: 1012, troubleFor: 301 }).reason, "gave up reconnecting: the server is restarting");
+});

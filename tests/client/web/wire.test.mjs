@@ -1,0 +1,136 @@
+// The page's codec: server frames are checked as strictly as the Python client checks
+// them (PROTOCOL.md §2), and client messages keep integers integers.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { Decoder } from "../../../client/web/vendor/msgpack/Decoder.mjs";
+import { Encoder } from "../../../client/web/vendor/msgpack/Encoder.mjs";
+import { WireError, decodeServerMessage, encodeClientMessage } from "../../../client/web/js/wire.js";
+
+const encoder = new Encoder({ useBigInt64: true });
+const pack = (value) => encoder.encode(value);
+
+function refused(value, code, pattern = /./) {
+  const frame = value instanceof Uint8Array ? value : pack(value);
+  assert.throws(() => decodeServerMessage(frame), (error) => {
+    assert.ok(error instanceof WireError, String(error));
+    assert.equal(error.code, code, error.message);
+    assert.match(error.message, pattern);
+    return true;
+  });
+}
+
+const seat = { seat: 0, name: "Ann", connected: true };
+const state = { room: "r8k2", phase: "waiting", rules: {}, seats: [seat, { seat: 1 }] };
+
+test("a welcome gets every default filled in", () => {
+  const message = decodeServerMessage(pack({ type: "welcome", v: 1, seq: 1, state }));
+  assert.equal(message.seat, null);
+  assert.equal(message.token, null);
+  assert.deepEqual(message.state.rules, {
+    players: 2,
+    face_down: 1,
+    aces: "high",
+    short_war: "lose",
+    won_cards: "shuffle",
+    round_limit: null,
+    tie_break: "draw",
+  });
+  assert.deepEqual(message.state.seats[1], {
+    seat: 1,
+    name: null,
+    computer: false,
+    connected: false,
+    ready: false,
+    auto: "off",
+    out: false,
+    count: 0,
+    face_up: [],
+    face_down: 0,
+    finish_vote: false,
+    rematch_vote: null,
+  });
+  assert.equal(message.state.game, 1);
+});
+
+test("unknown fields are ignored, at any level", () => {
+  const message = decodeServerMessage(
+    pack({ type: "time_up", seq: 3, later: [1, 2], nested: { a: 1 } }),
+  );
+  assert.deepEqual(message, { type: "time_up", seq: 3 });
+  const welcome = decodeServerMessage(
+    pack({ type: "welcome", v: 1, seq: 1, state: { ...state, mood: "happy", rules: { colour: "red" } } }),
+  );
+  assert.equal(welcome.state.mood, undefined);
+  assert.equal(welcome.state.rules.colour, undefined);
+});
+
+test("a 64-bit deal stays exact", () => {
+  const deal = 2n ** 64n - 1n;
+  const message = decodeServerMessage(pack({ type: "game_started", seq: 9, game: 1, counts: [26, 26], deal }));
+  assert.equal(message.deal, deal);
+  const small = decodeServerMessage(pack({ type: "game_started", seq: 9, game: 1, counts: [26, 26], deal: 42 }));
+  assert.equal(small.deal, 42);
+});
+
+test("bad frames are refused with the protocol's codes", () => {
+  refused(new Uint8Array(), "malformed");
+  refused(new Uint8Array([0x92, 0x01]), "malformed"); // truncated
+  refused(new Uint8Array([...pack({ type: "time_up", seq: 1 }), 0x00]), "malformed", /Extra/);
+  refused(new Uint8Array([0xc4, 0x01, 0x00]), "malformed"); // bin
+  refused(new Uint8Array([0xd6, 0xff, 0, 0, 0, 0]), "malformed"); // a timestamp (ext)
+  refused(new Uint8Array([0xc1]), "malformed"); // reserved
+  refused(pack(Array.from({ length: 65 }, () => 1)), "malformed"); // too long an array
+  refused(new Uint8Array(65537), "too_large");
+  assert.throws(() => decodeServerMessage("text"), (e) => e.code === "binary_only");
+  refused(pack([1, 2]), "bad_message");
+  refused(pack({ seq: 1 }), "bad_message");
+  refused(pack({ type: "ready", step: 1 }), "unknown_type", /'?ready'?/);
+  const polluting = JSON.parse('{"type": "time_up", "seq": 1, "__proto__": {"polluted": true}}');
+  refused(pack(polluting), "malformed", /__proto__/); // the library refuses the key itself
+  assert.equal({}.polluted, undefined);
+  refused(pack({ type: "constructor" }), "unknown_type");
+  refused(pack({ type: "player_left" }), "missing_field", /player_left\.seq/);
+});
+
+test("every field is checked: type, range, length, pattern", () => {
+  refused({ type: "player_left", seq: 1, seat: 4 }, "bad_value", /player_left\.seat must be an int in 0\.\.3, not 4/);
+  refused({ type: "player_left", seq: -1, seat: 0 }, "bad_value");
+  refused({ type: "player_left", seq: 1.5, seat: 0 }, "bad_value");
+  refused({ type: "player_left", seq: true, seat: 0 }, "bad_value");
+  refused({ type: "player_left", seq: 2n ** 63n, seat: 0 }, "bad_value");
+  refused({ type: "ready_changed", seq: 1, seat: 0, ready: 1 }, "bad_value", /true or false/);
+  refused({ type: "player_joined", seq: 1, seat: 0, name: "" }, "bad_value");
+  refused({ type: "player_joined", seq: 1, seat: 0, name: "a\u0007b" }, "bad_value", /printable/);
+  refused({ type: "player_joined", seq: 1, seat: 0, name: "   " }, "bad_value", /printable/);
+  refused({ type: "player_joined", seq: 1, seat: 0, name: "x".repeat(25) }, "bad_value");
+  refused({ type: "auto_play_changed", seq: 1, seat: 0, mode: "fast" }, "bad_value", /one of off, calm, quick/);
+  refused({ type: "cards_turned", seq: 1, step: 1, round: 1, depth: 0, cards: [[0, "1S"]] }, "bad_value", /cards\[0\]\[1\]/);
+  refused({ type: "cards_turned", seq: 1, step: 1, round: 1, depth: 0, cards: [[0]] }, "bad_value", /a pair/);
+  refused({ type: "cards_taken", seq: 1, step: 1, round: 1, seat: 0, count: 53, counts: [] }, "bad_value");
+  refused({ type: "welcome", v: 1, seq: 1, state: { ...state, rules: { players: 5 } } }, "bad_value", /rules\.players/);
+  refused({ type: "welcome", v: 1, seq: 1, state: { ...state, rules: { face_down: 2 } } }, "bad_value", /one of 1, 3/);
+  refused({ type: "welcome", v: 1, seq: 1, state: { ...state, seats: "none" } }, "bad_value");
+  refused({ type: "welcome", v: 1, seq: 1, token: "short", state }, "bad_value");
+  refused({ type: "error", code: "" }, "bad_value");
+  refused({ type: "error", code: "x", message: "m".repeat(501) }, "bad_value");
+});
+
+test("an error from the server needs only a code", () => {
+  assert.deepEqual(decodeServerMessage(pack({ type: "error", code: "someday_new" })), {
+    type: "error",
+    code: "someday_new",
+    message: "",
+  });
+});
+
+test("client messages keep integers integers, at any size", () => {
+  const decoder = new Decoder({ useBigInt64: true });
+  const big = decoder.decode(encodeClientMessage({ type: "create_room", v: 1, name: "Ann", deal: 2 ** 53 - 1 }));
+  assert.equal(big.deal, BigInt(2 ** 53 - 1)); // written as a 64-bit integer, not a float
+  const huge = decoder.decode(encodeClientMessage({ type: "create_room", v: 1, name: "Ann", deal: 2n ** 64n - 1n }));
+  assert.equal(huge.deal, 2n ** 64n - 1n);
+  const frame = encodeClientMessage({ type: "ready", step: 7 });
+  assert.deepEqual([...frame], [0x82, 0xa4, ...Buffer.from("type"), 0xa5, ...Buffer.from("ready"), 0xa4, ...Buffer.from("step"), 0x07]);
+});

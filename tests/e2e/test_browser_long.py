@@ -1,0 +1,76 @@
+"""A thousand rounds of quick auto-play in one page: the JavaScript heap does not keep growing.
+
+The server here is the real app and hub in this process, with the test paces (a seat on
+auto readies 10 ms after it may, `tests.e2e._war.FAST`), so a thousand rounds take seconds
+instead of five minutes. The heap is read from Chromium over CDP after a forced garbage
+collection, at game over each time, once the page is warm (three games of a hundred rounds:
+compiled code and caches grow for a while, then stay) and again a thousand rounds later.
+Measured: about +300 KiB over the first thousand rounds, then +10-100 KiB a thousand (the
+figures in docs/performance.md). A page that kept its log lines or drawn cards would add
+thousands of DOM nodes and hundreds of KiB a thousand rounds, and keep doing so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.async_api import expect
+
+from tests.e2e._browser import chromium, count_of, open_tab
+from tests.e2e._war import start_war
+
+pytestmark = pytest.mark.slow
+
+ROUNDS = 1000
+LIMIT = 100  # rounds per game: ten rematches make a thousand
+WARM_ROUNDS = 3 * LIMIT  # the heap settles (compiled code, caches) over the first games
+HEAP_GROWTH_BYTES = 512 * 1024
+NODE_GROWTH = 20
+
+
+async def test_a_thousand_quick_rounds_leave_the_heap_where_it_was(tmp_path: Path) -> None:
+    async with start_war(tmp_path) as war, chromium() as browser:
+        tab = await open_tab(browser, f"http://127.0.0.1:{war.server.port}/", reduced_motion=False)
+        page = tab.page
+        cdp = await tab.context.new_cdp_session(page)
+        await cdp.send("Performance.enable")
+
+        async def measure() -> dict[str, float]:
+            await cdp.send("HeapProfiler.collectGarbage")
+            metrics = await cdp.send("Performance.getMetrics")
+            return {m["name"]: m["value"] for m in metrics["metrics"]}
+
+        await page.fill("#start-name", "Ann")
+        await page.click("summary:has-text('Create a room')")
+        await page.select_option("#create-form select[name=computers]", "1")
+        await page.select_option("#create-form select[name=limit]", str(LIMIT))
+        await page.click("#create-form button[type=submit]")
+        over = page.locator("#over")
+        quick = page.locator("#auto input[value=quick]")
+        played = 0
+        before: dict[str, float] | None = None
+        while True:
+            await expect(page.locator("#turn")).to_be_visible()
+            if not await quick.is_checked():
+                await page.click("#auto label:has-text('quick')")
+            await expect(over).to_be_visible(timeout=120_000)
+            played += count_of(await page.locator("#figures dd").first.inner_text())
+            if before is None and played >= WARM_ROUNDS:
+                before, warm = await measure(), played  # both at game over: the same table
+            elif before is not None and played >= warm + ROUNDS:
+                after = await measure()
+                break
+            await page.click("#rematch-new")
+            await expect(over).to_be_hidden()
+        assert before is not None
+        growth = after["JSHeapUsedSize"] - before["JSHeapUsedSize"]
+        nodes = after["Nodes"] - before["Nodes"]
+        heap = before["JSHeapUsedSize"] / 1024, after["JSHeapUsedSize"] / 1024
+        print(
+            f"heap {heap[0]:.0f} KiB -> {heap[1]:.0f} KiB ({growth / 1024:+.0f} KiB)"
+            f" over {played - warm} rounds; DOM nodes {nodes:+.0f}"
+        )
+        assert growth < HEAP_GROWTH_BYTES, (before, after)
+        assert nodes < NODE_GROWTH, (before, after)
+        await tab.assert_clean()

@@ -1,0 +1,83 @@
+"""Pictures of the browser table: the start page, a double war and game over on a phone, a war
+at four on a tablet, the invitation while waiting for players.
+
+They are written to ``$WAR_SCREENSHOTS`` when it is set (``WAR_SCREENSHOTS=docs/screenshots
+make pytest``, then pick the best for docs/), else to the test's temporary folder. Each is
+taken with reduced motion, so no card is caught in flight.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser, ViewportSize, expect
+
+from tests.e2e._browser import PHONE, Tab, chromium, create_room, open_tab, war_deal
+from tests.e2e._process import server_process
+
+pytestmark = pytest.mark.slow
+
+TABLET: ViewportSize = {"width": 1024, "height": 768}
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    async with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    chosen = os.environ.get("WAR_SCREENSHOTS")
+    path = Path(chosen) if chosen else tmp_path / "screenshots"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+async def shoot(tab: Tab, path: Path) -> None:
+    await tab.page.evaluate("window.scrollTo(0, 0)")
+    picture = await tab.page.screenshot(path=path, animations="disabled", caret="hide")
+    assert picture.startswith(PNG)
+
+
+async def test_screenshots_of_the_table(tmp_path: Path, browser: Browser, folder: Path) -> None:
+    async with server_process(tmp_path / "war.sqlite3") as server:
+        url = f"http://127.0.0.1:{server.port}/"
+
+        start = await open_tab(browser, url, reduced_motion=True)
+        await start.page.fill("#start-name", "Grandma")
+        await shoot(start, folder / "start-phone.png")
+
+        phone = await open_tab(browser, url, reduced_motion=True)
+        await create_room(phone, "Grandma", computers=1, deal=war_deal(depth=2))
+        await phone.turn_over()
+        await expect(phone.page.locator("#war")).to_have_text("War between you and the computer!")
+        await phone.turn_over()
+        await expect(phone.page.locator("#war")).to_have_text(
+            "Double war between you and the computer!"
+        )
+        await expect(phone.page.locator("#seats .card.back").first).to_be_visible()
+        await shoot(phone, folder / "table-phone-double-war.png")
+        await phone.page.keyboard.press("f")
+        await expect(phone.page.locator("#result")).to_contain_text("Game over")
+        await shoot(phone, folder / "table-phone-game-over.png")
+
+        tablet = await open_tab(browser, url, viewport=TABLET, reduced_motion=True)
+        await create_room(tablet, "Grandma", players=4, computers=3, deal=war_deal(players=4))
+        await tablet.turn_over()
+        await expect(tablet.page.locator("#war")).to_contain_text("War between")
+        await expect(tablet.page.locator("#status")).to_contain_text("War!")
+        await shoot(tablet, folder / "table-tablet-war.png")
+
+        waiting = await open_tab(browser, url, reduced_motion=True)
+        await create_room(waiting, "Grandma", players=3, computers=1)
+        await expect(waiting.page.locator("#share")).to_have_attribute("open", "")
+        await shoot(waiting, folder / "invite-phone.png")
+
+        for tab in (start, phone, tablet, waiting):
+            await tab.assert_clean()
+    assert PHONE["width"] == 390

@@ -1,0 +1,183 @@
+"""The browser table against a real `war-server` on loopback, in Debian's Chromium.
+
+The page is served by the server itself under a strict Content-Security-Policy; these tests
+play it as people would: with taps, with the keyboard only, on a phone-sized screen.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser, expect
+
+from server import engine
+from tests.e2e._browser import PHONE, Tab, chromium, count_of, create_room, open_tab
+from tests.e2e._process import ServerProcess, server_process
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[ServerProcess]:
+    async with server_process(tmp_path / "war.sqlite3") as running:
+        yield running
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    async with chromium() as launched:
+        yield launched
+
+
+def page_url(server: ServerProcess, fragment: str = "") -> str:
+    return f"http://127.0.0.1:{server.port}/{fragment}"
+
+
+async def play_the_computer(tab: Tab, name: str = "Grandma") -> None:
+    await tab.page.fill("#start-name", name)
+    await tab.page.click("#vs-computer")
+    await expect(tab.page.locator("#status")).to_have_text("Press space to turn over.")
+
+
+async def test_the_page_comes_with_its_security_headers(
+    server: ServerProcess, browser: Browser
+) -> None:
+    context = await browser.new_context(viewport=PHONE)
+    page = await context.new_page()
+    response = await page.goto(page_url(server))
+    assert response is not None and response.status == 200
+    headers = response.headers
+    assert "default-src 'none'" in headers["content-security-policy"]
+    assert "connect-src 'self'" in headers["content-security-policy"]
+    assert "unsafe-inline" not in headers["content-security-policy"]
+    assert headers["x-content-type-options"] == "nosniff"
+    assert headers["referrer-policy"] == "no-referrer"
+    assert headers["content-type"] == "text/html; charset=utf-8"
+    await expect(page.locator("#vs-computer")).to_be_visible()
+    await context.close()
+
+
+async def test_play_the_computer_under_the_policy(server: ServerProcess, browser: Browser) -> None:
+    tab = await open_tab(browser, page_url(server))
+    await play_the_computer(tab)
+    for _ in range(3):
+        await tab.turn_over()
+    await expect(tab.page.locator("#where")).to_contain_text("round")
+    counts = await tab.counts()
+    assert sum(counts.values()) == 52, counts
+    lines = await tab.log()
+    assert lines[:2] == ["You are Grandma, at seat 1 of 2.", "The game begins: 26 cards each."]
+    await tab.assert_clean()
+
+
+async def test_the_whole_game_with_the_keyboard_only(
+    server: ServerProcess, browser: Browser
+) -> None:
+    tab = await open_tab(browser, page_url(server))
+    page = tab.page
+    await page.keyboard.press("Tab")  # the name field comes first
+    await page.keyboard.type("Ben")
+    await page.keyboard.press("Enter")  # in the name field: play the computer
+    status = page.locator("#status")
+    await expect(status).to_have_text("Press space to turn over.")
+    turn = page.locator("#turn")
+    table = page.locator("#table")
+    for step in range(3):
+        await expect(turn).to_have_attribute("aria-disabled", "false")
+        await expect(table).to_have_attribute("data-step", str(step))
+        await page.keyboard.press("Space")
+        await expect(table).to_have_attribute("data-step", str(step + 1))
+    await page.keyboard.press("f")  # vote to finish: the rest is played out at once
+    await expect(page.locator("#result")).to_contain_text("Game over")
+    await expect(status).to_have_text(
+        "Game over. Press r for a rematch with a new deal, d to replay this deal, q to leave."
+    )
+    deal = count_of(await page.locator("#figures dd").last.inner_text())
+    await page.keyboard.press("d")  # the same deal again
+    await expect(page.locator("#log li").first).to_have_text(
+        f"Rematch: game 2 begins, deal {deal}: 26 cards each."
+    )
+    await page.keyboard.press("q")
+    await page.keyboard.press("q")  # twice: leaving is for good
+    await expect(page.locator("#trouble")).to_have_text("You left the table.")
+    await expect(page.locator("#vs-computer")).to_be_visible()
+    await tab.assert_clean()
+
+
+async def test_the_turn_over_button_fits_a_phone_screen(
+    server: ServerProcess, browser: Browser
+) -> None:
+    tab = await open_tab(browser, page_url(server), viewport=PHONE)
+    page = tab.page
+    await page.fill("#start-name", "Grandma")
+    await page.click("summary:has-text('Create a room')")
+    await page.check("#create-form input[name=players][value='4']")
+    await page.select_option("#create-form select[name=computers]", "3")
+    await page.click("#create-form button[type=submit]")
+    await tab.turn_over()
+    await expect(page.locator("#status")).not_to_have_text("Connecting…")
+    await page.evaluate("window.scrollTo(0, 0)")
+    box = await page.locator("#turn").bounding_box()
+    assert box is not None
+    assert box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"], box
+    seats = await page.locator("#seats .seat").count()
+    assert seats == 4
+    await tab.assert_clean()
+
+
+async def test_a_time_limit_shows_the_time_left(server: ServerProcess, browser: Browser) -> None:
+    tab = await open_tab(browser, page_url(server))
+    page = tab.page
+    await page.fill("#start-name", "Grandma")
+    await page.click("summary:has-text('Create a room')")
+    await page.select_option("#create-form select[name=computers]", "1")
+    await page.select_option("#create-form select[name=limit]", "minutes")
+    await page.fill("#create-form input[name=limit_number]", "1")
+    await page.click("#create-form button[type=submit]")
+    await expect(page.locator("#clock")).to_have_text(re.compile(r"^(1:00|0:[0-5]\d) left$"))
+    await expect(page.locator("#rules")).to_contain_text("The game ends after 1 minute")
+    await expect(page.locator("#where")).to_contain_text("1-minute game")
+    shown = await page.locator("#clock").inner_text()
+    await expect(page.locator("#clock")).not_to_have_text(shown)  # it counts down
+    await tab.assert_clean()
+
+
+WATCH_FLIGHTS = """() => {
+  window.__flights = 0;
+  new MutationObserver((records) => {
+    for (const record of records) {
+      for (const node of record.addedNodes) {
+        if (node.classList && node.classList.contains("flyer")) window.__flights += 1;
+      }
+    }
+  }).observe(document.body, { childList: true });
+}"""
+
+
+def calm_deal() -> int:
+    """The smallest deal whose first round is a plain battle (no war)."""
+    rules = engine.Rules()
+    return next(
+        d
+        for d in range(1000)
+        if not any(isinstance(e, engine.WarDeclared) for e in engine.Game(rules, d).step())
+    )
+
+
+@pytest.mark.parametrize("reduced", [False, True], ids=["motion", "reduced-motion"])
+async def test_the_haul_flies_unless_motion_is_reduced(
+    server: ServerProcess, browser: Browser, reduced: bool
+) -> None:
+    tab = await open_tab(browser, page_url(server), reduced_motion=reduced)
+    await create_room(tab, "Grandma", computers=1, deal=calm_deal())
+    await tab.page.evaluate(WATCH_FLIGHTS)
+    await tab.turn_over()
+    await expect(tab.page.locator(".seat.won")).to_have_count(1)
+    await expect(tab.page.locator(".seat.won .haul")).to_have_text(" +2")
+    flights = await tab.page.evaluate("window.__flights")
+    assert flights == (0 if reduced else 2)  # one card back from each seat's cards
+    await expect(tab.page.locator(".card.flyer")).to_have_count(0)  # landed and gone
+    await tab.assert_clean()

@@ -1,0 +1,292 @@
+"""server.adapters.web: the browser table's files over real loopback HTTP, and --no-web.
+
+Requests are made with http.client in a worker thread (the server runs in the test's own
+event loop); every answer is checked for its status, type, caching and security headers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import re
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from websockets.datastructures import Headers
+from websockets.http11 import Request
+
+from protocol import Error, ErrorCode, WatchRoom
+from server.adapters._compact import compact
+from server.adapters.app import WarServer, serving
+from server.adapters.config import Settings
+from server.adapters.web import CONTENT_SECURITY_POLICY, WebFiles, WebFilesError, web_root
+from tests.e2e._client import Client
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+
+def _exchange(port: int, method: str, path: str, headers: dict[str, str]) -> Answer:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request(method, path, headers=headers)
+        response = connection.getresponse()
+        body = response.read()
+        return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, body)
+    finally:
+        connection.close()
+
+
+async def fetch(
+    server: WarServer, path: str, *, method: str = "GET", headers: dict[str, str] | None = None
+) -> Answer:
+    return await asyncio.to_thread(_exchange, server.port, method, path, headers or {})
+
+
+@asynccontextmanager
+async def running(tmp_path: Path, **changes: object) -> AsyncIterator[WarServer]:
+    values: dict[str, object] = {"port": 0, "db": tmp_path / "war.sqlite3", **changes}
+    async with serving(Settings(**values)) as server:  # type: ignore[arg-type]
+        yield server
+
+
+def versioned(page: bytes) -> list[str]:
+    """The versioned paths the page names (stylesheet, icon, scripts, preloads)."""
+    return ["/" + path for path in re.findall(r'(?:href|src)="(v/[^"]+)"', page.decode())]
+
+
+def assert_secure(answer: Answer) -> None:
+    assert answer.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+    assert answer.headers["x-content-type-options"] == "nosniff"
+    assert answer.headers["referrer-policy"] == "no-referrer"
+    assert answer.headers["x-frame-options"] == "DENY"
+
+
+async def test_root_answers_the_page(tmp_path: Path) -> None:
+    async with running(tmp_path) as server:
+        page = await fetch(server, "/")
+        with_query = await fetch(server, "/?from=a-link")
+    assert page.status == 200
+    assert page.headers["content-type"] == "text/html; charset=utf-8"
+    assert page.headers["cache-control"] == "no-cache"
+    assert page.headers["content-length"] == str(len(page.body))
+    assert re.fullmatch(r'"[0-9a-f]{32}"', page.headers["etag"])
+    assert_secure(page)
+    assert b"@VERSION@" not in page.body and b"@PRELOAD@" not in page.body
+    assert b'<script type="module" src="v/' in page.body
+    assert b"<script>" not in page.body and b" style=" not in page.body  # nothing inline
+    assert with_query.body == page.body
+
+
+async def test_every_file_the_page_names_is_served_for_a_year(tmp_path: Path) -> None:
+    types = {".css": "text/css", ".js": "text/javascript", ".mjs": "text/javascript"}
+    types[".svg"] = "image/svg+xml"
+    async with running(tmp_path) as server:
+        page = await fetch(server, "/")
+        paths = versioned(page.body)
+        answers = [await fetch(server, path) for path in paths]
+    assert any(p.endswith("/js/main.js") for p in paths)
+    assert any(p.endswith("/vendor/msgpack/Decoder.mjs") for p in paths)
+    for path, answer in zip(paths, answers, strict=True):
+        assert answer.status == 200, path
+        assert answer.headers["content-type"].startswith(types[Path(path).suffix]), path
+        assert answer.headers["cache-control"] == "public, max-age=31536000, immutable", path
+        assert_secure(answer)
+
+
+async def test_a_matching_etag_gets_304_without_a_body(tmp_path: Path) -> None:
+    async with running(tmp_path) as server:
+        page = await fetch(server, "/")
+        tag = page.headers["etag"]
+        same = await fetch(server, "/", headers={"If-None-Match": tag})
+        weak = await fetch(server, "/", headers={"If-None-Match": f'"other", W/{tag}'})
+        other = await fetch(server, "/", headers={"If-None-Match": '"something-else"'})
+        style = next(p for p in versioned(page.body) if p.endswith("style.css"))
+        css = await fetch(server, style)
+        css_again = await fetch(server, style, headers={"If-None-Match": css.headers["etag"]})
+    assert (same.status, same.body) == (304, b"")
+    assert same.headers["etag"] == tag
+    assert weak.status == 304
+    assert other.status == 200 and other.body == page.body
+    assert (css_again.status, css_again.body) == (304, b"")
+
+
+async def test_head_answers_the_headers_alone(tmp_path: Path) -> None:
+    async with running(tmp_path) as server:
+        page = await fetch(server, "/")
+        head = await fetch(server, "/", method="HEAD")
+    assert head.status == 200
+    assert head.body == b""
+    assert head.headers["content-length"] == str(len(page.body))
+    assert head.headers["etag"] == page.headers["etag"]
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "OPTIONS"])
+async def test_only_get_and_head(tmp_path: Path, method: str) -> None:
+    async with running(tmp_path) as server:
+        answer = await fetch(server, "/", method=method)
+    assert answer.status == 405
+    assert answer.headers["allow"] == "GET, HEAD"
+    assert_secure(answer)
+
+
+async def test_unknown_paths_are_404(tmp_path: Path) -> None:
+    async with running(tmp_path) as server:
+        page = await fetch(server, "/")
+        style = next(p for p in versioned(page.body) if p.endswith("style.css"))
+        version = style.split("/")[2]
+        paths = [
+            "/index.html",
+            "/favicon.ico",
+            "/v/0000000000000000/style.css",  # an older release's file
+            f"/v/{version}/../../pyproject.toml",
+            f"/v/{version}/vendor/update.sh",  # in the folder, but not a served kind of file
+            f"/v/{version}/vendor/msgpack/SHA256SUMS",
+            f"/v/{version}/package.json",
+            f"/v/{version}/README.md",
+            "/server/adapters/web.py",
+        ]
+        answers = [await fetch(server, path) for path in paths]
+        licence = await fetch(server, f"/v/{version}/vendor/msgpack/LICENSE")
+    for path, answer in zip(paths, answers, strict=True):
+        assert answer.status == 404, path
+        assert answer.headers["cache-control"] == "no-store", path
+    assert licence.status == 200
+    assert licence.headers["content-type"] == "text/plain; charset=utf-8"
+
+
+async def test_the_websocket_and_healthz_stay_where_they_are(tmp_path: Path) -> None:
+    async with running(tmp_path) as server:
+        health = await fetch(server, "/healthz")
+        client = await Client.connect(f"ws://127.0.0.1:{server.port}/")
+        await client.send(WatchRoom(code="NOPE-NOPE"))
+        error = await client.expect(Error)
+        await client.close()
+    assert health.status == 200 and health.headers["content-type"] == "application/json"
+    assert error.code == ErrorCode.UNKNOWN_CODE
+
+
+async def test_no_web_serves_no_page(tmp_path: Path) -> None:
+    async with running(tmp_path, no_web=True) as server:
+        page = await fetch(server, "/")
+        health = await fetch(server, "/healthz")
+    assert page.status == 426  # Upgrade Required: only WebSocket here
+    assert b"<html" not in page.body
+    assert health.status == 200
+
+
+def test_the_files_are_found_without_running_client_code() -> None:
+    code = (
+        "import sys; from server.adapters.web import web_root; root = web_root(); "
+        "assert 'client' not in sys.modules, 'client was imported'; print(root)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert Path(done.stdout.strip()) == web_root()
+    assert (web_root() / "index.html").is_file()
+
+
+def test_a_folder_without_the_page_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(WebFilesError, match=r"index\.html"):
+        WebFiles.load(tmp_path)
+
+
+def test_the_page_preloads_exactly_the_modules_it_imports(tmp_path: Path) -> None:
+    (tmp_path / "js").mkdir()
+    (tmp_path / "index.html").write_text(
+        '<script type="module" src="v/@VERSION@/js/main.js"></script>\n<!-- @PRELOAD@ -->\n'
+    )
+    (tmp_path / "js" / "main.js").write_text('import { a } from "./a.js";\nimport "./d.js";\n')
+    (tmp_path / "js" / "d.js").write_text("window.d = 1;\n")
+    (tmp_path / "js" / "a.js").write_text(
+        'export { b } from "../lib/b.mjs";\nexport const a = "from \\"./c.js\\"";\n'
+    )
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "b.mjs").write_text('export { v } from "../vendor/v.mjs";\n')
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "v.mjs").write_text("export const v = 1;\n")
+    (tmp_path / "js" / "unused.js").write_text("export const u = 1;\n")
+    files = WebFiles.load(tmp_path)
+    answer = files.respond(Request("/", Headers()))
+    assert answer is not None
+    preloads = re.findall(r'rel="modulepreload" href="v/[0-9a-f]+/([^"]+)"', answer.body.decode())
+    assert preloads == ["js/a.js", "js/d.js", "js/main.js", "lib/b.mjs", "vendor/v.mjs"]
+    assert f"/v/{files.version}/js/unused.js" in files.paths  # served, just not preloaded
+
+
+async def test_page_requests_do_not_use_up_the_connection_gate(tmp_path: Path) -> None:
+    # One page load is about twenty requests, each a new connection: counted, a reload or
+    # two would leave no token for the WebSocket itself.
+    async with running(tmp_path, connect_rate=0.5, connect_burst=1) as server:
+        page = await fetch(server, "/")
+        for path in versioned(page.body):
+            assert (await fetch(server, path)).status == 200
+        missing = await fetch(server, "/missing")
+        client = await Client.connect(f"ws://127.0.0.1:{server.port}/")  # the one token
+        await client.close()
+    assert missing.status == 404
+
+
+def test_compacting_drops_indentation_and_comment_lines_and_keeps_line_numbers() -> None:
+    source = (
+        "  // a comment\n"
+        '  const a = "x // y";\n'
+        "  /** a doc */\n"
+        "  /** a doc\n"
+        "   * on two lines */\n"
+        "  /* kept */ const b = 1;\n"
+        "  const c = 2; // kept too\n"
+        "  /* closed\n"
+        "  */ const d = 3;\n"
+    )
+    assert compact(source, ".js").split("\n") == [
+        "",
+        'const a = "x // y";',
+        "",
+        "",
+        "",
+        "/* kept */ const b = 1;",
+        "const c = 2; // kept too",
+        "/* closed",
+        "*/ const d = 3;",
+        "",
+    ]
+    css = "a {\n  color: red; /* kept */\n}\n/* --- a section --- */\n// not a css comment\n"
+    assert compact(css, ".css") == "a {\ncolor: red; /* kept */\n}\n\n// not a css comment\n"
+    assert compact("<p>\n    <b>x</b>\n</p>", ".html") == "<p>\n<b>x</b>\n</p>"
+    assert compact("  export const v = 1;\n", ".mjs") == "  export const v = 1;\n"
+
+
+def test_served_files_keep_their_lines_and_the_vendored_bytes() -> None:
+    files = WebFiles.load()
+    root = web_root()
+    for path in files.paths:
+        if path == "/":
+            continue
+        name = path.split("/", 3)[3]
+        served = files.respond(Request(path, Headers()))
+        assert served is not None, path
+        source = (root / name).read_bytes()
+        if name.startswith("vendor/"):
+            assert served.body == source, name  # byte for byte: SHA256SUMS holds
+        else:
+            assert served.body.count(b"\n") == source.count(b"\n"), name
+            assert len(served.body) <= len(source), name
+
+
+def test_no_javascript_line_leaves_a_template_literal_open() -> None:
+    # Compacting strips each line: a template literal spanning lines would change.
+    for module in (web_root() / "js").glob("*.js"):
+        for number, line in enumerate(module.read_text().splitlines(), 1):
+            assert line.count("`") % 2 == 0, f"{module.name}:{number}"

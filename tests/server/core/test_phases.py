@@ -1,0 +1,123 @@
+"""The phase × command table, walked cell by cell through a real hub.
+
+For every (command, phase, who) of `server.core.phases.TABLE`: a room in that phase, a
+connection of that kind, the command sent; an accepted command gets no error, a refused
+one gets the cell's code with a sentence naming the command and the phase.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from protocol import (
+    CLIENT_MESSAGE_TYPES,
+    AutoPlay,
+    ClientMessage,
+    CreateRoom,
+    Error,
+    JoinRoom,
+    Leave,
+    Ready,
+    Rematch,
+    RematchDeal,
+    ResumeSeat,
+    Resync,
+    RoomPhase,
+    SetAutoPlay,
+    VoteFinish,
+    WatchRoom,
+)
+from server.core.phases import COMMANDS, TABLE, Who, refusal
+from tests.server.core._roomkit import Peer, RoomKit, seated
+
+
+def _room_in(phase: RoomPhase) -> tuple[RoomKit, Peer]:
+    """A 2-player room in ``phase``; returns the kit and the creator (seat 0)."""
+    kit = RoomKit()
+    if phase is RoomPhase.WAITING:
+        ann = kit.connect()
+        kit.send(ann, CreateRoom(name="Ann", deal=7))
+    else:
+        ann, ben = seated(kit, deal=7)
+        if phase is RoomPhase.OVER:
+            kit.send(ann, VoteFinish())
+            kit.send(ben, VoteFinish())
+    assert kit.room(ann).phase is phase
+    return kit, ann
+
+
+def _message(command: str, kit: RoomKit, ann: Peer) -> ClientMessage:
+    welcome = ann.welcome
+    room = kit.room(ann)
+    messages: dict[str, ClientMessage] = {
+        "join_room": JoinRoom(code=welcome.player_code or "", name="Newcomer"),
+        "watch_room": WatchRoom(code=welcome.watch_code or ""),
+        "resume_seat": ResumeSeat(room=welcome.state.room, token=welcome.token or ""),
+        "ready": Ready(step=room.game.steps),
+        "set_auto_play": SetAutoPlay(mode=AutoPlay.QUICK),
+        "vote_finish": VoteFinish(),
+        "rematch": Rematch(deal=RematchDeal.SAME),
+        "leave": Leave(),
+        "resync": Resync(),
+    }
+    return messages[command]
+
+
+@pytest.mark.parametrize(("command", "phase", "who"), sorted(TABLE), ids=str)
+def test_every_cell_of_the_table(command: str, phase: RoomPhase, who: Who) -> None:
+    kit, ann = _room_in(phase)
+    if who is Who.SEAT:
+        sender = ann
+    else:
+        sender = kit.connect()
+        if who is Who.SPECTATOR:
+            kit.send(sender, WatchRoom(code=ann.welcome.watch_code or ""))
+    mark = len(sender.inbox)
+    kit.send(sender, _message(command, kit, ann))
+    errors = [m for m in sender.inbox[mark:] if isinstance(m, Error)]
+    expected = TABLE[command, phase, who]
+    if expected is None:
+        assert errors == [], errors
+    else:
+        assert [error.code for error in errors] == [expected]
+        assert errors[0].message.startswith(f"cannot {command} while {phase.value}: ")
+        assert kit.room(ann).phase is phase  # refused: nothing moved
+
+
+def test_the_table_has_every_command_for_everyone_it_may_come_from() -> None:
+    opening = {"join_room", "watch_room", "resume_seat"}
+    assert set(COMMANDS) == set(CLIENT_MESSAGE_TYPES) - {"create_room"}
+    for command in COMMANDS:
+        kinds = [Who.NEWCOMER] if command in opening else [Who.SEAT, Who.SPECTATOR]
+        for phase in RoomPhase:
+            for who in Who:
+                assert ((command, phase, who) in TABLE) == (who in kinds)
+
+
+def test_a_refusal_names_the_command_and_the_phase() -> None:
+    refused = refusal("vote_finish", RoomPhase.WAITING, Who.SEAT)
+    assert refused is not None
+    assert refused.code == "game_not_started"
+    assert str(refused) == "cannot vote_finish while waiting: the game waits for players to join"
+    assert refusal("vote_finish", RoomPhase.PLAYING, Who.SEAT) is None
+    with pytest.raises(KeyError):
+        refusal("join_room", RoomPhase.PLAYING, Who.SEAT)
+
+
+def test_protocol_md_shows_this_table() -> None:
+    doc = (Path(__file__).parents[3] / "protocol" / "PROTOCOL.md").read_text(encoding="utf-8")
+    section = doc.split("### What each room phase accepts", 1)[1].split("\n###", 1)[0]
+    shown: dict[tuple[str, RoomPhase, Who], str | None] = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if len(cells) != 5 or not cells[0].startswith("`"):
+            continue
+        commands, who, *verdicts = cells
+        for command in re.findall(r"`([a-z_]+)`", commands):
+            for phase, verdict in zip(RoomPhase, verdicts, strict=True):
+                code = re.fullmatch(r"`([a-z_]+)`", verdict)
+                shown[command, phase, Who(who)] = code[1] if code else None
+    assert shown == dict(TABLE)

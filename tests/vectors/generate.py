@@ -1,0 +1,414 @@
+"""Write the shared sentence vectors: recorded games and what each viewpoint is told.
+
+    .venv/bin/python -m tests.vectors.generate      # rewrites tests/vectors/*.json
+
+Each file is one scene. Most are played by the real room core (`server.core.hub.Hub`, on
+a fake clock, with the engine behind it), as war-server would play them, with people who
+join, watch, leave, drop out and come back; two are arranged engine games for endings a
+real deal reaches too rarely (everyone short at once, the endless game). Every frame a
+connection received is kept exactly as it crossed the wire (msgpack, base64), in order,
+with a resumed connection's frames after the ones it had before.
+
+For every frame, the Python client's reducer (`client.view`) and sentences
+(`client.sentences`) give what this viewpoint is told (``say``, as ``war-client --plain``
+prints it; ``table`` when a table's words differ, ``describe(table=True)``), the status
+line (``status``), who voted (``votes``, when anyone did) and what changed in a digest of
+the view (``view``, see `digest`; the rules sentence is part of it).
+`tests/client/test_vectors.py` checks the Python client against these files and that they
+are current;
+`tests/client/web/vectors.test.mjs` checks the browser table's JavaScript against them.
+Regenerate them from Python (``make vectors``); never edit them.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from client.sentences import describe, rules_sentence, status, votes_sentence
+from client.view import ViewState, apply
+from protocol import (
+    Aces,
+    ClientMessage,
+    CreateRoom,
+    Error,
+    JoinRoom,
+    Leave,
+    Ready,
+    Rematch,
+    RematchDeal,
+    ResumeSeat,
+    Resync,
+    RulesSpec,
+    SetAutoPlay,
+    ShortWar,
+    VoteFinish,
+    WatchRoom,
+    WonCards,
+    decode_server_message,
+    encode,
+)
+from protocol.fields import AutoPlay
+from server import engine
+from server.core.hub import HubSettings
+from tests.client._record import Recording, arrange
+from tests.server.core._roomkit import Peer, RoomKit
+
+__all__ = ["FOLDER", "digest", "main", "scenes"]
+
+FOLDER = Path(__file__).parent
+VERSION = 1
+
+
+def digest(view: ViewState) -> dict[str, Any]:
+    """What the view holds, compactly: the fields a table draws and sentences read.
+
+    Each seat is ``"count|face-up cards|face-down count|flags"``, the flags being
+    ``n`` named, ``C`` computer, ``c`` connected, ``r`` ready, ``o`` out, ``f`` voted to
+    finish, ``a``+mode auto-play, ``m``+deal rematch vote. The deal is a string (it may
+    not fit a JavaScript number).
+    """
+    seats = []
+    for s in view.seats:
+        flags = "".join(
+            letter
+            for letter, on in (
+                ("n", s.name is not None),
+                ("C", s.computer),
+                ("c", s.connected),
+                ("r", s.ready),
+                ("o", s.out),
+                ("f", s.finish_vote),
+            )
+            if on
+        )
+        if s.auto is not AutoPlay.OFF:
+            flags += "a" + s.auto.value
+        if s.rematch_vote is not None:
+            flags += "m" + s.rematch_vote.value
+        seats.append(f"{s.count}|{','.join(s.face_up)}|{s.face_down}|{flags}")
+    taken = view.last_taken
+    return {
+        "phase": view.phase.value,
+        "game": view.game,
+        "step": view.step,
+        "round": view.round,
+        "war": [view.war_depth, list(view.war_seats)],
+        "waiting": list(view.waiting_for),
+        "seats": seats,
+        "spectators": view.spectators,
+        "left": sorted(view.left),
+        "time": [view.minutes, view.seconds_left, view.time_up],
+        "deal": None if view.deal is None else str(view.deal),
+        "taken": None if taken is None else [taken.round, taken.seat, taken.count],
+        "seq": view.last_seq,
+        "resync": view.needs_resync,
+        "rules": rules_sentence(view.rules, view.minutes),
+    }
+
+
+def narrate(frames: list[bytes], me: int | None) -> list[dict[str, Any]]:
+    """Every frame, with what the Python client makes of it for ``me``. ``view`` holds
+    the keys of `digest` that changed with this frame (all of them at the first)."""
+    view = ViewState()
+    steps = []
+    shown: dict[str, Any] = {}
+    for frame in frames:
+        message = decode_server_message(frame)
+        before, view = view, apply(view, message)
+        now = digest(view)
+        said = list(describe(before, message, view, me))
+        step: dict[str, Any] = {
+            "type": message.TYPE,
+            "frame": base64.b64encode(frame).decode("ascii"),
+            "say": said,
+            "status": status(view, me),
+            "view": {k: v for k, v in now.items() if k not in shown or shown[k] != v},
+        }
+        if (on_table := list(describe(before, message, view, me, table=True))) != said:
+            step["table"] = on_table
+        if (votes := votes_sentence(view, me)) is not None:
+            step["votes"] = votes
+        steps.append(step)
+        shown = now
+    return steps
+
+
+# --- scenes played by the room core ------------------------------------------------------
+@dataclass
+class Scene:
+    """A room on a fake clock and the frames each viewpoint received."""
+
+    name: str
+    about: str
+    kit: RoomKit = field(default_factory=lambda: RoomKit(HubSettings(), seed=1))
+    peers: dict[str, Peer] = field(default_factory=dict)
+    seats: dict[str, int | None] = field(default_factory=dict)
+    frames: dict[str, list[bytes]] = field(default_factory=dict)
+
+    def open(self, who: str, opening: ClientMessage) -> Peer:
+        """A new connection for ``who`` (a resumed one continues ``who``'s frames)."""
+        if who in self.peers:
+            self.collect(who)
+        peer = self.kit.connect()
+        self.peers[who] = peer
+        self.frames.setdefault(who, [])
+        self.kit.send(peer, opening)
+        if who not in self.seats:
+            self.seats[who] = peer.welcome.seat
+        return peer
+
+    def send(self, who: str, message: ClientMessage) -> None:
+        self.kit.send(self.peers[who], message)
+
+    def ready(self, *who: str) -> None:
+        """Each of ``who`` the game waits for turns over (a seat it does not wait for is
+        skipped, as a client would not send)."""
+        for name in who:
+            room = self.kit.room(self.peers[name])
+            seat = self.seats[name]
+            if seat in room.waiting_for():
+                self.send(name, Ready(step=room.game.steps))
+
+    def play(self, steps: int, *who: str) -> None:
+        """``steps`` times: everyone in ``who`` turns over, the computers take their time."""
+        for _ in range(steps):
+            self.ready(*who)
+            self.kit.advance(1.0)
+
+    def drop(self, who: str) -> None:
+        self.collect(who)
+        self.kit.drop(self.peers[who])
+
+    def lose_one(self, who: str, kind: str) -> None:
+        """The next message of type ``kind`` to ``who`` is lost on the way; the client
+        then asks for a resync (as its reducer will have noticed the gap)."""
+        peer = self.peers[who]
+        index = next(i for i, m in enumerate(peer.inbox) if kind == m.TYPE)
+        del peer.inbox[index]
+        self.send(who, Resync())
+
+    def collect(self, who: str) -> None:
+        self.frames[who] += [encode(m) for m in self.peers[who].take()]
+
+    def room(self, who: str) -> Any:
+        return self.kit.room(self.peers[who])
+
+    def vector(self) -> dict[str, Any]:
+        for who in self.peers:
+            self.collect(who)
+        return {
+            "version": VERSION,
+            "name": self.name,
+            "about": self.about,
+            "viewpoints": [
+                {"who": who, "seat": self.seats[who], "steps": narrate(frames, self.seats[who])}
+                for who, frames in self.frames.items()
+            ],
+        }
+
+
+def two_players() -> dict[str, Any]:
+    scene = Scene(
+        "two-players",
+        "Ann and Ben, a spectator from the start, a 12-round limit with a double war, a "
+        "refused ready, split rematch votes (a new deal wins), Ben leaves and the computer "
+        "plays for him, Ann votes to finish.",
+    )
+    rules = RulesSpec(players=2, round_limit=12)
+    ann = scene.open("ann", CreateRoom(name="Ann", rules=rules, deal=107))
+    code = ann.welcome.player_code or ""
+    scene.open("watcher", WatchRoom(code=ann.welcome.watch_code or ""))
+    scene.open("ben", JoinRoom(code=code, name="Ben"))
+    scene.ready("ann")
+    scene.send("ann", Ready(step=0))  # already ready: the server says so
+    while scene.room("ann").game.outcome is None:
+        scene.play(1, "ann", "ben")
+    scene.send("ann", Rematch(deal=RematchDeal.SAME))
+    scene.send("ben", Rematch(deal=RematchDeal.NEW))
+    scene.play(3, "ann", "ben")
+    scene.send("ben", Leave())
+    scene.play(2, "ann")
+    scene.send("ann", VoteFinish())
+    return scene.vector()
+
+
+def three_players() -> dict[str, Any]:
+    scene = Scene(
+        "three-players",
+        "Ann, Cy and the computer; a war two of them fight while one sits out; a spectator "
+        "comes in the middle of the game and goes; Ann plays calm auto-play; both vote to "
+        "finish.",
+    )
+    rules = RulesSpec(players=3, aces=Aces.LOW)
+    ann = scene.open("ann", CreateRoom(name="Ann", rules=rules, deal=1, computers=1))
+    scene.open("cy", JoinRoom(code=ann.welcome.player_code or "", name="Cy"))
+    scene.play(4, "ann", "cy")
+    scene.open("watcher", WatchRoom(code=ann.welcome.watch_code or ""))
+    scene.play(6, "ann", "cy")
+    scene.drop("watcher")
+    scene.send("ann", SetAutoPlay(mode=AutoPlay.CALM))
+    scene.play(4, "cy")
+    scene.send("cy", VoteFinish())
+    scene.send("ann", VoteFinish())
+    return scene.vector()
+
+
+def four_players() -> dict[str, Any]:
+    scene = Scene(
+        "four-players",
+        "Ann, Ben and two computers, three cards face down in a war, a hidden deal; Ben's "
+        "connection drops, the game waits for him, he comes back; Ann misses a message and "
+        "catches up with a resync; two spectators; a finish vote reveals the deal.",
+    )
+    rules = RulesSpec(players=4, face_down=3, won_cards=WonCards.FIXED)
+    ann = scene.open("ann", CreateRoom(name="Ann", rules=rules, computers=2))
+    scene.open("ben", JoinRoom(code=ann.welcome.player_code or "", name="Ben"))
+    scene.open("watcher", WatchRoom(code=ann.welcome.watch_code or ""))
+    scene.open("second", WatchRoom(code=ann.welcome.watch_code or ""))
+    scene.play(3, "ann", "ben")
+    scene.ready("ben")
+    ben = scene.peers["ben"]
+    scene.drop("ben")
+    scene.play(1, "ann")
+    scene.kit.advance(5.0)
+    scene.open("ben", ResumeSeat(room=ben.welcome.state.room, token=ben.welcome.token or ""))
+    scene.ready("ann", "ben")
+    scene.lose_one("ann", "cards_turned")
+    scene.kit.advance(1.0)
+    scene.play(3, "ann", "ben")
+    scene.drop("second")
+    scene.send("ben", VoteFinish())
+    scene.send("ann", VoteFinish())
+    return scene.vector()
+
+
+def short_war(rule: ShortWar, deal: int, steps: int) -> Callable[[], dict[str, Any]]:
+    """Deals 949 and 8308 run short within six steps (found by searching the engine)."""
+
+    def play() -> dict[str, Any]:
+        scene = Scene(
+            f"short-war-{rule.value.replace('_', '-')}",
+            f"Ann against three computers, three cards face down, short_war {rule.value}: "
+            "players run short of cards in wars; Ann votes to finish.",
+        )
+        rules = RulesSpec(players=4, face_down=3, short_war=rule)
+        ann = scene.open("ann", CreateRoom(name="Ann", rules=rules, deal=deal, computers=3))
+        scene.open("watcher", WatchRoom(code=ann.welcome.watch_code or ""))
+        scene.play(steps, "ann")
+        scene.send("ann", VoteFinish())
+        return scene.vector()
+
+    return play
+
+
+def time_limit() -> dict[str, Any]:
+    scene = Scene(
+        "time-limit",
+        "Ann against the computer for one minute; a spectator arrives with the clock "
+        "running; time runs out in the middle of a war, which is then settled.",
+    )
+    ann = scene.open("ann", CreateRoom(name="Ann", deal=107, computers=1, minutes=1))
+    scene.play(2, "ann")
+    scene.kit.advance(20.0)
+    scene.open("watcher", WatchRoom(code=ann.welcome.watch_code or ""))
+    while scene.room("ann").game.depth == 0:
+        scene.play(1, "ann")
+    scene.kit.advance(60.0)
+    while scene.room("ann").game.outcome is None:
+        scene.play(1, "ann")
+    return scene.vector()
+
+
+# --- arranged engine games ---------------------------------------------------------------
+def arranged(
+    name: str, about: str, game: Callable[[], engine.Game], *, watcher: bool = True
+) -> dict[str, Any]:
+    viewpoints = []
+    for who, me in (("ann", 0), ("watcher", None))[: 2 if watcher else 1]:
+        recording = Recording(game(), me=me)
+        recording.play()
+        frames = [encode(m) for m in recording.messages]
+        viewpoints.append({"who": who, "seat": me, "steps": narrate(frames, me)})
+    return {"version": VERSION, "name": name, "about": about, "viewpoints": viewpoints}
+
+
+def everyone_short() -> dict[str, Any]:
+    rules = engine.Rules(ranks=4, suits=2, won_cards=engine.WonCards.FIXED)
+    return arranged(
+        "arranged-everyone-short",
+        "An arranged 8-card game: a war, a double war, and everyone runs out at once.",
+        lambda: arrange(rules, ["AS KS QS JS", "AH KH QH JH"]),
+    )
+
+
+def endless() -> dict[str, Any]:
+    rules = engine.Rules(ranks=2, suits=4, won_cards=engine.WonCards.FIXED)
+    return arranged(
+        "arranged-endless",
+        "An arranged 8-card game that would go round for ever.",
+        lambda: arrange(rules, ["KS KH KD AC", "AS AH AD KC"]),
+        watcher=False,
+    )
+
+
+def scenes() -> list[dict[str, Any]]:
+    """Every scene, played afresh (the same every time: fake clock, seeded codes)."""
+    made = [
+        two_players(),
+        three_players(),
+        four_players(),
+        short_war(ShortWar.LOSE, 949, 10)(),
+        short_war(ShortWar.LAST_CARD, 8308, 10)(),
+        time_limit(),
+        everyone_short(),
+        endless(),
+    ]
+    for vector in made:
+        for viewpoint in vector["viewpoints"]:
+            for step in viewpoint["steps"]:
+                decoded = decode_server_message(base64.b64decode(step["frame"]))
+                assert not isinstance(decoded, Error) or viewpoint["who"] != "watcher"
+    return made
+
+
+def render(vector: dict[str, Any]) -> str:
+    """The file's text: one step per line, so a change of words is a small diff."""
+    lines = [
+        "{",
+        f'  "version": {vector["version"]},',
+        f'  "name": {json.dumps(vector["name"])},',
+        f'  "about": {json.dumps(vector["about"], ensure_ascii=False)},',
+        '  "viewpoints": [',
+    ]
+    for v_index, viewpoint in enumerate(vector["viewpoints"]):
+        lines.append(
+            f'    {{"who": {json.dumps(viewpoint["who"])}, "seat": {json.dumps(viewpoint["seat"])},'
+            ' "steps": ['
+        )
+        steps = viewpoint["steps"]
+        for s_index, step in enumerate(steps):
+            comma = "," if s_index < len(steps) - 1 else ""
+            text = json.dumps(step, ensure_ascii=False, separators=(",", ":"))
+            lines.append(f"      {text}{comma}")
+        lines.append("    ]}" + ("," if v_index < len(vector["viewpoints"]) - 1 else ""))
+    lines += ["  ]", "}", ""]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    for vector in scenes():
+        path = FOLDER / f"{vector['name']}.json"
+        path.write_text(render(vector), encoding="utf-8")
+        steps = sum(len(v["steps"]) for v in vector["viewpoints"])
+        print(f"{path}: {len(vector['viewpoints'])} viewpoints, {steps} frames")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""The settings of a game of War: their names, their values and what each may be.
+
+Defined here once for every layer: the engine (`server.engine.Rules`), the wire
+(`protocol.RulesSpec`, whose enum fields travel as these string values) and the command
+lines all use these enums and these bounds, so a setting cannot mean one thing in one
+layer and another in the next. Pure: imports nothing but the standard library.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Final
+
+__all__ = [
+    "FACE_DOWN_COUNTS",
+    "MAX_DEAL",
+    "MAX_PLAYERS",
+    "MAX_ROUND_LIMIT",
+    "MIN_PLAYERS",
+    "PLAYER_COUNTS",
+    "Aces",
+    "ShortWar",
+    "TieBreak",
+    "WonCards",
+    "check_face_down",
+    "check_players",
+    "check_round_limit",
+]
+
+
+class Aces(StrEnum):
+    """Where the ace ranks (``aces``): above the king, or below every other rank."""
+
+    HIGH = "high"
+    LOW = "low"
+
+
+class ShortWar(StrEnum):
+    """What happens to a player without ``face_down + 1`` cards in a war (``short_war``).
+
+    ``LOSE``: they are out of the game; ``LAST_CARD``: they lay what they can and their
+    last card (or the card already face up) competes.
+    """
+
+    LOSE = "lose"
+    LAST_CARD = "last_card"
+
+
+class WonCards(StrEnum):
+    """How taken cards go under the winner's pile (``won_cards``): shuffled, or in table
+    order."""
+
+    SHUFFLE = "shuffle"
+    FIXED = "fixed"
+
+
+class TieBreak(StrEnum):
+    """What a limit does with equal counts (``tie_break``): a draw, or play on until a
+    round ends with one player holding the most."""
+
+    DRAW = "draw"
+    BATTLE = "battle"
+
+
+MIN_PLAYERS: Final = 2
+MAX_PLAYERS: Final = 4
+PLAYER_COUNTS: Final = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
+"""How many may play one game: 2, 3 or 4."""
+FACE_DOWN_COUNTS: Final = (1, 3)
+"""How many cards each war player lays face down before turning one up."""
+MAX_ROUND_LIMIT: Final = 1_000_000
+"""The highest round limit (26, 50 and 100 are the ones clients offer)."""
+MAX_DEAL: Final = 2**64 - 1
+"""Deal numbers run from 0 to 2**64-1: the seed of a game's random stream."""
+
+
+def _choices(values: tuple[int, ...]) -> str:
+    words = [str(v) for v in values]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def check_players(value: object) -> int:
+    """``value`` if it is a number of players (`PLAYER_COUNTS`); else raise ValueError."""
+    if isinstance(value, int) and not isinstance(value, bool) and value in PLAYER_COUNTS:
+        return value
+    raise ValueError(f"players must be {_choices(PLAYER_COUNTS)}, not {value!r}")
+
+
+def check_face_down(value: object) -> int:
+    """``value`` if it is a face-down count (`FACE_DOWN_COUNTS`); else raise ValueError."""
+    if isinstance(value, int) and not isinstance(value, bool) and value in FACE_DOWN_COUNTS:
+        return value
+    raise ValueError(f"face_down must be {_choices(FACE_DOWN_COUNTS)}, not {value!r}")
+
+
+def check_round_limit(value: object) -> int | None:
+    """``value`` if it is None (no limit) or 1..`MAX_ROUND_LIMIT`; else raise ValueError."""
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"round_limit must be a positive integer or None, not {value!r}")
+    if value > MAX_ROUND_LIMIT:
+        raise ValueError(f"round_limit must be at most {MAX_ROUND_LIMIT:,}, not {value!r}")
+    return value
