@@ -1,4 +1,6 @@
-"""A stand-in Hub for transport tests, so that only the app is under test.
+"""Stand-in Hubs for transport tests, so that only the app is under test.
+
+`BaseHub` holds what every stand-in shares; `StandInHub` is the one these tests use:
 
 ``watch_room`` opens a connection (a snapshot back); ``resync`` answers with ``burst``
 snapshots to the sender (a spectator asking for the room again and again); ``ready``
@@ -32,7 +34,7 @@ from server.adapters.app import WarServer, serving
 from server.adapters.config import Settings
 from server.core.actions import Action, Close, ConnId, Send
 
-__all__ = ["STATE", "StandInHub", "standin_server"]
+__all__ = ["STATE", "BaseHub", "StandInHub", "standin_server"]
 
 STATE = RoomState(
     room="r1",
@@ -42,31 +44,17 @@ STATE = RoomState(
 )
 
 
-class StandInHub:
-    """See the module docstring."""
+class BaseHub:
+    """What every stand-in Hub of these tests shares: one room ``r1``, which holds the
+    connections in `open`; no deadlines; refusals answered with nothing."""
 
-    def __init__(self, burst: int = 1) -> None:
-        self.burst = burst
+    def __init__(self) -> None:
         self.open: set[ConnId] = set()
         self.known: set[ConnId] = set()
-        self.disconnects = 0
-        self.gone = asyncio.Event()
-        self.opened = asyncio.Event()
         self.closed = False
 
     def connect(self, conn: ConnId, peer: str, now: float) -> list[Action]:
         self.known.add(conn)
-        return []
-
-    def handle(self, conn: ConnId, message: ClientMessage, now: float) -> list[Action]:
-        if isinstance(message, WatchRoom):
-            self.open.add(conn)
-            self.opened.set()
-            return [Send((conn,), Snapshot(seq=0, state=STATE))]
-        if isinstance(message, Resync):
-            return [Send((conn,), Snapshot(seq=0, state=STATE)) for _ in range(self.burst)]
-        if isinstance(message, Ready):
-            return [Close(conn, CloseCode.RATE_LIMITED, "rate limit exceeded")]
         return []
 
     def refuse(self, conn: ConnId, error: ProtocolError, now: float) -> list[Action]:
@@ -75,8 +63,6 @@ class StandInHub:
     def disconnect(self, conn: ConnId, now: float) -> list[Action]:
         self.open.discard(conn)
         self.known.discard(conn)
-        self.disconnects += 1
-        self.gone.set()
         return []
 
     def wake(self, now: float) -> list[Action]:
@@ -102,6 +88,33 @@ class StandInHub:
 
     def close(self) -> None:
         self.closed = True
+
+
+class StandInHub(BaseHub):
+    """See the module docstring."""
+
+    def __init__(self, burst: int = 1) -> None:
+        super().__init__()
+        self.burst = burst
+        self.disconnects = 0
+        self.gone = asyncio.Event()
+        self.opened = asyncio.Event()
+
+    def handle(self, conn: ConnId, message: ClientMessage, now: float) -> list[Action]:
+        if isinstance(message, WatchRoom):
+            self.open.add(conn)
+            self.opened.set()
+            return [Send((conn,), Snapshot(seq=0, state=STATE))]
+        if isinstance(message, Resync):
+            return [Send((conn,), Snapshot(seq=0, state=STATE)) for _ in range(self.burst)]
+        if isinstance(message, Ready):
+            return [Close(conn, CloseCode.RATE_LIMITED, "rate limit exceeded")]
+        return []
+
+    def disconnect(self, conn: ConnId, now: float) -> list[Action]:
+        self.disconnects += 1
+        self.gone.set()
+        return super().disconnect(conn, now)
 
 
 @asynccontextmanager

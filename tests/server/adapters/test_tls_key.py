@@ -13,25 +13,14 @@ import pytest
 from server.adapters.app import tls_context
 from server.adapters.config import Settings
 from server.errors import TlsKeyError
+from tests.server.adapters._tls import self_signed
 
 WAR_SERVER = Path(sys.prefix) / "bin" / "war-server"
 
 
 @pytest.fixture(scope="module")
 def protected(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    folder = tmp_path_factory.mktemp("tls")
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(
-        [
-            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-days", "1",
-            "-subj", "/CN=localhost", "-passout", "pass:family-secret",
-            "-keyout", str(key), "-out", str(cert),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )  # fmt: skip
-    return cert, key
+    return self_signed(tmp_path_factory.mktemp("tls"), passphrase="family-secret")
 
 
 def test_tls_context_refuses_a_protected_key_naming_it(
