@@ -56,6 +56,7 @@ from websockets.server import ServerProtocol
 
 from server.adapters._forwarded import Network, is_trusted_peer
 from server.adapters.config import RECEIVE_BURST, RECEIVE_RATE
+from server.adapters.logs import get_logger
 from server.core.limits import AddressSlots, address_key
 
 __all__ = [
@@ -127,8 +128,8 @@ class _SaysTooLarge(ServerProtocol):
 class GuardedConnection(ServerConnection):
     """A `ServerConnection` under its server's `TransportGuard` (see the module docstring).
 
-    Made through `connection_class`, which sets `guard`. The app writes through
-    `write` (or `queue` and `flush`), never to the transport directly.
+    Made through `connection_class`, which sets `guard`. The app writes through `queue`
+    and `flush`, never to the transport directly.
     """
 
     guard: ClassVar[TransportGuard]
@@ -219,6 +220,7 @@ class GuardedConnection(ServerConnection):
         try:
             self.transport.write(data)
         except Exception:  # a transport that broke: its connection ends by itself
+            get_logger().warning("write_failed", exc_info=True)
             return
         self.check_unsent()
 

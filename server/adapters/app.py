@@ -447,8 +447,9 @@ class WarServer:
                 code=ErrorCode.TOO_MANY_CONNECTIONS,
                 message=f"this address already has {limit} connections open; try later",
             )
-            ws.queue(encode(refusal))
-            ws.flush()
+            if ws.protocol.state is State.OPEN:  # not gone already
+                ws.queue(encode(refusal))
+                ws.flush()
             await ws.close(CloseCode.TRY_AGAIN_LATER, "too many connections")
             return
         self._sockets[conn] = ws
@@ -781,12 +782,11 @@ _NOFILE_CEILING = 1 << 20  # what "unlimited" is raised to (Linux's usual fs.nr_
 def raise_open_files_limit() -> int:
     """Raise this process's soft open-files limit to its hard limit; return the limit.
 
-    A raise is logged (``open_files_limit``), as is a refusal; the ``listening`` line
-    shows the limit in any case.
-
     Every connection is a file descriptor; the soft limit is often 1,024 while the hard
-    one (systemd's LimitNOFILE, compose's ``ulimits``) allows far more. Never raises: a
-    system that refuses (a seccomp filter, a container) leaves the limit as it was.
+    one (systemd's LimitNOFILE, compose's ``ulimits``) allows far more. A raise is logged
+    (``open_files_limit``), as is a refusal; the ``listening`` line shows the limit in
+    any case. Never raises: a system that refuses (a seccomp filter, a container) leaves
+    the limit as it was.
     """
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     target = _NOFILE_CEILING if hard == resource.RLIM_INFINITY else hard
