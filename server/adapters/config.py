@@ -56,6 +56,8 @@ RECEIVE_RATE = 32 * 1024
 """bytes a second one connection is read at, once its burst is spent"""
 RECEIVE_BURST = 64 * 1024
 """bytes one connection may send at once before reading slows to RECEIVE_RATE"""
+MIN_SEND_BUFFER = 64 * 1024
+"""the lowest --max-send-buffer: every answer the server makes in one go fits in it"""
 WRITE_HIGH_WATER = 32 * 1024
 """Unsent bytes above which a connection counts as not keeping up (its send timeout runs)"""
 MIN_PUBLIC_PROXY_PREFIX = {4: 8, 6: 16}
@@ -539,7 +541,7 @@ OPTIONS: tuple[Option, ...] = (
         "max_send_buffer",
         "--max-send-buffer",
         "WAR_MAX_SEND_BUFFER",
-        _int_in(64 * 1024, 64 * 1024 * 1024),
+        _int_in(MIN_SEND_BUFFER, 64 * 1024 * 1024),
         "262144",
         "bytes a connection may have waiting to be sent (a client that does not read); "
         "more: the connection is dropped at once",

@@ -26,7 +26,8 @@ from structlog.testing import capture_logs
 from protocol import Ready, Resync, WatchRoom, encode
 from server.adapters._connection import RECEIVE_BUFFER
 from server.adapters.app import WarServer
-from server.adapters.config import RECEIVE_BURST
+from server.adapters.config import MIN_SEND_BUFFER, RECEIVE_BURST
+from server.adapters.web import web_root
 from tests.server.adapters._raw import masked_frame, ping_frames, send_until_reset, upgrade
 from tests.server.adapters._standin import StandInHub, standin_server
 
@@ -218,3 +219,12 @@ async def _drain(sock: socket.socket) -> None:
     loop = asyncio.get_running_loop()
     while await loop.sock_recv(sock, 65536):
         pass
+
+
+def test_every_file_of_the_page_fits_the_smallest_send_buffer() -> None:
+    """A page file is one HTTP answer: one bigger than --max-send-buffer could get an
+    honest browser on a slow link dropped while it downloads."""
+    files = [path for path in web_root().rglob("*") if path.is_file()]
+    assert files
+    for path in files:
+        assert path.stat().st_size < MIN_SEND_BUFFER // 2, path
