@@ -18,10 +18,13 @@ What a peer can make the server hold or wait for, and the bound on each:
   close through it.
 - **connections in the opening handshake**: at most ``max_handshakes_per_ip`` per
   address (`server.core.limits.address_key`: an IPv6 address counts as its /64),
-  counted from the TCP accept (after TLS) to the end of the WebSocket handshake; more
-  are aborted as they arrive. A peer in ``--trusted-proxies`` is not counted: its
-  clients are known only from the request. The handshake itself is bounded by
-  websockets' ``open_timeout``.
+  counted from the TCP accept (after TLS) to the end of the WebSocket handshake. One
+  more is refused: while fewer than ``hold_limit`` connections are open (half the
+  open-files limit) it is held, unread, until its handshake deadline and then dropped
+  (a client that reconnects at once gets no faster loop of new connections); past
+  that it is dropped at once (descriptors come first). A peer in ``--trusted-proxies``
+  is not counted: its clients are known only from the request. The handshake itself
+  is bounded by websockets' ``open_timeout``.
 - **what it reads**: at most ``receive_rate`` bytes a second per connection after a
   burst of ``receive_burst`` (by default 32 KiB/s after 64 KiB; reading pauses until
   the budget allows more: TCP slows the peer down, nothing is refused), from a socket
@@ -82,6 +85,8 @@ class TransportGuard:
         send_timeout: float,
         close_timeout: float,
         max_handshakes_per_ip: int,
+        handshake_timeout: float,
+        hold_limit: int = 0,
         receive_rate: float = RECEIVE_RATE,
         receive_burst: float = RECEIVE_BURST,
         trusted_proxies: Iterable[Network] = (),
@@ -96,7 +101,14 @@ class TransportGuard:
         self.receive_burst = receive_burst
         self.trusted = tuple(trusted_proxies)
         self.handshakes = AddressSlots(max_handshakes_per_ip)
+        self.handshake_timeout = handshake_timeout
+        self.hold_limit = hold_limit
+        """connections open at most for a refused one to be held rather than dropped"""
         self.connecting: set[GuardedConnection] = set()
+        self.held: set[GuardedConnection] = set()
+        """refused connections held until their handshake deadline (`GuardedConnection`)"""
+        self.live: set[GuardedConnection] = set()
+        """every connection open now"""
         self.on_abort = on_abort
         self.on_handshake_refused = on_handshake_refused
         self.too_large = too_large
@@ -106,8 +118,9 @@ class TransportGuard:
         return is_trusted_peer(peer, self.trusted)
 
     def abort_connecting(self) -> int:
-        """Abort every connection still in the opening handshake (shutdown); how many."""
-        connecting = list(self.connecting)
+        """Abort every connection still in the opening handshake, or held after a
+        refusal (shutdown); how many."""
+        connecting = [*self.connecting, *self.held]
         for connection in connecting:
             connection.transport.abort()
         return len(connecting)
@@ -143,6 +156,7 @@ class GuardedConnection(ServerConnection):
         super().__init__(protocol, *args, **kwargs)
         self._stall: asyncio.TimerHandle | None = None
         self._throttle: asyncio.TimerHandle | None = None
+        self._release: asyncio.TimerHandle | None = None
         self._credit = self.guard.receive_burst
         self._credit_at = self.loop.time()
         self._handshake_key: str | None = None
@@ -158,17 +172,34 @@ class GuardedConnection(ServerConnection):
                 # refused: set up only what connection_lost needs, not the handler task
                 # websockets starts for every connection (a flood of these stays cheap)
                 Connection.connection_made(self, transport)
+                guard.live.add(self)
                 if guard.on_handshake_refused is not None:
                     guard.on_handshake_refused(address_key(peer))
-                self.transport.abort()
+                if len(guard.live) <= guard.hold_limit:
+                    self._hold()
+                else:
+                    self.transport.abort()
                 return
             self._handshake_key = peer
             guard.connecting.add(self)
+        guard.live.add(self)
         super().connection_made(transport)
         sock = transport.get_extra_info("socket")
         if sock is not None:
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)
+
+    def _hold(self) -> None:
+        """Keep a refused connection, unread, until its handshake deadline, then drop it.
+
+        Dropped at once, a client that reconnects at once turns its refused connections
+        into a flood of new ones, each an accept and a teardown for the server (1,400
+        such clients kept a core busy); held, it waits as long as its handshake could
+        have taken. Only while descriptors are plentiful (`TransportGuard.hold_limit`).
+        """
+        self.transport.pause_reading()
+        self.guard.held.add(self)
+        self._release = self.loop.call_later(self.guard.handshake_timeout, self.transport.abort)
 
     async def handshake(self, *args: Any, **kwargs: Any) -> None:
         try:
@@ -265,6 +296,11 @@ class GuardedConnection(ServerConnection):
             self._stall = None
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self.guard.live.discard(self)
+        self.guard.held.discard(self)
+        if self._release is not None:
+            self._release.cancel()
+            self._release = None
         self._cancel_stall()
         if self._throttle is not None:
             self._throttle.cancel()

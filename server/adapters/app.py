@@ -243,6 +243,8 @@ class WarServer:
             send_timeout=settings.send_timeout,
             close_timeout=settings.close_timeout,
             max_handshakes_per_ip=settings.max_handshakes_per_ip,
+            handshake_timeout=settings.handshake_timeout,
+            hold_limit=_open_files_limit() // 2,
             receive_rate=settings.receive_rate,
             receive_burst=settings.receive_burst,
             trusted_proxies=settings.trusted_proxies,
@@ -777,6 +779,11 @@ async def run_server(
 
 
 _NOFILE_CEILING = 1 << 20  # what "unlimited" is raised to (Linux's usual fs.nr_open)
+
+
+def _open_files_limit() -> int:
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return _NOFILE_CEILING if soft == resource.RLIM_INFINITY else soft
 
 
 def raise_open_files_limit() -> int:
