@@ -1,32 +1,53 @@
 # family-war: the home-server image. How to use it: docs/hosting.md.
 #
-# Two stages. "build" installs the project (its runtime dependencies only, never the
-# tests or the dev extra) into a virtualenv at /opt/venv; the final stage copies just
-# that virtualenv, so no source tree, pip cache or build tooling ends up in the image.
-# Both stages use the same pinned base so the virtualenv's interpreter path is valid.
+# Two stages. "build" installs the server's runtime dependencies from a lock file (exact
+# versions, every file's hash checked) and then the project itself into a virtualenv at
+# /opt/venv; the final stage copies just that virtualenv, so no source tree, pip, build
+# tooling, dev or test dependency and no Textual (the terminal table's library, an
+# optional extra) ends up in the image. Both stages use the same base, so the
+# virtualenv's interpreter path is valid.
 #
 # The base is pinned to an exact Python patch release and Debian release. To pin it by
 # digest as well: `docker buildx imagetools inspect python:3.12.12-slim-bookworm`, then
-# write FROM python:3.12.12-slim-bookworm@sha256:<digest> in both stages.
+# write PYTHON_IMAGE=python:3.12.12-slim-bookworm@sha256:<digest> below.
+# PYTHON_IMAGE is a build argument only so that CI, which cannot pull from Docker Hub,
+# can build on a stand-in with the same layout (deploy/image.sh); users keep this default.
+ARG PYTHON_IMAGE=python:3.12.12-slim-bookworm
 
-FROM python:3.12.12-slim-bookworm AS build
+FROM ${PYTHON_IMAGE} AS build
 
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_NO_CACHE_DIR=1 \
     PYTHONDONTWRITEBYTECODE=1
 
-RUN python -m venv /opt/venv
-
 WORKDIR /src
+
+# Dependencies first, in a layer of their own that is rebuilt only when a lock file
+# changes. Refresh the locks with `make lock`. /opt/build holds the build backend
+# (setuptools, wheel), pinned as well; it stays in this stage.
+COPY deploy/requirements.lock deploy/build-requirements.lock deploy/
+RUN python -m venv /opt/venv \
+    && /opt/venv/bin/pip install --no-cache-dir --require-hashes -r deploy/requirements.lock \
+    && python -m venv /opt/build \
+    && /opt/build/bin/pip install --no-cache-dir --require-hashes \
+        -r deploy/build-requirements.lock
+
+# Then the project, as a wheel built with those locked build tools (no build isolation,
+# so nothing unpinned is fetched); the lock already holds its dependencies (pip check
+# fails the build if one is missing). pip and setuptools then leave the virtualenv.
 COPY pyproject.toml README.md ./
 COPY protocol/ protocol/
 COPY vocabulary/ vocabulary/
 COPY server/ server/
 COPY client/ client/
-RUN /opt/venv/bin/pip install --no-cache-dir .
+RUN /opt/build/bin/pip wheel --no-cache-dir --no-deps --no-build-isolation \
+        --wheel-dir /tmp/wheels . \
+    && /opt/venv/bin/pip install --no-cache-dir --no-deps /tmp/wheels/family_war-*.whl \
+    && /opt/venv/bin/pip check \
+    && /opt/venv/bin/pip uninstall --yes pip setuptools
 
 
-FROM python:3.12.12-slim-bookworm
+FROM ${PYTHON_IMAGE}
 
 LABEL org.opencontainers.image.title="family-war" \
       org.opencontainers.image.description="War card game server for families (war-server)" \

@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8765
 
-.PHONY: run test lint typecheck pytest jstest vectors bench clean venv
+.PHONY: run test lint typecheck pytest jstest vectors bench clean venv lock image
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,21 @@ test: lint typecheck pytest jstest
 
 bench: venv
 	$(BIN)/python -m bench.engine
+
+# The Docker image's pinned dependencies, with every file's hash (pip --require-hashes):
+# runtime (deploy/requirements.lock) and build backend (deploy/build-requirements.lock).
+# Run after changing dependencies or build-system in pyproject.toml, or to take updates.
+PIP_COMPILE := $(BIN)/pip-compile --quiet --upgrade --generate-hashes --strip-extras \
+	--no-emit-index-url --no-emit-find-links
+lock: venv
+	$(PIP_COMPILE) --output-file deploy/requirements.lock pyproject.toml
+	$(PIP_COMPILE) --allow-unsafe --only-build-deps --build-deps-for wheel \
+		--output-file deploy/build-requirements.lock pyproject.toml
+
+# Build the image on this machine (starting a Docker engine if needed, as root): see
+# deploy/image.sh; `make test` then also runs tests/deploy/test_image.py against it.
+image:
+	deploy/image.sh build
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache .ruff_cache .import_linter_cache

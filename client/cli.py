@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
+import importlib.util
 import os
 import re
 import signal
@@ -88,11 +89,18 @@ server restart reconnects by itself ("reconnecting...") and resumes the seat.
 The password to create rooms, if the server has one: --password or $WAR_PASSWORD.
 The certificate to trust for wss:// (a self-signed one): --cafile or $WAR_CLIENT_CAFILE.
 
+The table needs Textual (pip install 'family-war[tui]'); --plain and --json do not.
+
 exit status: 0 game over or left; 1 could not connect (a certificate check included),
-refused, or gave up reconnecting (one line on stderr says why); 2 a command-line mistake;
-143 stopped by SIGTERM (or SIGHUP): the client closes its connection properly (1001) and
-the seat is kept, as after a drop.
+refused, gave up reconnecting, or no Textual for the table (one line on stderr says
+why); 2 a command-line mistake; 143 stopped by SIGTERM (or SIGHUP): the client closes its
+connection properly (1001) and the seat is kept, as after a drop.
 """
+
+NO_TEXTUAL = (
+    "the terminal table needs Textual, which is not installed: "
+    "pip install 'family-war[tui]' (or play without it: --plain)"
+)
 
 
 def _positive(text: str) -> int:
@@ -361,6 +369,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(f"{PROG}: error: {error} (see {PROG} --help)", file=sys.stderr)
         return 2
+    if wanted.output == "tui" and importlib.util.find_spec("textual") is None:
+        print(f"{PROG}: {NO_TEXTUAL}", file=sys.stderr)  # before any server or connection
+        return 1
     try:
         if wanted.url is None:
             signal.signal(signal.SIGTERM, _stop_on_signal)

@@ -2,6 +2,8 @@
 # Check the deployment files without a Docker engine — the same checks CI runs through
 # `make test` (tests/deploy), plus the real Compose parser when one is installed.
 #   deploy/validate.sh            (uses .venv; PYTHON=/path/to/python to choose another)
+# The image itself is built and run by `deploy/image.sh build` and tests/deploy/test_image.py
+# (marker `image`); here those tests run only if an engine is there or can be started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python="${PYTHON:-.venv/bin/python}"

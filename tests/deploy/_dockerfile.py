@@ -1,9 +1,10 @@
 """Just enough of a Dockerfile and .dockerignore reader for the deployment tests.
 
-Sans-I/O. It understands the instructions the project's Dockerfile uses (FROM, ENV in
-``KEY=value`` form, COPY, exec-form CMD/ENTRYPOINT/HEALTHCHECK, ...) and refuses the
-rest loudly rather than guessing, so a Dockerfile change that these tests cannot follow
-fails here instead of being checked wrongly.
+Sans-I/O. It understands the instructions the project's Dockerfile uses (FROM, ARG
+before the first FROM with a default, ENV in ``KEY=value`` form, COPY, exec-form
+CMD/ENTRYPOINT/HEALTHCHECK, ...) and refuses the rest loudly rather than guessing, so a
+Dockerfile change that these tests cannot follow fails here instead of being checked
+wrongly.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ __all__ = [
     "Healthcheck",
     "Instruction",
     "Stage",
+    "base_args",
     "copy_sources",
     "dockerignore_excludes",
     "env_pairs",
@@ -42,11 +44,16 @@ class Instruction:
 
 @dataclass(frozen=True, slots=True)
 class Stage:
-    """A build stage: its FROM image, its ``AS`` name, and its instructions after FROM."""
+    """A build stage: its FROM image, its ``AS`` name, and its instructions after FROM.
+
+    ``image`` is what a build without ``--build-arg`` uses (global ARG defaults
+    substituted); ``written`` is the FROM line's image as written.
+    """
 
     image: str
     name: str | None
     instructions: tuple[Instruction, ...]
+    written: str = ""
 
     def all(self, keyword: str) -> list[Instruction]:
         """Every instruction of this stage with ``keyword``, in order."""
@@ -87,22 +94,60 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
     return lines
 
 
+_ARG_REFERENCE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+def base_args(text: str) -> dict[str, str]:
+    """The ``ARG NAME=default`` lines before the first FROM: name -> default.
+
+    Raises DockerfileError for an ARG there without a default (FROM could not be read).
+    """
+    args: dict[str, str] = {}
+    for number, line in _logical_lines(text):
+        keyword, _, value = line.partition(" ")
+        if keyword.upper() == "FROM":
+            break
+        if keyword.upper() == "ARG":
+            name, sep, default = value.strip().partition("=")
+            if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                raise DockerfileError(f"line {number}: ARG needs NAME=default: {value!r}")
+            args[name] = default.strip().strip('"')
+    return args
+
+
+def _substitute(image: str, args: dict[str, str], number: int) -> str:
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2)
+        if name not in args:
+            raise DockerfileError(f"line {number}: FROM uses ${name}, no ARG before FROM sets it")
+        return args[name]
+
+    return _ARG_REFERENCE.sub(value, image)
+
+
 def parse_dockerfile(text: str) -> list[Stage]:
     """Split a Dockerfile into its stages.
 
-    Raises DockerfileError if an instruction comes before the first FROM (ARG aside) or
-    a FROM line is malformed.
+    Raises DockerfileError if an instruction comes before the first FROM (ARG aside), a
+    FROM line is malformed, or it names a build argument without a default.
     """
+    args = base_args(text)
     stages: list[Stage] = []
     current: tuple[str, str | None, int] | None = None
     body: list[Instruction] = []
+
+    def close() -> None:
+        if current is not None:
+            written, name, number = current
+            image = _substitute(written, args, number)
+            stages.append(Stage(image, name, tuple(body), written))
+
     for number, line in _logical_lines(text):
         keyword, _, value = line.partition(" ")
         keyword = keyword.upper()
         value = value.strip()
         if keyword == "FROM":
-            if current is not None:
-                stages.append(Stage(current[0], current[1], tuple(body)))
+            close()
             words = value.split()
             if len(words) == 1:
                 current = (words[0], None, number)
@@ -119,7 +164,7 @@ def parse_dockerfile(text: str) -> list[Stage]:
         body.append(Instruction(keyword, value, number))
     if current is None:
         raise DockerfileError("no FROM instruction")
-    stages.append(Stage(current[0], current[1], tuple(body)))
+    close()
     return stages
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.deploy._image import IMAGE_REPORT
+
 
 @pytest.fixture(scope="session")
 def self_signed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
@@ -24,3 +26,12 @@ def self_signed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         check=True, capture_output=True, timeout=60,
     )  # fmt: skip
     return cert, key
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Print what the image tests measured (its size) at the end of the run, pass or fail."""
+    lines = terminalreporter.config.stash.get(IMAGE_REPORT, [])
+    if lines:
+        terminalreporter.section("the home-server image")
+        for line in lines:
+            terminalreporter.write_line(line)

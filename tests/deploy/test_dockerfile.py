@@ -13,6 +13,7 @@ import pytest
 
 from tests.deploy._dockerfile import (
     DockerfileError,
+    base_args,
     copy_sources,
     dockerignore_excludes,
     env_pairs,
@@ -77,6 +78,16 @@ def test_every_base_image_is_pinned_and_shared() -> None:
         assert PINNED.search(image), f"base image not pinned to a patch release: {image}"
     # The virtualenv built in one stage runs in another: same interpreter path needed.
     assert len(bases) == 1, f"stages use different base images: {sorted(bases)}"
+
+
+def test_the_base_is_a_build_argument_defaulting_to_the_official_image() -> None:
+    """CI builds on a stand-in base (deploy/image.sh); a plain `docker build` does not."""
+    defaults = base_args(DOCKERFILE.read_text(encoding="utf-8"))
+    assert list(defaults) == ["PYTHON_IMAGE"]
+    assert defaults["PYTHON_IMAGE"].startswith("python:")
+    assert PINNED.search(defaults["PYTHON_IMAGE"])
+    names = {s.name for s in stages() if s.name}
+    assert [s.written for s in stages() if s.written not in names] == ["${PYTHON_IMAGE}"] * 2
 
 
 def test_runs_as_an_unprivileged_user() -> None:
@@ -228,3 +239,13 @@ def test_dockerfile_reader_refuses_what_it_cannot_follow() -> None:
         exec_form(stage.instructions[0])
     with pytest.raises(DockerfileError, match="KEY=value"):
         env_pairs(stage.instructions[1])
+    with pytest.raises(DockerfileError, match=r"uses \$BASE"):
+        parse_dockerfile("FROM $BASE\n")
+    with pytest.raises(DockerfileError, match="NAME=default"):
+        parse_dockerfile("ARG BASE\nFROM ${BASE}\n")
+
+
+def test_dockerfile_reader_substitutes_build_argument_defaults() -> None:
+    build, final = parse_dockerfile("ARG B=x:1.2.3\nFROM ${B} AS build\nFROM $B\n")
+    assert (build.image, build.name, build.written) == ("x:1.2.3", "build", "${B}")
+    assert (final.image, final.name, final.written) == ("x:1.2.3", None, "$B")
