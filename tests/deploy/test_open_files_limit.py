@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tests.deploy._repo import SYSTEMD_UNIT, compose
+from tests.deploy._image import compose_run_options
+from tests.deploy._repo import SYSTEMD_UNIT, compose, env_example
 
 ENOUGH = 65536
 
@@ -15,3 +16,8 @@ def test_the_systemd_unit_sets_limit_nofile() -> None:
 def test_the_compose_file_sets_nofile_for_the_war_service() -> None:
     nofile = compose()["services"]["war"]["ulimits"]["nofile"]
     assert (nofile["soft"], nofile["hard"]) == (ENOUGH, ENOUGH)
+
+
+def test_the_image_tests_run_the_container_with_that_limit() -> None:
+    options = compose_run_options(compose()["services"]["war"], env_example(), volume="v")
+    assert f"--ulimit=nofile={ENOUGH}:{ENOUGH}" in options
