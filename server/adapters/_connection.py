@@ -20,11 +20,11 @@ What a peer can make the server hold or wait for, and the bound on each:
   address (`server.core.limits.address_key`: an IPv6 address counts as its /64),
   counted from the TCP accept (after TLS) to the end of the WebSocket handshake. One
   more is refused: while fewer than ``hold_limit`` connections are open (half the
-  open-files limit) it is held, unread, until its handshake deadline and then dropped
-  (a client that reconnects at once gets no faster loop of new connections); past
-  that it is dropped at once (descriptors come first). A peer in ``--trusted-proxies``
-  is not counted: its clients are known only from the request. The handshake itself
-  is bounded by websockets' ``open_timeout``.
+  open-files limit, after room for one burst of accepts) it is held, unread, until its
+  handshake deadline and then dropped (a client that reconnects at once gets no
+  faster loop of new connections); past that it is dropped at once (descriptors come
+  first). A peer in ``--trusted-proxies`` is not counted: its clients are known only
+  from the request. The handshake itself is bounded by websockets' ``open_timeout``.
 - **what it reads**: at most ``receive_rate`` bytes a second per connection after a
   burst of ``receive_burst`` (by default 32 KiB/s after 64 KiB; reading pauses until
   the budget allows more: TCP slows the peer down, nothing is refused), from a socket

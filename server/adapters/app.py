@@ -112,6 +112,9 @@ HEALTH_PATH = "/healthz"
 _MAX_REASON_BYTES = 123  # a close frame's reason limit (RFC 6455)
 _WAKE_RETRY_SECONDS = 1.0  # after Hub.wake raised, wait this long before trying again
 _SHOWN_ORIGIN_CHARS = 100  # of a refused Origin header, in the log (client text)
+ACCEPT_BURST = 100
+"""connections asyncio may accept in one go (its listening backlog), each a descriptor
+until it is set up or dropped: what the hold limit leaves room for"""
 QUIET_SECONDS = 60.0
 """one log line per address (or per kind of accept failure) per this many seconds"""
 
@@ -244,7 +247,7 @@ class WarServer:
             close_timeout=settings.close_timeout,
             max_handshakes_per_ip=settings.max_handshakes_per_ip,
             handshake_timeout=settings.handshake_timeout,
-            hold_limit=_open_files_limit() // 2,
+            hold_limit=max(0, _open_files_limit() - ACCEPT_BURST) // 2,
             receive_rate=settings.receive_rate,
             receive_burst=settings.receive_burst,
             trusted_proxies=settings.trusted_proxies,

@@ -574,7 +574,8 @@ OPTIONS: tuple[Option, ...] = (
         _int_in(1, 1_000_000),
         "32",
         "connections one address (an IPv6 /64) may have in the opening handshake at "
-        "once; more are dropped at once (not counted for a --trusted-proxies peer)",
+        "once; more are refused: held unread until --handshake-timeout, or dropped at "
+        "once when descriptors run short (not counted for a --trusted-proxies peer)",
         "N",
     ),
     Option(

@@ -30,10 +30,11 @@ from tests.e2e._client import Client
 from tests.e2e._process import ServerProcess, server_process
 
 ATTACKER = "127.0.0.2"
-NOFILE = 160
+NOFILE = 256
 """the server's open-files limit: about 30 of its own, the rest for connections"""
 IN_FLIGHT = 400
 """attacker connections kept open at once (more than the server's descriptors)"""
+assert IN_FLIGHT > NOFILE
 HONEST = 8
 CONNECT_TIMEOUT = 15.0
 
