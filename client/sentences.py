@@ -26,12 +26,14 @@ from client.view import ViewState
 from protocol import (
     AutoPlay,
     AutoPlayChanged,
+    BothShort,
     CardsLaidDown,
     CardsReturned,
     CardsTaken,
     ConnectionChanged,
     Error,
     FinishVoted,
+    FixedOrder,
     GameOver,
     GameResult,
     GameStarted,
@@ -175,9 +177,11 @@ def describe(
             return (f"{who} takes seat {seat + 1}.",)
         case PlayerLeft(seat=seat):
             return (f"{_cap(_does(before, seat, me, 'leave', 'leaves'))} the table.",)
-        case ConnectionChanged(seat=seat, connected=connected):
+        case ConnectionChanged(seat=seat, connected=connected, rejoined=rejoined):
             if seat == me:
                 return ()
+            if rejoined:
+                return (f"{after.name(seat)} is back, on another device (with the player code).",)
             return (f"{after.name(seat)} is {'back' if connected else 'away'}.",)
         case WaitingFor():
             away = [s for s in after.away_waited if s not in before.away_waited]
@@ -185,6 +189,8 @@ def describe(
                 return ()
             names = join_words(after.name(s) for s in away)
             return (f"The game waits for {names}, away for now.",)
+        case AutoPlayChanged(seat=seat, mode=mode, away=True):
+            return (_away_play(after, seat, me, playing=mode is AutoPlay.CALM),)
         case AutoPlayChanged(seat=seat, mode=mode):
             if seat == me:
                 return (f"Your auto-play is {mode.value}.",)
@@ -221,9 +227,10 @@ def describe(
         case CardsTaken():
             return (_taken(after, message, me),)
         case CardsReturned():
-            return (
-                "Everyone in the war ran out of cards at once: each takes their own cards back.",
-            )
+            said = "Everyone in the war ran out of cards at once: each takes their own cards back."
+            if _played_again(before, after):
+                return (said, "Nobody takes this round: it is played again.")
+            return (said,)
         case PlayerOut(seat=seat, reason=reason):
             if reason.value == "short_war":
                 why = "too few cards to finish the war"
@@ -237,6 +244,29 @@ def describe(
                 return ()
             return (result_sentence(after, result, me), summary_sentence(result))
     return ()
+
+
+def _away_play(view: ViewState, seat: int, me: int | None, *, playing: bool) -> str:
+    """The server starts (``playing``) or stops playing an away seat for its player."""
+    if seat == me:
+        if playing:
+            return "You are away: the server plays for you calmly until you come back."
+        return "While you were away the server played for you; now you play again."
+    name = view.name(seat)
+    if playing:
+        return f"{name} is away: the server plays for them calmly until they come back."
+    return f"The server no longer plays for {name}."
+
+
+def _played_again(before: ViewState, after: ViewState) -> bool:
+    """Whether a round given back is played again: someone outside the war that ran out
+    is still in, and the rules play on (``both_short``; 0.1's rooms end instead)."""
+    if after.rules.both_short is not BothShort.PLAY_ON:
+        return False
+    return any(
+        record.name is not None and not record.out and record.seat not in before.war_seats
+        for record in after.seats
+    )
 
 
 def _still_to_vote(view: ViewState, me: int | None) -> tuple[str, ...]:
@@ -423,16 +453,11 @@ def _winner_clause(
 def summary_sentence(result: GameResult) -> str:
     """The game's figures, the same for everyone: rounds, wars, longest war, biggest haul,
     deal. "12 rounds, no wars, biggest haul: 2 cards, deal 7."; a game that ended before
-    any round was won says so: "No round was won: the first round's double war was never
-    settled. Deal 0."."""
+    any round was won says so: "No round was won. Deal 0." (the figures count the rounds
+    somebody took: an unsettled war is in none of them)."""
     summary = result.summary
     if summary.rounds == 0:
-        if summary.wars:
-            war = war_name(max(1, summary.longest_war))
-            return (
-                f"No round was won: the first round's {war} was never settled. Deal {summary.deal}."
-            )
-        return f"No round was played. Deal {summary.deal}."
+        return f"No round was won. Deal {summary.deal}."
     parts = [_plural(summary.rounds, "round")]
     if summary.wars:
         parts += [_plural(summary.wars, "war"), f"longest war: {longest_name(summary.longest_war)}"]
@@ -512,7 +537,14 @@ def rules_sentence(rules: RulesSpec, minutes: int | None = None) -> str:
         lines.append("A player short of cards in a war loses.")
     else:
         lines.append("A player short of cards in a war is out.")
-    if rules.won_cards is WonCards.FIXED:
+    if rules.players > 2 and rules.both_short is BothShort.END:
+        lines.append("If everyone in a war runs out at once, the game ends (the old rule).")
+    if rules.won_cards is WonCards.FIXED and rules.fixed_order is FixedOrder.SEAT0:
+        lines.append(
+            "Won cards go under the pile in the order they were laid down, seat 1's first"
+            " (the old rule)."
+        )
+    elif rules.won_cards is WonCards.FIXED:
         lines.append("Won cards go under the pile in the order they were laid down.")
     else:
         lines.append("Won cards are shuffled before they go under the pile.")

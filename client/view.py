@@ -395,8 +395,10 @@ def _game_event(view: ViewState, message: GameEvent) -> ViewState:
     view = _new_step(view, message.step)
     match message:
         case CardsTurned(depth=depth, cards=cards):
-            if depth == 0:
-                view = _with_counts(view, tuple(s.count for s in view.seats), clear_table=True)
+            if depth == 0:  # a new round; cards an out player forfeited in a round given
+                # back stay on the table until someone takes them (docs/rules.md)
+                counts = tuple(s.count for s in view.seats)
+                view = _with_counts(view, counts, clear_table=True, keep_out=True)
             for seat, card in cards:
                 record = view.seat(seat)
                 if record is None or card in record.face_up:

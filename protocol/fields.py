@@ -4,7 +4,8 @@ Each alias is ``Annotated[base, constraint]``: type checkers see the base type, 
 reads the constraint. Integers are msgpack integers only (never bool, never float), so a
 NaN or an infinity is always refused; strings are UTF-8 with the length caps below.
 
-The game's words — the rule settings (`Aces`, `ShortWar`, `WonCards`, `TieBreak`), how a
+The game's words — the rule settings (`Aces`, `ShortWar`, `BothShort`, `WonCards`,
+`FixedOrder`, `TieBreak`), how a
 game ends (`Termination`), why a player is out (`OutReason`) and the game's bounds
 (players, deal numbers, round limits) — are the `vocabulary` package's, which the engine
 uses too; they are re-exported here. The wire-only enums are defined below.
@@ -24,6 +25,8 @@ from vocabulary import (
     MAX_PLAYERS,
     MAX_ROUND_LIMIT,
     Aces,
+    BothShort,
+    FixedOrder,
     OutReason,
     ShortWar,
     Termination,
@@ -40,6 +43,7 @@ __all__ = [
     "MAX_SEQ",
     "Aces",
     "AutoPlay",
+    "BothShort",
     "Card",
     "CardCount",
     "Code",
@@ -47,6 +51,7 @@ __all__ = [
     "Depth",
     "ErrorCodeText",
     "ErrorText",
+    "FixedOrder",
     "IntRange",
     "MaxItems",
     "Minutes",

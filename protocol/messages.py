@@ -284,12 +284,18 @@ class PlayerLeft:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ConnectionChanged:
-    """A seat's connection dropped (``connected`` false: the player is away) or came back."""
+    """A seat's connection dropped (``connected`` false: the player is away) or came back.
+
+    ``rejoined``: the player came back without the seat's token, by ``join_room`` with the
+    player code and the seat's name (a new device); a new token was issued and the old
+    one stopped working.
+    """
 
     TYPE: ClassVar[str] = "connection_changed"
     seq: Seq
     seat: Seat
     connected: bool
+    rejoined: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -313,12 +319,18 @@ class WaitingFor:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AutoPlayChanged:
-    """A seat's auto-play changed."""
+    """A seat's auto-play changed.
+
+    ``away``: the server changed it because of the seat's absence, not its player: on
+    (``calm``) for a seat away past the away-timeout, so that the table goes on; back to
+    the player's own mode when they return.
+    """
 
     TYPE: ClassVar[str] = "auto_play_changed"
     seq: Seq
     seat: Seat
     mode: AutoPlay
+    away: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

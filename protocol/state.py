@@ -16,10 +16,12 @@ from protocol.fields import (
     MAX_SEQ,
     Aces,
     AutoPlay,
+    BothShort,
     Card,
     CardCount,
     Deal,
     Depth,
+    FixedOrder,
     IntRange,
     MaxItems,
     Minutes,
@@ -54,7 +56,10 @@ class RulesSpec:
 
     Same keys and values as the engine's ``Rules.to_dict()`` minus ``ranks``/``suits``:
     ``{"players": 2, "face_down": 1, "aces": "high", "short_war": "lose",
-    "won_cards": "shuffle", "round_limit": None, "tie_break": "draw"}``. The enums and
+    "both_short": "play_on", "won_cards": "shuffle", "fixed_order": "winner",
+    "round_limit": None, "tie_break": "draw"}``. ``both_short`` and ``fixed_order``
+    default to the rules of today; their other values (``end``, ``seat0``) are how
+    versions up to 0.1 played, kept for the rooms they stored. The enums and
     the bounds are the `vocabulary` package's, as the engine's are; ``face_down`` is 1
     or 3 (`vocabulary.check_face_down`). ``server.core.wire`` converts between this and
     the engine's ``Rules``, both ways.
@@ -64,7 +69,9 @@ class RulesSpec:
     face_down: FaceDown = 1
     aces: Aces = Aces.HIGH
     short_war: ShortWar = ShortWar.LOSE
+    both_short: BothShort = BothShort.PLAY_ON
     won_cards: WonCards = WonCards.SHUFFLE
+    fixed_order: FixedOrder = FixedOrder.WINNER
     round_limit: RoundLimit | None = None
     tie_break: TieBreak = TieBreak.DRAW
 

@@ -34,8 +34,14 @@ class TlsKeyError(ServerError):
 
 
 class RefusedError(ServerError):
-    """A rule refused a command: ``code`` goes back to the peer with ``str(self)``."""
+    """A rule refused a command: ``code`` goes back to the peer with ``str(self)``.
 
-    def __init__(self, code: ErrorCode, message: str) -> None:
+    ``failed_attempt``: count it against the peer's address as a wrong guess, as the hub
+    counts an unknown code or a bad token (a ``join_room`` naming no away seat of a
+    started room: someone may be guessing the name of a seat to take).
+    """
+
+    def __init__(self, code: ErrorCode, message: str, *, failed_attempt: bool = False) -> None:
         super().__init__(message)
         self.code = code
+        self.failed_attempt = failed_attempt

@@ -19,13 +19,16 @@ class Termination(StrEnum):
       ordinary play).
     - ``OPPONENTS_SHORT``: the last opponent went out because they could not finish a war
       (``short_war = lose``).
-    - ``BOTH_SHORT``: every player in a war ran out at the same moment; each player still in
-      took their own cards back and the most cards won (equal: a draw). Cards forfeited by a
-      player who went out short in that round stay on the table.
+    - ``BOTH_SHORT``: every player in a war ran out at the same moment and nobody outside
+      the war was still in (always so with two players; with ``both_short = end``, whoever
+      else was in); each player still in took their own cards back and the most cards won
+      (equal: a draw). Cards forfeited by a player who went out short in that round stay
+      on the table.
     - ``ROUND_LIMIT``: the round limit was reached; the most cards won.
     - ``TIME_LIMIT``: the server's clock stopped the game; the most cards won.
-    - ``ENDLESS``: with ``won_cards = fixed`` a position repeated, so play would go round
-      forever; the most cards won (equal: a draw).
+    - ``ENDLESS``: a position repeated, so play would go round forever: with ``won_cards =
+      fixed`` between any two rounds, and with either setting between rounds whose cards
+      were all given back (``both_short = play_on``); the most cards won (equal: a draw).
     """
 
     ALL_CARDS = "all_cards"

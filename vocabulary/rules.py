@@ -19,6 +19,8 @@ __all__ = [
     "MIN_PLAYERS",
     "PLAYER_COUNTS",
     "Aces",
+    "BothShort",
+    "FixedOrder",
     "ShortWar",
     "TieBreak",
     "WonCards",
@@ -52,6 +54,35 @@ class WonCards(StrEnum):
 
     SHUFFLE = "shuffle"
     FIXED = "fixed"
+
+
+class FixedOrder(StrEnum):
+    """Where "seat order" starts when ``won_cards = fixed`` puts the prize under the
+    winner's pile (``fixed_order``).
+
+    ``WINNER`` (default): from the winner round the table (winner, next seat, ...), the
+    same for every seat. ``SEAT0``: from seat 0 whoever won, as versions up to 0.1 played
+    it (it favours seat 0, the room's creator); kept so that games stored by those versions
+    replay exactly.
+    """
+
+    WINNER = "winner"
+    SEAT0 = "seat0"
+
+
+class BothShort(StrEnum):
+    """What happens when every player in a war runs short at the same moment while a
+    player outside the war is still in the game (``both_short``; with two players, or when
+    the war takes in everyone still in, the game always ends ``both_short``).
+
+    ``PLAY_ON`` (default): every player still in takes their own cards back, the round is
+    not counted, and play goes on. ``END``: the game ends at once, most cards wins, as
+    versions up to 0.1 played it (kept so that games stored by those versions replay
+    exactly).
+    """
+
+    PLAY_ON = "play_on"
+    END = "end"
 
 
 class TieBreak(StrEnum):

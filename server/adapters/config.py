@@ -115,7 +115,7 @@ class Settings:
     abuse_penalty_max: float = 300.0
     max_failed_joins: int = 10
     idle_room_minutes: int = 1440
-    away_timeout: float = 0.0
+    away_timeout: float = 120.0
     trusted_proxies: tuple[Network, ...] = ()
     """reverse proxies whose X-Forwarded-For names the client (`server.adapters._forwarded`)"""
     max_send_buffer: int = 256 * 1024
@@ -509,8 +509,9 @@ OPTIONS: tuple[Option, ...] = (
         "--away-timeout",
         "WAR_AWAY_TIMEOUT",
         _seconds(0, positive=False),
-        "0",
-        "seconds before an absent player's seat plays on at the calm pace (0 = never)",
+        "120",
+        "seconds before the server plays an absent player's seat at the calm pace, until"
+        " they return (0 = never: the game waits for them)",
         "SECONDS",
     ),
     Option(

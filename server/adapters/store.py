@@ -26,8 +26,10 @@ only when that seat changed (a join, a new token, auto-play, a leave).
 The schema version is ``PRAGMA user_version``; an older store is migrated when it is
 opened, in one transaction (version 1 → 2: the seats' ``previous_token_hash`` column,
 empty; 2 → 3: codes unique in their normalized form, below; 3 → 4: the ready flags and
-the finish and rematch votes, none). The deal is stored as text because it may exceed
-SQLite's signed 64-bit integers; the rules as the JSON of the engine's ``Rules.to_dict()``.
+the finish and rematch votes, none; 4 → 5: every stored room's rules name the rules it
+was played by, ``fixed_order: seat0`` and ``both_short: end``, see `_OLD_RULES`). The
+deal is stored as text because it may exceed SQLite's signed 64-bit integers; the rules
+as the JSON of the engine's ``Rules.to_dict()``.
 
 Codes are unique on the form the hub compares them in (`server.core.codes.normalize_code`:
 upper case, no hyphens), among player and watch codes together, exactly as the hub
@@ -54,7 +56,7 @@ from server.errors import StoreError
 
 __all__ = ["PAGE_SIZE", "SCHEMA_VERSION", "WAL_CHECKPOINT_BYTES", "SqliteStore", "StoreLock"]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """The store layout this code writes; older stores (from 1) are migrated on opening."""
 PAGE_SIZE = 1024
 """Bytes per page of a new store (SQLite's default is 4096). Every commit appends the
@@ -82,6 +84,16 @@ BEGIN
 END""",
 )
 """Version 3: codes unique in their normalized form across both kinds (see above)."""
+
+
+_OLD_RULES = (
+    "UPDATE rooms SET rules = json_set(rules, '$.fixed_order', 'seat0', '$.both_short', 'end')"
+)
+"""Version 5: every room stored before keeps the rules it was played by. Versions up to
+0.1 put won cards under in seat order from seat 0 (``fixed_order`` ``seat0``) and ended a
+3–4 player game when everyone in a war ran short (``both_short`` ``end``); the engine's
+defaults changed, so a room stored then is given those values explicitly and replays
+exactly as it was played (docs/rules.md, "Changing a rule")."""
 
 
 _SCHEMA = """
@@ -131,6 +143,7 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE rooms ADD COLUMN finish_votes INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE rooms ADD COLUMN rematch_votes TEXT NOT NULL DEFAULT '[]'",
     ),
+    4: (_OLD_RULES,),
 }
 
 _MODE = 0o600  # the store holds room codes and deal numbers

@@ -26,7 +26,8 @@ write, ``internal_error`` and close 1011 for a bug. Clients resume their seats, 
 a restart. Until a write succeeds again `Hub.store_failing` is true (``/healthz`` says
 so), and a rebuilt room's timers wait `STORE_RETRY_SECONDS` before they try again.
 
-Failed attempts (unknown code, bad token, bad password) are counted per peer address;
+Failed attempts (unknown code, bad token, bad password, a ``join_room`` of a started room
+naming no away seat) are counted per peer address;
 at ``max_failed_joins`` within a minute further opening messages from that address are
 refused with ``too_many_failures`` (close 1008) until the minute has passed. A resume with
 a seat's earlier token while its latest is unconfirmed (its welcome may have been lost,
@@ -95,9 +96,10 @@ class HubSettings:
     """Limits and paces of the room core (every time is in seconds).
 
     ``password``: needed to create rooms (None: anyone may). ``max_failed_joins``: wrong
-    codes, tokens or passwords per address per minute. ``away_timeout_seconds``: an away
-    seat goes on calm auto-play after this long (0: never). ``computer_delay``: how long a
-    computer seat takes to ready.
+    codes, tokens or passwords per address per minute. ``away_timeout_seconds``: the server
+    plays an away seat at the calm pace after this long, until its player returns (0:
+    never; the game waits). ``computer_delay``: how long a computer seat takes to ready
+    at most (it keeps pace with a quicker person's auto-play).
     """
 
     password: str | None = None
@@ -105,7 +107,7 @@ class HubSettings:
     max_spectators: int = 20
     max_failed_joins: int = 10
     idle_room_seconds: float = 24 * 60 * 60.0
-    away_timeout_seconds: float = 0.0
+    away_timeout_seconds: float = 120.0
     calm_delay: float = 1.5
     quick_delay: float = 0.3
     computer_delay: float = 0.6
@@ -249,10 +251,14 @@ class Hub:
                 room,
                 partial(room.handle, conn, message, now),
                 now,
-                on_refused=lambda no: self._refusal(conn, info, no.code, str(no), now),
+                on_refused=lambda no: self._refusal(
+                    conn, info, no.code, str(no), now, counted=no.failed_attempt
+                ),
             )
         except RefusedError as refusal:
-            return self._refusal(conn, info, refusal.code, str(refusal), now)
+            return self._refusal(
+                conn, info, refusal.code, str(refusal), now, counted=refusal.failed_attempt
+            )
         except Exception as bug:  # a bug must not take the server down
             return self._internal_error(conn, bug, now)
 
@@ -667,9 +673,16 @@ class Hub:
         return len(times)
 
     def _refusal(
-        self, conn: ConnId, info: _Conn, code: ErrorCode, text: str, now: float
+        self,
+        conn: ConnId,
+        info: _Conn,
+        code: ErrorCode,
+        text: str,
+        now: float,
+        *,
+        counted: bool = False,
     ) -> list[Action]:
-        if code in _COUNTED_FAILURES:
+        if counted or code in _COUNTED_FAILURES:
             self._failures.setdefault(info.peer, deque()).append(now)
         actions: list[Action] = [Send((conn,), Error(code=code, message=text[:_MAX_ERROR_TEXT]))]
         close = CLOSE_CODE_FOR_ERROR.get(code)

@@ -47,12 +47,13 @@ _NOT_STARTED = ErrorCode.GAME_NOT_STARTED
 _GAME_OVER = ErrorCode.GAME_OVER
 _IN_PROGRESS = ErrorCode.GAME_IN_PROGRESS
 _NOT_SEATED = ErrorCode.NOT_SEATED
-_FULL = ErrorCode.ROOM_FULL
 
 # (command, who): the verdict while waiting, playing, over. ACCEPT = carried out (a
-# seat's leave: before the start the seat opens again, after it the computer plays it).
+# seat's leave: before the start the seat opens again, after it the computer plays it;
+# a join takes an open seat, or takes back an away seat by its name: once the game has
+# started there is no open seat, and a name that is no away seat's gets room_full).
 _ROWS: dict[tuple[str, Who], tuple[ErrorCode | None, ErrorCode | None, ErrorCode | None]] = {
-    ("join_room", Who.NEWCOMER): (ACCEPT, _FULL, _FULL),
+    ("join_room", Who.NEWCOMER): (ACCEPT, ACCEPT, ACCEPT),
     ("watch_room", Who.NEWCOMER): (ACCEPT, ACCEPT, ACCEPT),
     ("resume_seat", Who.NEWCOMER): (ACCEPT, ACCEPT, ACCEPT),
     ("ready", Who.SEAT): (_NOT_STARTED, ACCEPT, _GAME_OVER),
@@ -92,7 +93,6 @@ _WHY: Mapping[ErrorCode, str] = MappingProxyType(
         _GAME_OVER: "the game is over: rematch or leave",
         _IN_PROGRESS: "a rematch is for a finished game",
         _NOT_SEATED: "only seated players may; spectators watch",
-        _FULL: "the game has started: every seat is taken",
     }
 )
 

@@ -65,6 +65,7 @@ from protocol import (
     Welcome,
 )
 from protocol.closecodes import CloseCode
+from protocol.votes import finish_voters, rematch_voters
 from server import engine
 from server.core import phases
 from server.core.actions import Action, Close, ConnId, Effects, Send
@@ -86,7 +87,7 @@ class RoomSettings:
     """Paces and limits of a room, in seconds (0 away-timeout = never)."""
 
     max_spectators: int = 20
-    away_timeout_seconds: float = 0.0
+    away_timeout_seconds: float = 120.0
     calm_delay: float = 1.5
     quick_delay: float = 0.3
     computer_delay: float = 0.6
@@ -112,6 +113,10 @@ class _Seat:
     """When auto-play / the computer readies this seat."""
     away_deadline: float | None = None
     """When the away-timeout puts this seat on calm auto-play."""
+    away_play: bool = False
+    """The server plays this seat at the calm pace while its player is away (past the
+    away-timeout); the stored ``auto`` stays the player's own. Not stored: after a restart
+    the away-timeout runs again."""
 
     def __post_init__(self) -> None:
         self.set(self.record)
@@ -126,6 +131,12 @@ class _Seat:
     @property
     def name(self) -> str | None:
         return self.record.name
+
+    @property
+    def mode(self) -> AutoPlay:
+        """The auto-play in force: the player's own, or calm while the server plays for
+        them."""
+        return AutoPlay.CALM if self.away_play else self.auto
 
     @property
     def computer(self) -> bool:
@@ -318,7 +329,7 @@ class Room:
                     computer=seat.machine,
                     connected=seat.conn is not None,
                     ready=index in record.ready,
-                    auto=AutoPlay.QUICK if seat.machine else seat.auto,
+                    auto=AutoPlay.QUICK if seat.machine else seat.mode,
                     out=started and index not in active,
                     count=game.counts[index] if started else 0,
                     face_up=tuple(engine.card_label(c, self.rules) for c in table.face_up[index]),
@@ -377,11 +388,21 @@ class Room:
         return self._effects(actions + self._start_if_full(now))
 
     def join(self, conn: ConnId, name: str, now: float) -> Effects:
-        """``conn`` takes the lowest open seat as ``name``. Raises `RefusedError` (room_full)."""
+        """``conn`` takes the lowest open seat as ``name`` or, if a seat named exactly
+        ``name`` is away, takes that seat back (`rejoin`).
+
+        Raises `RefusedError`: room_full when no seat is open and no away seat has this
+        name; once the game has started that counts as a failed attempt (a guessed name).
+        """
         phases.check("join_room", self.phase, Who.NEWCOMER)
+        away = self._away_seat_named(name)
+        if away is not None:
+            return self._rejoin(away, conn, now)
         index = next((i for i, s in enumerate(self._seats) if s.name is None), None)
         if index is None:
-            raise RefusedError(ErrorCode.ROOM_FULL, "every seat is taken")
+            started = self.phase is not RoomPhase.WAITING
+            text = "every seat is taken" + (" and no seat of that name is away" if started else "")
+            raise RefusedError(ErrorCode.ROOM_FULL, text, failed_attempt=started)
         token = new_token(self._random)
         self._set_seat(index, SeatRecord(name, hash_token(token)))
         self.last_active = now
@@ -391,6 +412,31 @@ class Room:
         if self._log is not None:
             self._log.info("seat_joined", seat=index)
         return self._effects(actions + self._start_if_full(now))
+
+    def _away_seat_named(self, name: str) -> int | None:
+        """The away seat a person named exactly ``name`` holds (same characters, same
+        case; the name as it was stored), or None."""
+        for index, seat in enumerate(self._seats):
+            if seat.human and seat.conn is None and seat.name == name:
+                return index
+        return None
+
+    def _rejoin(self, index: int, conn: ConnId, now: float) -> Effects:
+        """Seat ``index``, away, is taken back on ``conn`` without its token (``join_room``
+        with the player code and the seat's name: a player on a new device). A new token
+        is issued; every earlier one stops working. The table is told (``rejoined``)."""
+        fresh = new_token(self._random)
+        self._change_seat(index, token_hash=hash_token(fresh), previous_token_hash=None)
+        self.last_active = now
+        actions = self._emit(
+            lambda seq: ConnectionChanged(seq=seq, seat=index, connected=True, rejoined=True)
+        )
+        self._attach(index, conn)
+        self._seats[index].away_deadline = None
+        actions.append(self._welcome(conn, index, fresh, now))
+        if self._log is not None:
+            self._log.info("seat_rejoined", seat=index)
+        return self._effects(actions + self._back_from_away(index, now))
 
     def watch(self, conn: ConnId, now: float) -> Effects:
         """``conn`` watches. Raises `RefusedError` (spectators_full) at the cap."""
@@ -446,7 +492,20 @@ class Room:
             if self._log is not None:
                 self._log.info("seat_resumed", seat=index, earlier_token=lost_welcome)
         actions.append(self._welcome(conn, index, fresh, now))
-        return self._effects(actions)
+        return self._effects(actions + self._back_from_away(index, now))
+
+    def _back_from_away(self, index: int, now: float) -> list[Action]:
+        """Seat ``index``'s player is back: if the server was playing for them, it stops
+        and says so (after their welcome, which still shows the calm pace)."""
+        seat = self._seats[index]
+        if not seat.away_play:
+            return []
+        seat.away_play = False
+        seat.due = None
+        mode = seat.auto
+        actions = self._emit(lambda seq: AutoPlayChanged(seq=seq, seat=index, mode=mode, away=True))
+        self._schedule(now)
+        return actions
 
     # ------------------------------------------------------------------ commands
     def handle(self, conn: ConnId, message: InRoomMessage, now: float) -> Effects:
@@ -506,7 +565,9 @@ class Room:
             seat.away_deadline = self._away_deadline(now)
         if self._log is not None:
             self._log.info("seat_away", seat=index)
-        return self._emit(lambda seq: ConnectionChanged(seq=seq, seat=index, connected=False))
+        actions = self._emit(lambda seq: ConnectionChanged(seq=seq, seat=index, connected=False))
+        # an away seat does not hold a vote up: the others' votes may now be complete
+        return actions + self._finish_if_agreed(now) + self._rematch_if_agreed(now)
 
     def wake(self, now: float) -> Effects:
         """Run what is due at or before ``now``: the time limit, away-timeouts, auto-play."""
@@ -517,19 +578,28 @@ class Room:
         for index, seat in enumerate(self._seats):
             if seat.away_deadline is not None and seat.away_deadline <= now:
                 seat.away_deadline = None
-                if (
-                    seat.human
-                    and seat.conn is None
-                    and seat.auto is AutoPlay.OFF
-                    and self.phase is not RoomPhase.OVER
-                ):
-                    actions += self._change_auto(index, AutoPlay.CALM, now)
+                if seat.human and seat.conn is None and seat.auto is AutoPlay.OFF:
+                    actions += self._play_for_away(index, now)
         for index, seat in enumerate(self._seats):
             if seat.due is not None and seat.due <= now:
                 seat.due = None
                 if index in self.waiting_for():
                     actions += self._mark_ready(index, now)
         return self._effects(actions)
+
+    def _play_for_away(self, index: int, now: float) -> list[Action]:
+        """Seat ``index`` has been away past the away-timeout: the server plays it at the
+        calm pace until its player returns, and tells the table so."""
+        seat = self._seats[index]
+        seat.away_play = True
+        seat.due = None
+        if self._log is not None:
+            self._log.info("seat_played_while_away", seat=index)
+        actions = self._emit(
+            lambda seq: AutoPlayChanged(seq=seq, seat=index, mode=AutoPlay.CALM, away=True)
+        )
+        self._schedule(now)
+        return actions
 
     def close_all(self, reason: str) -> list[Action]:
         """Close every connection of the room (4003 room closed) and forget them."""
@@ -559,9 +629,13 @@ class Room:
         return self._mark_ready(index, now)
 
     def _mark_ready(self, index: int, now: float) -> list[Action]:
-        self._seats[index].due = None
+        seats = self._seats
+        seats[index].due = None
         waiting = tuple(seat for seat in self.waiting_for() if seat != index)
         if not waiting:  # the last ready: the step clears every flag
+            return self._step(now)
+        if not seats[index].machine and all(seats[seat].machine for seat in waiting):
+            # only the computer is left to ready: it never keeps a person waiting
             return self._step(now)
         record = self._record
         self._record = played(record, record.steps, tuple(sorted((*record.ready, index))))
@@ -571,7 +645,10 @@ class Room:
     def _step(self, now: float) -> list[Action]:
         events = self.game.step()
         self._record = played(self._record, self.game.steps, ())
-        return self._after_play(events, now)
+        actions = self._after_play(events, now)
+        if self._record.finish_votes:  # a voter may have gone out: re-check the vote
+            actions += self._finish_if_agreed(now)
+        return actions
 
     def _after_play(self, events: Iterable[engine.Event], now: float) -> list[Action]:
         """Clear the ready flags, announce ``events`` and who is awaited next."""
@@ -626,11 +703,28 @@ class Room:
         actions = self._emit(lambda seq: FinishVoted(seq=seq, seat=index))
         return actions + self._finish_if_agreed(now)
 
+    def _voting_seats(self) -> list[SeatState]:
+        """The seats as `protocol.votes` reads them (who holds them, whether the computer
+        plays them, connected, out): the clients' own rule of who votes."""
+        started = self._record.started
+        active = self.game.active
+        return [
+            SeatState(
+                seat=index,
+                name=seat.name,
+                computer=seat.machine,
+                connected=seat.conn is not None,
+                out=started and index not in active,
+            )
+            for index, seat in enumerate(self._seats)
+        ]
+
     def _finish_if_agreed(self, now: float) -> list[Action]:
-        humans = [index for index, seat in enumerate(self._seats) if seat.human]
-        if self.phase is not RoomPhase.PLAYING or not humans:
+        votes = self._record.finish_votes
+        if self.phase is not RoomPhase.PLAYING or not votes:
             return []
-        if not all(index in self._record.finish_votes for index in humans):
+        voters = finish_voters(self._voting_seats())
+        if not voters or any(seat not in votes for seat in voters):
             return []
         self.game.finish()
         self._record = dataclasses.replace(self._record, finished=True)
@@ -647,13 +741,14 @@ class Room:
         return actions + self._rematch_if_agreed(now)
 
     def _rematch_if_agreed(self, now: float) -> list[Action]:
-        humans = [index for index, seat in enumerate(self._seats) if seat.human]
-        if self.phase is not RoomPhase.OVER or not humans:
-            return []
         votes = dict(self._record.rematch_votes)
-        if any(index not in votes for index in humans):
+        if self.phase is not RoomPhase.OVER or not votes:
             return []
-        same = all(votes[index] == RematchDeal.SAME.value for index in humans)
+        voters = rematch_voters(self._voting_seats())
+        if not voters or any(seat not in votes for seat in voters):
+            return []
+        # the same deal again only if every vote given asked for it
+        same = all(deal == RematchDeal.SAME.value for deal in votes.values())
         deal = self._record.deal if same else new_deal(self._random)
         self._record = GameRecord(
             number=self._record.number + 1, deal=deal, revealed=same, started=False
@@ -705,6 +800,7 @@ class Room:
         seat = self._seats[index]
         self._attach(index, None)
         seat.away_deadline = None
+        seat.away_play = False
         record = self._record
         self._record = dataclasses.replace(
             record,
@@ -788,14 +884,30 @@ class Room:
                 seat.due = now + delay
 
     def _delay(self, seat: _Seat) -> float | None:
-        settings = self._settings
         if seat.machine:
-            return settings.computer_delay
-        if seat.auto is AutoPlay.CALM:
+            return self._computer_pace()
+        return self._pace(seat.mode)
+
+    def _pace(self, mode: AutoPlay) -> float | None:
+        """Seconds an auto-play mode takes to ready (None: off)."""
+        settings = self._settings
+        if mode is AutoPlay.CALM:
             return settings.calm_delay
-        if seat.auto is AutoPlay.QUICK:
+        if mode is AutoPlay.QUICK:
             return settings.quick_delay
         return None
+
+    def _computer_pace(self) -> float:
+        """The computer keeps pace with the fastest person at the table: its own delay, or
+        a person's auto-play if that is quicker (quick auto-play against the computer
+        flips at the quick pace). It never holds up a person who readied (`_mark_ready`)."""
+        pace = self._settings.computer_delay
+        for seat in self._seats:
+            if seat.human:
+                mine = self._pace(seat.mode)
+                if mine is not None and mine < pace:
+                    pace = mine
+        return pace
 
     def _away_deadline(self, now: float) -> float | None:
         timeout = self._settings.away_timeout_seconds

@@ -3,9 +3,9 @@
 Every engine value that reaches the wire, and the wire's rules on their way to the
 engine, are converted here and nowhere else (the room, the hub and every test or bench
 harness call these functions). The enums need no converting: the engine and the wire
-share the `vocabulary` package's (`Aces`, `ShortWar`, `WonCards`, `TieBreak`,
-`Termination`, `OutReason`); what changes form is the records around them (cards become
-labels, events become messages with ``seq`` and ``step``).
+share the `vocabulary` package's (`Aces`, `ShortWar`, `BothShort`, `WonCards`,
+`FixedOrder`, `TieBreak`, `Termination`, `OutReason`); what changes form is the records
+around them (cards become labels, events become messages with ``seq`` and ``step``).
 """
 
 from __future__ import annotations
@@ -47,7 +47,9 @@ def engine_rules(spec: RulesSpec) -> engine.Rules:
         face_down=spec.face_down,
         aces=spec.aces,
         short_war=spec.short_war,
+        both_short=spec.both_short,
         won_cards=spec.won_cards,
+        fixed_order=spec.fixed_order,
         round_limit=spec.round_limit,
         tie_break=spec.tie_break,
     )
@@ -60,7 +62,9 @@ def rules_spec(rules: engine.Rules) -> RulesSpec:
         face_down=rules.face_down,
         aces=rules.aces,
         short_war=rules.short_war,
+        both_short=rules.both_short,
         won_cards=rules.won_cards,
+        fixed_order=rules.fixed_order,
         round_limit=rules.round_limit,
         tie_break=rules.tie_break,
     )

@@ -30,13 +30,14 @@ from server.engine.events import (
 from server.engine.game import Game, Phase, Table
 from server.engine.outcome import Outcome, Summary, Termination
 from server.engine.rng import Pcg32, splitmix64
-from server.engine.rules import Aces, Rules, ShortWar, TieBreak, WonCards
+from server.engine.rules import Aces, BothShort, FixedOrder, Rules, ShortWar, TieBreak, WonCards
 from vocabulary import OutReason
 
 __all__ = [
     "RANK_CHARS",
     "SUIT_CHARS",
     "Aces",
+    "BothShort",
     "CardError",
     "CardsLaidDown",
     "CardsReturned",
@@ -45,6 +46,7 @@ __all__ = [
     "DealError",
     "EngineError",
     "Event",
+    "FixedOrder",
     "Game",
     "GameOver",
     "GameOverError",

@@ -7,9 +7,10 @@ The hot case — two players left, ``won_cards = shuffle``, no time stop — is 
 `_duel` directly on the two piles, with the random stream's state in local variables:
 plain battles, and wars in which both players have enough cards, including the
 Fisher–Yates of the prize (for two cards: one bit). Anything unusual — a player short in
-a war, the end of the game, a round limit being reached — is handed back to the step
-path, which owns those rules. Three or four players still in, ``won_cards = fixed``
-(which checks every position anyway) and a time stop simply step.
+a war, the end of the game, a round limit being reached, cards left on the table by a
+round given back — is handed back to the step path, which owns those rules. Three or
+four players still in, ``won_cards = fixed`` (which checks every position anyway) and a
+time stop simply step.
 
 tests/server/engine/test_engine_fast.py, test_engine_props.py and test_engine_tiny.py prove the
 two paths give the same game (outcome, statistics, counts and step count).
@@ -32,7 +33,13 @@ def play_out(s: State) -> None:
     """Play the game of ``s`` to its end; a no-op if it is already over."""
     fast = s.rules.won_cards is WonCards.SHUFFLE
     while s.phase is not Phase.OVER:
-        if fast and s.phase is Phase.BATTLE and len(s.active) == 2 and not s.time_stop:
+        if (
+            fast
+            and s.phase is Phase.BATTLE
+            and len(s.active) == 2
+            and not s.time_stop
+            and not s.laid  # no cards left on the table by a round given back
+        ):
             _duel(s)
         else:
             advance(s)
@@ -57,6 +64,11 @@ def _hand_over(g: State, laid: list[int], depth: int) -> None:
         up_a.append(laid[base + 2 * fd])
         up_b.append(laid[base + 2 * fd + 1])
     g.laid = laid
+    g.tags = [sa, sb]
+    for war in range(depth - 1):
+        down, up = (1 + 2 * war) << 2, (2 + 2 * war) << 2
+        g.tags += [down | sa] * fd + [down | sb] * fd + [up | sa, up | sb]
+    g.flips = 2 * depth - 1
     g.mine[sa], g.mine[sb] = mine_a, mine_b
     g.up[sa], g.up[sb] = up_a, up_b
     g.down[sa] = g.down[sb] = (depth - 1) * fd
@@ -121,9 +133,6 @@ def _duel(g: State) -> None:
             depth = 0
             while u == v:
                 depth += 1
-                if depth == 1:
-                    wars += 1
-                longest = max(longest, depth)
                 if len(pile_a) < need or len(pile_b) < need:
                     # Someone is short: the step path settles this war from here.
                     rng.state, rng.reservoir, rng.bits_left = state, reservoir, left
@@ -147,6 +156,8 @@ def _duel(g: State) -> None:
                 laid.append(y)
                 u = strength[x]
                 v = strength[y]
+            wars += 1  # a round counts, with its war, once someone takes it
+            longest = max(longest, depth)
             # Fisher–Yates of the prize, exactly as Pcg32.shuffle does it.
             i = len(laid) - 1
             while i:

@@ -38,14 +38,20 @@ class State:
       when the deck does not divide evenly (out of play).
     - ``active``: seats still in, in seat order. The table: ``up[seat]`` face-up cards of
       this round in order, ``down[seat]`` how many face down, ``mine[seat]`` every card
-      the seat put on the table this round, ``laid`` every table card in laying order.
+      the seat put on the table this round, ``laid`` every table card in laying order and
+      ``tags[i]`` who laid ``laid[i]`` and in which flip: ``flip << 2 | seat``, where
+      ``flip`` counts the groups of cards laid (a round's first face-up cards, then each
+      war's face-down cards, then its face-up cards) from 0 for an empty table, ``flips``
+      the next one (``won_cards = fixed`` orders the prize by them).
     - ``phase``, ``war_seats`` and ``depth``: what the next step plays.
     - Figures: ``rounds`` completed, ``wars`` (rounds that went to war), ``longest`` (the
       deepest war), ``haul`` (most cards taken in one round), ``steps`` played.
     - ``outcome`` once over; ``time_stop`` once the clock stopped the game;
       ``short_round`` while someone went out short in the round being played; ``seen``
       the positions met between rounds (``won_cards = fixed`` only, to find endless
-      games).
+      games); ``given_back`` the positions met after rounds whose cards were given back
+      since round ``given_back_at`` (``both_short = play_on``; with ``won_cards = fixed``
+      ``seen`` serves).
     """
 
     rules: Rules
@@ -59,6 +65,8 @@ class State:
     down: list[int]
     mine: list[list[int]]
     laid: list[int]
+    tags: list[int]
+    flips: int = 0
     war_seats: tuple[int, ...] = ()
     depth: int = 0
     phase: Phase = Phase.BATTLE
@@ -71,6 +79,8 @@ class State:
     time_stop: bool = False
     short_round: bool = False
     seen: set[bytes] | None = None
+    given_back: set[bytes] | None = None
+    given_back_at: int = -1
 
     @classmethod
     def dealt(cls, rules: Rules, deal: int, deck: list[int] | None = None) -> State:
@@ -95,6 +105,7 @@ class State:
             down=[0] * n,
             mine=[[] for _ in range(n)],
             laid=[],
+            tags=[],
         )
         if rules.won_cards is WonCards.FIXED:
             state.seen = {state.position()}
@@ -109,5 +120,10 @@ class State:
         return Summary(self.rounds, self.wars, self.longest, self.haul, self.deal)
 
     def position(self) -> bytes:
-        """Every pile in order, as bytes (cards are < 255), separated by 255."""
-        return b"\xff".join(bytes(pile) for pile in self.piles)
+        """Every pile in order, as bytes (cards are < 255), separated by 255; then, if
+        cards lie on the table (only after a round given back), 254, the table cards in
+        laying order and their tags (``flips`` then stays below 64, so tags are < 256)."""
+        piles = b"\xff".join(bytes(pile) for pile in self.piles)
+        if not self.laid:
+            return piles
+        return piles + b"\xfe" + bytes(self.laid) + bytes(self.tags)

@@ -21,7 +21,7 @@ from server.engine.events import (
     WarDeclared,
 )
 from server.engine.outcome import Outcome
-from server.engine.rules import ShortWar, TieBreak, WonCards
+from server.engine.rules import BothShort, FixedOrder, ShortWar, TieBreak, WonCards
 from vocabulary import OutReason, Termination
 
 __all__ = ["advance", "end_of_round", "stop_by_time"]
@@ -60,11 +60,15 @@ def _leader(counts: list[int] | tuple[int, ...]) -> int | None:
 def _battle(s: State, events: list[Event]) -> None:
     round_no = s.rounds + 1
     turned: list[tuple[int, int]] = []
+    flip = s.flips << 2
+    s.flips += 1
+    piles, up, mine, laid, tags = s.piles, s.up, s.mine, s.laid, s.tags
     for seat in s.active:
-        card = s.piles[seat].popleft()
-        s.up[seat].append(card)
-        s.mine[seat].append(card)
-        s.laid.append(card)
+        card = piles[seat].popleft()
+        up[seat].append(card)
+        mine[seat].append(card)
+        laid.append(card)
+        tags.append(flip | seat)
         turned.append((seat, card))
     events.append(CardsTurned(round_no, 0, tuple(turned)))
     _compare(s, events, turned)
@@ -78,9 +82,6 @@ def _compare(s: State, events: list[Event], turned: list[tuple[int, int]]) -> No
         _take(s, events, tied[0])
         return
     s.depth += 1
-    if s.depth == 1:
-        s.wars += 1
-    s.longest = max(s.longest, s.depth)
     s.war_seats = tied
     s.phase = Phase.WAR
     events.append(WarDeclared(s.rounds + 1, s.depth, tied))
@@ -98,7 +99,7 @@ def _war(s: State, events: list[Event]) -> None:
     else:
         short = [seat for seat in seats if not piles[seat]]
     if len(short) == len(seats):
-        _return_all(s, events)
+        _give_back(s, events)
         return
     if lose:
         for seat in short:
@@ -107,6 +108,8 @@ def _war(s: State, events: list[Event]) -> None:
             events.append(PlayerOut(round_no, seat, OutReason.SHORT_WAR))
     playing = [seat for seat in seats if seat not in short] if lose else list(seats)
     laid: list[tuple[int, int]] = []
+    flip = s.flips << 2
+    s.flips += 2  # this war's face-down cards, then its face-up cards
     for seat in seats:
         pile = piles[seat]
         if lose and seat in short:
@@ -119,6 +122,7 @@ def _war(s: State, events: list[Event]) -> None:
             card = pile.popleft()
             s.mine[seat].append(card)
             s.laid.append(card)
+            s.tags.append(flip | seat)
         s.down[seat] += count
         laid.append((seat, count))
     events.append(CardsLaidDown(round_no, depth, tuple(laid)))
@@ -126,6 +130,7 @@ def _war(s: State, events: list[Event]) -> None:
         _take(s, events, playing[0])
         return
     turned: list[tuple[int, int]] = []
+    flip += 1 << 2
     for seat in playing:
         pile = piles[seat]
         if pile:
@@ -133,6 +138,7 @@ def _war(s: State, events: list[Event]) -> None:
             s.up[seat].append(card)
             s.mine[seat].append(card)
             s.laid.append(card)
+            s.tags.append(flip | seat)
         else:  # last_card: the card already face up stands again
             card = s.up[seat][-1]
         turned.append((seat, card))
@@ -141,42 +147,99 @@ def _war(s: State, events: list[Event]) -> None:
 
 
 def _clear_table(s: State, seats: Iterable[int]) -> None:
-    """Take ``seats``' cards off the table (the caller has put them somewhere)."""
+    """Take ``seats``' cards off the table (the caller has put them somewhere). Cards left
+    keep their order, and their flips are renumbered from 0 (see `State.position`)."""
     for seat in seats:
         s.up[seat].clear()
         s.mine[seat].clear()
         s.down[seat] = 0
     if any(s.mine):  # cards left on the table: keep them in the order laid
         left = {card for mine in s.mine for card in mine}
-        s.laid = [card for card in s.laid if card in left]
+        kept = [(card, tag) for card, tag in zip(s.laid, s.tags, strict=True) if card in left]
+        renumber: dict[int, int] = {}
+        for _, tag in kept:
+            renumber.setdefault(tag >> 2, len(renumber))
+        s.laid = [card for card, _ in kept]
+        s.tags = [renumber[tag >> 2] << 2 | tag & 3 for _, tag in kept]
+        s.flips = len(renumber)
     else:
         s.laid = []
+        s.tags = []
+        s.flips = 0
     s.war_seats = ()
     s.depth = 0
 
 
+def _prize(s: State, winner: int) -> list[int]:
+    """The table's cards in the order they go under ``winner``'s pile, before a shuffle:
+    flip by flip, and within a flip seat by seat from seat 0 or, with ``won_cards =
+    fixed`` and ``fixed_order = winner``, from the winner round the table."""
+    if s.rules.won_cards is WonCards.SHUFFLE or s.rules.fixed_order is FixedOrder.SEAT0:
+        return s.laid
+    n = s.rules.players
+    keys = [tag >> 2 << 2 | ((tag & 3) - winner) % n for tag in s.tags]
+    laid = s.laid
+    return [laid[i] for i in sorted(range(len(laid)), key=keys.__getitem__)]
+
+
 def _take(s: State, events: list[Event], winner: int) -> None:
-    won = s.laid
+    won = _prize(s, winner)
     if s.rules.won_cards is WonCards.SHUFFLE:
         s.rng.shuffle(won)
     s.piles[winner].extend(won)
     s.haul = max(s.haul, len(won))
     s.rounds += 1
+    if s.depth:
+        s.wars += 1
+        s.longest = max(s.longest, s.depth)
     _clear_table(s, range(s.rules.players))
     events.append(CardsTaken(s.rounds, winner, len(won), s.counts()))
     end_of_round(s, events)
 
 
-def _return_all(s: State, events: list[Event]) -> None:
-    # Every player still in takes their own cards back. A player who went out short in
-    # this round is out: what they forfeited stays on the table, won by nobody.
+def _give_back(s: State, events: list[Event]) -> None:
+    """Everyone in the war ran out at once: every player still in takes their own cards
+    back under their pile, in the order laid, and the round is not counted. A player who
+    went out short in this round is out: what they forfeited stays on the table.
+
+    The game then ends (``both_short``) if nobody outside the war is still in, or with
+    ``both_short = end``; otherwise play goes on and those forfeited cards go to whoever
+    takes the next round."""
+    everyone = all(seat in s.war_seats for seat in s.active)
     for seat in s.active:
         s.piles[seat].extend(s.mine[seat])
     _clear_table(s, s.active)
-    # Nobody took the table, so the round is not counted.
     counts = s.counts()
     events.append(CardsReturned(s.rounds + 1, counts))
-    _end(s, events, _leader(counts), Termination.BOTH_SHORT)
+    if everyone or s.rules.both_short is BothShort.END:
+        _end(s, events, _leader(counts), Termination.BOTH_SHORT)
+        return
+    s.phase = Phase.BATTLE
+    s.short_round = False  # the round is played again: who went out in it does not count
+    # Every player still in has at least the card they turned up back, so nobody is out.
+    if s.time_stop:
+        _check_limit(s, events, Termination.TIME_LIMIT)
+    elif s.rules.round_limit is not None and s.rounds >= s.rules.round_limit:
+        _check_limit(s, events, Termination.ROUND_LIMIT)  # an out player may have led
+    if s.phase is not Phase.OVER and _repeated(s):
+        _end(s, events, _leader(counts), Termination.ENDLESS)
+
+
+def _repeated(s: State) -> bool:
+    """Whether the position after a round given back was met before in a way that makes
+    play go round forever: with ``won_cards = fixed`` at any earlier point between rounds
+    (`State.seen`); with shuffled won cards since the last round taken (no card was
+    shuffled since, so the game would repeat itself). Records the position otherwise."""
+    seen = s.seen
+    if seen is None:
+        if s.given_back is None or s.given_back_at != s.rounds:
+            s.given_back, s.given_back_at = set(), s.rounds
+        seen = s.given_back
+    position = s.position()
+    if position in seen:
+        return True
+    seen.add(position)
+    return False
 
 
 def end_of_round(s: State, events: list[Event]) -> None:

@@ -13,6 +13,8 @@ from typing import Any
 from server.engine.errors import RulesError
 from vocabulary import (
     Aces,
+    BothShort,
+    FixedOrder,
     ShortWar,
     TieBreak,
     WonCards,
@@ -21,7 +23,7 @@ from vocabulary import (
     check_round_limit,
 )
 
-__all__ = ["Aces", "Rules", "ShortWar", "TieBreak", "WonCards"]
+__all__ = ["Aces", "BothShort", "FixedOrder", "Rules", "ShortWar", "TieBreak", "WonCards"]
 
 MAX_RANKS = 13
 MAX_SUITS = 4
@@ -29,7 +31,9 @@ MAX_SUITS = 4
 _ENUMS: dict[str, type[StrEnum]] = {
     "aces": Aces,
     "short_war": ShortWar,
+    "both_short": BothShort,
     "won_cards": WonCards,
+    "fixed_order": FixedOrder,
     "tie_break": TieBreak,
 }
 
@@ -43,7 +47,9 @@ class Rules:
     """The settings of a game (see docs/rules.md). Invalid values raise `RulesError`.
 
     Enum settings also accept their string values (``aces="low"``) and are stored as the
-    enum. ``ranks`` × ``suits`` picks a smaller deck: the ``ranks`` highest ranks of
+    enum. ``both_short`` and ``fixed_order`` default to the rules of today; their other
+    values are how versions up to 0.1 played (stored games keep them). ``ranks`` ×
+    ``suits`` picks a smaller deck: the ``ranks`` highest ranks of
     2..A and the first ``suits`` of spades, hearts, diamonds, clubs.
     """
 
@@ -51,7 +57,9 @@ class Rules:
     face_down: int = 1
     aces: Aces = Aces.HIGH
     short_war: ShortWar = ShortWar.LOSE
+    both_short: BothShort = BothShort.PLAY_ON
     won_cards: WonCards = WonCards.SHUFFLE
+    fixed_order: FixedOrder = FixedOrder.WINNER
     round_limit: int | None = None
     tie_break: TieBreak = TieBreak.DRAW
     ranks: int = 13

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from protocol import option_name, option_names
+from protocol import option_name, option_names, option_value
 from server.engine import Rules, RulesError
 from server.sim.run import MAX_SEED, Report, default_jobs, play_deal, simulate
 from server.sim.trace import describe_rules, trace
@@ -19,6 +19,8 @@ from vocabulary import (
     MAX_ROUND_LIMIT,
     PLAYER_COUNTS,
     Aces,
+    BothShort,
+    FixedOrder,
     ShortWar,
     TieBreak,
     WonCards,
@@ -147,6 +149,22 @@ def build_parser() -> argparse.ArgumentParser:
         " such games end as endless)",
     )
     rules.add_argument(
+        "--fixed-order",
+        choices=option_names(FixedOrder),
+        default=FixedOrder.WINNER.value,
+        help="with --won-cards fixed: seat order starts from the winner (default), or from seat"
+        " 0 whoever won (versions up to 0.1; it favours seat 0)",
+    )
+    rules.add_argument(
+        "--both-short",
+        type=option_name,
+        choices=option_names(BothShort),
+        default=option_name(BothShort.PLAY_ON.value),
+        help="3-4 players, everyone in a war short while another player is still in: the"
+        " cards go back and play goes on (play-on, default), or the game ends (end: versions"
+        " up to 0.1)",
+    )
+    rules.add_argument(
         "--rounds",
         type=_ranged(1, MAX_ROUND_LIMIT),
         metavar="N",
@@ -190,8 +208,10 @@ def _rules(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Rules:
             players=args.players,
             face_down=args.face_down,
             aces=args.aces,
-            short_war=args.short_war.replace("-", "_"),
+            short_war=ShortWar(option_value(args.short_war)),
             won_cards=args.won_cards,
+            fixed_order=args.fixed_order,
+            both_short=BothShort(option_value(args.both_short)),
             round_limit=args.rounds,
             tie_break=args.tie_break,
             ranks=args.ranks,

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from server.engine import (
+    BothShort,
     CardsLaidDown,
     CardsReturned,
     CardsTaken,
     CardsTurned,
     Event,
+    FixedOrder,
     Game,
     GameOver,
     Outcome,
@@ -20,6 +22,7 @@ from server.engine import (
     Summary,
     Termination,
     WarDeclared,
+    WonCards,
     card_rank,
     card_suit,
 )
@@ -74,10 +77,16 @@ def describe_rules(rules: Rules) -> str:
     """One line naming every setting in words."""
     limit = "no round limit" if rules.round_limit is None else f"{rules.round_limit} rounds max"
     deck = "52-card deck" if rules.deck_size == 52 else f"{rules.ranks}x{rules.suits} deck"
+    won = f"won cards {rules.won_cards}"
+    if rules.won_cards is WonCards.FIXED:
+        won += " from the winner" if rules.fixed_order is FixedOrder.WINNER else " from seat 0"
+    everyone = ""
+    if rules.players > 2 and rules.both_short is BothShort.END:
+        everyone = ", all short in a war: the game ends"
     return (
         f"{rules.players} players, {deck}, {rules.face_down} face down in a war, "
-        f"aces {rules.aces}, short in a war: {rules.short_war.replace('_', ' ')}, "
-        f"won cards {rules.won_cards}, {limit}, ties at a limit: {rules.tie_break}"
+        f"aces {rules.aces}, short in a war: {rules.short_war.replace('_', ' ')}{everyone}, "
+        f"{won}, {limit}, ties at a limit: {rules.tie_break}"
     )
 
 
@@ -141,13 +150,16 @@ def trace(rules: Rules, deal: int) -> Iterator[str]:
     shown: set[int] = set()  # cards turned face up this round
     while game.phase is not Phase.OVER:
         ending = ""
-        for event in game.step():
+        events = game.step()
+        for event in events:
             if isinstance(event, PlayerOut) and event.reason is OutReason.SHORT_WAR:
                 forfeits.add(event.seat)
             if isinstance(event, GameOver):
                 ending = _ending(event.outcome, event.summary)
             else:
                 words.extend(_sentence(event, rules, forfeits, shown))
+            if isinstance(event, CardsReturned) and game.phase is Phase.BATTLE:
+                words.append("The round does not count; it is played again.")
         if game.phase is Phase.BATTLE or ending:
             if words:
                 yield " ".join(words)

@@ -8,7 +8,6 @@ the server's own mapping, `server.core.wire`), every room message with the next 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from protocol import (
@@ -25,13 +24,6 @@ from server import engine
 from server.core.wire import event_message, rules_spec
 
 NAMES = ("Ann", "Ben", "Cy", "Dot")
-
-
-def arrange(rules: engine.Rules, piles: Sequence[str]) -> engine.Game:
-    """A game whose seats hold ``piles`` (space-separated card codes, top first)."""
-    hands = [[engine.parse_card(code, rules) for code in pile.split()] for pile in piles]
-    deck = [hand[i] for i in range(len(hands[0])) for hand in hands]
-    return engine.Game.arranged(rules, deck)
 
 
 @dataclass

@@ -23,11 +23,13 @@ from protocol import (
     Aces,
     AutoPlay,
     AutoPlayChanged,
+    BothShort,
     CardsTaken,
     CardsTurned,
     ConnectionChanged,
     Error,
     FinishVoted,
+    FixedOrder,
     GameOver,
     GameResult,
     GameStarted,
@@ -55,7 +57,8 @@ from protocol import (
     WonCards,
 )
 from server import engine
-from tests.client._record import Recording, arrange
+from tests._kit.decks import arrange
+from tests.client._record import Recording
 
 
 def narrate(messages: Sequence[ServerMessage], me: int | None) -> list[str]:
@@ -149,7 +152,8 @@ def test_war_and_double_war_from_the_engine() -> None:
     assert lines[-2] == (
         "Game over: everyone in a war ran out of cards at once. It's a draw: 4 cards each."
     )
-    assert lines[-1] == "No round was won: the first round's double war was never settled. Deal 0."
+    # the figures count the rounds somebody took: the unsettled double war is in none
+    assert lines[-1] == "No round was won. Deal 0."
 
 
 def test_a_war_won_says_so() -> None:
@@ -230,7 +234,9 @@ def test_short_war_last_card() -> None:
 
 
 def test_endless() -> None:
-    rules = engine.Rules(ranks=2, suits=4, won_cards=engine.WonCards.FIXED)
+    rules = engine.Rules(
+        ranks=2, suits=4, won_cards=engine.WonCards.FIXED, fixed_order=engine.FixedOrder.SEAT0
+    )
     recording = Recording(arrange(rules, ["KS KH KD AC", "AS AH AD KC"]), me=0)
     recording.play()
     assert narrate(recording.messages, 0)[-2] == (
@@ -582,11 +588,8 @@ def test_summaries_never_say_zero_rounds_or_zero_wars() -> None:
     assert (
         summary(1, 1, 1, 6) == "1 round, 1 war, longest war: single, biggest haul: 6 cards, deal 7."
     )
-    assert summary(0, 0, 0, 0) == "No round was played. Deal 7."
-    assert (
-        summary(0, 1, 3, 0)
-        == "No round was won: the first round's triple war was never settled. Deal 7."
-    )
+    # the figures count the rounds somebody took (a war nobody settled is in none)
+    assert summary(0, 0, 0, 0) == "No round was won. Deal 7."
 
 
 def test_a_table_gets_no_second_waiting_line() -> None:
@@ -700,3 +703,72 @@ def test_who_still_has_to_vote_for_a_rematch() -> None:
     assert votes_sentence(same, None) == (
         "Cy asked for this deal again; still to vote: Ann, Ben and Dot."
     )
+
+
+# --- issue 12, items 2, 3 and 5: rounds given back, 0.1's rules, the away player -----------------
+def test_a_round_given_back_is_said_to_be_played_again() -> None:
+    """Seats 1 and 3 run out in a war while seats 0 and 2 are in: deal 1684, as the engine
+    plays it today (and as 0.1 did: there the game ended)."""
+    for both_short, again in ((engine.BothShort.PLAY_ON, True), (engine.BothShort.END, False)):
+        recording = Recording(engine.Game(engine.Rules(players=4, both_short=both_short), 1684))
+        recording.play()
+        lines = narrate(recording.messages, 0)
+        at = lines.index(
+            "Everyone in the war ran out of cards at once: each takes their own cards back."
+        )
+        assert (lines[at + 1] == "Nobody takes this round: it is played again.") is again
+
+
+def test_two_players_running_out_is_never_played_again() -> None:
+    rules = engine.Rules(ranks=4, suits=2, won_cards=engine.WonCards.FIXED)
+    recording = Recording(arrange(rules, ["AS KS QS JS", "AH KH QH JH"]), me=0)
+    recording.play()
+    assert "Nobody takes this round: it is played again." not in narrate(recording.messages, 0)
+
+
+def test_the_rules_of_0_1_rooms_are_said() -> None:
+    old = RulesSpec(
+        players=3,
+        won_cards=WonCards.FIXED,
+        fixed_order=FixedOrder.SEAT0,
+        both_short=BothShort.END,
+    )
+    said = rules_sentence(old)
+    assert "If everyone in a war runs out at once, the game ends (the old rule)." in said
+    assert (
+        "Won cards go under the pile in the order they were laid down, seat 1's first"
+        " (the old rule)." in said
+    )
+    today = rules_sentence(RulesSpec(players=3, won_cards=WonCards.FIXED))
+    assert "old rule" not in today
+    assert "old rule" not in rules_sentence(RulesSpec(both_short=BothShort.END))  # 2 players
+
+
+def test_the_server_playing_for_an_away_player_is_said_to_everyone() -> None:
+    messages = [
+        *table(["Ann", "Ben"], 0),
+        ConnectionChanged(seq=4, seat=1, connected=False),
+        AutoPlayChanged(seq=5, seat=1, mode=AutoPlay.CALM, away=True),
+        ConnectionChanged(seq=6, seat=1, connected=True),
+        AutoPlayChanged(seq=7, seat=1, mode=AutoPlay.OFF, away=True),
+    ]
+    assert narrate(messages, 0)[-4:] == [
+        "Ben is away.",
+        "Ben is away: the server plays for them calmly until they come back.",
+        "Ben is back.",
+        "The server no longer plays for Ben.",
+    ]
+    # Ben himself, back: his welcome, then the server hands his seat back
+    back = [*table(["Ann", "Ben"], 1), AutoPlayChanged(seq=4, seat=1, mode=AutoPlay.OFF, away=True)]
+    assert narrate(back, 1)[-1] == (
+        "While you were away the server played for you; now you play again."
+    )
+
+
+def test_a_seat_taken_back_from_another_device_is_said() -> None:
+    messages = [
+        *table(["Ann", "Ben"], 0),
+        ConnectionChanged(seq=4, seat=1, connected=False),
+        ConnectionChanged(seq=5, seat=1, connected=True, rejoined=True),
+    ]
+    assert narrate(messages, 0)[-1] == "Ben is back, on another device (with the player code)."

@@ -13,6 +13,7 @@ from protocol import (
     AutoPlay,
     AutoPlayChanged,
     CardsLaidDown,
+    CardsReturned,
     CardsTaken,
     CardsTurned,
     ConnectionChanged,
@@ -40,7 +41,8 @@ from protocol import (
     Welcome,
 )
 from server import engine
-from tests.client._record import Recording, arrange
+from tests._kit.decks import GIVEN_BACK, RUN_OUT, arrange
+from tests.client._record import Recording
 from tests.protocol.strategies import server_messages
 
 RULES = RulesSpec()
@@ -330,8 +332,7 @@ def test_short_war_lose_marks_the_player_out() -> None:
 def test_an_out_players_forfeit_stays_on_the_table_when_the_rest_run_out() -> None:
     """Ben goes out short, Ann and Cy tie again and both run out: they take their cards
     back, Ben's stay on the table to the end, as the engine (and a snapshot) has them."""
-    rules = engine.Rules(players=3, ranks=5, suits=3, face_down=3, won_cards=engine.WonCards.FIXED)
-    piles = ["AS JD KS QS QH", "TS TH KH QD AD", "JS AH KD TD JH"]
+    rules, piles = RUN_OUT
     recording = Recording(arrange(rules, piles))
     recording.play()
     view = replay_checking(recording)
@@ -341,6 +342,30 @@ def test_an_out_players_forfeit_stays_on_the_table_when_the_rest_run_out() -> No
     assert view.seats[1].out
     assert [s.face_up for s in view.seats] == [(), ("KH",), ()]
     assert [s.face_down for s in view.seats] == list(game.table.face_down) == [0, 2, 0]
+
+
+def test_an_out_players_forfeit_goes_to_whoever_takes_the_next_round() -> None:
+    """Four players: Ben goes out short, Ann and Cy run out, Di (outside the war) is still
+    in. The round is given back and played again; Ben's cards stay on the table through
+    its first flip, and Cy, who takes it, takes them too (tests/server/engine/
+    test_engine_return.py tells the deal)."""
+    rules, piles = GIVEN_BACK
+    recording = Recording(arrange(rules, piles))
+    recording.play()
+    view = ViewState()
+    given_back = checked = False
+    for message in recording.messages:
+        view = apply(view, message)
+        if isinstance(message, CardsReturned):
+            given_back = True
+        elif given_back and isinstance(message, CardsTurned):  # round 3, played again
+            assert (view.seats[1].face_up, view.seats[1].face_down) == (("KH",), 2)
+            given_back, checked = False, True
+        elif isinstance(message, CardsTaken) and message.round == 3:
+            assert message.count == 6  # Cy's three and Ben's three
+            assert (view.seats[1].face_up, view.seats[1].face_down) == ((), 0)
+    assert checked
+    replay_checking(recording)  # every card accounted for after every message
 
 
 @given(

@@ -3,44 +3,21 @@ and ``--local``'s child server started and stopped."""
 
 from __future__ import annotations
 
-import asyncio
 import http.client
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from textual.widgets import Static
 
-from client.connection import Connection, LinkEvent
+from client.connection import Connection
 from client.local import LocalServer
-from client.tui import WarApp
-from client.view import ViewState
 from protocol import CreateRoom, RoomPhase, RulesSpec
 from tests.e2e._process import server_process
+from tests.e2e._tui import WatchedApp
 
 pytestmark = pytest.mark.slow
 
 TIMEOUT = 30.0
-
-
-class WatchedApp(WarApp):
-    """The app, with an event the test can wait on after each link event is drawn."""
-
-    def __init__(self, connection: Connection) -> None:
-        super().__init__(connection)
-        self.changed = asyncio.Event()
-
-    def on_link_event(self, event: LinkEvent) -> None:
-        super().on_link_event(event)
-        self.changed.set()
-
-    async def until(self, wanted: Callable[[ViewState], bool]) -> None:
-        async def wait() -> None:
-            while not wanted(self.view):
-                self.changed.clear()
-                await self.changed.wait()
-
-        await asyncio.wait_for(wait(), TIMEOUT)
 
 
 async def test_the_table_plays_a_short_game_against_the_computer(tmp_path: Path) -> None:

@@ -18,7 +18,6 @@ from protocol import (
     GameOver,
     GameStarted,
     Ready,
-    ReadyChanged,
     Rematch,
     RematchDeal,
     RulesSpec,
@@ -145,10 +144,9 @@ async def test_against_the_computer(tmp_path: Path) -> None:
         over = await play_to_the_end([ann])
     assert game_events(ann) == replay(spec, 31337)
     assert over.termination is Termination.ROUND_LIMIT
-    # the computer's ready shows, and the game waited for it
-    assert any(isinstance(m, ReadyChanged) and m.seat == 1 for m in ann.log) or any(
-        isinstance(m, WaitingFor) and m.seats == (1,) for m in ann.log
-    )
+    # the computer never keeps a person waiting: once Ann has readied, the step does not
+    # wait for the computer alone (0.1 waited up to 0.6 s for it at every step)
+    assert not any(isinstance(m, WaitingFor) and m.seats == (1,) for m in ann.log)
 
 
 async def test_a_time_limit_ends_the_game_on_the_servers_clock(tmp_path: Path) -> None:

@@ -11,12 +11,14 @@ from protocol import (
     ALL_CARDS,
     CLOSE_CODE_FOR_ERROR,
     PROTOCOL_VERSION,
+    BothShort,
     CardsTurned,
     CloseCode,
     CreateRoom,
     EncodeError,
     Error,
     ErrorCode,
+    FixedOrder,
     JoinRoom,
     ProtocolError,
     Ready,
@@ -64,7 +66,9 @@ def test_create_room_on_the_wire_has_every_field_and_the_version() -> None:
             "face_down": 1,
             "aces": "high",
             "short_war": "lose",
+            "both_short": "play_on",
             "won_cards": "shuffle",
+            "fixed_order": "winner",
             "round_limit": None,
             "tie_break": "draw",
         },
@@ -95,7 +99,13 @@ def test_rules_map_matches_the_engine_shape() -> None:
     """The wire's rules map has the keys and values of the engine's ``Rules.to_dict()``
     minus ``ranks``/``suits`` (tests/server/core/test_wire.py checks the engine side)."""
     rules = RulesSpec(
-        players=3, face_down=3, won_cards=WonCards.FIXED, round_limit=50, tie_break=TieBreak.BATTLE
+        players=3,
+        face_down=3,
+        won_cards=WonCards.FIXED,
+        fixed_order=FixedOrder.SEAT0,
+        both_short=BothShort.END,
+        round_limit=50,
+        tie_break=TieBreak.BATTLE,
     )
     mapped = wire(CreateRoom(name="Ann", rules=rules))["rules"]
     assert mapped == {
@@ -103,7 +113,9 @@ def test_rules_map_matches_the_engine_shape() -> None:
         "face_down": 3,
         "aces": "high",
         "short_war": "lose",
+        "both_short": "end",
         "won_cards": "fixed",
+        "fixed_order": "seat0",
         "round_limit": 50,
         "tie_break": "battle",
     }

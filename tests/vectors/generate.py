@@ -56,7 +56,8 @@ from protocol import (
 from protocol.fields import AutoPlay
 from server import engine
 from server.core.hub import HubSettings
-from tests.client._record import Recording, arrange
+from tests._kit.decks import GIVEN_BACK, arrange
+from tests.client._record import Recording
 from tests.server.core._roomkit import Peer, RoomKit
 
 __all__ = ["FOLDER", "digest", "main", "scenes"]
@@ -288,6 +289,34 @@ def four_players() -> dict[str, Any]:
     return scene.vector()
 
 
+def family_evening() -> dict[str, Any]:
+    """Deal 7652 (three players, three face down): Cy runs short at step 6."""
+    scene = Scene(
+        "family-evening",
+        "Ann, Ben and Cy, three cards face down, a spectator; Cy runs short and is out; "
+        "Ben's laptop closes and after two minutes the server plays his seat calmly; he "
+        "takes it back from another device with the player code and his name, then leaves "
+        "(the computer plays for him); Cy, out, votes to finish, and Ann's vote ends it.",
+    )
+    rules = RulesSpec(players=3, face_down=3)
+    ann = scene.open("ann", CreateRoom(name="Ann", rules=rules, deal=7652))
+    code = ann.welcome.player_code or ""
+    scene.open("ben", JoinRoom(code=code, name="Ben"))
+    scene.open("cy", JoinRoom(code=code, name="Cy"))
+    scene.open("watcher", WatchRoom(code=ann.welcome.watch_code or ""))
+    while 2 in scene.room("ann").game.active:
+        scene.play(1, "ann", "ben", "cy")
+    scene.drop("ben")
+    scene.kit.advance(120.0)
+    scene.play(2, "ann")
+    scene.open("ben", JoinRoom(code=code, name="Ben"))
+    scene.play(1, "ann", "ben")
+    scene.send("ben", Leave())
+    scene.send("cy", VoteFinish())
+    scene.send("ann", VoteFinish())
+    return scene.vector()
+
+
 def short_war(rule: ShortWar, deal: int, steps: int) -> Callable[[], dict[str, Any]]:
     """Deals 949 and 8308 run short within six steps (found by searching the engine)."""
 
@@ -347,8 +376,21 @@ def everyone_short() -> dict[str, Any]:
     )
 
 
+def given_back() -> dict[str, Any]:
+    rules, piles = GIVEN_BACK
+    return arranged(
+        "arranged-given-back",
+        "An arranged 20-card game for four under 0.1's fixed order: Ben runs short, Ann and "
+        "Cy run out while Di is still in, so the round is given back and played again; Ben's "
+        "cards stay on the table until Cy takes them.",
+        lambda: arrange(rules, piles),
+    )
+
+
 def endless() -> dict[str, Any]:
-    rules = engine.Rules(ranks=2, suits=4, won_cards=engine.WonCards.FIXED)
+    rules = engine.Rules(
+        ranks=2, suits=4, won_cards=engine.WonCards.FIXED, fixed_order=engine.FixedOrder.SEAT0
+    )
     return arranged(
         "arranged-endless",
         "An arranged 8-card game that would go round for ever.",
@@ -363,10 +405,12 @@ def scenes() -> list[dict[str, Any]]:
         two_players(),
         three_players(),
         four_players(),
+        family_evening(),
         short_war(ShortWar.LOSE, 949, 10)(),
         short_war(ShortWar.LAST_CARD, 8308, 10)(),
         time_limit(),
         everyone_short(),
+        given_back(),
         endless(),
     ]
     for vector in made:

@@ -57,6 +57,7 @@ export function describe(before, message, after, me, { table = false } = {}) {
       return [`${cap(does(before, m.seat, me, "leave", "leaves"))} the table.`];
     case "connection_changed":
       if (m.seat === me) return [];
+      if (m.rejoined) return [`${nameOf(after, m.seat)} is back, on another device (with the player code).`];
       return [`${nameOf(after, m.seat)} is ${m.connected ? "back" : "away"}.`];
     case "waiting_for": {
       const earlier = awayWaited(before);
@@ -65,6 +66,7 @@ export function describe(before, message, after, me, { table = false } = {}) {
       return [`The game waits for ${joinWords(away.map((s) => nameOf(after, s)))}, away for now.`];
     }
     case "auto_play_changed":
+      if (m.away) return [awayPlay(after, m.seat, me, m.mode === "calm")];
       if (m.seat === me) return [`Your auto-play is ${m.mode}.`];
       if (after.left.includes(m.seat)) {
         return m.mode === "off" ? [] : [`The computer plays for ${nameOf(after, m.seat)} from now on.`];
@@ -90,8 +92,10 @@ export function describe(before, message, after, me, { table = false } = {}) {
       return laidDown(after, m, me);
     case "cards_taken":
       return [taken(after, m, me)];
-    case "cards_returned":
-      return ["Everyone in the war ran out of cards at once: each takes their own cards back."];
+    case "cards_returned": {
+      const said = "Everyone in the war ran out of cards at once: each takes their own cards back.";
+      return playedAgain(before, after) ? [said, "Nobody takes this round: it is played again."] : [said];
+    }
     case "player_out": {
       const why = m.reason === "short_war" ? "too few cards to finish the war" : "no cards left";
       const [verb, out] = m.seat === me ? ["have", "are"] : ["has", "is"];
@@ -102,6 +106,24 @@ export function describe(before, message, after, me, { table = false } = {}) {
     default:
       return [];
   }
+}
+
+// The server starts (`playing`) or stops playing an away seat for its player.
+function awayPlay(view, seat, me, playing) {
+  if (seat === me) {
+    return playing
+      ? "You are away: the server plays for you calmly until you come back."
+      : "While you were away the server played for you; now you play again.";
+  }
+  const name = nameOf(view, seat);
+  return playing ? `${name} is away: the server plays for them calmly until they come back.` : `The server no longer plays for ${name}.`;
+}
+
+// A round given back is played again when someone outside the war that ran out is still in
+// and the rules play on (both_short; 0.1's rooms end instead).
+function playedAgain(before, after) {
+  if (after.rules.both_short !== "play_on") return false;
+  return after.seats.some((s) => s.name !== null && !s.out && !before.war_seats.includes(s.seat));
 }
 
 function welcomeLines(view, me, table, first) {
@@ -259,10 +281,7 @@ function winnerClause(view, result, counts, me) {
 /** The game's figures, the same for everyone. */
 export function summarySentence(result) {
   const s = result.summary;
-  if (s.rounds === 0) {
-    if (s.wars) return `No round was won: the first round's ${warName(Math.max(1, s.longest_war))} was never settled. Deal ${s.deal}.`;
-    return `No round was played. Deal ${s.deal}.`;
-  }
+  if (s.rounds === 0) return `No round was won. Deal ${s.deal}.`; // figures count rounds taken
   const parts = [plural(s.rounds, "round")];
   if (s.wars) parts.push(plural(s.wars, "war"), `longest war: ${longestName(s.longest_war)}`);
   else parts.push("no wars");
@@ -311,7 +330,10 @@ export function rulesSentence(rules, minutes = null) {
   lines.push(`${down} card${rules.face_down !== 1 ? "s" : ""} face down in a war.`);
   if (rules.short_war === "last_card") lines.push("A player short of cards in a war turns up their last card.");
   else lines.push(`A player short of cards in a war ${rules.players === 2 ? "loses" : "is out"}.`);
-  if (rules.won_cards === "fixed") lines.push("Won cards go under the pile in the order they were laid down.");
+  if (rules.players > 2 && rules.both_short === "end") lines.push("If everyone in a war runs out at once, the game ends (the old rule).");
+  if (rules.won_cards === "fixed" && rules.fixed_order === "seat0") {
+    lines.push("Won cards go under the pile in the order they were laid down, seat 1's first (the old rule).");
+  } else if (rules.won_cards === "fixed") lines.push("Won cards go under the pile in the order they were laid down.");
   else lines.push("Won cards are shuffled before they go under the pile.");
   if (rules.round_limit === null && minutes === null) {
     lines.push("No limit: the game ends when one player has every card.");

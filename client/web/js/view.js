@@ -232,9 +232,11 @@ function gameEvent(view, m) {
   switch (m.type) {
     case "cards_turned": {
       if (m.depth === 0) {
+        // a new round; cards an out player forfeited in a round given back stay until taken
         next = withCounts(
           next,
           next.seats.map((s) => s.count),
+          true,
           true,
         );
       }

@@ -33,7 +33,9 @@ test("a welcome gets every default filled in", () => {
     face_down: 1,
     aces: "high",
     short_war: "lose",
+    both_short: "play_on",
     won_cards: "shuffle",
+    fixed_order: "winner",
     round_limit: null,
     tie_break: "draw",
   });

@@ -39,7 +39,7 @@ CONTRACT = {  # the settings of docs/hosting.md: flag -> (env, default as parsed
     "--abuse-penalty-max": ("WAR_ABUSE_PENALTY_MAX", 300.0),
     "--max-failed-joins": ("WAR_MAX_FAILED_JOINS", 10),
     "--idle-room-minutes": ("WAR_IDLE_ROOM_MINUTES", 1440),
-    "--away-timeout": ("WAR_AWAY_TIMEOUT", 0.0),
+    "--away-timeout": ("WAR_AWAY_TIMEOUT", 120.0),
     "--trusted-proxies": ("WAR_TRUSTED_PROXIES", ()),
     "--max-send-buffer": ("WAR_MAX_SEND_BUFFER", 262144),
     "--send-timeout": ("WAR_SEND_TIMEOUT", 20.0),

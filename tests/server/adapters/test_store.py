@@ -309,11 +309,16 @@ PRAGMA user_version = 1;
 _ANN, _BEN = "ann-token-" * 3, "ben-token-" * 3
 
 
+def _as_0_1(rules: dict[str, object]) -> dict[str, object]:
+    """Rules as versions up to 0.1 stored them: without ``fixed_order`` and ``both_short``."""
+    return {key: value for key, value in rules.items() if key not in ("fixed_order", "both_short")}
+
+
 def _v1_store(path: Path) -> None:
     """A version-1 file holding one 2-player room, 5 steps into its game."""
     db = sqlite3.connect(path)
     db.executescript(_SCHEMA_V1)
-    rules = json.dumps(engine.Rules().to_dict(), sort_keys=True)
+    rules = json.dumps(_as_0_1(engine.Rules().to_dict()), sort_keys=True)
     db.execute(
         "INSERT INTO rooms VALUES (?, ?, ?, ?, NULL, 10.0, 20.0, 12, 1, ?, 1, 1, 5, NULL, 0, NULL)",
         ("oldroom", "PCODE", "WCODE", rules, str(2**64 - 2)),
@@ -365,7 +370,9 @@ def test_a_failed_migration_leaves_the_version_1_store_as_it_was(tmp_path: Path)
     db.execute("ALTER TABLE seats ADD COLUMN previous_token_hash TEXT")  # in the way
     db.commit()
     db.close()
-    with pytest.raises(StoreError, match="from schema version 1 to 4: duplicate column"):
+    with pytest.raises(
+        StoreError, match=f"from schema version 1 to {SCHEMA_VERSION}: duplicate column"
+    ):
         SqliteStore(path)
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == 1
@@ -405,7 +412,7 @@ def _old_store(path: Path, version: int) -> None:
         for statement in _CODES_UNIQUE:
             db.execute(statement)
         db.execute("PRAGMA user_version = 3")
-    rules = json.dumps(engine.Rules(players=3).to_dict(), sort_keys=True)
+    rules = json.dumps(_as_0_1(engine.Rules(players=3).to_dict()), sort_keys=True)
     db.execute(
         "INSERT INTO rooms VALUES (?, ?, ?, ?, NULL, 10.0, 20.0, 30, 1, '4242', 0, 1, 7, NULL, "
         "0, NULL)",
@@ -511,7 +518,7 @@ def _v2_store_with_twin_codes(path: Path) -> None:
     a version-2 server's store may (it never wrote such)."""
     db = sqlite3.connect(path)
     db.executescript(_SCHEMA_V2)
-    rules = json.dumps(engine.Rules().to_dict(), sort_keys=True)
+    rules = json.dumps(_as_0_1(engine.Rules().to_dict()), sort_keys=True)
     for room_id, code in (("room1", "K7MX-QD4R"), ("room2", "k7mxqd4r")):
         db.execute(
             "INSERT INTO rooms VALUES (?, ?, ?, ?, NULL, 10.0, 20.0, 0, 1, '7', 0, 0, 0, NULL, "
@@ -542,9 +549,75 @@ def test_a_version_2_store_is_migrated_to_normalized_codes(tmp_path: Path) -> No
 def test_a_failed_migration_leaves_the_version_2_store_as_it_was(tmp_path: Path) -> None:
     path = tmp_path / "v2.db"
     _v2_store_with_twin_codes(path)
-    with pytest.raises(StoreError, match="from schema version 2 to 4: UNIQUE constraint"):
+    with pytest.raises(
+        StoreError, match=f"from schema version 2 to {SCHEMA_VERSION}: UNIQUE constraint"
+    ):
         SqliteStore(path)
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == 2
     assert db.execute("SELECT count(*) FROM rooms").fetchone()[0] == 2
     db.close()
+
+
+_OLD = {"fixed_order": "seat0", "both_short": "end"}
+
+
+def _v4_store(path: Path, rules: dict[str, object]) -> None:
+    """A version-4 file (today's layout) holding room ``r4`` with ``rules`` as stored."""
+    store = SqliteStore(path)
+    store.close()
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA user_version = 4")
+    db.execute(
+        "INSERT INTO rooms (room_id, player_code, watch_code, rules, minutes, created, "
+        "last_active, seq, game_number, deal, revealed, started, steps, stop_step, finished, "
+        "deadline) VALUES ('r4', 'PC4', 'WC4', ?, NULL, 1.0, 2.0, 0, 1, '7', 0, 0, 0, NULL, 0, "
+        "NULL)",
+        (json.dumps(rules, sort_keys=True),),
+    )
+    db.execute("INSERT INTO seats VALUES ('r4', 0, 'Ann', NULL, 0, 'off', 0, NULL)")
+    db.commit()
+    db.close()
+
+
+@pytest.mark.parametrize("version", [1, 2, 3, 4])
+def test_rooms_stored_before_version_5_keep_the_rules_they_were_played_by(
+    tmp_path: Path, version: int
+) -> None:
+    """Versions up to 0.1 played fixed returns from seat 0 and ended a game when everyone
+    in a war ran short: the migration writes those values into every stored room, whatever
+    else its rules say; a room created afterwards gets today's defaults."""
+    path = tmp_path / f"v{version}.db"
+    if version == 1:
+        _v1_store(path)
+    elif version == 4:
+        _v4_store(path, {"players": 4, "won_cards": "fixed", "round_limit": 50})
+    else:
+        _old_store(path, version)
+    store = SqliteStore(path)
+    (old,) = store.load_all()
+    assert old.rules == engine.Rules.from_dict({**_rules_as_stored(path, old.room_id), **_OLD})
+    assert (old.rules.fixed_order, old.rules.both_short) == (
+        engine.FixedOrder.SEAT0,
+        engine.BothShort.END,
+    )
+    new = _record("new", rules=engine.Rules(players=3, won_cards=engine.WonCards.FIXED))
+    store.save_room(new, before=None)
+    store.close()
+    reopened = SqliteStore(path)  # version 5 now: opened as it is, nothing rewritten
+    rules = {record.room_id: record.rules for record in reopened.load_all()}
+    reopened.close()
+    assert rules[old.room_id] == old.rules
+    assert (rules["new"].fixed_order, rules["new"].both_short) == (
+        engine.FixedOrder.WINNER,
+        engine.BothShort.PLAY_ON,
+    )
+
+
+def _rules_as_stored(path: Path, room_id: str) -> dict[str, object]:
+    """The rules JSON of a stored room, without the two settings the migration sets."""
+    db = sqlite3.connect(path)
+    (text,) = db.execute("SELECT rules FROM rooms WHERE room_id = ?", (room_id,)).fetchone()
+    db.close()
+    data: dict[str, object] = json.loads(text)
+    return {key: value for key, value in data.items() if key not in _OLD}

@@ -222,7 +222,6 @@ def _timed(kit: RoomKit) -> list[Peer]:
 def _computer(kit: RoomKit) -> list[Peer]:
     ann = kit.connect()
     kit.send(ann, CreateRoom(name="Ann", deal=4242, computers=1))
-    kit.send(ann, Ready(step=0))
     return [ann]
 
 
@@ -284,8 +283,8 @@ CASES = {
         lambda r: r.game_record.number == 2,
     ),
     "time up": Case(_timed, lambda k, p: k.advance(60), lambda r: r.game_record.stop_step == 0),
-    "the computer's step": Case(
-        _computer, lambda k, p: k.advance(0.6), lambda r: r.game.steps == 1
+    "the computer's ready": Case(
+        _computer, lambda k, p: k.advance(0.6), lambda r: r.game_record.ready == (1,)
     ),
     "a new token": Case(
         _ben_away,
@@ -311,7 +310,8 @@ CASES = {
     "away-timeout": Case(
         _ben_away,
         lambda k, p: k.advance(30),
-        lambda r: r.record().seats[1].auto == "calm",
+        # the server plays the seat calmly (its stored auto stays Ben's own: off)
+        lambda r: r.state(r.last_active).seats[1].auto is AutoPlay.CALM,
         HubSettings(away_timeout_seconds=30),
     ),
 }
@@ -410,7 +410,7 @@ def test_a_rebuilt_room_waits_before_its_timers_try_the_store_again() -> None:
     assert store.failures == 2
     store.broken = False
     kit.advance(STORE_RETRY_SECONDS)
-    assert _room(kit, room_id).game.steps == 1  # Ann's ready was kept, the computer's came
+    assert _room(kit, room_id).game_record.ready == (1,)  # the computer's ready came
     assert not kit.hub.store_failing
 
 

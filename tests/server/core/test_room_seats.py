@@ -36,7 +36,7 @@ def _resume(kit: RoomKit, peer: Peer) -> Peer:
 
 
 def test_away_then_resume_with_a_new_token_and_the_old_one_is_refused() -> None:
-    kit = RoomKit()
+    kit = RoomKit(HubSettings(away_timeout_seconds=0))  # 0: the game waits for Ben
     ann, ben = seated(kit)
     room = kit.room(ann)
     kit.send(ann, Ready(step=0))
@@ -103,13 +103,18 @@ def test_away_timeout_puts_an_absent_seat_on_calm_auto_play() -> None:
     assert room.state(kit.now).seats[1].auto is AutoPlay.OFF
     kit.advance(0.1)
     assert ann.of(AutoPlayChanged)[-1] == AutoPlayChanged(
-        seq=ann.of(AutoPlayChanged)[-1].seq, seat=1, mode=AutoPlay.CALM
-    )
+        seq=ann.of(AutoPlayChanged)[-1].seq, seat=1, mode=AutoPlay.CALM, away=True
+    )  # away: the server's doing, not Ben's
     kit.send(ann, Ready(step=0))
     kit.advance(1.5)
     assert room.game.steps == 1  # Ben's seat readied by itself
     back = _resume(kit, ben)
-    assert back.welcome.state.seats[1].auto is AutoPlay.CALM  # until Ben turns it off
+    assert back.welcome.state.seats[1].auto is AutoPlay.CALM  # what was in force
+    # ... until Ben is back: then he plays himself again, and everyone hears so
+    told = AutoPlayChanged(seq=room.seq, seat=1, mode=AutoPlay.OFF, away=True)
+    assert back.inbox[-1] == told
+    assert ann.inbox[-1] == told
+    assert room.record().seats[1].auto == "off"  # never stored as Ben's choice
 
 
 def test_a_seat_back_before_the_away_timeout_stays_off_auto() -> None:

@@ -6,10 +6,12 @@ import pytest
 
 from server.engine import (
     Aces,
+    BothShort,
     CardError,
     CardsTaken,
     CardsTurned,
     DealError,
+    FixedOrder,
     Game,
     GameOver,
     GameOverError,
@@ -67,6 +69,16 @@ def test_enum_settings_accept_their_string_values() -> None:
     assert rules.short_war is ShortWar.LAST_CARD
 
 
+def test_the_rules_of_today_are_the_defaults_and_0_1_s_are_named_values() -> None:
+    assert Rules().fixed_order is FixedOrder.WINNER
+    assert Rules().both_short is BothShort.PLAY_ON
+    old = Rules.from_dict({"fixed_order": "seat0", "both_short": "end"})
+    assert (old.fixed_order, old.both_short) == (FixedOrder.SEAT0, BothShort.END)
+    with pytest.raises(RulesError) as info:
+        Rules(fixed_order="seat1")  # type: ignore[arg-type]
+    assert str(info.value) == "fixed_order must be 'winner' or 'seat0', not 'seat1'"
+
+
 def test_rules_dict_round_trip() -> None:
     rules = Rules(players=3, face_down=3, aces=Aces.LOW, round_limit=50, tie_break=TieBreak.BATTLE)
     data = rules.to_dict()
@@ -75,7 +87,9 @@ def test_rules_dict_round_trip() -> None:
         "face_down": 3,
         "aces": "low",
         "short_war": "lose",
+        "both_short": "play_on",
         "won_cards": "shuffle",
+        "fixed_order": "winner",
         "round_limit": 50,
         "tie_break": "battle",
         "ranks": 13,

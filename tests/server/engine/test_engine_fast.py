@@ -1,8 +1,9 @@
 """The fast path of `Game.finish` plays exactly the game the step path plays.
 
 A sweep over every combination of settings (players, face-down, aces, short-war rule,
-won cards, limits and tie-breaks) and many deal numbers of the full deck, plus games
-handed to `finish()` in the middle of a war.
+won cards, limits and tie-breaks, and 0.1's fixed order and end on everyone short) and
+many deal numbers of the full deck, plus games handed to `finish()` in the middle of a
+war and after rounds given back.
 """
 
 from __future__ import annotations
@@ -11,16 +12,36 @@ import itertools
 
 import pytest
 
-from server.engine import Aces, Game, Phase, Rules, ShortWar, TieBreak, WonCards, _fast
+from server.engine import (
+    Aces,
+    BothShort,
+    CardsReturned,
+    FixedOrder,
+    Game,
+    Phase,
+    Rules,
+    ShortWar,
+    TieBreak,
+    WonCards,
+    _fast,
+)
 from server.engine._state import State
 
-COMBOS = [
-    Rules(players=p, face_down=fd, aces=aces, short_war=sw, won_cards=wc)
-    for p, fd, aces, sw, wc in itertools.product((2, 3, 4), (1, 3), Aces, ShortWar, WonCards)
-] + [
-    Rules(round_limit=limit, tie_break=tb, face_down=fd, won_cards=wc)
-    for limit, tb, fd, wc in itertools.product((1, 26, 100), TieBreak, (1, 3), WonCards)
-]
+COMBOS = (
+    [
+        Rules(players=p, face_down=fd, aces=aces, short_war=sw, won_cards=wc)
+        for p, fd, aces, sw, wc in itertools.product((2, 3, 4), (1, 3), Aces, ShortWar, WonCards)
+    ]
+    + [
+        # 0.1's rules, kept for the games it stored.
+        Rules(players=p, face_down=fd, won_cards=wc, fixed_order=FixedOrder.SEAT0, both_short=bs)
+        for p, fd, wc, bs in itertools.product((2, 3, 4), (1, 3), WonCards, BothShort)
+    ]
+    + [
+        Rules(round_limit=limit, tie_break=tb, face_down=fd, won_cards=wc)
+        for limit, tb, fd, wc in itertools.product((1, 26, 100), TieBreak, (1, 3), WonCards)
+    ]
+)
 
 
 def stepped_to_end(rules: Rules, deal: int) -> Game:
@@ -61,6 +82,38 @@ def test_finish_from_the_middle_of_a_war() -> None:
         same_game(game, stepped_to_end(rules, deal))
         checked += 1
     assert checked > 50
+
+
+def test_finish_after_rounds_given_back() -> None:
+    """Three and four players with three face down run short together now and then: the
+    game plays on, sometimes with an out player's cards left on the table (the fast path
+    must not take over before someone takes them). finish() from the start and from just
+    after each such round plays the stepped game. Deal 15875 is the first full-deck
+    four-player deal with cards left on the table; the 20-card deck has more."""
+    cases = [
+        (Rules(players=3, face_down=3), [*range(150)]),
+        (Rules(players=4, face_down=3), [*range(150), 15875]),
+        (Rules(players=4, face_down=3, ranks=5), [*range(520)]),
+    ]
+    given_back = carried = 0
+    for rules, deals in cases:
+        for deal in deals:
+            stepped = stepped_to_end(rules, deal)
+            game = Game(rules, deal)
+            while game.phase is not Phase.OVER:
+                if any(isinstance(e, CardsReturned) for e in game.step()):
+                    given_back += 1
+                    carried += any(game.table.face_down)
+                    fast = Game(rules, deal)
+                    for _ in range(game.steps):
+                        fast.step()
+                    fast.finish()
+                    same_game(fast, stepped)
+            fast = Game(rules, deal)
+            fast.finish()
+            same_game(fast, stepped)
+    assert given_back > 100
+    assert carried >= 3
 
 
 def test_finish_after_a_short_war_fallback() -> None:

@@ -38,7 +38,16 @@ CASES: list[tuple[dict[str, Any], int]] = [
     ({"face_down": 3}, 10),
     ({"players": 3}, 4),
     ({"players": 4, "short_war": "last_card", "aces": "low"}, 5),
+    # 0.1's fixed order (from seat 0) and today's (from the winner), on one deal.
+    (
+        {"won_cards": "fixed", "fixed_order": "seat0", "round_limit": 26, "tie_break": "battle"},
+        2024,
+    ),
     ({"won_cards": "fixed", "round_limit": 26, "tie_break": "battle"}, 2024),
+    # Seats 1 and 3 run out in a war while seat 2 holds 14 cards: 0.1 ended the game there
+    # (``both_short = end``); today the cards go back and play goes on.
+    ({"players": 4, "both_short": "end"}, 1684),
+    ({"players": 4}, 1684),
 ]
 
 

@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 
 from server.engine import (
     Aces,
+    BothShort,
+    FixedOrder,
     Game,
     GameOver,
     GameOverError,
@@ -36,6 +38,8 @@ def rules_strategy(draw: st.DrawFn, small: bool = False) -> Rules:
         aces=draw(st.sampled_from(Aces)),
         short_war=draw(st.sampled_from(ShortWar)),
         won_cards=draw(st.sampled_from(WonCards)),
+        fixed_order=draw(st.sampled_from(FixedOrder)),
+        both_short=draw(st.sampled_from(BothShort)),
         round_limit=draw(st.none() | st.integers(1, 400)),
         tie_break=draw(st.sampled_from(TieBreak)),
         ranks=ranks,
@@ -79,8 +83,9 @@ def test_cards_conserved_and_never_twice(rules: Rules, deal: int) -> None:
         game.step()
     assert game.phase is Phase.OVER
     assert game.outcome is not None
-    # At the end every seat still in holds cards (and none on the table). Only a both_short
-    # end can leave cards on the table: those forfeited by players out short in that round.
+    # At the end every seat still in holds cards (and none on the table). Only a round
+    # given back can leave cards on the table (those forfeited by players out short in it):
+    # a both_short end, or with play_on an end by a limit or a loop just after one.
     table = game.table
     for seat in range(rules.players):
         on_table = len(table.face_up[seat]) + table.face_down[seat]
@@ -88,8 +93,12 @@ def test_cards_conserved_and_never_twice(rules: Rules, deal: int) -> None:
             assert game.counts[seat] > 0
             assert on_table == 0
         elif on_table:
-            assert game.outcome.termination is Termination.BOTH_SHORT
             assert rules.short_war is ShortWar.LOSE
+            assert game.outcome.termination is Termination.BOTH_SHORT or (
+                rules.both_short is BothShort.PLAY_ON
+                and game.outcome.termination
+                in {Termination.ROUND_LIMIT, Termination.TIME_LIMIT, Termination.ENDLESS}
+            )
 
 
 @common
@@ -142,7 +151,15 @@ def test_stop_by_time_always_ends_the_game(rules: Rules, deal: int, at: int) -> 
         return
     game.stop_by_time()
     outcome = game.finish()
-    assert outcome.termination.value in {"time_limit", "all_cards", "opponents_short", "both_short"}
+    assert outcome.termination.value in {
+        "time_limit",
+        "all_cards",
+        "opponents_short",
+        "both_short",
+    } or (
+        outcome.termination is Termination.ENDLESS  # rounds given back forever
+        and rules.tie_break is TieBreak.BATTLE
+    )
     if outcome.winner is not None:
         assert game.counts[outcome.winner] == max(game.counts)
         assert game.counts.count(max(game.counts)) == 1
@@ -174,4 +191,7 @@ def test_outcome_matches_the_counts(rules: Rules, deal: int) -> None:
         if rules.tie_break is TieBreak.DRAW:
             assert game.summary.rounds == rules.round_limit
     if outcome.termination.value == "endless":
-        assert rules.won_cards is WonCards.FIXED
+        # a fixed order going round, or rounds given back over and over
+        assert rules.won_cards is WonCards.FIXED or (
+            rules.both_short is BothShort.PLAY_ON and rules.players > 2
+        )

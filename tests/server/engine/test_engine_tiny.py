@@ -10,13 +10,16 @@ fast `finish()`; all three must agree on outcome, statistics and final counts.
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
 
 from server.engine import (
     Aces,
+    BothShort,
     CardsTaken,
+    FixedOrder,
     Game,
     Phase,
     Rules,
@@ -43,8 +46,18 @@ def reference_game(rules: Rules, deck: list[int]) -> Result:
     rng = Pcg32.for_deal(DEAL)
     fd = rules.face_down
     lose = rules.short_war is ShortWar.LOSE
+    fixed = rules.won_cards is WonCards.FIXED
     alive = list(range(n))
-    seen = {tuple(map(tuple, piles))}
+    # What an out player forfeited in a round given back: (flip, owner, card), waiting
+    # for whoever takes the next round. Flips are renumbered 0, 1, ... when kept.
+    carry: list[tuple[int, int, int]] = []
+
+    def position() -> tuple[object, ...]:
+        return tuple(map(tuple, piles)), tuple(carry)
+
+    # Positions met: with fixed won cards every one between rounds (the start included);
+    # with shuffled ones, those after rounds given back since the last round taken.
+    seen = {position()} if fixed else set()
     rounds = wars = longest = haul = 0
 
     def lead() -> int | None:
@@ -55,16 +68,23 @@ def reference_game(rules: Rules, deck: list[int]) -> Result:
     def result(winner: int | None, why: str) -> Result:
         return (winner, why, rounds, wars, longest, haul, tuple(len(p) for p in piles))
 
+    def limit_reached() -> bool:
+        limit = rules.round_limit
+        settled = lead() is not None or rules.tie_break is TieBreak.DRAW
+        return limit is not None and rounds >= limit and settled
+
     while True:
-        table: list[tuple[int, int]] = []  # (owner, card) in the order laid
+        table = list(carry)  # (flip, owner, card) in the order laid
+        flip = carry[-1][0] + 1 if carry else 0
         showing: dict[int, int] = {}
         for seat in alive:
             card = piles[seat].pop(0)
-            table.append((seat, card))
+            table.append((flip, seat, card))
             showing[seat] = card
         fighting = list(alive)
         depth = 0
         went_short = False
+        given_back = False
         while True:
             top = max(power[showing[s]] for s in fighting)
             tied = [s for s in fighting if power[showing[s]] == top]
@@ -72,8 +92,6 @@ def reference_game(rules: Rules, deck: list[int]) -> Result:
                 winner = tied[0]
                 break
             depth += 1
-            wars += depth == 1
-            longest = max(longest, depth)
             fighting = tied
             if lose:
                 out = [s for s in fighting if len(piles[s]) < fd + 1]
@@ -82,13 +100,19 @@ def reference_game(rules: Rules, deck: list[int]) -> Result:
             if len(out) == len(fighting):
                 # Players still in take their own cards back; an out player's stay put.
                 for seat in alive:
-                    piles[seat] += [card for owner, card in table if owner == seat]
-                return result(lead(), "both_short")
+                    piles[seat] += [card for _, owner, card in table if owner == seat]
+                if rules.both_short is BothShort.END or set(alive) <= set(fighting):
+                    return result(lead(), "both_short")
+                kept = [(f, owner, card) for f, owner, card in table if owner not in alive]
+                flips = sorted({f for f, _, _ in kept})
+                carry = [(flips.index(f), owner, card) for f, owner, card in kept]
+                given_back = True
+                break
             if lose and out:
                 went_short = True
                 for seat in fighting:
                     if seat in out:
-                        table += [(seat, card) for card in piles[seat]]
+                        table += [(flip + 1, seat, card) for card in piles[seat]]
                         piles[seat] = []
                         alive.remove(seat)
                 fighting = [s for s in fighting if s not in out]
@@ -97,32 +121,44 @@ def reference_game(rules: Rules, deck: list[int]) -> Result:
                     break
             for seat in fighting:
                 k = min(fd, len(piles[seat]) - 1)
-                table += [(seat, card) for card in piles[seat][:k]]
+                table += [(flip + 1, seat, card) for card in piles[seat][:k]]
                 del piles[seat][:k]
             for seat in fighting:
                 if piles[seat]:
                     showing[seat] = piles[seat].pop(0)
-                    table.append((seat, showing[seat]))
-        won = [card for _, card in table]
-        if rules.won_cards is WonCards.SHUFFLE:
+                    table.append((flip + 2, seat, showing[seat]))
+            flip += 2
+        if given_back:  # the round does not count; a loop with no card taken is endless
+            if limit_reached():
+                return result(lead(), "round_limit")
+            if position() in seen:
+                return result(lead(), "endless")
+            seen.add(position())
+            continue
+        if fixed and rules.fixed_order is FixedOrder.WINNER:
+            table.sort(key=lambda laid: (laid[0], (laid[1] - winner) % n))
+        won = [card for _, _, card in table]
+        if not fixed:
             for i in range(len(won) - 1, 0, -1):
                 j = rng.below(i + 1)
                 won[i], won[j] = won[j], won[i]
         piles[winner] += won
+        carry = []
         rounds += 1
+        wars += depth > 0
+        longest = max(longest, depth)
         haul = max(haul, len(won))
         alive = [s for s in alive if piles[s]]
         if len(alive) == 1:
             return result(alive[0], "opponents_short" if went_short else "all_cards")
-        limit = rules.round_limit
-        settled = lead() is not None or rules.tie_break is TieBreak.DRAW
-        if limit is not None and rounds >= limit and settled:
+        if limit_reached():
             return result(lead(), "round_limit")
-        if rules.won_cards is WonCards.FIXED:
-            position = tuple(map(tuple, piles))
-            if position in seen:
+        if fixed:
+            if position() in seen:
                 return result(lead(), "endless")
-            seen.add(position)
+            seen.add(position())
+        else:
+            seen = set()
 
 
 def engine_results(rules: Rules, deck: list[int]) -> tuple[Result, Result, int, int]:
@@ -148,19 +184,25 @@ def engine_results(rules: Rules, deck: list[int]) -> tuple[Result, Result, int, 
     return as_result(stepped), as_result(fast), stepped.steps, fast.steps
 
 
+RETURNS: list[dict[str, WonCards | FixedOrder]] = [
+    {"won_cards": WonCards.SHUFFLE},
+    {"won_cards": WonCards.FIXED, "fixed_order": FixedOrder.WINNER},
+    {"won_cards": WonCards.FIXED, "fixed_order": FixedOrder.SEAT0},
+]
 SETTINGS = [
-    {"face_down": fd, "short_war": sw, "won_cards": wc, "aces": aces}
+    {"face_down": fd, "short_war": sw, "aces": aces, "both_short": bs, **returns}
     for fd in (1, 3)
     for sw in ShortWar
-    for wc in WonCards
+    for returns in RETURNS
     for aces in Aces
+    for bs in BothShort
 ]
 LIMITS = [{"round_limit": 3, "tie_break": tb} for tb in TieBreak]
 
 
 @pytest.mark.parametrize(
     ("ranks", "suits", "players"),
-    [(2, 2, 2), (3, 2, 2), (3, 2, 3), (2, 2, 3), (2, 2, 4)],
+    [(2, 2, 2), (3, 2, 2), (3, 2, 3), (2, 2, 3), (2, 2, 4), (2, 3, 3), (3, 2, 4)],
 )
 def test_every_deal_of_a_tiny_deck_matches_the_brute_force(
     ranks: int, suits: int, players: int
@@ -187,8 +229,33 @@ def test_tiny_deck_outcomes_cover_every_way_to_end() -> None:
     assert seen >= {"all_cards", "opponents_short", "both_short", "round_limit"}
 
 
+@pytest.mark.parametrize(
+    ("ranks", "suits", "players", "loops"),
+    [(2, 3, 3, False), (3, 2, 3, True), (3, 2, 4, True)],
+)
+def test_tiny_decks_give_rounds_back_and_play_on(
+    ranks: int, suits: int, players: int, loops: bool
+) -> None:
+    """The enumeration meets rounds given back with play going on (the two values of
+    ``both_short`` disagree), and loops of them that end as endless although won cards
+    are shuffled."""
+    differ = 0
+    endings: set[str] = set()
+    for fd in (1, 3):
+        play_on = Rules(ranks=ranks, suits=suits, players=players, face_down=fd)
+        end = replace(play_on, both_short=BothShort.END)
+        for deck in itertools.permutations(range(ranks * suits)):
+            result = reference_game(play_on, list(deck))
+            if result != reference_game(end, list(deck)):
+                differ += 1
+                endings.add(result[1])
+    assert differ > 10
+    if loops:
+        assert "endless" in endings
+
+
 def test_brute_force_agrees_on_the_endless_example() -> None:
-    rules = Rules(ranks=2, suits=4, won_cards=WonCards.FIXED)
+    rules = Rules(ranks=2, suits=4, won_cards=WonCards.FIXED, fixed_order=FixedOrder.SEAT0)
     # seat 0: KS KH KD AC, seat 1: AS AH AD KC (the deck alternates seats)
     deck = [0, 4, 1, 5, 2, 6, 7, 3]
     assert reference_game(rules, deck) == (1, "endless", 28, 0, 0, 2, (2, 6))

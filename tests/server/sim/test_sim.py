@@ -144,6 +144,8 @@ def test_one_deal_json(capsys: pytest.CaptureFixture[str]) -> None:
         (["--players", "5"], "argument --players: invalid choice: 5"),
         (["--face-down", "2"], "argument --face-down: invalid choice: 2"),
         (["--short-war", "gentle"], "argument --short-war: invalid choice: 'gentle'"),
+        (["--fixed-order", "seat1"], "argument --fixed-order: invalid choice: 'seat1'"),
+        (["--both-short", "stop"], "argument --both-short: invalid choice: 'stop'"),
         (["--seed", "-1"], "argument --seed: expected 0 to 4294967295, not -1"),
         (["--trace"], "--trace needs --deal D (one game)"),
         (["--games", "5", "--deal", "1"], "argument --deal: not allowed with argument --games"),
@@ -215,6 +217,30 @@ def test_console_entry_point_with_processes() -> None:
     assert done.stderr == ""
     alone = simulate(Rules(), 40, jobs=1)
     assert {k: v for k, v in figures.items() if k != "games_per_second"} == without_speed(alone)
+
+
+def test_0_1_rules_by_flag_and_the_round_given_back_in_words(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Deal 1684 with four players: seats 1 and 3 run out in a war in round 16. Today the
+    round is played again; with --both-short end (0.1) the game ends there."""
+    assert main(["--deal", "1684", "--players", "4", "--trace"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    again = [line for line in lines if line.startswith("Round 16:")]
+    assert len(again) == 2
+    assert again[0].endswith(
+        "Piles: 34 - 2 - 14 - 2. The round does not count; it is played again."
+    )
+    assert main(["--deal", "1684", "--players", "4", "--both-short", "end", "--trace"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "all short in a war: the game ends" in lines[0]
+    assert lines[-1].startswith("Game over after 15 rounds: seat 0 wins (everyone in a war")
+    assert (
+        main(["--games", "4", "--jobs", "1", "--won-cards", "fixed", "--fixed-order", "seat0"]) == 0
+    )
+    assert "won cards fixed from seat 0," in capsys.readouterr().out
+    assert main(["--games", "4", "--jobs", "1", "--won-cards", "fixed"]) == 0
+    assert "won cards fixed from the winner," in capsys.readouterr().out
 
 
 def test_trace_tells_a_standing_card(capsys: pytest.CaptureFixture[str]) -> None:
