@@ -16,7 +16,7 @@ from pathlib import Path
 
 from server.adapters.app import WarServer
 from tests.server.adapters._raw import open_raw
-from tests.server.adapters._standin import standin_server
+from tests.server.adapters._standin import StandInHub, standin_server
 
 HOST = "127.0.0.1"
 WAIT = 20.0
@@ -79,50 +79,50 @@ def still_open(sock: socket.socket) -> bool:
         return False
 
 
+@asynccontextmanager
+async def past_the_cap(
+    tmp_path: Path, extra: int, *, deadline: float, hold_limit: int | None = None
+) -> AsyncIterator[tuple[WarServer, StandInHub, list[socket.socket]]]:
+    """A server with a cap of CAP handshakes per address, and CAP + ``extra`` half
+    upgrades from this address, once the server has refused ``extra`` of them."""
+    async with standin_server(tmp_path, max_handshakes_per_ip=CAP, handshake_timeout=deadline) as (
+        server,
+        hub,
+    ):
+        if hold_limit is not None:
+            server._guard.hold_limit = hold_limit
+        refusals = Refusals(server)
+        async with half_upgrades(server.port, CAP + extra) as socks:
+            await asyncio.wait_for(refusals.reached(extra), WAIT)
+            yield server, hub, socks
+
+
 async def test_past_the_cap_a_connection_is_held_unread_until_its_deadline(
     tmp_path: Path,
 ) -> None:
-    async with standin_server(tmp_path, max_handshakes_per_ip=CAP, handshake_timeout=2.0) as (
-        server,
-        _hub,
-    ):
-        refusals = Refusals(server)
-        async with half_upgrades(server.port, CAP + 3) as socks:
-            await asyncio.wait_for(refusals.reached(3), WAIT)
-            assert len(server._guard.held) == 3
-            assert all(still_open(sock) for sock in socks)  # nothing dropped at once
-            for sock in socks:  # every one, held or in its handshake, ends at the deadline
-                await asyncio.wait_for(dropped(sock), WAIT)
+    async with past_the_cap(tmp_path, 3, deadline=2.0) as (server, _hub, socks):
+        assert len(server._guard.held) == 3
+        assert all(still_open(sock) for sock in socks)  # nothing dropped at once
+        for sock in socks:  # every one, held or in its handshake, ends at the deadline
+            await asyncio.wait_for(dropped(sock), WAIT)
         assert not server._guard.held
         assert not server._guard.connecting
 
 
 async def test_past_the_hold_limit_a_connection_is_dropped_at_once(tmp_path: Path) -> None:
-    async with standin_server(tmp_path, max_handshakes_per_ip=CAP, handshake_timeout=600.0) as (
-        server,
-        _hub,
-    ):
-        server._guard.hold_limit = 0  # as if descriptors were scarce
-        refusals = Refusals(server)
-        async with half_upgrades(server.port, CAP + 2) as socks:
-            await asyncio.wait_for(refusals.reached(2), WAIT)
-            for sock in socks[CAP:]:  # long before their handshake deadline
-                await asyncio.wait_for(dropped(sock), WAIT)
-            assert all(still_open(sock) for sock in socks[:CAP])
-            assert not server._guard.held
+    # hold limit 0: as if descriptors were scarce
+    async with past_the_cap(tmp_path, 2, deadline=600.0, hold_limit=0) as (server, _hub, socks):
+        for sock in socks[CAP:]:  # long before their handshake deadline
+            await asyncio.wait_for(dropped(sock), WAIT)
+        assert all(still_open(sock) for sock in socks[:CAP])
+        assert not server._guard.held
 
 
 async def test_stop_drops_connections_in_the_handshake_and_held_ones(tmp_path: Path) -> None:
-    async with standin_server(tmp_path, max_handshakes_per_ip=CAP, handshake_timeout=600.0) as (
-        server,
-        hub,
-    ):
-        refusals = Refusals(server)
-        async with half_upgrades(server.port, CAP + 2) as socks:
-            await asyncio.wait_for(refusals.reached(2), WAIT)
-            stopping = asyncio.create_task(server.stop())
-            done, _ = await asyncio.wait({stopping}, timeout=WAIT)
-            assert stopping in done, "stop() waited for handshakes that never finish"
-            for sock in socks:
-                await asyncio.wait_for(dropped(sock), WAIT)
-        assert hub.closed
+    async with past_the_cap(tmp_path, 2, deadline=600.0) as (server, hub, socks):
+        stopping = asyncio.create_task(server.stop())
+        done, _ = await asyncio.wait({stopping}, timeout=WAIT)
+        assert stopping in done, "stop() waited for handshakes that never finish"
+        for sock in socks:
+            await asyncio.wait_for(dropped(sock), WAIT)
+    assert hub.closed
