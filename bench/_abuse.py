@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from bench._rawws import HandshakeError, RawWebSocket, connect
 from protocol import Resync, WatchRoom, encode
 
-__all__ = ["Abuse"]
+__all__ = ["KINDS", "Abuse"]
 
 KINDS = ("flood", "garbage", "slow", "hog")
 
@@ -43,6 +43,8 @@ class Abuse:
     per_kind: int = 1
     seed: int = 0
     forwarded: bool = False
+    kinds: tuple[str, ...] = ()
+    """the kinds to run (default: all of `KINDS`)"""
     closes: dict[str, Counter[str]] = field(default_factory=dict)
     rounds: Counter[str] = field(default_factory=Counter)
     _stopping: asyncio.Event = field(default_factory=asyncio.Event)
@@ -50,7 +52,7 @@ class Abuse:
 
     def start(self) -> None:
         """Start every abuser."""
-        for kind in KINDS:
+        for kind in self.kinds or KINDS:
             self.closes[kind] = Counter()
             for n in range(self.per_kind):
                 rng = random.Random(f"{self.seed}-{kind}-{n}")

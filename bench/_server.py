@@ -4,7 +4,7 @@ The one server-process harness of the repository: used by ``bench/load.py``,
 ``bench/soak.py``, ``bench/chaos.py``, the end-to-end tests (``tests/e2e/_process.py``
 wraps it for the tests that restart a server) and ``tests/server/adapters/test_cli_gc.py``;
 `free_port` is the one free-port finder of tests and bench. The child gets the open-files
-limit raised to its hard limit and may be pinned to a set of CPUs
+limit raised to its hard limit (or set to a given one) and may be pinned to a set of CPUs
 (``os.sched_setaffinity`` in the child before exec); it inherits this process's
 environment without any ``WAR_*`` variable (the spec sets what it needs). Its stdout and
 stderr are drained continuously into `ServerProcess.lines` (bounded by ``tail``, so a
@@ -128,9 +128,16 @@ def baseline_spec(port: int = 0, *, host: str = "127.0.0.1", frames: str = "mirr
     return ServerSpec(name="baseline", argv=argv, ready=ready, host=host)
 
 
-def _child_setup(cpus: frozenset[int] | None) -> Callable[[], None]:
+def _child_setup(
+    cpus: frozenset[int] | None, nofile: int | tuple[int, int] | None
+) -> Callable[[], None]:
+    limits = (nofile, nofile) if isinstance(nofile, int) else nofile
+
     def setup() -> None:
-        raise_nofile_limit()
+        if limits is None:
+            raise_nofile_limit()
+        else:
+            resource.setrlimit(resource.RLIMIT_NOFILE, limits)
         if cpus:
             os.sched_setaffinity(0, cpus)
 
@@ -141,14 +148,21 @@ class ServerProcess:
     """One running server child. Use ``async with ServerProcess(spec) as server:``.
 
     ``tail``: how many output lines `lines` keeps (the latest); None keeps them all (a
-    test that reads the whole log).
+    test that reads the whole log). ``nofile``: the child's open-files limit (a number
+    for soft and hard, or a (soft, hard) pair); None raises it to the hard limit.
     """
 
     def __init__(
-        self, spec: ServerSpec, *, cpus: frozenset[int] | None = None, tail: int | None = 200
+        self,
+        spec: ServerSpec,
+        *,
+        cpus: frozenset[int] | None = None,
+        tail: int | None = 200,
+        nofile: int | tuple[int, int] | None = None,
     ) -> None:
         self.spec = spec
         self.cpus = cpus
+        self.nofile = nofile
         self.lines: collections.deque[str] = collections.deque(maxlen=tail)
         self.line_count = 0
         self._proc: asyncio.subprocess.Process | None = None
@@ -197,7 +211,7 @@ class ServerProcess:
             stderr=asyncio.subprocess.STDOUT,
             env=env,
             cwd=REPO,
-            preexec_fn=_child_setup(self.cpus),  # no threads started yet
+            preexec_fn=_child_setup(self.cpus, self.nofile),  # no threads started yet
         )
         self._drain = asyncio.create_task(self._read_output())
         try:

@@ -20,13 +20,20 @@ scenario on a freshly started server with a fresh database:
 ``full``  ``--full-rooms`` rooms, each player readying as soon as the server waits for it;
           measure steps and rounds per second for ``--full-duration`` s after warm-up.
 ``abuse`` (war-server only, not in the default list) ``--abuse-rooms`` paced rooms as in
-          ``pace`` while ``--abusers`` clients of each kind (flood, garbage, slow
-          consumer, connection hog; see bench/_abuse.py) attack over and over, with the
-          server's default limits (rate limit, new connections per address, penalty
-          after a close for abuse): the honest delay, and how the abusers were closed
-          or refused. The server trusts 127.0.0.1 as a proxy and every room and every
+          ``pace`` while ``--abusers`` clients of each kind (``--abuse-kinds``: flood,
+          garbage, slow consumer, connection hog by default, bench/_abuse.py; also
+          ``nonreader``, clients that never read what they ask for, and ``trickle``,
+          ``--trickle`` half-finished upgrades, run in a process of their own by
+          bench/_attack.py) attack over and over, with the server's default limits
+          (rate limit, new connections per address, penalty after a close for abuse,
+          send buffer, handshakes per address): the honest delay, the server's RSS before
+          and during the attack, its log lines, and how the abusers were closed or
+          refused. The server trusts 127.0.0.1 as a proxy and every room and every
           abuser names its own address in X-Forwarded-For, as players behind a reverse
           proxy would be: an abuser's penalty is its own, not the honest rooms'.
+          ``--server-nofile`` gives war-server a low open-files limit;
+          ``--server-env PYTHONPATH=DIR`` runs the war-server of another checkout (the
+          code before a fix, for a "before" figure).
 
 Reported: steps/s and rounds/s (a step is one flip: both players ready → the server
 broadcasts the result; a round is one or more steps, more with wars), the delay from the
@@ -54,6 +61,7 @@ import os
 import platform
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -63,7 +71,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench._abuse import Abuse
+from bench._abuse import KINDS, Abuse
 from bench._loadlib import LoadStats, Mode, RoomLoad, percentile
 from bench._server import (
     ServerProcess,
@@ -77,6 +85,7 @@ from bench._server import (
 __all__ = ["main"]
 
 HOST = "127.0.0.1"
+REPO = Path(__file__).resolve().parent.parent
 WAR_LIMIT_FLAGS = (
     "--max-rooms", "1000000",
     "--max-spectators", "100000",
@@ -86,6 +95,8 @@ WAR_LIMIT_FLAGS = (
     "--max-failed-joins", "1000000",
 )  # fmt: skip
 ABUSE = "abuse"
+ATTACKS = ("nonreader", "trickle")
+"""abuser kinds run by ``bench/_attack.py`` in a process of their own"""
 ABUSE_FLAGS = (
     "--rate-limit", "20",
     "--connect-rate", "5",
@@ -135,6 +146,14 @@ def _build_parser() -> argparse.ArgumentParser:
     add("--warmup", type=float, default=3.0, help="seconds of full speed before measuring")
     add("--abuse-rooms", type=int, default=200, help="honest paced rooms in the abuse scenario")
     add("--abusers", type=int, default=2, help="abusers of each kind in the abuse scenario")
+    add(
+        "--abuse-kinds",
+        default=",".join(KINDS),
+        help=f"comma list of abuser kinds: {', '.join(KINDS + ATTACKS)}",
+    )
+    add("--trickle", type=int, default=400, help="half-finished upgrades kept open (trickle)")
+    add("--server-env", action="append", default=[], help="NAME=VALUE for war-server (repeat)")
+    add("--server-nofile", type=int, default=None, help="war-server's open-files limit")
     add("--idle-connections", type=int, default=10000, help="connections in the idle scenario")
     add("--idle-spectators", type=int, default=2, help="spectators per idle room")
     add("--server-cpu", type=int, default=0, help="CPU the server is pinned to")
@@ -284,10 +303,12 @@ class Bench:
         if target == "baseline1":
             return baseline_spec(host=HOST, frames="one")
         db = self.tmp / f"{tag}-{time.monotonic_ns()}.sqlite3"
-        extra = [*WAR_LIMIT_FLAGS, *self.args.server_arg]
+        extra = list(WAR_LIMIT_FLAGS)
         if tag == ABUSE:  # the default limits: the abusers must meet them
-            extra = [*extra, *ABUSE_FLAGS]
-        return war_server_spec(db, host=HOST, extra=extra, exe=self.args.war_server)
+            extra += ABUSE_FLAGS
+        extra += self.args.server_arg  # last: --server-arg overrides the rest
+        env = dict(item.split("=", 1) for item in self.args.server_env)
+        return war_server_spec(db, host=HOST, extra=extra, exe=self.args.war_server, env=env)
 
     def _log(self, text: str) -> None:
         print(text, file=sys.stderr, flush=True)
@@ -315,7 +336,11 @@ class Bench:
                     Mode.FULL: self._full,
                     ABUSE: self._abuse,
                 }[scenario]
-                server = ServerProcess(self._spec(target, scenario), cpus=self.server_cpus)
+                server = ServerProcess(
+                    self._spec(target, scenario),
+                    cpus=self.server_cpus,
+                    nofile=self.args.server_nofile if target == "war" else None,
+                )
                 await server.start()
                 try:
                     self.results.append(await runner(target, server))
@@ -395,25 +420,77 @@ class Bench:
         load.start(Mode.PACE)
         await asyncio.sleep(args.pace + 0.1)
         codes = [room.watch_code for room in load.rooms]
+        kinds = tuple(k for k in args.abuse_kinds.split(",") if k)
+        unknown = set(kinds) - set(KINDS + ATTACKS)
+        if unknown:
+            raise SystemExit(f"unknown abuser kinds: {', '.join(sorted(unknown))}")
+        inside = tuple(k for k in kinds if k in KINDS)
         abuse = Abuse(
-            HOST, server.port, codes, per_kind=args.abusers, seed=args.seed, forwarded=True
+            HOST,
+            server.port,
+            codes,
+            per_kind=args.abusers,
+            seed=args.seed,
+            forwarded=True,
+            kinds=inside,
         )
-        abuse.start()
+        rss_before = server.rss_kib()
+        lines_before = server.line_count
+        if inside:
+            abuse.start()
+        attacks = [
+            await self._attack(kind, server.port, codes) for kind in kinds if kind in ATTACKS
+        ]
         load.stats.reset()
         figures = await self._window(server, load, args.duration)
+        log_lines = server.line_count - lines_before
         load.pause()
         await abuse.stop()
+        for attack in attacks:
+            attack.send_signal(signal.SIGTERM)
+        ends = {}
+        for attack in attacks:
+            out, _ = await attack.communicate()
+            report = json.loads(out.decode().strip().splitlines()[-1])
+            ends[report["kind"]] = report["ends"]
         figures = {
             "rooms": made,
             "connections": load.connections,
             "pace_s": args.pace,
+            "abuse_kinds": list(kinds),
+            "rss_before_attack_kib": rss_before,
+            "log_lines_in_window": log_lines,
             **figures,
             "overruns": load.stats.overruns,
             "abuser_rounds": dict(abuse.rounds),
-            "abuser_closes": {kind: dict(codes) for kind, codes in abuse.closes.items()},
+            "abuser_closes": {
+                **{kind: dict(codes) for kind, codes in abuse.closes.items()},
+                **ends,
+            },
         }
         await load.close()
         return Result(target, ABUSE, figures)
+
+    async def _attack(self, kind: str, port: int, codes: list[str]) -> asyncio.subprocess.Process:
+        """Start ``bench/_attack.py`` for ``kind`` on this process's CPU, at the lowest
+        priority (nice 19): it takes what the load generator leaves, so that the honest
+        delays are the server's, not a load generator starved by the attacker."""
+        argv = [sys.executable, "-m", "bench._attack", kind, "--port", str(port)]
+        if kind == "nonreader":
+            argv += ["--count", str(self.args.abusers), "--forwarded"]
+            argv += [arg for code in codes[: self.args.abusers] for arg in ("--watch-code", code)]
+        else:
+            argv += ["--count", str(self.args.trickle)]
+        cpus = None if self.args.no_pin else {self.args.load_cpu}
+
+        def setup() -> None:
+            os.nice(19)
+            if cpus:
+                os.sched_setaffinity(0, cpus)
+
+        return await asyncio.create_subprocess_exec(
+            *argv, stdout=asyncio.subprocess.PIPE, cwd=REPO, preexec_fn=setup
+        )
 
     async def _full(self, target: str, server: ServerProcess) -> Result:
         args = self.args
@@ -519,7 +596,8 @@ _TEXT_KEYS = (
     "rooms", "connections", "steps_per_s", "rounds_per_s", "delay_p50_ms", "delay_p99_ms",
     "delay_max_ms", "errors", "server_cpu_pct", "load_cpu_pct", "kib_per_connection",
     "rss_none_kib", "rss_idle_kib", "rss_held_kib", "peak_rss_kib", "overruns",
-    "load_beat_late_p99_ms", "frames_per_step_per_conn",
+    "load_beat_late_p99_ms", "frames_per_step_per_conn", "rss_before_attack_kib",
+    "rss_end_kib", "rss_peak_sampled_kib", "log_lines_in_window",
 )  # fmt: skip
 
 

@@ -10,18 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import re
 import types
 import typing
 from collections.abc import Callable
 from typing import Any
 
 from protocol.errors import ErrorCode, ProtocolError
-from protocol.fields import IntRange, MaxItems, Text
+from protocol.fields import IntRange, MaxItems, Text, unprintable
 
 Convert = Callable[[Any, str], Any]
-
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
 def show(value: object) -> str:
@@ -73,7 +70,7 @@ def _text_converter(rule: Text | None) -> tuple[Convert, Convert]:
             bad(path, expected, value)
         if rule.pattern is not None and rule.pattern.fullmatch(value) is None:
             bad(path, f"a string matching {rule.pattern.pattern}", value)
-        if rule.printable and (_UNPRINTABLE.search(value) or not value.strip()):
+        if rule.printable and (unprintable(value) or not value.strip()):
             bad(path, "printable text with a visible character", value)
         return value if type(value) is str else str.__str__(value)
 

@@ -6,8 +6,9 @@ Decoding is strict and bounded. Each call is a fresh ``msgpack.unpackb`` (no dec
 object survives an error), after a size check, with tight limits: strings at most
 ``max_bytes``, arrays at most 64 items, maps at most 32 pairs, no bin, no ext types
 (``max_ext_len=0`` and an ext hook that refuses), string map keys only, UTF-8 only,
-exactly one value (trailing bytes refused), and msgpack's own nesting cap (deeper input is
-refused; no message of ours nests more than five levels). Then every field is checked:
+exactly one value (trailing bytes refused), and nesting at most `MAX_DEPTH` levels (no
+message of ours nests more than five; deeper input is ``malformed``, checked level by
+level without recursion). Then every field is checked:
 present if required, exact type (``true`` is not an int, ``1.0`` is not an int, so NaN
 and infinities never pass), range, length, pattern.
 
@@ -40,6 +41,7 @@ from protocol.messages import (
 
 __all__ = [
     "MAX_CLIENT_MESSAGE_BYTES",
+    "MAX_DEPTH",
     "MAX_SERVER_MESSAGE_BYTES",
     "Direction",
     "decode",
@@ -53,6 +55,9 @@ MAX_CLIENT_MESSAGE_BYTES = 4096
 MAX_SERVER_MESSAGE_BYTES = 65536
 """Default size limit of a server → client message (a snapshot is well under 4 KiB)."""
 
+MAX_DEPTH = 8
+"""Deepest nesting a message may have (a map is one level); no message of ours needs
+more than five."""
 _MAX_ARRAY_LEN = 64
 _MAX_MAP_LEN = 32
 
@@ -174,7 +179,7 @@ def _unpack(data: bytes | bytearray | memoryview | str, limit: int) -> Any:
     if size == 0:
         fail(ErrorCode.MALFORMED, "empty message")
     try:
-        return msgpack.unpackb(
+        value = msgpack.unpackb(
             data,
             raw=False,
             strict_map_key=True,
@@ -189,6 +194,31 @@ def _unpack(data: bytes | bytearray | memoryview | str, limit: int) -> Any:
     except (msgpack.UnpackException, ValueError, TypeError, OverflowError, RecursionError) as e:
         reason = str(e) or type(e).__name__
         fail(ErrorCode.MALFORMED, f"not one valid msgpack value: {reason[:120]}")
+    _check_depth(value)
+    return value
+
+
+def _check_depth(value: Any) -> None:
+    """Refuse a value nested deeper than `MAX_DEPTH` (level by level, no recursion).
+
+    msgpack's own stack allows 1,024 levels, far more than Python's recursion allows
+    for showing such a value in an error sentence: a value ~1,000 levels deep raised
+    RecursionError there instead of a ProtocolError.
+    """
+    level = [value]
+    depth = 0
+    while level:
+        depth += 1
+        if depth > MAX_DEPTH:
+            fail(ErrorCode.MALFORMED, f"a value nested deeper than {MAX_DEPTH} levels")
+        inner: list[Any] = []
+        for item in level:
+            kind = type(item)
+            if kind is dict:
+                inner += [v for v in item.values() if type(v) is dict or type(v) is list]
+            elif kind is list:
+                inner += [v for v in item if type(v) is dict or type(v) is list]
+        level = inner
 
 
 def _check_version(value: dict[Any, Any], tag: str) -> None:

@@ -14,6 +14,7 @@ uses too; they are re-exported here. The wire-only enums are defined below.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated
@@ -72,12 +73,26 @@ __all__ = [
     "TieBreak",
     "Token",
     "WonCards",
+    "unprintable",
 ]
 
 MAX_SEQ = 2**63 - 1
 MAX_MINUTES = 24 * 60
 MAX_PASSWORD_CHARS = 128
 """The longest password a ``create_room`` may carry (a server's must fit in it)."""
+
+
+_UNPRINTABLE_ASCII = re.compile(r"[\x00-\x1f\x7f]")
+_UNPRINTABLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+"""control characters (C0, DEL, C1), format characters (bidirectional overrides and
+isolates, zero-width characters, the byte order mark…), surrogates, U+2028 and U+2029"""
+
+
+def unprintable(text: str) -> bool:
+    """True if ``text`` holds a character a name or password may not have."""
+    if text.isascii():
+        return _UNPRINTABLE_ASCII.search(text) is not None
+    return any(unicodedata.category(char) in _UNPRINTABLE_CATEGORIES for char in text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +107,10 @@ class IntRange:
 class Text:
     """A ``str`` of ``min_len``..``max_len`` characters.
 
-    ``pattern`` (full match) if given; ``printable`` refuses control characters and a
-    text that is only whitespace.
+    ``pattern`` (full match) if given; ``printable`` refuses control characters (Unicode
+    category Cc), format characters (Cf: bidirectional overrides and isolates such as
+    U+202E and U+2066-U+2069, zero-width characters such as U+200B, U+FEFF), surrogates,
+    U+2028/U+2029, and a text that is only whitespace.
     """
 
     min_len: int
@@ -137,7 +154,7 @@ Spectators = Annotated[int, IntRange(0, 1_000_000)]
 Card = Annotated[str, Text(2, 2, CARD_PATTERN)]
 """A face-up card: rank char + suit char, e.g. "QH" (see protocol.cards)."""
 Name = Annotated[str, Text(1, 24, printable=True)]
-"""A player's name: 1..24 characters, no control characters, not only spaces."""
+"""A player's name: 1..24 characters, no control or format characters, not only spaces."""
 Code = Annotated[str, Text(4, 32, re.compile(r"[A-Za-z0-9-]+"))]
 """A room's player code or watch code: ASCII letters, digits and '-'."""
 RoomId = Annotated[str, Text(1, 32, re.compile(r"[A-Za-z0-9-]+"))]

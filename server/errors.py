@@ -8,6 +8,8 @@
   - ``StoreError``: the store refused or could not do a write or a load (unknown room,
     an id or code already in use, a file with a schema version this code does not know,
     a stored row that does not parse). Our side's fault or the disk's, never a peer's.
+  - ``TlsKeyError``: the TLS private key cannot be used without a passphrase, which the
+    server never asks for (it runs unattended).
 
 A peer's undecodable input is the codec's `protocol.ProtocolError`, not one of these.
 """
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 from protocol import ErrorCode
 
-__all__ = ["RefusedError", "ServerError", "StoreError"]
+__all__ = ["RefusedError", "ServerError", "StoreError", "TlsKeyError"]
 
 
 class ServerError(Exception):
@@ -25,6 +27,10 @@ class ServerError(Exception):
 
 class StoreError(ServerError):
     """The store could not do what was asked (the message says what and which room)."""
+
+
+class TlsKeyError(ServerError):
+    """The TLS key file is protected by a passphrase (the message names the file)."""
 
 
 class RefusedError(ServerError):

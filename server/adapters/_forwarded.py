@@ -26,7 +26,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
-__all__ = ["MAX_HOPS", "Address", "ClientAddress", "Network", "client_address", "ip_of"]
+__all__ = [
+    "MAX_HOPS",
+    "Address",
+    "ClientAddress",
+    "Network",
+    "client_address",
+    "ip_of",
+    "is_trusted_peer",
+]
 
 Network: TypeAlias = ipaddress.IPv4Network | ipaddress.IPv6Network
 Address: TypeAlias = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -96,6 +104,12 @@ def _is_trusted(address: Address, trusted: Iterable[Network]) -> bool:
     return any(form in network for form in forms for network in trusted)
 
 
+def is_trusted_peer(peer: str, trusted: Sequence[Network]) -> bool:
+    """True if the TCP peer ``peer`` is one of the ``trusted`` proxies."""
+    address = ip_of(peer)
+    return address is not None and _is_trusted(address, trusted)
+
+
 def client_address(
     peer: str, forwarded_for: Sequence[str], trusted: Sequence[Network]
 ) -> ClientAddress:
@@ -107,8 +121,7 @@ def client_address(
     """
     if not trusted:
         return ClientAddress(peer)
-    peer_ip = ip_of(peer)
-    if peer_ip is None or not _is_trusted(peer_ip, trusted):
+    if not is_trusted_peer(peer, trusted):
         return ClientAddress(peer)
     entries = [entry for value in forwarded_for for entry in value.split(",")]
     if not "".join(entries).strip(" \t"):

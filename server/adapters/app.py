@@ -16,9 +16,12 @@ transport limits:
   Requests and ``Retry-After`` (`server.core.limits.ConnectionGate`, on the app's clock);
 - per connection: a `ConnId`, a slot of its address (``--max-connections-per-ip``, else
   error ``too_many_connections`` and close 1013; from a ``--trusted-proxies`` peer, the
-  address its X-Forwarded-For names), frames at most ``--max-message-bytes``
-  (else the WebSocket layer closes 1009), a `RateLimiter` (``rate_limited``, then 4001),
-  a budget of invalid frames (then 1008), and an opening deadline (4005);
+  address its X-Forwarded-For names), frames at most ``--max-message-bytes`` (else
+  error ``too_large`` and close 1009, from the WebSocket layer), a `RateLimiter`
+  (``rate_limited``, then 4001), a budget of invalid frames (then 1008), an opening
+  deadline (4005), and the transport's bounds on what it holds, reads and waits for
+  (`server.adapters._connection`: --max-send-buffer, --send-timeout, handshakes per
+  address and their deadline, a receive budget);
 - one timer task that sleeps until `Hub.next_deadline` and calls `Hub.wake`, yielding to
   the connections between two wakes (a finish vote's play-out is woken slice after
   slice, and other rooms are served in between);
@@ -45,7 +48,10 @@ import contextlib
 import http
 import json
 import math
+import os
+import resource
 import signal
+import socket
 import ssl
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -70,10 +76,15 @@ from protocol import (
     decode_client_message,
     encode,
 )
+from server.adapters import _exposure
+from server.adapters._connection import GuardedConnection, TransportGuard, connection_class
 from server.adapters._forwarded import ClientAddress, Network, client_address
+from server.adapters._origin import origin_allowed
+from server.adapters._quiet import LogThrottle
 from server.adapters.config import (
     INVALID_MESSAGE_BURST,
     INVALID_MESSAGE_REFILL_SECONDS,
+    WRITE_HIGH_WATER,
     Settings,
 )
 from server.adapters.logs import bind, get_logger
@@ -87,12 +98,27 @@ from server.core.limits import (
     TokenBucket,
     Verdict,
 )
+from server.errors import TlsKeyError
 
-__all__ = ["HubLike", "WarServer", "build_hub", "run_server", "serving", "tls_context"]
+__all__ = [
+    "HubLike",
+    "WarServer",
+    "build_hub",
+    "raise_open_files_limit",
+    "run_server",
+    "serving",
+    "tls_context",
+]
 
 HEALTH_PATH = "/healthz"
 _MAX_REASON_BYTES = 123  # a close frame's reason limit (RFC 6455)
 _WAKE_RETRY_SECONDS = 1.0  # after Hub.wake raised, wait this long before trying again
+_SHOWN_ORIGIN_CHARS = 100  # of a refused Origin header, in the log (client text)
+ACCEPT_BURST = 100
+"""connections asyncio may accept in one go (its listening backlog), each a descriptor
+until it is set up or dropped: what the hold limit leaves room for"""
+QUIET_SECONDS = 60.0
+"""one log line per address (or per kind of accept failure) per this many seconds"""
 
 log = get_logger()
 
@@ -148,14 +174,27 @@ def build_hub(settings: Settings, now: float) -> HubLike:
 def tls_context(settings: Settings) -> ssl.SSLContext | None:
     """A server TLS context from ``--certfile``/``--keyfile``, or None without them.
 
+    A key protected by a passphrase is refused with `TlsKeyError` instead of OpenSSL's
+    prompt on the terminal (the server runs unattended: nobody would answer it).
+
     Raises:
         ssl.SSLError, OSError: the files are not a matching PEM certificate and key.
+        server.errors.TlsKeyError: the key needs a passphrase.
     """
     if settings.certfile is None or settings.keyfile is None:
         return None
+    keyfile = settings.keyfile
+
+    def no_passphrase() -> bytes:
+        raise TlsKeyError(
+            f"the TLS key {str(keyfile)!r} is protected by a passphrase, which war-server "
+            "cannot ask for: give --keyfile a copy without one, readable only by the "
+            "server (openssl pkey -in KEY -out KEY.plain; chmod 600 KEY.plain)"
+        )
+
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
-    context.load_cert_chain(settings.certfile, settings.keyfile)
+    context.load_cert_chain(settings.certfile, keyfile, password=no_passphrase)
     return context
 
 
@@ -197,7 +236,7 @@ class WarServer:
         self.hub = hub
         self._clock = clock
         self._ids = count(1)
-        self._sockets: dict[ConnId, ServerConnection] = {}
+        self._sockets: dict[ConnId, GuardedConnection] = {}
         self._closing: set[ConnId] = set()
         self._slots = AddressSlots(settings.max_connections_per_ip)
         self._gate = ConnectionGate(
@@ -206,12 +245,34 @@ class WarServer:
             penalty=settings.abuse_penalty,
             penalty_max=settings.abuse_penalty_max,
         )
+        self._guard = TransportGuard(
+            max_send_buffer=settings.max_send_buffer,
+            send_timeout=settings.send_timeout,
+            close_timeout=settings.close_timeout,
+            max_handshakes_per_ip=settings.max_handshakes_per_ip,
+            handshake_timeout=settings.handshake_timeout,
+            hold_limit=max(0, _open_files_limit() - ACCEPT_BURST) // 2,
+            receive_rate=settings.receive_rate,
+            receive_burst=settings.receive_burst,
+            trusted_proxies=settings.trusted_proxies,
+            on_abort=self._aborted,
+            on_handshake_refused=self._handshake_refused,
+            too_large=encode(
+                Error(
+                    code=ErrorCode.TOO_LARGE,
+                    message=f"a message may have at most {settings.max_message_bytes} bytes; "
+                    "this one had more",
+                )
+            ),
+        )
+        self._quiet = LogThrottle(QUIET_SECONDS)
         self._tasks: set[asyncio.Task[None]] = set()
         self._rearm = asyncio.Event()
         self._armed_for: float | None = None
         self._server: Server | None = None
         self._timer: asyncio.Task[None] | None = None
         self._stopping = False
+        self._loop_handler: tuple[Any, ...] | None = None  # (the loop's previous handler,)
         self._web: WebFiles | None = None
 
     # --- lifecycle ---------------------------------------------------------------------
@@ -228,7 +289,10 @@ class WarServer:
             self.settings.host,
             self.settings.port,
             process_request=self._process_request,
+            create_connection=connection_class(self._guard),
+            open_timeout=self.settings.handshake_timeout,
             max_size=self.settings.max_message_bytes,
+            write_limit=WRITE_HIGH_WATER,
             ping_interval=self.settings.ping_interval,
             ping_timeout=self.settings.ping_timeout,
             close_timeout=self.settings.close_timeout,
@@ -237,6 +301,7 @@ class WarServer:
             server_header=None,
         )
         self._timer = asyncio.create_task(self._run_timer(), name="war-timer")
+        self._quiet_accept_errors()
 
     @property
     def port(self) -> int:
@@ -247,6 +312,11 @@ class WarServer:
             port: int = sock.getsockname()[1]
             return port
         raise RuntimeError("the server has no listening socket")
+
+    @property
+    def sockets(self) -> tuple[socket.socket, ...]:
+        """The listening sockets."""
+        return self._server.sockets if self._server is not None else ()
 
     @property
     def connection_count(self) -> int:
@@ -269,11 +339,53 @@ class WarServer:
                 code=CloseCode.SERVICE_RESTART,
                 reason="server restarting",
             )
+            self._guard.abort_connecting()  # their handshake would wait its full timeout
             await self._server.wait_closed()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         self.hub.close()
+        if self._loop_handler is not None:
+            asyncio.get_running_loop().set_exception_handler(self._loop_handler[0])
+            self._loop_handler = None
         log.info("server_stopped")
+
+    def _quiet_accept_errors(self) -> None:
+        """Route the event loop's failed accepts (out of file descriptors: EMFILE, ENFILE,
+        ENOBUFS, ENOMEM) to `_accept_failed`; anything else to the previous handler.
+
+        asyncio logs every failed ``accept()`` with a traceback and tries again a second
+        later; with descriptors used up by an attacker that was 40,000 lines in 20 s.
+        """
+        loop = asyncio.get_running_loop()
+        previous = loop.get_exception_handler()
+        self._loop_handler = (previous,)
+
+        def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+            error = context.get("exception")
+            message = str(context.get("message", ""))
+            if isinstance(error, OSError) and message.startswith("socket.accept()"):
+                self._accept_failed(error)
+            elif previous is not None:
+                previous(loop, context)
+            else:
+                loop.default_exception_handler(context)
+
+        loop.set_exception_handler(handler)
+
+    def _accept_failed(self, error: OSError) -> None:
+        """One line per kind of failure per QUIET_SECONDS, with how many were left out."""
+        suppressed = self._quiet.allow(("accept_failed", error.errno), self._clock())
+        if suppressed is not None:
+            soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            log.error(
+                "accept_failed",
+                error=os.strerror(error.errno) if error.errno else str(error),
+                errno=error.errno,
+                also_failed=suppressed,
+                open_files_limit=soft,
+                hard_limit=hard,
+                period=QUIET_SECONDS,
+            )
 
     def poke(self) -> None:
         """Make the timer look at `Hub.next_deadline` again (after a test moved the clock)."""
@@ -283,17 +395,32 @@ class WarServer:
     # --- HTTP: /healthz, the page and the per-address gate --------------------------------
     def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         """Answer /healthz and the browser table's files (`server.adapters.web`); refuse
-        (429) a new connection its address may not open now; None lets the WebSocket
-        handshake go on."""
+        a WebSocket from another site's page (403) and a new connection its address may
+        not open now (429); None lets the WebSocket handshake go on."""
         if request.path.split("?", 1)[0] == HEALTH_PATH:
             return self._health(connection)
         if self._web is not None and (page := self._web.respond(request)) is not None:
             return page  # the browser table's files (not a WebSocket upgrade)
+        origin = request.headers.get("Origin")
+        if not origin_allowed(origin, request.headers.get("Host"), self.settings.allowed_origins):
+            return self._other_site(connection, str(origin))
         client = _client_of(connection, request.headers, self.settings.trusted_proxies)
         refusal = self._gate.admit(client.address, self._clock())
         if refusal is None:
             return None
         return _too_many_requests(connection, client.address, refusal)
+
+    def _other_site(self, connection: ServerConnection, origin: str) -> Response:
+        """HTTP 403 for a browser WebSocket opened by another site's page (logged once a
+        minute per origin)."""
+        shown = origin[:_SHOWN_ORIGIN_CHARS]
+        suppressed = self._quiet.allow(("origin_refused", shown), self._clock())
+        if suppressed is not None:
+            log.warning("origin_refused", origin=shown, also_refused=suppressed)
+        return connection.respond(
+            http.HTTPStatus.FORBIDDEN,
+            "a WebSocket from another site's page is refused (see --allowed-origins)\n",
+        )
 
     def _health(self, connection: ServerConnection) -> Response:
         failing = self.hub.store_failing
@@ -312,10 +439,13 @@ class WarServer:
         return response
 
     # --- one connection ------------------------------------------------------------------
-    async def _handle_connection(self, ws: ServerConnection) -> None:
+    async def _handle_connection(self, connection: ServerConnection) -> None:
+        assert isinstance(connection, GuardedConnection)  # made by connection_class
+        ws = connection
         conn = next(self._ids)
         client = _client_of(ws, _headers_of(ws), self.settings.trusted_proxies)
         peer = client.address
+        ws.client = peer
         bind(conn=conn, peer=peer)
         if client.ignored is not None:
             log.debug("forwarded_for_ignored", reason=client.ignored)
@@ -326,9 +456,10 @@ class WarServer:
                 code=ErrorCode.TOO_MANY_CONNECTIONS,
                 message=f"this address already has {limit} connections open; try later",
             )
-            with contextlib.suppress(ConnectionClosed):
-                await ws.send(encode(refusal))
-                await ws.close(CloseCode.TRY_AGAIN_LATER, "too many connections")
+            if ws.protocol.state is State.OPEN:  # not gone already
+                ws.queue(encode(refusal))
+                ws.flush()
+            await ws.close(CloseCode.TRY_AGAIN_LATER, "too many connections")
             return
         self._sockets[conn] = ws
         log.info("connection_opened")
@@ -342,7 +473,7 @@ class WarServer:
             self._call(conn, partial(self.hub.disconnect, conn))
             log.info("connection_closed", close_code=ws.close_code)
 
-    async def _receive(self, conn: ConnId, ws: ServerConnection, peer: str) -> None:
+    async def _receive(self, conn: ConnId, ws: GuardedConnection, peer: str) -> None:
         started = time.monotonic()
         limiter = RateLimiter(self.settings.rate_limit, started)
         invalid = TokenBucket(1.0 / INVALID_MESSAGE_REFILL_SECONDS, INVALID_MESSAGE_BURST, started)
@@ -359,8 +490,7 @@ class WarServer:
             except TimeoutError:
                 log.info("opening_timeout")
                 self._closing.add(conn)
-                with contextlib.suppress(ConnectionClosed):
-                    await ws.close(CloseCode.OPENING_TIMEOUT, "no opening message")
+                await ws.close(CloseCode.OPENING_TIMEOUT, "no opening message")
                 return
             if conn in self._closing:
                 continue  # a close is under way: nothing more from this peer counts
@@ -424,6 +554,27 @@ class WarServer:
         self._maybe_rearm()
         return exhausted
 
+    def _aborted(self, ws: GuardedConnection, reason: str, unsent: int) -> None:
+        """The guard dropped ``ws`` (`server.adapters._connection`): log it; a client that
+        let more than --max-send-buffer pile up is penalized as for other abuse."""
+        peer = ws.client if ws.client is not None else ws.peer
+        log.warning("connection_aborted", reason=reason, unsent=unsent, peer=peer)
+        if reason == "send_buffer_full":
+            self._penalize(peer)
+
+    def _handshake_refused(self, key: str) -> None:
+        """An address has --max-handshakes-per-ip connections in the handshake already."""
+        now = self._clock()
+        suppressed = self._quiet.allow(("handshake_refused", key), now)
+        if suppressed is not None:
+            log.warning(
+                "handshake_refused",
+                peer=key,
+                reason="too many connections in the opening handshake",
+                limit=self.settings.max_handshakes_per_ip,
+                also_refused=suppressed,
+            )
+
     def _penalize(self, peer: str) -> None:
         """``peer``'s connection was just closed for abuse: refuse its address a while."""
         seconds = self._gate.penalize(peer, self._clock())
@@ -464,7 +615,7 @@ class WarServer:
         a connection in one write instead of three. bench/load.py measured 53% of the
         server's time in socket writes at full speed, and +22% steps/s from this.
         """
-        queued: dict[ConnId, ServerConnection] = {}
+        queued: dict[ConnId, GuardedConnection] = {}
         for action in actions:
             if isinstance(action, Send):
                 self._send(action, queued)
@@ -473,7 +624,7 @@ class WarServer:
                 self._close(action)
         _flush(queued)
 
-    def _send(self, action: Send, queued: dict[ConnId, ServerConnection]) -> None:
+    def _send(self, action: Send, queued: dict[ConnId, GuardedConnection]) -> None:
         try:
             data = encode(action.message)
         except EncodeError:
@@ -484,7 +635,7 @@ class WarServer:
             # like websockets.broadcast: skip connections that are not open (closing)
             if ws is None or ws.protocol.state is not State.OPEN:
                 continue
-            ws.protocol.send_binary(data)
+            ws.queue(data)
             queued[conn] = ws
 
     def _close(self, action: Close) -> None:
@@ -548,25 +699,59 @@ async def serving(
     Raises:
         OSError: the address cannot be bound, or the store's folder cannot be made.
         ssl.SSLError: the TLS files do not load.
-        server.errors.StoreError: the store cannot be opened.
+        server.errors.TlsKeyError: the TLS key needs a passphrase.
+        server.errors.StoreError: the store cannot be opened, or another server holds it.
     """
     tls_context(settings)  # fail on bad TLS files before opening the store
-    the_hub = hub if hub is not None else build_hub(settings, clock())
-    server = WarServer(settings, the_hub, clock=clock)
+    async with _store_locked(settings, hub is None):
+        the_hub = hub if hub is not None else build_hub(settings, clock())
+        server = WarServer(settings, the_hub, clock=clock)
+        try:
+            await server.start()
+        except BaseException:
+            the_hub.close()
+            raise
+        async with _serving(settings, server) as started:
+            yield started
+
+
+@asynccontextmanager
+async def _store_locked(settings: Settings, lock: bool) -> AsyncIterator[None]:
+    """Hold `StoreLock` on ``settings.db`` for the block (if ``lock``): a second server
+    on the same store refuses to start."""
+    if not lock:
+        yield
+        return
+    from server.adapters.store import StoreLock  # noqa: PLC0415 (keep the app importable alone)
+
+    settings.db.parent.mkdir(parents=True, exist_ok=True)
+    held = StoreLock(settings.db)
     try:
-        await server.start()
-    except BaseException:
-        the_hub.close()
-        raise
+        yield
+    finally:
+        held.release()
+
+
+@asynccontextmanager
+async def _serving(settings: Settings, server: WarServer) -> AsyncIterator[WarServer]:
+    """Announce a started ``server`` (and warn about its exposure); stop it at the end."""
     log.info(
         "listening",
         host=settings.host,
         port=server.port,
         tls=settings.tls,
         db=str(settings.db),
-        rooms=the_hub.rooms,
+        rooms=server.hub.rooms,
         password_required=settings.password is not None,
+        open_files_limit=resource.getrlimit(resource.RLIMIT_NOFILE)[0],
     )
+    for warning in _exposure.startup_warnings(
+        _exposure.bound_addresses(server.sockets),
+        tls=settings.tls,
+        password=settings.password is not None,
+        behind_proxy=bool(settings.trusted_proxies),
+    ):
+        log.warning(warning.event, **warning.fields)
     try:
         yield server
     finally:
@@ -585,6 +770,7 @@ async def run_server(
     Raises what `serving` raises.
     """
     stopping = stop if stop is not None else asyncio.Event()
+    raise_open_files_limit()
     loop = asyncio.get_running_loop()
     installed: list[signal.Signals] = []
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -601,6 +787,36 @@ async def run_server(
     finally:
         for sig in installed:
             loop.remove_signal_handler(sig)
+
+
+_NOFILE_CEILING = 1 << 20  # what "unlimited" is raised to (Linux's usual fs.nr_open)
+
+
+def _open_files_limit() -> int:
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return _NOFILE_CEILING if soft == resource.RLIM_INFINITY else soft
+
+
+def raise_open_files_limit() -> int:
+    """Raise this process's soft open-files limit to its hard limit; return the limit.
+
+    Every connection is a file descriptor; the soft limit is often 1,024 while the hard
+    one (systemd's LimitNOFILE, compose's ``ulimits``) allows far more. A raise is logged
+    (``open_files_limit``), as is a refusal; the ``listening`` line shows the limit in
+    any case. Never raises: a system that refuses (a seccomp filter, a container) leaves
+    the limit as it was.
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = _NOFILE_CEILING if hard == resource.RLIM_INFINITY else hard
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        except (OSError, ValueError) as error:
+            log.warning("open_files_limit", limit=soft, hard_limit=hard, error=str(error))
+            return soft
+        log.info("open_files_limit", limit=target, hard_limit=hard, raised_from=soft)
+        return target
+    return soft  # already there: the "listening" line shows it
 
 
 def _too_many_requests(connection: ServerConnection, peer: str, refusal: Refusal) -> Response:
@@ -624,15 +840,10 @@ def _too_many_requests(connection: ServerConnection, peer: str, refusal: Refusal
     return response
 
 
-def _flush(queued: dict[ConnId, ServerConnection]) -> None:
-    """Write each connection's queued frames in one go; forget them."""
+def _flush(queued: dict[ConnId, GuardedConnection]) -> None:
+    """Write each connection's queued frames in one go (each checks its send buffer)."""
     for ws in queued.values():
-        data = b"".join(ws.protocol.data_to_send())
-        if data:
-            try:
-                ws.transport.write(data)
-            except Exception:  # a transport that broke: its connection ends by itself
-                log.warning("write_failed", exc_info=True)
+        ws.flush()
     queued.clear()
 
 

@@ -2,8 +2,10 @@
 
 Every flag has an environment variable (the flag wins over the variable, the variable
 over the default). An empty variable counts as unset, so ``WAR_PASSWORD=`` in an env file
-means "no password". Values are checked here, once, with errors that name the flag, the
-variable and the offending value; nothing downstream re-validates.
+means "no password"; so does a variable of only spaces, except ``WAR_PASSWORD``, which
+refuses it as ``--password`` does (a password meant but lost to a stray space must not
+silently open the server to anyone). Values are checked here, once, with errors that
+name the flag, the variable and the offending value; nothing downstream re-validates.
 
 Use::
 
@@ -18,15 +20,18 @@ import ipaddress
 import math
 import os
 import textwrap
-import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from protocol.fields import MAX_PASSWORD_CHARS  # a longer password could never be sent
+from protocol.fields import (
+    MAX_PASSWORD_CHARS,  # a longer password could never be sent
+    unprintable,
+)
 from server.adapters._forwarded import Network
+from server.adapters._origin import normal_origin
 
 __all__ = [
     "OPTIONS",
@@ -47,6 +52,18 @@ INVALID_MESSAGE_REFILL_SECONDS = 6.0  # ... plus one more every this many second
 OPENING_TIMEOUT_SECONDS = 30.0
 PING_INTERVAL_SECONDS = 20.0
 PING_TIMEOUT_SECONDS = 20.0
+RECEIVE_RATE = 32 * 1024
+"""bytes a second one connection is read at, once its burst is spent"""
+RECEIVE_BURST = 64 * 1024
+"""bytes one connection may send at once before reading slows to RECEIVE_RATE"""
+MIN_SEND_BUFFER = 64 * 1024
+"""the lowest --max-send-buffer: every answer the server makes in one go fits in it"""
+WRITE_HIGH_WATER = 32 * 1024
+"""Unsent bytes above which a connection counts as not keeping up (its send timeout runs)"""
+MIN_PUBLIC_PROXY_PREFIX = {4: 8, 6: 16}
+"""A trusted proxy network with public addresses needs at least this prefix length"""
+_MAPPED = ipaddress.IPv6Network("::ffff:0:0/96")
+_PRIVATE_V6 = (ipaddress.IPv6Network("fc00::/7"), ipaddress.IPv6Network("fe80::/10"))
 
 
 class ConfigError(ValueError):
@@ -103,6 +120,16 @@ class Settings:
     away_timeout: float = 120.0
     trusted_proxies: tuple[Network, ...] = ()
     """reverse proxies whose X-Forwarded-For names the client (`server.adapters._forwarded`)"""
+    max_send_buffer: int = 256 * 1024
+    """unsent bytes a connection may have queued; more: it is aborted (`server.adapters._guard`)"""
+    send_timeout: float = 20.0
+    """seconds unsent data may stay above `WRITE_HIGH_WATER`; longer: aborted"""
+    handshake_timeout: float = 5.0
+    """seconds from accepting a connection to the end of its WebSocket opening handshake"""
+    max_handshakes_per_ip: int = 32
+    """connections one address (an IPv6 /64) may have in the opening handshake at once"""
+    allowed_origins: tuple[str, ...] = ()
+    """origins (`server.adapters._origin.normal_origin` form) allowed besides the server's own"""
     no_web: bool = False
     """serve no browser table (`server.adapters.web`): WebSocket and /healthz only"""
     # --- not settable from outside -----------------------------------------------------
@@ -114,6 +141,10 @@ class Settings:
     """seconds without a pong before a connection counts as dead"""
     close_timeout: float = 5.0
     """seconds to wait for a client's close frame on shutdown"""
+    receive_rate: float = RECEIVE_RATE
+    """bytes a second a connection is read at after its burst (`server.adapters._connection`)"""
+    receive_burst: float = RECEIVE_BURST
+    """bytes a connection may send at once before reading slows down"""
 
     def __repr__(self) -> str:
         shown = ", ".join(
@@ -181,8 +212,8 @@ def _password(text: str) -> str:
         raise ValueError(
             f"the password has {len(text)} characters, at most {MAX_PASSWORD_CHARS} are allowed"
         )
-    if any(unicodedata.category(c) in {"Cc", "Zl", "Zp"} for c in text):
-        raise ValueError("the password contains a control character")
+    if unprintable(text):
+        raise ValueError("the password contains a control or format character")
     if not text.strip():
         raise ValueError("the password is only spaces")
     return text
@@ -210,10 +241,48 @@ def _networks(text: str) -> tuple[Network, ...]:
         if not entry:
             raise ValueError(f"an empty entry in the list {text.strip()!r}")
         try:
-            networks.append(ipaddress.ip_network(entry))
+            network = ipaddress.ip_network(entry)
         except ValueError as error:
             raise ValueError(f"not an IP address or network: {entry!r} ({error})") from None
+        if _too_wide(network):
+            v4, v6 = MIN_PUBLIC_PROXY_PREFIX[4], MIN_PUBLIC_PROXY_PREFIX[6]
+            raise ValueError(
+                f"{entry} would let anyone on the internet choose the address the limits "
+                f"count (X-Forwarded-For); trust only your proxy's own address or network "
+                f"(a public network needs a prefix of at least /{v4} for IPv4, /{v6} for IPv6)"
+            )
+        networks.append(network)
     return tuple(networks)
+
+
+def _too_wide(network: Network) -> bool:
+    """True if trusting ``network`` as a proxy would trust a large part of the internet.
+
+    IPv4 needs a prefix of at least /8 (10.0.0.0/8 is the largest private block). IPv6
+    needs /16 unless it is unique-local (fc00::/7) or link-local (fe80::/10); its
+    IPv4-mapped part (::ffff:0:0/96) counts as the IPv4 network it maps, since a trusted
+    mapped network trusts the same IPv4 peers (`server.adapters._forwarded`).
+    """
+    if isinstance(network, ipaddress.IPv4Network):
+        return network.prefixlen < MIN_PUBLIC_PROXY_PREFIX[4]
+    if network.overlaps(_MAPPED):
+        if not network.subnet_of(_MAPPED):
+            return True  # it holds every IPv4-mapped address
+        return network.prefixlen - _MAPPED.prefixlen < MIN_PUBLIC_PROXY_PREFIX[4]
+    if any(network.subnet_of(private) for private in _PRIVATE_V6):
+        return False
+    return network.prefixlen < MIN_PUBLIC_PROXY_PREFIX[6]
+
+
+def _origins(text: str) -> tuple[str, ...]:
+    if text.strip().lower() in {"", "none"}:
+        return ()
+    origins: list[str] = []
+    for item in text.split(","):
+        if not item.strip():
+            raise ValueError(f"an empty entry in the list {text.strip()!r}")
+        origins.append(normal_origin(item))
+    return tuple(dict.fromkeys(origins))
 
 
 _YES = frozenset({"1", "true", "yes", "on"})
@@ -253,6 +322,8 @@ class Option:
     default: str
     help: str
     metavar: str
+    blank_is_unset: bool = True
+    """a variable of only spaces counts as unset (never for a secret: it is refused)"""
     switch: bool = False
 
 
@@ -292,6 +363,7 @@ OPTIONS: tuple[Option, ...] = (
         "none",
         "password needed to create rooms (joining needs only a code)",
         "TEXT",
+        blank_is_unset=False,
     ),
     Option(
         "log_format",
@@ -472,8 +544,62 @@ OPTIONS: tuple[Option, ...] = (
         "none",
         "reverse proxies (IP addresses or CIDR networks, comma-separated) whose "
         "X-Forwarded-For header names the client; from them, the rightmost untrusted "
-        "address in it counts for the per-address limits and the logs",
+        "address in it counts for the per-address limits and the logs; networks "
+        "covering much of the internet (0.0.0.0/0, ::/0, ...) are refused",
         "LIST",
+    ),
+    Option(
+        "allowed_origins",
+        "--allowed-origins",
+        "WAR_ALLOWED_ORIGINS",
+        _origins,
+        "none",
+        "web pages (origins such as https://example.org, comma-separated) whose browser "
+        "WebSockets are accepted besides the server's own page; a WebSocket from any "
+        "other page is refused with HTTP 403 (clients that send no Origin header, such "
+        "as war-client, are not affected)",
+        "LIST",
+    ),
+    Option(
+        "max_send_buffer",
+        "--max-send-buffer",
+        "WAR_MAX_SEND_BUFFER",
+        _int_in(MIN_SEND_BUFFER, 64 * 1024 * 1024),
+        "262144",
+        "bytes a connection may have waiting to be sent (a client that does not read); "
+        "more: the connection is dropped at once",
+        "BYTES",
+    ),
+    Option(
+        "send_timeout",
+        "--send-timeout",
+        "WAR_SEND_TIMEOUT",
+        _seconds(0, positive=True),
+        "20",
+        f"seconds a connection's unsent data may stay above {WRITE_HIGH_WATER // 1024} KiB "
+        "(the client is not reading); longer: the connection is dropped",
+        "SECONDS",
+    ),
+    Option(
+        "handshake_timeout",
+        "--handshake-timeout",
+        "WAR_HANDSHAKE_TIMEOUT",
+        _seconds(0, positive=True),
+        "5",
+        "seconds a new connection may take to finish its TLS and WebSocket opening "
+        "handshake; longer: dropped",
+        "SECONDS",
+    ),
+    Option(
+        "max_handshakes_per_ip",
+        "--max-handshakes-per-ip",
+        "WAR_MAX_HANDSHAKES_PER_IP",
+        _int_in(1, 1_000_000),
+        "32",
+        "connections one address (an IPv6 /64) may have in the opening handshake at "
+        "once; more are refused: held unread until --handshake-timeout, or dropped at "
+        "once when descriptors run short (not counted for a --trusted-proxies peer)",
+        "N",
     ),
     Option(
         "no_web",
@@ -575,7 +701,7 @@ def load_settings(argv: Sequence[str] | None, env: Mapping[str, str]) -> Setting
         if given is None:
             given = env.get(option.env, "")
             source = option.env
-            if not given.strip():
+            if not given or (option.blank_is_unset and not given.strip()):
                 continue
         try:
             values[option.field] = option.parse(given)

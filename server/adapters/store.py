@@ -2,7 +2,18 @@
 
 Every write commits before it returns ("persist, then broadcast"); a failed write (a full
 disk, a clash, an unknown room) raises `StoreError` and leaves the file as it was. A
-store is used by one thread (the event loop's); it is not shared between processes.
+store is used by one thread (the event loop's); it is not shared between processes: a
+server holds `StoreLock` on it for its whole life, and a second one refuses to start.
+
+Opening (`SqliteStore`): a store that does not exist is made whole under a temporary
+name, readable by its owner only (0600; SQLite gives its ``-wal`` and ``-shm`` the same
+mode), and renamed into place, so a crash never leaves a half-made file. A file that
+exists must be a War store: an empty (0-byte) file, a damaged one (``PRAGMA
+quick_check``), another program's SQLite file or a ``-wal`` without its store is refused
+with one line naming the file, and left as it was; the server never starts empty over a
+file that held rooms. One room whose row does not parse is skipped and logged by
+`SqliteStore.load_all`; its row stays in the file, so its id and codes (unique columns)
+are never given to a new room.
 
 `SqliteStore` keeps one connection in WAL mode with ``synchronous=NORMAL``: a committed
 write survives a kill -9 of the process (not necessarily a power cut). A room is one row
@@ -29,17 +40,21 @@ two codes are one.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from server.adapters.logs import get_logger
 from server.core.records import GameRecord, RoomRecord, SeatRecord, check_same_room
 from server.engine import Rules
 from server.errors import StoreError
 
-__all__ = ["PAGE_SIZE", "SCHEMA_VERSION", "WAL_CHECKPOINT_BYTES", "SqliteStore"]
+__all__ = ["PAGE_SIZE", "SCHEMA_VERSION", "WAL_CHECKPOINT_BYTES", "SqliteStore", "StoreLock"]
 
 SCHEMA_VERSION = 5
 """The store layout this code writes; older stores (from 1) are migrated on opening."""
@@ -130,6 +145,10 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     ),
     4: (_OLD_RULES,),
 }
+
+_MODE = 0o600  # the store holds room codes and deal numbers
+_TABLES = frozenset({"rooms", "seats"})
+_RESTORE = 'restore a backup (docs/hosting.md, "Back up the store")'
 
 _INSERT_ROOM = (
     "INSERT INTO rooms (room_id, player_code, watch_code, rules, minutes, created, "
@@ -237,32 +256,69 @@ def _game(row: Sequence[Any]) -> GameRecord:
 class SqliteStore:
     """A `Store` in one SQLite file (WAL, synchronous=NORMAL, one connection).
 
-    ``SqliteStore(path)`` creates the parent directory and the schema if needed, and
-    migrates a store of an older schema version (in one transaction: all or nothing).
-    Raises `StoreError` if the file holds a schema version this code does not know (a
-    newer server's), or if the migration fails (the file is then left as it was).
+    ``SqliteStore(path)`` creates the parent directory and a new store if none is there
+    (see the module docstring), and migrates a store of an older schema version (in one
+    transaction: all or nothing). Raises `StoreError` if the file is not a sound War
+    store (empty, damaged, another program's), holds a schema version this code does
+    not know (a newer server's), or if the migration fails (the file is then left as it
+    was).
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.exists():
+            _create(self.path)
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        if self._db.execute("PRAGMA page_count").fetchone()[0] == 0:  # a new file
-            self._db.execute(f"PRAGMA page_size={PAGE_SIZE}")
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        page_size = self._db.execute("PRAGMA page_size").fetchone()[0]
-        self._db.execute(f"PRAGMA wal_autocheckpoint={WAL_CHECKPOINT_BYTES // page_size}")
-        version = self._version()
-        if version == 0:
-            self._db.executescript(f"BEGIN;{_SCHEMA}PRAGMA user_version={SCHEMA_VERSION};COMMIT;")
-        elif version != SCHEMA_VERSION:
-            try:
+        try:
+            self._check()
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            page_size = self._db.execute("PRAGMA page_size").fetchone()[0]
+            self._db.execute(f"PRAGMA wal_autocheckpoint={WAL_CHECKPOINT_BYTES // page_size}")
+            if self._version() != SCHEMA_VERSION:
                 self._migrate()
-            except BaseException:
-                self._db.close()
-                raise
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _check(self) -> None:
+        """Refuse a file that is not a sound War store (see the module docstring).
+
+        Raises:
+            StoreError: one line naming the file and what to do.
+        """
+        where = str(self.path)
+        try:
+            version = self._version()
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"store {where!r} has schema version {version}, "
+                    f"this server knows {SCHEMA_VERSION}"
+                )
+            tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master")}
+            if not tables and self.path.stat().st_size == 0:
+                raise StoreError(
+                    f"store {where!r} exists but is empty (0 bytes): {_RESTORE} if it held "
+                    "games; if it is new, delete it"
+                )
+            if version == 0 or not tables >= _TABLES:
+                raise StoreError(
+                    f"store {where!r} is not a War store (an SQLite file without its "
+                    "tables): give --db another file"
+                )
+            verdict = self._db.execute("PRAGMA quick_check").fetchone()[0]
+        except sqlite3.DatabaseError as error:
+            raise StoreError(
+                f"store {where!r} is damaged or not a War store ({error}): {_RESTORE}, or "
+                "move it away to start with no rooms"
+            ) from None
+        if verdict != "ok":
+            raise StoreError(
+                f"store {where!r} is damaged ({str(verdict)[:80]}): {_RESTORE}, or move "
+                "it away to start with no rooms"
+            )
 
     def _version(self) -> int:
         version: int = self._db.execute("PRAGMA user_version").fetchone()[0]
@@ -368,7 +424,8 @@ class SqliteStore:
             raise StoreError(f"cannot delete room {room_id!r}: {error}") from None
 
     def load_all(self) -> list[RoomRecord]:
-        """Every stored room, oldest first. Raises `StoreError` for a row that does not parse."""
+        """Every stored room, oldest first; a row that does not parse is logged
+        (``room_not_loaded``) and left out (it stays in the file, keeping its codes)."""
         seats: dict[str, list[SeatRecord]] = {}
         for room_id, name, token_hash, computer, auto, left, previous in self._db.execute(
             "SELECT room_id, name, token_hash, computer, auto, left_room, previous_token_hash "
@@ -384,7 +441,11 @@ class SqliteStore:
                 game = _game(row[8:])
                 room_rules = Rules.from_dict(json.loads(rules))
             except (TypeError, ValueError) as error:  # RulesError is a ValueError
-                raise StoreError(f"stored room {room_id!r} does not parse: {error}") from None
+                # one bad row must not keep every family out; the row stays, with its codes
+                get_logger().error(
+                    "room_not_loaded", room=room_id, error=f"stored row does not parse: {error}"
+                )
+                continue
             records.append(
                 RoomRecord(
                     room_id=room_id,
@@ -407,6 +468,95 @@ class SqliteStore:
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             self._db.close()
+
+
+def _create(path: Path) -> None:
+    """Make a new, empty store at ``path``, whole or not at all, readable by its owner only.
+
+    Raises:
+        StoreError: a ``-wal`` file is there without its store.
+        sqlite3.Error, OSError: the store cannot be made (nothing is left behind).
+    """
+    wal = Path(f"{path}-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        raise StoreError(
+            f"store {str(path)!r} is missing but {str(wal)!r} is there: {_RESTORE}, or "
+            "move the -wal file away to start with no rooms"
+        )
+    temporary = path.with_name(f".{path.name}.new-{os.getpid()}")
+    for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
+        leftover.unlink(missing_ok=True)
+    try:
+        os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _MODE))
+        os.chmod(temporary, _MODE)  # whatever the umask took away
+        db = sqlite3.connect(temporary, isolation_level=None)
+        try:
+            db.execute(f"PRAGMA page_size={PAGE_SIZE}")
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(f"BEGIN;{_SCHEMA}PRAGMA user_version={SCHEMA_VERSION};COMMIT;")
+        finally:
+            db.close()  # the last connection: the WAL is checkpointed into the file
+        with contextlib.suppress(FileExistsError):  # made meanwhile: that one is opened
+            os.link(temporary, path)
+        _sync_folder(path.parent)
+    finally:
+        for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
+            leftover.unlink(missing_ok=True)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a new name in ``folder`` survive a power cut (best effort)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+class StoreLock:
+    """An exclusive lock on ``STORE.lock`` beside the store, held until `release` (or the
+    process ends: the kernel drops it even after a kill -9).
+
+    Two servers on one store would each overwrite the other's seat tokens, and players
+    would later be refused. ``fcntl.flock`` on a file of its own: SQLite's own locks
+    are POSIX record locks on the store, which ``flock`` neither sees nor disturbs.
+    The file holds the locking process's id, for the refusal's message.
+    """
+
+    def __init__(self, store: str | Path) -> None:
+        """Take the lock.
+
+        Raises:
+            StoreError: another process holds it (the message names the store and it).
+            OSError: the lock file cannot be made.
+        """
+        self.store = Path(store)
+        self.path = Path(f"{self.store}.lock")
+        self._fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, _MODE)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(self._fd, 32).decode("ascii", "replace").strip() or "unknown"
+            os.close(self._fd)
+            self._fd = None
+            raise StoreError(
+                f"store {str(self.store)!r} is in use by another war-server (process "
+                f"{holder}): stop that one first, or give this one another --db"
+            ) from None
+        except BaseException:
+            os.close(self._fd)
+            self._fd = None
+            raise
+        os.ftruncate(self._fd, 0)
+        os.pwrite(self._fd, f"{os.getpid()}\n".encode(), 0)
+
+    def release(self) -> None:
+        """Give the lock up (the file stays: removing it would race with a new holder)."""
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
 
 
 class _Transaction:

@@ -181,6 +181,10 @@ def compose_run_options(
         elif key == "logging":
             options += ["--log-driver", value["driver"]]
             options += [f"--log-opt={k}={v}" for k, v in value.get("options", {}).items()]
+        elif key == "ulimits":
+            for name, limit in value.items():
+                both = f"{limit['soft']}:{limit['hard']}" if isinstance(limit, Mapping) else limit
+                options += [f"--ulimit={name}={both}"]
         elif key == "volumes":
             for mount in value:
                 _, target = str(mount).split(":")

@@ -40,7 +40,7 @@ from tests.deploy._server import free_port, http_get, image_command, running
 from tests.e2e._client import Client
 
 STOP_TIMEOUT = 30.0
-STORE_FILES = {"war.sqlite3", "war.sqlite3-wal", "war.sqlite3-shm"}
+STORE_FILES = {"war.sqlite3", "war.sqlite3-wal", "war.sqlite3-shm", "war.sqlite3.lock"}
 
 
 def test_translation_keeps_the_images_command_and_settings(tmp_path: Path) -> None:

@@ -103,8 +103,10 @@ def test_every_compose_setting_of_the_war_service_reaches_the_container() -> Non
 
 
 def test_a_compose_setting_the_translation_does_not_know_fails() -> None:
-    with pytest.raises(ValueError, match="'ulimits'"):
-        compose_run_options({**_war(), "ulimits": {"nofile": 1024}}, env_example(), volume="v")
+    with pytest.raises(ValueError, match="'sysctls'"):
+        compose_run_options(
+            {**_war(), "sysctls": {"net.core.somaxconn": 1024}}, env_example(), volume="v"
+        )
     with pytest.raises(ValueError, match="unexpected volume"):
         compose_run_options({"volumes": ["x:/srv"]}, {}, volume="v")
 

@@ -17,14 +17,18 @@ __all__ = ["ServerProcess", "server_process"]
 
 
 @asynccontextmanager
-async def server_process(db: Path, *args: str) -> AsyncIterator[ServerProcess]:
+async def server_process(
+    db: Path, *args: str, nofile: int | tuple[int, int] | None = None
+) -> AsyncIterator[ServerProcess]:
     """Start ``war-server --port 0 --db DB --log-format json ARGS``; kill it on exit.
 
-    ``ARGS`` come last, so ``--port N`` among them picks the port. Raises
+    ``ARGS`` come last, so ``--port N`` among them picks the port. ``nofile``: the
+    process's open-files limit (`bench._server.ServerProcess`). Raises
     `bench._server.ServerExitedError` (with the output so far) if it exits or prints no
     ``listening`` line within its start timeout.
     """
-    server = ServerProcess(war_server_spec(db, extra=args, generous=False), tail=None)
+    spec = war_server_spec(db, extra=args, generous=False)
+    server = ServerProcess(spec, tail=None, nofile=nofile)
     await server.start()
     try:
         yield server

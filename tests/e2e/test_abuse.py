@@ -9,7 +9,8 @@ from the same address:
   it got, never sending an opening message, are closed with 4005;
 - a flooder sends hundreds of messages at once: one ``rate_limited`` error, then 4001;
 - garbage: random bytes in a room (errors, then 1008), random bytes as the first message
-  (error, then 4004), a text frame (``binary_only``, 1003), an oversized frame (1009);
+  (error, then 4004), a text frame (``binary_only``, 1003), an oversized frame
+  (``too_large``, 1009);
 - a slow consumer watches a room and stops reading: the keepalive ping goes unanswered
   and the server drops it (1011, or a reset once its buffers are full).
 
@@ -188,6 +189,7 @@ async def oversized(port: int, code: str) -> None:
     assert raw.ws is not None
     raw.ws.send(b"\x00" * 5000)
     assert await raw.closed() == 1009
+    assert raw.errors() == [ErrorCode.TOO_LARGE]
 
 
 async def slow_consumer(port: int, code: str, watchers: asyncio.Queue[int]) -> None:

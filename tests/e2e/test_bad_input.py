@@ -115,6 +115,7 @@ async def text_frame(war: War) -> None:
 async def oversize_frame(war: War) -> None:
     ann, _ben = await victim_table(war)
     await ann.send_raw(raw({"type": "ready", "step": 0, "pad": "x" * 2000}))
+    await ann.expect_error(ErrorCode.TOO_LARGE)
     assert (await ann.expect_close())[0] == CloseCode.MESSAGE_TOO_BIG
 
 

@@ -72,7 +72,7 @@ seat_lists = st.lists(seats, max_size=4).map(tuple)
 count_lists = st.lists(card_counts, max_size=4).map(tuple)
 
 _visible = st.characters(
-    blacklist_categories=("Cc", "Cs", "Zl", "Zp"),
+    blacklist_categories=("Cc", "Cf", "Cs", "Zl", "Zp"),
     blacklist_characters="\x85",
 )
 names = st.text(_visible, min_size=1, max_size=24).filter(lambda s: s.strip() != "")

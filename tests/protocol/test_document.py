@@ -34,3 +34,19 @@ def test_every_close_code_is_in_the_table(code: CloseCode) -> None:
 def test_no_undocumented_error_code_is_in_the_table() -> None:
     documented = set(re.findall(r"^\| `([a-z_]+)` \| [^|]+ \| (?:no|\d{4})", DOC, re.MULTILINE))
     assert documented == {code.value for code in ErrorCode}
+
+
+def test_example_codes_follow_the_documented_code_format() -> None:
+    """Codes in the examples look like the server's own (server.core.codes)."""
+    from server.core.codes import CODE_ALPHABET, CODE_LENGTH  # noqa: PLC0415
+
+    half = CODE_LENGTH // 2
+    symbol = f"[{CODE_ALPHABET}]"
+    shape = re.compile(rf"{symbol}{{{half}}}-{symbol}{{{half}}}")
+    assert f"`{CODE_ALPHABET}`" in DOC  # the format is written down
+    examples = re.findall(r'"(?:code|player_code|watch_code)":"([^"]+)"', DOC)
+    assert examples
+    for example in examples:
+        if example in {code.value for code in ErrorCode}:
+            continue  # an error message's "code"
+        assert shape.fullmatch(example), example

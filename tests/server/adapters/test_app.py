@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import ssl
-import subprocess
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -43,6 +42,8 @@ from server.adapters.config import INVALID_MESSAGE_BURST, Settings
 from server.core.actions import Action, Close, ConnId, Send
 from tests._kit.net import http_get
 from tests.e2e._client import Client, ExpectError
+from tests.server.adapters._standin import BaseHub
+from tests.server.adapters._tls import self_signed
 
 STATE = RoomState(
     room="r1",
@@ -52,23 +53,20 @@ STATE = RoomState(
 )
 
 
-class EchoHub:
+class EchoHub(BaseHub):
     """A stand-in Hub: just enough behaviour to exercise the connection layer."""
 
     def __init__(self) -> None:
-        self.open: set[ConnId] = set()
-        self.known: set[ConnId] = set()
+        super().__init__()
         self.seq = 0
         self.deadlines: list[float] = []
         self.woken: list[float] = []
-        self.closed = False
         self.disconnected: list[ConnId] = []
         self.gone = asyncio.Event()
 
     def connect(self, conn: ConnId, peer: str, now: float) -> list[Action]:
         assert peer == "127.0.0.1"
-        self.known.add(conn)
-        return []
+        return super().connect(conn, peer, now)
 
     def handle(self, conn: ConnId, message: ClientMessage, now: float) -> list[Action]:
         if isinstance(message, JoinRoom) and message.name == "boom":
@@ -92,11 +90,9 @@ class EchoHub:
         return actions
 
     def disconnect(self, conn: ConnId, now: float) -> list[Action]:
-        self.open.discard(conn)
-        self.known.discard(conn)
         self.disconnected.append(conn)
         self.gone.set()
-        return []
+        return super().disconnect(conn, now)
 
     def wake(self, now: float) -> list[Action]:
         due = [d for d in self.deadlines if d <= now]
@@ -109,24 +105,6 @@ class EchoHub:
 
     def next_deadline(self) -> float | None:
         return min(self.deadlines, default=None)
-
-    def where(self, conn: ConnId) -> tuple[str, int | None] | None:
-        return ("r1", None) if conn in self.open else None
-
-    @property
-    def rooms(self) -> int:
-        return 1
-
-    @property
-    def connections(self) -> int:
-        return len(self.known)
-
-    @property
-    def store_failing(self) -> bool:
-        return False
-
-    def close(self) -> None:
-        self.closed = True
 
 
 class FakeClock:
@@ -234,10 +212,15 @@ async def test_garbage_before_opening_closes_4004(tmp_path: Path) -> None:
     assert code == CloseCode.REFUSED
 
 
-async def test_oversize_frame_is_closed_1009_by_the_websocket_layer(tmp_path: Path) -> None:
+@pytest.mark.parametrize("size", [1025, 4096, 1 << 20])
+async def test_oversize_frame_gets_too_large_then_1009(tmp_path: Path, size: int) -> None:
+    """PROTOCOL.md: error too_large, then close 1009, however large the frame (the
+    WebSocket layer refuses it from its header, before reading its payload)."""
     async with echo_server(tmp_path, max_message_bytes=1024) as (server, _hub):
         client = await watcher(server)
-        await client.send_raw(b"\x00" * 1025)
+        await client.send_raw(b"\x00" * size)
+        error = await client.expect_error(ErrorCode.TOO_LARGE)
+        assert "1024" in error.message
         code, _ = await client.expect_close()
         other = await watcher(server)  # the server is fine
         await other.send(Resync())
@@ -353,23 +336,8 @@ async def test_shutdown_closes_clients_with_1012_and_closes_the_hub(tmp_path: Pa
     assert sorted(hub.disconnected) == [1, 2]
 
 
-def _self_signed(tmp_path: Path) -> tuple[Path, Path]:
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        [
-            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-            "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1",
-            "-keyout", str(key), "-out", str(cert),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )  # fmt: skip
-    return cert, key
-
-
 async def test_tls_serves_wss_and_https_healthz(tmp_path: Path) -> None:
-    cert, key = _self_signed(tmp_path)
+    cert, key = self_signed(tmp_path)
     trust = ssl.create_default_context(cafile=str(cert))
     async with echo_server(tmp_path, certfile=cert, keyfile=key) as (server, _hub):
         client = await Client.connect(f"wss://127.0.0.1:{server.port}/", ssl_context=trust)

@@ -18,7 +18,6 @@ from protocol import (
     ClientMessage,
     CloseCode,
     Error,
-    ProtocolError,
     Resync,
     RoomPhase,
     RoomState,
@@ -35,6 +34,7 @@ from server.adapters.app import WarServer, serving
 from server.adapters.config import Settings
 from server.core.actions import Action, Close, ConnId, Send
 from tests.e2e._client import Client
+from tests.server.adapters._standin import BaseHub
 
 STATE = RoomState(
     room="r1",
@@ -44,16 +44,13 @@ STATE = RoomState(
 )
 
 
-class BurstHub:
+class BurstHub(BaseHub):
     """Answers ``resync`` with three room messages to everyone, ``vote_finish`` with an
     error and a close (4003) to the sender."""
 
     def __init__(self) -> None:
-        self.open: set[ConnId] = set()
+        super().__init__()
         self.seq = 0
-
-    def connect(self, conn: ConnId, peer: str, now: float) -> list[Action]:
-        return []
 
     def handle(self, conn: ConnId, message: ClientMessage, now: float) -> list[Action]:
         if isinstance(message, WatchRoom):
@@ -74,37 +71,6 @@ class BurstHub:
                 Send(everyone, WaitingFor(seq=self.seq, seats=())),
             ]
         return []
-
-    def refuse(self, conn: ConnId, error: ProtocolError, now: float) -> list[Action]:
-        return []
-
-    def disconnect(self, conn: ConnId, now: float) -> list[Action]:
-        self.open.discard(conn)
-        return []
-
-    def wake(self, now: float) -> list[Action]:
-        return []
-
-    def next_deadline(self) -> float | None:
-        return None
-
-    def where(self, conn: ConnId) -> tuple[str, int | None] | None:
-        return ("r1", None) if conn in self.open else None
-
-    @property
-    def rooms(self) -> int:
-        return 1
-
-    @property
-    def connections(self) -> int:
-        return len(self.open)
-
-    @property
-    def store_failing(self) -> bool:
-        return False
-
-    def close(self) -> None:
-        return None
 
 
 @asynccontextmanager

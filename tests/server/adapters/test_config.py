@@ -43,6 +43,11 @@ CONTRACT = {  # the settings of docs/hosting.md: flag -> (env, default as parsed
     "--idle-waiting-room-minutes": ("WAR_IDLE_WAITING_ROOM_MINUTES", 30),
     "--away-timeout": ("WAR_AWAY_TIMEOUT", 120.0),
     "--trusted-proxies": ("WAR_TRUSTED_PROXIES", ()),
+    "--max-send-buffer": ("WAR_MAX_SEND_BUFFER", 262144),
+    "--send-timeout": ("WAR_SEND_TIMEOUT", 20.0),
+    "--handshake-timeout": ("WAR_HANDSHAKE_TIMEOUT", 5.0),
+    "--max-handshakes-per-ip": ("WAR_MAX_HANDSHAKES_PER_IP", 32),
+    "--allowed-origins": ("WAR_ALLOWED_ORIGINS", ()),
     "--no-web": ("WAR_NO_WEB", False),
 }
 SWITCHES = {"--no-web"}  # flags without a value
@@ -128,6 +133,96 @@ def test_empty_variable_counts_as_unset() -> None:
     assert settings.port == 8765
 
 
+@pytest.mark.parametrize("blank", [" ", "   ", "\u3000 "])
+def test_a_password_variable_of_only_spaces_is_refused_like_the_flag(blank: str) -> None:
+    """Blank means unset for other variables, never for the password: a silent "no
+    password" would open the server to anyone."""
+    with pytest.raises(ConfigError, match=r"^WAR_PASSWORD: the password is only spaces"):
+        load_settings([], {**HOME, "WAR_PASSWORD": blank})
+    with pytest.raises(ConfigError, match=r"^--password: the password is only spaces"):
+        load_settings(["--password", blank], HOME)
+
+
+@pytest.mark.parametrize(
+    "networks",
+    [
+        "0.0.0.0/0",
+        "::/0",
+        "0.0.0.0/1,128.0.0.0/1",
+        "127.0.0.1, 0.0.0.0/4",
+        "2000::/3",
+        "::/8",
+        "::ffff:0:0/96",
+        "::ffff:0.0.0.0/97",
+        "::/64",
+    ],
+)
+def test_trusted_proxies_covering_the_internet_are_refused(networks: str) -> None:
+    with pytest.raises(ConfigError) as error:
+        load_settings(["--trusted-proxies", networks], HOME)
+    assert str(error.value).startswith("--trusted-proxies: ")
+    assert "would let anyone on the internet choose" in str(error.value)
+    with pytest.raises(ConfigError, match=r"^WAR_TRUSTED_PROXIES: "):
+        load_settings([], {**HOME, "WAR_TRUSTED_PROXIES": networks})
+
+
+@pytest.mark.parametrize(
+    "networks",
+    [
+        "127.0.0.1,::1",
+        "172.30.87.10",
+        "10.0.0.0/8",
+        "192.168.0.0/16",
+        "fc00::/7",
+        "fe80::/10",
+        "203.0.113.7",
+        "104.16.0.0/13,2a06:98c0::/29",
+        "::ffff:10.0.0.0/104",
+    ],
+)
+def test_trusted_proxies_of_a_proxy_or_a_private_network_are_accepted(networks: str) -> None:
+    settings = load_settings(["--trusted-proxies", networks], HOME)
+    assert len(settings.trusted_proxies) == len(networks.split(","))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("https://example.org", ("https://example.org",)),
+        ("HTTPS://Example.ORG:443/", ("https://example.org",)),
+        (
+            "http://192.168.1.20:8765, https://[2001:db8::1]:8443",
+            (
+                "http://192.168.1.20:8765",
+                "https://[2001:db8::1]:8443",
+            ),
+        ),
+        ("null", ("null",)),
+        ("none", ()),
+    ],
+)
+def test_allowed_origins_are_read_in_their_normal_form(
+    text: str, expected: tuple[str, ...]
+) -> None:
+    assert load_settings(["--allowed-origins", text], HOME).allowed_origins == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("example.org", "not an origin (scheme://host[:port]): 'example.org'"),
+        ("ftp://example.org", "not an origin (scheme://host[:port]): 'ftp://example.org'"),
+        ("https://example.org/page", "an origin has no path: 'https://example.org/page'"),
+        ("https://example.org:99999", "not an origin (scheme://host[:port])"),
+        ("*", "not an origin (scheme://host[:port]): '*'"),
+    ],
+)
+def test_bad_allowed_origins_are_named(text: str, message: str) -> None:
+    with pytest.raises(ConfigError) as error:
+        load_settings(["--allowed-origins", text], HOME)
+    assert str(error.value).startswith(f"--allowed-origins: {message}")
+
+
 def test_default_db_follows_xdg_data_home() -> None:
     assert default_db_path({"XDG_DATA_HOME": "/xdg", **HOME}) == Path("/xdg/family-war/war.sqlite3")
     # a relative XDG_DATA_HOME is invalid per the spec and ignored
@@ -168,9 +263,18 @@ def test_tilde_in_db_path_is_expanded() -> None:
         (["--log-format", "xml"], {}, "--log-format: 'xml' is not one of auto, console, json"),
         ([], {"WAR_LOG_LEVEL": "loud"}, "WAR_LOG_LEVEL: 'loud' is not one of debug"),
         (["--password", "x" * 129], {}, "--password: the password has 129 characters"),
-        (["--password", "a\nb"], {}, "--password: the password contains a control character"),
+        (
+            ["--password", "a\nb"],
+            {},
+            "--password: the password contains a control or format character",
+        ),
         (["--password", "   "], {}, "--password: the password is only spaces"),
         (["--host", "a b"], {}, "--host: not a host name or address: 'a b'"),
+        (["--password", "ab\u202ecd"], {}, "--password: the password contains a control or"),
+        (["--max-send-buffer", "1000"], {}, "--max-send-buffer: 1000 is out of range 65536"),
+        ([], {"WAR_SEND_TIMEOUT": "0"}, "WAR_SEND_TIMEOUT: 0 must be a finite number greater"),
+        (["--handshake-timeout", "-1"], {}, "--handshake-timeout: -1 must be a finite number"),
+        (["--max-handshakes-per-ip", "0"], {}, "--max-handshakes-per-ip: 0 is out of range 1"),
         (["--certfile", "/nonexistent/cert.pem"], {}, "--certfile: no such file"),
         ([], {"WAR_NO_WEB": "maybe"}, "WAR_NO_WEB: 'maybe' is not one of 1, true, yes, on"),
     ],

@@ -1,10 +1,12 @@
 """Attacks on the room core, measured: other rooms' round trip and the server's memory.
 
+(The transport's attacks are ``bench/load.py --scenarios abuse``, with ``bench/_attack.py``.)
+
 Run from the repository root::
 
-    .venv/bin/python -m bench.attack                      # both attacks, about 4 minutes
-    .venv/bin/python -m bench.attack --attacks finish --json
-    .venv/bin/python -m bench.attack --war-server OTHER   # another war-server command
+    .venv/bin/python -m bench.room_attacks                     # both attacks, about 4 minutes
+    .venv/bin/python -m bench.room_attacks --attacks finish --json
+    .venv/bin/python -m bench.room_attacks --war-server OTHER  # another war-server command
 
 Each attack runs against a freshly started ``war-server`` (fresh database, its default
 limits; 127.0.0.1 trusted as a proxy so that every honest room and every attacker has an
@@ -245,7 +247,7 @@ async def _run_attack(attack: str, args: argparse.Namespace, db_dir: Path) -> di
 
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m bench.attack",
+        prog="python -m bench.room_attacks",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -286,7 +288,8 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _print_text(report: dict[str, Any]) -> None:
-    print(f"# bench.attack  {report['conditions']['when']}  {report['conditions']['machine']}")
+    conditions = report["conditions"]
+    print(f"# bench.room_attacks  {conditions['when']}  {conditions['machine']}")
     for row in report["results"]:
         print(f"{row['attack']}: {row['honest_rooms']} honest rooms; attacker {row['attacker']}")
         for name in ("without_attack", "under_attack"):

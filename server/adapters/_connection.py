@@ -1,0 +1,353 @@
+"""`websockets`' server connection with bounded memory and bounded waits, per connection.
+
+What a peer can make the server hold or wait for, and the bound on each:
+
+- **unsent bytes**: every write (the app's frames, websockets' own pongs, close frames
+  and handshake responses) is followed by a look at the transport's buffer; more than
+  ``max_send_buffer`` bytes unsent aborts the connection at once. One read from the
+  socket (at most 256 KiB) is answered before the look, so the most a connection holds
+  is the cap plus one read's answers.
+- **a stalled buffer**: when unsent data passes the high-water mark (the transport calls
+  ``pause_writing``), a timer of ``send_timeout`` seconds starts; the buffer must drop
+  below the low-water mark (``resume_writing``) before it rings, or the connection is
+  aborted. websockets' keepalive ping and its polite close wait for that drain first:
+  without the timer, a client that never reads held both (and SIGTERM) forever.
+- **a polite close**: `GuardedConnection.close` aborts the connection if the closing
+  handshake is not over within ``close_timeout`` seconds, whatever it waits for; the
+  app's closes, the opening timeout, the handler's end and the server's shutdown all
+  close through it.
+- **connections in the opening handshake**: at most ``max_handshakes_per_ip`` per
+  address (`server.core.limits.address_key`: an IPv6 address counts as its /64),
+  counted from the TCP accept (after TLS) to the end of the WebSocket handshake. One
+  more is refused: while fewer than ``hold_limit`` connections are open (half the
+  open-files limit, after room for one burst of accepts) it is held, unread, until its
+  handshake deadline and then dropped (a client that reconnects at once gets no
+  faster loop of new connections); past that it is dropped at once (descriptors come
+  first). A peer in ``--trusted-proxies`` is not counted: its clients are known only
+  from the request. The handshake itself is bounded by websockets' ``open_timeout``.
+- **what it reads**: at most ``receive_rate`` bytes a second per connection after a
+  burst of ``receive_burst`` (by default 32 KiB/s after 64 KiB; reading pauses until
+  the budget allows more: TCP slows the peer down, nothing is refused), from a socket
+  receive buffer of `RECEIVE_BUFFER`. Pings never reach the app's rate limit
+  (websockets answers each itself, about 10 µs apiece): without this, one client's
+  ping flood kept the event loop busy 20 ms per 256 KiB read, for every room. Honest
+  clients send a few hundred bytes a second.
+
+Also, a message over ``max_size`` (which websockets refuses from the frame's header,
+before reading its payload, and fails the connection with 1009) gets the app's
+``too_large`` error first, as PROTOCOL.md says: `GuardedConnection` gives its sans-I/O
+protocol a ``fail`` that queues that frame ahead of the close frame (`_SaysTooLarge`).
+
+Aborting (``transport.abort()``) drops the TCP connection without waiting for anything;
+the app hears of it as a closed connection (code 1006). Each abort calls the guard's
+``on_abort`` with a reason: ``send_buffer_full``, ``send_timeout`` or ``close_timeout``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
+
+from websockets.asyncio.connection import Connection
+from websockets.asyncio.server import ServerConnection
+from websockets.frames import CloseCode
+from websockets.protocol import State
+from websockets.server import ServerProtocol
+
+from server.adapters._forwarded import Network, is_trusted_peer
+from server.adapters.config import RECEIVE_BURST, RECEIVE_RATE
+from server.adapters.logs import get_logger
+from server.core.limits import AddressSlots, address_key
+
+__all__ = [
+    "RECEIVE_BUFFER",
+    "GuardedConnection",
+    "TransportGuard",
+    "connection_class",
+]
+
+RECEIVE_BUFFER = 32 * 1024
+"""the kernel's receive buffer for one connection (SO_RCVBUF; Linux doubles it): one
+read from the socket, and the pings parsed in one go, stay small"""
+
+
+class TransportGuard:
+    """What the connections of one server share: their limits, the count of handshakes
+    per address, the connections still in the handshake, and what to do on an abort."""
+
+    def __init__(
+        self,
+        *,
+        max_send_buffer: int,
+        send_timeout: float,
+        close_timeout: float,
+        max_handshakes_per_ip: int,
+        handshake_timeout: float,
+        hold_limit: int = 0,
+        receive_rate: float = RECEIVE_RATE,
+        receive_burst: float = RECEIVE_BURST,
+        trusted_proxies: Iterable[Network] = (),
+        on_abort: Callable[[GuardedConnection, str, int], None] | None = None,
+        on_handshake_refused: Callable[[str], None] | None = None,
+        too_large: bytes = b"",
+    ) -> None:
+        self.max_send_buffer = max_send_buffer
+        self.send_timeout = send_timeout
+        self.close_timeout = close_timeout
+        self.receive_rate = receive_rate
+        self.receive_burst = receive_burst
+        self.trusted = tuple(trusted_proxies)
+        self.handshakes = AddressSlots(max_handshakes_per_ip)
+        self.handshake_timeout = handshake_timeout
+        self.hold_limit = hold_limit
+        """connections open at most for a refused one to be held rather than dropped"""
+        self.connecting: set[GuardedConnection] = set()
+        self.held: set[GuardedConnection] = set()
+        """refused connections held until their handshake deadline (`GuardedConnection`)"""
+        self.live: set[GuardedConnection] = set()
+        """every connection open now"""
+        self.on_abort = on_abort
+        self.on_handshake_refused = on_handshake_refused
+        self.too_large = too_large
+        """the message sent before a 1009 close (empty: none)"""
+
+    def is_trusted(self, peer: str) -> bool:
+        return is_trusted_peer(peer, self.trusted)
+
+    def abort_connecting(self) -> int:
+        """Abort every connection still in the opening handshake, or held after a
+        refusal (shutdown); how many."""
+        connecting = [*self.connecting, *self.held]
+        for connection in connecting:
+            connection.transport.abort()
+        return len(connecting)
+
+
+class _SaysTooLarge(ServerProtocol):
+    """websockets' server protocol, but a connection failed for a message over the size
+    limit (1009) gets ``too_large`` (the app's encoded error message) first."""
+
+    too_large: bytes = b""
+
+    def fail(self, code: CloseCode | int, reason: str = "") -> None:
+        if code == CloseCode.MESSAGE_TOO_BIG and self.state is State.OPEN and self.too_large:
+            self.send_binary(self.too_large)
+        super().fail(code, reason)
+
+
+class GuardedConnection(ServerConnection):
+    """A `ServerConnection` under its server's `TransportGuard` (see the module docstring).
+
+    Made through `connection_class`, which sets `guard`. The app writes through `queue`
+    and `flush`, never to the transport directly.
+    """
+
+    guard: ClassVar[TransportGuard]
+    client: str | None = None
+    """the client's address as the app counts it (set by the app once known)"""
+
+    def __init__(self, protocol: ServerProtocol, *args: Any, **kwargs: Any) -> None:
+        protocol.__class__ = _SaysTooLarge  # websockets makes it; only ``fail`` differs
+        assert isinstance(protocol, _SaysTooLarge)
+        protocol.too_large = self.guard.too_large
+        super().__init__(protocol, *args, **kwargs)
+        self._stall: asyncio.TimerHandle | None = None
+        self._throttle: asyncio.TimerHandle | None = None
+        self._release: asyncio.TimerHandle | None = None
+        self._credit = self.guard.receive_burst
+        self._credit_at = self.loop.time()
+        self._handshake_key: str | None = None
+        self.aborted: str | None = None
+        """why this connection was aborted by its guard, or None"""
+
+    # --- the handshake slot -------------------------------------------------------------
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = _peer_of(transport)
+        guard = self.guard
+        if not guard.is_trusted(peer):
+            if not guard.handshakes.acquire(peer):
+                # refused: set up only what connection_lost needs, not the handler task
+                # websockets starts for every connection (a flood of these stays cheap)
+                Connection.connection_made(self, transport)
+                guard.live.add(self)
+                if guard.on_handshake_refused is not None:
+                    guard.on_handshake_refused(address_key(peer))
+                if len(guard.live) <= guard.hold_limit:
+                    self._hold()
+                else:
+                    self.transport.abort()
+                return
+            self._handshake_key = peer
+            guard.connecting.add(self)
+        guard.live.add(self)
+        super().connection_made(transport)
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)
+
+    def _hold(self) -> None:
+        """Keep a refused connection, unread, until its handshake deadline, then drop it.
+
+        Dropped at once, a client that reconnects at once turns its refused connections
+        into a flood of new ones, each an accept and a teardown for the server (1,400
+        such clients kept a core busy); held, it waits as long as its handshake could
+        have taken. Only while descriptors are plentiful (`TransportGuard.hold_limit`).
+        """
+        self.transport.pause_reading()
+        self.guard.held.add(self)
+        self._release = self.loop.call_later(self.guard.handshake_timeout, self.transport.abort)
+
+    async def handshake(self, *args: Any, **kwargs: Any) -> None:
+        try:
+            await super().handshake(*args, **kwargs)
+        finally:
+            self._end_handshake()
+
+    def _end_handshake(self) -> None:
+        self.guard.connecting.discard(self)
+        if self._handshake_key is not None:
+            self.guard.handshakes.release(self._handshake_key)
+            self._handshake_key = None
+
+    @property
+    def peer(self) -> str:
+        """The TCP peer's address (a trusted proxy's for proxied clients)."""
+        return _peer_of(self.transport)
+
+    # --- reads -------------------------------------------------------------------------
+    def data_received(self, data: bytes) -> None:
+        now = self.loop.time()
+        guard = self.guard
+        earned = (now - self._credit_at) * guard.receive_rate
+        self._credit = min(guard.receive_burst, self._credit + earned) - len(data)
+        self._credit_at = now
+        super().data_received(data)
+        transport = self.transport
+        if self._credit < 0 and self._throttle is None and not transport.is_closing():
+            transport.pause_reading()
+            wait = -self._credit / guard.receive_rate
+            self._throttle = self.loop.call_later(wait, self._unthrottle)
+
+    def _unthrottle(self) -> None:
+        self._throttle = None
+        # websockets pauses reading too while the app has not taken its messages
+        if not self.transport.is_closing() and not self.recv_messages.paused:
+            self.transport.resume_reading()
+
+    # --- writes ------------------------------------------------------------------------
+    def queue(self, data: bytes) -> None:
+        """Frame ``data`` as one binary message, to go out with the next `flush`."""
+        self.protocol.send_binary(data)
+
+    def flush(self) -> None:
+        """Write every queued frame in one ``transport.write``, then check the buffer."""
+        data = b"".join(self.protocol.data_to_send())
+        if not data or self.transport.is_closing():
+            return
+        try:
+            self.transport.write(data)
+        except Exception:  # a transport that broke: its connection ends by itself
+            get_logger().warning("write_failed", exc_info=True)
+            return
+        self.check_unsent()
+
+    def send_data(self) -> None:
+        """websockets' own writes (pongs, pings, close frames, the handshake response)."""
+        super().send_data()
+        self.check_unsent()
+
+    def check_unsent(self) -> None:
+        """Abort if more than ``max_send_buffer`` bytes wait to be sent."""
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return
+        unsent = transport.get_write_buffer_size()
+        if unsent > self.guard.max_send_buffer:
+            self._abort("send_buffer_full", unsent)
+
+    @property
+    def stuck(self) -> bool:
+        """True while unsent data is above the high-water mark (the peer is not reading)."""
+        return self.paused
+
+    # --- flow control: the stalled-buffer timer -----------------------------------------
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._stall is None:
+            self._stall = self.loop.call_later(self.guard.send_timeout, self._stalled)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self._cancel_stall()
+
+    def _stalled(self) -> None:
+        self._stall = None
+        transport = self.transport
+        if transport is not None and not transport.is_closing():
+            self._abort("send_timeout", transport.get_write_buffer_size())
+
+    def _cancel_stall(self) -> None:
+        if self._stall is not None:
+            self._stall.cancel()
+            self._stall = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.guard.live.discard(self)
+        self.guard.held.discard(self)
+        if self._release is not None:
+            self._release.cancel()
+            self._release = None
+        self._cancel_stall()
+        if self._throttle is not None:
+            self._throttle.cancel()
+            self._throttle = None
+        self._end_handshake()
+        super().connection_lost(exc)
+
+    # --- closing -----------------------------------------------------------------------
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        """The closing handshake, aborted if it is not over in ``close_timeout`` seconds
+        (a peer that does not read would otherwise hold it until its buffer drains)."""
+        if self.protocol.state is State.CLOSED:
+            return
+        timer = self.loop.call_later(self.guard.close_timeout, self._close_overdue)
+        try:
+            await super().close(code, reason)
+        finally:
+            timer.cancel()
+
+    def _close_overdue(self) -> None:
+        transport = self.transport
+        if transport is not None and not transport.is_closing():
+            self._abort("close_timeout", transport.get_write_buffer_size())
+
+    def _abort(self, reason: str, unsent: int) -> None:
+        if self.aborted is not None:
+            return
+        self.aborted = reason
+        self._cancel_stall()
+        with contextlib.suppress(Exception):  # reporting must never keep the abort from happening
+            if self.guard.on_abort is not None:
+                self.guard.on_abort(self, reason, unsent)
+        self.transport.abort()
+
+
+def _peer_of(transport: asyncio.BaseTransport | None) -> str:
+    address = transport.get_extra_info("peername") if transport is not None else None
+    if isinstance(address, tuple) and address:
+        return str(address[0])
+    return str(address or "")
+
+
+def connection_class(guard: TransportGuard) -> type[GuardedConnection]:
+    """A `GuardedConnection` subclass bound to ``guard`` (websockets' ``create_connection``)."""
+
+    class WarConnection(GuardedConnection):
+        pass
+
+    WarConnection.guard = guard
+    return WarConnection
