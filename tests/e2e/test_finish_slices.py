@@ -25,7 +25,7 @@ from protocol import (
     VoteFinish,
 )
 from server import engine
-from tests._kit.long_game import LONG_DEAL, LONG_RULES, LONG_STEPS
+from tests._kit.games import LONG_DEAL, LONG_RULES, LONG_STEPS
 from tests.e2e._war import start_war
 
 

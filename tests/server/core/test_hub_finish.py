@@ -32,7 +32,7 @@ from server.core.hub import HubSettings
 from server.core.phases import Stage
 from server.core.room import Room
 from server.core.wire import engine_rules
-from tests._kit.long_game import LONG_DEAL, LONG_RULES, LONG_STEPS
+from tests._kit.games import LONG_DEAL, LONG_RULES, LONG_STEPS
 from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated
 
 SLICE = HubSettings().play_out_slice

@@ -27,6 +27,7 @@ from server.engine import (
     _fast,
 )
 from server.engine._state import State
+from tests._kit.games import assert_same_end as same_game
 
 COMBOS = (
     [
@@ -50,15 +51,6 @@ def stepped_to_end(rules: Rules, deal: int) -> Game:
     while game.phase is not Phase.OVER:
         game.step()
     return game
-
-
-def same_game(a: Game, b: Game) -> None:
-    assert a.outcome == b.outcome
-    assert a.summary == b.summary
-    assert a.counts == b.counts
-    assert a.steps == b.steps
-    assert a.active == b.active
-    assert a.table == b.table
 
 
 @pytest.mark.parametrize("rules", COMBOS, ids=lambda r: "-".join(map(str, r.to_dict().values())))

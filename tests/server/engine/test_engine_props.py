@@ -22,6 +22,7 @@ from server.engine import (
     TieBreak,
     WonCards,
 )
+from tests._kit.games import assert_same_end
 
 MAX_STEPS = 200_000  # far above any game seen; a game this long would be a bug
 
@@ -113,16 +114,6 @@ def test_same_deal_same_game(rules: Rules, deal: int) -> None:
         assert a.table == b.table
     assert a.outcome == b.outcome
     assert b.phase is Phase.OVER
-
-
-def assert_same_end(a: Game, b: Game) -> None:
-    """``a`` and ``b`` ended the same: outcome, figures, piles, who is in, the table."""
-    assert a.outcome == b.outcome
-    assert a.summary == b.summary
-    assert a.counts == b.counts
-    assert a.steps == b.steps
-    assert a.active == b.active
-    assert a.table == b.table
 
 
 @common
