@@ -64,8 +64,8 @@ def welcome(seat: int | None = 0, name: str = "Ann") -> Welcome:
         seq=1,
         seat=seat,
         token=None if seat is None else "secret-token-0123456789",
-        player_code=None if seat is None else "BLUE-OTTER-42",
-        watch_code="CALM-FROG-17",
+        player_code=None if seat is None else "K7MX-QD4R",
+        watch_code="9HWT-2CBN",
         state=state,
     )
 
@@ -167,8 +167,8 @@ async def test_codes_are_shown_while_seats_are_open(
     await settle(link, pilot)
     codes = app.query_one("#codes", Static)
     assert codes.display
-    assert "Player code: BLUE-OTTER-42" in text(app, "#codes")
-    assert "Watch code: CALM-FROG-17" in text(app, "#codes")
+    assert "Player code: K7MX-QD4R" in text(app, "#codes")
+    assert "Watch code: 9HWT-2CBN" in text(app, "#codes")
     assert text(app, "#status") == "Waiting for 1 more player to join."
     link.push(*START)
     await settle(link, pilot)
