@@ -327,9 +327,7 @@ def test_joining_and_the_codes_while_seats_are_open() -> None:
         rules=RulesSpec(players=3),
         seats=(SeatState(seat=0, name="Ann", connected=True), SeatState(seat=1), SeatState(seat=2)),
     )
-    welcome = Welcome(
-        seq=1, seat=0, player_code="K7MX-QD4R", watch_code="9HWT-2CBN", state=state
-    )
+    welcome = Welcome(seq=1, seat=0, player_code="K7MX-QD4R", watch_code="9HWT-2CBN", state=state)
     lines = narrate([welcome, PlayerJoined(seq=2, seat=1, name="Computer", computer=True)], 0)
     assert lines == [
         "You are Ann, at seat 1 of 3.",
