@@ -543,6 +543,18 @@ async def test_a_flight_in_the_air_lands_when_the_next_round_is_turned(
     assert "28 cards" in text(app, "#seat-1") and "+6" not in text(app, "#seat-1")
 
 
+async def test_two_quick_taps_send_one_ready(table: tuple[WarApp, FakeLink, Pilot[None]]) -> None:
+    """A second tap before the room answered the first sends nothing (it would be a
+    stale ready once the first played the step)."""
+    app, link, pilot = table
+    link.push(welcome(), *START)
+    await settle(link, pilot)
+    await pilot.press("space", "space")
+    await pilot.pause()
+    assert link.sent == [Ready(step=0)]
+    assert "You are ready; waiting for the others." in text(app, "#said")
+
+
 async def test_two_quick_a_presses_step_twice(table: tuple[WarApp, FakeLink, Pilot[None]]) -> None:
     _app, link, pilot = table
     link.push(welcome(), *START)
