@@ -104,8 +104,8 @@ STATE = RoomState(
 
 SAMPLES: list[Message] = [
     CreateRoom(name="Grandma", rules=FOUR_PLAYERS, computers=1, password="family table"),
-    JoinRoom(code="BLUE-OTTER-42", name="Ben"),
-    WatchRoom(code="CALM-FROG-17"),
+    JoinRoom(code="K7MX-QD4R", name="Ben"),
+    WatchRoom(code="9HWT-2CBN"),
     ResumeSeat(room="r8k2", token="Zr0sHq3T8mKx1vB9yQe2Lw"),
     Ready(step=412),
     SetAutoPlay(mode=AutoPlay.QUICK),
@@ -117,8 +117,8 @@ SAMPLES: list[Message] = [
         seq=806,
         seat=1,
         token="N3wTkn0sHq3T8mKx1vB9yQ",
-        player_code="BLUE-OTTER-42",
-        watch_code="CALM-FROG-17",
+        player_code="K7MX-QD4R",
+        watch_code="9HWT-2CBN",
         state=STATE,
     ),
     Snapshot(seq=806, state=STATE),

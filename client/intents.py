@@ -16,14 +16,19 @@ AUTO_CYCLE = (AutoPlay.OFF, AutoPlay.CALM, AutoPlay.QUICK)
 """The order ``a`` steps through."""
 
 
-def turn_over(view: ViewState) -> Ready | str:
-    """A ``ready`` for the current step, if the game waits for my turn."""
+def turn_over(view: ViewState, *, sent: int | None = None) -> Ready | str:
+    """A ``ready`` for the current step, if the game waits for my turn.
+
+    ``sent``: the step of a ``ready`` already sent on this connection and not answered
+    yet, so a second quick press does not send a ``ready`` the server would refuse as
+    stale once the first one has played the step.
+    """
     me = view.me
     if me is None:
         return "Spectators watch; only players turn over."
     if view.phase is not RoomPhase.PLAYING:
         return "The game is not on."
-    if me.ready:
+    if me.ready or sent == view.step:
         return "You are ready; waiting for the others."
     if me.seat not in view.waiting_for:
         return "The game does not need your card now."

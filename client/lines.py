@@ -45,10 +45,12 @@ from protocol import (
     GameOver,
     GameStarted,
     Leave,
+    Ready,
     RematchDeal,
     RoomPhase,
     ServerMessage,
     SetAutoPlay,
+    Snapshot,
     Welcome,
 )
 
@@ -112,6 +114,7 @@ class LineRenderer:
         self._over = False
         self._left = False
         self._auto_asked: AutoPlay | None = None
+        self._ready_sent: int | None = None  # the step of a ready sent on this connection
         self._reader: asyncio.Task[None] | None = None
         self._alarm: asyncio.TimerHandle | None = None
 
@@ -137,6 +140,8 @@ class LineRenderer:
                 if self._over and not self._staying:
                     return None  # closing after game over: that was the last line
                 self.view = view
+                if isinstance(message, Welcome | Snapshot):
+                    self._ready_sent = None  # a new connection, or a fresh start
                 if view.me is not None and view.me.auto is self._auto_asked:
                     self._auto_asked = None  # the room caught up with what was typed
                 now = self.clock()
@@ -255,7 +260,7 @@ class LineRenderer:
         word, _, rest = text.lower().partition(" ")
         intent: ClientMessage | str
         if word in ("", "t", "turn"):
-            intent = turn_over(self.view)
+            intent = turn_over(self.view, sent=self._ready_sent)
         elif word == "a" and rest.strip():
             try:
                 intent = set_auto(self.view, AutoPlay(rest.strip()))
@@ -284,6 +289,8 @@ class LineRenderer:
             return "Not connected right now; try again in a moment."
         if isinstance(intent, SetAutoPlay):
             self._auto_asked = intent.mode  # a second "a" steps on from it
+        elif isinstance(intent, Ready):
+            self._ready_sent = intent.step  # a second enter waits for the next step
         return None
 
     def standing(self) -> str:

@@ -62,9 +62,12 @@ from protocol import (
     ClientMessage,
     CloseCode,
     Leave,
+    Ready,
     RematchDeal,
     RoomPhase,
     SetAutoPlay,
+    Snapshot,
+    Welcome,
 )
 
 __all__ = ["FLIGHT_SECONDS", "HIGHLIGHT_SECONDS", "FlyingCards", "SeatPanel", "WarApp"]
@@ -180,6 +183,7 @@ class WarApp(App[None]):
         self._highlight: Timer | None = None
         self._keys_for: tuple[RoomPhase, bool] | None = None
         self._auto_asked: AutoPlay | None = None  # sent, not yet confirmed by the room
+        self._ready_sent: int | None = None  # the step of a ready sent on this connection
         self.show_rules = False
         self.farewell: str | None = None
         """One line for the terminal once the table is gone (``q``, Ctrl+Q)."""
@@ -220,6 +224,8 @@ class WarApp(App[None]):
                 self.countdown = follow(self.countdown, before, message, view, now)
                 self.view = view
                 self.reconnecting = None
+                if isinstance(message, Welcome | Snapshot):
+                    self._ready_sent = None  # a new connection, or a fresh start
                 self.said.extend(describe(before, message, view, view.my_seat, table=True))
                 if view.phase is not RoomPhase.PLAYING or view.game != before.game:
                     self._land()
@@ -446,7 +452,10 @@ class WarApp(App[None]):
 
     async def action_turn_over(self) -> None:
         """Space/enter: turn over (or, in a war, lay down and turn one up)."""
-        await self._send(turn_over(self.view))
+        intent = turn_over(self.view, sent=self._ready_sent)
+        await self._send(intent)
+        if isinstance(intent, Ready):
+            self._ready_sent = intent.step  # a second press waits for the next step
 
     async def action_auto(self) -> None:
         """``a``: auto-play off → calm → quick → off; a second press before the room

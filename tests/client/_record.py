@@ -50,8 +50,8 @@ class Recording:
                 seq=self.seq,
                 seat=self.me,
                 token=None if self.me is None else "t" * 20,
-                player_code=None if self.me is None else "BLUE-OTTER-42",
-                watch_code="CALM-FROG-17",
+                player_code=None if self.me is None else "K7MX-QD4R",
+                watch_code="9HWT-2CBN",
                 state=state,
             )
         )

@@ -61,10 +61,10 @@ def test_create_with_every_rule_flag() -> None:
 
 
 def test_join_watch_and_minutes() -> None:
-    assert planned(URL, "--name", "Ben", "--join", "BLUE-OTTER-42", "--plain")[0] == JoinRoom(
-        code="BLUE-OTTER-42", name="Ben"
+    assert planned(URL, "--name", "Ben", "--join", "K7MX-QD4R", "--plain")[0] == JoinRoom(
+        code="K7MX-QD4R", name="Ben"
     )
-    assert planned(URL, "--watch", "CALM-FROG-17")[0] == WatchRoom(code="CALM-FROG-17")
+    assert planned(URL, "--watch", "9HWT-2CBN")[0] == WatchRoom(code="9HWT-2CBN")
     opening = planned(URL, "--name", "Ann", "--create", "--minutes", "10", "--computers", "1")[0]
     assert isinstance(opening, CreateRoom)
     assert (opening.minutes, opening.computers, opening.rules.round_limit) == (10, 1, None)
@@ -76,8 +76,8 @@ def test_local_plays_the_computer_and_needs_no_url() -> None:
 
 
 def test_without_a_terminal_plain_is_the_default() -> None:
-    assert planned(URL, "--watch", "CALM-FROG-17", terminal=False)[2] == "plain"
-    assert planned(URL, "--watch", "CALM-FROG-17", terminal=True)[2] == "tui"
+    assert planned(URL, "--watch", "9HWT-2CBN", terminal=False)[2] == "plain"
+    assert planned(URL, "--watch", "9HWT-2CBN", terminal=True)[2] == "tui"
 
 
 def test_the_password_comes_from_the_flag_or_the_environment(
@@ -133,7 +133,7 @@ def test_main_cannot_connect_exits_1(capsys: pytest.CaptureFixture[str]) -> None
     from client.local import free_port  # noqa: PLC0415
 
     port = free_port()  # nothing listens there now
-    assert main([f"ws://127.0.0.1:{port}", "--watch", "CALM-FROG-17", "--plain"]) == 1
+    assert main([f"ws://127.0.0.1:{port}", "--watch", "9HWT-2CBN", "--plain"]) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
     assert (

@@ -42,7 +42,7 @@ from protocol import (
 )
 
 TIMEOUT = 10.0
-CODE = "BLUE-OTTER-42"
+CODE = "K7MX-QD4R"
 
 
 class Peer:
@@ -101,7 +101,7 @@ def welcome(seq: int, token: str | None, seat: int | None = 1) -> Welcome:
         seat=seat,
         token=token,
         player_code=CODE if seat is not None else None,
-        watch_code="CALM-FROG-17",
+        watch_code="9HWT-2CBN",
         state=state(),
     )
 
@@ -210,17 +210,17 @@ async def test_a_refusal_ends_at_once_with_the_servers_sentence() -> None:
 
 async def test_a_spectator_watches_again_after_a_drop() -> None:
     async def first(peer: Peer) -> None:
-        assert await peer.receive() == WatchRoom(code="CALM-FROG-17")
+        assert await peer.receive() == WatchRoom(code="9HWT-2CBN")
         await peer.send(welcome(1, None, seat=None))
         await peer.close(CloseCode.INTERNAL_ERROR)
 
     async def second(peer: Peer) -> None:
-        assert await peer.receive() == WatchRoom(code="CALM-FROG-17")
+        assert await peer.receive() == WatchRoom(code="9HWT-2CBN")
         await peer.send(welcome(3, None, seat=None))
         await peer.close(CloseCode.ROOM_CLOSED)
 
     async with scripted(first, second) as url:
-        events = await collect(fast(url, WatchRoom(code="CALM-FROG-17")))
+        events = await collect(fast(url, WatchRoom(code="9HWT-2CBN")))
     assert sum(isinstance(e, Received) for e in events) == 2
     assert events[-1] == Ended(True, "the room was closed"), "a room that ends is no failure"
 

@@ -64,8 +64,8 @@ def welcome(state: RoomState | None = None, seq: int = 1) -> Welcome:
         seq=seq,
         seat=0,
         token="secret-token-0123456789",
-        player_code="BLUE-OTTER-42",
-        watch_code="CALM-FROG-17",
+        player_code="K7MX-QD4R",
+        watch_code="9HWT-2CBN",
         state=state or room(),
     )
 

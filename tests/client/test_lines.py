@@ -160,6 +160,39 @@ async def test_typed_commands() -> None:
     assert await asyncio.wait_for(task, TIMEOUT) == 0
 
 
+async def test_a_second_quick_enter_waits_for_the_next_step() -> None:
+    """Two enters typed before the room answered send one ready, not a stale second one
+    (which the server would refuse: "ready for step 0, but the game is at step 1")."""
+    recording = Recording(engine.Game(engine.Rules(), 7), me=0)
+    link = FakeLink()
+    renderer = LineRenderer(link, json_lines=False, out=io.StringIO(), err=io.StringIO())
+    task = asyncio.create_task(renderer.run())
+    link.push_all(recording.messages)
+    await link.drained()
+    assert await renderer.command("") is None
+    assert await renderer.command("") == "You are ready; waiting for the others."
+    assert link.sent == [Ready(step=0)]
+    link.event(Ended(True, "closed"))
+    await asyncio.wait_for(task, TIMEOUT)
+
+
+async def test_a_ready_lost_with_its_connection_can_be_sent_again() -> None:
+    """A new welcome (a resume) forgets the ready sent on the connection before."""
+    recording = Recording(engine.Game(engine.Rules(), 7), me=0)
+    link = FakeLink()
+    renderer = LineRenderer(link, json_lines=False, out=io.StringIO(), err=io.StringIO())
+    task = asyncio.create_task(renderer.run())
+    link.push_all(recording.messages)
+    await link.drained()
+    assert await renderer.command("") is None
+    link.push_all(recording.messages)  # welcomed anew: the room never got that ready
+    await link.drained()
+    assert await renderer.command("") is None
+    assert link.sent == [Ready(step=0), Ready(step=0)]
+    link.event(Ended(True, "closed"))
+    await asyncio.wait_for(task, TIMEOUT)
+
+
 async def test_a_spectator_typing_turn_over_sends_nothing() -> None:
     link = FakeLink()
     link.push(recorded(me=None).messages[0])

@@ -327,15 +327,13 @@ def test_joining_and_the_codes_while_seats_are_open() -> None:
         rules=RulesSpec(players=3),
         seats=(SeatState(seat=0, name="Ann", connected=True), SeatState(seat=1), SeatState(seat=2)),
     )
-    welcome = Welcome(
-        seq=1, seat=0, player_code="BLUE-OTTER-42", watch_code="CALM-FROG-17", state=state
-    )
+    welcome = Welcome(seq=1, seat=0, player_code="K7MX-QD4R", watch_code="9HWT-2CBN", state=state)
     lines = narrate([welcome, PlayerJoined(seq=2, seat=1, name="Computer", computer=True)], 0)
     assert lines == [
         "You are Ann, at seat 1 of 3.",
         "Waiting for 2 more players.",
-        "Player code: BLUE-OTTER-42.",
-        "Watch code: CALM-FROG-17.",
+        "Player code: K7MX-QD4R.",
+        "Watch code: 9HWT-2CBN.",
         "Rules: Aces are high. One card face down in a war. A player short of cards in a war "
         "is out. Won cards are shuffled before they go under the pile. No limit: the game "
         "ends when one player has every card.",
@@ -403,11 +401,11 @@ def test_a_welcome_back_mid_game_and_after_it() -> None:
         round=view.round,
         step=view.step,
     )
-    back = Welcome(seq=99, seat=1, token="x" * 20, watch_code="CALM-FROG-17", state=playing)
+    back = Welcome(seq=99, seat=1, token="x" * 20, watch_code="9HWT-2CBN", state=playing)
     assert narrate([back], 1) == [
         "You are Ben, at seat 2 of 2.",
         "The game is on: round 3.",
-        "Watch code: CALM-FROG-17.",
+        "Watch code: 9HWT-2CBN.",
         "Rules: Aces are high. One card face down in a war. A player short of cards in a war "
         "loses. Won cards are shuffled before they go under the pile. The game ends after 3 "
         "rounds: most cards wins. Equal counts then are a draw.",

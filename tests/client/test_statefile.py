@@ -36,15 +36,15 @@ def test_seat_keys_normalise_the_server() -> None:
 
 def test_put_get_forget(tmp_path: Path) -> None:
     store = StateFile(tmp_path / "deep" / "er" / "client.json")
-    assert store.get(URL, "BLUE-OTTER-42") is None
-    store.put(URL, "BLUE-OTTER-42", record())
-    assert store.get(URL, "BLUE-OTTER-42") == record()
-    assert store.get("ws://127.0.0.1:9999", "BLUE-OTTER-42") is None
-    store.put(URL, "BLUE-OTTER-42", record("new-" * 5))
-    assert store.get(URL, "BLUE-OTTER-42") == record("new-" * 5)
-    store.forget(URL, "BLUE-OTTER-42")
-    assert store.get(URL, "BLUE-OTTER-42") is None
-    store.forget(URL, "BLUE-OTTER-42")  # nothing to forget: fine
+    assert store.get(URL, "K7MX-QD4R") is None
+    store.put(URL, "K7MX-QD4R", record())
+    assert store.get(URL, "K7MX-QD4R") == record()
+    assert store.get("ws://127.0.0.1:9999", "K7MX-QD4R") is None
+    store.put(URL, "K7MX-QD4R", record("new-" * 5))
+    assert store.get(URL, "K7MX-QD4R") == record("new-" * 5)
+    store.forget(URL, "K7MX-QD4R")
+    assert store.get(URL, "K7MX-QD4R") is None
+    store.forget(URL, "K7MX-QD4R")  # nothing to forget: fine
 
 
 def test_the_file_is_private_and_replaced_atomically(tmp_path: Path) -> None:

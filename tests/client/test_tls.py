@@ -58,7 +58,7 @@ def test_main_reports_an_unreadable_cafile_before_connecting(
     missing = tmp_path / "cert.pem"
     # port 9 on loopback: were it used, the error would be about connecting instead
     status = main(
-        ["wss://127.0.0.1:9", "--watch", "CALM-FROG-17", "--plain", "--cafile", str(missing)]
+        ["wss://127.0.0.1:9", "--watch", "9HWT-2CBN", "--plain", "--cafile", str(missing)]
     )
     out, err = capsys.readouterr()
     assert (status, out) == (1, "")
@@ -67,19 +67,19 @@ def test_main_reports_an_unreadable_cafile_before_connecting(
 
 def test_cafile_goes_with_wss_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("WAR_CLIENT_CAFILE", raising=False)
-    assert cafile_of(WSS, "--watch", "CALM-FROG-17", "--cafile", "c.pem") == ("c.pem", "--cafile")
-    assert cafile_of(WSS, "--watch", "CALM-FROG-17")[0] is None
+    assert cafile_of(WSS, "--watch", "9HWT-2CBN", "--cafile", "c.pem") == ("c.pem", "--cafile")
+    assert cafile_of(WSS, "--watch", "9HWT-2CBN")[0] is None
     with pytest.raises(UsageError, match=r"^--cafile is for a wss:// url"):
-        cafile_of("ws://127.0.0.1:8765", "--watch", "CALM-FROG-17", "--cafile", "c.pem")
+        cafile_of("ws://127.0.0.1:8765", "--watch", "9HWT-2CBN", "--cafile", "c.pem")
     with pytest.raises(UsageError, match=r"^--cafile is for a wss:// url"):
         cafile_of("--local", "--cafile", "c.pem")
 
 
 def test_the_environment_names_a_cafile_for_wss(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WAR_CLIENT_CAFILE", "env.pem")
-    assert cafile_of(WSS, "--watch", "CALM-FROG-17") == ("env.pem", "WAR_CLIENT_CAFILE")
-    assert cafile_of(WSS, "--watch", "CALM-FROG-17", "--cafile", "c.pem") == ("c.pem", "--cafile")
-    assert cafile_of("ws://127.0.0.1:8765", "--watch", "CALM-FROG-17")[0] is None
+    assert cafile_of(WSS, "--watch", "9HWT-2CBN") == ("env.pem", "WAR_CLIENT_CAFILE")
+    assert cafile_of(WSS, "--watch", "9HWT-2CBN", "--cafile", "c.pem") == ("c.pem", "--cafile")
+    assert cafile_of("ws://127.0.0.1:8765", "--watch", "9HWT-2CBN")[0] is None
     assert cafile_of("--local")[0] is None
 
 
@@ -118,7 +118,7 @@ async def test_wss_to_a_server_without_tls_hints_at_ws() -> None:
 
     async with serve(handler, "127.0.0.1", 0) as server:
         port = next(iter(server.sockets)).getsockname()[1]
-        connection = Connection(f"wss://127.0.0.1:{port}", WatchRoom(code="CALM-FROG-17"))
+        connection = Connection(f"wss://127.0.0.1:{port}", WatchRoom(code="9HWT-2CBN"))
         events = [event async for event in connection.events()]
     assert len(events) == 1 and isinstance(events[0], Ended) and not events[0].ok
     assert events[0].reason.startswith(f"cannot connect to wss://127.0.0.1:{port}: ")

@@ -64,8 +64,8 @@ def welcome(seat: int | None = 0, name: str = "Ann") -> Welcome:
         seq=1,
         seat=seat,
         token=None if seat is None else "secret-token-0123456789",
-        player_code=None if seat is None else "BLUE-OTTER-42",
-        watch_code="CALM-FROG-17",
+        player_code=None if seat is None else "K7MX-QD4R",
+        watch_code="9HWT-2CBN",
         state=state,
     )
 
@@ -167,8 +167,8 @@ async def test_codes_are_shown_while_seats_are_open(
     await settle(link, pilot)
     codes = app.query_one("#codes", Static)
     assert codes.display
-    assert "Player code: BLUE-OTTER-42" in text(app, "#codes")
-    assert "Watch code: CALM-FROG-17" in text(app, "#codes")
+    assert "Player code: K7MX-QD4R" in text(app, "#codes")
+    assert "Watch code: 9HWT-2CBN" in text(app, "#codes")
     assert text(app, "#status") == "Waiting for 1 more player to join."
     link.push(*START)
     await settle(link, pilot)
@@ -541,6 +541,18 @@ async def test_a_flight_in_the_air_lands_when_the_next_round_is_turned(
     await pilot.pause()
     assert not app.query(FlyingCards)
     assert "28 cards" in text(app, "#seat-1") and "+6" not in text(app, "#seat-1")
+
+
+async def test_two_quick_taps_send_one_ready(table: tuple[WarApp, FakeLink, Pilot[None]]) -> None:
+    """A second tap before the room answered the first sends nothing (it would be a
+    stale ready once the first played the step)."""
+    app, link, pilot = table
+    link.push(welcome(), *START)
+    await settle(link, pilot)
+    await pilot.press("space", "space")
+    await pilot.pause()
+    assert link.sent == [Ready(step=0)]
+    assert "You are ready; waiting for the others." in text(app, "#said")
 
 
 async def test_two_quick_a_presses_step_twice(table: tuple[WarApp, FakeLink, Pilot[None]]) -> None:

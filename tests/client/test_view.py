@@ -62,8 +62,8 @@ def ann_welcome() -> Welcome:
         seq=1,
         seat=0,
         token="q7X" * 6,
-        player_code="BLUE-OTTER-42",
-        watch_code="CALM-FROG-17",
+        player_code="K7MX-QD4R",
+        watch_code="9HWT-2CBN",
         state=waiting_room(),
     )
 
@@ -94,7 +94,7 @@ def test_welcome_sets_who_i_am_and_the_codes() -> None:
     assert view.welcomed and not view.spectating
     assert view.my_seat == 0
     assert view.me is not None and view.me.name == "Ann"
-    assert (view.player_code, view.watch_code) == ("BLUE-OTTER-42", "CALM-FROG-17")
+    assert (view.player_code, view.watch_code) == ("K7MX-QD4R", "9HWT-2CBN")
     assert view.open_seats == (1,)
     assert view.last_seq == 1
     assert view.name(1) == "seat 2"
@@ -182,7 +182,7 @@ def test_a_gap_asks_for_a_resync_and_the_snapshot_replaces_the_view() -> None:
     synced = apply(held, Snapshot(seq=7, state=state))
     assert not synced.needs_resync and synced.last_seq == 7
     assert all(s.ready for s in synced.seats)
-    assert synced.my_seat == 0 and synced.player_code == "BLUE-OTTER-42"
+    assert synced.my_seat == 0 and synced.player_code == "K7MX-QD4R"
     after = apply(
         synced, CardsTurned(seq=8, step=1, round=1, depth=0, cards=((0, "2S"), (1, "3S")))
     )

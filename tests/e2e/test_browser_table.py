@@ -66,6 +66,14 @@ async def test_play_the_computer_under_the_policy(server: ServerProcess, browser
     for _ in range(3):
         await tab.turn_over()
     await expect(tab.page.locator("#where")).to_contain_text("round")
+    # The deal is drawn: a war may be on, with cards on the table. Play it out, so that
+    # every card is back in a pile when the counts are read.
+    status = tab.page.locator("#status")
+    for _ in range(20):
+        if await status.inner_text() == "Press space to turn over.":
+            break
+        await tab.turn_over()
+    await expect(status).to_have_text("Press space to turn over.")
     counts = await tab.counts()
     assert sum(counts.values()) == 52, counts
     lines = await tab.log()

@@ -76,7 +76,7 @@ async def test_an_untrusted_certificate_is_one_clear_line(
             ("plain ws", None),
         ):
             target = f"ws://127.0.0.1:{server.port}" if extra is None else url
-            argv = [target, "--watch", "CALM-FROG-17", "--plain", *(extra or [])]
+            argv = [target, "--watch", "9HWT-2CBN", "--plain", *(extra or [])]
             async with client_process(argv, tmp_path / f"{label}.json") as client:
                 runs[label] = (await client.wait(), client.out, client.err)
     assert runs["none"] == (

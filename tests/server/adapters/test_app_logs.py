@@ -53,8 +53,8 @@ def test_secrets_are_redacted_whatever_their_value() -> None:
     get_logger().info(
         "oops",
         password="hunter2hunter2",
-        player_code="BLUE-OTTER-42",
-        watch_code="CALM-FROG-17",
+        player_code="K7MX-QD4R",
+        watch_code="9HWT-2CBN",
         code="ABCD-EFGH",
     )
     text = out.getvalue()
