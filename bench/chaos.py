@@ -59,7 +59,11 @@ SPECS = (
     RulesSpec(players=4, aces=Aces.LOW, round_limit=80),
 )
 """Room rules, used in turn."""
-EXTRA = ("--rate-limit", "1000000", "--max-connections-per-ip", "100000")
+EXTRA = (
+    "--rate-limit", "1000000",
+    "--max-connections-per-ip", "100000",
+    "--max-rooms-per-ip", "100000",
+)  # fmt: skip
 
 
 @dataclass(slots=True)

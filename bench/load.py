@@ -90,6 +90,7 @@ WAR_LIMIT_FLAGS = (
     "--max-rooms", "1000000",
     "--max-spectators", "100000",
     "--max-connections-per-ip", "1000000",
+    "--max-rooms-per-ip", "1000000",
     "--rate-limit", "1000000",
     "--max-failed-joins", "1000000",
 )  # fmt: skip

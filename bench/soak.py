@@ -45,7 +45,11 @@ FAST_RULES = (
     RulesSpec(players=2, aces=Aces.LOW, won_cards=WonCards.FIXED, round_limit=200),
     RulesSpec(players=4, round_limit=120),
 )
-EXTRA = ("--rate-limit", "1000000", "--max-connections-per-ip", "100000")
+EXTRA = (
+    "--rate-limit", "1000000",
+    "--max-connections-per-ip", "100000",
+    "--max-rooms-per-ip", "100000",
+)  # fmt: skip
 
 
 async def _sample(server: ServerProcess, every: float, samples: list[tuple[float, int]]) -> None:

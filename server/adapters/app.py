@@ -22,7 +22,9 @@ transport limits:
   deadline (4005), and the transport's bounds on what it holds, reads and waits for
   (`server.adapters._connection`: --max-send-buffer, --send-timeout, handshakes per
   address and their deadline, a receive budget);
-- one timer task that sleeps until `Hub.next_deadline` and calls `Hub.wake`;
+- one timer task that sleeps until `Hub.next_deadline` and calls `Hub.wake`, yielding to
+  the connections between two wakes (a finish vote's play-out is woken slice after
+  slice, and other rooms are served in between);
 - each `Send` is encoded once; the frames one Hub call produces for a connection are
   written together, one ``transport.write`` (one system call) per connection per call —
   as ``websockets.broadcast`` does frame by frame, nothing waits for a slow client (a dead
@@ -155,9 +157,11 @@ def build_hub(settings: Settings, now: float) -> HubLike:
     hub_settings = HubSettings(
         password=settings.password,
         max_rooms=settings.max_rooms,
+        max_rooms_per_address=settings.max_rooms_per_ip,
         max_spectators=settings.max_spectators,
         max_failed_joins=settings.max_failed_joins,
         idle_room_seconds=settings.idle_room_minutes * 60.0,
+        idle_waiting_room_seconds=settings.idle_waiting_room_minutes * 60.0,
         away_timeout_seconds=settings.away_timeout,
     )
     try:
@@ -674,6 +678,10 @@ class WarServer:
                     log.warning("timer_stuck", deadline=deadline, now=now)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._rearm.wait(), _WAKE_RETRY_SECONDS)
+            # Let the connections in before the next wake: a finish vote's play-out asks
+            # to be woken again at once, a slice at a time, and other rooms' messages
+            # must be handled between two slices, not after the last one.
+            await asyncio.sleep(0)
 
 
 @asynccontextmanager

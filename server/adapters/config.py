@@ -105,6 +105,7 @@ class Settings:
     certfile: Path | None = None
     keyfile: Path | None = None
     max_rooms: int = 500
+    max_rooms_per_ip: int = 20
     max_spectators: int = 20
     max_connections_per_ip: int = 32
     max_message_bytes: int = 4096
@@ -115,6 +116,7 @@ class Settings:
     abuse_penalty_max: float = 300.0
     max_failed_joins: int = 10
     idle_room_minutes: int = 1440
+    idle_waiting_room_minutes: int = 30
     away_timeout: float = 120.0
     trusted_proxies: tuple[Network, ...] = ()
     """reverse proxies whose X-Forwarded-For names the client (`server.adapters._forwarded`)"""
@@ -409,6 +411,16 @@ OPTIONS: tuple[Option, ...] = (
         "N",
     ),
     Option(
+        "max_rooms_per_ip",
+        "--max-rooms-per-ip",
+        "WAR_MAX_ROOMS_PER_IP",
+        _int_in(1, 1_000_000),
+        "20",
+        "rooms created from one address (an IPv6 /64) held at once (more: error "
+        "too_many_rooms, close 1013)",
+        "N",
+    ),
+    Option(
         "max_spectators",
         "--max-spectators",
         "WAR_MAX_SPECTATORS",
@@ -501,7 +513,17 @@ OPTIONS: tuple[Option, ...] = (
         "WAR_IDLE_ROOM_MINUTES",
         _int_in(1, 525_600),
         "1440",
-        "remove rooms nobody used for this long",
+        "remove rooms nobody used for this long (a restart is no use; rooms loaded at "
+        "start get 15 minutes' grace for their players to come back)",
+        "MINUTES",
+    ),
+    Option(
+        "idle_waiting_room_minutes",
+        "--idle-waiting-room-minutes",
+        "WAR_IDLE_WAITING_ROOM_MINUTES",
+        _int_in(1, 525_600),
+        "30",
+        "remove rooms still waiting for players that nobody is in or used for this long",
         "MINUTES",
     ),
     Option(

@@ -59,9 +59,12 @@ class Effects:
     (persist, then broadcast); the hub skips the write when it equals the stored one but
     for ``last_active``. ``refused``: the room refused the command (nothing changed but,
     possibly, the confirmation of a seat's token, which ``record`` holds); the hub
-    answers it with an ``error``.
+    answers it with an ``error``. ``work``: the engine work this call did playing a game
+    out (units of `server.engine.STEP_WORK`), which the hub counts against the address
+    that asked for it.
     """
 
     actions: list[Action]
     record: RoomRecord
     refused: RefusedError | None = None
+    work: int = 0

@@ -26,22 +26,52 @@ write, ``internal_error`` and close 1011 for a bug. Clients resume their seats, 
 a restart. Until a write succeeds again `Hub.store_failing` is true (``/healthz`` says
 so), and a rebuilt room's timers wait `STORE_RETRY_SECONDS` before they try again.
 
-Failed attempts (unknown code, bad token, bad password, a ``join_room`` of a started room
-naming no away seat) are counted per peer address;
-at ``max_failed_joins`` within a minute further opening messages from that address are
-refused with ``too_many_failures`` (close 1008) until the minute has passed. A resume with
-a seat's earlier token while its latest is unconfirmed (its welcome may have been lost,
-see `server.core.room`) is accepted, so it is no failure; a superseded token is one.
+Per address (`server.core.limits.address_key`: an IPv6 /64 counts as one address):
+
+- failed attempts (unknown code, bad token, bad password, a ``join_room`` of a started
+  room naming no away seat) are counted; at
+  ``max_failed_joins`` within a minute further opening messages from that address are
+  refused with ``too_many_failures`` (close 1008) until the minute has passed. A resume
+  with a seat's earlier token while its latest is unconfirmed (its welcome may have been
+  lost, see `server.core.room`) is accepted, so it is no failure; a superseded token is
+  one;
+- the rooms created from it and still held are counted; at ``max_rooms_per_address`` a
+  ``create_room`` from it is refused with ``too_many_rooms`` (close 1013). The count
+  lives in memory only (the store keeps no addresses): after a restart the rooms loaded
+  count for nobody.
+
+Both tables hold only what they must (recent failures; addresses with rooms), so their
+memory is bounded by the failures of the last minute and by the rooms held.
+
 A room is removed when every human player has left, or when it has had no connection
-and no activity for ``idle_room_seconds`` (a restart counts as activity).
+and no activity for ``idle_room_seconds`` (``idle_waiting_room_seconds``, shorter, while
+it still waits for players: rooms nobody joined go in minutes). A restart is no
+activity: a loaded room keeps the time of its last stored activity. So that players can
+come back after a long downtime, a loaded room is not removed for idleness within
+`RESTART_GRACE_SECONDS` (or its idle time, if shorter) of being loaded.
+
+A finish vote's play-out (`server.core.room`) runs a slice at a time: the slice right
+after the vote, in the same call, then one per `wake`, and never more than one slice per
+hub call whatever the number of rooms finishing (they take turns), so no call holds the
+event loop longer than a slice. After a `wake`, every finishing room is due again right
+after its ``now`` (never at it): a wake that plays a slice sends nothing, yet always
+moves the earliest deadline on, which is how the app tells a wake that did its work
+from a stuck one. The work is counted against the address of the
+connection whose message started the play-out (`server.core.limits.WorkBudget`,
+``play_out_rate`` units a second in bursts of ``play_out_burst``) and against the whole
+server (``play_out_server_rate``, ``play_out_server_burst``): past either budget, the
+slices wait until it is paid off. Finishing and rematching a long game in a loop slows
+that address's own games; many addresses doing it at once slow every play-out (never
+the play itself) but cannot take more than the server's share of the processor.
 """
 
 from __future__ import annotations
 
 import heapq
 import hmac
+import math
 import secrets
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -71,16 +101,31 @@ from server.core.codes import (
     new_token,
     normalize_code,
 )
+from server.core.limits import TokenBucket, WorkBudget, address_key
 from server.core.logger import Logger
+from server.core.phases import Stage
 from server.core.records import GameRecord, RoomRecord, SeatRecord, Store, same_state
-from server.core.room import Room, RoomSettings
+from server.core.room import PLAY_OUT_SLICE, Room, RoomSettings
 from server.core.wire import engine_rules
+from server.engine import STEP_WORK
 from server.errors import RefusedError, StoreError
 
-__all__ = ["FAILURE_WINDOW_SECONDS", "STORE_RETRY_SECONDS", "Hub", "HubSettings", "HubStats"]
+__all__ = [
+    "FAILURE_WINDOW_SECONDS",
+    "RESTART_GRACE_SECONDS",
+    "STORE_RETRY_SECONDS",
+    "Hub",
+    "HubSettings",
+    "HubStats",
+]
 
 FAILURE_WINDOW_SECONDS = 60.0
 """Failed attempts are counted over this sliding window, per peer address."""
+RESTART_GRACE_SECONDS = 15 * 60.0
+"""A room loaded from the store (a restart, or a rebuild after a failed write) is not
+removed for idleness sooner than this after it was loaded (nor later than its idle time
+after its last activity, if that is later): clients reconnect by themselves within a
+minute or two of a restart, and people who restart their client need a moment too."""
 STORE_RETRY_SECONDS = 5.0
 """A room rebuilt after a failed write runs no timer (auto-play, the computer, the time
 limit) sooner than this: a failing disk is tried once in that while per room, not at
@@ -88,6 +133,7 @@ every auto-play beat."""
 STORE_UNAVAILABLE_TEXT = "the server cannot save games right now; try again in a moment"
 INTERNAL_ERROR_TEXT = "a bug on the server; sorry"
 _MAX_ERROR_TEXT = 500
+_MIN_PACE_SECONDS = 0.001  # a play-out held for its budget waits at least this long
 _COUNTED_FAILURES = frozenset({ErrorCode.UNKNOWN_CODE, ErrorCode.BAD_TOKEN, ErrorCode.BAD_PASSWORD})
 
 
@@ -96,21 +142,38 @@ class HubSettings:
     """Limits and paces of the room core (every time is in seconds).
 
     ``password``: needed to create rooms (None: anyone may). ``max_failed_joins``: wrong
-    codes, tokens or passwords per address per minute. ``away_timeout_seconds``: the server
-    plays an away seat at the calm pace after this long, until its player returns (0:
-    never; the game waits). ``computer_delay``: how long a computer seat takes to ready
-    at most (it keeps pace with a quicker person's auto-play).
+    codes, tokens or passwords per address per minute. ``max_rooms_per_address``: rooms
+    created from one address held at once. ``idle_room_seconds``: a room nobody is in
+    is removed after this long without activity; ``idle_waiting_room_seconds`` while it
+    still waits for players (the shorter of the two applies). ``away_timeout_seconds``:
+    the server plays an away seat at the calm pace after this long, until its player
+    returns (0: never; the game waits). ``computer_delay``: how long a computer seat
+    takes to ready at most (it keeps pace with a quicker person's auto-play).
+    ``play_out_slice``: the engine work (units of `server.engine.STEP_WORK`) of one
+    slice of a finish vote's play-out; ``play_out_rate`` and ``play_out_burst``: the
+    play-out work one address may have done a second, and at once (the defaults: about
+    2,000 steps of a four-player game a second, a burst of about 32,000, the longest
+    games seen); ``play_out_server_rate`` and ``play_out_server_burst``: the same for
+    every address together (about 8,000 steps a second, some 5% of a core; a burst of
+    64,000).
     """
 
     password: str | None = None
     max_rooms: int = 500
     max_spectators: int = 20
     max_failed_joins: int = 10
+    max_rooms_per_address: int = 20
     idle_room_seconds: float = 24 * 60 * 60.0
+    idle_waiting_room_seconds: float = 30 * 60.0
     away_timeout_seconds: float = 120.0
     calm_delay: float = 1.5
     quick_delay: float = 0.3
     computer_delay: float = 0.6
+    play_out_slice: int = PLAY_OUT_SLICE
+    play_out_rate: float = 2_048.0 * STEP_WORK
+    play_out_burst: float = 32_768.0 * STEP_WORK
+    play_out_server_rate: float = 8_192.0 * STEP_WORK
+    play_out_server_burst: float = 65_536.0 * STEP_WORK
 
     def room_settings(self) -> RoomSettings:
         """The part of these settings each room uses."""
@@ -120,6 +183,7 @@ class HubSettings:
             calm_delay=self.calm_delay,
             quick_delay=self.quick_delay,
             computer_delay=self.computer_delay,
+            play_out_slice=self.play_out_slice,
         )
 
 
@@ -165,12 +229,21 @@ class Hub:
         self._by_player_code: dict[str, str] = {}
         self._by_watch_code: dict[str, str] = {}
         self._conns: dict[ConnId, _Conn] = {}
-        self._failures: dict[str, deque[float]] = {}
+        self._failures: OrderedDict[str, deque[float]] = OrderedDict()  # by last failure
+        self._creator: dict[str, str] = {}  # room id → the address key that created it
+        self._created: dict[str, int] = {}  # address key → rooms it created, still held
+        self._grace: dict[str, float] = {}  # loaded rooms: not removed as idle before this
         self._reserved: set[str] = set()  # ids and codes of stored rooms that did not load
         self._reserved_codes: set[str] = set()  # the same codes, normalised
         self._saved: dict[str, RoomRecord] = {}  # each room's record as the store holds it
         self._store_failing = False
         self._hold: dict[str, float] = {}  # rebuilt rooms: no timer before this time
+        self._work = WorkBudget(settings.play_out_rate, settings.play_out_burst)
+        self._server_work = TokenBucket(
+            settings.play_out_server_rate, settings.play_out_server_burst, now
+        )
+        self._payer: dict[str, str] = {}  # finishing rooms: whose address pays the work
+        self._pace: dict[str, float] = {}  # finishing rooms: no slice before this time
         # Deadlines, kept incrementally so that next_deadline() and wake() cost O(log R),
         # not O(R), per call (the app asks after every message): each room's earliest
         # deadline (its timers, or its idle removal when nobody is connected), a heap of
@@ -210,6 +283,14 @@ class Hub:
         """The room with this id (for tests and tools), or None."""
         return self._rooms.get(room_id)
 
+    def rooms_created_from(self, peer: str) -> int:
+        """How many rooms created from ``peer``'s address (its /64 for IPv6) are held."""
+        return self._created.get(address_key(peer), 0)
+
+    def addresses_with_rooms(self) -> int:
+        """How many addresses have created rooms that are held (for tests and tools)."""
+        return len(self._created)
+
     def where(self, conn: ConnId) -> tuple[str, int | None] | None:
         """(room id, seat or None for a spectator) of ``conn``; None before a room is open."""
         info = self._conns.get(conn)
@@ -239,6 +320,12 @@ class Hub:
         info = self._conns.setdefault(conn, _Conn(""))
         try:
             if isinstance(message, CreateRoom | JoinRoom | WatchRoom | ResumeSeat):
+                if info.room is not None:
+                    refused = RefusedError(
+                        ErrorCode.ALREADY_IN_ROOM,
+                        f"this connection is in room {info.room} already; open another connection",
+                    )
+                    return self._confirmed(conn, info, refused, now)
                 return self._open(conn, info, message, now)
             if info.room is None:
                 raise RefusedError(
@@ -247,7 +334,7 @@ class Hub:
                     f"not {message.TYPE}",
                 )
             room = self._rooms[info.room]
-            return self._run(
+            actions = self._run(
                 room,
                 partial(room.handle, conn, message, now),
                 now,
@@ -255,6 +342,7 @@ class Hub:
                     conn, info, no.code, str(no), now, counted=no.failed_attempt
                 ),
             )
+            return actions + self._finish_slice(room, now, info.peer)
         except RefusedError as refusal:
             return self._refusal(
                 conn, info, refusal.code, str(refusal), now, counted=refusal.failed_attempt
@@ -263,9 +351,16 @@ class Hub:
             return self._internal_error(conn, bug, now)
 
     def refuse(self, conn: ConnId, error: ProtocolError, now: float) -> list[Action]:
-        """A frame from ``conn`` did not decode: the error, and a close where documented."""
+        """A frame from ``conn`` did not decode: the error, and a close where documented.
+
+        Like any message on a seat's connection, it confirms the seat's latest token
+        (stored before the error goes out). Never raises.
+        """
         info = self._conns.setdefault(conn, _Conn(""))
-        return self._refusal(conn, info, error.code, str(error), now)
+        try:
+            return self._confirmed(conn, info, RefusedError(error.code, str(error)), now)
+        except Exception as bug:
+            return self._internal_error(conn, bug, now)
 
     def disconnect(self, conn: ConnId, now: float) -> list[Action]:
         """``conn`` ended: its seat is away, or one spectator fewer. Never raises."""
@@ -276,21 +371,45 @@ class Hub:
         if room is None:
             return []
         try:
-            return self._run(room, partial(room.disconnect, conn, now), now)
+            actions = self._run(room, partial(room.disconnect, conn, now), now)
+            return actions + self._finish_slice(room, now, info.peer)
         except Exception as bug:
             self._log_bug(bug)
             return []
 
     def wake(self, now: float) -> list[Action]:
-        """Run every timer due at or before ``now``; remove idle rooms. Never raises."""
+        """Run every timer due at or before ``now`` (but one slice of a finish vote's
+        play-out at most: the other finishing rooms stay due for the next call); remove
+        idle rooms. Never raises."""
         actions: list[Action] = []
-        for room in self._due_rooms(now):
+        due = self._due_rooms(now)
+        finishing = [room for room in due if room.stage is Stage.FINISHING]
+        if finishing:  # the one whose last slice is the oldest plays, if it may; the rest wait
+            turns = {room_id: turn for turn, room_id in enumerate(self._payer)}
+            finishing.sort(key=lambda room: turns.get(room.room_id, -1))
+            chosen = None
+            for room in finishing:
+                wait = self._slice_wait(room, now)
+                if wait > 0:  # its address, or the server, spent its budget meanwhile
+                    self._pace[room.room_id] = now + wait
+                elif chosen is None:
+                    chosen = room
+                else:  # due right after now: no deadline the caller saw is left
+                    self._pace[room.room_id] = math.nextafter(now, math.inf)
+            due = [room for room in due if room is chosen or room not in finishing]
+        for room in due:
+            if room in finishing:  # its turn is over: to the back of the queue
+                self._payer[room.room_id] = self._payer.pop(room.room_id, "")
             try:
                 actions += self._run(room, partial(room.wake, now), now)
             except Exception as bug:  # one room's trouble must not stop the others
                 self._log_bug(bug)
-        for peer in list(self._failures):
-            self._recent_failures(peer, now)
+            room_id = room.room_id
+            if room in finishing and room.stage is Stage.FINISHING and room_id in self._rooms:
+                # the next slice: right after now (unless its budget holds it longer)
+                later = math.nextafter(now, math.inf)
+                self._pace[room_id] = max(self._pace.get(room_id, later), later)
+        self._forget_failures(now)
         return actions
 
     def close(self) -> None:
@@ -298,6 +417,19 @@ class Hub:
         self._store.close()
 
     # ------------------------------------------------------------------ opening
+    def _confirmed(
+        self, conn: ConnId, info: _Conn, refused: RefusedError, now: float
+    ) -> list[Action]:
+        """Refuse what ``conn`` sent before its room saw it, once the room has taken it as
+        the confirmation of the seat's token (`Room.confirm`; persisted first). If that
+        write fails, the connection is told to come back instead."""
+        room = None if info.room is None else self._rooms.get(info.room)
+        if room is not None and room.seat_of(conn) is not None:
+            actions = self._run(room, partial(room.confirm, conn, now), now)
+            if info.room is None:  # the room was rebuilt: its connections come back
+                return actions
+        return self._refusal(conn, info, refused.code, str(refused), now)
+
     def _open(
         self,
         conn: ConnId,
@@ -305,11 +437,6 @@ class Hub:
         message: CreateRoom | JoinRoom | WatchRoom | ResumeSeat,
         now: float,
     ) -> list[Action]:
-        if info.room is not None:
-            raise RefusedError(
-                ErrorCode.ALREADY_IN_ROOM,
-                f"this connection is in room {info.room} already; open another connection",
-            )
         if message.v not in SUPPORTED_VERSIONS:
             raise RefusedError(
                 ErrorCode.UNSUPPORTED_VERSION,
@@ -317,7 +444,7 @@ class Hub:
                 f"(this side speaks {sorted(SUPPORTED_VERSIONS)})",
             )
         limit = self._settings.max_failed_joins
-        if self._recent_failures(info.peer, now) >= limit:
+        if self._recent_failures(address_key(info.peer), now) >= limit:
             raise RefusedError(
                 ErrorCode.TOO_MANY_FAILURES,
                 f"{limit} wrong codes, tokens or passwords within a minute; wait a minute",
@@ -365,6 +492,14 @@ class Hub:
                 ErrorCode.TOO_MANY_ROOMS,
                 f"this server holds its {self._settings.max_rooms} rooms; try later",
             )
+        creator = address_key(self._conns[conn].peer)
+        cap = self._settings.max_rooms_per_address
+        if self._created.get(creator, 0) >= cap:
+            raise RefusedError(
+                ErrorCode.TOO_MANY_ROOMS,
+                f"rooms created from this address: {cap} are open; leave one, or wait "
+                "until one is removed (rooms nobody uses are removed when idle)",
+            )
         try:
             message.validate()  # the codec did; a hub called directly must be as strict
             rules = engine_rules(message.rules)
@@ -401,6 +536,7 @@ class Hub:
         )
         room = Room(record, **self._room_kwargs(now))
         self._add_room(room)
+        self._credit(record.room_id, creator)
         return room, partial(room.open_for_creator, conn, token, now)
 
     # ------------------------------------------------------------------ persist, then broadcast
@@ -441,6 +577,8 @@ class Hub:
             self._save(record)
         except Exception as error:
             return self._recover(room, present, opener, error, now)
+        if effects.work:
+            self._charge(room, effects.work, now)
         conns = self._conns
         for conn in closed:  # closed by this call: in no room any more
             conns[conn].room = None
@@ -472,10 +610,22 @@ class Hub:
         """Why ``room`` is to be removed now, or None."""
         if room.abandoned:
             return "every player left"
-        idle = now - room.last_active >= self._settings.idle_room_seconds
-        if idle and not room.connections:
+        if not room.connections and now >= self._idle_until(room):
             return "the room was idle"
         return None
+
+    def _idle_seconds(self, room: Room) -> float:
+        """How long ``room`` may go without activity (nobody in it) before it goes."""
+        idle = self._settings.idle_room_seconds
+        if room.stage is Stage.WAITING:
+            return min(idle, self._settings.idle_waiting_room_seconds)
+        return idle
+
+    def _idle_until(self, room: Room) -> float:
+        """When ``room``, if nobody is in it and nothing happens, is removed."""
+        until = room.last_active + self._idle_seconds(room)
+        grace = self._grace.get(room.room_id)
+        return until if grace is None else max(until, grace)
 
     def _save(self, record: RoomRecord) -> None:
         """Store ``record`` unless the store holds it already (``last_active`` aside)."""
@@ -508,10 +658,13 @@ class Hub:
             code, text = ErrorCode.INTERNAL_ERROR, INTERNAL_ERROR_TEXT
             self._log_bug(error)
         close = CLOSE_CODE_FOR_ERROR[code]
+        creator = self._creator.get(room_id)
         self._drop_room(room)
         saved = self._saved.pop(room_id, None)
         if saved is not None and self._load(saved, now) is not None:
             self._hold[room_id] = now + STORE_RETRY_SECONDS
+            if creator is not None:
+                self._credit(room_id, creator)
         actions: list[Action] = []
         for conn in dict.fromkeys((*present, *(() if opener is None else (opener,)))):
             info = self._conns.get(conn)
@@ -523,6 +676,47 @@ class Hub:
                 Close(conn, close, code.value),
             ]
         return actions
+
+    # ------------------------------------------------------------------ finishing
+    def _finish_slice(self, room: Room, now: float, peer: str) -> list[Action]:
+        """If the call just made put ``room`` in its finish vote's play-out, note who
+        pays for it (``peer``'s address) and play the first slice now, unless that
+        address has spent its budget (then the slice waits, see `_charge`)."""
+        room_id = room.room_id
+        if self._rooms.get(room_id) is not room or room.stage is not Stage.FINISHING:
+            return []
+        if room_id in self._payer:
+            return []  # under way already: its slices come with wake
+        self._payer[room_id] = peer
+        wait = self._slice_wait(room, now)
+        if wait > 0:
+            self._pace[room_id] = now + wait
+            self._dirty.add(room_id)
+            return []
+        return self._run(room, partial(room.wake, now), now)
+
+    def _slice_wait(self, room: Room, now: float) -> float:
+        """Seconds before ``room``'s next slice may be played: its address's budget and
+        the server's (0.0: now; a wait under `_MIN_PACE_SECONDS` counts as none, so a
+        held room's deadline is always clearly after ``now``)."""
+        payer = self._payer.get(room.room_id, "")
+        wait = max(self._work.wait(payer, now), self._server_work.wait(now))
+        return wait if wait >= _MIN_PACE_SECONDS else 0.0
+
+    def _charge(self, room: Room, work: int, now: float) -> None:
+        """Count ``work`` done by ``room`` against the address that asked for it and the
+        server; past either budget, hold the room's next slice until it is paid off."""
+        room_id = room.room_id
+        self._work.charge(self._payer.get(room_id, ""), work, now)
+        self._server_work.charge(work, now)
+        wait = self._slice_wait(room, now)
+        if room.stage is not Stage.FINISHING:
+            self._payer.pop(room_id, None)
+            self._pace.pop(room_id, None)
+        elif wait > 0:
+            self._pace[room_id] = now + wait
+        else:
+            self._pace.pop(room_id, None)
 
     # ------------------------------------------------------------------ helpers
     def _load(self, record: RoomRecord, now: float) -> Room | None:
@@ -543,6 +737,7 @@ class Hub:
             return None
         self._add_room(room)
         self._saved[room.room_id] = record
+        self._grace[room.room_id] = now + min(RESTART_GRACE_SECONDS, self._idle_seconds(room))
         return room
 
     def _room_kwargs(self, now: float) -> dict[str, Any]:
@@ -564,8 +759,23 @@ class Hub:
         self._dirty.add(room.room_id)
         self._rooms.pop(room.room_id, None)
         self._hold.pop(room.room_id, None)
+        self._payer.pop(room.room_id, None)
+        self._pace.pop(room.room_id, None)
+        self._grace.pop(room.room_id, None)
         self._by_player_code.pop(normalize_code(room.player_code), None)
         self._by_watch_code.pop(normalize_code(room.watch_code), None)
+        creator = self._creator.pop(room.room_id, None)
+        if creator is not None:
+            left = self._created[creator] - 1
+            if left:
+                self._created[creator] = left
+            else:
+                del self._created[creator]
+
+    def _credit(self, room_id: str, creator: str) -> None:
+        """Count room ``room_id`` as created from the address key ``creator``."""
+        self._creator[room_id] = creator
+        self._created[creator] = self._created.get(creator, 0) + 1
 
     def _remove_room(self, room: Room, why: str) -> list[Action]:
         actions = room.close_all(why)
@@ -625,16 +835,15 @@ class Hub:
 
     def _refresh_deadlines(self) -> None:
         """Recompute the deadline of every room touched since the last look."""
-        idle = self._settings.idle_room_seconds
         for room_id in self._dirty:
             room = self._rooms.get(room_id)
             due = None if room is None else room.next_deadline()
             if room is not None and not room.connections:
-                removal = room.last_active + idle
+                removal = self._idle_until(room)
                 due = removal if due is None else min(due, removal)
-            hold = self._hold.get(room_id)
-            if due is not None and hold is not None:
-                due = max(due, hold)
+            for hold in (self._hold.get(room_id), self._pace.get(room_id)):
+                if due is not None and hold is not None:
+                    due = max(due, hold)
             if due is None:
                 self._deadline.pop(room_id, None)
             elif self._deadline.get(room_id) != due:
@@ -661,16 +870,28 @@ class Hub:
                 due.append(room)
         return due
 
-    def _recent_failures(self, peer: str, now: float) -> int:
-        times = self._failures.get(peer)
+    def _recent_failures(self, key: str, now: float) -> int:
+        """Failures of address key ``key`` within the window before ``now``."""
+        times = self._failures.get(key)
         if times is None:
             return 0
         while times and times[0] <= now - FAILURE_WINDOW_SECONDS:
             times.popleft()
         if not times:
-            del self._failures[peer]
+            del self._failures[key]
             return 0
         return len(times)
+
+    def _forget_failures(self, now: float) -> None:
+        """Drop the addresses whose last failure left the window (oldest first: the
+        table is kept in the order of last failures, so this stops at the first one
+        still in it)."""
+        failures = self._failures
+        while failures:
+            key, times = next(iter(failures.items()))
+            if times and times[-1] > now - FAILURE_WINDOW_SECONDS:
+                return
+            del failures[key]
 
     def _refusal(
         self,
@@ -683,7 +904,9 @@ class Hub:
         counted: bool = False,
     ) -> list[Action]:
         if counted or code in _COUNTED_FAILURES:
-            self._failures.setdefault(info.peer, deque()).append(now)
+            key = address_key(info.peer)
+            self._failures.setdefault(key, deque()).append(now)
+            self._failures.move_to_end(key)
         actions: list[Action] = [Send((conn,), Error(code=code, message=text[:_MAX_ERROR_TEXT]))]
         close = CLOSE_CODE_FOR_ERROR.get(code)
         if close is None and info.room is None:

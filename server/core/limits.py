@@ -12,6 +12,9 @@
   abuse (``--abuse-penalty``, doubling on repeats up to ``--abuse-penalty-max``). Same
   address keys as `AddressSlots`; its table forgets idle addresses and holds at most
   `MAX_TRACKED_ADDRESSES`.
+- `WorkBudget`: work per address (the engine steps a finish vote plays out), charged
+  after it is done; an address in debt waits until it is paid off. Same keys, same
+  bounded table.
 
 Nothing here reads a clock: tests drive it with plain numbers.
 """
@@ -32,6 +35,7 @@ __all__ = [
     "Refusal",
     "TokenBucket",
     "Verdict",
+    "WorkBudget",
     "address_key",
 ]
 
@@ -80,6 +84,12 @@ class TokenBucket:
         """Seconds from ``now`` until a token is available (0.0 if one is)."""
         self._refill(now)
         return max(0.0, (1.0 - self._tokens) / self._rate)
+
+    def charge(self, amount: float, now: float) -> None:
+        """Take ``amount`` tokens for work already done: the bucket may go into debt
+        (below zero), and `wait` then says when it is paid off."""
+        self._refill(now)
+        self._tokens -= amount
 
     def _refill(self, now: float) -> None:
         elapsed = now - self._stamp
@@ -348,6 +358,62 @@ class ConnectionGate:
             if not self._remembers_a_penalty(entry, now) and entry.bucket.tokens(now) >= (
                 entry.bucket.burst
             ):
+                del self._entries[key]
+            else:
+                self._entries.move_to_end(key)
+
+
+class WorkBudget:
+    """Work per address key (`address_key`): ``rate`` units a second, ``burst`` at once.
+
+    `charge` counts work done on an address's behalf; `wait` says how long that address
+    must now wait before more is done for it (0.0 while it is within its budget). The
+    table forgets an address whose bucket is full again (two entries looked at per
+    call, as `ConnectionGate` does) and holds at most ``max_addresses``, dropping the
+    least recently charged beyond.
+    """
+
+    __slots__ = ("_burst", "_entries", "_max_addresses", "_rate")
+
+    def __init__(
+        self, rate: float, burst: float, *, max_addresses: int = MAX_TRACKED_ADDRESSES
+    ) -> None:
+        """Raise ValueError unless ``rate > 0``, ``burst >= 1`` and ``max_addresses >= 1``."""
+        TokenBucket(rate, burst, 0.0)  # the same checks as every bucket here
+        if max_addresses < 1:
+            raise ValueError(f"max_addresses must be at least 1, not {max_addresses!r}")
+        self._rate = float(rate)
+        self._burst = float(burst)
+        self._max_addresses = max_addresses
+        self._entries: OrderedDict[str, TokenBucket] = OrderedDict()
+
+    def __len__(self) -> int:
+        """How many addresses are remembered now."""
+        return len(self._entries)
+
+    def charge(self, peer: str, amount: float, now: float) -> float:
+        """Count ``amount`` units done for ``peer`` at ``now``; return `wait`."""
+        self._sweep(now)
+        key = address_key(peer)
+        bucket = self._entries.get(key)
+        if bucket is None:
+            bucket = self._entries[key] = TokenBucket(self._rate, self._burst, now)
+            if len(self._entries) > self._max_addresses:
+                self._entries.popitem(last=False)
+        else:
+            self._entries.move_to_end(key)
+        bucket.charge(amount, now)
+        return bucket.wait(now)
+
+    def wait(self, peer: str, now: float) -> float:
+        """Seconds before more work may be done for ``peer`` (0.0: now)."""
+        bucket = self._entries.get(address_key(peer))
+        return 0.0 if bucket is None else bucket.wait(now)
+
+    def _sweep(self, now: float) -> None:
+        for _ in range(min(_SWEEP_PER_CALL, len(self._entries))):
+            key, bucket = next(iter(self._entries.items()))
+            if bucket.tokens(now) >= bucket.burst:
                 del self._entries[key]
             else:
                 self._entries.move_to_end(key)

@@ -7,11 +7,12 @@ from the caller) and returns `Effects`: the actions to carry out and the room's 
 which the hub stores before it lets the actions out (persist, then broadcast). If that
 write fails, the hub throws this room away and builds it again from the stored record.
 
-Which command is accepted in which phase, and from whom, is the table of
-`server.core.phases` (``waiting`` → ``playing`` → ``over`` → ``playing`` …); the room
-consults it first. A refused command changes nothing (but its message still confirms its
-seat's token, see Tokens below): the refusal comes back in `Effects.refused`. A refused
-opening call (join, watch, resume) raises `RefusedError` instead, having changed nothing.
+Which command is accepted in which stage, and from whom, is the table of
+`server.core.phases` (``waiting`` → ``playing`` (→ ``finishing``) → ``over`` →
+``playing`` …); the room consults it first. A refused command changes nothing (but its
+message still confirms its seat's token, see Tokens below): the refusal comes back in
+`Effects.refused`. A refused opening call (join, watch, resume) raises `RefusedError`
+instead, having changed nothing.
 
 Seats: a *human* seat has a name and a token hash; a *computer* seat (chosen at creation,
 or a human seat whose player left a started game) readies ``computer_delay`` after it is
@@ -19,6 +20,14 @@ needed. A human seat on auto-play readies ``calm_delay`` or ``quick_delay`` afte
 needed; without auto-play the game waits for it, connected or not ("away"). With an
 away-timeout, an away seat goes on calm auto-play once the timeout has passed. Ready
 flags and finish and rematch votes are in the record: they survive a restart.
+
+Finishing: when every voter has voted to finish, the record says so (``finished``) and
+the room plays the rest out a slice at a time: at most ``play_out_slice`` units of
+engine work (`server.engine.STEP_WORK`) per call, asking to be woken at once for the
+next (`next_deadline`), so that the hub serves other rooms in between; ``game_over``
+goes out with the last slice. No events are sent for the steps played out. A room
+rebuilt from a record that says ``finished`` plays the rest out at once (a restart
+mid-finish finishes it). `Effects.work` reports the work of each call.
 
 Tokens: each resume issues a new token, stored (as a hash) before the ``welcome`` that
 carries it is sent. That welcome can be lost (a kill -9 of the server, a dropped
@@ -71,12 +80,17 @@ from server.core import phases
 from server.core.actions import Action, Close, ConnId, Effects, Send
 from server.core.codes import RandomSource, hash_token, new_deal, new_token, token_matches
 from server.core.logger import Logger
-from server.core.phases import Who
+from server.core.phases import Stage, Who
 from server.core.records import GameRecord, RoomRecord, SeatRecord
 from server.core.wire import event_message, game_over_message, game_result, rules_spec
 from server.errors import RefusedError
 
-__all__ = ["InRoomMessage", "Room", "RoomSettings", "played", "rebuild_game"]
+__all__ = ["PLAY_OUT_SLICE", "InRoomMessage", "Room", "RoomSettings", "played", "rebuild_game"]
+
+PLAY_OUT_SLICE = 256 * engine.STEP_WORK
+"""The engine work one call may spend playing a finish vote's game out: 256 steps of the
+step path or 4,096 of the two-player fast path, under 2 ms either way on the machine of
+docs/performance.md (a few on a small board computer)."""
 
 InRoomMessage = Ready | SetAutoPlay | VoteFinish | Rematch | Leave | Resync
 """The client messages a room handles (opening messages are the hub's)."""
@@ -91,6 +105,7 @@ class RoomSettings:
     calm_delay: float = 1.5
     quick_delay: float = 0.3
     computer_delay: float = 0.6
+    play_out_slice: int = PLAY_OUT_SLICE
 
 
 _OPEN_SEAT = SeatRecord()
@@ -212,7 +227,7 @@ class Room:
         self.rules = record.rules
         self.minutes = record.minutes
         self.created = record.created
-        self.last_active = max(record.last_active, now)  # a restart counts as activity
+        self.last_active = record.last_active  # a restart is no activity
         self.seq = record.seq
         self._settings = settings
         self._random = random
@@ -228,6 +243,9 @@ class Room:
         self._spectators: dict[ConnId, None] = {}
         self._connections: tuple[ConnId, ...] | None = ()
         self._stored = record
+        self._slice_due: float | None = None  # finishing: when to play the next slice
+        self._sliced = False  # finishing: a slice was played (and waiting_for sent)
+        self._work = 0  # engine work done by the current call
         for seat in self._seats:
             if seat.human and seat.auto is AutoPlay.OFF:
                 seat.away_deadline = self._away_deadline(now)
@@ -235,13 +253,20 @@ class Room:
 
     # ------------------------------------------------------------------ queries
     @property
-    def phase(self) -> RoomPhase:
-        """Waiting for players, playing, or over."""
+    def stage(self) -> Stage:
+        """Waiting for players, playing, finishing (a finish vote's play-out), or over."""
         if not self._record.started:
-            return RoomPhase.WAITING
+            return Stage.WAITING
         if self.game.outcome is not None:
-            return RoomPhase.OVER
-        return RoomPhase.PLAYING
+            return Stage.OVER
+        if self._record.finished:
+            return Stage.FINISHING
+        return Stage.PLAYING
+
+    @property
+    def phase(self) -> RoomPhase:
+        """Waiting for players, playing, or over, as the wire says (finishing: playing)."""
+        return self.stage.phase
 
     @property
     def game_record(self) -> GameRecord:
@@ -306,7 +331,7 @@ class Room:
 
     def waiting_for(self) -> tuple[int, ...]:
         """Seats whose ready the game waits for now (empty unless playing)."""
-        if self.phase is not RoomPhase.PLAYING:
+        if self.stage is not Stage.PLAYING:
             return ()
         ready = self._record.ready
         return tuple(s for s in self.game.next_seats if s not in ready)
@@ -314,7 +339,8 @@ class Room:
     def state(self, now: float) -> RoomState:
         """The room as everyone at the table sees it (nothing hidden)."""
         game = self.game
-        phase = self.phase
+        stage = self.stage
+        phase = stage.phase
         started = phase is not RoomPhase.WAITING
         table = game.table
         active = set(game.active)
@@ -338,7 +364,7 @@ class Room:
                     rematch_vote=RematchDeal(rematch[index]) if index in rematch else None,
                 )
             )
-        at_war = phase is RoomPhase.PLAYING and game.phase is engine.Phase.WAR
+        at_war = stage is Stage.PLAYING and game.phase is engine.Phase.WAR
         return RoomState(
             room=self.room_id,
             phase=phase,
@@ -358,7 +384,10 @@ class Room:
         )
 
     def next_deadline(self) -> float | None:
-        """The earliest time `wake` has something to do, or None."""
+        """The earliest time `wake` has something to do, or None (finishing: the next
+        slice, which is due at once)."""
+        if self._slice_due is not None:
+            return self._slice_due
         times = [seat.due for seat in self._seats if seat.due is not None]
         times += [s.away_deadline for s in self._seats if s.away_deadline is not None]
         limit = self._time_limit_due()
@@ -394,7 +423,7 @@ class Room:
         Raises `RefusedError`: room_full when no seat is open and no away seat has this
         name; once the game has started that counts as a failed attempt (a guessed name).
         """
-        phases.check("join_room", self.phase, Who.NEWCOMER)
+        phases.check("join_room", self.stage, Who.NEWCOMER)
         away = self._away_seat_named(name)
         if away is not None:
             return self._rejoin(away, conn, now)
@@ -440,7 +469,7 @@ class Room:
 
     def watch(self, conn: ConnId, now: float) -> Effects:
         """``conn`` watches. Raises `RefusedError` (spectators_full) at the cap."""
-        phases.check("watch_room", self.phase, Who.NEWCOMER)
+        phases.check("watch_room", self.stage, Who.NEWCOMER)
         cap = self._settings.max_spectators
         if len(self._spectators) >= cap:
             raise RefusedError(ErrorCode.SPECTATORS_FULL, f"this room has its {cap} spectators")
@@ -464,7 +493,7 @@ class Room:
             RefusedError: bad_token, if no seat takes this token (a superseded one, or the
                 latest token of a seat resumed since with the token before it).
         """
-        phases.check("resume_seat", self.phase, Who.NEWCOMER)
+        phases.check("resume_seat", self.stage, Who.NEWCOMER)
         index = next((i for i, s in enumerate(self._seats) if s.holds(token)), None)
         if index is None:
             raise RefusedError(ErrorCode.BAD_TOKEN, "this seat token is unknown or was replaced")
@@ -517,10 +546,10 @@ class Room:
         """
         self.last_active = now
         index = self.seat_of(conn)
-        if index is not None and self._seats[index].record.previous_token_hash is not None:
-            self._change_seat(index, previous_token_hash=None)  # the token is confirmed
+        if index is not None:
+            self._confirm(index)
         who = Who.SPECTATOR if index is None else Who.SEAT
-        refused = phases.refusal(message.TYPE, self.phase, who)
+        refused = phases.refusal(message.TYPE, self.stage, who)
         if refused is not None:
             return self._effects([], refused)
         try:
@@ -544,6 +573,21 @@ class Room:
         if isinstance(message, VoteFinish):
             return self._vote_finish(index, now)
         return self._vote_rematch(index, message.deal, now)
+
+    def confirm(self, conn: ConnId, now: float) -> Effects:
+        """``conn`` sent something the hub refused before the room saw it (a frame that
+        did not decode, a second opening message): it still confirms the token its seat
+        was welcomed with. Nothing else changes (a spectator's: nothing at all)."""
+        self.last_active = now
+        index = self.seat_of(conn)
+        if index is not None:
+            self._confirm(index)
+        return self._effects([])
+
+    def _confirm(self, index: int) -> None:
+        """Seat ``index``'s latest token is confirmed: the earlier one stops working."""
+        if self._seats[index].record.previous_token_hash is not None:
+            self._change_seat(index, previous_token_hash=None)
 
     def disconnect(self, conn: ConnId, now: float) -> Effects:
         """``conn`` is gone: its seat is away (kept for a resume), or one spectator fewer."""
@@ -570,7 +614,12 @@ class Room:
         return actions + self._finish_if_agreed(now) + self._rematch_if_agreed(now)
 
     def wake(self, now: float) -> Effects:
-        """Run what is due at or before ``now``: the time limit, away-timeouts, auto-play."""
+        """Run what is due at or before ``now``: the next slice of a finish vote's
+        play-out, or the time limit, away-timeouts and auto-play."""
+        if self._slice_due is not None:
+            if self._slice_due > now:
+                return self._effects([])
+            return self._effects(self._play_out(now))
         actions: list[Action] = []
         limit = self._time_limit_due()
         if limit is not None and limit <= now:
@@ -721,13 +770,29 @@ class Room:
 
     def _finish_if_agreed(self, now: float) -> list[Action]:
         votes = self._record.finish_votes
-        if self.phase is not RoomPhase.PLAYING or not votes:
+        if self.stage is not Stage.PLAYING or not votes:
             return []
         voters = finish_voters(self._voting_seats())
         if not voters or any(seat not in votes for seat in voters):
             return []
-        self.game.finish()
-        self._record = dataclasses.replace(self._record, finished=True)
+        self._record = dataclasses.replace(self._record, ready=(), finished=True)
+        self._schedule(now, ())  # nobody is awaited any more
+        self._slice_due = now  # the hub has the first slice played when it may
+        self._sliced = False
+        return []
+
+    def _play_out(self, now: float) -> list[Action]:
+        """Play the next slice of a finish vote's play-out; ``game_over`` after the last
+        one, else ask to be woken at once for the next (after the first slice, tell
+        everyone that nobody is awaited any more)."""
+        self._work += self.game.play_out(self._settings.play_out_slice)
+        if self.game.outcome is None:
+            self._slice_due = now
+            if self._sliced:
+                return []
+            self._sliced = True
+            return self._emit(lambda seq: WaitingFor(seq=seq, seats=()))
+        self._slice_due = None
         actions = self._emit(lambda seq: game_over_message(self.game, seq))
         return actions + self._after_play((), now)
 
@@ -742,7 +807,7 @@ class Room:
 
     def _rematch_if_agreed(self, now: float) -> list[Action]:
         votes = dict(self._record.rematch_votes)
-        if self.phase is not RoomPhase.OVER or not votes:
+        if self.stage is not Stage.OVER or not votes:
             return []
         voters = rematch_voters(self._voting_seats())
         if not voters or any(seat not in votes for seat in voters):
@@ -757,7 +822,7 @@ class Room:
         return self._start(now)
 
     def _start_if_full(self, now: float) -> list[Action]:
-        if self.phase is RoomPhase.WAITING and all(s.name is not None for s in self._seats):
+        if self.stage is Stage.WAITING and all(s.name is not None for s in self._seats):
             return self._start(now)
         return []
 
@@ -807,7 +872,7 @@ class Room:
             finish_votes=tuple(vote for vote in record.finish_votes if vote != index),
             rematch_votes=tuple(vote for vote in record.rematch_votes if vote[0] != index),
         )
-        if self.phase is RoomPhase.WAITING:
+        if self.stage is Stage.WAITING:
             self._set_seat(index, _OPEN_SEAT)
         else:
             self._change_seat(index, token_hash=None, previous_token_hash=None, left=True)
@@ -825,8 +890,9 @@ class Room:
 
     # ------------------------------------------------------------------ helpers
     def _effects(self, actions: list[Action], refused: RefusedError | None = None) -> Effects:
-        """``actions`` and the record to store before them."""
-        return Effects(actions, self.record(), refused)
+        """``actions``, the record to store before them, and the work done for them."""
+        work, self._work = self._work, 0
+        return Effects(actions, self.record(), refused, work)
 
     def _emit(self, build: Callable[[int], ServerMessage]) -> list[Action]:
         """Build a room message with the next seq and send it to everyone in the room."""
@@ -915,7 +981,7 @@ class Room:
 
     def _time_limit_due(self) -> float | None:
         record = self._record
-        if record.deadline is None or self.phase is not RoomPhase.PLAYING:
+        if record.deadline is None or self.stage is not Stage.PLAYING:
             return None
         if record.stop_step is not None:
             return None

@@ -27,7 +27,7 @@ from server.engine.events import (
     PlayerOut,
     WarDeclared,
 )
-from server.engine.game import Game, Phase, Table
+from server.engine.game import STEP_WORK, Game, Phase, Table
 from server.engine.outcome import Outcome, Summary, Termination
 from server.engine.rng import Pcg32, splitmix64
 from server.engine.rules import Aces, BothShort, FixedOrder, Rules, ShortWar, TieBreak, WonCards
@@ -35,6 +35,7 @@ from vocabulary import OutReason
 
 __all__ = [
     "RANK_CHARS",
+    "STEP_WORK",
     "SUIT_CHARS",
     "Aces",
     "BothShort",

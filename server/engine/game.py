@@ -4,7 +4,8 @@ Sans-I/O and deterministic: ``Game(rules, deal)`` plus the same sequence of `Gam
 (and `Game.stop_by_time`) calls always produces the same events. A `Game` owns one
 `State` (`server.engine._state`): `Game.step` advances it through the step path
 (`server.engine._step`), `Game.finish` plays the rest out through a fast path
-(`server.engine._fast`) that gives the same game. Neither path imports this module.
+(`server.engine._fast`) that gives the same game, and `Game.play_out` does the same a
+bounded slice at a time. Neither path imports this module.
 
 Phases (what the next `step` does)::
 
@@ -19,13 +20,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from server.engine import _fast, _step
+from server.engine._fast import STEP_WORK
 from server.engine._state import Phase, State
 from server.engine.errors import CardError, GameOverError
 from server.engine.events import Event
 from server.engine.outcome import Outcome, Summary
 from server.engine.rules import Rules
 
-__all__ = ["Game", "Phase", "Table"]
+__all__ = ["STEP_WORK", "Game", "Phase", "Table"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +174,18 @@ class Game:
         _fast.play_out(self._state)
         assert self._state.outcome is not None
         return self._state.outcome
+
+    def play_out(self, budget: int) -> int:
+        """Play the rest out as `finish` does, but for about ``budget`` units of work at
+        most (a step costs `STEP_WORK` units, or 1 on the two-player fast path); return
+        the units spent. `outcome` says whether the game is over.
+
+        Playing a game out in any number of such calls gives the game `finish` gives.
+        A call plays at least one step (if the game is not over) and overspends by at
+        most ``STEP_WORK + deck_size // 2`` units (the two-player path ends the round it
+        is in).
+        """
+        return _fast.play_out(self._state, budget)
 
     def stop_by_time(self) -> list[Event]:
         """The server's time limit ran out: end the game by counts (see docs/rules.md).

@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.core.limits import AddressSlots, RateLimiter, TokenBucket, Verdict, address_key
+from server.core.limits import (
+    AddressSlots,
+    RateLimiter,
+    TokenBucket,
+    Verdict,
+    WorkBudget,
+    address_key,
+)
 
 
 def test_bucket_starts_full_and_empties() -> None:
@@ -151,3 +158,39 @@ def test_address_slots_release_everything_then_forget() -> None:
 def test_address_slots_need_a_positive_limit() -> None:
     with pytest.raises(ValueError, match="at least 1, not 0"):
         AddressSlots(limit=0)
+
+
+def test_a_charge_may_go_into_debt_and_wait_says_when_it_is_paid() -> None:
+    bucket = TokenBucket(rate=10.0, burst=100, now=0.0)
+    bucket.charge(130.0, 0.0)
+    assert bucket.tokens(0.0) == -30.0
+    assert bucket.wait(0.0) == pytest.approx(3.1)  # until one token is back
+    assert not bucket.take(3.0)
+    assert bucket.take(3.1)
+
+
+def test_work_budget_is_per_address_with_a_slash_64_as_one() -> None:
+    budget = WorkBudget(rate=100.0, burst=1_000)
+    assert budget.wait("2001:db8::1", 0.0) == 0.0
+    assert budget.charge("2001:db8::1", 900.0, 0.0) == 0.0
+    assert budget.charge("2001:db8::2", 200.0, 0.0) == pytest.approx(1.01)  # 100 in debt
+    assert budget.wait("2001:db8:0:0:ffff::1", 0.05) == pytest.approx(0.96)
+    assert budget.wait("2001:db8:0:1::1", 0.05) == 0.0  # another /64
+    assert budget.wait("192.0.2.1", 0.05) == 0.0
+
+
+def test_work_budget_forgets_paid_up_addresses_and_stays_bounded() -> None:
+    budget = WorkBudget(rate=100.0, burst=1_000, max_addresses=50)
+    for n in range(200):
+        budget.charge(f"192.0.2.{n % 250}", 2_000.0, 0.0)
+    assert len(budget) == 50  # all in debt: the least recently charged went at the cap
+    for n in range(200, 260):  # long after: each call looks at the oldest two
+        budget.charge("198.51.100.1", 1.0, 10_000.0 + n)
+    assert len(budget) == 1
+
+
+def test_work_budget_refuses_nonsense() -> None:
+    with pytest.raises(ValueError, match="must be"):
+        WorkBudget(rate=0, burst=10)
+    with pytest.raises(ValueError, match="max_addresses"):
+        WorkBudget(rate=1, burst=10, max_addresses=0)

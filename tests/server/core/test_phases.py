@@ -1,8 +1,8 @@
-"""The phase × command table, walked cell by cell through a real hub.
+"""The stage × command table, walked cell by cell through a real hub.
 
-For every (command, phase, who) of `server.core.phases.TABLE`: a room in that phase, a
+For every (command, stage, who) of `server.core.phases.TABLE`: a room in that stage, a
 connection of that kind, the command sent; an accepted command gets no error, a refused
-one gets the cell's code with a sentence naming the command and the phase.
+one gets the cell's code with a sentence naming the command and the stage.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from protocol import (
     ClientMessage,
     CreateRoom,
     Error,
+    FixedOrder,
     JoinRoom,
     Leave,
     Ready,
@@ -26,26 +27,41 @@ from protocol import (
     ResumeSeat,
     Resync,
     RoomPhase,
+    RulesSpec,
     SetAutoPlay,
     VoteFinish,
     WatchRoom,
+    WonCards,
 )
-from server.core.phases import COMMANDS, TABLE, Who, refusal
+from server.core.phases import COMMANDS, TABLE, Stage, Who, refusal
 from tests.server.core._roomkit import Peer, RoomKit, seated
 
 
-def _room_in(phase: RoomPhase) -> tuple[RoomKit, Peer]:
-    """A 2-player room in ``phase``; returns the kit and the creator (seat 0)."""
+def _room_in(stage: Stage) -> tuple[RoomKit, Peer]:
+    """A 2-player room in ``stage``; returns the kit and the creator (seat 0).
+
+    Finishing: a game long enough to take many slices (fixed won cards, no limit to
+    speak of, deal 374), its finish vote passed and no slice played yet."""
     kit = RoomKit()
-    if phase is RoomPhase.WAITING:
+    if stage is Stage.WAITING:
         ann = kit.connect()
         kit.send(ann, CreateRoom(name="Ann", deal=7))
+    elif stage is Stage.FINISHING:
+        long_rules = RulesSpec(
+            players=2,
+            won_cards=WonCards.FIXED,
+            fixed_order=FixedOrder.SEAT0,
+            round_limit=1_000_000,
+        )
+        ann, ben = seated(kit, deal=374, rules=long_rules)
+        kit.send(ann, VoteFinish())
+        kit.send(ben, VoteFinish())
     else:
         ann, ben = seated(kit, deal=7)
-        if phase is RoomPhase.OVER:
+        if stage is Stage.OVER:
             kit.send(ann, VoteFinish())
             kit.send(ben, VoteFinish())
-    assert kit.room(ann).phase is phase
+    assert kit.room(ann).stage is stage
     return kit, ann
 
 
@@ -66,9 +82,9 @@ def _message(command: str, kit: RoomKit, ann: Peer) -> ClientMessage:
     return messages[command]
 
 
-@pytest.mark.parametrize(("command", "phase", "who"), sorted(TABLE), ids=str)
-def test_every_cell_of_the_table(command: str, phase: RoomPhase, who: Who) -> None:
-    kit, ann = _room_in(phase)
+@pytest.mark.parametrize(("command", "stage", "who"), sorted(TABLE), ids=str)
+def test_every_cell_of_the_table(command: str, stage: Stage, who: Who) -> None:
+    kit, ann = _room_in(stage)
     if who is Who.SEAT:
         sender = ann
     else:
@@ -76,7 +92,7 @@ def test_every_cell_of_the_table(command: str, phase: RoomPhase, who: Who) -> No
         if who is Who.SPECTATOR:
             kit.send(sender, WatchRoom(code=ann.welcome.watch_code or ""))
     message = _message(command, kit, ann)
-    if command == "join_room" and phase is not RoomPhase.WAITING:
+    if command == "join_room" and stage is not Stage.WAITING:
         # a started room has no open seat: a join takes back an away seat by its name
         room = kit.room(ann)
         kit.drop(kit.peers[room.connections[1]])
@@ -85,13 +101,13 @@ def test_every_cell_of_the_table(command: str, phase: RoomPhase, who: Who) -> No
     mark = len(sender.inbox)
     kit.send(sender, message)
     errors = [m for m in sender.inbox[mark:] if isinstance(m, Error)]
-    expected = TABLE[command, phase, who]
+    expected = TABLE[command, stage, who]
     if expected is None:
         assert errors == [], errors
     else:
         assert [error.code for error in errors] == [expected]
-        assert errors[0].message.startswith(f"cannot {command} while {phase.value}: ")
-        assert kit.room(ann).phase is phase  # refused: nothing moved
+        assert errors[0].message.startswith(f"cannot {command} while {stage.value}: ")
+        assert kit.room(ann).stage is stage  # refused: nothing moved
 
 
 def test_the_table_has_every_command_for_everyone_it_may_come_from() -> None:
@@ -99,32 +115,47 @@ def test_the_table_has_every_command_for_everyone_it_may_come_from() -> None:
     assert set(COMMANDS) == set(CLIENT_MESSAGE_TYPES) - {"create_room"}
     for command in COMMANDS:
         kinds = [Who.NEWCOMER] if command in opening else [Who.SEAT, Who.SPECTATOR]
-        for phase in RoomPhase:
+        for stage in Stage:
             for who in Who:
-                assert ((command, phase, who) in TABLE) == (who in kinds)
+                assert ((command, stage, who) in TABLE) == (who in kinds)
 
 
 def test_a_refusal_names_the_command_and_the_phase() -> None:
-    refused = refusal("vote_finish", RoomPhase.WAITING, Who.SEAT)
+    refused = refusal("vote_finish", Stage.WAITING, Who.SEAT)
     assert refused is not None
     assert refused.code == "game_not_started"
     assert str(refused) == "cannot vote_finish while waiting: the game waits for players to join"
-    assert refusal("vote_finish", RoomPhase.PLAYING, Who.SEAT) is None
+    assert refusal("vote_finish", Stage.PLAYING, Who.SEAT) is None
+    finishing = refusal("ready", Stage.FINISHING, Who.SEAT)
+    assert finishing is not None
+    assert str(finishing) == (
+        "cannot ready while finishing: a finish vote passed and the rest is being played "
+        "out; game_over follows"
+    )
     with pytest.raises(KeyError):
-        refusal("join_room", RoomPhase.PLAYING, Who.SEAT)
+        refusal("join_room", Stage.PLAYING, Who.SEAT)
+
+
+def test_the_wire_shows_finishing_as_playing() -> None:
+    assert [stage.phase for stage in Stage] == [
+        RoomPhase.WAITING,
+        RoomPhase.PLAYING,
+        RoomPhase.PLAYING,
+        RoomPhase.OVER,
+    ]
 
 
 def test_protocol_md_shows_this_table() -> None:
     doc = (Path(__file__).parents[3] / "protocol" / "PROTOCOL.md").read_text(encoding="utf-8")
     section = doc.split("### What each room phase accepts", 1)[1].split("\n###", 1)[0]
-    shown: dict[tuple[str, RoomPhase, Who], str | None] = {}
+    shown: dict[tuple[str, Stage, Who], str | None] = {}
     for line in section.splitlines():
         cells = [cell.strip() for cell in line.strip("|").split("|")]
-        if len(cells) != 5 or not cells[0].startswith("`"):
+        if len(cells) != 2 + len(Stage) or not cells[0].startswith("`"):
             continue
         commands, who, *verdicts = cells
         for command in re.findall(r"`([a-z_]+)`", commands):
-            for phase, verdict in zip(RoomPhase, verdicts, strict=True):
+            for stage, verdict in zip(Stage, verdicts, strict=True):
                 code = re.fullmatch(r"`([a-z_]+)`", verdict)
-                shown[command, phase, Who(who)] = code[1] if code else None
+                shown[command, stage, Who(who)] = code[1] if code else None
     assert shown == dict(TABLE)

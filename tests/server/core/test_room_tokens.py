@@ -17,11 +17,14 @@ from protocol import (
     ClientMessage,
     CloseCode,
     ConnectionChanged,
+    ErrorCode,
+    ProtocolError,
     Ready,
     ResumeSeat,
     Resync,
     RoomPhase,
     SetAutoPlay,
+    WatchRoom,
     Welcome,
 )
 from server.adapters.store import SqliteStore
@@ -187,6 +190,76 @@ def test_any_message_on_the_welcomed_connection_confirms_its_token(
     assert thief.closed == CloseCode.REFUSED
     assert back.closed is None
     assert kit.room(ann).seat_of(back.conn) == 1
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        ProtocolError(ErrorCode.MALFORMED, "truncated msgpack"),
+        ProtocolError(ErrorCode.UNKNOWN_TYPE, "unknown message type 'flp'"),
+        ProtocolError(ErrorCode.BAD_VALUE, "ready.step must be an int, not 'x'"),
+        ProtocolError(ErrorCode.MISSING_FIELD, "ready needs step"),
+    ],
+    ids=lambda error: error.code.value,
+)
+def test_a_frame_that_does_not_decode_confirms_the_token_too(
+    error: ProtocolError, tmp_path: Path
+) -> None:
+    kit = RoomKit(store=SqliteStore(tmp_path / "war.db"))
+    ann, ben = seated(kit)
+    room_id = ann.welcome.state.room
+    t0 = ben.welcome.token or ""
+    back = _resume(kit, room_id, t0)
+    kit.apply(kit.hub.refuse(back.conn, error, kit.now))
+    assert back.errors() == [error.code.value]
+    assert back.closed is None
+    thief = kit.connect()
+    assert error_codes(kit.send(thief, ResumeSeat(room=room_id, token=t0))) == ["bad_token"]
+    # stored before the error went out: a restart does not bring the earlier token back
+    kit.hub.close()
+    later = RoomKit(store=SqliteStore(tmp_path / "war.db"), now=kit.now + 1)
+    thief = later.connect()
+    assert error_codes(later.send(thief, ResumeSeat(room=room_id, token=t0))) == ["bad_token"]
+
+
+def test_a_second_opening_message_confirms_the_token_too() -> None:
+    kit = RoomKit()
+    ann, ben = seated(kit)
+    room_id = ann.welcome.state.room
+    t0 = ben.welcome.token or ""
+    back = _resume(kit, room_id, t0)
+    again = ResumeSeat(room=room_id, token=back.welcome.token or "")
+    assert error_codes(kit.send(back, again)) == ["already_in_room"]
+    assert back.closed is None
+    thief = kit.connect()
+    assert error_codes(kit.send(thief, ResumeSeat(room=room_id, token=t0))) == ["bad_token"]
+    assert kit.room(ann).seat_of(back.conn) == 1
+
+
+def test_a_bad_frame_whose_confirmation_cannot_be_stored_sends_the_client_back() -> None:
+    store = FlakyStore()
+    kit = RoomKit(store=store)
+    ann, ben = seated(kit)
+    room_id = ann.welcome.state.room
+    t0 = ben.welcome.token or ""
+    back = _resume(kit, room_id, t0)
+    store.broken = True
+    kit.apply(kit.hub.refuse(back.conn, ProtocolError(ErrorCode.MALFORMED, "no"), kit.now))
+    assert back.errors() == ["store_unavailable"]
+    assert back.closed == CloseCode.TRY_AGAIN_LATER
+    store.broken = False
+    again = _resume(kit, room_id, t0)  # nothing was stored: the earlier token still works
+    assert again.welcome.seat == 1
+
+
+def test_a_spectators_bad_frame_changes_nothing_in_the_room() -> None:
+    kit = RoomKit()
+    ann, _ = seated(kit)
+    watcher = kit.connect()
+    kit.send(watcher, WatchRoom(code=ann.welcome.watch_code or ""))
+    record = kit.room(ann).record()
+    kit.apply(kit.hub.refuse(watcher.conn, ProtocolError(ErrorCode.MALFORMED, "no"), kit.now))
+    assert kit.room(ann).record() is record
 
 
 def test_before_confirmation_the_earlier_token_takes_the_seat_only_openly() -> None:

@@ -258,6 +258,7 @@ def test_no_public_attribute_reveals_hidden_cards() -> None:
         "next_seats",
         "outcome",
         "phase",
+        "play_out",
         "round",
         "rules",
         "step",

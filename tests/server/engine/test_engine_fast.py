@@ -13,6 +13,7 @@ import itertools
 import pytest
 
 from server.engine import (
+    STEP_WORK,
     Aces,
     BothShort,
     CardsReturned,
@@ -26,6 +27,7 @@ from server.engine import (
     _fast,
 )
 from server.engine._state import State
+from tests._kit.games import assert_same_end as same_game
 
 COMBOS = (
     [
@@ -49,15 +51,6 @@ def stepped_to_end(rules: Rules, deal: int) -> Game:
     while game.phase is not Phase.OVER:
         game.step()
     return game
-
-
-def same_game(a: Game, b: Game) -> None:
-    assert a.outcome == b.outcome
-    assert a.summary == b.summary
-    assert a.counts == b.counts
-    assert a.steps == b.steps
-    assert a.active == b.active
-    assert a.table == b.table
 
 
 @pytest.mark.parametrize("rules", COMBOS, ids=lambda r: "-".join(map(str, r.to_dict().values())))
@@ -148,3 +141,64 @@ def test_fast_path_hands_deep_wars_to_the_step_path(monkeypatch: pytest.MonkeyPa
             fast.finish()
             same_game(fast, stepped_to_end(rules, deal))
     assert max(depths) >= 2
+
+
+def _sliced_to_end(rules: Rules, deal: int, budget: int, start: int = 0) -> tuple[Game, int]:
+    """The game of ``deal`` stepped ``start`` times, then played out ``budget`` work at a
+    time; returns it and the most steps one `Game.play_out` call played."""
+    game = Game(rules, deal)
+    for _ in range(start):
+        if game.phase is Phase.OVER:
+            break
+        game.step()
+    most = 0
+    while game.outcome is None:
+        before = game.steps
+        spent = game.play_out(budget)
+        assert game.steps > before, "a play_out call must make progress"
+        assert spent >= game.steps - before
+        assert spent <= max(1, budget) + STEP_WORK + rules.deck_size // 2
+        most = max(most, game.steps - before)
+    assert game.phase is Phase.OVER
+    return game, most
+
+
+@pytest.mark.parametrize("budget", [1, 40, 700])
+@pytest.mark.parametrize("rules", COMBOS, ids=lambda r: "-".join(map(str, r.to_dict().values())))
+def test_playing_out_in_slices_gives_the_finished_game(rules: Rules, budget: int) -> None:
+    deals = range(4) if rules.won_cards is WonCards.FIXED else range(12)
+    for deal in deals:
+        sliced, most = _sliced_to_end(rules, deal, budget, start=deal * 7)
+        same_game(sliced, stepped_to_end(rules, deal))
+        # One step of the step path costs STEP_WORK; the fast path's rounds cost one
+        # per step and finish the round they are in (a war's steps at most).
+        assert most <= max(1, budget) + rules.deck_size // 2
+
+
+def test_a_slice_of_the_step_path_plays_budget_over_step_work_steps() -> None:
+    rules = Rules(players=4, won_cards=WonCards.FIXED, round_limit=1_000_000)
+    game = Game(rules, 374)
+    assert game.play_out(10 * STEP_WORK) == 10 * STEP_WORK
+    assert game.steps == 10
+    assert game.play_out(1) == STEP_WORK  # at least one step, whatever the budget
+    assert game.steps == 11
+    assert game.outcome is None
+
+
+def test_a_slice_of_the_two_player_fast_path_stops_at_a_round_boundary() -> None:
+    rules = Rules(round_limit=1_000_000)
+    game = Game(rules, 161)  # 3,026 steps, the longest of the first 2,000 deals
+    spent = game.play_out(1_000)
+    assert 1_000 <= game.steps == spent <= 1_000 + rules.deck_size // 2
+    assert game.phase is Phase.BATTLE and game.table == Game(rules, 161).table
+    game.play_out(10_000)
+    assert game.outcome is not None
+    same_game(game, stepped_to_end(rules, 161))
+
+
+def test_play_out_of_a_finished_game_changes_nothing() -> None:
+    game = Game(Rules(), 3)
+    game.finish()
+    steps = game.steps
+    assert game.play_out(100) == 0
+    assert game.steps == steps

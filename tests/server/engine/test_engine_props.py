@@ -1,4 +1,5 @@
-"""Property tests (hypothesis): conservation, determinism, finish() == stepping, endings."""
+"""Property tests (hypothesis): conservation, determinism, finish() == stepping == a
+play-out in slices, endings."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from server.engine import (
     TieBreak,
     WonCards,
 )
+from tests._kit.games import assert_same_end
 
 MAX_STEPS = 200_000  # far above any game seen; a game this long would be a bug
 
@@ -129,14 +131,28 @@ def test_finish_equals_stepping_to_the_end(rules: Rules, deal: int, first: int) 
         if stepped.phase is Phase.OVER:
             break
         last = list(stepped.step())
-    assert fast.outcome == stepped.outcome
-    assert fast.summary == stepped.summary
-    assert fast.counts == stepped.counts
-    assert fast.steps == stepped.steps
-    assert fast.active == stepped.active
-    assert fast.table == stepped.table
+    assert_same_end(fast, stepped)
     if last:
         assert last[-1] == GameOver(fast.outcome, fast.summary)  # type: ignore[arg-type]
+
+
+@common
+@given(rules_strategy(small=True), deals, st.integers(0, 300), st.integers(1, 5_000))
+def test_a_play_out_in_slices_equals_finish(
+    rules: Rules, deal: int, first: int, budget: int
+) -> None:
+    whole, sliced = Game(rules, deal), Game(rules, deal)
+    for game in (whole, sliced):
+        for _ in range(first):
+            if game.phase is Phase.OVER:
+                break
+            game.step()
+    whole.finish()
+    for _ in range(MAX_STEPS):
+        sliced.play_out(budget)
+        if sliced.outcome is not None:
+            break
+    assert_same_end(sliced, whole)
 
 
 @common
