@@ -52,7 +52,7 @@ Seats = Annotated[tuple[Seat, ...], MaxItems(MAX_PLAYERS)]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RulesSpec:
-    """The game's settings, as in RULES.md (a 52-card deck on the wire).
+    """The game's settings, as in docs/rules.md (a 52-card deck on the wire).
 
     Same keys and values as the engine's ``Rules.to_dict()`` minus ``ranks``/``suits``:
     ``{"players": 2, "face_down": 1, "aces": "high", "short_war": "lose",

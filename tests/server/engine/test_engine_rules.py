@@ -1,4 +1,4 @@
-"""Every rule of RULES.md and docs/rules.md on hand-arranged decks, event by event."""
+"""Every rule of docs/rules.md on hand-arranged decks, event by event."""
 
 from __future__ import annotations
 

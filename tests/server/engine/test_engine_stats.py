@@ -1,4 +1,4 @@
-"""Statistics against the published figures (RULES.md, "Reference figures").
+"""Statistics against the published figures (docs/rules.md, the reference figures).
 
 Each test plays a fixed set of deals, so it is deterministic; the intervals are honest:
 a 99.9% normal interval for the mean from the sample standard deviation, a 99.9%

@@ -1,6 +1,6 @@
 """Tiny decks, every deal enumerated, against an independent brute force written here.
 
-`reference_game` re-implements RULES.md + docs/rules.md from scratch with plain lists and
+`reference_game` re-implements docs/rules.md from scratch with plain lists and
 no shared code beyond card labels and the documented random stream (`Pcg32.below`,
 itself pinned by test vectors). Each tiny deck is played in every order the shuffled
 deck could have, under every combination of settings, by the engine's step path and its
