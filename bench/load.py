@@ -35,6 +35,10 @@ scenario on a freshly started server with a fresh database:
           ``--server-env PYTHONPATH=DIR`` runs the war-server of another checkout (the
           code before a fix, for a "before" figure).
 
+Release 0.1's server (whose entry point is ``server.cli``, not this venv's) runs with
+``--war-server`` naming a script that starts it, and ``--compat 0.1``, which leaves out
+what 0.1 refuses (docs/performance.md, "Server load": the script and the commands).
+
 Reported: steps/s and rounds/s (a step is one flip: both players ready → the server
 broadcasts the result; a round is one or more steps, more with wars), the delay from the
 last ``ready`` sent to the first event of the resulting step at every player and
@@ -163,6 +167,13 @@ def _build_parser() -> argparse.ArgumentParser:
     add("--seed", type=int, default=7, help="deals are seed + room index; beat phases")
     add("--server-arg", action="append", default=[], help="extra war-server flag (repeat)")
     add("--war-server", default=None, help="war-server command; none: this venv's")
+    add(
+        "--compat",
+        choices=("0.1",),
+        default=None,
+        help="speak to a war-server of release 0.1 (--war-server): create rooms without the "
+        "rule fields 0.1 refuses and leave out --max-rooms-per-ip, which it does not know",
+    )
     add("--db-dir", default=None, help="folder for the war-server's database; none: a tmp one")
     add("--profile", metavar="DIR", default=None, help="py-spy the war-server into DIR")
     add("--max-seconds", type=float, default=1800.0, help="hard bound on the whole run")
@@ -304,6 +315,9 @@ class Bench:
             return baseline_spec(host=HOST, frames="one")
         db = self.tmp / f"{tag}-{time.monotonic_ns()}.sqlite3"
         extra = list(WAR_LIMIT_FLAGS)
+        if self.args.compat == "0.1":
+            at = extra.index("--max-rooms-per-ip")
+            del extra[at : at + 2]
         if tag == ABUSE:  # the default limits: the abusers must meet them
             extra += ABUSE_FLAGS
         extra += self.args.server_arg  # last: --server-arg overrides the rest
@@ -357,6 +371,7 @@ class Bench:
             seed=self.args.seed,
             connect_concurrency=self.args.connect_concurrency,
             forwarded=forwarded,
+            legacy_rules=self.args.compat == "0.1",
         )
 
     async def _idle(self, target: str, server: ServerProcess) -> Result:
