@@ -97,7 +97,9 @@ WAR_LIMIT_FLAGS = (
     "--max-rooms-per-ip", "1000000",
     "--rate-limit", "1000000",
     "--max-failed-joins", "1000000",
+    "--max-handshakes-per-ip", "1000000",
 )  # fmt: skip
+"""limits high enough not to refuse the load (it opens 64 connections at once from 127.0.0.1)"""
 ABUSE = "abuse"
 ATTACKS = ("nonreader", "trickle")
 """abuser kinds run by ``bench/_attack.py`` in a process of their own"""
@@ -108,8 +110,11 @@ ABUSE_FLAGS = (
     "--abuse-penalty", "10",
     "--abuse-penalty-max", "300",
     "--trusted-proxies", "127.0.0.1",
+    "--max-handshakes-per-ip", "32",
 )  # fmt: skip
 """the server's defaults for the limits abusers meet, and 127.0.0.1 trusted as a proxy"""
+LEGACY_UNKNOWN_FLAGS = ("--max-rooms-per-ip", "--max-handshakes-per-ip")
+"""flags (each with a value) release 0.1's war-server does not know: ``--compat 0.1``"""
 SCENARIOS = (Mode.IDLE, Mode.PACE, Mode.FULL, ABUSE)
 TARGETS = ("war", "baseline", "baseline1")
 
@@ -172,7 +177,7 @@ def _build_parser() -> argparse.ArgumentParser:
         choices=("0.1",),
         default=None,
         help="speak to a war-server of release 0.1 (--war-server): create rooms without the "
-        "rule fields 0.1 refuses and leave out --max-rooms-per-ip, which it does not know",
+        "rule fields 0.1 refuses and leave out the flags it does not know",
     )
     add("--db-dir", default=None, help="folder for the war-server's database; none: a tmp one")
     add("--profile", metavar="DIR", default=None, help="py-spy the war-server into DIR")
@@ -315,11 +320,11 @@ class Bench:
             return baseline_spec(host=HOST, frames="one")
         db = self.tmp / f"{tag}-{time.monotonic_ns()}.sqlite3"
         extra = list(WAR_LIMIT_FLAGS)
-        if self.args.compat == "0.1":
-            at = extra.index("--max-rooms-per-ip")
-            del extra[at : at + 2]
         if tag == ABUSE:  # the default limits: the abusers must meet them
             extra += ABUSE_FLAGS
+        if self.args.compat == "0.1":
+            pairs = zip(extra[::2], extra[1::2], strict=True)
+            extra = [x for pair in pairs if pair[0] not in LEGACY_UNKNOWN_FLAGS for x in pair]
         extra += self.args.server_arg  # last: --server-arg overrides the rest
         env = dict(item.split("=", 1) for item in self.args.server_env)
         return war_server_spec(db, host=HOST, extra=extra, exe=self.args.war_server, env=env)
