@@ -52,6 +52,9 @@ ROUND_ENDS = frozenset({"cards_taken", "cards_returned"})
 PLAYING = "playing"
 OVER = "over"
 _unpack = msgpack.unpackb
+LEGACY_DROPPED_RULES = ("both_short", "fixed_order")
+"""rule fields release 0.1 does not know (it refuses a create_room that names them); left
+out, 0.1 plays its own rules for them"""
 _now = time.perf_counter
 
 
@@ -332,6 +335,8 @@ class RoomLoad:
     timeout: float = 20.0
     forwarded: bool = False
     """send X-Forwarded-For 10.x.y.z, one address per room (for --trusted-proxies)"""
+    legacy_rules: bool = False
+    """create rooms with release 0.1's rule fields only (`LEGACY_DROPPED_RULES` left out)"""
     stats: LoadStats = field(default_factory=LoadStats)
     rooms: list[Room] = field(default_factory=list)
     running: bool = False
@@ -360,6 +365,14 @@ class RoomLoad:
         conn.ws.send(message)
         await asyncio.wait_for(asyncio.shield(conn.welcomed), self.timeout)
 
+    def _encode_create(self, create: CreateRoom) -> bytes:
+        if not self.legacy_rules:
+            return encode_message(create)
+        fields = _unpack(encode_message(create))
+        for name in LEGACY_DROPPED_RULES:
+            del fields["rules"][name]
+        return bytes(msgpack.packb(fields))
+
     async def _build(self, index: int, gate: asyncio.Semaphore) -> Room | None:
         room = Room(self, index)
         async with gate:
@@ -369,7 +382,7 @@ class RoomLoad:
                 create = CreateRoom(
                     name=f"load{index}a", rules=RulesSpec(players=2), deal=self.seed + index
                 )
-                await self._open(creator, encode_message(create))
+                await self._open(creator, self._encode_create(create))
                 joiner = Conn(room, 1)
                 room.players.append(joiner)
                 join = JoinRoom(code=creator.player_code, name=f"load{index}b")

@@ -35,6 +35,10 @@ scenario on a freshly started server with a fresh database:
           ``--server-env PYTHONPATH=DIR`` runs the war-server of another checkout (the
           code before a fix, for a "before" figure).
 
+Release 0.1's server (whose entry point is ``server.cli``, not this venv's) runs with
+``--war-server`` naming a script that starts it, and ``--compat 0.1``, which leaves out
+what 0.1 refuses (docs/performance.md, "Server load": the script and the commands).
+
 Reported: steps/s and rounds/s (a step is one flip: both players ready → the server
 broadcasts the result; a round is one or more steps, more with wars), the delay from the
 last ``ready`` sent to the first event of the resulting step at every player and
@@ -93,7 +97,9 @@ WAR_LIMIT_FLAGS = (
     "--max-rooms-per-ip", "1000000",
     "--rate-limit", "1000000",
     "--max-failed-joins", "1000000",
+    "--max-handshakes-per-ip", "1000000",
 )  # fmt: skip
+"""limits high enough not to refuse the load (it opens 64 connections at once from 127.0.0.1)"""
 ABUSE = "abuse"
 ATTACKS = ("nonreader", "trickle")
 """abuser kinds run by ``bench/_attack.py`` in a process of their own"""
@@ -104,8 +110,11 @@ ABUSE_FLAGS = (
     "--abuse-penalty", "10",
     "--abuse-penalty-max", "300",
     "--trusted-proxies", "127.0.0.1",
+    "--max-handshakes-per-ip", "32",
 )  # fmt: skip
 """the server's defaults for the limits abusers meet, and 127.0.0.1 trusted as a proxy"""
+LEGACY_UNKNOWN_FLAGS = ("--max-rooms-per-ip", "--max-handshakes-per-ip")
+"""flags (each with a value) release 0.1's war-server does not know: ``--compat 0.1``"""
 SCENARIOS = (Mode.IDLE, Mode.PACE, Mode.FULL, ABUSE)
 TARGETS = ("war", "baseline", "baseline1")
 
@@ -163,6 +172,13 @@ def _build_parser() -> argparse.ArgumentParser:
     add("--seed", type=int, default=7, help="deals are seed + room index; beat phases")
     add("--server-arg", action="append", default=[], help="extra war-server flag (repeat)")
     add("--war-server", default=None, help="war-server command; none: this venv's")
+    add(
+        "--compat",
+        choices=("0.1",),
+        default=None,
+        help="speak to a war-server of release 0.1 (--war-server): create rooms without the "
+        "rule fields 0.1 refuses and leave out the flags it does not know",
+    )
     add("--db-dir", default=None, help="folder for the war-server's database; none: a tmp one")
     add("--profile", metavar="DIR", default=None, help="py-spy the war-server into DIR")
     add("--max-seconds", type=float, default=1800.0, help="hard bound on the whole run")
@@ -306,6 +322,9 @@ class Bench:
         extra = list(WAR_LIMIT_FLAGS)
         if tag == ABUSE:  # the default limits: the abusers must meet them
             extra += ABUSE_FLAGS
+        if self.args.compat == "0.1":
+            pairs = zip(extra[::2], extra[1::2], strict=True)
+            extra = [x for pair in pairs if pair[0] not in LEGACY_UNKNOWN_FLAGS for x in pair]
         extra += self.args.server_arg  # last: --server-arg overrides the rest
         env = dict(item.split("=", 1) for item in self.args.server_env)
         return war_server_spec(db, host=HOST, extra=extra, exe=self.args.war_server, env=env)
@@ -357,6 +376,7 @@ class Bench:
             seed=self.args.seed,
             connect_concurrency=self.args.connect_concurrency,
             forwarded=forwarded,
+            legacy_rules=self.args.compat == "0.1",
         )
 
     async def _idle(self, target: str, server: ServerProcess) -> Result:
