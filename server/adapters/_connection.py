@@ -69,9 +69,12 @@ __all__ = [
     "connection_class",
 ]
 
-RECEIVE_BUFFER = 32 * 1024
-"""the kernel's receive buffer for one connection (SO_RCVBUF; Linux doubles it): one
-read from the socket, and the pings parsed in one go, stay small"""
+RECEIVE_BUFFER = 8 * 1024
+"""the kernel's receive buffer for one connection (SO_RCVBUF; Linux doubles it): one read
+from the socket brings at most about 16 KiB (plus one segment), about 125 pings, whose
+answers hold the event loop a millisecond or two. At 32 KiB, 32 clients flooding pings
+held it 5-10 ms a read and honest rooms' p99 went from 5 to 38 ms (docs/security.md);
+a message is at most 4 KiB by default, so the window never holds an honest one back"""
 
 
 class TransportGuard:
