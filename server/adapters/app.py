@@ -123,6 +123,12 @@ QUIET_SECONDS = 60.0
 log = get_logger()
 
 
+MAX_HELD_ACTIONS = 32
+"""a batch is committed, and its actions carried out, once it holds this many: many
+messages read at once (one client's, past its rate limit's burst) must not queue their
+answers unchecked for the send-buffer cap (`server.adapters._connection`)"""
+
+
 class HubLike(Protocol):
     """What the app needs of the Hub (`server.core.hub.Hub`); tests may pass a stand-in."""
 
@@ -139,6 +145,8 @@ class HubLike(Protocol):
     def connections(self) -> int: ...
     @property
     def store_failing(self) -> bool: ...
+    def begin_batch(self) -> None: ...
+    def end_batch(self, now: float) -> list[Action] | None: ...
     def close(self) -> None: ...
 
 
@@ -269,6 +277,7 @@ class WarServer:
         self._tasks: set[asyncio.Task[None]] = set()
         self._rearm = asyncio.Event()
         self._armed_for: float | None = None
+        self._held: list[Action] | None = None  # the open batch's actions (group commit)
         self._server: Server | None = None
         self._timer: asyncio.Task[None] | None = None
         self._stopping = False
@@ -343,6 +352,7 @@ class WarServer:
             await self._server.wait_closed()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._end_batch()
         self.hub.close()
         if self._loop_handler is not None:
             asyncio.get_running_loop().set_exception_handler(self._loop_handler[0])
@@ -540,6 +550,7 @@ class WarServer:
         """Answer an undecodable frame; True if the invalid budget ran out (close 1008)."""
         log.info("invalid_message", error=error.code.value)
         now = self._clock()
+        self._batch()
         try:
             actions = self.hub.refuse(conn, error, now)
         except Exception:
@@ -583,6 +594,7 @@ class WarServer:
 
     def _call(self, conn: ConnId, call: Callable[[float], list[Action]]) -> None:
         """Run one Hub call for ``conn`` and carry out its actions; a bug stays local."""
+        self._batch()
         try:
             actions = call(self._clock())
         except Exception:
@@ -607,7 +619,45 @@ class WarServer:
         self._maybe_rearm()
 
     # --- actions -------------------------------------------------------------------------
+    # --- group commit ----------------------------------------------------------------
+    def _batch(self) -> None:
+        """Open a batch, unless one is open: the Hub calls until the end of this turn of
+        the event loop write in one store transaction, and their actions wait for its
+        commit (`_end_batch`, the next callback the loop runs). Persist, then broadcast,
+        for the batch as a whole; one commit for every message read together
+        (docs/performance.md, "Group commit")."""
+        if self._held is not None or self._stopping:
+            return
+        self.hub.begin_batch()
+        self._held = []
+        asyncio.get_running_loop().call_soon(self._end_batch)
+
+    def _end_batch(self) -> None:
+        held, self._held = self._held, None
+        if held is None:
+            return
+        try:
+            recovery = self.hub.end_batch(self._clock())
+        except Exception:
+            log.exception("hub_failed", call="end_batch")
+            recovery = None
+        if recovery is not None:  # nothing of the batch was stored: its rooms come back
+            told = {a.conn for a in recovery if isinstance(a, Close)}
+            held = [kept for a in held if (kept := _without(a, told)) is not None]
+            held += recovery
+        self._execute(held)
+        self._maybe_rearm()
+
     def _execute(self, actions: Iterable[Action]) -> None:
+        """Carry out ``actions`` in order, or hold them for the open batch's commit."""
+        if self._held is not None:
+            self._held.extend(actions)
+            if len(self._held) >= MAX_HELD_ACTIONS:
+                self._end_batch()  # a connection's answers are checked as they go
+            return
+        self._perform(actions)
+
+    def _perform(self, actions: Iterable[Action]) -> None:
         """Carry out ``actions`` in order.
 
         Frames are queued per connection and written when the list ends (or before a
@@ -665,6 +715,7 @@ class WarServer:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._rearm.wait(), deadline - now)
                 continue
+            self._batch()
             try:
                 actions = self.hub.wake(now)
             except Exception:
@@ -838,6 +889,16 @@ def _too_many_requests(connection: ServerConnection, peer: str, refusal: Refusal
     )
     response.headers["Retry-After"] = str(seconds)
     return response
+
+
+def _without(action: Action, conns: set[ConnId]) -> Action | None:
+    """``action`` with ``conns`` left out (None if nothing is left of it)."""
+    if isinstance(action, Send):
+        to = tuple(conn for conn in action.to if conn not in conns)
+        if len(to) == len(action.to):
+            return action
+        return Send(to, action.message) if to else None
+    return None if action.conn in conns else action
 
 
 def _flush(queued: dict[ConnId, GuardedConnection]) -> None:

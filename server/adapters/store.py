@@ -269,6 +269,7 @@ class SqliteStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if not self.path.exists():
             _create(self.path)
+        self._batching = self._lost = False  # a batch is open; SQLite rolled it back
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
             self._check()
@@ -384,8 +385,10 @@ class SqliteStore:
                     for sql, params in writes:
                         self._write(room_id, sql, params)
         except sqlite3.IntegrityError as error:
+            self._keep_batch()
             raise StoreError(f"room {room_id!r} clashes: {error}") from None
         except sqlite3.Error as error:
+            self._keep_batch()
             raise StoreError(f"cannot save room {room_id!r}: {error}") from None
 
     def _write(self, room_id: str, sql: str, params: tuple[object, ...]) -> None:
@@ -415,12 +418,50 @@ class SqliteStore:
                 ],
             )
 
+    def begin(self) -> None:
+        """Open a batch: the writes until `commit` go into one transaction (one commit
+        for many calls: bench/load.py, docs/performance.md "Group commit")."""
+        try:
+            if not self._db.in_transaction:
+                self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot begin a batch: {error}") from None
+        self._batching, self._lost = True, False
+
+    def commit(self) -> None:
+        """Make the batch's writes durable. Raises `StoreError` if SQLite fails, or if it
+        rolled the batch back already (a full disk can, in the middle of a write)."""
+        self._batching = False
+        try:
+            if self._lost or not self._db.in_transaction:
+                raise StoreError("the batch was rolled back")
+            self._db.execute("COMMIT")
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot commit: {error}") from None
+
+    def rollback(self) -> None:
+        """Forget the batch's writes (after a failed `commit`); never raises."""
+        self._batching = self._lost = False
+        with contextlib.suppress(sqlite3.Error):
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+
+    def _keep_batch(self) -> None:
+        """After a failed write: if SQLite rolled the batch back with it, the batch is
+        lost (its `commit` fails) and what follows is held in a new transaction, which
+        that failed commit rolls back too (nothing of the batch may be half stored)."""
+        if self._batching and not self._db.in_transaction:
+            self._lost = True
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("BEGIN IMMEDIATE")
+
     def delete_room(self, room_id: str) -> None:
         """Forget the room (its seats go with it). Raises `StoreError` if SQLite fails."""
         try:
             with self._transaction():
                 self._db.execute("DELETE FROM rooms WHERE room_id = ?", (room_id,))
         except sqlite3.Error as error:
+            self._keep_batch()
             raise StoreError(f"cannot delete room {room_id!r}: {error}") from None
 
     def load_all(self) -> list[RoomRecord]:
@@ -560,19 +601,26 @@ class StoreLock:
 
 
 class _Transaction:
-    """``with``: BEGIN IMMEDIATE … COMMIT, or ROLLBACK if the block raises."""
+    """``with``: BEGIN IMMEDIATE … COMMIT, or ROLLBACK if the block raises. Inside a
+    batch's transaction (`SqliteStore.begin`), a savepoint instead: the block is all or
+    nothing, and the batch's commit makes it durable."""
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self._db = db
+        self._nested = False
 
     def __enter__(self) -> None:
-        if not self._db.in_transaction:
-            self._db.execute("BEGIN IMMEDIATE")
+        self._nested = self._db.in_transaction
+        self._db.execute("SAVEPOINT part" if self._nested else "BEGIN IMMEDIATE")
 
     def __exit__(self, kind: object, value: object, traceback: object) -> None:
         if not self._db.in_transaction:
-            return
-        if kind is None:
+            return  # SQLite rolled it back already (a full disk may): the caller raises
+        if self._nested:
+            if kind is not None:
+                self._db.execute("ROLLBACK TO part")
+            self._db.execute("RELEASE part")
+        elif kind is None:
             self._db.execute("COMMIT")
         else:
             self._db.execute("ROLLBACK")

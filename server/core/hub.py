@@ -25,6 +25,9 @@ told to come back: ``store_unavailable`` and close 1013 (try again later) for a 
 write, ``internal_error`` and close 1011 for a bug. Clients resume their seats, as after
 a restart. Until a write succeeds again `Hub.store_failing` is true (``/healthz`` says
 so), and a rebuilt room's timers wait `STORE_RETRY_SECONDS` before they try again.
+Within a batch (`Hub.begin_batch` … `Hub.end_batch`, group commit) the writes become
+durable at its end: the caller holds the actions until then, and a failed commit
+rebuilds every room the batch wrote, the same way.
 
 Per address (`server.core.limits.address_key`: an IPv6 /64 counts as one address):
 
@@ -236,6 +239,7 @@ class Hub:
         self._reserved: set[str] = set()  # ids and codes of stored rooms that did not load
         self._reserved_codes: set[str] = set()  # the same codes, normalised
         self._saved: dict[str, RoomRecord] = {}  # each room's record as the store holds it
+        self._batch: dict[str, RoomRecord | None] | None = None  # rooms written: committed
         self._store_failing = False
         self._hold: dict[str, float] = {}  # rebuilt rooms: no timer before this time
         self._work = WorkBudget(settings.play_out_rate, settings.play_out_burst)
@@ -413,8 +417,69 @@ class Hub:
         return actions
 
     def close(self) -> None:
-        """Flush and close the store."""
+        """Flush and close the store (an open batch is committed first)."""
+        if self._batch is not None:
+            self._batch = None
+            try:
+                self._store.commit()
+            except StoreError:
+                self._store.rollback()
         self._store.close()
+
+    # ------------------------------------------------------------------ group commit
+    def begin_batch(self) -> None:
+        """Let the calls until `end_batch` write in one store transaction.
+
+        The caller must hold back every action of those calls until `end_batch` says the
+        writes are durable (persist, then broadcast, for the batch as a whole): a commit
+        per event-loop turn instead of one per call. If no batch can be opened, the calls
+        commit one by one as without a batch.
+        """
+        if self._batch is not None:
+            return
+        try:
+            self._store.begin()
+        except StoreError:
+            return
+        self._batch = {}
+
+    def end_batch(self, now: float) -> list[Action] | None:
+        """Commit the batch. None: its writes are durable, release the held actions.
+        Else the commit failed and nothing of the batch is stored: each room written in
+        it is rebuilt from the store (as after a failed write) and the returned actions
+        tell its connections to come back; the held actions to those connections must
+        not go out."""
+        batch, self._batch = self._batch, None
+        if batch is None:
+            return None
+        try:
+            self._store.commit()
+        except StoreError as error:
+            self._store.rollback()
+            return self._recover_batch(batch, error, now)
+        return None
+
+    def _recover_batch(
+        self, batch: dict[str, RoomRecord | None], error: StoreError, now: float
+    ) -> list[Action]:
+        actions: list[Action] = []
+        for room_id, committed in batch.items():
+            if committed is None:
+                self._saved.pop(room_id, None)
+            else:
+                self._saved[room_id] = committed
+            room = self._rooms.get(room_id)
+            if room is not None:
+                actions += self._recover(room, room.connections, None, error, now)
+            elif committed is not None and room_id not in self._reserved:
+                self._load(committed, now)  # removed in the batch: its row is back
+        return actions
+
+    def _written(self, room_id: str) -> None:
+        """Note, before the first write of ``room_id`` in a batch, what the store held."""
+        batch = self._batch
+        if batch is not None and room_id not in batch:
+            batch[room_id] = self._saved.get(room_id)
 
     # ------------------------------------------------------------------ opening
     def _confirmed(
@@ -632,6 +697,7 @@ class Hub:
         before = self._saved.get(record.room_id)
         if before is not None and (record is before or same_state(record, before)):
             return
+        self._written(record.room_id)
         self._store.save_room(record, before=before)
         self._saved[record.room_id] = record
         self._store_failing = False
@@ -784,6 +850,7 @@ class Hub:
             if info is not None:
                 info.room = None
         self._drop_room(room)
+        self._written(room.room_id)
         if self._saved.pop(room.room_id, None) is None:
             return actions  # never stored
         try:

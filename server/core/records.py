@@ -138,7 +138,8 @@ def check_same_room(record: RoomRecord, before: RoomRecord) -> None:
 
 
 class Store(Protocol):
-    """The persistence a hub needs. Every write commits before returning (all or nothing).
+    """The persistence a hub needs. Every write commits before returning (all or nothing),
+    except between `begin` and `commit`, where the writes become durable together.
 
     Any failure to write (a full disk, a clash, an unknown room) raises `StoreError`, and
     the store then holds what it held before the call. Codes are compared as the hub
@@ -160,6 +161,21 @@ class Store(Protocol):
         """Forget the room (no error if it is already gone)."""
         ...
 
+    def begin(self) -> None:
+        """Open a batch: the writes until `commit` become durable together, at `commit`
+        (a save still raises at once for what it can tell: a clash, an unknown room).
+        Raises `StoreError` if no batch can be opened (writes then commit one by one)."""
+        ...
+
+    def commit(self) -> None:
+        """Make the batch's writes durable; raises `StoreError` if they could not be (the
+        caller then calls `rollback`, and the store holds what it held before `begin`)."""
+        ...
+
+    def rollback(self) -> None:
+        """Forget the batch's writes. Never raises."""
+        ...
+
     def load_all(self) -> list[RoomRecord]:
         """Every stored room, oldest first."""
         ...
@@ -174,8 +190,11 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self._rooms: dict[str, RoomRecord] = {}
+        self._before_batch: dict[str, RoomRecord] | None = None
         self.writes = 0
         """How many writes succeeded (tests check persist-before-broadcast)."""
+        self.commits = 0
+        """How many batches were committed."""
 
     def save_room(self, record: RoomRecord, *, before: RoomRecord | None) -> None:
         """Store ``record``; raises `StoreError` for a clash (codes compared normalized,
@@ -199,6 +218,22 @@ class MemoryStore:
         """Forget the room."""
         if self._rooms.pop(room_id, None) is not None:
             self.writes += 1
+
+    def begin(self) -> None:
+        """Remember the rooms as they are, for `rollback`."""
+        if self._before_batch is None:
+            self._before_batch = dict(self._rooms)
+
+    def commit(self) -> None:
+        """Forget what `begin` remembered."""
+        self._before_batch = None
+        self.commits += 1
+
+    def rollback(self) -> None:
+        """Put the rooms back as they were at `begin`."""
+        if self._before_batch is not None:
+            self._rooms = self._before_batch
+            self._before_batch = None
 
     def load_all(self) -> list[RoomRecord]:
         """Every stored room, oldest first."""

@@ -86,6 +86,12 @@ class BaseHub:
     def store_failing(self) -> bool:
         return False
 
+    def begin_batch(self) -> None:
+        pass
+
+    def end_batch(self, now: float) -> list[Action] | None:
+        return None
+
     def close(self) -> None:
         self.closed = True
 

@@ -621,3 +621,65 @@ def _rules_as_stored(path: Path, room_id: str) -> dict[str, object]:
     db.close()
     data: dict[str, object] = json.loads(text)
     return {key: value for key, value in data.items() if key not in _OLD}
+
+
+def test_a_batch_is_stored_at_its_commit_all_or_nothing(store: Store) -> None:
+    """Group commit: the writes between ``begin`` and ``commit`` become durable together;
+    ``rollback`` leaves the store as it was before ``begin``."""
+    first = _save_all(store, _record())
+    step = dataclasses.replace(first, seq=first.seq + 1)
+    other = _record("room2", created=200.0)
+    store.begin()
+    store.save_room(step, before=first)
+    store.save_room(other, before=None)
+    store.rollback()
+    assert store.load_all() == [first]
+    store.begin()
+    store.save_room(step, before=first)
+    store.save_room(other, before=None)
+    store.commit()
+    assert store.load_all() == [step, other]
+
+
+def test_a_batch_is_invisible_to_another_connection_until_its_commit(tmp_path: Path) -> None:
+    path = tmp_path / "w.db"
+    store = SqliteStore(path)
+    first = _save_all(store, _record())
+    reader = sqlite3.connect(path)
+    seq = "SELECT seq FROM rooms WHERE room_id = 'room1'"
+    store.begin()
+    store.save_room(dataclasses.replace(first, seq=99), before=first)
+    assert reader.execute(seq).fetchone() == (first.seq,)  # a kill -9 now loses nothing sent
+    store.commit()
+    assert reader.execute(seq).fetchone() == (99,)
+    reader.close()
+    store.close()
+
+
+def test_a_full_disk_in_a_batch_stores_all_of_it_or_none(tmp_path: Path) -> None:
+    """SQLite may roll a transaction back by itself when the disk is full: the batch's
+    commit then fails, and nothing written in the batch, before or after, is stored."""
+    store = SqliteStore(tmp_path / "w.db")
+    first = _save_all(store, _record())
+    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+    store._db.execute(f"PRAGMA max_page_count = {pages}")
+    step = dataclasses.replace(first, seq=first.seq + 1)
+    crowd = [_record(f"room{n}", seats=(SeatRecord("x" * 200),) * 4) for n in range(100, 140)]
+    store.begin()
+    store.save_room(step, before=first)
+    saved: list[RoomRecord] = []
+    with pytest.raises(StoreError, match="database or disk is full"):
+        for record in crowd:
+            store.save_room(record, before=None)
+            saved.append(record)
+    later = dataclasses.replace(step, seq=step.seq + 1)
+    store.save_room(later, before=step)  # a change in place needs no new page
+    try:
+        store.commit()
+    except StoreError:
+        store.rollback()
+        assert store.load_all() == [first]
+    else:
+        assert store.load_all() == [later, *saved]
+    store._db.execute(f"PRAGMA max_page_count = {pages * 1000}")
+    store.close()

@@ -83,7 +83,8 @@ class FlakyStore(MemoryStore):
     """A `MemoryStore` whose writes fail as a full disk's do (`StoreError`, nothing stored).
 
     A write fails while ``broken`` is true, and whenever ``fail_when(record, before)``
-    (None for a delete) says so. ``failures`` counts the writes that failed.
+    (None for a delete) says so; a batch's commit fails while ``broken`` is true.
+    ``failures`` counts the writes and commits that failed.
     """
 
     def __init__(self) -> None:
@@ -105,6 +106,12 @@ class FlakyStore(MemoryStore):
     def delete_room(self, room_id: str) -> None:
         self._check(None, None)
         super().delete_room(room_id)
+
+    def commit(self) -> None:
+        if self.broken:
+            self.failures += 1
+            raise StoreError("database or disk is full")
+        super().commit()
 
 
 @dataclass

@@ -1,0 +1,134 @@
+"""Group commit: the calls between `Hub.begin_batch` and `Hub.end_batch` write in one
+store transaction, and what they send waits for its commit.
+
+The app opens a batch for each turn of its event loop and holds the batch's actions
+until `end_batch` says the writes are durable. If the commit fails, nothing of the
+batch is stored: every room written in it is rebuilt from the store, as after one
+failed write, its people are told ``store_unavailable`` (close 1013), and the actions
+held for them never go out; once the store works again they resume and the game goes
+on as the deal says.
+"""
+
+from __future__ import annotations
+
+from protocol import CloseCode, CreateRoom, Error, ErrorCode, Ready, RoomPhase
+from server import engine
+from server.core.actions import Action, Close, Send
+from server.core.records import RoomRecord, same_state
+from server.core.room import Room
+from tests.server.core._roomkit import (
+    FlakyStore,
+    Peer,
+    RoomKit,
+    expected_events,
+    game_events,
+    seated,
+)
+
+
+def _stored(store: FlakyStore, room_id: str) -> RoomRecord:
+    (record,) = [r for r in store.load_all() if r.room_id == room_id]
+    return record
+
+
+def _room(kit: RoomKit, peer: Peer) -> Room:
+    room = kit.hub.room(peer.welcome.state.room)
+    assert room is not None
+    return room
+
+
+def _readies(kit: RoomKit, peers: list[Peer]) -> list[Action]:
+    """Each of ``peers`` readies for the room's next step; the actions, not applied."""
+    held: list[Action] = []
+    for peer in peers:
+        step = _room(kit, peer).game.steps
+        held += kit.hub.handle(peer.conn, Ready(step=step), kit.now)
+    return held
+
+
+def test_the_calls_of_a_batch_are_stored_by_one_commit() -> None:
+    store = FlakyStore()
+    kit = RoomKit(store=store)
+    first, second = seated(kit, deal=11), seated(kit, deal=12)
+    rooms = [_room(kit, first[0]), _room(kit, second[0])]
+    commits, writes = store.commits, store.writes
+
+    kit.hub.begin_batch()
+    held = _readies(kit, first) + _readies(kit, second)
+    assert store.writes > writes  # written into the batch ...
+    assert store.commits == commits  # ... not yet durable
+    assert kit.hub.end_batch(kit.now) is None
+    assert store.commits == commits + 1
+    for room in rooms:
+        assert room.game.steps == 1
+        assert same_state(room.record(), _stored(store, room.room_id))
+    kit.apply(held)
+    kit.play_round_robin(first)
+    kit.play_round_robin(second)
+    assert game_events(first[0]) == expected_events(engine.Rules(), 11)
+    assert game_events(second[1]) == expected_events(engine.Rules(), 12)
+
+
+def test_a_failed_commit_rebuilds_every_room_of_the_batch() -> None:
+    store = FlakyStore()
+    kit = RoomKit(store=store)
+    first, second = seated(kit, deal=21), seated(kit, deal=22)
+    kit.apply(_readies(kit, first))  # one step, committed by itself (no batch)
+    before = {p.conn: len(p.inbox) for p in first + second}
+    stored = {r.room_id: r for r in store.load_all()}
+
+    kit.hub.begin_batch()
+    held = _readies(kit, first) + _readies(kit, second[:1])
+    store.broken = True
+    recovery = kit.hub.end_batch(kit.now)
+    assert recovery is not None
+    # the held actions never go out: only the recovery's
+    told = {a.conn for a in recovery if isinstance(a, Close)}
+    assert told == {p.conn for p in first + second}
+    assert any(isinstance(a, Send) for a in held)
+    kit.apply(recovery)
+    for peer in first + second:
+        news = peer.inbox[before[peer.conn] :]
+        assert [type(m) for m in news] == [Error], news
+        (error,) = news
+        assert isinstance(error, Error)
+        assert error.code == ErrorCode.STORE_UNAVAILABLE
+        assert peer.closed == CloseCode.TRY_AGAIN_LATER
+    assert kit.hub.store_failing
+    assert {r.room_id: r for r in store.load_all()} == stored  # nothing of the batch
+    for room_id, record in stored.items():
+        room = kit.hub.room(room_id)
+        assert room is not None
+        assert same_state(room.record(), record)
+
+    store.broken = False
+    again = [kit.come_back(p) for p in first]
+    assert _room(kit, again[0]).game.steps == 1  # the committed step, not the batch's
+    kit.play_round_robin(again)
+    assert _room(kit, again[0]).phase is RoomPhase.OVER
+    events = game_events(first[0]) + game_events(again[0])
+    assert events == expected_events(engine.Rules(), 21)
+    assert not kit.hub.store_failing
+
+
+def test_a_room_created_in_a_failed_batch_is_gone() -> None:
+    store = FlakyStore()
+    kit = RoomKit(store=store)
+    ann = kit.connect()
+    kit.hub.begin_batch()
+    held = kit.hub.handle(ann.conn, CreateRoom(name="Ann", deal=5), kit.now)
+    assert any(isinstance(a, Send) for a in held)  # the welcome, held back
+    assert kit.hub.rooms == 1
+    store.broken = True
+    recovery = kit.hub.end_batch(kit.now)
+    assert recovery is not None
+    kit.apply(recovery)
+    assert [m.TYPE for m in ann.inbox] == ["error"]  # no welcome, no token
+    assert ann.closed == CloseCode.TRY_AGAIN_LATER
+    assert kit.hub.rooms == 0
+    assert store.load_all() == []
+    store.broken = False
+    again = kit.connect()
+    kit.send(again, CreateRoom(name="Ann", deal=5))
+    assert again.welcome.seat == 0
+    assert len(store.load_all()) == 1
