@@ -146,6 +146,11 @@ def test_without_root_or_a_running_engine_the_platform_forbids_one() -> None:
     with tempfile.TemporaryDirectory() as folder:
         place = Path(folder)
         place.chmod(place.stat().st_mode | stat.S_IRWXO)
+        # a copy the other user can reach (a checkout may sit in a folder only we can read)
+        script = place / "deploy" / IMAGE_SCRIPT.name
+        script.parent.mkdir()
+        script.parent.chmod(0o755)
+        shutil.copy2(IMAGE_SCRIPT, script)
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "DOCKER_HOST": f"unix://{place}/no-engine.sock",
@@ -154,7 +159,7 @@ def test_without_root_or_a_running_engine_the_platform_forbids_one() -> None:
             "HOME": folder,
         }
         result = subprocess.run(
-            [*_as_someone_else(), str(IMAGE_SCRIPT), "engine"],
+            [*_as_someone_else(), str(script), "engine"],
             env=env, capture_output=True, text=True, timeout=60, check=False,
         )  # fmt: skip
     assert result.returncode == EXIT_FORBIDDEN, result.stderr
