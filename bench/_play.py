@@ -454,7 +454,7 @@ def check_game(
     step's events must be a prefix of the replay's, and a step may be missing entirely.
     Steps must arrive in order and no event twice (a step played twice shows as a
     repeated or out-of-order event). The round results (``cards_taken`` /
-    ``cards_returned``), deduplicated by round number, must equal the replay's for every
+    ``cards_returned``), deduplicated by step and round, must equal the replay's for every
     round seen, and ``game_over`` must equal the replay's exactly.
     """
     problems: list[str] = []
@@ -479,22 +479,25 @@ def check_game(
     if complete and set(seen) != set(expected):
         missing = sorted(set(expected) - set(seen))[:10]
         problems.append(f"game {log.number}: steps missing {missing}")
-    rounds_seen: dict[int, Event] = {}
+    # by step and round: a round everyone ran short in (3-4 players) is not counted, and
+    # the next one has the same number (docs/rules.md, "Running short in a war")
+    rounds_seen: dict[tuple[int, int], Event] = {}
     for event in log.events:
         if event[0] in ("cards_taken", "cards_returned"):
-            if event[2] in rounds_seen and rounds_seen[event[2]] != event:
+            key = (event[1], event[2])
+            if key in rounds_seen and rounds_seen[key] != event:
                 problems.append(f"game {log.number}: round {event[2]} seen twice, differently")
-            rounds_seen[event[2]] = event
+            rounds_seen[key] = event
     rounds_want = {
-        e[2]: e
+        (e[1], e[2]): e
         for evs in expected.values()
         for e in evs
         if e[0] in ("cards_taken", "cards_returned")
     }
-    for number, event in rounds_seen.items():
-        if rounds_want.get(number) != event:
+    for key, event in rounds_seen.items():
+        if rounds_want.get(key) != event:
             problems.append(
-                f"game {log.number} round {number}: saw {event}, replay {rounds_want.get(number)}"
+                f"game {log.number} round {key[1]}: saw {event}, replay {rounds_want.get(key)}"
             )
     final = [e for evs in expected.values() for e in evs if e[0] == "game_over"]
     if final != [log.over]:
