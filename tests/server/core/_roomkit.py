@@ -61,6 +61,7 @@ __all__ = [
     "expected_events",
     "game_events",
     "seated",
+    "stored_record",
 ]
 
 M = TypeVar("M")
@@ -299,6 +300,12 @@ GAME_EVENTS = (
     GameOver,
 )
 """The room messages that mirror the engine's events."""
+
+
+def stored_record(store: Store, room_id: str) -> RoomRecord:
+    """The record of ``room_id`` that ``store`` holds (exactly one)."""
+    (record,) = [r for r in store.load_all() if r.room_id == room_id]
+    return record
 
 
 def expected_events(rules: engine.Rules, deal: int) -> list[ServerMessage]:

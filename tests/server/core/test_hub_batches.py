@@ -14,8 +14,7 @@ from __future__ import annotations
 from protocol import CloseCode, CreateRoom, Error, ErrorCode, Ready, RoomPhase
 from server import engine
 from server.core.actions import Action, Close, Send
-from server.core.records import RoomRecord, same_state
-from server.core.room import Room
+from server.core.records import same_state
 from tests.server.core._roomkit import (
     FlakyStore,
     Peer,
@@ -23,25 +22,15 @@ from tests.server.core._roomkit import (
     expected_events,
     game_events,
     seated,
+    stored_record,
 )
-
-
-def _stored(store: FlakyStore, room_id: str) -> RoomRecord:
-    (record,) = [r for r in store.load_all() if r.room_id == room_id]
-    return record
-
-
-def _room(kit: RoomKit, peer: Peer) -> Room:
-    room = kit.hub.room(peer.welcome.state.room)
-    assert room is not None
-    return room
 
 
 def _readies(kit: RoomKit, peers: list[Peer]) -> list[Action]:
     """Each of ``peers`` readies for the room's next step; the actions, not applied."""
     held: list[Action] = []
     for peer in peers:
-        step = _room(kit, peer).game.steps
+        step = kit.room(peer).game.steps
         held += kit.hub.handle(peer.conn, Ready(step=step), kit.now)
     return held
 
@@ -50,7 +39,7 @@ def test_the_calls_of_a_batch_are_stored_by_one_commit() -> None:
     store = FlakyStore()
     kit = RoomKit(store=store)
     first, second = seated(kit, deal=11), seated(kit, deal=12)
-    rooms = [_room(kit, first[0]), _room(kit, second[0])]
+    rooms = [kit.room(first[0]), kit.room(second[0])]
     commits, writes = store.commits, store.writes
 
     kit.hub.begin_batch()
@@ -61,7 +50,7 @@ def test_the_calls_of_a_batch_are_stored_by_one_commit() -> None:
     assert store.commits == commits + 1
     for room in rooms:
         assert room.game.steps == 1
-        assert same_state(room.record(), _stored(store, room.room_id))
+        assert same_state(room.record(), stored_record(store, room.room_id))
     kit.apply(held)
     kit.play_round_robin(first)
     kit.play_round_robin(second)
@@ -103,9 +92,9 @@ def test_a_failed_commit_rebuilds_every_room_of_the_batch() -> None:
 
     store.broken = False
     again = [kit.come_back(p) for p in first]
-    assert _room(kit, again[0]).game.steps == 1  # the committed step, not the batch's
+    assert kit.room(again[0]).game.steps == 1  # the committed step, not the batch's
     kit.play_round_robin(again)
-    assert _room(kit, again[0]).phase is RoomPhase.OVER
+    assert kit.room(again[0]).phase is RoomPhase.OVER
     events = game_events(first[0]) + game_events(again[0])
     assert events == expected_events(engine.Rules(), 21)
     assert not kit.hub.store_failing

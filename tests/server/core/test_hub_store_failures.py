@@ -34,7 +34,7 @@ from protocol import (
 )
 from server import engine
 from server.core.hub import STORE_RETRY_SECONDS, HubSettings
-from server.core.records import RoomRecord, same_state
+from server.core.records import same_state
 from server.core.room import Room
 from tests.server.core._roomkit import (
     FlakyStore,
@@ -43,12 +43,8 @@ from tests.server.core._roomkit import (
     expected_events,
     game_events,
     seated,
+    stored_record,
 )
-
-
-def _stored(store: FlakyStore, room_id: str) -> RoomRecord:
-    (record,) = [r for r in store.load_all() if r.room_id == room_id]
-    return record
 
 
 def _room(kit: RoomKit, room_id: str) -> Room:
@@ -90,7 +86,7 @@ def test_a_failed_write_as_the_second_player_fills_the_room() -> None:
     _told_to_come_back(ben, 0)  # no welcome, no token
     _told_to_come_back(ann, mark)
     room = _room(kit, room_id)
-    assert same_state(room.record(), _stored(store, room_id))
+    assert same_state(room.record(), stored_record(store, room_id))
     assert room.phase is RoomPhase.WAITING
     assert room.record().seats[1].name is None
     assert room.connections == ()
@@ -105,12 +101,12 @@ def test_a_failed_write_as_the_second_player_fills_the_room() -> None:
     assert ben2.welcome.seat == 1
     room = _room(kit, room_id)
     assert room.phase is RoomPhase.PLAYING
-    assert _stored(store, room_id).game.started
+    assert stored_record(store, room_id).game.started
     kit.play_round_robin([ann2, ben2])
     assert room.phase is RoomPhase.OVER
     assert game_events(ann2) == game_events(ben2) == expected_events(engine.Rules(), 90210)
     assert ann2.gaps == ben2.gaps == []
-    assert same_state(room.record(), _stored(store, room_id))
+    assert same_state(room.record(), stored_record(store, room_id))
 
 
 def test_a_room_nobody_comes_back_to_is_still_removed_when_idle() -> None:
@@ -356,7 +352,7 @@ def test_every_kind_of_write_can_fail_and_the_game_goes_on(name: str) -> None:
     peers = case.setup(kit)
     room_id = peers[0].welcome.state.room
     assert not case.done(_room(kit, room_id))
-    before = _stored(store, room_id)
+    before = stored_record(store, room_id)
     marks = {peer.conn: len(peer.inbox) for peer in peers}
     open_before = [peer for peer in peers if peer.closed is None]
     seq_sent = _seq_seen(peers)
@@ -365,8 +361,8 @@ def test_every_kind_of_write_can_fail_and_the_game_goes_on(name: str) -> None:
     case.act(kit, peers)
     assert store.failures >= 1
     room = _room(kit, room_id)
-    assert same_state(room.record(), _stored(store, room_id))
-    assert _stored(store, room_id) == before  # the store holds what it held
+    assert same_state(room.record(), stored_record(store, room_id))
+    assert stored_record(store, room_id) == before  # the store holds what it held
     assert not case.done(room)
     assert room.connections == ()
     assert room.seq >= seq_sent
@@ -385,7 +381,7 @@ def test_every_kind_of_write_can_fail_and_the_game_goes_on(name: str) -> None:
     case.act(kit, back)
     room = _room(kit, room_id)
     assert case.done(room)
-    assert same_state(room.record(), _stored(store, room_id))
+    assert same_state(room.record(), stored_record(store, room_id))
     players = _players(kit, room, peers)
     if room.phase is RoomPhase.PLAYING:
         kit.play_round_robin(players)
@@ -393,7 +389,7 @@ def test_every_kind_of_write_can_fail_and_the_game_goes_on(name: str) -> None:
     for peer in back:
         assert peer.gaps == []
         assert ErrorCode.INTERNAL_ERROR not in peer.errors()
-    assert same_state(room.record(), _stored(store, room_id))
+    assert same_state(room.record(), stored_record(store, room_id))
 
 
 def test_a_rebuilt_room_waits_before_its_timers_try_the_store_again() -> None:
