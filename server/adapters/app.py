@@ -618,7 +618,6 @@ class WarServer:
         self._execute(actions)
         self._maybe_rearm()
 
-    # --- actions -------------------------------------------------------------------------
     # --- group commit ----------------------------------------------------------------
     def _batch(self) -> None:
         """Open a batch, unless one is open: the Hub calls until the end of this turn of
@@ -648,6 +647,7 @@ class WarServer:
         self._execute(held)
         self._maybe_rearm()
 
+    # --- actions -------------------------------------------------------------------------
     def _execute(self, actions: Iterable[Action]) -> None:
         """Carry out ``actions`` in order, or hold them for the open batch's commit."""
         if self._held is not None:
