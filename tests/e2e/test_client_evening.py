@@ -71,11 +71,13 @@ async def test_a_whole_evening_typed_in_plain(tmp_path: Path) -> None:
                 await type_line(ann, "r")
                 await ben.expect(r"^Ann asks for a rematch with a new deal\.$")
                 await ben.expect(r"^Still to vote: you\.$")
+                ben_mark = len(ben.out)
                 await type_line(ben, "d")
                 await ann.expect(r": a new deal won\.$", start=mark)
                 await ann.expect(r"^Rematch: game 2 begins: 26 cards each\.$", start=mark)
                 second = len(ann.out)
                 deal = (await ann.expect(r", deal (\d+)\.$", start=second)).group(1)
+                await ben.expect(rf", deal {deal}\.$", start=ben_mark)  # Ben's game is over too
 
                 for player in (ann, ben):
                     await type_line(player, "d")
