@@ -47,11 +47,13 @@ __all__ = [
     "Card",
     "CardCount",
     "Code",
+    "Counts",
     "Deal",
     "Depth",
     "ErrorCodeText",
     "ErrorText",
     "FixedOrder",
+    "GameNumber",
     "IntRange",
     "MaxItems",
     "Minutes",
@@ -64,6 +66,7 @@ __all__ = [
     "Round",
     "RoundLimit",
     "Seat",
+    "Seats",
     "Seq",
     "ShortWar",
     "Spectators",
@@ -149,6 +152,8 @@ Minutes = Annotated[int, IntRange(1, MAX_MINUTES)]
 """A time limit in minutes (1..1440), kept by the server's clock."""
 Spectators = Annotated[int, IntRange(0, 1_000_000)]
 """How many spectators watch."""
+GameNumber = Annotated[int, IntRange(1, MAX_SEQ)]
+"""A room's game number: 1 for its first game, +1 per rematch."""
 
 # --- strings ------------------------------------------------------------------------------
 Card = Annotated[str, Text(2, 2, CARD_PATTERN)]
@@ -167,6 +172,12 @@ ErrorCodeText = Annotated[str, Text(1, 40, re.compile(r"[a-z][a-z0-9_]*"))]
 """An error code string (an ErrorCode value; newer servers may send new codes)."""
 ErrorText = Annotated[str, Text(0, 500)]
 """An error's human sentence."""
+
+# --- arrays -------------------------------------------------------------------------------
+Seats = Annotated[tuple[Seat, ...], MaxItems(MAX_PLAYERS)]
+"""Seat numbers (a war's players, the seats the game waits for)."""
+Counts = Annotated[tuple[CardCount, ...], MaxItems(MAX_PLAYERS)]
+"""Every seat's card count, index = seat."""
 
 
 # --- enums of the wire alone (the game's are the vocabulary's) ---------------------------

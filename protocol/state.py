@@ -13,7 +13,6 @@ from typing import Annotated
 from protocol.fields import (
     MAX_MINUTES,
     MAX_PLAYERS,
-    MAX_SEQ,
     Aces,
     AutoPlay,
     BothShort,
@@ -22,6 +21,7 @@ from protocol.fields import (
     Deal,
     Depth,
     FixedOrder,
+    GameNumber,
     IntRange,
     MaxItems,
     Minutes,
@@ -32,6 +32,7 @@ from protocol.fields import (
     Round,
     RoundLimit,
     Seat,
+    Seats,
     ShortWar,
     Spectators,
     Steps,
@@ -45,9 +46,7 @@ __all__ = ["GameResult", "RoomState", "RulesSpec", "SeatState", "Summary"]
 
 Players = Annotated[int, IntRange(MIN_PLAYERS, MAX_PLAYERS)]
 FaceDown = Annotated[int, IntRange(min(FACE_DOWN_COUNTS), max(FACE_DOWN_COUNTS))]
-GameNumber = Annotated[int, IntRange(1, MAX_SEQ)]
 SecondsLeft = Annotated[int, IntRange(0, MAX_MINUTES * 60)]
-Seats = Annotated[tuple[Seat, ...], MaxItems(MAX_PLAYERS)]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
