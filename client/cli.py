@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from client.connection import Connection, Opening
+from client.connection import Connection, Dialing, Opening
 from client.errors import ClientError, UsageError
-from client.lines import LineRenderer, stdin_reader
+from client.lines import LineRenderer, Streams, stdin_reader
 from client.links import page_url
 from client.local import LocalServer
 from client.statefile import StateFile, default_path
@@ -401,7 +401,8 @@ def _play(url: str, wanted: Plan, *, seats: StateFile | None) -> int:
     tls = None
     if wanted.cafile is not None:
         tls = client_context(wanted.cafile, source=wanted.cafile_source)
-    connection = Connection(url, wanted.opening, seats=seats, auto=wanted.auto, ssl_context=tls)
+    dialing = Dialing(ssl_context=tls)
+    connection = Connection(url, wanted.opening, seats=seats, auto=wanted.auto, dialing=dialing)
     if wanted.output == "tui":
         from client.tui import WarApp  # noqa: PLC0415 - Textual loads only for the table
 
@@ -417,13 +418,9 @@ def _play(url: str, wanted: Plan, *, seats: StateFile | None) -> int:
 
 async def _lines(connection: Connection, *, json_lines: bool) -> int:
     commands = None if json_lines else await stdin_reader()
+    streams = Streams(sys.stdout, sys.stderr, commands)
     renderer = LineRenderer(
-        connection,
-        json_lines=json_lines,
-        out=sys.stdout,
-        err=sys.stderr,
-        commands=commands,
-        page=page_url(connection.url),
+        connection, streams, json_lines=json_lines, page=page_url(connection.url)
     )
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []

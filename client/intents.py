@@ -8,12 +8,51 @@ why nothing is sent now.
 from __future__ import annotations
 
 from client.view import ViewState
-from protocol import AutoPlay, Ready, Rematch, RematchDeal, RoomPhase, SetAutoPlay, VoteFinish
+from protocol import (
+    AutoPlay,
+    ClientMessage,
+    Ready,
+    Rematch,
+    RematchDeal,
+    RoomPhase,
+    SetAutoPlay,
+    VoteFinish,
+)
 
-__all__ = ["AUTO_CYCLE", "cycle_auto", "finish", "rematch", "set_auto", "turn_over"]
+__all__ = [
+    "AUTO_CYCLE",
+    "KEYS",
+    "cycle_auto",
+    "finish",
+    "for_key",
+    "rematch",
+    "set_auto",
+    "turn_over",
+]
 
 AUTO_CYCLE = (AutoPlay.OFF, AutoPlay.CALM, AutoPlay.QUICK)
 """The order ``a`` steps through."""
+KEYS = ("space", "a", "f", "r", "d")
+"""The keys of the table, the same in both clients: ``space`` (or enter) turns over, ``a``
+steps auto-play on, ``f`` votes to finish, ``r`` asks for a rematch with a new deal, ``d``
+for this deal again."""
+_REMATCH_KEYS = {"r": RematchDeal.NEW, "d": RematchDeal.SAME}
+
+
+def for_key(
+    key: str, view: ViewState, *, sent: int | None = None, asked: AutoPlay | None = None
+) -> ClientMessage | str | None:
+    """What pressing ``key`` (one of `KEYS`) asks for in ``view``: the message to send, or
+    why nothing is sent now; None for a key that is not the table's. ``sent`` and
+    ``asked``: as for `turn_over` and `cycle_auto`."""
+    if key == "space":
+        return turn_over(view, sent=sent)
+    if key == "a":
+        return cycle_auto(view, asked=asked)
+    if key == "f":
+        return finish(view)
+    deal = _REMATCH_KEYS.get(key)
+    return None if deal is None else rematch(view, deal)
 
 
 def turn_over(view: ViewState, *, sent: int | None = None) -> Ready | str:

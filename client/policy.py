@@ -201,6 +201,27 @@ def closed_because(code: int | None, error: Error | None = None) -> str:
 
 def decide(ending: Ending, policy: Policy, jitter: float) -> Decision:
     """What to do after ``ending`` (see the module docstring's table)."""
+    settled = _settled(ending)
+    if settled is not None:
+        return settled
+    if ending.unreachable is not None:
+        if ending.final or not ending.ever_welcomed:
+            return Stop(False, f"cannot connect to {ending.url}: {ending.unreachable}")
+        return _retry(ending, policy, jitter, f"cannot reach the server: {ending.unreachable}")
+    refused = ending.error.code if ending.error is not None else None
+    if refused == STORE_UNAVAILABLE:
+        said = closed_because(ending.close_code, ending.error)
+        reason = said if ending.attempt == 0 else STORE_STILL
+        return _retry(ending, policy, jitter, reason, slow=True)
+    reason = closed_because(ending.close_code, ending.error)
+    if not (ending.welcomed or ending.ever_welcomed) or not should_reconnect(ending.close_code):
+        return Stop(False, reason, refused)
+    return _retry(ending, policy, jitter, reason)
+
+
+def _settled(ending: Ending) -> Decision | None:
+    """The endings decided before any backoff: we closed or left, a stored seat to
+    replace, a room that ended normally for someone with nothing left to play."""
     if ending.closing:
         return Stop(True, "closed")
     if ending.left:
@@ -208,20 +229,10 @@ def decide(ending: Ending, policy: Policy, jitter: float) -> Decision:
     refused = ending.error.code if ending.error is not None else None
     if ending.stored_seat and not ending.welcomed and refused in _STALE_SEAT:
         return JoinAnew("the stored seat could not be resumed; joining as new")
-    if ending.unreachable is not None:
-        if ending.final or not ending.ever_welcomed:
-            return Stop(False, f"cannot connect to {ending.url}: {ending.unreachable}")
-        return _retry(ending, policy, jitter, f"cannot reach the server: {ending.unreachable}")
-    if refused == STORE_UNAVAILABLE:
-        said = closed_because(ending.close_code, ending.error)
-        reason = said if ending.attempt == 0 else STORE_STILL
-        return _retry(ending, policy, jitter, reason, slow=True)
-    if ending.close_code in _ROOM_ENDED and (ending.spectator or ending.game_over):
+    ended = ending.close_code in _ROOM_ENDED and (ending.spectator or ending.game_over)
+    if ended and ending.unreachable is None and refused != STORE_UNAVAILABLE:
         return Stop(True, closed_because(ending.close_code))
-    reason = closed_because(ending.close_code, ending.error)
-    if not (ending.welcomed or ending.ever_welcomed) or not should_reconnect(ending.close_code):
-        return Stop(False, reason, refused)
-    return _retry(ending, policy, jitter, reason)
+    return None
 
 
 def _retry(

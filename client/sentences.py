@@ -22,6 +22,9 @@ place a renderer imports its words from.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from client._words import (
     cap,
     card_of,
@@ -82,6 +85,9 @@ __all__ = [
     "war_name",
 ]
 
+Said = tuple[str, ...]
+"""What a message is told as: zero or more sentences."""
+
 
 # --- one message -----------------------------------------------------------------------------
 def describe(
@@ -105,89 +111,124 @@ def describe(
         return ()
     if after.needs_resync and not before.needs_resync:
         return ("Some messages went missing; asking the server for the whole table.",)
-    match message:
-        case Welcome():
-            return _welcome(after, me, table=table, first=not before.welcomed)
-        case Error(code=code, message=text):
-            if not after.welcomed:
-                return ()  # a refused opening: the connection's end says why, once
-            return (f"The server says: {full_stop(text or code)}",)
-        case PlayerJoined(seat=seat, name=name, computer=computer):
-            if seat == me:
-                return ()
-            if the_computer(after, seat):
-                return (f"The computer takes seat {seat + 1}.",)
-            joined = f"{name} (the computer)" if computer else name
-            return (f"{joined} takes seat {seat + 1}.",)
-        case PlayerLeft(seat=seat):
-            return (f"{cap(does(before, seat, me, 'leave', 'leaves'))} the table.",)
-        case ConnectionChanged(seat=seat, connected=connected, rejoined=rejoined):
-            if seat == me:
-                return ()
-            if rejoined:
-                return (f"{after.name(seat)} is back, on another device (with the player code).",)
-            return (f"{after.name(seat)} is {'back' if connected else 'away'}.",)
-        case WaitingFor():
-            away = [s for s in after.away_waited if s not in before.away_waited]
-            if not away or after.phase is not RoomPhase.PLAYING:
-                return ()
-            names = join_words(after.name(s) for s in away)
-            return (f"The game waits for {names}, away for now.",)
-        case AutoPlayChanged(seat=seat, mode=mode, away=True):
-            return (_away_play(after, seat, me, playing=mode is AutoPlay.CALM),)
-        case AutoPlayChanged(seat=seat, mode=mode):
-            if seat == me:
-                return (f"Your auto-play is {mode.value}.",)
-            if seat in after.left:
-                if mode is AutoPlay.OFF:
-                    return ()
-                return (f"The computer plays for {after.name(seat)} from now on.",)
-            if after.seat(seat) is not None and after.seats[seat].computer:
-                return ()  # the computer always plays at its own pace
-            return (f"{after.name(seat)} turns auto-play {mode.value}.",)
-        case FinishVoted(seat=seat):
-            said = f"{cap(does(after, seat, me, 'vote', 'votes'))} to finish the game."
-            return (said, *_still_to_vote(after, me))
-        case RematchVoted(seat=seat, deal=deal):
-            wish = "a rematch with a new deal" if deal is RematchDeal.NEW else "this deal again"
-            said = f"{cap(does(after, seat, me, 'ask', 'asks'))} for {wish}."
-            return (said, *_still_to_vote(after, me))
-        case SpectatorsChanged(count=count):
-            if count == 0:
-                return ("Nobody is watching now.",)
-            if count == 1:
-                return ("1 person is watching.",)
-            return (f"{count} people are watching.",)
-        case GameStarted():
-            return _game_started(before, after, message)
-        case TimeUp():
-            if after.war_depth:
-                return ("Time is up: the game ends once this war is settled.",)
-            return ("Time is up.",)
-        case WarDeclared():
-            return (_war(after, message, me),)
-        case CardsLaidDown():
-            return _laid_down(after, message, me)
-        case CardsTaken():
-            return (_taken(after, message, me),)
-        case CardsReturned():
-            said = "Everyone in the war ran out of cards at once: each takes their own cards back."
-            if _played_again(before, after):
-                return (said, "Nobody takes this round: it is played again.")
-            return (said,)
-        case PlayerOut(seat=seat, reason=reason):
-            if reason.value == "short_war":
-                why = "too few cards to finish the war"
-            else:
-                why = "no cards left"
-            verb, out = ("have", "are") if seat == me else ("has", "is")
-            return (f"{cap(who(after, seat, me))} {verb} {why} and {out} out.",)
-        case GameOver():
-            result = after.result
-            if result is None:  # pragma: no cover - the reducer always sets it
-                return ()
-            return (result_sentence(after, result, me), summary_sentence(result))
-    return ()
+    if isinstance(message, Welcome):
+        return _welcome(after, me, table=table, first=not before.welcomed)
+    teller = _TELLERS.get(type(message))
+    return () if teller is None else teller(before, message, after, me)
+
+
+# Each teller: (before, message, after, me) -> the sentences; a message type without one
+# (ready flags, turned cards, snapshots) is only drawn, never told.
+def _error(before: ViewState, message: Error, after: ViewState, me: int | None) -> Said:
+    if not after.welcomed:
+        return ()  # a refused opening: the connection's end says why, once
+    return (f"The server says: {full_stop(message.message or message.code)}",)
+
+
+def _joined(before: ViewState, message: PlayerJoined, after: ViewState, me: int | None) -> Said:
+    seat = message.seat
+    if seat == me:
+        return ()
+    if the_computer(after, seat):
+        return (f"The computer takes seat {seat + 1}.",)
+    joined = f"{message.name} (the computer)" if message.computer else message.name
+    return (f"{joined} takes seat {seat + 1}.",)
+
+
+def _left(before: ViewState, message: PlayerLeft, after: ViewState, me: int | None) -> Said:
+    return (f"{cap(does(before, message.seat, me, 'leave', 'leaves'))} the table.",)
+
+
+def _connection(
+    before: ViewState, message: ConnectionChanged, after: ViewState, me: int | None
+) -> Said:
+    seat = message.seat
+    if seat == me:
+        return ()
+    if message.rejoined:
+        return (f"{after.name(seat)} is back, on another device (with the player code).",)
+    return (f"{after.name(seat)} is {'back' if message.connected else 'away'}.",)
+
+
+def _waiting(before: ViewState, message: WaitingFor, after: ViewState, me: int | None) -> Said:
+    away = [s for s in after.away_waited if s not in before.away_waited]
+    if not away or after.phase is not RoomPhase.PLAYING:
+        return ()
+    names = join_words(after.name(s) for s in away)
+    return (f"The game waits for {names}, away for now.",)
+
+
+def _auto(before: ViewState, message: AutoPlayChanged, after: ViewState, me: int | None) -> Said:
+    seat, mode = message.seat, message.mode
+    if message.away:
+        return (_away_play(after, seat, me, playing=mode is AutoPlay.CALM),)
+    if seat == me:
+        return (f"Your auto-play is {mode.value}.",)
+    if seat in after.left:
+        return (
+            ()
+            if mode is AutoPlay.OFF
+            else (f"The computer plays for {after.name(seat)} from now on.",)
+        )
+    if after.seat(seat) is not None and after.seats[seat].computer:
+        return ()  # the computer always plays at its own pace
+    return (f"{after.name(seat)} turns auto-play {mode.value}.",)
+
+
+def _finish_voted(
+    before: ViewState, message: FinishVoted, after: ViewState, me: int | None
+) -> Said:
+    said = f"{cap(does(after, message.seat, me, 'vote', 'votes'))} to finish the game."
+    return (said, *_still_to_vote(after, me))
+
+
+def _rematch_voted(
+    before: ViewState, message: RematchVoted, after: ViewState, me: int | None
+) -> Said:
+    wish = "a rematch with a new deal" if message.deal is RematchDeal.NEW else "this deal again"
+    said = f"{cap(does(after, message.seat, me, 'ask', 'asks'))} for {wish}."
+    return (said, *_still_to_vote(after, me))
+
+
+def _watching(
+    before: ViewState, message: SpectatorsChanged, after: ViewState, me: int | None
+) -> Said:
+    if message.count == 0:
+        return ("Nobody is watching now.",)
+    if message.count == 1:
+        return ("1 person is watching.",)
+    return (f"{message.count} people are watching.",)
+
+
+def _time_up(before: ViewState, message: TimeUp, after: ViewState, me: int | None) -> Said:
+    if after.war_depth:
+        return ("Time is up: the game ends once this war is settled.",)
+    return ("Time is up.",)
+
+
+def _returned(before: ViewState, message: CardsReturned, after: ViewState, me: int | None) -> Said:
+    said = "Everyone in the war ran out of cards at once: each takes their own cards back."
+    if _played_again(before, after):
+        return (said, "Nobody takes this round: it is played again.")
+    return (said,)
+
+
+def _out(before: ViewState, message: PlayerOut, after: ViewState, me: int | None) -> Said:
+    seat = message.seat
+    why = (
+        "too few cards to finish the war"
+        if message.reason.value == "short_war"
+        else "no cards left"
+    )
+    verb, out = ("have", "are") if seat == me else ("has", "is")
+    return (f"{cap(who(after, seat, me))} {verb} {why} and {out} out.",)
+
+
+def _over(before: ViewState, message: GameOver, after: ViewState, me: int | None) -> Said:
+    result = after.result
+    if result is None:  # pragma: no cover - the reducer always sets it
+        return ()
+    return (result_sentence(after, result, me), summary_sentence(result))
 
 
 def _away_play(view: ViewState, seat: int, me: int | None, *, playing: bool) -> str:
@@ -250,7 +291,7 @@ def _welcome(
     return tuple(lines)
 
 
-def _game_started(before: ViewState, view: ViewState, message: GameStarted) -> tuple[str, ...]:
+def _game_started(before: ViewState, message: GameStarted, view: ViewState, me: int | None) -> Said:
     counts = set(message.counts)
     each = f"{plural(counts.pop(), 'card')} each" if len(counts) == 1 else "cards dealt"
     aside = " (one card is set aside)" if sum(message.counts) == 51 else ""
@@ -268,7 +309,11 @@ def _game_started(before: ViewState, view: ViewState, message: GameStarted) -> t
     return tuple(lines)
 
 
-def _war(view: ViewState, message: WarDeclared, me: int | None) -> str:
+def _war(before: ViewState, message: WarDeclared, view: ViewState, me: int | None) -> Said:
+    return (_war_line(view, message, me),)
+
+
+def _war_line(view: ViewState, message: WarDeclared, me: int | None) -> str:
     head = cap(war_name(message.depth)) + "!"
     flip = view.last_flip
     if flip is None:
@@ -288,7 +333,7 @@ def _war(view: ViewState, message: WarDeclared, me: int | None) -> str:
     return text
 
 
-def _laid_down(view: ViewState, message: CardsLaidDown, me: int | None) -> tuple[str, ...]:
+def _laid_down(before: ViewState, message: CardsLaidDown, view: ViewState, me: int | None) -> Said:
     """Only a short player is worth a sentence (``short_war: last_card``)."""
     if view.rules.short_war is not ShortWar.LAST_CARD:
         return ()
@@ -312,7 +357,11 @@ def _laid_down(view: ViewState, message: CardsLaidDown, me: int | None) -> tuple
     return tuple(lines)
 
 
-def _taken(view: ViewState, message: CardsTaken, me: int | None) -> str:
+def _taken(before: ViewState, message: CardsTaken, view: ViewState, me: int | None) -> Said:
+    return (_taken_line(view, message, me),)
+
+
+def _taken_line(view: ViewState, message: CardsTaken, me: int | None) -> str:
     winner = message.seat
     flip = view.last_flip
     haul = plural(message.count, "card")
@@ -328,3 +377,25 @@ def _taken(view: ViewState, message: CardsTaken, me: int | None) -> str:
         win = does_again(view, winner, me, "win", "wins")
         return f"{text} {cap(win)} the {war_name(flip.depth)} and {verb} {haul}."
     return f"{text} {cap(does_again(view, winner, me, 'take', 'takes'))} {haul}."
+
+
+_TELLERS: dict[type[ServerMessage], Callable[[ViewState, Any, ViewState, int | None], Said]] = {
+    Error: _error,
+    PlayerJoined: _joined,
+    PlayerLeft: _left,
+    ConnectionChanged: _connection,
+    WaitingFor: _waiting,
+    AutoPlayChanged: _auto,
+    FinishVoted: _finish_voted,
+    RematchVoted: _rematch_voted,
+    SpectatorsChanged: _watching,
+    GameStarted: _game_started,
+    TimeUp: _time_up,
+    WarDeclared: _war,
+    CardsLaidDown: _laid_down,
+    CardsTaken: _taken,
+    CardsReturned: _returned,
+    PlayerOut: _out,
+    GameOver: _over,
+}
+"""Who tells which message (see :func:`describe`)."""

@@ -17,6 +17,7 @@ from protocol import (
     RematchDeal,
     RoomPhase,
     RulesSpec,
+    SeatState,
     ShortWar,
     TieBreak,
     WonCards,
@@ -29,7 +30,6 @@ __all__ = ["rules_sentence", "score", "status", "votes_sentence"]
 def status(view: ViewState, me: int | None, *, plain: bool = False) -> str:
     """One sentence on what the game waits for and what ``me`` may do now; ``plain``
     names the typed commands of ``--plain`` (enter, a) instead of the table's keys."""
-    turn = "Press enter" if plain else "Press space"
     if not view.welcomed:
         return "Connecting…"
     if view.needs_resync:
@@ -38,42 +38,54 @@ def status(view: ViewState, me: int | None, *, plain: bool = False) -> str:
         missing = len(view.open_seats)
         return f"Waiting for {plural(missing, 'more player')} to join."
     if view.phase is RoomPhase.OVER:
-        mine = view.seat(me)
-        if mine is None or mine.seat in view.left:
-            return "Game over."
-        if mine.rematch_vote is not None:
-            pending = still_to_vote(view.phase, view.seats)
-            if pending:
-                return f"Waiting for {join_words(who(view, s, me) for s in pending)} to vote."
-            return "Starting the rematch…"
-        keys = "Type r" if plain else "Press r"
-        return (
-            f"Game over. {keys} for a rematch with a new deal, d to replay this deal, q to leave."
-        )
+        return _after_the_game(view, me, plain=plain)
+    return _in_the_game(view, me, plain=plain)
+
+
+def _after_the_game(view: ViewState, me: int | None, *, plain: bool) -> str:
+    mine = view.seat(me)
+    if mine is None or mine.seat in view.left:
+        return "Game over."
+    if mine.rematch_vote is not None:
+        pending = still_to_vote(view.phase, view.seats)
+        if pending:
+            return f"Waiting for {join_words(who(view, s, me) for s in pending)} to vote."
+        return "Starting the rematch…"
+    keys = "Type r" if plain else "Press r"
+    return f"Game over. {keys} for a rematch with a new deal, d to replay this deal, q to leave."
+
+
+def _in_the_game(view: ViewState, me: int | None, *, plain: bool) -> str:
     mine = view.me if me == view.my_seat else view.seat(me)
-    waiting = [s for s in view.waiting_for if s != me]
-    away = set(view.away_waited)
-    names = join_words(who(view, s, me) + (" (away)" if s in away else "") for s in waiting)
     if mine is not None and mine.out:
         return "You are out of this game; the others play on."
     if mine is not None and me in view.waiting_for and not mine.ready:
-        if mine.auto is not AutoPlay.OFF:
-            change = "Type a to change it" if plain else "Press a to change it"
-            return f"Auto-play ({mine.auto.value}) turns over for you. {change}."
-        if view.war_depth:
-            down = view.rules.face_down
-            if mine.count > down:
-                lay = f"lay {plural(down, 'card')} face down and turn one up"
-            else:
-                lay = "lay your cards down"
-            return f"{cap(war_name(view.war_depth))}! {turn} to {lay}."
-        return f"{turn} to turn over."
+        return _your_turn(view, mine, plain=plain)
     if mine is not None and view.war_depth and me not in view.war_seats:
         fighters = join_words(who(view, s, me) for s in view.war_seats)
         return f"{cap(fighters)} are at war; you sit this one out."
-    if names:
-        return f"Waiting for {names}."
+    away = set(view.away_waited)
+    waiting = [
+        who(view, s, me) + (" (away)" if s in away else "") for s in view.waiting_for if s != me
+    ]
+    if waiting:
+        return f"Waiting for {join_words(waiting)}."
     return "Turning over…"
+
+
+def _your_turn(view: ViewState, mine: SeatState, *, plain: bool) -> str:
+    turn = "Press enter" if plain else "Press space"
+    if mine.auto is not AutoPlay.OFF:
+        change = "Type a to change it" if plain else "Press a to change it"
+        return f"Auto-play ({mine.auto.value}) turns over for you. {change}."
+    if not view.war_depth:
+        return f"{turn} to turn over."
+    down = view.rules.face_down
+    if mine.count > down:
+        lay = f"lay {plural(down, 'card')} face down and turn one up"
+    else:
+        lay = "lay your cards down"
+    return f"{cap(war_name(view.war_depth))}! {turn} to {lay}."
 
 
 # --- the rules, the score, the votes -----------------------------------------------------------

@@ -28,6 +28,7 @@ import signal
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
@@ -62,7 +63,7 @@ from protocol import (
     Welcome,
 )
 
-__all__ = ["FLIGHT_SECONDS", "HIGHLIGHT_SECONDS", "FlyingCards", "SeatPanel", "WarApp"]
+__all__ = ["FLIGHT_SECONDS", "HIGHLIGHT_SECONDS", "FlyingCards", "Haul", "SeatPanel", "WarApp"]
 
 FLIGHT_SECONDS = 0.6
 """How long taken cards take to fly to the winner's pile (when animations are on)."""
@@ -78,6 +79,17 @@ _PLAYER_KEYS = {
     "rematch": (RoomPhase.OVER,),
     "replay": (RoomPhase.OVER,),
 }
+
+
+@dataclass(frozen=True, slots=True)
+class Haul:
+    """How taken cards move: ``flight_seconds`` in the air (0: they do not fly), then the
+    winner's pile lit up for ``highlight_seconds``."""
+
+    flight_seconds: float = FLIGHT_SECONDS
+    highlight_seconds: float = HIGHLIGHT_SECONDS
+
+
 LEFT_LINE = "You left the room."
 """What ``q`` says on the terminal once the table is gone (a player: for good)."""
 STOPPED_WATCHING_LINE = "You stopped watching."
@@ -133,8 +145,7 @@ class WarApp(App[None]):
         link: Link,
         *,
         clock: Callable[[], float] = time.monotonic,
-        highlight_seconds: float = HIGHLIGHT_SECONDS,
-        flight_seconds: float = FLIGHT_SECONDS,
+        haul: Haul = Haul(),
         stop_signals: tuple[int, ...] = (),
         page: str | None = None,
     ) -> None:
@@ -146,8 +157,8 @@ class WarApp(App[None]):
         self._signalled = False
         self.link = link
         self.clock = clock
-        self.highlight_seconds = highlight_seconds
-        self.flight_seconds = flight_seconds
+        self.highlight_seconds = haul.highlight_seconds
+        self.flight_seconds = haul.flight_seconds
         self._flight: FlyingCards | None = None
         self.countdown = Countdown()
         self._ticker: Timer | None = None
@@ -364,26 +375,29 @@ class WarApp(App[None]):
             return False
         return self.view.phase in phases or not self.view.welcomed
 
-    async def _send(self, intent: ClientMessage | str) -> None:
+    async def _send(self, intent: ClientMessage | str) -> bool:
+        """Send ``intent``, or say it (a reason nothing is sent); True if it was sent."""
+        sent = False
         if isinstance(intent, str):
             self.said.append(intent)
-        elif not await self.link.send(intent):
+        elif await self.link.send(intent):
+            sent = True
+        else:
             self.said.append("Not connected right now; try again in a moment.")
         self._redraw()
+        return sent
 
     async def action_turn_over(self) -> None:
         """Space/enter: turn over (or, in a war, lay down and turn one up)."""
         intent = turn_over(self.view, sent=self._ready_sent)
-        await self._send(intent)
-        if isinstance(intent, Ready):
+        if await self._send(intent) and isinstance(intent, Ready):
             self._ready_sent = intent.step  # a second press waits for the next step
 
     async def action_auto(self) -> None:
         """``a``: auto-play off → calm → quick → off; a second press before the room
         confirmed the first steps on from the mode asked for."""
         intent = cycle_auto(self.view, asked=self._auto_asked)
-        await self._send(intent)
-        if isinstance(intent, SetAutoPlay):
+        if await self._send(intent) and isinstance(intent, SetAutoPlay):
             self._auto_asked = intent.mode
 
     def action_rules(self) -> None:
