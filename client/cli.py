@@ -38,7 +38,7 @@ from protocol import (
     option_names,
     option_value,
 )
-from vocabulary import FACE_DOWN_COUNTS, PLAYER_COUNTS
+from vocabulary import DEFAULTS, FACE_DOWN_COUNTS, PLAYER_COUNTS
 
 __all__ = ["build_parser", "main"]
 
@@ -140,38 +140,44 @@ def build_parser() -> argparse.ArgumentParser:
         help="no url: start a war-server here and play against the computer",
     )
     rules = parser.add_argument_group("rules, for --create and --local (as in war-sim)")
-    default = RulesSpec()
     rules.add_argument(
-        "--players", type=int, choices=PLAYER_COUNTS, default=default.players, help="default 2"
+        "--players",
+        type=int,
+        choices=PLAYER_COUNTS,
+        default=DEFAULTS.players,
+        help="default %(default)s",
     )
     rules.add_argument(
         "--face-down",
         type=int,
         choices=FACE_DOWN_COUNTS,
-        default=default.face_down,
-        help="default 1",
+        default=DEFAULTS.face_down,
+        help="default %(default)s",
     )
     rules.add_argument(
-        "--aces", choices=option_names(Aces), default=default.aces.value, help="default high"
+        "--aces",
+        choices=option_names(Aces),
+        default=DEFAULTS.aces.value,
+        help="default %(default)s",
     )
     rules.add_argument(
         "--short-war",
         type=option_name,
         choices=option_names(ShortWar),
-        default=option_name(default.short_war.value),
-        help="short of cards in a war: lose, or play the last card (default lose)",
+        default=option_name(DEFAULTS.short_war.value),
+        help="short of cards in a war: lose, or play the last card (default %(default)s)",
     )
     rules.add_argument(
         "--won-cards",
         choices=option_names(WonCards),
-        default=default.won_cards.value,
-        help="won cards go under shuffled, or in table order (default shuffle)",
+        default=DEFAULTS.won_cards.value,
+        help="won cards go under shuffled, or in table order (default %(default)s)",
     )
     rules.add_argument(
         "--tie-break",
         choices=option_names(TieBreak),
-        default=default.tie_break.value,
-        help="equal counts at a limit: a draw, or play on (default draw)",
+        default=DEFAULTS.tie_break.value,
+        help="equal counts at a limit: a draw, or play on (default %(default)s)",
     )
     rules.add_argument("--deal", type=_positive, help="play this deal number (shown to all)")
     limit = rules.add_mutually_exclusive_group()
