@@ -42,7 +42,7 @@ from textual.widgets import Footer, Static
 from client.connection import Ended, Link, LinkEvent, Notice, Received, Reconnecting
 from client.countdown import WARN_SECONDS, Countdown, clock_text, follow, warning
 from client.drawing import CARD_HEIGHT, CARD_WIDTH
-from client.intents import cycle_auto, finish, rematch, turn_over
+from client.intents import accepted_phases, cycle_auto, finish, rematch, turn_over
 from client.panels import FlyingCards, SaidLines, SeatPanel
 from client.sentences import describe, join_words, rules_sentence, status, war_name
 from client.table_text import codes_line, summary_box, top_line
@@ -56,10 +56,12 @@ from protocol import (
     CloseCode,
     Leave,
     Ready,
+    Rematch,
     RematchDeal,
     RoomPhase,
     SetAutoPlay,
     Snapshot,
+    VoteFinish,
     Welcome,
 )
 
@@ -72,12 +74,12 @@ HIGHLIGHT_SECONDS = 1.2
 _SAID_LINES = 40
 _TICK_SECONDS = 0.25
 _PLAYER_KEYS = {
-    # action: the phases it is for (other phases hide it from the footer)
-    "turn_over": (RoomPhase.PLAYING,),
-    "auto": (RoomPhase.WAITING, RoomPhase.PLAYING),
-    "finish": (RoomPhase.PLAYING,),
-    "rematch": (RoomPhase.OVER,),
-    "replay": (RoomPhase.OVER,),
+    # action: the phases it is for, by the server's phase table (others hide it)
+    "turn_over": accepted_phases(Ready.TYPE),
+    "auto": accepted_phases(SetAutoPlay.TYPE),
+    "finish": accepted_phases(VoteFinish.TYPE),
+    "rematch": accepted_phases(Rematch.TYPE),
+    "replay": accepted_phases(Rematch.TYPE),
 }
 
 

@@ -41,6 +41,7 @@ __all__ = [
     "MAX_PLAYERS",
     "MAX_ROUND_LIMIT",
     "MAX_SEQ",
+    "UNPRINTABLE_CATEGORIES",
     "Aces",
     "AutoPlay",
     "BothShort",
@@ -86,7 +87,7 @@ MAX_PASSWORD_CHARS = 128
 
 
 _UNPRINTABLE_ASCII = re.compile(r"[\x00-\x1f\x7f]")
-_UNPRINTABLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+UNPRINTABLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 """control characters (C0, DEL, C1), format characters (bidirectional overrides and
 isolates, zero-width characters, the byte order mark…), surrogates, U+2028 and U+2029"""
 
@@ -95,7 +96,7 @@ def unprintable(text: str) -> bool:
     """True if ``text`` holds a character a name or password may not have."""
     if text.isascii():
         return _UNPRINTABLE_ASCII.search(text) is not None
-    return any(unicodedata.category(char) in _UNPRINTABLE_CATEGORIES for char in text)
+    return any(unicodedata.category(char) in UNPRINTABLE_CATEGORIES for char in text)
 
 
 @dataclass(frozen=True, slots=True)
