@@ -7,14 +7,13 @@ table. It reads the Python sources and writes them out for the clients:
 
 - from ``vocabulary/``: the rule enums, bounds and defaults (`vocabulary.DEFAULTS`), how
   a game ends;
-- from ``protocol/``: the wire-only enums, the protocol version, the frame caps, every
+- from ``protocol/``: the wire-only enums, the protocol version, the frame cap, every
   constrained field type (integer ranges, text lengths and patterns, the Unicode
-  categories a name may not hold), the message types and their fields, the error codes,
-  the close codes and which error is followed by which close;
+  categories a name may not hold) and which error is followed by which close;
 - from ``client/``: what each close code means to a person and which ones reconnect
   (`client.policy`), the reconnect backoff's numbers (`client.policy.Policy`), the
-  countdown's warning (`client.countdown.WARN_SECONDS`), the auto-play cycle and the
-  table's keys (`client.intents`), how many recent messages a view keeps;
+  countdown's warning (`client.countdown.WARN_SECONDS`), the auto-play cycle
+  (`client.intents`), how many recent messages a view keeps;
 - from ``server/core/phases.py``, through `phase_table` alone: which command a seat or a
   spectator may send in which phase.
 
@@ -160,15 +159,10 @@ def exports() -> dict[str, tuple[str, Any]]:
             "the largest server frame a client accepts",
             protocol.MAX_SERVER_MESSAGE_BYTES,
         ),
-        "MAX_CLIENT_MESSAGE_BYTES": (
-            "the largest client frame the server accepts by default",
-            protocol.MAX_CLIENT_MESSAGE_BYTES,
-        ),
         "ENUMS": (
             "every enum of the wire: its values, in order",
             {_snake(e.__name__): [m.value for m in e] for e in _ENUMS},
         ),
-        "MIN_PLAYERS": ("the fewest players a game has", vocabulary.MIN_PLAYERS),
         "MAX_PLAYERS": (
             "the most players a game has (seats 0 to MAX_PLAYERS-1)",
             vocabulary.MAX_PLAYERS,
@@ -225,7 +219,6 @@ def exports() -> dict[str, tuple[str, Any]]:
             "the order the auto-play key steps through",
             [mode.value for mode in client.intents.AUTO_CYCLE],
         ),
-        "KEYS": ("the table's keys, the same in both clients", list(client.intents.KEYS)),
         "RECENT_LIMIT": (
             "how many of the latest room messages a view keeps",
             client.view.RECENT_LIMIT,

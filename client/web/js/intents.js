@@ -3,9 +3,9 @@
 // room's phase is the server's phase table (PHASE_TABLE, vocabulary.js).
 
 import { mine } from "./view.js";
-import { AUTO_CYCLE, KEYS, PHASE_TABLE } from "./vocabulary.js";
+import { AUTO_CYCLE, PHASE_TABLE } from "./vocabulary.js";
 
-export { AUTO_CYCLE, KEYS };
+export { AUTO_CYCLE };
 
 const SPECTATORS_SAY = {
   ready: "Spectators watch; only players turn over.",

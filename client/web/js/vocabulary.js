@@ -18,9 +18,6 @@ export const PROTOCOL_VERSION = 1;
 /** The largest server frame a client accepts. */
 export const MAX_SERVER_MESSAGE_BYTES = 65536;
 
-/** The largest client frame the server accepts by default. */
-export const MAX_CLIENT_MESSAGE_BYTES = 4096;
-
 /** Every enum of the wire: its values, in order. */
 export const ENUMS = frozen({
   aces: ["high", "low"],
@@ -35,9 +32,6 @@ export const ENUMS = frozen({
   rematch_deal: ["new", "same"],
   room_phase: ["waiting", "playing", "over"],
 });
-
-/** The fewest players a game has. */
-export const MIN_PLAYERS = 2;
 
 /** The most players a game has (seats 0 to MAX_PLAYERS-1). */
 export const MAX_PLAYERS = 4;
@@ -170,9 +164,6 @@ export const WARN_SECONDS = 60;
 
 /** The order the auto-play key steps through. */
 export const AUTO_CYCLE = frozen(["off", "calm", "quick"]);
-
-/** The table's keys, the same in both clients. */
-export const KEYS = frozen(["space", "a", "f", "r", "d"]);
 
 /** How many of the latest room messages a view keeps. */
 export const RECENT_LIMIT = 16;

@@ -11,7 +11,6 @@ import { closedBecause, decide, shouldReconnect } from "../../../client/web/js/c
 import { clockText, follow, noCountdown, secondsLeft, warning } from "../../../client/web/js/countdown.js";
 import { cycleAuto, finish, rematch, setAuto, turnOver } from "../../../client/web/js/intents.js";
 import { apply, initialView } from "../../../client/web/js/view.js";
-import { KEYS } from "../../../client/web/js/vocabulary.js";
 import { SERVER, decodeServerMessage } from "../../../client/web/js/wire.js";
 import { VECTORS } from "./_vectors.mjs";
 
@@ -33,7 +32,7 @@ const out = (intent) => (typeof intent === "string" ? { say: intent } : { send: 
 
 test("what a key asks for, as client/intents.py", () => {
   const vector = load("intents");
-  for (const key of KEYS) assert.ok(vector.cases.some((c) => c.press === key), key);
+  for (const key of ["space", "a", "f", "r", "d"]) assert.ok(vector.cases.some((c) => c.press === key), key);
   for (const c of vector.cases) {
     assert.deepEqual(out(press(viewOf(vector.views[c.view]), c)), c.out, `${c.view}: ${c.press} ${JSON.stringify(c)}`);
   }
