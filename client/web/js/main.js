@@ -336,7 +336,7 @@ function acceptInvite(event) {
 function formChanged(event) {
   const limit = field("limit").value;
   $("limit-number-field").hidden = !/minutes|rounds/.test(limit);
-  $("limit-number-label").textContent = limit === "minutes" ? "Minutes (1 to 1440)" : "Rounds";
+  $("limit-number-label").textContent = limit === "minutes" ? `Minutes (1 to ${MAX_MINUTES})` : "Rounds";
   const most = Number(doc.querySelector('#create-form [name="players"]:checked').value) - 1;
   const computers = field("computers");
   for (const option of computers.options) option.disabled = Number(option.value) > most;
