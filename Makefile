@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8765
 
-.PHONY: run test lint typecheck pytest jstest vectors bench clean venv lock image
+.PHONY: run test lint typecheck pytest jstest vectors vocabulary bench clean venv lock image
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -43,9 +43,17 @@ jstest:
 	elif [ -n "$$CI" ]; then echo "node is not installed (apt-get install nodejs)"; exit 1; \
 	else echo "skipped the JavaScript tests: node is not installed (apt-get install nodejs)"; fi
 
-# Rewrite tests/vectors/*.json from the Python client (after a sentence changed).
+# Rewrite tests/vectors/*.json (the sentences) and tests/vectors/functions/*.json (the
+# intents, the reconnect policy, the close reasons, the countdown) from the Python client,
+# after a sentence or a decision changed.
 vectors: venv
 	$(BIN)/python -m tests.vectors.generate
+	$(BIN)/python -m tests.vectors.functions
+
+# Rewrite client/web/js/vocabulary.js and client/phases.py from the Python sources (after
+# an enum, a bound, a default, a close code's meaning or the phase table changed).
+vocabulary: venv
+	$(BIN)/python -m tests.vectors.generate_vocabulary
 
 test: lint typecheck pytest jstest
 

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from client.connection import Connection, Opening
+from client.connection import Connection, Dialing, Opening
 from client.errors import ClientError, UsageError
-from client.lines import LineRenderer, stdin_reader
+from client.lines import LineRenderer, Streams, stdin_reader
 from client.links import page_url
 from client.local import LocalServer
 from client.statefile import StateFile, default_path
@@ -38,7 +38,7 @@ from protocol import (
     option_names,
     option_value,
 )
-from vocabulary import FACE_DOWN_COUNTS, PLAYER_COUNTS
+from vocabulary import DEFAULTS, FACE_DOWN_COUNTS, PLAYER_COUNTS
 
 __all__ = ["build_parser", "main"]
 
@@ -140,38 +140,44 @@ def build_parser() -> argparse.ArgumentParser:
         help="no url: start a war-server here and play against the computer",
     )
     rules = parser.add_argument_group("rules, for --create and --local (as in war-sim)")
-    default = RulesSpec()
     rules.add_argument(
-        "--players", type=int, choices=PLAYER_COUNTS, default=default.players, help="default 2"
+        "--players",
+        type=int,
+        choices=PLAYER_COUNTS,
+        default=DEFAULTS.players,
+        help="default %(default)s",
     )
     rules.add_argument(
         "--face-down",
         type=int,
         choices=FACE_DOWN_COUNTS,
-        default=default.face_down,
-        help="default 1",
+        default=DEFAULTS.face_down,
+        help="default %(default)s",
     )
     rules.add_argument(
-        "--aces", choices=option_names(Aces), default=default.aces.value, help="default high"
+        "--aces",
+        choices=option_names(Aces),
+        default=DEFAULTS.aces.value,
+        help="default %(default)s",
     )
     rules.add_argument(
         "--short-war",
         type=option_name,
         choices=option_names(ShortWar),
-        default=option_name(default.short_war.value),
-        help="short of cards in a war: lose, or play the last card (default lose)",
+        default=option_name(DEFAULTS.short_war.value),
+        help="short of cards in a war: lose, or play the last card (default %(default)s)",
     )
     rules.add_argument(
         "--won-cards",
         choices=option_names(WonCards),
-        default=default.won_cards.value,
-        help="won cards go under shuffled, or in table order (default shuffle)",
+        default=DEFAULTS.won_cards.value,
+        help="won cards go under shuffled, or in table order (default %(default)s)",
     )
     rules.add_argument(
         "--tie-break",
         choices=option_names(TieBreak),
-        default=default.tie_break.value,
-        help="equal counts at a limit: a draw, or play on (default draw)",
+        default=DEFAULTS.tie_break.value,
+        help="equal counts at a limit: a draw, or play on (default %(default)s)",
     )
     rules.add_argument("--deal", type=_positive, help="play this deal number (shown to all)")
     limit = rules.add_mutually_exclusive_group()
@@ -401,7 +407,8 @@ def _play(url: str, wanted: Plan, *, seats: StateFile | None) -> int:
     tls = None
     if wanted.cafile is not None:
         tls = client_context(wanted.cafile, source=wanted.cafile_source)
-    connection = Connection(url, wanted.opening, seats=seats, auto=wanted.auto, ssl_context=tls)
+    dialing = Dialing(ssl_context=tls)
+    connection = Connection(url, wanted.opening, seats=seats, auto=wanted.auto, dialing=dialing)
     if wanted.output == "tui":
         from client.tui import WarApp  # noqa: PLC0415 - Textual loads only for the table
 
@@ -417,13 +424,9 @@ def _play(url: str, wanted: Plan, *, seats: StateFile | None) -> int:
 
 async def _lines(connection: Connection, *, json_lines: bool) -> int:
     commands = None if json_lines else await stdin_reader()
+    streams = Streams(sys.stdout, sys.stderr, commands)
     renderer = LineRenderer(
-        connection,
-        json_lines=json_lines,
-        out=sys.stdout,
-        err=sys.stderr,
-        commands=commands,
-        page=page_url(connection.url),
+        connection, streams, json_lines=json_lines, page=page_url(connection.url)
     )
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []

@@ -35,7 +35,7 @@ import random
 import ssl
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -76,6 +76,7 @@ from protocol import (
 
 __all__ = [
     "Connection",
+    "Dialing",
     "Ended",
     "Link",
     "LinkEvent",
@@ -149,17 +150,31 @@ class Link(Protocol):
 
 
 # --- the connection ------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Dialing:
+    """How a :class:`Connection` reaches the server and comes back to it.
+
+    ``policy``: the reconnect backoff and how long to keep trying
+    (:class:`client.policy.Policy`); ``open_timeout``: seconds to wait for the WebSocket
+    handshake; ``rng``: the source of the backoff's jitter (default: a fresh
+    ``random.Random``); ``ssl_context``: for a ``wss://`` url, the context that checks
+    the server's certificate (:func:`client.tls.client_context`; default: the system's
+    trusted certificates).
+    """
+
+    policy: Policy = field(default_factory=Policy)
+    open_timeout: float = 10.0
+    rng: random.Random | None = None
+    ssl_context: ssl.SSLContext | None = None
+
+
 class Connection:
     """One participant's connection to one room (see the module docstring).
 
     ``opening`` is sent on the first connection (a ``join_room`` is replaced by
     ``resume_seat`` when ``seats`` holds a token for that code on this server).
-    ``auto``: set this auto-play mode once seated. ``give_up_after``: seconds of failed
-    reconnecting before the iteration ends; ``backoff_base``/``backoff_cap``: the
-    reconnect backoff (or a whole :class:`client.policy.Policy` as ``policy``).
-    ``ssl_context``: for a ``wss://`` url, the context that checks the server's
-    certificate (:func:`client.tls.client_context`; default: the system's trusted
-    certificates).
+    ``auto``: set this auto-play mode once seated. ``dialing``: the reconnect policy, the
+    handshake timeout and the TLS context (:class:`Dialing`).
     """
 
     def __init__(
@@ -169,26 +184,18 @@ class Connection:
         *,
         seats: StateFile | None = None,
         auto: AutoPlay | None = None,
-        give_up_after: float = 300.0,
-        open_timeout: float = 10.0,
-        backoff_base: float = 0.25,
-        backoff_cap: float = 10.0,
-        policy: Policy | None = None,
-        rng: random.Random | None = None,
-        ssl_context: ssl.SSLContext | None = None,
+        dialing: Dialing = Dialing(),
     ) -> None:
         self.url = url
         self.opening = opening
         self.view = ViewState()
         self._seats = seats
         self._auto = auto
-        self._policy = policy or Policy(
-            base=backoff_base, cap=backoff_cap, give_up_after=give_up_after
-        )
-        self._open_timeout = open_timeout
+        self._policy = dialing.policy
+        self._open_timeout = dialing.open_timeout
         self._ending = Ending(url=url)
-        self._rng = rng or random.Random()
-        self._ssl = ssl_context
+        self._rng = dialing.rng or random.Random()
+        self._ssl = dialing.ssl_context
         self._ws: ClientConnection | None = None
         self._open = False  # the current connection has been welcomed into the room
         self._token: str | None = None

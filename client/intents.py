@@ -1,33 +1,114 @@
 """What a key press asks for, as the protocol message to send (or why there is none).
 
-Shared by the Textual app and the ``--plain`` command reader, so both behave alike.
-Each function takes the current view and returns the message, or a short sentence saying
-why nothing is sent now.
+Shared by the Textual app and the ``--plain`` command reader, so both behave alike, and
+twinned by the browser table's ``js/intents.js``: both are checked against the same
+vectors (``tests/vectors/functions/intents.json``). Each function takes the current view
+and returns the message, or a short sentence saying why nothing is sent now.
+
+Whether a command may be sent in the room's phase at all, and by a seat or a spectator,
+is the server's own phase table (`client.phases.PHASE_TABLE`, written from the room
+core's): a command the table refuses is not sent, and the player is told why in words.
+What is left here is the command's own content (the step of a ``ready``, a vote already
+given).
 """
 
 from __future__ import annotations
 
+from client.phases import PHASE_TABLE
 from client.view import ViewState
-from protocol import AutoPlay, Ready, Rematch, RematchDeal, RoomPhase, SetAutoPlay, VoteFinish
+from protocol import (
+    AutoPlay,
+    ClientMessage,
+    ErrorCode,
+    Ready,
+    Rematch,
+    RematchDeal,
+    RoomPhase,
+    SetAutoPlay,
+    VoteFinish,
+)
 
-__all__ = ["AUTO_CYCLE", "cycle_auto", "finish", "rematch", "set_auto", "turn_over"]
+__all__ = [
+    "AUTO_CYCLE",
+    "KEYS",
+    "accepted_phases",
+    "cycle_auto",
+    "finish",
+    "for_key",
+    "rematch",
+    "set_auto",
+    "turn_over",
+]
 
 AUTO_CYCLE = (AutoPlay.OFF, AutoPlay.CALM, AutoPlay.QUICK)
 """The order ``a`` steps through."""
+KEYS = ("space", "a", "f", "r", "d")
+"""The keys of the table, the same in both clients: ``space`` (or enter) turns over, ``a``
+steps auto-play on, ``f`` votes to finish, ``r`` asks for a rematch with a new deal, ``d``
+for this deal again."""
+_REMATCH_KEYS = {"r": RematchDeal.NEW, "d": RematchDeal.SAME}
+
+_SPECTATORS_SAY = {
+    Ready.TYPE: "Spectators watch; only players turn over.",
+    SetAutoPlay.TYPE: "Spectators have no auto-play.",
+    VoteFinish.TYPE: "Spectators do not vote.",
+    Rematch.TYPE: "Spectators do not vote.",
+}
+"""Why a spectator's key does nothing (the table refuses it as ``not_seated``)."""
+_NOT_NOW = {
+    Ready.TYPE: "The game is not on.",
+    SetAutoPlay.TYPE: "The game is over.",
+    VoteFinish.TYPE: "Finishing is for a game in progress.",
+    Rematch.TYPE: "A rematch comes after game over.",
+}
+"""Why a player's key does nothing in this phase (the table refuses it)."""
+
+
+def accepted_phases(command: str, *, seated: bool = True) -> tuple[RoomPhase, ...]:
+    """The phases in which the server accepts ``command`` from a seat (or a spectator)."""
+    refusals = PHASE_TABLE[command]["seat" if seated else "spectator"]
+    return tuple(phase for phase in RoomPhase if phase.value not in refusals)
+
+
+def _refused(view: ViewState, command: str) -> str | None:
+    """Why the phase table refuses ``command`` from me now, in words; None if it may go."""
+    who = "spectator" if view.me is None else "seat"
+    code = PHASE_TABLE[command][who].get(view.phase.value)
+    if code is None:
+        return None
+    return _SPECTATORS_SAY[command] if code == ErrorCode.NOT_SEATED else _NOT_NOW[command]
+
+
+def for_key(
+    key: str, view: ViewState, *, sent: int | None = None, asked: AutoPlay | None = None
+) -> ClientMessage | str | None:
+    """What pressing ``key`` (one of `KEYS`) asks for in ``view``: the message to send, or
+    why nothing is sent now; None for a key that is not the table's. ``sent`` and
+    ``asked``: as for `turn_over` and `cycle_auto`."""
+    if key == "space":
+        return turn_over(view, sent=sent)
+    if key == "a":
+        return cycle_auto(view, asked=asked)
+    if key == "f":
+        return finish(view)
+    deal = _REMATCH_KEYS.get(key)
+    return None if deal is None else rematch(view, deal)
 
 
 def turn_over(view: ViewState, *, sent: int | None = None) -> Ready | str:
     """A ``ready`` for the current step, if the game waits for my turn.
 
     ``sent``: the step of a ``ready`` already sent on this connection and not answered
-    yet, so a second quick press does not send a ``ready`` the server would refuse as
-    stale once the first one has played the step.
+    yet. A second quick press then sends nothing (the server would refuse it as
+    ``already_ready``, or as ``stale`` once the first one has played the step) and says
+    so, exactly as once the server has confirmed the first: "You are ready; waiting for
+    the others."
     """
+    refused = _refused(view, Ready.TYPE)
+    if refused is not None:
+        return refused
     me = view.me
-    if me is None:
-        return "Spectators watch; only players turn over."
-    if view.phase is not RoomPhase.PLAYING:
-        return "The game is not on."
+    assert me is not None  # the table refuses a spectator's ready
     if me.ready or sent == view.step:
         return "You are ready; waiting for the others."
     if me.seat not in view.waiting_for:
@@ -46,30 +127,21 @@ def cycle_auto(view: ViewState, *, asked: AutoPlay | None = None) -> SetAutoPlay
 
 def set_auto(view: ViewState, mode: AutoPlay) -> SetAutoPlay | str:
     """Auto-play ``mode`` for my seat."""
-    if view.me is None:
-        return "Spectators have no auto-play."
-    if view.phase is RoomPhase.OVER:
-        return "The game is over."
-    return SetAutoPlay(mode=mode)
+    refused = _refused(view, SetAutoPlay.TYPE)
+    return SetAutoPlay(mode=mode) if refused is None else refused
 
 
 def finish(view: ViewState) -> VoteFinish | str:
     """A vote to play the rest out at once."""
-    me = view.me
-    if me is None:
-        return "Spectators do not vote."
-    if view.phase is not RoomPhase.PLAYING:
-        return "Finishing is for a game in progress."
-    if me.finish_vote:
+    refused = _refused(view, VoteFinish.TYPE)
+    if refused is not None:
+        return refused
+    if view.me is not None and view.me.finish_vote:
         return "You have voted to finish; waiting for the others."
     return VoteFinish()
 
 
 def rematch(view: ViewState, deal: RematchDeal) -> Rematch | str:
     """A rematch vote (a new deal, or this deal again) once the game is over."""
-    me = view.me
-    if me is None:
-        return "Spectators do not vote."
-    if view.phase is not RoomPhase.OVER:
-        return "A rematch comes after game over."
-    return Rematch(deal=deal)
+    refused = _refused(view, Rematch.TYPE)
+    return Rematch(deal=deal) if refused is None else refused

@@ -31,11 +31,12 @@ import stat
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from client.connection import Ended, Link, Notice, Received, Reconnecting
 from client.countdown import Countdown, clock_text, follow, warning
-from client.intents import cycle_auto, finish, rematch, set_auto, turn_over
+from client.intents import for_key, set_auto
 from client.links import link_lines
 from client.sentences import describe, rules_sentence, score, status, votes_sentence
 from client.view import ViewState
@@ -46,7 +47,6 @@ from protocol import (
     GameStarted,
     Leave,
     Ready,
-    RematchDeal,
     RoomPhase,
     ServerMessage,
     SetAutoPlay,
@@ -54,11 +54,13 @@ from protocol import (
     Welcome,
 )
 
-__all__ = ["HIDDEN", "LineRenderer", "message_json"]
+__all__ = ["HIDDEN", "LineRenderer", "Streams", "message_json"]
 
 HIDDEN = "<hidden>"
 """What ``--json`` prints instead of a seat token."""
 _LEFT = "You left the room."
+_KEYS = {"": "space", "t": "space", "turn": "space", "a": "a", "f": "f", "r": "r", "d": "d"}
+"""The typed words that are keys of the table (`client.intents.KEYS`)."""
 _HELP = (
     "Commands: enter = turn over, a = next auto-play mode (or a off|calm|quick), "
     "f = vote to finish, r = rematch with a new deal, d = replay this deal, "
@@ -86,28 +88,40 @@ def message_json(message: ServerMessage) -> str:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
 
 
+@dataclass(frozen=True, slots=True)
+class Streams:
+    """Where a :class:`LineRenderer` writes and reads: ``out`` the sentences (or the JSON
+    lines), ``err`` the notices and the reason for an end, ``commands`` what a player
+    types (None: nobody types; see :func:`stdin_reader`)."""
+
+    out: TextIO
+    err: TextIO
+    commands: asyncio.StreamReader | None = None
+
+
 class LineRenderer:
-    """Follow ``link`` and write lines; :meth:`run` returns the exit status."""
+    """Follow ``link`` and write lines to ``streams``; :meth:`run` returns the exit status.
+
+    ``json_lines``: ``--json`` (else ``--plain``); ``clock``: the monotonic clock the
+    countdown runs on; ``page``: the browser table's address (`client.links.page_url`),
+    so that the creator of a room is shown its share links.
+    """
 
     def __init__(
         self,
         link: Link,
+        streams: Streams,
         *,
         json_lines: bool,
-        out: TextIO,
-        err: TextIO,
-        commands: asyncio.StreamReader | None = None,
         clock: Callable[[], float] = time.monotonic,
         page: str | None = None,
     ) -> None:
         self.link = link
         self.page = page
-        """The browser table's address (`client.links.page_url`): the creator of a room
-        is shown its share links."""
         self.json_lines = json_lines
-        self.out = out
-        self.err = err
-        self.commands = commands
+        self.out = streams.out
+        self.err = streams.err
+        self.commands = streams.commands
         self.view = ViewState()
         self.clock = clock
         self.countdown = Countdown()
@@ -137,54 +151,65 @@ class LineRenderer:
     async def _event(self, event: Received | Reconnecting | Notice | Ended) -> int | None:
         match event:
             case Received(message=message, before=before, view=view):
-                if self._over and not self._staying:
-                    return None  # closing after game over: that was the last line
-                self.view = view
-                if isinstance(message, Welcome | Snapshot):
-                    self._ready_sent = None  # a new connection, or a fresh start
-                if view.me is not None and view.me.auto is self._auto_asked:
-                    self._auto_asked = None  # the room caught up with what was typed
-                now = self.clock()
-                self._time_passed(now)
-                self.countdown = follow(self.countdown, before, message, view, now)
-                if self.json_lines:
-                    self._say(message_json(message))
-                else:
-                    for line in describe(before, message, view, view.my_seat):
-                        self._say(line)
-                    self._set_alarm(now)
-                if isinstance(message, Welcome):
-                    self._share(before, view)
-                    self._start_reader()
-                ended = isinstance(message, GameOver) or (
-                    isinstance(message, Welcome) and view.phase is RoomPhase.OVER
-                )
-                if isinstance(message, GameStarted):
-                    self._over = False
-                elif ended and not self._over:
-                    self._over = True
-                    if self._staying:
-                        self._say(status(view, view.my_seat, plain=True))
-                    else:
-                        await self.link.close()
+                await self._received(message, before, view)
             case Reconnecting(attempt=attempt, delay=delay, reason=reason):
-                line = f"Reconnecting… ({reason}; attempt {attempt} in {delay:.1f} s)"
-                if self.json_lines:
-                    print(f"war-client: {line}", file=self.err, flush=True)
-                else:
-                    self._say(line)
+                self._notice(f"Reconnecting… ({reason}; attempt {attempt} in {delay:.1f} s)")
             case Notice(text=text):
                 print(f"war-client: {text}", file=self.err, flush=True)
-            case Ended(ok=ok, reason=reason, code=code):
-                if self._left and not self.json_lines:
-                    self._say(_LEFT)
-                if self._over or ok:
-                    return 0
-                if self.json_lines and code is not None:
-                    reason = f"{reason} ({code})"  # for scripts: the machine-readable code
-                print(f"war-client: {reason}", file=self.err, flush=True)
-                return 1
+            case Ended():
+                return self._ended(event)
         return None
+
+    async def _received(self, message: ServerMessage, before: ViewState, view: ViewState) -> None:
+        if self._over and not self._staying:
+            return  # closing after game over: that was the last line
+        self.view = view
+        if isinstance(message, Welcome | Snapshot):
+            self._ready_sent = None  # a new connection, or a fresh start
+        if view.me is not None and view.me.auto is self._auto_asked:
+            self._auto_asked = None  # the room caught up with what was typed
+        now = self.clock()
+        self._time_passed(now)
+        self.countdown = follow(self.countdown, before, message, view, now)
+        if self.json_lines:
+            self._say(message_json(message))
+        else:
+            for line in describe(before, message, view, view.my_seat):
+                self._say(line)
+            self._set_alarm(now)
+        if isinstance(message, Welcome):
+            self._share(before, view)
+            self._start_reader()
+        ended = isinstance(message, GameOver) or (
+            isinstance(message, Welcome) and view.phase is RoomPhase.OVER
+        )
+        if isinstance(message, GameStarted):
+            self._over = False
+        elif ended and not self._over:
+            self._over = True
+            if self._staying:
+                self._say(status(view, view.my_seat, plain=True))
+            else:
+                await self.link.close()
+
+    def _ended(self, event: Ended) -> int:
+        if self._left and not self.json_lines:
+            self._say(_LEFT)
+        if self._over or event.ok:
+            return 0
+        reason = event.reason
+        if self.json_lines and event.code is not None:
+            reason = f"{reason} ({event.code})"  # for scripts: the machine-readable code
+        print(f"war-client: {reason}", file=self.err, flush=True)
+        return 1
+
+    def _notice(self, line: str) -> None:
+        """A line about the connection: on stdout with the sentences, on stderr with
+        ``--json`` (stdout stays pure JSON)."""
+        if self.json_lines:
+            print(f"war-client: {line}", file=self.err, flush=True)
+        else:
+            self._say(line)
 
     @property
     def _staying(self) -> bool:
@@ -198,10 +223,7 @@ class LineRenderer:
         if view.phase is not RoomPhase.WAITING or not view.open_seats:
             return
         for line in link_lines(self.page, view.player_code, view.watch_code):
-            if self.json_lines:
-                print(f"war-client: {line}", file=self.err, flush=True)
-            else:
-                self._say(line)
+            self._notice(line)
 
     def _say(self, line: str) -> None:
         print(line, file=self.out, flush=True)
@@ -258,30 +280,12 @@ class LineRenderer:
     async def command(self, text: str) -> str | None:
         """Carry out one typed command; returns what to tell the player, if anything."""
         word, _, rest = text.lower().partition(" ")
-        intent: ClientMessage | str
-        if word in ("", "t", "turn"):
-            intent = turn_over(self.view, sent=self._ready_sent)
-        elif word == "a" and rest.strip():
-            try:
-                intent = set_auto(self.view, AutoPlay(rest.strip()))
-            except ValueError:
-                return f"No such auto-play mode: {rest.strip()!r} (off, calm or quick)."
-        elif word == "a":
-            intent = cycle_auto(self.view, asked=self._auto_asked)
-        elif word == "f":
-            intent = finish(self.view)
-        elif word == "r":
-            intent = rematch(self.view, RematchDeal.NEW)
-        elif word == "d":
-            intent = rematch(self.view, RematchDeal.SAME)
-        elif word == "s":
+        if word == "s":
             return self.standing()
-        elif word == "rules":
+        if word == "rules":
             return f"Rules: {rules_sentence(self.view.rules, self.view.minutes)}"
-        elif word == "q":
-            intent = Leave()
-            self._left = True
-        else:
+        intent = self._intent(word, rest.strip())
+        if intent is None:
             return _HELP
         if isinstance(intent, str):
             return intent
@@ -292,6 +296,22 @@ class LineRenderer:
         elif isinstance(intent, Ready):
             self._ready_sent = intent.step  # a second enter waits for the next step
         return None
+
+    def _intent(self, word: str, rest: str) -> ClientMessage | str | None:
+        """What a typed word asks for (:func:`client.intents.for_key`: the keys of the
+        table); None if the word is no command."""
+        if word == "q":
+            self._left = True
+            return Leave()
+        if word == "a" and rest:
+            try:
+                return set_auto(self.view, AutoPlay(rest))
+            except ValueError:
+                return f"No such auto-play mode: {rest!r} (off, calm or quick)."
+        key = _KEYS.get(word)
+        if key is None:
+            return None
+        return for_key(key, self.view, sent=self._ready_sent, asked=self._auto_asked)
 
     def standing(self) -> str:
         """The answer to ``s``: the score, the votes, what the game waits for, the time."""

@@ -43,6 +43,10 @@ from enum import Enum
 from protocol import CloseCode, Error, ErrorCode
 
 __all__ = [
+    "CLOSE_REASONS",
+    "RETRY_CODES",
+    "ROOM_ENDED",
+    "STALE_SEAT",
     "Decision",
     "Ending",
     "JoinAnew",
@@ -60,7 +64,7 @@ STORE_UNAVAILABLE = ErrorCode.STORE_UNAVAILABLE.value
 STORE_STILL = "the server still cannot save games"
 """The reason given on later attempts once the server's own sentence was said."""
 
-_RETRY_CODES = frozenset(
+RETRY_CODES: frozenset[int] = frozenset(
     {
         1006,  # dropped without a close frame: the network
         CloseCode.INTERNAL_ERROR,
@@ -70,10 +74,12 @@ _RETRY_CODES = frozenset(
         CloseCode.OPENING_TIMEOUT,
     }
 )
-_STALE_SEAT = frozenset({ErrorCode.BAD_TOKEN.value, ErrorCode.UNKNOWN_CODE.value})
+"""Closes after which a connection reconnects and resumes (1006: no close frame came)."""
+STALE_SEAT = frozenset({ErrorCode.BAD_TOKEN.value, ErrorCode.UNKNOWN_CODE.value})
 """Refusals of a stored seat's resume after which joining anew makes sense."""
-_ROOM_ENDED = frozenset({CloseCode.NORMAL, CloseCode.ROOM_CLOSED})
-_CLOSE_REASONS: dict[int, str] = {
+ROOM_ENDED = frozenset({CloseCode.NORMAL, CloseCode.ROOM_CLOSED})
+"""Closes that end a room normally: a spectator, or anyone after game over, stops, ok."""
+CLOSE_REASONS: dict[int, str] = {
     CloseCode.NORMAL: "the server ended the connection",
     CloseCode.GOING_AWAY: "the server shut down",
     CloseCode.UNSUPPORTED_DATA: "the server refused a text frame",
@@ -89,6 +95,7 @@ _CLOSE_REASONS: dict[int, str] = {
     CloseCode.REFUSED: "the server refused to let us in",
     CloseCode.OPENING_TIMEOUT: "the server waited too long for us",
 }
+"""What each close code means, in the words the client says it (`closed_because`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -185,7 +192,7 @@ def _delay(attempt: int, base: float, cap: float, jitter: float) -> float:
 def should_reconnect(code: int | None) -> bool:
     """True if a room connection closed with ``code`` should reconnect and resume
     (PROTOCOL.md §7); ``None`` (no close frame) counts as a network drop."""
-    return code is None or code in _RETRY_CODES
+    return code is None or code in RETRY_CODES
 
 
 def closed_because(code: int | None, error: Error | None = None) -> str:
@@ -196,32 +203,43 @@ def closed_because(code: int | None, error: Error | None = None) -> str:
         return error.message or error.code.replace("_", " ")
     if code is None or code == 1006:
         return "the connection dropped"
-    return _CLOSE_REASONS.get(code, f"the server closed the connection (code {code})")
+    return CLOSE_REASONS.get(code, f"the server closed the connection (code {code})")
 
 
 def decide(ending: Ending, policy: Policy, jitter: float) -> Decision:
     """What to do after ``ending`` (see the module docstring's table)."""
+    settled = _settled(ending)
+    if settled is not None:
+        return settled
+    if ending.unreachable is not None:
+        if ending.final or not ending.ever_welcomed:
+            return Stop(False, f"cannot connect to {ending.url}: {ending.unreachable}")
+        return _retry(ending, policy, jitter, f"cannot reach the server: {ending.unreachable}")
+    refused = ending.error.code if ending.error is not None else None
+    if refused == STORE_UNAVAILABLE:
+        said = closed_because(ending.close_code, ending.error)
+        reason = said if ending.attempt == 0 else STORE_STILL
+        return _retry(ending, policy, jitter, reason, slow=True)
+    reason = closed_because(ending.close_code, ending.error)
+    if not (ending.welcomed or ending.ever_welcomed) or not should_reconnect(ending.close_code):
+        return Stop(False, reason, refused)
+    return _retry(ending, policy, jitter, reason)
+
+
+def _settled(ending: Ending) -> Decision | None:
+    """The endings decided before any backoff: we closed or left, a stored seat to
+    replace, a room that ended normally for someone with nothing left to play."""
     if ending.closing:
         return Stop(True, "closed")
     if ending.left:
         return Stop(True, "you left the room")
     refused = ending.error.code if ending.error is not None else None
-    if ending.stored_seat and not ending.welcomed and refused in _STALE_SEAT:
+    if ending.stored_seat and not ending.welcomed and refused in STALE_SEAT:
         return JoinAnew("the stored seat could not be resumed; joining as new")
-    if ending.unreachable is not None:
-        if ending.final or not ending.ever_welcomed:
-            return Stop(False, f"cannot connect to {ending.url}: {ending.unreachable}")
-        return _retry(ending, policy, jitter, f"cannot reach the server: {ending.unreachable}")
-    if refused == STORE_UNAVAILABLE:
-        said = closed_because(ending.close_code, ending.error)
-        reason = said if ending.attempt == 0 else STORE_STILL
-        return _retry(ending, policy, jitter, reason, slow=True)
-    if ending.close_code in _ROOM_ENDED and (ending.spectator or ending.game_over):
+    ended = ending.close_code in ROOM_ENDED and (ending.spectator or ending.game_over)
+    if ended and ending.unreachable is None and refused != STORE_UNAVAILABLE:
         return Stop(True, closed_because(ending.close_code))
-    reason = closed_because(ending.close_code, ending.error)
-    if not (ending.welcomed or ending.ever_welcomed) or not should_reconnect(ending.close_code):
-        return Stop(False, reason, refused)
-    return _retry(ending, policy, jitter, reason)
+    return None
 
 
 def _retry(

@@ -28,6 +28,7 @@ import signal
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
@@ -41,18 +42,10 @@ from textual.widgets import Footer, Static
 from client.connection import Ended, Link, LinkEvent, Notice, Received, Reconnecting
 from client.countdown import WARN_SECONDS, Countdown, clock_text, follow, warning
 from client.drawing import CARD_HEIGHT, CARD_WIDTH
-from client.intents import cycle_auto, finish, rematch, turn_over
+from client.intents import accepted_phases, cycle_auto, finish, rematch, turn_over
 from client.panels import FlyingCards, SaidLines, SeatPanel
-from client.sentences import (
-    describe,
-    join_words,
-    longest_name,
-    result_sentence,
-    rules_sentence,
-    status,
-    votes_sentence,
-    war_name,
-)
+from client.sentences import describe, join_words, rules_sentence, status, war_name
+from client.table_text import codes_line, summary_box, top_line
 from client.view import ViewState
 from protocol import (
     AutoPlay,
@@ -63,14 +56,16 @@ from protocol import (
     CloseCode,
     Leave,
     Ready,
+    Rematch,
     RematchDeal,
     RoomPhase,
     SetAutoPlay,
     Snapshot,
+    VoteFinish,
     Welcome,
 )
 
-__all__ = ["FLIGHT_SECONDS", "HIGHLIGHT_SECONDS", "FlyingCards", "SeatPanel", "WarApp"]
+__all__ = ["FLIGHT_SECONDS", "HIGHLIGHT_SECONDS", "FlyingCards", "Haul", "SeatPanel", "WarApp"]
 
 FLIGHT_SECONDS = 0.6
 """How long taken cards take to fly to the winner's pile (when animations are on)."""
@@ -79,13 +74,24 @@ HIGHLIGHT_SECONDS = 1.2
 _SAID_LINES = 40
 _TICK_SECONDS = 0.25
 _PLAYER_KEYS = {
-    # action: the phases it is for (other phases hide it from the footer)
-    "turn_over": (RoomPhase.PLAYING,),
-    "auto": (RoomPhase.WAITING, RoomPhase.PLAYING),
-    "finish": (RoomPhase.PLAYING,),
-    "rematch": (RoomPhase.OVER,),
-    "replay": (RoomPhase.OVER,),
+    # action: the phases it is for, by the server's phase table (others hide it)
+    "turn_over": accepted_phases(Ready.TYPE),
+    "auto": accepted_phases(SetAutoPlay.TYPE),
+    "finish": accepted_phases(VoteFinish.TYPE),
+    "rematch": accepted_phases(Rematch.TYPE),
+    "replay": accepted_phases(Rematch.TYPE),
 }
+
+
+@dataclass(frozen=True, slots=True)
+class Haul:
+    """How taken cards move: ``flight_seconds`` in the air (0: they do not fly), then the
+    winner's pile lit up for ``highlight_seconds``."""
+
+    flight_seconds: float = FLIGHT_SECONDS
+    highlight_seconds: float = HIGHLIGHT_SECONDS
+
+
 LEFT_LINE = "You left the room."
 """What ``q`` says on the terminal once the table is gone (a player: for good)."""
 STOPPED_WATCHING_LINE = "You stopped watching."
@@ -102,22 +108,6 @@ def _on_table(region: Region, toward: Region | None = None) -> Offset:
     if toward is None:
         return Offset(region.x + max(0, (region.width - CARD_WIDTH) // 2), y)
     return Offset(right if toward.x > region.x else left, y)
-
-
-def _round_text(view: ViewState) -> str | None:
-    """The header's round: the one being played (``round 1`` from the first flip on,
-    ``round 3 of 26`` with a limit), the rounds played once the game is over."""
-    limit = view.rules.round_limit
-    if view.phase is RoomPhase.OVER:
-        return "1 round" if view.round == 1 else f"{view.round} rounds"
-    if view.phase is not RoomPhase.PLAYING:
-        return None if limit is None else f"{limit}-round game"
-    playing = view.round + 1
-    if limit is None:
-        return f"round {playing}"
-    if playing > limit:
-        return f"round {playing}, tie-break"
-    return f"round {playing} of {limit}"
 
 
 class WarApp(App[None]):
@@ -157,8 +147,7 @@ class WarApp(App[None]):
         link: Link,
         *,
         clock: Callable[[], float] = time.monotonic,
-        highlight_seconds: float = HIGHLIGHT_SECONDS,
-        flight_seconds: float = FLIGHT_SECONDS,
+        haul: Haul = Haul(),
         stop_signals: tuple[int, ...] = (),
         page: str | None = None,
     ) -> None:
@@ -170,8 +159,8 @@ class WarApp(App[None]):
         self._signalled = False
         self.link = link
         self.clock = clock
-        self.highlight_seconds = highlight_seconds
-        self.flight_seconds = flight_seconds
+        self.highlight_seconds = haul.highlight_seconds
+        self.flight_seconds = haul.flight_seconds
         self._flight: FlyingCards | None = None
         self.countdown = Countdown()
         self._ticker: Timer | None = None
@@ -337,10 +326,10 @@ class WarApp(App[None]):
     def _redraw(self) -> None:
         view = self.view
         me = view.my_seat
-        self.query_one("#top", Static).update(self._top_line())
+        self.query_one("#top", Static).update(top_line(self.view))
         codes = self.query_one("#codes", Static)
         codes.display = bool(view.open_seats) and view.phase is RoomPhase.WAITING
-        codes.update(self._codes_line())
+        codes.update(codes_line(view, self.page))
         self._draw_seats()
         war = self.query_one("#war", Static)
         war.display = view.war_depth > 0
@@ -353,7 +342,7 @@ class WarApp(App[None]):
         said.show(self.said)
         summary = self.query_one("#summary", Static)
         summary.display = view.phase is RoomPhase.OVER and view.result is not None
-        summary.update(self._summary())
+        summary.update(summary_box(view))
         rules = self.query_one("#rules", Static)
         rules.display = view.welcomed and (self.show_rules or view.phase is RoomPhase.WAITING)
         rules.update(Text(f"Rules: {rules_sentence(view.rules, view.minutes)}"))
@@ -361,39 +350,6 @@ class WarApp(App[None]):
         if keys_for != self._keys_for:
             self._keys_for = keys_for
             self.refresh_bindings()
-
-    def _top_line(self) -> Text:
-        view = self.view
-        parts = ["Family War"]
-        if view.welcomed:
-            if view.game > 1:
-                parts.append(f"game {view.game}")
-            if (round_text := _round_text(view)) is not None:
-                parts.append(round_text)
-            if view.minutes is not None:
-                parts.append(f"{view.minutes}-minute game")
-            if view.spectating:
-                others = view.spectators - 1
-                parts.append("you are watching" + (f" with {others} more" if others > 0 else ""))
-            elif view.spectators:
-                parts.append(f"{view.spectators} watching")
-            if view.watch_code and not view.spectating:
-                parts.append(f"watch code {view.watch_code}")
-            if view.deal is not None and view.phase is not RoomPhase.OVER:
-                parts.append(f"deal {view.deal}")  # last: a long number may not fit
-        return Text(" · ".join(parts))
-
-    def _codes_line(self) -> Text:
-        view = self.view
-        parts = []
-        if view.player_code:
-            parts.append(f"Player code: {view.player_code}")
-        if view.watch_code:
-            parts.append(f"Watch code: {view.watch_code}")
-        parts.append("read them aloud")
-        if self.page is not None and view.player_code:
-            parts.append(f"or send {self.page}#join={view.player_code}")
-        return Text(" · ".join(parts))
 
     def _draw_seats(self) -> None:
         box = self.query_one("#seats", Horizontal)
@@ -409,28 +365,6 @@ class WarApp(App[None]):
             in_flight = flying.count if flying and flying.seat == panel.seat else 0
             panel.show(self.view, self.view.my_seat, haul, in_flight)
 
-    def _summary(self) -> Text:
-        view = self.view
-        result = view.result
-        if result is None:
-            return Text("")
-        figures = result.summary
-        longest = longest_name(figures.longest_war)
-        rows = [
-            ("Rounds", str(figures.rounds)),
-            ("Wars", str(figures.wars)),
-            ("Longest war", longest),
-            ("Biggest haul", f"{figures.biggest_haul} cards"),
-            ("Deal", str(figures.deal)),
-        ]
-        text = Text(result_sentence(view, result, view.my_seat), style="bold")
-        text.append("\n")
-        for label, value in rows:
-            text.append(f"\n{label:<14}{value}")
-        if (votes := votes_sentence(view, view.my_seat)) is not None:
-            text.append(f"\n\n{votes}", style="italic")
-        return text
-
     # --- keys ----------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Which keys the footer offers: a spectator has ``?`` and ``q``; a player's key
@@ -443,26 +377,29 @@ class WarApp(App[None]):
             return False
         return self.view.phase in phases or not self.view.welcomed
 
-    async def _send(self, intent: ClientMessage | str) -> None:
+    async def _send(self, intent: ClientMessage | str) -> bool:
+        """Send ``intent``, or say it (a reason nothing is sent); True if it was sent."""
+        sent = False
         if isinstance(intent, str):
             self.said.append(intent)
-        elif not await self.link.send(intent):
+        elif await self.link.send(intent):
+            sent = True
+        else:
             self.said.append("Not connected right now; try again in a moment.")
         self._redraw()
+        return sent
 
     async def action_turn_over(self) -> None:
         """Space/enter: turn over (or, in a war, lay down and turn one up)."""
         intent = turn_over(self.view, sent=self._ready_sent)
-        await self._send(intent)
-        if isinstance(intent, Ready):
+        if await self._send(intent) and isinstance(intent, Ready):
             self._ready_sent = intent.step  # a second press waits for the next step
 
     async def action_auto(self) -> None:
         """``a``: auto-play off → calm → quick → off; a second press before the room
         confirmed the first steps on from the mode asked for."""
         intent = cycle_auto(self.view, asked=self._auto_asked)
-        await self._send(intent)
-        if isinstance(intent, SetAutoPlay):
+        if await self._send(intent) and isinstance(intent, SetAutoPlay):
             self._auto_asked = intent.mode
 
     def action_rules(self) -> None:

@@ -1,4 +1,4 @@
-"""The view state: what this seat (or this spectator) knows about the room, and its reducer.
+"""The view state's reducer: what this seat (or this spectator) knows after each message.
 
 Pure: :func:`apply` takes a :class:`ViewState` and one decoded server message and returns
 the next :class:`ViewState`. No I/O, no clock, no randomness; the client never computes a
@@ -10,12 +10,18 @@ set ``last_seq``; a room message with ``seq == last_seq + 1`` is applied, one wi
 messages were missed: the view is kept as it was and ``needs_resync`` is set, and room
 messages are ignored until the next ``snapshot`` (or ``welcome``) arrives. The connection
 sends ``resync`` when ``needs_resync`` turns on.
+
+The view state itself (:class:`ViewState`, :class:`Flip`, :class:`Taken`) is in
+:mod:`client.viewstate`, re-exported here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
 
+from client.viewstate import RECENT_LIMIT, Flip, GameEvent, Taken, ViewState
 from protocol import (
     AutoPlay,
     AutoPlayChanged,
@@ -36,8 +42,6 @@ from protocol import (
     RematchVoted,
     RoomPhase,
     RoomState,
-    RulesSpec,
-    SeatState,
     ServerMessage,
     Snapshot,
     SpectatorsChanged,
@@ -49,135 +53,11 @@ from protocol import (
 
 __all__ = ["RECENT_LIMIT", "Flip", "Taken", "ViewState", "apply", "apply_all"]
 
-RECENT_LIMIT = 16
-"""How many of the latest applied room messages a view keeps in ``recent``."""
-
-GameEvent = CardsTurned | CardsLaidDown | WarDeclared | CardsTaken | CardsReturned | PlayerOut
 RoomMessage = (
     PlayerJoined | PlayerLeft | ConnectionChanged | ReadyChanged | WaitingFor | AutoPlayChanged
     | FinishVoted | RematchVoted | SpectatorsChanged | GameStarted | TimeUp | GameEvent
     | GameOver
 )  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class Flip:
-    """The latest flip of the round: the game ``step`` it came with, its war ``depth``
-    (0 = first flip) and the cards turned, as ``(seat, card)`` pairs in seat order."""
-
-    step: int
-    depth: int
-    cards: tuple[tuple[int, str], ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Taken:
-    """The latest haul: ``seat`` took ``count`` cards in round ``round``. ``face_up`` and
-    ``face_down`` say, per seat, what lay on the table just before (the cards turned, in
-    order, and how many lay face down), so a table can still show the round."""
-
-    round: int
-    seat: int
-    count: int
-    face_up: tuple[tuple[str, ...], ...] = ()
-    face_down: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ViewState:
-    """Everything one participant knows about the room. Build the first with
-    ``ViewState()`` and feed every server message through :func:`apply`.
-
-    ``my_seat`` is None for a spectator (or before the ``welcome``). ``round`` counts the
-    rounds completed. ``seconds_left`` is the time limit's remaining time as the latest
-    message that told it said (a snapshot; ``minutes`` in full at ``game_started``; 0 at
-    ``time_up`` and game over); :mod:`client.countdown` counts down from it.
-    ``last_flip`` stays after the cards are taken so a sentence can say which card won;
-    ``last_taken`` is the latest haul. ``left`` are seats whose player left for good.
-    ``recent`` holds the latest applied room messages, oldest first. ``last_seq`` is None
-    until a ``welcome``.
-    """
-
-    my_seat: int | None = None
-    room: str | None = None
-    phase: RoomPhase = RoomPhase.WAITING
-    rules: RulesSpec = field(default_factory=RulesSpec)
-    seats: tuple[SeatState, ...] = ()
-    game: int = 1
-    step: int = 0
-    round: int = 0
-    war_depth: int = 0
-    war_seats: tuple[int, ...] = ()
-    waiting_for: tuple[int, ...] = ()
-    spectators: int = 0
-    minutes: int | None = None
-    seconds_left: int | None = None
-    deal: int | None = None
-    result: GameResult | None = None
-    player_code: str | None = None
-    watch_code: str | None = None
-    time_up: bool = False
-    left: frozenset[int] = frozenset()
-    last_flip: Flip | None = None
-    last_taken: Taken | None = None
-    last_error: Error | None = None
-    recent: tuple[ServerMessage, ...] = ()
-    last_seq: int | None = None
-    needs_resync: bool = False
-
-    # --- questions a renderer asks ---------------------------------------------------------
-    @property
-    def welcomed(self) -> bool:
-        """True once a ``welcome`` arrived (the view describes a room)."""
-        return self.last_seq is not None
-
-    @property
-    def spectating(self) -> bool:
-        """True for a spectator (welcomed without a seat)."""
-        return self.welcomed and self.my_seat is None
-
-    @property
-    def me(self) -> SeatState | None:
-        """My seat's record, or None for a spectator."""
-        return self.seat(self.my_seat)
-
-    def seat(self, seat: int | None) -> SeatState | None:
-        """The record of ``seat``, or None if there is no such seat."""
-        if seat is None or not 0 <= seat < len(self.seats):
-            return None
-        return self.seats[seat]
-
-    def name(self, seat: int) -> str:
-        """The name at ``seat``, or a stand-in such as ``"seat 2"`` while it is open."""
-        record = self.seat(seat)
-        if record is None or record.name is None:
-            return f"seat {seat + 1}"
-        return record.name
-
-    @property
-    def open_seats(self) -> tuple[int, ...]:
-        """Seats nobody has taken yet."""
-        return tuple(s.seat for s in self.seats if s.name is None)
-
-    @property
-    def my_turn(self) -> bool:
-        """True when the game waits for my ready (and I have not given it yet)."""
-        me = self.me
-        return (
-            self.phase is RoomPhase.PLAYING
-            and me is not None
-            and me.seat in self.waiting_for
-            and not me.ready
-        )
-
-    @property
-    def away_waited(self) -> tuple[int, ...]:
-        """Seats the game waits for whose player is away (a person, not connected)."""
-        return tuple(
-            s
-            for s in self.waiting_for
-            if (r := self.seat(s)) is not None and not (r.connected or r.computer or s in self.left)
-        )
 
 
 # --- the reducer ---------------------------------------------------------------------------
@@ -196,16 +76,22 @@ def apply(view: ViewState, message: ServerMessage) -> ViewState:
             watch_code=message.watch_code,
         )
     if isinstance(message, Snapshot):
-        if not view.welcomed:
-            return view
-        return _from_state(view, message.state, message.seq)
+        return _from_state(view, message.state, message.seq) if view.welcomed else view
     if isinstance(message, Error):
         return replace(view, last_error=message)
+    return _in_order(view, message)
+
+
+def _in_order(view: ViewState, message: RoomMessage) -> ViewState:
+    """A room message applied if it is the next by ``seq``; a gap asks for a resync."""
     if view.last_seq is None or view.needs_resync or message.seq <= view.last_seq:
         return view
     if message.seq > view.last_seq + 1:
         return replace(view, needs_resync=True)
-    after = _room_message(view, message)
+    if isinstance(message, GameEvent):
+        after = _GAME_EVENTS[type(message)](_new_step(view, message.step), message)
+    else:
+        after = _ROOM_CHANGES[type(message)](view, message)
     recent = (*view.recent, message)[-RECENT_LIMIT:]
     return replace(after, last_seq=message.seq, recent=recent)
 
@@ -284,47 +170,59 @@ def _with_counts(
     return replace(view, seats=tuple(seats))
 
 
-def _room_message(view: ViewState, message: RoomMessage) -> ViewState:
-    match message:
-        case PlayerJoined(seat=seat, name=name, computer=computer):
-            view = replace(view, left=view.left - {seat})
-            return _with_seat(view, seat, name=name, computer=computer, connected=True)
-        case PlayerLeft(seat=seat):
-            if view.phase is RoomPhase.WAITING:  # before the game the seat opens again
-                return _with_seat(view, seat, **_OPEN_SEAT)
-            # Once started the computer plays the seat, name kept; its votes are dropped.
-            view = replace(view, left=view.left | {seat})
-            return _with_seat(
-                view,
-                seat,
-                computer=True,
-                connected=False,
-                ready=False,
-                finish_vote=False,
-                rematch_vote=None,
-            )
-        case ConnectionChanged(seat=seat, connected=connected):
-            return _with_seat(view, seat, connected=connected)
-        case ReadyChanged(seat=seat, ready=ready):
-            return _with_seat(view, seat, ready=ready)
-        case WaitingFor(seats=seats):
-            return replace(view, waiting_for=seats)
-        case AutoPlayChanged(seat=seat, mode=mode):
-            return _with_seat(view, seat, auto=mode)
-        case FinishVoted(seat=seat):
-            return _with_seat(view, seat, finish_vote=True)
-        case RematchVoted(seat=seat, deal=deal):
-            return _with_seat(view, seat, rematch_vote=deal)
-        case SpectatorsChanged(count=count):
-            return replace(view, spectators=count)
-        case GameStarted():
-            return _game_started(view, message)
-        case TimeUp():
-            return replace(view, time_up=True, seconds_left=0 if view.minutes else None)
-        case GameOver():
-            return _game_over(view, message)
-        case _:
-            return _game_event(view, message)
+def _player_joined(view: ViewState, message: PlayerJoined) -> ViewState:
+    view = replace(view, left=view.left - {message.seat})
+    return _with_seat(
+        view, message.seat, name=message.name, computer=message.computer, connected=True
+    )
+
+
+def _player_left(view: ViewState, message: PlayerLeft) -> ViewState:
+    if view.phase is RoomPhase.WAITING:  # before the game the seat opens again
+        return _with_seat(view, message.seat, **_OPEN_SEAT)
+    # Once started the computer plays the seat, name kept; its votes are dropped.
+    view = replace(view, left=view.left | {message.seat})
+    return _with_seat(
+        view,
+        message.seat,
+        computer=True,
+        connected=False,
+        ready=False,
+        finish_vote=False,
+        rematch_vote=None,
+    )
+
+
+def _connection_changed(view: ViewState, message: ConnectionChanged) -> ViewState:
+    return _with_seat(view, message.seat, connected=message.connected)
+
+
+def _ready_changed(view: ViewState, message: ReadyChanged) -> ViewState:
+    return _with_seat(view, message.seat, ready=message.ready)
+
+
+def _waiting_for(view: ViewState, message: WaitingFor) -> ViewState:
+    return replace(view, waiting_for=message.seats)
+
+
+def _auto_play_changed(view: ViewState, message: AutoPlayChanged) -> ViewState:
+    return _with_seat(view, message.seat, auto=message.mode)
+
+
+def _finish_voted(view: ViewState, message: FinishVoted) -> ViewState:
+    return _with_seat(view, message.seat, finish_vote=True)
+
+
+def _rematch_voted(view: ViewState, message: RematchVoted) -> ViewState:
+    return _with_seat(view, message.seat, rematch_vote=message.deal)
+
+
+def _spectators_changed(view: ViewState, message: SpectatorsChanged) -> ViewState:
+    return replace(view, spectators=message.count)
+
+
+def _time_up(view: ViewState, message: TimeUp) -> ViewState:
+    return replace(view, time_up=True, seconds_left=0 if view.minutes else None)
 
 
 def _game_started(view: ViewState, message: GameStarted) -> ViewState:
@@ -391,49 +289,83 @@ def _new_step(view: ViewState, step: int) -> ViewState:
     return replace(view, step=step, seats=seats)
 
 
-def _game_event(view: ViewState, message: GameEvent) -> ViewState:
-    view = _new_step(view, message.step)
-    match message:
-        case CardsTurned(depth=depth, cards=cards):
-            if depth == 0:  # a new round; cards an out player forfeited in a round given
-                # back stay on the table until someone takes them (docs/rules.md)
-                counts = tuple(s.count for s in view.seats)
-                view = _with_counts(view, counts, clear_table=True, keep_out=True)
-            for seat, card in cards:
-                record = view.seat(seat)
-                if record is None or card in record.face_up:
-                    continue  # last_card: the card already showing stands again
-                view = _with_seat(
-                    view, seat, face_up=(*record.face_up, card), count=max(0, record.count - 1)
-                )
-            return replace(view, last_flip=Flip(message.step, depth, cards), war_depth=depth)
-        case CardsLaidDown(counts=counts):
-            for seat, count in counts:
-                record = view.seat(seat)
-                if record is not None and count:
-                    view = _with_seat(
-                        view,
-                        seat,
-                        face_down=record.face_down + count,
-                        count=max(0, record.count - count),
-                    )
-            return view
-        case WarDeclared(depth=depth, seats=seats):
-            return replace(view, war_depth=depth, war_seats=seats)
-        case CardsTaken(round=round_no, seat=seat, count=count, counts=counts):
-            table = tuple(s.face_up for s in view.seats), tuple(s.face_down for s in view.seats)
-            view = _with_counts(view, counts, clear_table=True)
-            return replace(
+def _cards_turned(view: ViewState, message: CardsTurned) -> ViewState:
+    if message.depth == 0:  # a new round; cards an out player forfeited in a round given
+        # back stay on the table until someone takes them (docs/rules.md)
+        counts = tuple(s.count for s in view.seats)
+        view = _with_counts(view, counts, clear_table=True, keep_out=True)
+    for seat, card in message.cards:
+        record = view.seat(seat)
+        if record is None or card in record.face_up:
+            continue  # last_card: the card already showing stands again
+        view = _with_seat(
+            view, seat, face_up=(*record.face_up, card), count=max(0, record.count - 1)
+        )
+    flip = Flip(message.step, message.depth, message.cards)
+    return replace(view, last_flip=flip, war_depth=message.depth)
+
+
+def _cards_laid_down(view: ViewState, message: CardsLaidDown) -> ViewState:
+    for seat, count in message.counts:
+        record = view.seat(seat)
+        if record is not None and count:
+            view = _with_seat(
                 view,
-                round=round_no,
-                war_depth=0,
-                war_seats=(),
-                last_taken=Taken(round_no, seat, count, *table),
+                seat,
+                face_down=record.face_down + count,
+                count=max(0, record.count - count),
             )
-        case CardsReturned(counts=counts):
-            # Players still in take their cards back; an out player's stay on the table.
-            view = _with_counts(view, counts, clear_table=True, keep_out=True)
-            return replace(view, war_depth=0, war_seats=())
-        case PlayerOut(seat=seat):
-            return _with_seat(view, seat, out=True)
-    return view  # pragma: no cover - every game event is matched above
+    return view
+
+
+def _war_declared(view: ViewState, message: WarDeclared) -> ViewState:
+    return replace(view, war_depth=message.depth, war_seats=message.seats)
+
+
+def _cards_taken(view: ViewState, message: CardsTaken) -> ViewState:
+    table = tuple(s.face_up for s in view.seats), tuple(s.face_down for s in view.seats)
+    view = _with_counts(view, message.counts, clear_table=True)
+    return replace(
+        view,
+        round=message.round,
+        war_depth=0,
+        war_seats=(),
+        last_taken=Taken(message.round, message.seat, message.count, *table),
+    )
+
+
+def _cards_returned(view: ViewState, message: CardsReturned) -> ViewState:
+    # Players still in take their cards back; an out player's stay on the table.
+    view = _with_counts(view, message.counts, clear_table=True, keep_out=True)
+    return replace(view, war_depth=0, war_seats=())
+
+
+def _player_out(view: ViewState, message: PlayerOut) -> ViewState:
+    return _with_seat(view, message.seat, out=True)
+
+
+_Reducer = Callable[[ViewState, Any], ViewState]
+_ROOM_CHANGES: dict[type[RoomMessage], _Reducer] = {
+    PlayerJoined: _player_joined,
+    PlayerLeft: _player_left,
+    ConnectionChanged: _connection_changed,
+    ReadyChanged: _ready_changed,
+    WaitingFor: _waiting_for,
+    AutoPlayChanged: _auto_play_changed,
+    FinishVoted: _finish_voted,
+    RematchVoted: _rematch_voted,
+    SpectatorsChanged: _spectators_changed,
+    GameStarted: _game_started,
+    TimeUp: _time_up,
+    GameOver: _game_over,
+}
+"""How each room change (every room message but the game events) changes the view."""
+_GAME_EVENTS: dict[type[GameEvent], _Reducer] = {
+    CardsTurned: _cards_turned,
+    CardsLaidDown: _cards_laid_down,
+    WarDeclared: _war_declared,
+    CardsTaken: _cards_taken,
+    CardsReturned: _cards_returned,
+    PlayerOut: _player_out,
+}
+"""How each game event changes the view, once its step cleared the ready flags."""

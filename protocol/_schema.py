@@ -227,27 +227,40 @@ def converter(hint: Any, *, reject_unknown: bool) -> tuple[Convert, Convert]:
             raise TypeError(f"only X | None unions are supported, not {hint}")
         return _optional_converter(converter(members[0], reject_unknown=reject_unknown))
     if origin is tuple:
-        args = typing.get_args(hint)
-        if len(args) == 2 and args[1] is Ellipsis:
-            limits = [m for m in metadata if isinstance(m, MaxItems)]
-            if not limits:
-                raise TypeError(f"{hint} needs a MaxItems bound")
-            item = converter(args[0], reject_unknown=reject_unknown)
-            return _array_converter(item, limits[0].count)
-        return _pair_converter([converter(a, reject_unknown=reject_unknown) for a in args])
-    if hint is bool:
-        return _bool_converter()
-    if hint is int:
-        ranges = [m for m in metadata if isinstance(m, IntRange)]
-        return _int_converter(ranges[0] if ranges else None)
-    if hint is str:
-        texts = [m for m in metadata if isinstance(m, Text)]
-        return _text_converter(texts[0] if texts else None)
-    if hint is type(None):
-        return _none_converter()
+        return _tuple_converter(hint, metadata, reject_unknown=reject_unknown)
+    if isinstance(hint, type) and hint in _SCALARS:
+        return _SCALARS[hint](metadata)
     if isinstance(hint, type) and issubclass(hint, enum.StrEnum):
         return _enum_converter(hint)
     if dataclasses.is_dataclass(hint) and isinstance(hint, type):
         record = RecordConverter(hint, reject_unknown=reject_unknown, tag=None)
         return record.decode, record.encode
     raise TypeError(f"no wire converter for {hint!r}")
+
+
+def _tuple_converter(
+    hint: Any, metadata: tuple[Any, ...], *, reject_unknown: bool
+) -> tuple[Convert, Convert]:
+    """``tuple[X, ...]`` (an array, bounded by its ``MaxItems``) or ``tuple[X, Y]`` (a pair)."""
+    args = typing.get_args(hint)
+    if len(args) == 2 and args[1] is Ellipsis:
+        limits = [m for m in metadata if isinstance(m, MaxItems)]
+        if not limits:
+            raise TypeError(f"{hint} needs a MaxItems bound")
+        item = converter(args[0], reject_unknown=reject_unknown)
+        return _array_converter(item, limits[0].count)
+    return _pair_converter([converter(a, reject_unknown=reject_unknown) for a in args])
+
+
+def _first(metadata: tuple[Any, ...], kind: type[Any]) -> Any:
+    """The first constraint of ``kind`` in an ``Annotated`` type's metadata, or None."""
+    return next((m for m in metadata if isinstance(m, kind)), None)
+
+
+_SCALARS: dict[type[Any], Callable[[tuple[Any, ...]], tuple[Convert, Convert]]] = {
+    bool: lambda metadata: _bool_converter(),
+    int: lambda metadata: _int_converter(_first(metadata, IntRange)),
+    str: lambda metadata: _text_converter(_first(metadata, Text)),
+    type(None): lambda metadata: _none_converter(),
+}
+"""The converters of the plain types, from their ``Annotated`` constraints."""

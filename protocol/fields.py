@@ -41,17 +41,20 @@ __all__ = [
     "MAX_PLAYERS",
     "MAX_ROUND_LIMIT",
     "MAX_SEQ",
+    "UNPRINTABLE_CATEGORIES",
     "Aces",
     "AutoPlay",
     "BothShort",
     "Card",
     "CardCount",
     "Code",
+    "Counts",
     "Deal",
     "Depth",
     "ErrorCodeText",
     "ErrorText",
     "FixedOrder",
+    "GameNumber",
     "IntRange",
     "MaxItems",
     "Minutes",
@@ -64,6 +67,7 @@ __all__ = [
     "Round",
     "RoundLimit",
     "Seat",
+    "Seats",
     "Seq",
     "ShortWar",
     "Spectators",
@@ -83,7 +87,7 @@ MAX_PASSWORD_CHARS = 128
 
 
 _UNPRINTABLE_ASCII = re.compile(r"[\x00-\x1f\x7f]")
-_UNPRINTABLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+UNPRINTABLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 """control characters (C0, DEL, C1), format characters (bidirectional overrides and
 isolates, zero-width characters, the byte order mark…), surrogates, U+2028 and U+2029"""
 
@@ -92,7 +96,7 @@ def unprintable(text: str) -> bool:
     """True if ``text`` holds a character a name or password may not have."""
     if text.isascii():
         return _UNPRINTABLE_ASCII.search(text) is not None
-    return any(unicodedata.category(char) in _UNPRINTABLE_CATEGORIES for char in text)
+    return any(unicodedata.category(char) in UNPRINTABLE_CATEGORIES for char in text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +153,8 @@ Minutes = Annotated[int, IntRange(1, MAX_MINUTES)]
 """A time limit in minutes (1..1440), kept by the server's clock."""
 Spectators = Annotated[int, IntRange(0, 1_000_000)]
 """How many spectators watch."""
+GameNumber = Annotated[int, IntRange(1, MAX_SEQ)]
+"""A room's game number: 1 for its first game, +1 per rematch."""
 
 # --- strings ------------------------------------------------------------------------------
 Card = Annotated[str, Text(2, 2, CARD_PATTERN)]
@@ -167,6 +173,12 @@ ErrorCodeText = Annotated[str, Text(1, 40, re.compile(r"[a-z][a-z0-9_]*"))]
 """An error code string (an ErrorCode value; newer servers may send new codes)."""
 ErrorText = Annotated[str, Text(0, 500)]
 """An error's human sentence."""
+
+# --- arrays -------------------------------------------------------------------------------
+Seats = Annotated[tuple[Seat, ...], MaxItems(MAX_PLAYERS)]
+"""Seat numbers (a war's players, the seats the game waits for)."""
+Counts = Annotated[tuple[CardCount, ...], MaxItems(MAX_PLAYERS)]
+"""Every seat's card count, index = seat."""
 
 
 # --- enums of the wire alone (the game's are the vocabulary's) ---------------------------

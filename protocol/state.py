@@ -13,7 +13,6 @@ from typing import Annotated
 from protocol.fields import (
     MAX_MINUTES,
     MAX_PLAYERS,
-    MAX_SEQ,
     Aces,
     AutoPlay,
     BothShort,
@@ -22,6 +21,7 @@ from protocol.fields import (
     Deal,
     Depth,
     FixedOrder,
+    GameNumber,
     IntRange,
     MaxItems,
     Minutes,
@@ -32,6 +32,7 @@ from protocol.fields import (
     Round,
     RoundLimit,
     Seat,
+    Seats,
     ShortWar,
     Spectators,
     Steps,
@@ -39,41 +40,37 @@ from protocol.fields import (
     TieBreak,
     WonCards,
 )
-from vocabulary import FACE_DOWN_COUNTS, MIN_PLAYERS, check_face_down
+from vocabulary import DEFAULTS, FACE_DOWN_COUNTS, MIN_PLAYERS, check_face_down
 
 __all__ = ["GameResult", "RoomState", "RulesSpec", "SeatState", "Summary"]
 
 Players = Annotated[int, IntRange(MIN_PLAYERS, MAX_PLAYERS)]
 FaceDown = Annotated[int, IntRange(min(FACE_DOWN_COUNTS), max(FACE_DOWN_COUNTS))]
-GameNumber = Annotated[int, IntRange(1, MAX_SEQ)]
 SecondsLeft = Annotated[int, IntRange(0, MAX_MINUTES * 60)]
-Seats = Annotated[tuple[Seat, ...], MaxItems(MAX_PLAYERS)]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RulesSpec:
     """The game's settings, as in docs/rules.md (a 52-card deck on the wire).
 
-    Same keys and values as the engine's ``Rules.to_dict()`` minus ``ranks``/``suits``:
-    ``{"players": 2, "face_down": 1, "aces": "high", "short_war": "lose",
-    "both_short": "play_on", "won_cards": "shuffle", "fixed_order": "winner",
-    "round_limit": None, "tie_break": "draw"}``. ``both_short`` and ``fixed_order``
-    default to the rules of today; their other values (``end``, ``seat0``) are how
-    versions up to 0.1 played, kept for the rooms they stored. The enums and
-    the bounds are the `vocabulary` package's, as the engine's are; ``face_down`` is 1
-    or 3 (`vocabulary.check_face_down`). ``server.core.wire`` converts between this and
-    the engine's ``Rules``, both ways.
+    Same keys and values as the engine's ``Rules.to_dict()`` minus ``ranks``/``suits``;
+    a setting left out takes its default, `vocabulary.DEFAULTS` (the engine's too).
+    ``both_short`` and ``fixed_order`` default to the rules of today; their other values
+    (``end``, ``seat0``) are how versions up to 0.1 played, kept for the rooms they
+    stored. The enums and the bounds are the `vocabulary` package's, as the engine's are;
+    ``face_down`` is 1 or 3 (`vocabulary.check_face_down`). ``server.core.wire`` converts
+    between this and the engine's ``Rules``, both ways.
     """
 
-    players: Players = 2
-    face_down: FaceDown = 1
-    aces: Aces = Aces.HIGH
-    short_war: ShortWar = ShortWar.LOSE
-    both_short: BothShort = BothShort.PLAY_ON
-    won_cards: WonCards = WonCards.SHUFFLE
-    fixed_order: FixedOrder = FixedOrder.WINNER
-    round_limit: RoundLimit | None = None
-    tie_break: TieBreak = TieBreak.DRAW
+    players: Players = DEFAULTS.players
+    face_down: FaceDown = DEFAULTS.face_down
+    aces: Aces = DEFAULTS.aces
+    short_war: ShortWar = DEFAULTS.short_war
+    both_short: BothShort = DEFAULTS.both_short
+    won_cards: WonCards = DEFAULTS.won_cards
+    fixed_order: FixedOrder = DEFAULTS.fixed_order
+    round_limit: RoundLimit | None = DEFAULTS.round_limit
+    tie_break: TieBreak = DEFAULTS.tie_break
 
     def validate(self) -> None:
         """Raise ValueError if the settings do not go together (called by the codec)."""

@@ -1,4 +1,4 @@
-"""The game's words, defined once: rule settings, their bounds, and how games end.
+"""The game's words, defined once: rule settings, their bounds and defaults, how games end.
 
 The engine (``server.engine``) and the wire (``protocol``) both use these names and
 bounds; neither imports the other. This package imports nothing but the standard
@@ -10,15 +10,18 @@ from __future__ import annotations
 
 from vocabulary.outcome import OutReason, Termination
 from vocabulary.rules import (
+    DEFAULTS,
     FACE_DOWN_COUNTS,
     MAX_DEAL,
     MAX_PLAYERS,
     MAX_ROUND_LIMIT,
     MIN_PLAYERS,
     PLAYER_COUNTS,
+    RULE_NAMES,
     Aces,
     BothShort,
     FixedOrder,
+    RuleDefaults,
     ShortWar,
     TieBreak,
     WonCards,
@@ -28,16 +31,19 @@ from vocabulary.rules import (
 )
 
 __all__ = [
+    "DEFAULTS",
     "FACE_DOWN_COUNTS",
     "MAX_DEAL",
     "MAX_PLAYERS",
     "MAX_ROUND_LIMIT",
     "MIN_PLAYERS",
     "PLAYER_COUNTS",
+    "RULE_NAMES",
     "Aces",
     "BothShort",
     "FixedOrder",
     "OutReason",
+    "RuleDefaults",
     "ShortWar",
     "Termination",
     "TieBreak",

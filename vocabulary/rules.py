@@ -8,19 +8,23 @@ layer and another in the next. Pure: imports nothing but the standard library.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import Final
 
 __all__ = [
+    "DEFAULTS",
     "FACE_DOWN_COUNTS",
     "MAX_DEAL",
     "MAX_PLAYERS",
     "MAX_ROUND_LIMIT",
     "MIN_PLAYERS",
     "PLAYER_COUNTS",
+    "RULE_NAMES",
     "Aces",
     "BothShort",
     "FixedOrder",
+    "RuleDefaults",
     "ShortWar",
     "TieBreak",
     "WonCards",
@@ -103,6 +107,41 @@ MAX_ROUND_LIMIT: Final = 1_000_000
 """The highest round limit (26, 50 and 100 are the ones clients offer)."""
 MAX_DEAL: Final = 2**64 - 1
 """Deal numbers run from 0 to 2**64-1: the seed of a game's random stream."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuleDefaults:
+    """The nine settings of a game, each at its default: the standard game (docs/rules.md).
+
+    Written here once. The wire's ``RulesSpec``, the engine's ``Rules``, ``war-sim``'s and
+    ``war-client``'s flags (and their help) and the browser table (through the generated
+    ``client/web/js/vocabulary.js``) all read `DEFAULTS`; a setting left out of a
+    ``create_room`` or of a stored room's rules takes the value here.
+    """
+
+    players: int = 2
+    face_down: int = 1
+    aces: Aces = Aces.HIGH
+    short_war: ShortWar = ShortWar.LOSE
+    both_short: BothShort = BothShort.PLAY_ON
+    won_cards: WonCards = WonCards.SHUFFLE
+    fixed_order: FixedOrder = FixedOrder.WINNER
+    round_limit: int | None = None
+    tie_break: TieBreak = TieBreak.DRAW
+
+    def to_dict(self) -> dict[str, int | str | None]:
+        """Every setting by name, enums as their wire strings: ``{"players": 2, ...}``."""
+        out: dict[str, int | str | None] = {}
+        for name in RULE_NAMES:
+            value = getattr(self, name)
+            out[name] = value.value if isinstance(value, StrEnum) else value
+        return out
+
+
+DEFAULTS: Final = RuleDefaults()
+"""The default of every rule setting (``DEFAULTS.face_down`` is 1)."""
+RULE_NAMES: Final = tuple(f.name for f in fields(RuleDefaults))
+"""The rule settings' names, in the order the wire and the engine list them."""
 
 
 def _choices(values: tuple[int, ...]) -> str:

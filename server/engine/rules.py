@@ -1,7 +1,7 @@
 """`Rules`: the frozen settings of one game, validated on construction.
 
-The settings' names, values and bounds are the `vocabulary` package's (shared with the
-wire); the enums are re-exported here for the engine's callers.
+The settings' names, values, bounds and defaults are the `vocabulary` package's (shared
+with the wire); the enums are re-exported here for the engine's callers.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 
 from server.engine.errors import RulesError
 from vocabulary import (
+    DEFAULTS,
     Aces,
     BothShort,
     FixedOrder,
@@ -46,6 +47,7 @@ def _is_int(value: object) -> bool:
 class Rules:
     """The settings of a game (see docs/rules.md). Invalid values raise `RulesError`.
 
+    Every setting but the deck's defaults to `vocabulary.DEFAULTS` (the wire's too).
     Enum settings also accept their string values (``aces="low"``) and are stored as the
     enum. ``both_short`` and ``fixed_order`` default to the rules of today; their other
     values are how versions up to 0.1 played (stored games keep them). ``ranks`` ×
@@ -53,15 +55,15 @@ class Rules:
     2..A and the first ``suits`` of spades, hearts, diamonds, clubs.
     """
 
-    players: int = 2
-    face_down: int = 1
-    aces: Aces = Aces.HIGH
-    short_war: ShortWar = ShortWar.LOSE
-    both_short: BothShort = BothShort.PLAY_ON
-    won_cards: WonCards = WonCards.SHUFFLE
-    fixed_order: FixedOrder = FixedOrder.WINNER
-    round_limit: int | None = None
-    tie_break: TieBreak = TieBreak.DRAW
+    players: int = DEFAULTS.players
+    face_down: int = DEFAULTS.face_down
+    aces: Aces = DEFAULTS.aces
+    short_war: ShortWar = DEFAULTS.short_war
+    both_short: BothShort = DEFAULTS.both_short
+    won_cards: WonCards = DEFAULTS.won_cards
+    fixed_order: FixedOrder = DEFAULTS.fixed_order
+    round_limit: int | None = DEFAULTS.round_limit
+    tie_break: TieBreak = DEFAULTS.tie_break
     ranks: int = 13
     suits: int = 4
 

@@ -14,6 +14,7 @@ from server.engine import Rules, RulesError
 from server.sim.run import MAX_SEED, Report, default_jobs, play_deal, simulate
 from server.sim.trace import describe_rules, trace
 from vocabulary import (
+    DEFAULTS,
     FACE_DOWN_COUNTS,
     MAX_DEAL,
     MAX_ROUND_LIMIT,
@@ -119,50 +120,55 @@ def build_parser() -> argparse.ArgumentParser:
 
     rules = parser.add_argument_group("rules (defaults are the standard game)")
     rules.add_argument(
-        "--players", type=int, choices=PLAYER_COUNTS, default=2, help="2, 3 or 4 (default 2)"
+        "--players",
+        type=int,
+        choices=PLAYER_COUNTS,
+        default=DEFAULTS.players,
+        help="2, 3 or 4 (default %(default)s)",
     )
     rules.add_argument(
         "--face-down",
         type=int,
         choices=FACE_DOWN_COUNTS,
-        default=1,
-        help="cards each player lays face down in a war (default 1)",
+        default=DEFAULTS.face_down,
+        help="cards each player lays face down in a war (default %(default)s)",
     )
     rules.add_argument(
         "--aces",
         choices=option_names(Aces),
-        default=Aces.HIGH.value,
-        help="aces above kings or below twos (default high)",
+        default=DEFAULTS.aces.value,
+        help="aces above kings or below twos (default %(default)s)",
     )
     rules.add_argument(
         "--short-war",
         type=option_name,
         choices=option_names(ShortWar),
-        default="lose",
-        help="without enough cards for a war: lose, or turn up your last card (default lose)",
+        default=option_name(DEFAULTS.short_war.value),
+        help="without enough cards for a war: lose, or turn up your last card"
+        " (default %(default)s)",
     )
     rules.add_argument(
         "--won-cards",
         choices=option_names(WonCards),
-        default=WonCards.SHUFFLE.value,
-        help="won cards go under shuffled (default), or in the order laid (may loop forever:"
-        " such games end as endless)",
+        default=DEFAULTS.won_cards.value,
+        help="won cards go under shuffled, or in the order laid (may loop forever: such games"
+        " end as endless; default %(default)s)",
     )
     rules.add_argument(
         "--fixed-order",
         choices=option_names(FixedOrder),
-        default=FixedOrder.WINNER.value,
-        help="with --won-cards fixed: seat order starts from the winner (default), or from seat"
-        " 0 whoever won (versions up to 0.1; it favours seat 0)",
+        default=DEFAULTS.fixed_order.value,
+        help="with --won-cards fixed: seat order starts from the winner, or from seat 0 whoever"
+        " won (seat0: versions up to 0.1; it favours seat 0; default %(default)s)",
     )
     rules.add_argument(
         "--both-short",
         type=option_name,
         choices=option_names(BothShort),
-        default=option_name(BothShort.PLAY_ON.value),
+        default=option_name(DEFAULTS.both_short.value),
         help="3-4 players, everyone in a war short while another player is still in: the"
-        " cards go back and play goes on (play-on, default), or the game ends (end: versions"
-        " up to 0.1)",
+        " cards go back and play goes on (play-on), or the game ends (end: versions up to"
+        " 0.1; default %(default)s)",
     )
     rules.add_argument(
         "--rounds",
@@ -173,8 +179,9 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument(
         "--tie-break",
         choices=option_names(TieBreak),
-        default=TieBreak.DRAW.value,
-        help="equal counts at the round limit: a draw (default), or play on until they differ",
+        default=DEFAULTS.tie_break.value,
+        help="equal counts at the round limit: a draw, or play on until they differ"
+        " (default %(default)s)",
     )
     rules.add_argument(
         "--ranks",

@@ -15,7 +15,15 @@ from pathlib import Path
 
 from websockets.asyncio.server import ServerConnection, serve
 
-from client.connection import Connection, Ended, LinkEvent, Notice, Received, Reconnecting
+from client.connection import (
+    Connection,
+    Dialing,
+    Ended,
+    LinkEvent,
+    Notice,
+    Received,
+    Reconnecting,
+)
 from client.policy import Policy
 from client.statefile import SeatRecord, StateFile
 from protocol import (
@@ -113,15 +121,17 @@ async def collect(connection: Connection) -> list[LinkEvent]:
     return await asyncio.wait_for(run(), TIMEOUT)
 
 
-def fast(url: str, opening: JoinRoom | WatchRoom, **options: object) -> Connection:
-    return Connection(
-        url,
-        opening,
-        backoff_base=0.01,
-        backoff_cap=0.05,
-        rng=random.Random(1),
-        **options,  # type: ignore[arg-type]
-    )
+def fast(
+    url: str,
+    opening: JoinRoom | WatchRoom,
+    *,
+    seats: StateFile | None = None,
+    auto: AutoPlay | None = None,
+    give_up_after: float = 300.0,
+) -> Connection:
+    policy = Policy(base=0.01, cap=0.05, give_up_after=give_up_after)
+    dialing = Dialing(policy=policy, rng=random.Random(1))
+    return Connection(url, opening, seats=seats, auto=auto, dialing=dialing)
 
 
 T1, T2 = "token-one-0123456789", "token-two-0123456789"
@@ -315,9 +325,8 @@ async def test_a_server_that_cannot_save_games_is_retried_slowly_saying_so_once(
 
     policy = Policy(base=0.001, cap=0.002, store_base=0.02, store_cap=0.04)
     async with scripted(unavailable(True), unavailable(False), unavailable(False), back) as url:
-        connection = Connection(
-            url, JoinRoom(code=CODE, name="Ben"), policy=policy, rng=random.Random(2)
-        )
+        dialing = Dialing(policy=policy, rng=random.Random(2))
+        connection = Connection(url, JoinRoom(code=CODE, name="Ben"), dialing=dialing)
         events = await collect(connection)
     reconnects = [e for e in events if isinstance(e, Reconnecting)]
     assert [r.reason for r in reconnects] == [

@@ -10,7 +10,7 @@ from dataclasses import replace
 from textual.widgets import Static
 
 from client.countdown import Countdown, clock_text, follow, warning
-from client.lines import LineRenderer
+from client.lines import LineRenderer, Streams
 from client.sentences import describe
 from client.tui import WarApp
 from client.view import ViewState, apply
@@ -185,7 +185,7 @@ async def test_plain_says_the_minute_line_once_and_tells_the_time() -> None:
     clock = FakeClock(0.0)
     link = FakeLink()
     out = io.StringIO()
-    renderer = LineRenderer(link, json_lines=False, out=out, err=io.StringIO(), clock=clock)
+    renderer = LineRenderer(link, Streams(out, io.StringIO()), json_lines=False, clock=clock)
     task = asyncio.create_task(renderer.run())
     link.push(welcome(), *START)
     await link.drained()
@@ -233,7 +233,7 @@ async def test_plain_wakes_up_for_the_minute_line_without_a_message() -> None:
     clock = FakeClock(0.0)
     link = FakeLink()
     out = Written()
-    renderer = LineRenderer(link, json_lines=False, out=out, err=io.StringIO(), clock=clock)
+    renderer = LineRenderer(link, Streams(out, io.StringIO()), json_lines=False, clock=clock)
     task = asyncio.create_task(renderer.run())
     link.push(welcome(), *START)  # 300 s left: the line is due at 240
     await link.drained()

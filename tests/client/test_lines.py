@@ -9,7 +9,7 @@ import json
 import msgpack
 
 from client.connection import Ended, Notice, Reconnecting
-from client.lines import HIDDEN, LineRenderer, message_json
+from client.lines import HIDDEN, LineRenderer, Streams, message_json
 from protocol import (
     AutoPlay,
     GameStarted,
@@ -36,7 +36,7 @@ def recorded(me: int | None = 0, rounds: int = 6) -> Recording:
 
 async def render(link: FakeLink, *, json_lines: bool = False) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    renderer = LineRenderer(link, json_lines=json_lines, out=out, err=err)
+    renderer = LineRenderer(link, Streams(out, err), json_lines=json_lines)
     code = await asyncio.wait_for(renderer.run(), TIMEOUT)
     return code, out.getvalue(), err.getvalue()
 
@@ -127,7 +127,7 @@ async def test_reconnecting_and_notices() -> None:
 async def test_typed_commands() -> None:
     recording = Recording(engine.Game(engine.Rules(), 7), me=0)
     link = FakeLink()
-    renderer = LineRenderer(link, json_lines=False, out=io.StringIO(), err=io.StringIO())
+    renderer = LineRenderer(link, Streams(io.StringIO(), io.StringIO()), json_lines=False)
     commands = asyncio.StreamReader()
     renderer.commands = commands
     link.push_all(recording.messages)
@@ -165,7 +165,7 @@ async def test_a_second_quick_enter_waits_for_the_next_step() -> None:
     (which the server would refuse: "ready for step 0, but the game is at step 1")."""
     recording = Recording(engine.Game(engine.Rules(), 7), me=0)
     link = FakeLink()
-    renderer = LineRenderer(link, json_lines=False, out=io.StringIO(), err=io.StringIO())
+    renderer = LineRenderer(link, Streams(io.StringIO(), io.StringIO()), json_lines=False)
     task = asyncio.create_task(renderer.run())
     link.push_all(recording.messages)
     await link.drained()
@@ -180,7 +180,7 @@ async def test_a_ready_lost_with_its_connection_can_be_sent_again() -> None:
     """A new welcome (a resume) forgets the ready sent on the connection before."""
     recording = Recording(engine.Game(engine.Rules(), 7), me=0)
     link = FakeLink()
-    renderer = LineRenderer(link, json_lines=False, out=io.StringIO(), err=io.StringIO())
+    renderer = LineRenderer(link, Streams(io.StringIO(), io.StringIO()), json_lines=False)
     task = asyncio.create_task(renderer.run())
     link.push_all(recording.messages)
     await link.drained()
@@ -196,7 +196,7 @@ async def test_a_ready_lost_with_its_connection_can_be_sent_again() -> None:
 async def test_a_spectator_typing_turn_over_sends_nothing() -> None:
     link = FakeLink()
     link.push(recorded(me=None).messages[0])
-    renderer = LineRenderer(link, json_lines=False, out=io.StringIO(), err=io.StringIO())
+    renderer = LineRenderer(link, Streams(io.StringIO(), io.StringIO()), json_lines=False)
     task = asyncio.create_task(renderer.run())
     await link.drained()
     assert await renderer.command("") == "Spectators watch; only players turn over."
@@ -209,7 +209,7 @@ async def test_a_plain_player_stays_after_game_over_for_a_rematch_then_leaves() 
     recording = recorded(rounds=3)
     link = FakeLink()
     out = io.StringIO()
-    renderer = LineRenderer(link, json_lines=False, out=out, err=io.StringIO())
+    renderer = LineRenderer(link, Streams(out, io.StringIO()), json_lines=False)
     commands = asyncio.StreamReader()
     renderer.commands = commands
     link.push_all(recording.messages)
@@ -248,7 +248,7 @@ async def test_a_plain_player_stays_after_game_over_for_a_rematch_then_leaves() 
 
 async def test_the_end_of_stdin_after_game_over_ends_the_evening() -> None:
     link = FakeLink()
-    renderer = LineRenderer(link, json_lines=False, out=io.StringIO(), err=io.StringIO())
+    renderer = LineRenderer(link, Streams(io.StringIO(), io.StringIO()), json_lines=False)
     commands = asyncio.StreamReader()
     renderer.commands = commands
     link.push_all(recorded(rounds=2).messages)

@@ -7,7 +7,7 @@ import io
 import pytest
 
 from client.connection import Ended
-from client.lines import LineRenderer
+from client.lines import LineRenderer, Streams
 from client.links import link_lines, page_url
 from protocol import PlayerJoined, RoomPhase, RoomState, RulesSpec, SeatState, Welcome
 from tests.client._fake import FakeLink
@@ -55,7 +55,7 @@ def welcome(seat: int | None, *, open_seat: bool = True) -> Welcome:
 async def plain(*messages: Welcome | PlayerJoined, json_lines: bool = False) -> tuple[str, str]:
     link = FakeLink()
     out, err = io.StringIO(), io.StringIO()
-    renderer = LineRenderer(link, json_lines=json_lines, out=out, err=err, page="http://h:1/")
+    renderer = LineRenderer(link, Streams(out, err), json_lines=json_lines, page="http://h:1/")
     link.push(*messages)
     link.event(Ended(True, "closed"))
     await renderer.run()

@@ -19,6 +19,7 @@ from client.tui import (
     LEFT_LINE,
     STOPPED_WATCHING_LINE,
     FlyingCards,
+    Haul,
     SeatPanel,
     WarApp,
 )
@@ -99,7 +100,7 @@ def text(app: WarApp, selector: str) -> str:
 async def table() -> AsyncIterator[tuple[WarApp, FakeLink, Pilot[None]]]:
     link = FakeLink()
     # a haul stays lit, and flying cards stay in the air, while checked
-    app = WarApp(link, highlight_seconds=TIMEOUT * 10, flight_seconds=TIMEOUT * 10)
+    app = WarApp(link, haul=Haul(flight_seconds=TIMEOUT * 10, highlight_seconds=TIMEOUT * 10))
     async with app.run_test(size=(100, 40)) as pilot:
         yield app, link, pilot
 
@@ -411,7 +412,7 @@ async def test_keys_work_while_cards_fly(table: tuple[WarApp, FakeLink, Pilot[No
 
 async def test_a_short_flight_lands_by_itself() -> None:
     link = FakeLink()
-    app = WarApp(link, highlight_seconds=TIMEOUT * 10, flight_seconds=0.05)
+    app = WarApp(link, haul=Haul(flight_seconds=0.05, highlight_seconds=TIMEOUT * 10))
     async with app.run_test(size=(100, 40)) as pilot:
         link.push(welcome(), *START, *WAR_TO_ANN)
         await settle(link, pilot)
@@ -426,7 +427,7 @@ async def test_a_short_flight_lands_by_itself() -> None:
 
 async def test_a_haul_flies_at_80_by_24() -> None:
     link = FakeLink()
-    app = WarApp(link, flight_seconds=TIMEOUT * 10)
+    app = WarApp(link, haul=Haul(flight_seconds=TIMEOUT * 10))
     async with app.run_test(size=(80, 24)) as pilot:
         link.push(welcome(), *START, *WAR_TO_ANN)
         await settle(link, pilot)
@@ -490,7 +491,7 @@ def card_rows(panel: SeatPanel) -> range:
 
 async def test_a_haul_flies_from_the_table_never_from_the_winner_nor_over_words() -> None:
     link = FakeLink()
-    app = WarApp(link, highlight_seconds=TIMEOUT * 10, flight_seconds=TIMEOUT * 10)
+    app = WarApp(link, haul=Haul(flight_seconds=TIMEOUT * 10, highlight_seconds=TIMEOUT * 10))
     async with app.run_test(size=(100, 40)) as pilot:
         link.push(*THREE)
         await settle(link, pilot)

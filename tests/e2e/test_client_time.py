@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from client.connection import Connection
-from client.lines import LineRenderer
+from client.lines import LineRenderer, Streams
 from protocol import CreateRoom, RoomPhase
 from tests.e2e._war import start_war
 
@@ -44,9 +44,8 @@ async def test_the_server_ends_a_timed_game_and_the_client_shows_it(tmp_path: Pa
     async with start_war(tmp_path) as war:
         opening = CreateRoom(name="Ann", computers=1, minutes=5)
         out = Said()
-        renderer = LineRenderer(
-            Connection(war.url, opening), json_lines=False, out=out, err=io.StringIO()
-        )
+        streams = Streams(out, io.StringIO())
+        renderer = LineRenderer(Connection(war.url, opening), streams, json_lines=False)
         task = asyncio.create_task(renderer.run())
         await out.until("The game begins: 26 cards each. 5 minutes on the clock.")
         assert renderer.view.phase is RoomPhase.PLAYING

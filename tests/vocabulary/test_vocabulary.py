@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
+from collections.abc import Callable
+
 import pytest
 
 import protocol
 import vocabulary
+from client import cli as client_cli
 from server import engine
+from server.sim import cli as sim_cli
 from vocabulary import (
     FACE_DOWN_COUNTS,
     MAX_ROUND_LIMIT,
@@ -100,3 +106,41 @@ def test_check_round_limit_accepts(value: int | None) -> None:
 def test_check_round_limit_refuses(value: object, message: str) -> None:
     with pytest.raises(ValueError, match=f"^{message}$"):
         check_round_limit(value)
+
+
+def test_the_defaults_are_the_standard_game() -> None:
+    assert vocabulary.DEFAULTS.to_dict() == {
+        "players": 2,
+        "face_down": 1,
+        "aces": "high",
+        "short_war": "lose",
+        "both_short": "play_on",
+        "won_cards": "shuffle",
+        "fixed_order": "winner",
+        "round_limit": None,
+        "tie_break": "draw",
+    }
+
+
+def test_the_wire_and_the_engine_have_the_same_settings_with_the_same_defaults() -> None:
+    """RulesSpec and Rules read their defaults from vocabulary.DEFAULTS, not copies."""
+    wire = protocol.RulesSpec()
+    assert tuple(f.name for f in dataclasses.fields(wire)) == vocabulary.RULE_NAMES
+    assert {n: getattr(wire, n) for n in vocabulary.RULE_NAMES} == dataclasses.asdict(
+        vocabulary.DEFAULTS
+    )
+    game = engine.Rules().to_dict()
+    assert [game.pop("ranks"), game.pop("suits")] == [13, 4]  # the engine's own: the deck
+    assert game == vocabulary.DEFAULTS.to_dict()
+
+
+@pytest.mark.parametrize("parser", [sim_cli.build_parser, client_cli.build_parser])
+def test_the_command_lines_default_to_the_vocabulary(
+    parser: Callable[[], argparse.ArgumentParser],
+) -> None:
+    """war-sim and war-client: the flags' defaults (and so their help) are DEFAULTS'."""
+    args = parser().parse_args([])
+    defaults = vocabulary.DEFAULTS.to_dict()
+    for name in ("players", "face_down", "aces", "short_war", "won_cards", "tie_break"):
+        assert protocol.option_value(str(getattr(args, name))) == str(defaults[name]), name
+    assert "default 2" in parser().format_help()

@@ -2,30 +2,21 @@
 // a connection ends is one pure decision, decide(), as client/policy.py (README.md).
 
 import { apply, initialView, welcomed } from "./view.js";
+import {
+  CLOSE_REASONS,
+  RECONNECT_POLICY,
+  RETRY_CLOSE_CODES,
+  ROOM_ENDED_CLOSE_CODES,
+  STALE_SEAT_ERRORS,
+} from "./vocabulary.js";
 import { PROTOCOL_VERSION, decodeServerMessage, encodeClientMessage } from "./wire.js";
 
-const RETRY_CODES = new Set([1006, 1011, 1012, 1013, 4001, 4005]);
-const STALE_SEAT = new Set(["bad_token", "unknown_code"]);
-const ROOM_ENDED = new Set([1000, 4003]);
-const CLOSE_REASONS = {
-  1000: "the server ended the connection",
-  1001: "the server shut down",
-  1003: "the server refused a text frame",
-  1008: "the server closed the connection after invalid messages",
-  1009: "the server refused a message as too big",
-  1011: "the server hit an error",
-  1012: "the server is restarting",
-  1013: "the server is busy",
-  4000: "the server speaks another protocol version",
-  4001: "too many messages too fast",
-  4002: "this seat was taken over by another window or device",
-  4003: "the room was closed",
-  4004: "the server refused to let us in",
-  4005: "the server waited too long for us",
-};
+const RETRY_CODES = new Set(RETRY_CLOSE_CODES);
+const STALE_SEAT = new Set(STALE_SEAT_ERRORS);
+const ROOM_ENDED = new Set(ROOM_ENDED_CLOSE_CODES);
 /** Backoff for drops (base doubling to cap, seconds), slower while the server cannot save
  * games (store*), and how long to keep trying: client/policy.py's Policy. */
-export const POLICY = Object.freeze({ base: 0.25, cap: 10, storeBase: 5, storeCap: 60, giveUpAfter: 300 });
+export const POLICY = RECONNECT_POLICY;
 
 /** Seconds before reconnect `attempt` (0, 1 ...): exponential, capped, with "equal jitter"
  * (0 <= jitter <= 1: a point in the upper half of the step). */
@@ -36,9 +27,10 @@ export function backoffDelay(attempt, base, cap, jitter) {
 
 export const shouldReconnect = (code) => code === null || RETRY_CODES.has(code);
 
-/** Why it closed: the server's sentence after an error, else the close code's meaning. */
+/** Why it closed: the server's sentence after an error (without its code: that is for
+ * scripts), else the close code's meaning. */
 export function closedBecause(code, error = null) {
-  if (error !== null) return `${error.message || error.code} (${error.code})`;
+  if (error !== null) return error.message || error.code.replaceAll("_", " ");
   if (code === null || code === 1006) return "the connection dropped";
   return CLOSE_REASONS[code] ?? `the server closed the connection (code ${code})`;
 }
@@ -47,7 +39,8 @@ const stop = (ok, reason, code = null) => ({ kind: "stop", ok, reason, code });
 
 /** What to do after a connection ended: {kind: "stop", ok, reason, code}, {kind:
  * "join_anew", notice} or {kind: "retry", delay, reason, reopen: resume | watch | first}.
- * `ending`: url, unreachable (why connecting failed, or null), closeCode, error (the
+ * `ending`: url, unreachable (why connecting failed, or null), final (that failure
+ * cannot heal: a browser never knows so, and leaves it out), closeCode, error (the
  * error before the welcome, or store_unavailable), welcomed, everWelcomed, holdsToken,
  * storedSeat, spectator, gameOver, closing, left, attempt, troubleFor (seconds). */
 export function decide(ending, policy, jitter) {
@@ -59,7 +52,7 @@ export function decide(ending, policy, jitter) {
     return { kind: "join_anew", notice: "the stored seat could not be resumed; joining as new" };
   }
   if (e.unreachable !== null) {
-    if (!e.everWelcomed) return stop(false, `cannot connect to ${e.url}: ${e.unreachable}`);
+    if (e.final || !e.everWelcomed) return stop(false, `cannot connect to ${e.url}: ${e.unreachable}`);
     return retry(e, policy, jitter, `cannot reach the server: ${e.unreachable}`, false);
   }
   if (refused === "store_unavailable") {

@@ -1,6 +1,8 @@
 // The time limit's countdown, as client/countdown.py: pure, `now` is given.
 
-export const WARN_SECONDS = 60;
+import { WARN_SECONDS } from "./vocabulary.js";
+
+export { WARN_SECONDS };
 
 export function noCountdown(game = 0) {
   return { deadline: null, game, warned: false, up: false };

@@ -7,6 +7,7 @@ import { Table } from "./render.js";
 import { describe, status } from "./sentences.js";
 import { SeatStore } from "./store.js";
 import { initialView, welcomed } from "./view.js";
+import { MAX_DEAL, MAX_MINUTES, MAX_ROUND_LIMIT } from "./vocabulary.js";
 
 const doc = document;
 const $ = (id) => doc.getElementById(id);
@@ -223,11 +224,8 @@ function act(intent) {
 }
 
 function turn() {
-  const intent = turnOver(view);
-  if (typeof intent !== "string") {
-    if (readySentFor === view.step) return;
-    readySentFor = view.step;
-  }
+  const intent = turnOver(view, readySentFor); // a second tap is told it is ready already
+  if (typeof intent !== "string") readySentFor = view.step;
   act(intent);
 }
 
@@ -301,15 +299,15 @@ function createRoom(event) {
   const opening = { type: "create_room", name, rules, computers: Math.min(Number(form.get("computers")), players - 1) };
   const limit = form.get("limit");
   const number = Number(form.get("limit_number"));
-  const high = limit === "minutes" ? 1440 : 1_000_000;
+  const high = limit === "minutes" ? MAX_MINUTES : MAX_ROUND_LIMIT;
   if (/minutes|rounds/.test(limit) && !(Number.isInteger(number) && number >= 1 && number <= high)) {
     return trouble(`The number of ${limit} must be a whole number from 1 to ${high}.`);
   }
   if (limit === "minutes") opening.minutes = number;
   else if (limit !== "none") rules.round_limit = limit === "rounds" ? number : Number(limit);
   const deal = String(form.get("deal")).trim();
-  if (deal && !(/^\d{1,20}$/.test(deal) && BigInt(deal) < 2n ** 64n)) {
-    return trouble("The deal number must be a whole number from 0 to 18446744073709551615.");
+  if (deal && !(/^\d{1,20}$/.test(deal) && BigInt(deal) <= MAX_DEAL)) {
+    return trouble(`The deal number must be a whole number from 0 to ${MAX_DEAL}.`);
   }
   if (deal) opening.deal = BigInt(deal) <= Number.MAX_SAFE_INTEGER ? Number(deal) : BigInt(deal);
   if (form.get("password")) opening.password = form.get("password");
@@ -338,7 +336,7 @@ function acceptInvite(event) {
 function formChanged(event) {
   const limit = field("limit").value;
   $("limit-number-field").hidden = !/minutes|rounds/.test(limit);
-  $("limit-number-label").textContent = limit === "minutes" ? "Minutes (1 to 1440)" : "Rounds";
+  $("limit-number-label").textContent = limit === "minutes" ? `Minutes (1 to ${MAX_MINUTES})` : "Rounds";
   const most = Number(doc.querySelector('#create-form [name="players"]:checked').value) - 1;
   const computers = field("computers");
   for (const option of computers.options) option.disabled = Number(option.value) > most;

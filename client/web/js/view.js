@@ -1,11 +1,9 @@
 // The view state and its reducer, as client/view.py (README.md).
 
-export const DEFAULT_RULES = Object.freeze({
-  players: 2, face_down: 1, aces: "high", short_war: "lose", won_cards: "shuffle", round_limit: null, tie_break: "draw",
-});
+import { RECENT_LIMIT, RULE_DEFAULTS } from "./vocabulary.js";
 
-/** How many of the latest applied room messages a view keeps in `recent`. */
-export const RECENT_LIMIT = 16;
+/** The rules a view shows before its welcome: every setting's default (vocabulary/). */
+export const DEFAULT_RULES = RULE_DEFAULTS;
 const OPEN_SEAT = { name: null, computer: false, connected: false, ready: false, auto: "off" };
 
 export function initialView() {

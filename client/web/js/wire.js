@@ -2,9 +2,21 @@
 
 import { Decoder } from "../vendor/msgpack/Decoder.mjs";
 import { Encoder } from "../vendor/msgpack/Encoder.mjs";
+import {
+  ENUMS,
+  FACE_DOWN_COUNTS,
+  INTEGERS,
+  MAX_ITEMS,
+  MAX_PLAYERS,
+  MAX_SERVER_MESSAGE_BYTES,
+  PROTOCOL_VERSION,
+  RULE_DEFAULTS,
+  RULE_NAMES,
+  TEXTS,
+  UNPRINTABLE_CATEGORIES,
+} from "./vocabulary.js";
 
-export const PROTOCOL_VERSION = 1;
-export const MAX_SERVER_MESSAGE_BYTES = 65536;
+export { MAX_SERVER_MESSAGE_BYTES, PROTOCOL_VERSION };
 
 /** A server frame that is not a valid message; `code` is the protocol's error code. */
 export class WireError extends Error {
@@ -58,13 +70,14 @@ function oneOf(...allowed) {
   };
 }
 
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-function text(min, max, pattern = null, printable = false) {
+// As protocol/fields.py: lengths in characters (code points), patterns matched whole.
+const UNPRINTABLE = new RegExp(`[${UNPRINTABLE_CATEGORIES.map((c) => `\\p{${c}}`).join("")}]`, "u");
+function text({ min, max, pattern = null, printable = false }) {
+  const whole = pattern === null ? null : new RegExp(`^(?:${pattern})$`);
   return (value, path) => {
-    if (typeof value !== "string" || value.length < min || value.length > max) {
-      bad(path, `a string of ${min}..${max} characters`, value);
-    }
-    if (pattern !== null && !pattern.test(value)) bad(path, `a string matching ${pattern.source}`, value);
+    const length = typeof value === "string" ? [...value].length : -1;
+    if (length < min || length > max) bad(path, `a string of ${min}..${max} characters`, value);
+    if (whole !== null && !whole.test(value)) bad(path, `a string matching ${pattern}`, value);
     if (printable && (UNPRINTABLE.test(value) || !value.trim())) bad(path, "printable text with a visible character", value);
     return value;
   };
@@ -98,36 +111,41 @@ function record(fields) {
   };
 }
 
-const seat = int(0, 3);
-const seq = int(0, SAFE); // 2**63-1 on the wire: past 2**53 in no lifetime
-const count = int(0, 52);
-const many = int(0, SAFE);
-const deal = int(0, 2n ** 64n - 1n);
-const card = text(2, 2, /^[2-9TJQKA][SHDC]$/);
-const name = text(1, 24, null, true);
-const code = text(4, 32, /^[A-Za-z0-9-]+$/);
-const auto = oneOf("off", "calm", "quick");
-const rematch = oneOf("new", "same");
-const seats = list(seat, 4);
-const counts = list(count, 4);
+// A count the page does arithmetic on stays a number: the wire allows up to 2**63-1, no
+// room gets past 2**53-1 (seq, steps, rounds, games). A deal keeps all 64 bits.
+const counted = ([low, high]) => int(low, typeof high === "bigint" ? SAFE : high);
+const seat = counted(INTEGERS.seat);
+const seq = counted(INTEGERS.seq);
+const steps = counted(INTEGERS.steps);
+const round = counted(INTEGERS.round);
+const count = counted(INTEGERS.card_count);
+const depth = counted(INTEGERS.depth);
+const deal = int(...INTEGERS.deal);
+const card = text(TEXTS.card);
+const name = text(TEXTS.name);
+const code = text(TEXTS.code);
+const enumOf = (values) => oneOf(...values);
+const auto = enumOf(ENUMS.auto_play);
+const rematch = enumOf(ENUMS.rematch_deal);
+const seats = list(seat, MAX_PLAYERS);
+const counts = list(count, MAX_PLAYERS);
 const empty = () => [];
-const termination = oneOf("all_cards", "opponents_short", "both_short", "round_limit", "time_limit", "endless");
-const summary = record({ rounds: many, wars: many, longest_war: count, biggest_haul: count, deal });
+const termination = enumOf(ENUMS.termination);
+const summary = record({ rounds: round, wars: round, longest_war: depth, biggest_haul: count, deal });
+
+// The rules: every setting optional, its default vocabulary/'s; an enum setting takes the
+// values of the enum of its name.
+const RULE_CHECKS = {
+  players: counted(INTEGERS.players),
+  face_down: enumOf(FACE_DOWN_COUNTS),
+  round_limit: nil(counted(INTEGERS.round_limit)),
+};
+const rules = record(Object.fromEntries(RULE_NAMES.map((key) => [key, [RULE_CHECKS[key] ?? enumOf(ENUMS[key]), RULE_DEFAULTS[key]]])));
 
 const state = record({
-  room: text(1, 32, /^[A-Za-z0-9-]+$/),
-  phase: oneOf("waiting", "playing", "over"),
-  rules: record({
-    players: [oneOf(2, 3, 4), 2],
-    face_down: [oneOf(1, 3), 1],
-    aces: [oneOf("high", "low"), "high"],
-    short_war: [oneOf("lose", "last_card"), "lose"],
-    both_short: [oneOf("play_on", "end"), "play_on"],
-    won_cards: [oneOf("shuffle", "fixed"), "shuffle"],
-    fixed_order: [oneOf("winner", "seat0"), "winner"],
-    round_limit: [nil(int(1, 1_000_000)), null],
-    tie_break: [oneOf("draw", "battle"), "draw"],
-  }),
+  room: text(TEXTS.room_id),
+  phase: enumOf(ENUMS.room_phase),
+  rules,
   seats: list(
     record({
       seat,
@@ -138,39 +156,40 @@ const state = record({
       auto: [auto, "off"],
       out: [bool, false],
       count: [count, 0],
-      face_up: [list(card, 52), empty],
+      face_up: [list(card, MAX_ITEMS.face_up), empty],
       face_down: [count, 0],
       finish_vote: [bool, false],
       rematch_vote: [nil(rematch), null],
     }),
-    4,
+    MAX_ITEMS.seats,
   ),
-  game: [int(1, SAFE), 1],
-  step: [many, 0],
-  round: [many, 0],
-  war_depth: [count, 0],
+  game: [counted(INTEGERS.game_number), 1],
+  step: [steps, 0],
+  round: [round, 0],
+  war_depth: [depth, 0],
   war_seats: [seats, empty],
   waiting_for: [seats, empty],
-  spectators: [many, 0],
-  minutes: [nil(int(1, 1440)), null],
-  seconds_left: [nil(many), null],
+  spectators: [counted(INTEGERS.spectators), 0],
+  minutes: [nil(counted(INTEGERS.minutes)), null],
+  seconds_left: [nil(counted(INTEGERS.seconds_left)), null],
   deal: [nil(deal), null],
   result: [nil(record({ winner: nil(seat), termination, summary })), null],
 });
 
-const event = { seq, step: many, round: many };
-const SERVER = {
+const event = { seq, step: steps, round };
+/** Every server message's fields (tests/client/web/wire.test.mjs: the same as vocabulary.js's SERVER_MESSAGES). */
+export const SERVER = {
   welcome: {
-    v: int(0, 255),
+    v: counted(INTEGERS.version),
     seq,
     seat: [nil(seat), null],
-    token: [nil(text(16, 128, /^[A-Za-z0-9_-]+$/)), null],
+    token: [nil(text(TEXTS.token)), null],
     player_code: [nil(code), null],
     watch_code: [nil(code), null],
     state,
   },
   snapshot: { seq, state },
-  error: { code: text(1, 64), message: [text(0, 500), ""] },
+  error: { code: text(TEXTS.error_code_text), message: [text(TEXTS.error_text), ""] },
   player_joined: { seq, seat, name, computer: [bool, false] },
   player_left: { seq, seat },
   connection_changed: { seq, seat, connected: bool, rejoined: [bool, false] },
@@ -179,16 +198,16 @@ const SERVER = {
   auto_play_changed: { seq, seat, mode: auto, away: [bool, false] },
   finish_voted: { seq, seat },
   rematch_voted: { seq, seat, deal: rematch },
-  spectators_changed: { seq, count: many },
-  game_started: { seq, game: int(1, SAFE), counts, deal: [nil(deal), null] },
+  spectators_changed: { seq, count: counted(INTEGERS.spectators) },
+  game_started: { seq, game: counted(INTEGERS.game_number), counts, deal: [nil(deal), null] },
   time_up: { seq },
-  cards_turned: { ...event, depth: count, cards: list(pair(seat, card), 4) },
-  cards_laid_down: { ...event, depth: count, counts: list(pair(seat, count), 4) },
-  war_declared: { ...event, depth: count, seats },
+  cards_turned: { ...event, depth, cards: list(pair(seat, card), MAX_PLAYERS) },
+  cards_laid_down: { ...event, depth, counts: list(pair(seat, count), MAX_PLAYERS) },
+  war_declared: { ...event, depth, seats },
   cards_taken: { ...event, seat, count, counts },
   cards_returned: { ...event, counts },
-  player_out: { ...event, seat, reason: oneOf("no_cards", "short_war") },
-  game_over: { seq, step: many, winner: nil(seat), termination, summary, counts },
+  player_out: { ...event, seat, reason: enumOf(ENUMS.out_reason) },
+  game_over: { seq, step: steps, winner: nil(seat), termination, summary, counts },
 };
 const CHECKS = Object.fromEntries(Object.entries(SERVER).map(([type, fields]) => [type, record(fields)]));
 

@@ -1,0 +1,184 @@
+"""Client → server messages: the four that open a connection, then those sent in a room.
+
+Opening (the first message of a connection, each carries ``v``, the protocol version):
+``create_room``, ``join_room``, ``watch_room``, ``resume_seat``; then ``ready``,
+``set_auto_play``, ``vote_finish``, ``rematch``, ``leave``, ``resync``. See
+:mod:`protocol.messages` for how a message travels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, ClassVar
+
+from protocol.fields import (
+    MAX_PLAYERS,
+    AutoPlay,
+    Code,
+    Deal,
+    IntRange,
+    Minutes,
+    Name,
+    Password,
+    RematchDeal,
+    RoomId,
+    Steps,
+    Token,
+)
+from protocol.state import RulesSpec
+
+__all__ = [
+    "CLIENT_MESSAGE_TYPES",
+    "PROTOCOL_VERSION",
+    "SUPPORTED_VERSIONS",
+    "ClientMessage",
+    "CreateRoom",
+    "JoinRoom",
+    "Leave",
+    "Ready",
+    "Rematch",
+    "ResumeSeat",
+    "Resync",
+    "SetAutoPlay",
+    "Version",
+    "VoteFinish",
+    "WatchRoom",
+]
+
+PROTOCOL_VERSION = 1
+"""The version this package speaks (the ``v`` of opening messages and ``welcome``)."""
+SUPPORTED_VERSIONS: frozenset[int] = frozenset({PROTOCOL_VERSION})
+"""Versions a decoder accepts in ``v``; any other is ``unsupported_version``."""
+
+Version = Annotated[int, IntRange(0, 65535)]
+Computers = Annotated[int, IntRange(0, MAX_PLAYERS - 1)]
+
+
+# === client → server: opening ==============================================================
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreateRoom:
+    """Create a room and take seat 0.
+
+    ``computers``: how many seats the computer plays (0 .. players-1; it plays exactly as
+    a person on quick auto-play). A limit is either ``rules.round_limit`` (rounds) or
+    ``minutes`` (the server's clock), not both. ``deal``: play this deal number (then it
+    is revealed from the start). ``password``: the server's, if it has one.
+    """
+
+    TYPE: ClassVar[str] = "create_room"
+    v: Version = PROTOCOL_VERSION
+    name: Name
+    rules: RulesSpec = field(default_factory=RulesSpec)
+    deal: Deal | None = None
+    computers: Computers = 0
+    minutes: Minutes | None = None
+    password: Password | None = None
+
+    def validate(self) -> None:
+        """Raise ValueError if the options do not go together (called by the codec)."""
+        if self.computers >= self.rules.players:
+            raise ValueError(
+                f"computers must leave a seat for you: at most {self.rules.players - 1} "
+                f"in a {self.rules.players}-player game, not {self.computers}"
+            )
+        if self.minutes is not None and self.rules.round_limit is not None:
+            raise ValueError(
+                f"choose a round limit or a time limit, not both "
+                f"({self.rules.round_limit} rounds, {self.minutes} minutes)"
+            )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JoinRoom:
+    """Take a free seat with the room's player code."""
+
+    TYPE: ClassVar[str] = "join_room"
+    v: Version = PROTOCOL_VERSION
+    code: Code
+    name: Name
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WatchRoom:
+    """Watch a room with its watch code (never grants a seat)."""
+
+    TYPE: ClassVar[str] = "watch_room"
+    v: Version = PROTOCOL_VERSION
+    code: Code
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResumeSeat:
+    """Take back a seat after a disconnect with its secret token (a new one comes back)."""
+
+    TYPE: ClassVar[str] = "resume_seat"
+    v: Version = PROTOCOL_VERSION
+    room: RoomId
+    token: Token
+
+
+# === client → server: in a room ============================================================
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ready:
+    """Turn over (or, during a war, lay the face-down cards and turn one up).
+
+    ``step`` echoes the game's current step (``RoomState.step``, then the ``step`` of the
+    latest game event): a ready sent for an earlier step is refused as ``stale``.
+    """
+
+    TYPE: ClassVar[str] = "ready"
+    step: Steps
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SetAutoPlay:
+    """Auto-play for my seat: off, calm or quick."""
+
+    TYPE: ClassVar[str] = "set_auto_play"
+    mode: AutoPlay
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VoteFinish:
+    """Vote to play the rest of the game out at once (done when every human voted)."""
+
+    TYPE: ClassVar[str] = "vote_finish"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rematch:
+    """After game over: vote for a rematch with a new deal or the same deal."""
+
+    TYPE: ClassVar[str] = "rematch"
+    deal: RematchDeal
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Leave:
+    """Leave the room for good (the seat's token stops working); the server closes 1000."""
+
+    TYPE: ClassVar[str] = "leave"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Resync:
+    """Ask for a fresh ``snapshot`` (after a ``seq`` gap, or whenever in doubt)."""
+
+    TYPE: ClassVar[str] = "resync"
+
+
+ClientMessage = (
+    CreateRoom | JoinRoom | WatchRoom | ResumeSeat | Ready | SetAutoPlay | VoteFinish
+    | Rematch | Leave | Resync
+)  # fmt: skip
+"""Any client → server message."""
+
+
+CLIENT_MESSAGE_TYPES: dict[str, type[ClientMessage]] = {
+    cls.TYPE: cls
+    for cls in (
+        CreateRoom, JoinRoom, WatchRoom, ResumeSeat, Ready, SetAutoPlay, VoteFinish,
+        Rematch, Leave, Resync,
+    )
+}  # fmt: skip
+"""Client message classes by their wire ``type``."""

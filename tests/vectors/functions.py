@@ -1,0 +1,521 @@
+"""Write the shared vectors of the clients' pure decisions: ``tests/vectors/functions/*.json``.
+
+    .venv/bin/python -m tests.vectors.functions      # make vectors
+
+Each file is a table of cases, inputs and the answer the Python client gives, for one of
+the decisions the terminal client and the browser table make alike:
+
+- ``intents.json``: a view (the ``welcome`` frame that makes it, exactly as it crossed
+  the wire) and a key press (``space``, ``a``, ``f``, ``r``, ``d``, or ``a <mode>`` for
+  a chosen auto-play mode), with the step of a ``ready`` already sent (``sent``) and an
+  auto-play mode asked for (``asked``) → the message to send (``send``) or what the
+  player is told instead (``say``). `client.intents` against ``js/intents.js``.
+- ``reconnect.json``: how a connection ended, the jitter and the policy → the decision
+  (stop, join anew, or retry after a delay, reopening how). `client.policy.decide`
+  against ``decide`` of ``js/connection.js``.
+- ``close-reasons.json``: a close code, and the error the server sent before it → the
+  line that says why, and whether to reconnect. `client.policy.closed_because` and
+  ``should_reconnect`` against ``closedBecause`` and ``shouldReconnect``.
+- ``countdown.json``: scripts of frames received and clock ticks, at given moments →
+  the countdown after each, the seconds left, the one-minute line; and the clock texts.
+  `client.countdown` against ``js/countdown.js``.
+- ``wire.json``: every server message type and its fields, as ``protocol`` defines them,
+  which ``js/wire.js`` must check, no more and no fewer.
+
+``tests/client/test_functions.py`` checks the Python client against these files and that
+they are current; ``tests/client/web/functions.test.mjs`` checks the JavaScript. Never
+edit them by hand.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import itertools
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from client.countdown import Countdown, clock_text, follow, warning
+from client.intents import for_key, set_auto
+from client.policy import (
+    Decision,
+    Ending,
+    JoinAnew,
+    Policy,
+    Retry,
+    Stop,
+    closed_because,
+    decide,
+    should_reconnect,
+)
+from client.view import ViewState, apply
+from protocol import (
+    SERVER_MESSAGE_TYPES,
+    AutoPlay,
+    ClientMessage,
+    CloseCode,
+    Error,
+    ErrorCode,
+    GameOver,
+    GameResult,
+    GameStarted,
+    ReadyChanged,
+    RematchDeal,
+    RoomPhase,
+    RoomState,
+    RulesSpec,
+    SeatState,
+    ServerMessage,
+    Snapshot,
+    Summary,
+    Termination,
+    TimeUp,
+    Welcome,
+    decode_server_message,
+    encode,
+)
+
+__all__ = [
+    "FOLDER",
+    "URL",
+    "decision_dict",
+    "intent_dict",
+    "main",
+    "press",
+    "render",
+    "tables",
+]
+
+FOLDER = Path(__file__).parent / "functions"
+VERSION = 1
+URL = "ws://war.test/"
+"""The server's address in every reconnect case (``ending.url``)."""
+
+
+def frame(message: ServerMessage) -> str:
+    """A message as it crosses the wire, base64."""
+    return base64.b64encode(encode(message)).decode("ascii")
+
+
+def view_of(frames: list[str]) -> ViewState:
+    """The Python client's view after ``frames`` (as the cases give them)."""
+    view = ViewState()
+    for text in frames:
+        view = apply(view, decode_server_message(base64.b64decode(text)))
+    return view
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Enum):
+        return value.value
+    return value
+
+
+def intent_dict(intent: ClientMessage | str | None) -> dict[str, Any]:
+    """An intent as the vectors write it: ``{"send": {type, fields}}`` or ``{"say": …}``."""
+    if intent is None:
+        return {"none": True}
+    if isinstance(intent, str):
+        return {"say": intent}
+    fields = {f.name: _plain(getattr(intent, f.name)) for f in dataclasses.fields(intent)}
+    return {"send": {"type": intent.TYPE, **fields}}
+
+
+def press(view: ViewState, case: dict[str, Any]) -> ClientMessage | str | None:
+    """What the Python client makes of one press of an intents case."""
+    key = case["press"]
+    if key.startswith("a "):
+        return set_auto(view, AutoPlay(key[2:]))
+    asked = None if case.get("asked") is None else AutoPlay(case["asked"])
+    return for_key(key, view, sent=case.get("sent"), asked=asked)
+
+
+def decision_dict(decision: Decision) -> dict[str, Any]:
+    """A decision as the browser's ``decide`` returns it."""
+    match decision:
+        case Stop(ok=ok, reason=reason, code=code):
+            return {"kind": "stop", "ok": ok, "reason": reason, "code": code}
+        case JoinAnew(notice=notice):
+            return {"kind": "join_anew", "notice": notice}
+        case Retry(delay=delay, reason=reason, reopen=reopen):
+            return {"kind": "retry", "delay": delay, "reason": reason, "reopen": reopen.value}
+    raise TypeError(decision)  # pragma: no cover
+
+
+# --- intents ---------------------------------------------------------------------------------
+def _seat(seat: int, **changes: Any) -> SeatState:
+    return SeatState(seat=seat, name=("Ann", "Ben", "Cy")[seat], connected=True, **changes)
+
+
+def _welcome(me: int | None, phase: RoomPhase, **changes: Any) -> Welcome:
+    seats = changes.pop("seats", (_seat(0), _seat(1)))
+    state = RoomState(
+        room="r8k2",
+        phase=phase,
+        rules=RulesSpec(players=len(seats)),
+        seats=seats,
+        step=changes.pop("step", 3 if phase is RoomPhase.PLAYING else 0),
+        **changes,
+    )
+    if phase is RoomPhase.OVER and state.result is None:
+        summary = Summary(rounds=40, wars=3, longest_war=1, biggest_haul=6, deal=7)
+        result = GameResult(winner=0, termination=Termination.ALL_CARDS, summary=summary)
+        state = dataclasses.replace(state, result=result)
+    token = "token-0123456789abcdef" if me is not None else None
+    return Welcome(seq=5, seat=me, token=token, state=state)
+
+
+def _views() -> list[tuple[str, list[str]]]:
+    """(about, frames): every kind of view a key press meets."""
+    waiting = (_seat(0), SeatState(seat=1))
+    both = (0, 1)
+    views: list[tuple[str, ServerMessage | None]] = [
+        ("not welcomed yet", None),
+        ("a spectator, waiting", _welcome(None, RoomPhase.WAITING, seats=waiting)),
+        ("a spectator, playing", _welcome(None, RoomPhase.PLAYING, waiting_for=both)),
+        ("a spectator, game over", _welcome(None, RoomPhase.OVER)),
+        ("seat 0, waiting for a player", _welcome(0, RoomPhase.WAITING, seats=waiting)),
+        ("seat 0, my turn", _welcome(0, RoomPhase.PLAYING, waiting_for=both)),
+        (
+            "seat 0, ready",
+            _welcome(
+                0, RoomPhase.PLAYING, waiting_for=(1,), seats=(_seat(0, ready=True), _seat(1))
+            ),
+        ),
+        ("seat 0, the game waits for Ben only", _welcome(0, RoomPhase.PLAYING, waiting_for=(1,))),
+        (
+            "seat 0, a war I sit out",
+            _welcome(
+                0,
+                RoomPhase.PLAYING,
+                seats=(_seat(0), _seat(1), _seat(2)),
+                war_depth=1,
+                war_seats=(1, 2),
+                waiting_for=(1, 2),
+            ),
+        ),
+        (
+            "seat 0, out of the game",
+            _welcome(
+                0,
+                RoomPhase.PLAYING,
+                seats=(_seat(0, out=True), _seat(1), _seat(2)),
+                waiting_for=(1, 2),
+            ),
+        ),
+        (
+            "seat 0, voted to finish",
+            _welcome(
+                0, RoomPhase.PLAYING, waiting_for=both, seats=(_seat(0, finish_vote=True), _seat(1))
+            ),
+        ),
+        (
+            "seat 0, calm auto-play",
+            _welcome(
+                0,
+                RoomPhase.PLAYING,
+                waiting_for=both,
+                seats=(_seat(0, auto=AutoPlay.CALM), _seat(1)),
+            ),
+        ),
+        (
+            "seat 0, quick auto-play",
+            _welcome(
+                0,
+                RoomPhase.PLAYING,
+                waiting_for=both,
+                seats=(_seat(0, auto=AutoPlay.QUICK), _seat(1)),
+            ),
+        ),
+        ("seat 0, game over", _welcome(0, RoomPhase.OVER)),
+        (
+            "seat 0, game over, asked for a new deal",
+            _welcome(0, RoomPhase.OVER, seats=(_seat(0, rematch_vote=RematchDeal.NEW), _seat(1))),
+        ),
+    ]
+    return [(about, [] if m is None else [frame(m)]) for about, m in views]
+
+
+def _presses() -> list[dict[str, Any]]:
+    """Every press, with the bookkeeping a client keeps between presses."""
+    presses: list[dict[str, Any]] = [
+        {"press": "space"},
+        {"press": "space", "sent": 3},  # the double tap: a ready for step 3 already went
+        {"press": "space", "sent": 2},  # a ready sent for an earlier step does not count
+        {"press": "a"},
+        {"press": "a", "asked": "calm"},
+        {"press": "a", "asked": "quick"},
+        {"press": "f"},
+        {"press": "r"},
+        {"press": "d"},
+    ]
+    presses += [{"press": f"a {mode.value}"} for mode in AutoPlay]
+    return presses
+
+
+def intents() -> dict[str, Any]:
+    views = dict(_views())
+    cases = []
+    for about, pressed in itertools.product(views, _presses()):
+        case = {"view": about, **pressed}
+        case["out"] = intent_dict(press(view_of(views[about]), case))
+        cases.append(case)
+    # after a ready was sent and the room confirmed it (ready_changed): told, not resent
+    confirmed = "seat 0, my turn, the ready confirmed"
+    views[confirmed] = [*views["seat 0, my turn"], frame(ReadyChanged(seq=6, seat=0, ready=True))]
+    for sent in (None, 3):
+        case = {"view": confirmed, "press": "space", "sent": sent}
+        case["out"] = intent_dict(press(view_of(views[confirmed]), case))
+        cases.append(case)
+    return {"views": views, "cases": cases}
+
+
+# --- the reconnect policy and the close reasons ----------------------------------------------
+def _error(code: ErrorCode, message: str = "") -> dict[str, str]:
+    return {"code": code.value, "message": message}
+
+
+_ERRORS: tuple[dict[str, str] | None, ...] = (
+    None,
+    _error(ErrorCode.BAD_TOKEN, "the seat token is not known"),
+    _error(ErrorCode.UNKNOWN_CODE),
+    _error(ErrorCode.ROOM_FULL, "every seat is taken"),
+    _error(ErrorCode.STORE_UNAVAILABLE, "the server cannot save games right now"),
+)
+_CLOSES: tuple[int | None, ...] = (None, 1006, *sorted(int(c) for c in CloseCode), 4999)
+
+
+def _ending(changes: dict[str, Any]) -> Ending:
+    error = changes.get("error")
+    fields = dict(changes)
+    if error is not None:
+        fields["error"] = Error(code=error["code"], message=error["message"])
+    return Ending(**fields)
+
+
+def _policy(numbers: dict[str, float] | None) -> Policy:
+    return Policy() if numbers is None else Policy(**numbers)
+
+
+def reconnect() -> dict[str, Any]:
+    """The policy's table case by case, and across every close code and refusal."""
+    situations: tuple[dict[str, Any], ...] = (
+        {"welcomed": True, "ever_welcomed": True, "holds_token": True},
+        {"ever_welcomed": True, "holds_token": True},  # a reconnect that failed again
+        {},  # an opening that was never welcomed
+        {"welcomed": True, "ever_welcomed": True, "spectator": True},
+    )
+    endings: list[dict[str, Any]] = []
+    for close, error, situation in itertools.product(_CLOSES, _ERRORS, situations):
+        endings.append({"close_code": close, "error": error} | situation)
+    for close in (1000, 4003, 1012):
+        endings.append({"close_code": close, "game_over": True, "holds_token": True})
+    endings += [
+        {"closing": True, "close_code": 1000},
+        {"left": True, "close_code": 1000},
+        {"stored_seat": True, "error": _error(ErrorCode.BAD_TOKEN), "close_code": 4004},
+        {"stored_seat": True, "error": _error(ErrorCode.UNKNOWN_CODE), "close_code": 4004},
+        {"stored_seat": True, "welcomed": True, "error": _error(ErrorCode.BAD_TOKEN, "x")},
+        {"unreachable": "connection refused"},
+        {"unreachable": "connection refused", "ever_welcomed": True, "holds_token": True},
+        {"unreachable": "certificate verify failed", "ever_welcomed": True, "final": True},
+        {"close_code": 1012, "ever_welcomed": True, "holds_token": True, "trouble_for": 301.0},
+        {"close_code": 1012, "ever_welcomed": True, "holds_token": True, "attempt": 3},
+        {"close_code": 1012, "ever_welcomed": True, "holds_token": True, "attempt": 40},
+        {
+            "close_code": 1013,
+            "ever_welcomed": True,
+            "error": _error(ErrorCode.STORE_UNAVAILABLE, "no disk"),
+            "attempt": 2,
+        },
+    ]
+    cases = []
+    for index, given in enumerate(endings):
+        changes = {k: v for k, v in given.items() if v is not None}
+        jitter = (0.0, 0.5, 1.0)[index % 3]
+        numbers = None if index % 7 else {"base": 0.5, "cap": 4.0, "give_up_after": 30.0}
+        decision = decide(_ending({"url": URL, **changes}), _policy(numbers), jitter)
+        case: dict[str, Any] = {"ending": changes, "jitter": jitter}
+        if numbers is not None:
+            case["policy"] = numbers
+        case["decision"] = decision_dict(decision)
+        cases.append(case)
+    return {"url": URL, "policy": dataclasses.asdict(Policy()), "cases": cases}
+
+
+def close_reasons() -> dict[str, Any]:
+    cases = []
+    for close, error in itertools.product(_CLOSES, _ERRORS):
+        typed = None if error is None else Error(code=error["code"], message=error["message"])
+        cases.append(
+            {
+                "code": close,
+                "error": error,
+                "reason": closed_because(close, typed),
+                "reconnect": should_reconnect(close),
+            }
+        )
+    return {"cases": cases}
+
+
+# --- the countdown ---------------------------------------------------------------------------
+def _timed(phase: RoomPhase, **changes: Any) -> RoomState:
+    seats = (_seat(0), _seat(1))
+    return RoomState(room="r8k2", phase=phase, rules=RulesSpec(), seats=seats, **changes)
+
+
+def _scripts() -> list[tuple[str, list[tuple[float, ServerMessage | None]]]]:
+    """(about, [(at, message, or None for a clock tick)])."""
+    waiting = _timed(RoomPhase.WAITING, minutes=5)
+    summary = Summary(rounds=9, wars=1, longest_war=1, biggest_haul=4, deal=7)
+    over = GameOver(
+        seq=9,
+        step=20,
+        winner=0,
+        termination=Termination.TIME_LIMIT,
+        summary=summary,
+        counts=(30, 22),
+    )
+    start = GameStarted(seq=6, game=1, counts=(26, 26))
+    playing = RoomPhase.PLAYING
+    ended = GameResult(winner=None, termination=Termination.TIME_LIMIT, summary=summary)
+    return [
+        (
+            "a five-minute game from the start: the line once, time up, game over",
+            [
+                (100.0, Welcome(seq=5, seat=0, state=waiting)),
+                (101.0, start),
+                (101.2, None),
+                (340.0, None),
+                (341.0, None),
+                (341.5, ReadyChanged(seq=7, seat=1, ready=True)),
+                (400.0, None),
+                (401.0, TimeUp(seq=8)),
+                (402.0, None),
+                (405.0, over),
+                (500.0, None),
+            ],
+        ),
+        (
+            "a late look: a welcome with 3 minutes left, then a snapshot with 50 s",
+            [
+                (
+                    0.0,
+                    Welcome(
+                        seq=5, seat=0, state=_timed(RoomPhase.PLAYING, minutes=5, seconds_left=180)
+                    ),
+                ),
+                (100.0, None),
+                (125.0, None),
+                (
+                    125.0,
+                    Snapshot(seq=9, state=_timed(RoomPhase.PLAYING, minutes=5, seconds_left=50)),
+                ),
+                (126.0, None),
+            ],
+        ),
+        (
+            "a welcome near the end needs no line; a rematch starts a new clock",
+            [
+                (0.0, Welcome(seq=5, seat=0, state=_timed(playing, minutes=5, seconds_left=40))),
+                (10.0, None),
+                (
+                    41.0,
+                    Snapshot(
+                        seq=9, state=_timed(RoomPhase.OVER, minutes=5, seconds_left=0, result=ended)
+                    ),
+                ),
+                (50.0, GameStarted(seq=10, game=2, counts=(26, 26))),
+                (60.0, None),
+                (290.5, None),
+                (291.0, None),
+            ],
+        ),
+        (
+            "no time limit: no clock",
+            [
+                (0.0, Welcome(seq=5, seat=None, state=_timed(RoomPhase.PLAYING))),
+                (10.0, None),
+            ],
+        ),
+    ]
+
+
+def countdown() -> dict[str, Any]:
+    scripts = []
+    for about, steps in _scripts():
+        view, timer, out = ViewState(), Countdown(), []
+        for at, message in steps:
+            step: dict[str, Any] = {"at": at}
+            if message is None:
+                timer, line = warning(timer, at)
+                step["line"] = line
+            else:
+                step["frame"] = frame(message)
+                before, view = view, apply(view, message)
+                timer = follow(timer, before, message, view, at)
+            step["countdown"] = dataclasses.asdict(timer)
+            step["left"] = timer.left(at)
+            out.append(step)
+        scripts.append({"about": about, "steps": out})
+    clock = [[seconds, clock_text(seconds)] for seconds in (-3, 0, 5, 59, 60, 299, 3599, 3725)]
+    return {"scripts": scripts, "clock_text": clock}
+
+
+# --- the wire's message fields ---------------------------------------------------------------
+def wire() -> dict[str, Any]:
+    return {
+        "server_messages": {
+            name: [f.name for f in dataclasses.fields(cls)]
+            for name, cls in SERVER_MESSAGE_TYPES.items()
+        }
+    }
+
+
+def tables() -> dict[str, dict[str, Any]]:
+    """Every file's content by name, made afresh (the same every time)."""
+    made = {
+        "intents": intents(),
+        "reconnect": reconnect(),
+        "close-reasons": close_reasons(),
+        "countdown": countdown(),
+        "wire": wire(),
+    }
+    return {name: {"version": VERSION, **body} for name, body in made.items()}
+
+
+def render(table: dict[str, Any]) -> str:
+    """A file's text: one case (or script step) a line, so a changed answer is a small diff."""
+    lines = ["{"]
+    items = list(table.items())
+    for index, (key, value) in enumerate(items):
+        comma = "," if index < len(items) - 1 else ""
+        if isinstance(value, list) and value:
+            lines.append(f"  {json.dumps(key)}: [")
+            for i, item in enumerate(value):
+                tail = "," if i < len(value) - 1 else ""
+                lines.append(
+                    f"    {json.dumps(item, ensure_ascii=False, separators=(',', ':'))}{tail}"
+                )
+            lines.append(f"  ]{comma}")
+        else:
+            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+            lines.append(f"  {json.dumps(key)}: {text}{comma}")
+    lines += ["}", ""]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    FOLDER.mkdir(exist_ok=True)
+    for name, table in tables().items():
+        path = FOLDER / f"{name}.json"
+        path.write_text(render(table), encoding="utf-8")
+        print(f"{path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
