@@ -331,7 +331,8 @@ def _war(view: ViewState, message: WarDeclared, me: int | None) -> str:
         names = join_words(_who(view, s, me) for s in message.seats)
         return f"{head} {_cap(names)} go to war."
     tied = [(s, c) for s, c in flip.cards if s in message.seats]
-    others = [s for s, _ in flip.cards if s not in message.seats]
+    # a seat already out of the game does not "sit this one out": it is not playing
+    others = [s for s, _ in flip.cards if s not in message.seats and not _is_out(view, s)]
     if len(tied) == 2:
         (s1, c1), (s2, c2) = sorted(tied, key=lambda pair: pair[0] != me)
         text = f"{head} {_cap(_card_of(view, s1, c1, me))} ties {_card_of(view, s2, c2, me)}."
@@ -342,6 +343,11 @@ def _war(view: ViewState, message: WarDeclared, me: int | None) -> str:
         text += f" {_cap(join_words(_who(view, s, me) for s in others))} "
         text += "sit this one out." if len(others) > 1 or others[0] == me else "sits this one out."
     return text
+
+
+def _is_out(view: ViewState, seat: int) -> bool:
+    record = view.seat(seat)
+    return record is not None and record.out
 
 
 def _laid_down(view: ViewState, message: CardsLaidDown, me: int | None) -> tuple[str, ...]:
@@ -468,10 +474,11 @@ def summary_sentence(result: GameResult) -> str:
 
 
 # --- where the game stands ------------------------------------------------------------------
-def status(view: ViewState, me: int | None, *, plain: bool = False) -> str:
+def status(view: ViewState, me: int | None, *, plain: bool = False, touch: bool = False) -> str:
     """One sentence on what the game waits for and what ``me`` may do now; ``plain``
-    names the typed commands of ``--plain`` (enter, a) instead of the table's keys."""
-    turn = "Press enter" if plain else "Press space"
+    names the typed commands of ``--plain`` (enter, a) instead of the table's keys,
+    ``touch`` the buttons of a touch screen ("Tap Turn over.") instead of keys."""
+    turn = "Press enter" if plain else "Tap Turn over" if touch else "Press space"
     if not view.welcomed:
         return "Connecting…"
     if view.needs_resync:
@@ -488,6 +495,8 @@ def status(view: ViewState, me: int | None, *, plain: bool = False) -> str:
             if pending:
                 return f"Waiting for {join_words(_who(view, s, me) for s in pending)} to vote."
             return "Starting the rematch…"
+        if touch:
+            return "Game over. Tap a rematch button to play again."
         keys = "Type r" if plain else "Press r"
         return (
             f"Game over. {keys} for a rematch with a new deal, d to replay this deal, q to leave."
@@ -500,7 +509,7 @@ def status(view: ViewState, me: int | None, *, plain: bool = False) -> str:
         return "You are out of this game; the others play on."
     if mine is not None and me in view.waiting_for and not mine.ready:
         if mine.auto is not AutoPlay.OFF:
-            change = "Type a to change it" if plain else "Press a to change it"
+            change = _change_auto(plain=plain, touch=touch)
             return f"Auto-play ({mine.auto.value}) turns over for you. {change}."
         if view.war_depth:
             down = view.rules.face_down
@@ -509,13 +518,20 @@ def status(view: ViewState, me: int | None, *, plain: bool = False) -> str:
             else:
                 lay = "lay your cards down"
             return f"{_cap(war_name(view.war_depth))}! {turn} to {lay}."
-        return f"{turn} to turn over."
+        return "Tap Turn over." if touch else f"{turn} to turn over."
     if mine is not None and view.war_depth and me not in view.war_seats:
         fighters = join_words(_who(view, s, me) for s in view.war_seats)
         return f"{_cap(fighters)} are at war; you sit this one out."
     if names:
         return f"Waiting for {names}."
     return "Turning over…"
+
+
+def _change_auto(*, plain: bool, touch: bool) -> str:
+    """How to change auto-play: a typed command, a button, or a key."""
+    if touch:
+        return "Tap off under Auto-play to turn over yourself"
+    return "Type a to change it" if plain else "Press a to change it"
 
 
 # --- the rules, the score, the votes -----------------------------------------------------------
@@ -599,7 +615,8 @@ def votes_sentence(view: ViewState, me: int | None) -> str | None:
         voted = [s.seat for s in view.seats if s.finish_vote]
         if not voted:
             return None
-        said = f"{_cap(join_words(_who(view, s, me) for s in voted))} voted to finish"
+        names = _cap(join_words(_who(view, s, me) for s in voted))
+        said = f"{names} voted to finish now (the rest is played out at once)"
     elif view.phase is RoomPhase.OVER:
         new = [s.seat for s in view.seats if s.rematch_vote is RematchDeal.NEW]
         same = [s.seat for s in view.seats if s.rematch_vote is RematchDeal.SAME]
