@@ -6,8 +6,9 @@ auto-play mode, ``a quick``: that mode, ``f``: vote to finish, ``r``: a rematch 
 new deal, ``d``: replay this deal, ``s``: the score and where the game stands,
 ``rules``: the rules in force, ``q`` twice: leave, anything else: the list); the first
 time the game waits for the player it says how to turn over ("Press enter to turn over.").
-``--json`` writes every server message received, decoded, as one JSON object per line (the seat's secret
-token is replaced by ``"<hidden>"``); notices go to stderr so stdout stays pure JSON.
+``--json`` writes every server message received, decoded, as one JSON object per line
+(the seat's secret token is replaced by ``"<hidden>"``); notices go to stderr so stdout
+stays pure JSON.
 
 In a time-limited game ``--plain`` also says "One minute left." when the countdown
 (:mod:`client.countdown`, on the monotonic clock) gets there; the server says when the time

@@ -12,8 +12,9 @@ with a resumed connection's frames after the ones it had before.
 For every frame, the Python client's reducer (`client.view`) and sentences
 (`client.sentences`) give what this viewpoint is told (``say``, as ``war-client --plain``
 prints it; ``table`` when a table's words differ, ``describe(table=True)``), the status
-line (``status``; ``touch`` when a touch screen's differs, ``status(touch=True)``), who voted (``votes``, when anyone did) and what changed in a digest of
-the view (``view``, see `digest`; the rules sentence is part of it).
+line (``status``; ``touch`` when a touch screen's differs, ``status(touch=True)``), who
+voted (``votes``, when anyone did) and what changed in a digest of the view (``view``, see
+`digest`; the rules sentence is part of it).
 `tests/client/test_vectors.py` checks the Python client against these files and that they
 are current;
 `tests/client/web/vectors.test.mjs` checks the browser table's JavaScript against them.
