@@ -374,3 +374,20 @@ export function votesSentence(view, me) {
   const waiting = stillToVote(view);
   return waiting.length ? `${said}; still to vote: ${names(waiting)}.` : `${said}.`;
 }
+
+/** The rules in force in one short line, for the table's header: "Aces high · 1 down ·
+ * short loses · shuffled · no limit" (rulesSentence is the full text it opens to). */
+export function rulesLine(rules, minutes = null) {
+  const parts = [`Aces ${rules.aces}`, `${rules.face_down} down`];
+  if (rules.short_war === "last_card") parts.push("short plays last card");
+  else parts.push(rules.players === 2 ? "short loses" : "short is out");
+  if (rules.players > 2 && rules.both_short === "end") parts.push("all short ends it");
+  if (rules.won_cards === "fixed") parts.push(rules.fixed_order === "seat0" ? "in order, seat 1 first" : "in order");
+  else parts.push("shuffled");
+  if (rules.round_limit === null && minutes === null) parts.push("no limit");
+  else {
+    parts.push(rules.round_limit !== null ? plural(rules.round_limit, "round") : plural(minutes || 0, "minute"));
+    parts.push(rules.tie_break === "battle" ? "ties play on" : "ties draw");
+  }
+  return parts.join(" · ");
+}
