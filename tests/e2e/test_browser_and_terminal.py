@@ -69,9 +69,9 @@ async def test_the_page_and_war_client_plain_say_the_same(tmp_path: Path, browse
         await page.select_option("#create-form select[name=limit]", "26")
         await page.fill("#create-form input[name=deal]", str(DEAL))
         await page.click("#create-form button[type=submit]")
-        await expect(page.locator("#join-link")).to_have_value(re.compile("#join="))
-        join_link = await page.locator("#join-link").input_value()
-        watch_link = await page.locator("#watch-link").input_value()
+        await expect(page.locator("#join-link")).to_have_text(re.compile("#join="))
+        join_link = await page.locator("#join-link").inner_text()
+        watch_link = await page.locator("#watch-link").inner_text()
         join_code, watch_code = join_link.split("#join=")[1], watch_link.split("#watch=")[1]
         recorder_args = [url, "--watch", watch_code, "--json"]
         async with client_process(recorder_args, tmp_path / "recorder.json") as recorder:

@@ -146,7 +146,9 @@ async def test_a_time_limit_shows_the_time_left(server: ServerProcess, browser: 
     await page.fill("#create-form input[name=limit_number]", "1")
     await page.click("#create-form button[type=submit]")
     await expect(page.locator("#clock")).to_have_text(re.compile(r"^(1:00|0:[0-5]\d) left$"))
-    await expect(page.locator("#rules")).to_contain_text("The game ends after 1 minute")
+    await expect(page.locator("#rules-line")).to_contain_text("1 minute · ties draw")
+    await page.click("#rules-line")  # the one line opens to the full text
+    await expect(page.locator("#rules-full")).to_contain_text("The game ends after 1 minute")
     await expect(page.locator("#where")).to_contain_text("1-minute game")
     shown = await page.locator("#clock").inner_text()
     await expect(page.locator("#clock")).not_to_have_text(shown)  # it counts down

@@ -163,7 +163,7 @@ async def _browser_game(browser: Browser, ws_url: str, url: str) -> None:
     await page.click("#create-form button[type=submit]")
     log = page.locator("#log li")
     await expect(log.last).to_have_text("You are Ann, at seat 1 of 3.")
-    link = await page.locator("#join-link").input_value()
+    link = await page.locator("#join-link").inner_text()
     code = link.rsplit("#join=", 1)[1]
     async with ben_and_cy(ws_url, code) as (ben, cy):
         await page.click("#auto label:has-text('quick')")
