@@ -16,9 +16,11 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+import zxingcpp
+from PIL import Image
 from playwright.async_api import Browser, Page, ViewportSize, expect
 
-from tests.e2e._browser import PHONE, Tab, chromium, create_room, open_tab, war_deal
+from tests.e2e._browser import PHONE, chromium, create_room, open_tab, war_deal
 from tests.e2e._process import ServerProcess, server_process
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
@@ -104,13 +106,21 @@ def url_of(server: ServerProcess) -> str:
     return f"http://127.0.0.1:{server.port}/"
 
 
+async def resolve(page: Page, relative: str, base: str) -> str:
+    """``relative`` resolved against ``base``, as the browser resolves a manifest's URLs."""
+    href: str = await page.evaluate("([r, b]) => new URL(r, b).href", [relative, base])
+    return href
+
+
 async def layout(page: Page, viewport: ViewportSize) -> dict[str, Any]:
     await page.set_viewport_size(viewport)
     found: dict[str, Any] = await page.evaluate(LAYOUT)
     return found
 
 
-async def test_four_players_with_badges_fit_a_phone(server: ServerProcess, browser: Browser) -> None:
+async def test_four_players_with_badges_fit_a_phone(
+    server: ServerProcess, browser: Browser
+) -> None:
     grandma = await open_tab(browser, url_of(server), viewport=SMALL, reduced_motion=True)
     page = grandma.page
     await create_room(grandma, "Grandma", players=4, computers=2, deal=OUT_DEAL, face_down=3)
@@ -144,7 +154,9 @@ async def test_four_players_with_badges_fit_a_phone(server: ServerProcess, brows
     await grandma.context.close()
 
 
-async def test_a_war_three_down_stays_one_compact_row(server: ServerProcess, browser: Browser) -> None:
+async def test_a_war_three_down_stays_one_compact_row(
+    server: ServerProcess, browser: Browser
+) -> None:
     tab = await open_tab(browser, url_of(server), viewport=SMALL, reduced_motion=True)
     page = tab.page
     await create_room(tab, "Grandma", players=4, computers=3, deal=war_deal(4), face_down=3)
@@ -230,7 +242,8 @@ async def test_a_full_room_helps_and_finishing_says_what_it_does(
     page = late.page
     await page.fill("#invite-name", "ben")  # not Ben: and Ben is here anyway
     await page.click("#invite-form button[type=submit]")
-    await expect(page.locator("#ended-text")).to_have_text("That game is full: every seat is taken.")
+    full = "That game is full: every seat is taken."
+    await expect(page.locator("#ended-text")).to_have_text(full)
     await expect(page.locator("#full-help")).to_contain_text("exactly the name you played under")
     await expect(page.locator("#table")).to_be_hidden()  # no "Connecting…", no empty log
     await expect(page.locator("#invite-name")).to_be_visible()
@@ -245,9 +258,6 @@ async def test_a_full_room_helps_and_finishing_says_what_it_does(
 async def test_the_invitation_has_a_qr_code_of_the_whole_link(
     server: ServerProcess, browser: Browser
 ) -> None:
-    import zxingcpp
-    from PIL import Image
-
     tab = await open_tab(browser, url_of(server), viewport=SMALL)
     page = tab.page
     loaded: list[str] = []
@@ -298,7 +308,7 @@ async def test_a_table_that_feels_alive(server: ServerProcess, browser: Browser)
     await expect(page.locator("#sound")).to_have_text("Sound off")
     await expect(page.locator("#war")).to_be_visible()
     await tab.turn_over()
-    assert await page.evaluate("window.__sounds") == 0 and await page.evaluate("window.__buzz") == []
+    assert await page.evaluate("[window.__sounds, window.__buzz]") == [0, []], "quiet"
     await page.keyboard.press("f")
     await expect(page.locator("#result")).to_contain_text("Game over")
     await page.wait_for_function("window.__locks.includes('release')")
@@ -316,10 +326,10 @@ async def test_the_web_app_manifest_and_its_icons(server: ServerProcess, browser
     assert answer.ok and answer.headers["content-type"] == "application/manifest+json"
     manifest = json.loads(await answer.text())
     assert manifest["name"] == "Family War" and manifest["display"] == "standalone"
-    assert page.url.startswith(await page.evaluate(f"new URL({manifest['start_url']!r}, {address!r}).href"))
+    assert page.url.startswith(await resolve(page, manifest["start_url"], address))
     sizes = set()
     for icon in manifest["icons"]:
-        fetched = await page.request.get(await page.evaluate(f"new URL({icon['src']!r}, {address!r}).href"))
+        fetched = await page.request.get(await resolve(page, icon["src"], address))
         assert fetched.ok and fetched.headers["content-type"] == icon["type"], icon
         if icon["type"] == "image/png":
             body = await fetched.body()

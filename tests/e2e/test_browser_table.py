@@ -103,7 +103,7 @@ async def test_the_whole_game_with_the_keyboard_only(
     await expect(status).to_have_text(
         "Game over. Press r for a rematch with a new deal, d to replay this deal, q to leave."
     )
-    deal = count_of(await page.locator("#figures dd").last.inner_text())
+    deal = count_of((await page.locator("#figures dd").last.inner_text()).replace(" ", ""))
     await page.keyboard.press("d")  # the same deal again
     await expect(page.locator("#log li").first).to_have_text(
         f"Rematch: game 2 begins, deal {deal}: 26 cards each."
