@@ -37,9 +37,9 @@ export function localWarning(location, base) {
     return `These links use ${used.origin}/, this machine's address on the home network (${host} works only on this machine).`;
   }
   return (
-    `This page was opened as ${host}, which works only on this machine: a phone or another computer cannot open these links. ` +
-    "Open the table with this machine's address on the home network (such as http://192.168.1.20:8765/), " +
-    "and if relatives still cannot reach it, start the server for the home network (make run HOST=0.0.0.0)."
+    `This page was opened as ${host}, which works only on this machine: phones cannot open these links. ` +
+    "Open the table at this machine's network address (such as http://192.168.1.20:8765/); " +
+    "if relatives still cannot reach it, start the server with make run HOST=0.0.0.0."
   );
 }
 
