@@ -14,6 +14,7 @@ export class Alive {
     this.context = null;
     this.lock = null;
     this.wantLock = false;
+    this.refused = false; // asked and refused: not again until the page is shown again
     let stored = null;
     try {
       stored = storage?.getItem(SOUND_KEY) ?? null;
@@ -24,7 +25,10 @@ export class Alive {
     const unlock = () => this.unlock();
     win.addEventListener("pointerdown", unlock, true);
     win.addEventListener("keydown", unlock, true);
-    win.document.addEventListener("visibilitychange", () => this.awake(this.wantLock));
+    win.document.addEventListener("visibilitychange", () => {
+      this.refused = false;
+      this.awake(this.wantLock);
+    });
   }
 
   /** Turn sounds (and the buzz) on or off, remembered. */
@@ -117,7 +121,7 @@ export class Alive {
       if (held !== null && held !== "asking") await held.release().catch(() => {});
       return;
     }
-    if (wakeLock === undefined || this.lock !== null) return;
+    if (wakeLock === undefined || this.lock !== null || this.refused) return;
     this.lock = "asking";
     try {
       const lock = await wakeLock.request("screen");
@@ -131,6 +135,7 @@ export class Alive {
       });
     } catch {
       this.lock = null; // refused (battery saver, no permission): the screen may sleep
+      this.refused = true;
     }
   }
 }
