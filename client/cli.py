@@ -74,11 +74,11 @@ keys at the table:
   f               vote to finish (the rest is played out at once when everyone voted)
   r / d           after game over: rematch with a new deal / replay this deal
   ?               the rules in force (shown in the waiting room)
-  q               leave the room for good (ctrl+q closes the window and keeps the seat)
+  q q             leave the room for good (ctrl+q closes the window and keeps the seat)
 
 --plain writes one sentence per event (for logs, screen readers and scripts); a player
 may type commands on stdin: enter (turn over), a, a quick, f, r, d, s (the score and
-what the game waits for), rules, q (leave). A player who can type stays after game over
+what the game waits for), rules, q twice (leave). A player who can type stays after game over
 for a rematch until q; otherwise --plain exits 0 after game over.
 --json writes every message received as one JSON object per line (the seat token hidden)
 and exits 0 after game over. Without a terminal on stdout, --plain is the default.

@@ -4,9 +4,11 @@
 readers and scripts; a player may type commands on stdin (enter: turn over, ``a``: next
 auto-play mode, ``a quick``: that mode, ``f``: vote to finish, ``r``: a rematch with a
 new deal, ``d``: replay this deal, ``s``: the score and where the game stands,
-``rules``: the rules in force, ``q``: leave, anything else: the list). ``--json`` writes
-every server message received, decoded, as one JSON object per line (the seat's secret
-token is replaced by ``"<hidden>"``); notices go to stderr so stdout stays pure JSON.
+``rules``: the rules in force, ``q`` twice: leave, anything else: the list); the first
+time the game waits for the player it says how to turn over ("Press enter to turn over.").
+``--json`` writes every server message received, decoded, as one JSON object per line
+(the seat's secret token is replaced by ``"<hidden>"``); notices go to stderr so stdout
+stays pure JSON.
 
 In a time-limited game ``--plain`` also says "One minute left." when the countdown
 (:mod:`client.countdown`, on the monotonic clock) gets there; the server says when the time
@@ -61,10 +63,13 @@ HIDDEN = "<hidden>"
 _LEFT = "You left the room."
 _KEYS = {"": "space", "t": "space", "turn": "space", "a": "a", "f": "f", "r": "r", "d": "d"}
 """The typed words that are keys of the table (`client.intents.KEYS`)."""
+_CONFIRM_LEAVE = (
+    "Leave for good? Type q again: the computer takes your seat. Anything else keeps it."
+)
 _HELP = (
     "Commands: enter = turn over, a = next auto-play mode (or a off|calm|quick), "
     "f = vote to finish, r = rematch with a new deal, d = replay this deal, "
-    "s = score and status, rules = the rules, q = leave."
+    "s = score and status, rules = the rules, q twice = leave."
 )
 
 
@@ -129,6 +134,8 @@ class LineRenderer:
         self._left = False
         self._auto_asked: AutoPlay | None = None
         self._ready_sent: int | None = None  # the step of a ready sent on this connection
+        self._leave_asked = False  # a first q: the next line says whether to leave
+        self._told_how = False  # "Press enter to turn over." said once, at the start
         self._reader: asyncio.Task[None] | None = None
         self._alarm: asyncio.TimerHandle | None = None
 
@@ -176,6 +183,7 @@ class LineRenderer:
         else:
             for line in describe(before, message, view, view.my_seat):
                 self._say(line)
+            self._how_to_turn_over()
             self._set_alarm(now)
         if isinstance(message, Welcome):
             self._share(before, view)
@@ -224,6 +232,15 @@ class LineRenderer:
             return
         for line in link_lines(self.page, view.player_code, view.watch_code):
             self._notice(line)
+
+    def _how_to_turn_over(self) -> None:
+        """The first time the game waits for a player who types commands: how to play."""
+        if self._told_how or self.commands is None or self.view.my_seat is None:
+            return
+        line = status(self.view, self.view.my_seat, plain=True)
+        if line.startswith("Press enter"):
+            self._told_how = True
+            self._say(line)
 
     def _say(self, line: str) -> None:
         print(line, file=self.out, flush=True)
@@ -280,10 +297,14 @@ class LineRenderer:
     async def command(self, text: str) -> str | None:
         """Carry out one typed command; returns what to tell the player, if anything."""
         word, _, rest = text.lower().partition(" ")
+        asked, self._leave_asked = self._leave_asked, False
         if word == "s":
             return self.standing()
         if word == "rules":
             return f"Rules: {rules_sentence(self.view.rules, self.view.minutes)}"
+        if word == "q" and not asked:
+            self._leave_asked = True
+            return _CONFIRM_LEAVE
         intent = self._intent(word, rest.strip())
         if intent is None:
             return _HELP

@@ -320,7 +320,8 @@ def _war_line(view: ViewState, message: WarDeclared, me: int | None) -> str:
         names = join_words(who(view, s, me) for s in message.seats)
         return f"{head} {cap(names)} go to war."
     tied = [(s, c) for s, c in flip.cards if s in message.seats]
-    others = [s for s, _ in flip.cards if s not in message.seats]
+    # a seat already out of the game does not "sit this one out": it is not playing
+    others = [s for s, _ in flip.cards if s not in message.seats and not _is_out(view, s)]
     if len(tied) == 2:
         (s1, c1), (s2, c2) = sorted(tied, key=lambda pair: pair[0] != me)
         text = f"{head} {cap(card_of(view, s1, c1, me))} ties {card_of(view, s2, c2, me)}."
@@ -331,6 +332,11 @@ def _war_line(view: ViewState, message: WarDeclared, me: int | None) -> str:
         text += f" {cap(join_words(who(view, s, me) for s in others))} "
         text += "sit this one out." if len(others) > 1 or others[0] == me else "sits this one out."
     return text
+
+
+def _is_out(view: ViewState, seat: int) -> bool:
+    record = view.seat(seat)
+    return record is not None and record.out
 
 
 def _laid_down(before: ViewState, message: CardsLaidDown, view: ViewState, me: int | None) -> Said:

@@ -27,9 +27,10 @@ from protocol import (
 __all__ = ["rules_sentence", "score", "status", "votes_sentence"]
 
 
-def status(view: ViewState, me: int | None, *, plain: bool = False) -> str:
+def status(view: ViewState, me: int | None, *, plain: bool = False, touch: bool = False) -> str:
     """One sentence on what the game waits for and what ``me`` may do now; ``plain``
-    names the typed commands of ``--plain`` (enter, a) instead of the table's keys."""
+    names the typed commands of ``--plain`` (enter, a) instead of the table's keys,
+    ``touch`` the buttons of a touch screen ("Tap Turn over.") instead of keys."""
     if not view.welcomed:
         return "Connecting…"
     if view.needs_resync:
@@ -38,11 +39,11 @@ def status(view: ViewState, me: int | None, *, plain: bool = False) -> str:
         missing = len(view.open_seats)
         return f"Waiting for {plural(missing, 'more player')} to join."
     if view.phase is RoomPhase.OVER:
-        return _after_the_game(view, me, plain=plain)
-    return _in_the_game(view, me, plain=plain)
+        return _after_the_game(view, me, plain=plain, touch=touch)
+    return _in_the_game(view, me, plain=plain, touch=touch)
 
 
-def _after_the_game(view: ViewState, me: int | None, *, plain: bool) -> str:
+def _after_the_game(view: ViewState, me: int | None, *, plain: bool, touch: bool) -> str:
     mine = view.seat(me)
     if mine is None or mine.seat in view.left:
         return "Game over."
@@ -51,16 +52,18 @@ def _after_the_game(view: ViewState, me: int | None, *, plain: bool) -> str:
         if pending:
             return f"Waiting for {join_words(who(view, s, me) for s in pending)} to vote."
         return "Starting the rematch…"
+    if touch:
+        return "Game over. Tap a rematch button to play again."
     keys = "Type r" if plain else "Press r"
     return f"Game over. {keys} for a rematch with a new deal, d to replay this deal, q to leave."
 
 
-def _in_the_game(view: ViewState, me: int | None, *, plain: bool) -> str:
+def _in_the_game(view: ViewState, me: int | None, *, plain: bool, touch: bool) -> str:
     mine = view.me if me == view.my_seat else view.seat(me)
     if mine is not None and mine.out:
         return "You are out of this game; the others play on."
     if mine is not None and me in view.waiting_for and not mine.ready:
-        return _your_turn(view, mine, plain=plain)
+        return _your_turn(view, mine, plain=plain, touch=touch)
     if mine is not None and view.war_depth and me not in view.war_seats:
         fighters = join_words(who(view, s, me) for s in view.war_seats)
         return f"{cap(fighters)} are at war; you sit this one out."
@@ -73,19 +76,26 @@ def _in_the_game(view: ViewState, me: int | None, *, plain: bool) -> str:
     return "Turning over…"
 
 
-def _your_turn(view: ViewState, mine: SeatState, *, plain: bool) -> str:
-    turn = "Press enter" if plain else "Press space"
+def _your_turn(view: ViewState, mine: SeatState, *, plain: bool, touch: bool) -> str:
+    turn = "Press enter" if plain else "Tap Turn over" if touch else "Press space"
     if mine.auto is not AutoPlay.OFF:
-        change = "Type a to change it" if plain else "Press a to change it"
+        change = _change_auto(plain=plain, touch=touch)
         return f"Auto-play ({mine.auto.value}) turns over for you. {change}."
     if not view.war_depth:
-        return f"{turn} to turn over."
+        return "Tap Turn over." if touch else f"{turn} to turn over."
     down = view.rules.face_down
     if mine.count > down:
         lay = f"lay {plural(down, 'card')} face down and turn one up"
     else:
         lay = "lay your cards down"
     return f"{cap(war_name(view.war_depth))}! {turn} to {lay}."
+
+
+def _change_auto(*, plain: bool, touch: bool) -> str:
+    """How to change auto-play: a typed command, a button, or a key."""
+    if touch:
+        return "Tap off under Auto-play to turn over yourself"
+    return "Type a to change it" if plain else "Press a to change it"
 
 
 # --- the rules, the score, the votes -----------------------------------------------------------
@@ -169,7 +179,8 @@ def votes_sentence(view: ViewState, me: int | None) -> str | None:
         voted = [s.seat for s in view.seats if s.finish_vote]
         if not voted:
             return None
-        said = f"{cap(join_words(who(view, s, me) for s in voted))} voted to finish"
+        names = cap(join_words(who(view, s, me) for s in voted))
+        said = f"{names} voted to finish now (the rest is played out at once)"
     elif view.phase is RoomPhase.OVER:
         new = [s.seat for s in view.seats if s.rematch_vote is RematchDeal.NEW]
         same = [s.seat for s in view.seats if s.rematch_vote is RematchDeal.SAME]

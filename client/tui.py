@@ -98,6 +98,12 @@ STOPPED_WATCHING_LINE = "You stopped watching."
 """What ``q`` says for a spectator."""
 CLOSED_LINE = "The table is closed; your seat is kept: run the same command again to come back."
 """What Ctrl+Q says for a player (the seat's token stays in the state file)."""
+CONFIRM_LEAVE_LINE = (
+    "Leave for good? Press q again: the computer takes your seat."
+    " (Ctrl+Q closes the table and keeps it.)"
+)
+"""What a player's first ``q`` says; a second within `CONFIRM_SECONDS` leaves."""
+CONFIRM_SECONDS = 4.0
 
 
 def _on_table(region: Region, toward: Region | None = None) -> Offset:
@@ -174,6 +180,7 @@ class WarApp(App[None]):
         self._auto_asked: AutoPlay | None = None  # sent, not yet confirmed by the room
         self._ready_sent: int | None = None  # the step of a ready sent on this connection
         self.show_rules = False
+        self._leave_armed: Timer | None = None  # a first q, waiting for the second
         self.farewell: str | None = None
         """One line for the terminal once the table is gone (``q``, Ctrl+Q)."""
 
@@ -420,7 +427,13 @@ class WarApp(App[None]):
         await self._send(rematch(self.view, RematchDeal.SAME))
 
     async def action_leave(self) -> None:
-        """``q``: leave the room for good (a player's seat goes to the computer)."""
+        """``q``: leave the room for good (a player's seat goes to the computer); a
+        player presses it twice, as the browser table asks twice."""
+        if self.view.my_seat is not None and self._leave_armed is None:
+            self.said.append(CONFIRM_LEAVE_LINE)
+            self._leave_armed = self.set_timer(CONFIRM_SECONDS, self._disarm_leave)
+            self._redraw()
+            return
         if self.view.my_seat is not None:
             await self.link.send(Leave())
             self.farewell = LEFT_LINE
@@ -428,6 +441,9 @@ class WarApp(App[None]):
             self.farewell = STOPPED_WATCHING_LINE
         await self.link.close()
         self.exit(return_code=0)
+
+    def _disarm_leave(self) -> None:
+        self._leave_armed = None
 
     def stopped_by_signal(self) -> None:
         """SIGTERM (or another stop signal): close the connection properly, then exit."""

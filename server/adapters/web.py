@@ -53,6 +53,7 @@ CONTENT_TYPES: Mapping[str, str] = {
     ".mjs": "text/javascript; charset=utf-8",
     ".svg": "image/svg+xml",
     ".png": "image/png",
+    ".webmanifest": "application/manifest+json",
 }
 """The files served, by suffix (anything else in the folder stays private), and
 ``LICENSE`` files as plain text."""
@@ -147,7 +148,7 @@ class WebFiles:
             kind = _content_type(PurePosixPath(name))
             if kind is not None:
                 body = source
-                if not name.startswith(VENDOR):
+                if not name.startswith(VENDOR) and kind != "image/png":
                     body = compact(source.decode("utf-8"), PurePosixPath(name).suffix).encode()
                 self._files[prefix + name] = WebFile(body, kind, _IMMUTABLE, _etag(body))
         page = compact(_fill(index.decode("utf-8"), self.version, _imported(assets)), ".html")

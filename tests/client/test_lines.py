@@ -154,6 +154,9 @@ async def test_typed_commands() -> None:
         "Round 1: you have 26 cards and Ben has 26 cards. Press enter to turn over."
     )
     assert (await renderer.command("rules") or "").startswith("Rules: Aces are high. ")
+    assert await renderer.command("q") == (
+        "Leave for good? Type q again: the computer takes your seat. Anything else keeps it."
+    )
     commands.feed_data(b"q\n")
     assert await link.next_sent() == Leave()
     link.event(Ended(True, "you left the room"))
@@ -239,7 +242,7 @@ async def test_a_plain_player_stays_after_game_over_for_a_rematch_then_leaves() 
         "Rematch: game 2 begins: 26 cards each.",
     ]
     assert await renderer.command("d") == "A rematch comes after game over."
-    commands.feed_data(b"q\n")
+    commands.feed_data(b"q\nq\n")  # twice: leaving is for good
     assert await link.next_sent() == Leave()
     link.event(Ended(True, "you left the room"))
     assert await asyncio.wait_for(task, TIMEOUT) == 0
@@ -258,3 +261,27 @@ async def test_the_end_of_stdin_after_game_over_ends_the_evening() -> None:
     commands.feed_eof()
     assert await asyncio.wait_for(task, TIMEOUT) == 0
     assert link.closed
+
+
+async def test_a_plain_player_is_told_how_to_turn_over_and_q_asks_first() -> None:
+    link = FakeLink()
+    out = io.StringIO()
+    renderer = LineRenderer(link, json_lines=False, out=out, err=io.StringIO())
+    renderer.commands = asyncio.StreamReader()
+    recording = Recording(engine.Game(engine.Rules(), 7), me=0)
+    link.push_all(recording.messages)
+    task = asyncio.create_task(renderer.run())
+    await link.drained()
+    lines = out.getvalue().splitlines()
+    assert lines[-2:] == ["The game begins: 26 cards each.", "Press enter to turn over."]
+    link.push_all(recording.step())
+    await link.drained()
+    assert out.getvalue().count("Press enter to turn over.") == 1, "said once, at the start"
+    assert (await renderer.command("q") or "").startswith("Leave for good? Type q again")
+    assert await renderer.command("s") is not None, "anything else keeps the seat"
+    assert (await renderer.command("q") or "").startswith("Leave for good?"), "asks again"
+    assert link.sent == []
+    assert await renderer.command("q") is None
+    assert link.sent == [Leave()]
+    link.event(Ended(True, "you left the room"))
+    assert await asyncio.wait_for(task, TIMEOUT) == 0

@@ -676,13 +676,14 @@ def test_who_still_has_to_vote_to_finish_follows_the_room() -> None:
     voted = apply(view, FinishVoted(seq=7, seat=1))
     said = describe(view, FinishVoted(seq=7, seat=1), voted, 0)
     assert said == ("Ben votes to finish the game.", "Still to vote: you and Cy."), "Dot is out"
-    assert votes_sentence(voted, 0) == "Ben voted to finish; still to vote: you and Cy."
+    now = "voted to finish now (the rest is played out at once)"
+    assert votes_sentence(voted, 0) == f"Ben {now}; still to vote: you and Cy."
     away = apply(voted, ConnectionChanged(seq=8, seat=2, connected=False))
-    assert votes_sentence(away, 0) == "Ben voted to finish; still to vote: you.", "away: no vote"
+    assert votes_sentence(away, 0) == f"Ben {now}; still to vote: you.", "away: no vote"
     left = apply(away, PlayerLeft(seq=9, seat=2))
     assert left.seats[2].computer, "the computer plays a seat whose player left"
     both = apply(left, FinishVoted(seq=10, seat=0))
-    assert votes_sentence(both, 1) == "Ann and you voted to finish."
+    assert votes_sentence(both, 1) == f"Ann and you {now}."
 
 
 def test_who_still_has_to_vote_for_a_rematch() -> None:
@@ -770,3 +771,21 @@ def test_a_seat_taken_back_from_another_device_is_said() -> None:
         ConnectionChanged(seq=5, seat=1, connected=True, rejoined=True),
     ]
     assert narrate(messages, 0)[-1] == "Ben is back, on another device (with the player code)."
+
+
+def test_a_player_already_out_never_sits_a_war_out() -> None:
+    """Dot went out earlier; a flip that still lists her card (a view caught up after a
+    gap) must not say she "sits this one out": she is not playing at all."""
+    view = voting_table()
+    flip = CardsTurned(
+        seq=7, step=10, round=10, depth=0, cards=((0, "KS"), (1, "KH"), (2, "9C"), (3, "4D"))
+    )
+    war = WarDeclared(seq=8, step=10, round=10, depth=1, seats=(0, 1))
+    turned = apply(view, flip)
+    at_war = apply(turned, war)
+    assert describe(turned, war, at_war, 0) == (
+        "War! Your King ties Ben's King. Cy sits this one out.",
+    )
+    assert describe(turned, war, at_war, None) == (
+        "War! Ann's King ties Ben's King. Cy sits this one out.",
+    )

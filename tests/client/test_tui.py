@@ -16,6 +16,7 @@ from client.drawing import CARD_HEIGHT
 from client.panels import SaidLines
 from client.tui import (
     CLOSED_LINE,
+    CONFIRM_LEAVE_LINE,
     LEFT_LINE,
     STOPPED_WATCHING_LINE,
     FlyingCards,
@@ -328,6 +329,10 @@ async def test_q_leaves_and_closes() -> None:
         await settle(link, pilot)
         await pilot.press("q")
         await pilot.pause()
+        assert link.sent == [] and not link.closed, "one q only asks"
+        assert CONFIRM_LEAVE_LINE in text(app, "#said")
+        await pilot.press("q")
+        await pilot.pause()
     assert link.sent == [Leave()]
     assert link.closed
     assert app.return_code == 0
@@ -632,7 +637,7 @@ async def test_q_and_ctrl_q_say_one_line_on_leaving() -> None:
         async with app.run_test() as pilot:
             link.push(welcome(), *START)
             await settle(link, pilot)
-            await pilot.press(key)
+            await pilot.press(*([key] * (2 if key == "q" else 1)))
             await pilot.pause()
         assert (app.farewell, link.sent, link.closed, app.return_code) == (farewell, sent, True, 0)
     link = FakeLink()

@@ -32,6 +32,7 @@ def test_the_vectors_cover_what_they_promise() -> None:
     kinds: set[str] = set()
     said: list[str] = []
     seats: set[int | None] = set()
+    touch: set[str] = set()
     players: set[int] = set()
     for path in FILES:
         for viewpoint in load(path)["viewpoints"]:
@@ -39,6 +40,7 @@ def test_the_vectors_cover_what_they_promise() -> None:
             for step in viewpoint["steps"]:
                 kinds.add(step["type"])
                 said += step["say"]
+                touch.add(step.get("touch", step["status"]))
                 if "seats" in step["view"]:
                     players.add(len(step["view"]["seats"]))
     assert players == {2, 3, 4}
@@ -49,6 +51,10 @@ def test_the_vectors_cover_what_they_promise() -> None:
         "spectators_changed", "game_started", "time_up", "cards_turned", "cards_laid_down",
         "war_declared", "cards_taken", "cards_returned", "player_out", "game_over",
     }  # fmt: skip
+    assert not any("Press" in line for line in touch), "a touch screen is never told keys"
+    assert {"Tap Turn over.", "Game over. Tap a rematch button to play again."} <= touch
+    assert any(line.startswith("War! Tap Turn over to lay") for line in touch)
+    assert any("Tap off under Auto-play" in line for line in touch)
     text = "\n".join(said)
     for words in (
         "Double war!",
@@ -95,6 +101,7 @@ def test_the_python_client_says_what_the_vectors_say(path: Path) -> None:
             assert said == step["say"], where
             assert list(describe(before, message, view, me, table=True)) == step.get("table", said)
             assert status(view, me) == step["status"], where
+            assert status(view, me, touch=True) == step.get("touch", step["status"]), where
             assert votes_sentence(view, me) == step.get("votes"), where
             shown.update(step["view"])
             assert digest(view) == shown, where

@@ -134,10 +134,15 @@ async def open_tab(
     viewport: ViewportSize | None = None,
     reduced_motion: bool = False,
     init_script: str | None = None,
+    touch: bool = False,
 ) -> Tab:
-    """Open ``url`` in a fresh context (its own storage), recording problems."""
+    """Open ``url`` in a fresh context (its own storage), recording problems; ``touch``: a
+    phone's touch screen (``has_touch`` and ``is_mobile``), no mouse."""
     context = await browser.new_context(
-        viewport=viewport or PHONE, reduced_motion="reduce" if reduced_motion else "no-preference"
+        viewport=viewport or PHONE,
+        reduced_motion="reduce" if reduced_motion else "no-preference",
+        has_touch=touch,
+        is_mobile=touch,
     )
     context.set_default_timeout(TIMEOUT_MS)
     await context.add_init_script(_WATCH_CSP)
@@ -204,12 +209,14 @@ async def create_room(
     computers: int = 0,
     rounds: str = "none",
     deal: int | None = None,
+    face_down: int = 1,
 ) -> None:
     """Fill in "Create a room for the family" and send it."""
     page = tab.page
     await page.fill("#start-name", name)
     await page.click("summary:has-text('Create a room')")
     await page.check(f"#create-form input[name=players][value='{players}']")
+    await page.check(f"#create-form input[name=face_down][value='{face_down}']")
     await page.select_option("#create-form select[name=computers]", str(computers))
     await page.select_option("#create-form select[name=limit]", rounds)
     if deal is not None:

@@ -69,9 +69,9 @@ async def test_the_page_and_war_client_plain_say_the_same(tmp_path: Path, browse
         await page.select_option("#create-form select[name=limit]", "26")
         await page.fill("#create-form input[name=deal]", str(DEAL))
         await page.click("#create-form button[type=submit]")
-        await expect(page.locator("#join-link")).to_have_value(re.compile("#join="))
-        join_link = await page.locator("#join-link").input_value()
-        watch_link = await page.locator("#watch-link").input_value()
+        await expect(page.locator("#join-link")).to_have_text(re.compile("#join="))
+        join_link = await page.locator("#join-link").inner_text()
+        watch_link = await page.locator("#watch-link").inner_text()
         join_code, watch_code = join_link.split("#join=")[1], watch_link.split("#watch=")[1]
         recorder_args = [url, "--watch", watch_code, "--json"]
         async with client_process(recorder_args, tmp_path / "recorder.json") as recorder:
@@ -85,6 +85,7 @@ async def test_the_page_and_war_client_plain_say_the_same(tmp_path: Path, browse
             assert await recorder.wait(within=60) == 0, recorder.err
         await expect(page.locator("#result")).to_contain_text("Game over")
         page_log = await ann.log()
+        await ann.assert_clean()  # before the server stops (the page would try to reconnect)
     messages = recorded(recorder.out)
     assert isinstance(messages[-1], GameOver)
     joined = next(m.seq for m in messages if isinstance(m, PlayerJoined) and m.name == "Ben")
@@ -97,7 +98,6 @@ async def test_the_page_and_war_client_plain_say_the_same(tmp_path: Path, browse
     assert ben.out[0] == "You are Ben, at seat 2 of 2."
     assert for_ann[-1] == for_ben[-1]  # the game's figures: the same words for everyone
     assert f"deal {DEAL}." in for_ann[-1]
-    await ann.assert_clean()
 
 
 async def test_war_client_create_prints_a_link_the_page_sits_down_with(

@@ -46,7 +46,7 @@ async def test_two_pages_play_to_game_over_and_agree(tmp_path: Path, browser: Br
         ann = await open_tab(browser, url)
         await create_room(ann, "Ann", rounds="26")
         await expect(ann.page.locator("#share")).to_have_attribute("open", "")
-        link = await ann.page.locator("#join-link").input_value()
+        link = await ann.page.locator("#join-link").inner_text()
         assert link.startswith(url + "#join=")
         ben = await open_tab(browser, link)
         await expect(ben.page.locator("#invite")).to_be_visible()
@@ -85,7 +85,7 @@ async def test_a_spectator_page_follows_a_game_without_buttons(
         ann = await open_tab(browser, url)
         await create_room(ann, "Ann", computers=1, rounds="26")
         await ann.page.click("#share-title")  # "Let others watch"
-        link = await ann.page.locator("#watch-link").input_value()
+        link = await ann.page.locator("#watch-link").inner_text()
         assert "#watch=" in link
         watcher = await open_tab(browser, link)
         page = watcher.page
@@ -93,13 +93,13 @@ async def test_a_spectator_page_follows_a_game_without_buttons(
             "You are watching Ann and the computer."
         )
         await expect(page.locator("#where")).to_contain_text("you are watching")
-        await expect(page.locator("button:visible")).to_have_count(0)
+        await expect(page.locator("button:visible:not(#sound)")).to_have_count(0)
         await ann.turn_over()
         await expect(page.locator("#seats .card.face").first).to_be_visible()
         await set_auto(ann, "quick")
         await expect(page.locator("#result")).to_contain_text("Game over", timeout=GAME_TIMEOUT_MS)
         await expect(page.locator("#status")).to_have_text("Game over.")
-        await expect(page.locator("button:visible")).to_have_count(0)
+        await expect(page.locator("button:visible:not(#sound)")).to_have_count(0)
         assert await watcher.counts() == await ann.counts()
         assert await figures(watcher) == await figures(ann)
         assert (await ann.log())[2] == "1 person is watching."
@@ -151,10 +151,15 @@ async def test_the_page_rides_out_a_kill_9_and_goes_on_from_the_same_round(
         shown = await where.inner_text()  # "round N", N - 1 rounds played
         playing = count_of(shown)
         await server.kill()
-        await expect(page.locator("#trouble")).to_contain_text("Reconnecting…")
-        await expect(page.locator("#status")).to_contain_text("Reconnecting…")
+        await expect(page.locator("#status")).to_have_text(
+            "The connection dropped. Reconnecting… Your seat is kept."
+        )
+        await expect(page.locator("#trouble")).to_be_hidden()  # said once, not twice
+        await expect(page.locator("#turn")).to_have_attribute("aria-disabled", "true")
+        await page.locator("#turn").click(force=True)  # a tap while reconnecting: not sent
+        await page.keyboard.press("Space")
     async with server_process(db, "--port", str(port)) as again:
-        await expect(page.locator("#trouble")).to_be_hidden(timeout=30_000)
+        await expect(page.locator("#status")).not_to_contain_text("Reconnecting", timeout=30_000)
         await expect(where).to_have_text(shown)
         await expect(page.locator("#log li").nth(1)).to_have_text("You are Ann, at seat 1 of 2.")
         await expect(page.locator("#log li").first).to_have_text(

@@ -1,5 +1,6 @@
-"""Pictures of the browser table: the start page, a double war and game over on a phone, a war
-at four on a tablet, the invitation while waiting for players.
+"""Pictures of the browser table: the start page, a double war and game over on a phone, four
+players in a war on a 320 px phone, a war at four on a tablet, the invitation (its QR code)
+while waiting for players.
 
 They are written to ``$WAR_SCREENSHOTS`` when it is set (``WAR_SCREENSHOTS=docs/screenshots
 make pytest``, then pick the best for docs/), else to the test's temporary folder. Each is
@@ -21,6 +22,7 @@ from tests.e2e._process import server_process
 pytestmark = pytest.mark.slow
 
 TABLET: ViewportSize = {"width": 1024, "height": 768}
+SMALL: ViewportSize = {"width": 320, "height": 640}
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
@@ -66,6 +68,12 @@ async def test_screenshots_of_the_table(tmp_path: Path, browser: Browser, folder
         await expect(phone.page.locator("#result")).to_contain_text("Game over")
         await shoot(phone, folder / "table-phone-game-over.png")
 
+        small = await open_tab(browser, url, viewport=SMALL, reduced_motion=True)
+        await create_room(small, "Grandma", players=4, computers=3, deal=war_deal(players=4))
+        await small.turn_over()
+        await expect(small.page.locator("#war")).to_contain_text("War between")
+        await shoot(small, folder / "table-small-phone-four.png")
+
         tablet = await open_tab(browser, url, viewport=TABLET, reduced_motion=True)
         await create_room(tablet, "Grandma", players=4, computers=3, deal=war_deal(players=4))
         await tablet.turn_over()
@@ -76,8 +84,9 @@ async def test_screenshots_of_the_table(tmp_path: Path, browser: Browser, folder
         waiting = await open_tab(browser, url, reduced_motion=True)
         await create_room(waiting, "Grandma", players=3, computers=1)
         await expect(waiting.page.locator("#share")).to_have_attribute("open", "")
+        await expect(waiting.page.locator("#qr svg")).to_be_visible()
         await shoot(waiting, folder / "invite-phone.png")
 
-        for tab in (start, phone, tablet, waiting):
+        for tab in (start, phone, small, tablet, waiting):
             await tab.assert_clean()
     assert PHONE["width"] == 390

@@ -103,7 +103,7 @@ async def test_the_whole_game_with_the_keyboard_only(
     await expect(status).to_have_text(
         "Game over. Press r for a rematch with a new deal, d to replay this deal, q to leave."
     )
-    deal = count_of(await page.locator("#figures dd").last.inner_text())
+    deal = count_of((await page.locator("#figures dd").last.inner_text()).replace(" ", ""))
     await page.keyboard.press("d")  # the same deal again
     await expect(page.locator("#log li").first).to_have_text(
         f"Rematch: game 2 begins, deal {deal}: 26 cards each."
@@ -146,7 +146,9 @@ async def test_a_time_limit_shows_the_time_left(server: ServerProcess, browser: 
     await page.fill("#create-form input[name=limit_number]", "1")
     await page.click("#create-form button[type=submit]")
     await expect(page.locator("#clock")).to_have_text(re.compile(r"^(1:00|0:[0-5]\d) left$"))
-    await expect(page.locator("#rules")).to_contain_text("The game ends after 1 minute")
+    await expect(page.locator("#rules-line")).to_contain_text("1 minute · ties draw")
+    await page.click("#rules-line")  # the one line opens to the full text
+    await expect(page.locator("#rules-full")).to_contain_text("The game ends after 1 minute")
     await expect(page.locator("#where")).to_contain_text("1-minute game")
     shown = await page.locator("#clock").inner_text()
     await expect(page.locator("#clock")).not_to_have_text(shown)  # it counts down

@@ -90,8 +90,10 @@ async def test_a_whole_evening_typed_in_plain(tmp_path: Path) -> None:
                 assert game_lines(ann.out, third) == game_lines(ann.out, second), "replayed"
 
                 await type_line(ann, "q")
+                await type_line(ann, "q")  # twice: leaving is for good
                 assert await ann.wait() == 0
                 assert ann.out[-1] == "You left the room."
                 await type_line(ben, "q")
+                await type_line(ben, "q")  # twice: leaving is for good
                 assert await ben.wait() == 0
     assert ann.err == [] and ben.err == []

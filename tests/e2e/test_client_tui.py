@@ -39,7 +39,7 @@ async def test_the_table_plays_a_short_game_against_the_computer(tmp_path: Path)
             await pilot.press("d")
             await app.until(lambda v: v.game == 2 and v.phase is RoomPhase.PLAYING)
             assert app.view.deal == 7, "the same deal again"
-            await pilot.press("q")
+            await pilot.press("q", "q")  # twice: leaving is for good
             await pilot.pause()
         assert app.return_code == 0
 

@@ -86,6 +86,7 @@ async def _plain_game(ann: ClientProcess, ben: ClientProcess, cy: ClientProcess)
     await type_line(ann, "a off")  # the game now waits for Ann
     await ann.expect(r"^Your auto-play is off\.$", start=mark)
     await type_line(ben, "q")
+    await type_line(ben, "q")  # twice: leaving is for good
     assert await ben.wait() == 0
     await ann.expect(r"^The computer plays for Ben from now on\.$", start=mark)
     await type_line(ann, "s")  # nobody has voted: no vote line, and nothing about Cy
@@ -95,7 +96,9 @@ async def _plain_game(ann: ClientProcess, ben: ClientProcess, cy: ClientProcess)
     for player in (ann, cy):
         await player.expect(r"^Game over: ", start=0)
     await type_line(ann, "q")
+    await type_line(ann, "q")  # twice: leaving is for good
     await type_line(cy, "q")
+    await type_line(cy, "q")  # twice: leaving is for good
     assert await ann.wait() == 0
     assert await cy.wait() == 0
 
@@ -139,7 +142,7 @@ async def test_the_two_left_finish_by_vote_at_the_terminal_table(tmp_path: Path)
                 assert [m.seat for m in cy.of(FinishVoted)] == [0]
                 await pilot.pause()
                 assert app.query_one("#summary", Static).display
-            await pilot.press("q")
+            await pilot.press("q", "q")  # twice: leaving is for good
             await pilot.pause()
         assert app.return_code == 0
 
@@ -160,7 +163,7 @@ async def _browser_game(browser: Browser, ws_url: str, url: str) -> None:
     await page.click("#create-form button[type=submit]")
     log = page.locator("#log li")
     await expect(log.last).to_have_text("You are Ann, at seat 1 of 3.")
-    link = await page.locator("#join-link").input_value()
+    link = await page.locator("#join-link").inner_text()
     code = link.rsplit("#join=", 1)[1]
     async with ben_and_cy(ws_url, code) as (ben, cy):
         await page.click("#auto label:has-text('quick')")

@@ -12,8 +12,9 @@ with a resumed connection's frames after the ones it had before.
 For every frame, the Python client's reducer (`client.view`) and sentences
 (`client.sentences`) give what this viewpoint is told (``say``, as ``war-client --plain``
 prints it; ``table`` when a table's words differ, ``describe(table=True)``), the status
-line (``status``), who voted (``votes``, when anyone did) and what changed in a digest of
-the view (``view``, see `digest`; the rules sentence is part of it).
+line (``status``; ``touch`` when a touch screen's differs, ``status(touch=True)``), who
+voted (``votes``, when anyone did) and what changed in a digest of the view (``view``, see
+`digest`; the rules sentence is part of it).
 `tests/client/test_vectors.py` checks the Python client against these files and that they
 are current;
 `tests/client/web/vectors.test.mjs` checks the browser table's JavaScript against them.
@@ -131,6 +132,8 @@ def narrate(frames: list[bytes], me: int | None) -> list[dict[str, Any]]:
             "status": status(view, me),
             "view": {k: v for k, v in now.items() if k not in shown or shown[k] != v},
         }
+        if (touch := status(view, me, touch=True)) != step["status"]:
+            step["touch"] = touch  # a touch screen names its buttons, not keys
         if (on_table := list(describe(before, message, view, me, table=True))) != said:
             step["table"] = on_table
         if (votes := votes_sentence(view, me)) is not None:

@@ -1,8 +1,11 @@
 // The page: which screen shows, the forms, the keys, the one connection (README.md).
 
+import { Alive } from "./alive.js";
 import { Connection, socketUrl } from "./connection.js";
 import { follow, noCountdown, secondsLeft, warning } from "./countdown.js";
+import { InputKind, releaseFocusAfterPointer, typing } from "./input.js";
 import { cycleAuto, finish, rematch, setAuto, turnOver } from "./intents.js";
+import { Invitation } from "./invite.js";
 import { Table } from "./render.js";
 import { describe, status } from "./sentences.js";
 import { SeatStore } from "./store.js";
@@ -14,13 +17,19 @@ const $ = (id) => doc.getElementById(id);
 const field = (name) => doc.querySelector(`#create-form [name="${name}"]`);
 const seats = new SeatStore();
 const motion = globalThis.matchMedia?.("(prefers-reduced-motion: reduce)");
-const table = new Table(doc, { reducedMotion: () => Boolean(motion?.matches) });
+// The hook for the server's network addresses: when the server tells a page opened on
+// this machine its addresses on the network, pass them to invitation.useAddresses(urls).
+const invitation = new Invitation(doc);
+const table = new Table(doc, { reducedMotion: () => Boolean(motion?.matches), invitation });
+const input = new InputKind(globalThis, () => connection !== null && redraw());
+const alive = new Alive(globalThis, storage());
 const now = () => performance.now() / 1000;
 // bench/web.py puts an array here to time each message to the redrawn table.
 const timing = Array.isArray(globalThis.__warTiming) ? globalThis.__warTiming : null;
 const PLAIN = {
   unknown_code: "There is no game with that code. Check the code, or ask for a new link.",
   room_full: "That game is full: every seat is taken.",
+  reconnecting: "The connection dropped. Reconnecting…",
   bad_password: "That password is not right.",
   password_required: "This server asks for a password to create a room.",
   too_many_rooms: "The server has as many rooms as it can hold; try again later.",
@@ -39,10 +48,19 @@ let connection = null;
 let view = initialView();
 let countdown = noCountdown();
 let clock = null;
-let reconnecting = null; // "Reconnecting… (…)" while the connection is away
-let readySentFor = null; // a double tap sends one ready
+let reconnecting = null; // what the status line says while the connection is away
+let readySentFor = null; // the step of a ready sent on this connection: a double tap sends one
+let saidStep = null; // the step of the sentence under the cards
 let leaveArmed = null;
 let autoAsked = null; // a mode sent, not yet confirmed: two quick presses step twice
+
+function storage() {
+  try {
+    return globalThis.localStorage ?? null;
+  } catch {
+    return null; // refused (a sandboxed or private window): nothing is remembered
+  }
+}
 
 // --- screens
 function show(screen) {
@@ -54,7 +72,8 @@ function trouble(text) {
   $("trouble").textContent = text ?? "";
 }
 
-function endedPanel(text, again = null) {
+function endedPanel(text, again = null, full = false) {
+  $("full-help").hidden = !full;
   $("ended").hidden = !text;
   $("ended-text").textContent = text ?? "";
   $("again").hidden = again === null;
@@ -98,7 +117,7 @@ function enter(opening, options = {}) {
   stop();
   view = initialView();
   countdown = noCountdown();
-  reconnecting = readySentFor = autoAsked = null;
+  reconnecting = readySentFor = autoAsked = saidStep = null;
   table.reset();
   table.draw(view, status(view, null));
   show("table");
@@ -124,15 +143,16 @@ function onEvent(event) {
   if (event.kind === "received") return received(event);
   if (event.kind === "notice") return table.say([event.text], "notice");
   if (event.kind === "ended") return ended(event);
-  reconnecting = `Reconnecting… (${event.reason}; attempt ${event.attempt} in ${event.delay.toFixed(1)} s)`;
-  trouble(reconnecting);
+  // One plain sentence, in the status line by the (now inactive) button; the reason and
+  // the attempts are for logs, not for the family.
+  reconnecting = PLAIN.reconnecting + (view.my_seat !== null ? " Your seat is kept." : "");
   return redraw();
 }
 
 function received({ message, before, view: after, at }) {
   view = after;
   if (message.type === "welcome") {
-    reconnecting = null;
+    reconnecting = readySentFor = null; // a new connection: a ready that was lost may go again
     trouble(null);
     endedPanel(null);
     const mine = view.my_seat !== null;
@@ -147,6 +167,8 @@ function received({ message, before, view: after, at }) {
   const [marked, line] = warning(countdown, t);
   countdown = marked;
   table.say(line === null ? lines : [...lines, line]);
+  underTheCards(message, lines);
+  alive.hear(message, after.my_seat);
   if (message.type === "game_started" && doc.activeElement === doc.body && after.my_seat !== null) {
     $("turn").focus({ preventScroll: true });
   }
@@ -158,8 +180,24 @@ function received({ message, before, view: after, at }) {
   }
 }
 
+// The last round's sentence sits right under the cards: who took them, a war, who is out.
+const SAID = new Set(["cards_taken", "war_declared", "cards_returned", "player_out", "game_over"]);
+
+function underTheCards(message, lines) {
+  if (message.type === "game_started") {
+    saidStep = null;
+    table.tell("");
+  }
+  if (!SAID.has(message.type) || !lines.length) return;
+  const text = message.type === "game_over" ? lines[0] : lines.join(" ");
+  table.tell(message.step === saidStep ? `${$("said").textContent} ${text}` : text);
+  saidStep = message.step;
+}
+
 function redraw() {
-  table.draw(view, reconnecting ?? status(view, view.my_seat));
+  const offline = reconnecting !== null;
+  table.draw(view, reconnecting ?? status(view, view.my_seat, { touch: input.touch }), { offline });
+  alive.awake(connection !== null && !offline && welcomed(view) && view.phase === "playing");
 }
 
 function ended(event) {
@@ -180,6 +218,7 @@ function ended(event) {
     return;
   }
   const unreachable = /^cannot connect|cannot reach the server/.test(event.reason);
+  if (!welcomed(view)) return refused(code, event, unreachable, current);
   let text = PLAIN[code];
   if (text === undefined && unreachable) text = "The server cannot be reached. Is it running?";
   text ??= `${event.reason.slice(0, 1).toUpperCase()}${event.reason.slice(1)}.`;
@@ -194,6 +233,26 @@ function ended(event) {
     again = () => enter(opening, { resumeOnly: kind === "join" });
   }
   endedPanel(text, again);
+}
+
+// Refused before any welcome: no table behind the message (it would say "Connecting…").
+// A full room asks for the exact name again (an away seat is taken back with it), or
+// offers to watch with the watch code.
+function refused(code, event, unreachable, current) {
+  reconnecting = null;
+  trouble(null);
+  const [kind] = fragment();
+  const full = code === "room_full" && kind === "join";
+  show(full ? "invite" : null);
+  let text = PLAIN[code];
+  if (text === undefined && unreachable) text = "The server cannot be reached. Is it running?";
+  text ??= `${event.reason.slice(0, 1).toUpperCase()}${event.reason.slice(1)}.`;
+  const again = unreachable ? () => enter(current.opening) : null;
+  endedPanel(text, again, full);
+  if (full) {
+    $("invite-name").select();
+    $("invite-name").focus();
+  }
 }
 
 // --- the time limit
@@ -219,19 +278,20 @@ function stopClock() {
 
 // --- what the player does
 function act(intent) {
-  const sent = typeof intent !== "string" && connection?.send(intent);
+  const sent = typeof intent !== "string" && Boolean(connection?.send(intent));
   if (!sent) $("status").textContent = typeof intent === "string" ? intent : "Not connected right now; try again in a moment.";
+  return sent;
 }
 
 function turn() {
   const intent = turnOver(view, readySentFor); // a second tap is told it is ready already
-  if (typeof intent !== "string") readySentFor = view.step;
-  act(intent);
+  // Only a ready that went out counts: one tapped while reconnecting was never sent.
+  if (act(intent) && typeof intent !== "string") readySentFor = view.step;
 }
 
 function leave() {
   if (leaveArmed === null) {
-    $("leave").textContent = "Leave for good? Tap again";
+    $("leave").textContent = input.touch ? "Leave for good? Tap again" : "Leave for good? Press q again";
     $("leave").classList.add("armed");
     leaveArmed = setTimeout(disarmLeave, 4000);
     return;
@@ -266,7 +326,7 @@ function keyDown(event) {
     if (target.closest("input, select, textarea, button, summary, a")) return; // it does its own thing
     event.preventDefault();
     turn();
-  } else if (Object.hasOwn(KEYS, event.key.toLowerCase()) && !target.closest("input, select, textarea")) {
+  } else if (Object.hasOwn(KEYS, event.key.toLowerCase()) && !typing(target)) {
     event.preventDefault();
     KEYS[event.key.toLowerCase()]();
   }
@@ -305,7 +365,7 @@ function createRoom(event) {
   }
   if (limit === "minutes") opening.minutes = number;
   else if (limit !== "none") rules.round_limit = limit === "rounds" ? number : Number(limit);
-  const deal = String(form.get("deal")).trim();
+  const deal = String(form.get("deal")).replace(/\s+/g, "");
   if (deal && !(/^\d{1,20}$/.test(deal) && BigInt(deal) <= MAX_DEAL)) {
     return trouble(`The deal number must be a whole number from 0 to ${MAX_DEAL}.`);
   }
@@ -333,6 +393,19 @@ function acceptInvite(event) {
   if (name !== null && code !== null) enter({ type: "join_room", code, name });
 }
 
+function watchInstead(event) {
+  event.preventDefault();
+  const code = String(new FormData(event.target).get("code")).trim().toUpperCase();
+  if (!/^[A-Z0-9-]{4,32}$/.test(code)) return trouble("A code has 4 to 32 letters, digits and hyphens, like 9HWT-2CBN.");
+  setHash(`#watch=${code}`);
+  return route();
+}
+
+function soundButton() {
+  $("sound").setAttribute("aria-pressed", String(alive.on));
+  $("sound").textContent = alive.on ? "Sound on" : "Sound off";
+}
+
 function formChanged(event) {
   const limit = field("limit").value;
   $("limit-number-field").hidden = !/minutes|rounds/.test(limit);
@@ -341,23 +414,6 @@ function formChanged(event) {
   const computers = field("computers");
   for (const option of computers.options) option.disabled = Number(option.value) > most;
   if (Number(computers.value) > most || event?.target.name === "players") computers.value = String(Math.min(Number(computers.value), most));
-}
-
-async function copyLink(event) {
-  const button = event.currentTarget;
-  const input = $(button.dataset.copy);
-  let copied = false;
-  try {
-    await navigator.clipboard.writeText(input.value);
-    copied = true;
-  } catch {
-    input.select(); // no clipboard API on a plain http:// address: the old way
-    copied = doc.execCommand?.("copy") ?? false;
-  }
-  button.textContent = copied ? "Copied ✓" : "Select and copy";
-  setTimeout(() => {
-    button.textContent = "Copy";
-  }, 2500);
 }
 
 // --- wiring
@@ -374,13 +430,20 @@ on("leave", "click", leave);
 on("rematch-new", "click", () => act(rematch(view, "new")));
 on("rematch-same", "click", () => act(rematch(view, "same")));
 on("auto", "change", (event) => act(setAuto(view, event.target.value)));
-on("copy-join", "click", copyLink);
-on("copy-watch", "click", copyLink);
+on("watch-form", "submit", watchInstead);
+on("sound", "click", () => {
+  alive.setSound(!alive.on);
+  soundButton();
+});
+releaseFocusAfterPointer(doc, $("controls"), input);
+releaseFocusAfterPointer(doc, $("actions"), input);
+releaseFocusAfterPointer(doc, $("share"), input);
 on("home", "click", home);
 doc.addEventListener("keydown", keyDown);
 addEventListener("hashchange", route);
 addEventListener("online", () => connection?.retryNow());
 doc.addEventListener("visibilitychange", () => doc.visibilityState === "visible" && connection?.retryNow());
 formChanged();
+soundButton();
 route();
 performance.mark("table-ready"); // bench/web.py: the scripts ran and the first screen is up

@@ -2,13 +2,19 @@
 
 import { cardName, isRed, rankLabel, SUIT_SYMBOLS } from "./cards.js";
 import { clockText } from "./countdown.js";
-import { joinWords, longestName, resultSentence, rulesSentence, votesSentence, warName, who } from "./sentences.js";
+import { joinWords, longestName, resultSentence, rulesLine, rulesSentence, votesSentence, warName, who } from "./sentences.js";
 import { mine, myTurn, nameOf, spectating, welcomed } from "./view.js";
 
 export const MAX_LOG_LINES = 120;
 const FLIGHT_MS = 600;
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const capital = (text) => text.slice(0, 1).toUpperCase() + text.slice(1);
+
+/** A deal number to read out: "18 446 744 073 709 551 615" (groups of three past 4 digits). */
+export function dealText(deal) {
+  const digits = String(deal);
+  return digits.length > 4 ? digits.replace(/\B(?=(\d{3})+$)/g, " ") : digits;
+}
 
 /** Short words on a seat, as the terminal table has them: ["you", "ready ✓", "auto calm"]. */
 export function seatMarks(view, record, me) {
@@ -54,7 +60,7 @@ export function whereLine(view) {
   const others = view.spectators - 1;
   if (spectating(view)) parts.push(`you are watching${others > 0 ? ` with ${others} more` : ""}`);
   else if (view.spectators) parts.push(`${view.spectators} watching`);
-  if (view.deal !== null && view.phase !== "over") parts.push(`deal ${view.deal}`);
+  if (view.deal !== null && view.phase !== "over") parts.push(`deal ${dealText(view.deal)}`);
   return parts.filter((part) => part !== null).join(" · ");
 }
 
@@ -77,9 +83,10 @@ function setText(node, text) {
 }
 
 export class Table {
-  constructor(doc, { reducedMotion = () => false } = {}) {
+  constructor(doc, { reducedMotion = () => false, invitation = null } = {}) {
     this.doc = doc;
     this.reducedMotion = reducedMotion;
+    this.invitation = invitation;
     this.flights = [];
     this.reset(false);
   }
@@ -100,6 +107,7 @@ export class Table {
     if (clear) {
       this.$("seats").replaceChildren();
       this.$("log").replaceChildren();
+      this.tell("");
     }
     this.panels = [];
     this.layout = this.inviting = this.lastTaken = null;
@@ -115,14 +123,22 @@ export class Table {
     for (; this.logCount > MAX_LOG_LINES; this.logCount -= 1) log.lastElementChild.remove();
   }
 
-  /** Draw `view` for its own seat, with `status` as the status line. */
-  draw(view, status) {
+  /** The last round's sentence, right under the cards (the log has them all). */
+  tell(text) {
+    setText(this.$("said"), text);
+  }
+
+  /** Draw `view` for its own seat, with `status` as the status line; `offline`: the
+   * connection is away, so nothing can be sent (the buttons look it). */
+  draw(view, status, { offline = false } = {}) {
     const me = view.my_seat;
     const playing = view.phase === "playing";
     const player = !spectating(view) && me !== null;
     setText(this.$("where"), whereLine(view));
-    setText(this.$("rules"), welcomed(view) ? `Rules: ${rulesSentence(view.rules, view.minutes)}` : "");
-    this.drawShare(view);
+    this.$("rules").hidden = !welcomed(view);
+    setText(this.$("rules-line"), welcomed(view) ? rulesLine(view.rules, view.minutes) : "");
+    setText(this.$("rules-full"), welcomed(view) ? `Rules: ${rulesSentence(view.rules, view.minutes)}` : "");
+    this.invitation?.draw(view);
     this.drawSeats(view, me);
     const war = this.$("war");
     war.hidden = !view.war_depth;
@@ -135,38 +151,23 @@ export class Table {
     this.drawOver(view, me);
     this.$("actions").hidden = this.$("controls").hidden = !player; // a spectator has no buttons
     this.$("turn").hidden = this.$("auto").hidden = this.$("finish").hidden = !playing;
-    const ready = myTurn(view);
+    const ready = myTurn(view) && !offline;
     this.$("turn").setAttribute("aria-disabled", String(!ready));
     this.$("turn").classList.toggle("waiting", !ready);
+    this.$("actions").classList.toggle("offline", offline);
+    this.$("controls").classList.toggle("offline", offline);
     this.$("rematch").hidden = !(player && view.phase === "over");
     const record = mine(view);
     if (record !== null) {
       for (const radio of this.doc.querySelectorAll("#auto input")) radio.checked = radio.value === record.auto;
       this.$("finish").setAttribute("aria-disabled", String(record.finish_vote || record.out));
-      setText(this.$("finish"), record.finish_vote ? "Voted to finish ✓" : "Vote to finish");
+      setText(this.$("finish"), record.finish_vote ? "Voted to finish now ✓" : "Finish now: play the rest out at once");
       this.$("rematch-new").classList.toggle("chosen", record.rematch_vote === "new");
       this.$("rematch-same").classList.toggle("chosen", record.rematch_vote === "same");
     }
     this.doc.title = ready ? "Your turn · Family War" : "Family War";
     this.$("table").dataset.step = String(view.step); // for tests: the step drawn
     this.fly(view);
-  }
-
-  drawShare(view) {
-    const share = this.$("share");
-    const inviting = view.phase === "waiting" && view.player_code !== null && view.seats.some((s) => s.name === null);
-    share.hidden = spectating(view) || view.watch_code === null;
-    if (share.hidden) return;
-    if (inviting !== this.inviting) share.open = this.inviting = inviting; // open while inviting
-    setText(this.$("share-title"), inviting ? "Invite the family" : "Let others watch");
-    share.classList.toggle("later", !inviting); // out of the way while playing
-    this.$("share-join").hidden = !inviting;
-    const base = new URL(this.doc.location.href);
-    base.hash = "";
-    this.$("join-link").value = inviting ? `${base.href}#join=${view.player_code}` : "";
-    this.$("watch-link").value = `${base.href}#watch=${view.watch_code}`;
-    const codes = `watchers ${view.watch_code}`;
-    setText(this.$("share-codes"), inviting ? `players ${view.player_code}, ${codes}` : codes);
   }
 
   drawSeats(view, me) {
@@ -179,7 +180,7 @@ export class Table {
         const node = template.cloneNode(true);
         node.dataset.seat = String(record.seat);
         const part = (name) => node.querySelector(`.${name}`);
-        return { node, name: part("name"), marks: part("marks"), count: part("count"), word: part("cards-word"), haul: part("haul"), pile: part("pile"), cards: part("table-cards"), drawn: "", marked: "" };
+        return { node, name: part("name"), marks: part("marks"), count: part("count"), word: part("cards-word"), haul: part("haul"), pile: part("pile"), cards: part("table-cards"), drawn: "", marked: "", up: null };
       });
       // Me at the bottom, nearest the button; the others above, in seat order.
       box.replaceChildren(...this.panels.filter((_, s) => s !== me).map((p) => p.node), ...(this.panels[me] ? [this.panels[me].node] : []));
@@ -210,12 +211,20 @@ export class Table {
     setText(panel.haul, won ? ` +${view.last_taken.count}` : "");
     const drawn = `${label}|${faceUp}|${faceDown}|${view.phase}`;
     if (drawn === panel.drawn) return;
+    // A card just turned over flips (not on the first drawing, a resume, or reduced motion).
+    const turned = !label && faceUp.length > 0 && panel.up !== null && faceUp.length > panel.up && !this.reducedMotion();
+    panel.up = label ? 0 : faceUp.length;
     panel.drawn = drawn;
-    // As they lie: the earlier cards turned (small), the face-down ones, the latest card.
+    // As they lie, fanned so a deep war stays compact: the earlier cards turned (small),
+    // the face-down ones as one stack with its count, the latest card.
     const row = this.el("div", "card-row");
     for (const card of faceUp.slice(0, -1)) row.append(this.card(card, true));
     if (faceDown) row.append(this.back(faceDown));
-    if (faceUp.length) row.append(this.card(faceUp[faceUp.length - 1], false));
+    if (faceUp.length) {
+      const latest = this.card(faceUp[faceUp.length - 1], false);
+      if (turned) latest.classList.add("flip");
+      row.append(latest);
+    }
     if (!row.childElementCount && view.phase === "playing") row.append(this.el("span", "card empty"));
     panel.cards.classList.toggle("past", Boolean(label));
     panel.cards.replaceChildren(...(label ? [this.el("span", "table-label", label)] : []), row);
@@ -232,7 +241,7 @@ export class Table {
   }
 
   back(count) {
-    const node = this.el("span", "card back");
+    const node = this.el("span", `card back${count > 1 ? " stack" : ""}${count > 2 ? " deep" : ""}`);
     node.setAttribute("role", "img");
     node.setAttribute("aria-label", `${plural(count, "card")} face down`);
     if (count > 1) node.append(this.el("span", "back-count", `×${count}`));
@@ -246,7 +255,7 @@ export class Table {
     if (box.hidden) return;
     setText(this.$("result"), resultSentence(view, result, me));
     const s = result.summary;
-    const rows = [["Rounds", s.rounds], ["Wars", s.wars], ["Longest war", longestName(s.longest_war)], ["Biggest haul", plural(s.biggest_haul, "card")], ["Deal", s.deal]];
+    const rows = [["Rounds", s.rounds], ["Wars", s.wars], ["Longest war", longestName(s.longest_war)], ["Biggest haul", plural(s.biggest_haul, "card")], ["Deal", dealText(s.deal)]];
     const final = [...view.seats].sort((a, b) => b.count - a.count || a.seat - b.seat);
     const drawn = `${rows}|${final.map((r) => [r.seat, r.count, r.name])}`;
     if (box.dataset.drawn === drawn) return;

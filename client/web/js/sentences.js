@@ -174,7 +174,8 @@ function war(view, m, me) {
     return `${head} ${cap(joinWords(m.seats.map((s) => who(view, s, me))))} go to war.`;
   }
   const tied = flip.cards.filter(([s]) => m.seats.includes(s));
-  const others = flip.cards.filter(([s]) => !m.seats.includes(s)).map(([s]) => s);
+  // a seat already out of the game does not "sit this one out": it is not playing
+  const others = flip.cards.filter(([s]) => !m.seats.includes(s) && !seatOf(view, s)?.out).map(([s]) => s);
   let text;
   if (tied.length === 2) {
     // me first (a stable sort, as Python's)
@@ -289,9 +290,10 @@ export function summarySentence(result) {
   return `${parts.join(", ")}.`;
 }
 
-/** What the game waits for and what `me` may do now. */
-export function status(view, me) {
-  const turn = "Press space";
+/** What the game waits for and what `me` may do now; `touch`: name the buttons of a touch
+ * screen ("Tap Turn over.") instead of keys. */
+export function status(view, me, { touch = false } = {}) {
+  const turn = touch ? "Tap Turn over" : "Press space";
   if (!welcomed(view)) return "Connecting…";
   if (view.needs_resync) return "Catching up with the table…";
   if (view.phase === "waiting") return `Waiting for ${plural(openSeats(view).length, "more player")} to join.`;
@@ -302,6 +304,7 @@ export function status(view, me) {
       const seats = stillToVote(view);
       return seats.length ? `Waiting for ${joinWords(seats.map((s) => who(view, s, me)))} to vote.` : "Starting the rematch…";
     }
+    if (touch) return "Game over. Tap a rematch button to play again.";
     return "Game over. Press r for a rematch with a new deal, d to replay this deal, q to leave.";
   }
   const mine = seatOf(view, me);
@@ -309,13 +312,16 @@ export function status(view, me) {
   const names = joinWords(view.waiting_for.filter((s) => s !== me).map((s) => who(view, s, me) + (away.has(s) ? " (away)" : "")));
   if (mine !== null && mine.out) return "You are out of this game; the others play on.";
   if (mine !== null && view.waiting_for.includes(me) && !mine.ready) {
-    if (mine.auto !== "off") return `Auto-play (${mine.auto}) turns over for you. Press a to change it.`;
+    if (mine.auto !== "off") {
+      const change = touch ? "Tap off under Auto-play to turn over yourself" : "Press a to change it";
+      return `Auto-play (${mine.auto}) turns over for you. ${change}.`;
+    }
     if (view.war_depth) {
       const down = view.rules.face_down;
       const lay = mine.count > down ? `lay ${plural(down, "card")} face down and turn one up` : "lay your cards down";
       return `${cap(warName(view.war_depth))}! ${turn} to ${lay}.`;
     }
-    return `${turn} to turn over.`;
+    return touch ? "Tap Turn over." : `${turn} to turn over.`;
   }
   if (mine !== null && view.war_depth && !view.war_seats.includes(me)) {
     return `${cap(joinWords(view.war_seats.map((s) => who(view, s, me))))} are at war; you sit this one out.`;
@@ -353,7 +359,7 @@ export function votesSentence(view, me) {
   if (view.phase === "playing") {
     const voted = by((s) => s.finish_vote);
     if (!voted.length) return null;
-    said = `${cap(names(voted))} voted to finish`;
+    said = `${cap(names(voted))} voted to finish now (the rest is played out at once)`;
   } else if (view.phase === "over") {
     const fresh = by((s) => s.rematch_vote === "new");
     const same = by((s) => s.rematch_vote === "same");
@@ -367,4 +373,21 @@ export function votesSentence(view, me) {
   }
   const waiting = stillToVote(view);
   return waiting.length ? `${said}; still to vote: ${names(waiting)}.` : `${said}.`;
+}
+
+/** The rules in force in one short line, for the table's header: "Aces high · 1 down ·
+ * short loses · shuffled · no limit" (rulesSentence is the full text it opens to). */
+export function rulesLine(rules, minutes = null) {
+  const parts = [`Aces ${rules.aces}`, `${rules.face_down} down`];
+  if (rules.short_war === "last_card") parts.push("short plays last card");
+  else parts.push(rules.players === 2 ? "short loses" : "short is out");
+  if (rules.players > 2 && rules.both_short === "end") parts.push("all short ends it");
+  if (rules.won_cards === "fixed") parts.push(rules.fixed_order === "seat0" ? "in order, seat 1 first" : "in order");
+  else parts.push("shuffled");
+  if (rules.round_limit === null && minutes === null) parts.push("no limit");
+  else {
+    parts.push(rules.round_limit !== null ? plural(rules.round_limit, "round") : plural(minutes || 0, "minute"));
+    parts.push(rules.tie_break === "battle" ? "ties play on" : "ties draw");
+  }
+  return parts.join(" · ");
 }

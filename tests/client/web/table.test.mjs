@@ -5,7 +5,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { cycleAuto, finish, rematch, setAuto, turnOver } from "../../../client/web/js/intents.js";
-import { seatMarks, whereLine } from "../../../client/web/js/render.js";
+import { isLoopback, linkBase, localWarning } from "../../../client/web/js/invite.js";
+import { dealText, seatMarks, whereLine } from "../../../client/web/js/render.js";
+import { rulesLine } from "../../../client/web/js/sentences.js";
 import { DEFAULT_RULES, initialView } from "../../../client/web/js/view.js";
 
 const seat = (n, extra = {}) => ({
@@ -52,7 +54,7 @@ test("the marks on a seat", () => {
 
 test("the line under the title", () => {
   assert.equal(whereLine(initialView()), "");
-  assert.equal(whereLine(table({ spectators: 2, deal: 2n ** 64n - 1n })), "round 3 · 2 watching · deal 18446744073709551615");
+  assert.equal(whereLine(table({ spectators: 2, deal: 2n ** 64n - 1n })), "round 3 · 2 watching · deal 18 446 744 073 709 551 615");
   assert.equal(whereLine(table({ my_seat: null, spectators: 3, game: 2 })), "game 2 · round 3 · you are watching with 2 more");
   assert.equal(whereLine(table({ rules: { ...DEFAULT_RULES, round_limit: 26 }, minutes: null })), "round 3 of 26");
   assert.equal(whereLine(table({ rules: { ...DEFAULT_RULES, round_limit: 2 } })), "round 3, tie-break");
@@ -73,4 +75,32 @@ test("what a tap asks for", () => {
   assert.equal(finish(table({ seats: [seat(0, { finish_vote: true })] })), "You have voted to finish; waiting for the others.");
   assert.equal(rematch(table(), "new"), "A rematch comes after game over.");
   assert.deepEqual(rematch(table({ phase: "over" }), "same"), { type: "rematch", deal: "same" });
+});
+
+test("a deal number is grouped to be read out", () => {
+  assert.equal(dealText(42), "42");
+  assert.equal(dealText(1234), "1234");
+  assert.equal(dealText(12345), "12 345");
+  assert.equal(dealText(2n ** 64n - 1n), "18 446 744 073 709 551 615");
+});
+
+test("the rules in one line", () => {
+  assert.equal(rulesLine(DEFAULT_RULES), "Aces high · 1 down · short loses · shuffled · no limit");
+  const four = { ...DEFAULT_RULES, players: 4, face_down: 3, aces: "low", won_cards: "fixed", round_limit: 26, tie_break: "battle" };
+  assert.equal(rulesLine(four), "Aces low · 3 down · short is out · in order · 26 rounds · ties play on");
+  const old = { ...four, both_short: "end", fixed_order: "seat0", short_war: "last_card", round_limit: null };
+  assert.equal(rulesLine(old, 10), "Aces low · 3 down · short plays last card · all short ends it · in order, seat 1 first · 10 minutes · ties play on");
+});
+
+test("links from a page on this machine warn, or use the server's network address", () => {
+  const local = new URL("http://127.0.0.1:8765/#join=K7MX-QD4R");
+  assert.ok(isLoopback("127.0.0.1") && isLoopback("localhost") && isLoopback("[::1]") && !isLoopback("192.168.1.20"));
+  assert.equal(linkBase(local), "http://127.0.0.1:8765/");
+  assert.match(localWarning(local, linkBase(local)), /^This page was opened as 127\.0\.0\.1, which works only on this machine/);
+  const addresses = ["http://127.0.0.1:8765/", "not a url", "http://192.168.1.20:8765/"];
+  assert.equal(linkBase(local, addresses), "http://192.168.1.20:8765/");
+  assert.equal(localWarning(local, linkBase(local, addresses)), "These links use http://192.168.1.20:8765/, this machine's address on the home network (127.0.0.1 works only on this machine).");
+  const lan = new URL("http://192.168.1.20:8765/war/#join=K7MX-QD4R");
+  assert.equal(linkBase(lan, ["http://10.0.0.2:8765/"]), "http://192.168.1.20:8765/war/", "a network page keeps its own address");
+  assert.equal(localWarning(lan, linkBase(lan)), null);
 });

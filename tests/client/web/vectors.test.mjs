@@ -33,6 +33,7 @@ for (const [name, vector] of all) {
           assert.deepEqual(describe(before, message, view, me), step.say, where);
           assert.deepEqual(describe(before, message, view, me, { table: true }), step.table ?? step.say, where);
           assert.equal(status(view, me), step.status, where);
+          assert.equal(status(view, me, { touch: true }), step.touch ?? step.status, where);
           assert.equal(votesSentence(view, me), step.votes ?? null, where);
           Object.assign(shown, step.view);
           assert.deepEqual(digest(view), shown, where);

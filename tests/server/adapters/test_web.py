@@ -90,12 +90,16 @@ async def test_root_answers_the_page(tmp_path: Path) -> None:
 async def test_every_file_the_page_names_is_served_for_a_year(tmp_path: Path) -> None:
     types = {".css": "text/css", ".js": "text/javascript", ".mjs": "text/javascript"}
     types[".svg"] = "image/svg+xml"
+    types[".png"] = "image/png"
+    types[".webmanifest"] = "application/manifest+json"
     async with running(tmp_path) as server:
         page = await fetch(server, "/")
         paths = versioned(page.body)
         answers = [await fetch(server, path) for path in paths]
     assert any(p.endswith("/js/main.js") for p in paths)
     assert any(p.endswith("/vendor/msgpack/Decoder.mjs") for p in paths)
+    assert any(p.endswith("/manifest.webmanifest") for p in paths)
+    assert any(p.endswith("/icon-180.png") for p in paths)
     for path, answer in zip(paths, answers, strict=True):
         assert answer.status == 200, path
         assert answer.headers["content-type"].startswith(types[Path(path).suffix]), path

@@ -1,0 +1,131 @@
+// The invitation: the links, their QR code, Share or Copy, and a warning when the page's
+// own address reaches only this machine (README.md).
+
+import { spectating } from "./view.js";
+
+const LOOPBACK = /^(127(\.\d{1,3}){3}|localhost|\[::1\])$/i;
+
+/** Whether `hostname` (a URL's) is this machine only: 127.x.x.x, localhost, [::1]. */
+export const isLoopback = (hostname) => LOOPBACK.test(hostname);
+
+/** The address the links start with (no fragment): the page's own, or, on a page opened
+ * on this machine, the first network address of `addresses` (full URLs such as
+ * "http://192.168.1.20:8765/", which the server tells a page on its own machine), with
+ * the page's own path. */
+export function linkBase(location, addresses = []) {
+  const own = new URL(location.href);
+  own.hash = "";
+  if (!isLoopback(own.hostname)) return own.href;
+  for (const address of addresses) {
+    let url;
+    try {
+      url = new URL(own.pathname + own.search, address);
+    } catch {
+      continue; // not a URL: ignored
+    }
+    if (/^https?:$/.test(url.protocol) && !isLoopback(url.hostname)) return url.href;
+  }
+  return own.href;
+}
+
+/** What to say about the links' address, or null when it is one others can reach. */
+export function localWarning(location, base) {
+  const host = new URL(location.href).hostname;
+  if (!isLoopback(host)) return null;
+  const used = new URL(base);
+  if (!isLoopback(used.hostname)) {
+    return `These links use ${used.origin}/, this machine's address on the home network (${host} works only on this machine).`;
+  }
+  return (
+    `This page was opened as ${host}, which works only on this machine: phones cannot open these links. ` +
+    "Open the table at this machine's network address (such as http://192.168.1.20:8765/); " +
+    "if relatives still cannot reach it, start the server with make run HOST=0.0.0.0."
+  );
+}
+
+export class Invitation {
+  constructor(doc) {
+    this.doc = doc;
+    this.addresses = [];
+    this.inviting = null;
+    this.drawnQr = null;
+    this.qr = null; // the QR module, loaded when first needed
+    const share = doc.defaultView?.navigator.share;
+    for (const button of doc.querySelectorAll("[data-share]")) {
+      button.hidden = typeof share !== "function";
+      button.addEventListener("click", (event) => this.share(event.currentTarget));
+    }
+    for (const button of doc.querySelectorAll("[data-copy]")) {
+      button.addEventListener("click", (event) => this.copy(event.currentTarget));
+    }
+  }
+
+  $(id) {
+    return this.doc.getElementById(id);
+  }
+
+  /** The hook for the server's network addresses (full URLs): links are built from the
+   * first one that others can reach when this page was opened on 127.0.0.1 or localhost. */
+  useAddresses(addresses) {
+    this.addresses = Array.isArray(addresses) ? addresses.filter((a) => typeof a === "string") : [];
+    this.drawnQr = null;
+  }
+
+  draw(view) {
+    const share = this.$("share");
+    const inviting = view.phase === "waiting" && view.player_code !== null && view.seats.some((s) => s.name === null);
+    share.hidden = spectating(view) || view.watch_code === null;
+    if (share.hidden) return;
+    if (inviting !== this.inviting) share.open = this.inviting = inviting; // open while inviting
+    this.$("share-title").textContent = inviting ? "Invite the family" : "Let others watch";
+    share.classList.toggle("later", !inviting); // out of the way while playing
+    this.$("share-join").hidden = !inviting;
+    const location = this.doc.location;
+    const base = linkBase(location, this.addresses);
+    const warning = localWarning(location, base);
+    this.$("local-warning").hidden = warning === null;
+    this.$("local-warning").textContent = warning ?? "";
+    const join = inviting ? `${base}#join=${view.player_code}` : "";
+    this.$("join-link").textContent = join;
+    this.$("watch-link").textContent = `${base}#watch=${view.watch_code}`;
+    const codes = `watchers ${view.watch_code}`;
+    this.$("share-codes").textContent = inviting ? `players ${view.player_code}, ${codes}` : codes;
+    if (inviting && join !== this.drawnQr) this.drawQr(join);
+  }
+
+  async drawQr(link) {
+    this.drawnQr = link;
+    this.qr ??= await import("./qr.js");
+    if (this.drawnQr === link) this.qr.drawQr(this.doc, this.$("qr"), link);
+  }
+
+  async share(button) {
+    const url = this.$(button.dataset.share).textContent;
+    try {
+      await this.doc.defaultView.navigator.share({ title: "Family War", text: "Come to my table for a game of War:", url });
+    } catch {
+      // dismissed, or refused: the link is still there to copy
+    }
+  }
+
+  async copy(button) {
+    const text = this.$(button.dataset.copy).textContent;
+    const label = button.textContent;
+    let copied = false;
+    try {
+      await this.doc.defaultView.navigator.clipboard.writeText(text);
+      copied = true;
+    } catch {
+      // no clipboard API on a plain http:// address: select the text for the reader
+      const range = this.doc.createRange();
+      range.selectNodeContents(this.$(button.dataset.copy));
+      this.doc.getSelection()?.removeAllRanges();
+      this.doc.getSelection()?.addRange(range);
+      copied = this.doc.execCommand?.("copy") ?? false;
+    }
+    button.textContent = copied ? "Copied ✓" : "Selected: copy it";
+    setTimeout(() => {
+      button.textContent = label;
+    }, 2500);
+  }
+}
