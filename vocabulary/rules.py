@@ -22,6 +22,7 @@ __all__ = [
     "BothShort",
     "FixedOrder",
     "ShortWar",
+    "TakenBack",
     "TieBreak",
     "WonCards",
     "check_face_down",
@@ -83,6 +84,21 @@ class BothShort(StrEnum):
 
     PLAY_ON = "play_on"
     END = "end"
+
+
+class TakenBack(StrEnum):
+    """How the cards each player takes back from a war nobody could settle go under their
+    pile (``taken_back``; it matters only with ``won_cards = shuffle``).
+
+    ``AS_WON`` (default): the way won cards go, shuffled by the game's stream with
+    ``won_cards = shuffle`` (in the order laid with ``fixed``). ``AS_LAID``: always in the
+    order laid, as versions up to 0.2 played it; with four players and three cards down a
+    shuffled game could then loop on one round given back hundreds of times and end as
+    endless. Kept so that games stored by those versions replay exactly.
+    """
+
+    AS_WON = "as_won"
+    AS_LAID = "as_laid"
 
 
 class TieBreak(StrEnum):

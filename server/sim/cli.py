@@ -22,6 +22,7 @@ from vocabulary import (
     BothShort,
     FixedOrder,
     ShortWar,
+    TakenBack,
     TieBreak,
     WonCards,
 )
@@ -47,7 +48,8 @@ what is reported:
                    (a round counts once someone takes the table, however many wars)
   wars             mean rounds that went to war per game; longest war in any game
                    (1 = single, 2 = double, ...); biggest haul (most cards in one round)
-  wins             games won by each seat; draws; endless games (fixed order only)
+  wins             games won by each seat; draws; endless games (a position came back:
+                   with --won-cards fixed, or rounds given back with three or four)
   games/s          games per second of wall-clock time, all processes together
 
 --json prints one object with the keys: games, mean_rounds, median_rounds, p90_rounds,
@@ -165,6 +167,16 @@ def build_parser() -> argparse.ArgumentParser:
         " up to 0.1)",
     )
     rules.add_argument(
+        "--taken-back",
+        type=option_name,
+        choices=option_names(TakenBack),
+        default=option_name(TakenBack.AS_WON.value),
+        help="cards taken back from a war nobody could settle go under the pile as won cards"
+        " do (as-won, default: shuffled with --won-cards shuffle), or in the order laid"
+        " (as-laid: versions up to 0.2; such rounds can then loop until the game ends as"
+        " endless)",
+    )
+    rules.add_argument(
         "--rounds",
         type=_ranged(1, MAX_ROUND_LIMIT),
         metavar="N",
@@ -212,6 +224,7 @@ def _rules(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Rules:
             won_cards=args.won_cards,
             fixed_order=args.fixed_order,
             both_short=BothShort(option_value(args.both_short)),
+            taken_back=TakenBack(option_value(args.taken_back)),
             round_limit=args.rounds,
             tie_break=args.tie_break,
             ranks=args.ranks,
