@@ -104,9 +104,7 @@ def _war(s: State, events: list[Event]) -> None:
     if lose:
         for seat in short:
             s.short_round = True
-            s.active.remove(seat)
-            s.out_at[seat] = s.rounds + s.given_backs + 1
-            events.append(PlayerOut(round_no, seat, OutReason.SHORT_WAR))
+            _out(s, events, seat, OutReason.SHORT_WAR)
     playing = [seat for seat in seats if seat not in short] if lose else list(seats)
     laid: list[tuple[int, int]] = []
     flip = s.flips << 2
@@ -262,9 +260,7 @@ def end_of_round(s: State, events: list[Event]) -> None:
     short, s.short_round = s.short_round, False
     for seat in list(s.active):
         if not s.piles[seat]:
-            s.active.remove(seat)
-            s.out_at[seat] = s.rounds + s.given_backs
-            events.append(PlayerOut(s.rounds, seat, OutReason.NO_CARDS))
+            _out(s, events, seat, OutReason.NO_CARDS)
     if len(s.active) == 1:
         why = Termination.OPPONENTS_SHORT if short else Termination.ALL_CARDS
         _end(s, events, s.active[0], why)
@@ -279,6 +275,15 @@ def end_of_round(s: State, events: list[Event]) -> None:
             _end(s, events, _leader(s.counts()), Termination.ENDLESS)
         else:
             s.seen.add(position)
+
+
+def _out(s: State, events: list[Event], seat: int, reason: OutReason) -> None:
+    """``seat`` goes out: short in the war being played, or without cards after the round
+    just taken (`State.out_at` then names the same round played)."""
+    s.active.remove(seat)
+    during = 1 if reason is OutReason.SHORT_WAR else 0  # the round being played, or just taken
+    s.out_at[seat] = s.rounds + s.given_backs + during  # rounds given back count too
+    events.append(PlayerOut(s.rounds + during, seat, reason))
 
 
 def _check_limit(s: State, events: list[Event], why: Termination) -> None:

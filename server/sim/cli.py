@@ -11,6 +11,7 @@ from typing import TextIO
 
 from protocol import option_name, option_names, option_value
 from server.engine import Rules, RulesError
+from server.sim import verify
 from server.sim.run import MAX_SEED, Report, default_jobs, play_deal, simulate
 from server.sim.trace import describe_rules, trace
 from vocabulary import (
@@ -56,12 +57,16 @@ what is reported:
 p99_rounds, max_rounds, mean_wars, longest_war, biggest_haul, wins (one per seat), draws,
 endless, games_per_second.
 
+war-sim verify FILE checks the fair deal of a game record (war-client --json); see
+war-sim verify --help.
+
 examples:
   war-sim --games 100000                      the published default: about 440 rounds
   war-sim --games 20000 --face-down 3 --json  three cards down in a war, as JSON
   war-sim --games 5000 --players 4 --won-cards fixed
   war-sim --deal 42 --trace                   deal 42 told round by round
   war-sim --deal 7 --rounds 26 --tie-break battle --trace
+  war-sim verify game.jsonl                   check a recorded game's fair deal
 """
 
 
@@ -282,7 +287,11 @@ def format_report(report: Report, rules: Rules, seed: int) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``war-sim``; returns the exit status (argparse exits with 2 on bad flags)."""
+    """Run ``war-sim`` (or ``war-sim verify ...``, `server.sim.verify`); returns the exit
+    status (argparse exits with 2 on bad flags)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["verify"]:
+        return verify.main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.trace and args.deal is None:
