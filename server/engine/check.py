@@ -1,9 +1,9 @@
 """Replaying a deal against what a viewer was shown: the engine's half of the fair-deal check.
 
-`check_replay` plays ``Game(rules, deal)`` step by step and compares every flip (`Flip`:
-the cards turned at a step), every take (`Take`) and the end (`End`) a viewer was shown
-with what the deal gives, and returns a `Replay`: how much matched and the first
-`Mismatch`. It checks only what it is given: a viewer who joined late, or missed steps
+`check_replay` plays ``Game(rules, deal)`` step by step and compares what a viewer was
+`Shown` — every flip (`Flip`: the cards turned at a step), every take (`Take`) and the end
+(`End`) — with what the deal gives, and returns a `Replay`: how much matched and the
+first `Mismatch`. It checks only what it is given: a viewer who joined late, or missed steps
 while reconnecting, or saw a finish vote play the rest out, is compared on what they saw,
 and the end on the whole game. docs/fairness.md says what this proves; the other half (the
 commitment and the derivation of the deal) is `protocol.fairness`. The browser's
@@ -29,6 +29,7 @@ __all__ = [
     "Flip",
     "Mismatch",
     "Replay",
+    "Shown",
     "Take",
     "check_replay",
     "describe_end",
@@ -69,6 +70,16 @@ class End:
     wars: int
     longest_war: int
     biggest_haul: int
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """What one viewer was shown of a game: flips and takes in any order, and the end if
+    they saw it."""
+
+    flips: tuple[Flip, ...] = ()
+    takes: tuple[Take, ...] = ()
+    end: End | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,13 +153,13 @@ def _cards_text(cards: Iterable[tuple[int, str]]) -> str:
 
 
 class _Checker:
-    def __init__(self, game: Game, flips: Iterable[Flip], takes: Iterable[Take]) -> None:
+    def __init__(self, game: Game, shown: Shown) -> None:
         self.game = game
         self.flips: defaultdict[int, list[Flip]] = defaultdict(list)
         self.takes: defaultdict[int, list[Take]] = defaultdict(list)
-        for flip in flips:
+        for flip in shown.flips:
             self.flips[flip.step].append(flip)
-        for take in takes:
+        for take in shown.takes:
             self.takes[take.step].append(take)
         self.matched_flips = self.matched_cards = self.matched_takes = 0
 
@@ -221,17 +232,11 @@ class _Checker:
         return None
 
 
-def check_replay(
-    rules: Rules,
-    deal: int,
-    flips: Iterable[Flip] = (),
-    takes: Iterable[Take] = (),
-    end: End | None = None,
-) -> Replay:
-    """Replay ``Game(rules, deal)`` and compare it with what a viewer was shown.
+def check_replay(rules: Rules, deal: int, shown: Shown) -> Replay:
+    """Replay ``Game(rules, deal)`` and compare it with what a viewer was ``shown``.
 
     Steps the game until the last step shown; each `Flip` must be the cards the deal turns
-    at its step and depth (seat by seat), each `Take` the take of its step. With ``end``,
+    at its step and depth (seat by seat), each `Take` the take of its step. With an end,
     the rest is played out (`Game.finish`) and the end compared; a ``time_limit`` end is
     replayed by stepping to its step and stopping the game there (`Game.stop_by_time`:
     the moment the clock stopped it is the server's to say, and it changes no card).
@@ -240,14 +245,13 @@ def check_replay(
     """
     if isinstance(deal, bool) or not isinstance(deal, int):
         raise DealError(f"deal must be an integer, not {deal!r}")
-    checker = _Checker(Game(rules, deal), flips, takes)
-    mismatch = checker.replay(end)
-    matched_end = end is not None and mismatch is None
+    checker = _Checker(Game(rules, deal), shown)
+    mismatch = checker.replay(shown.end)
     return Replay(
         checker.game.steps,
         checker.matched_flips,
         checker.matched_cards,
         checker.matched_takes,
-        matched_end,
+        shown.end is not None and mismatch is None,
         mismatch,
     )

@@ -18,9 +18,9 @@ from typing import TextIO
 from protocol.fairness import Claim, FairnessError, check_reveal, fingerprint, parse_seed
 from protocol.record import RecordedGame, RecordError, read_record
 from server.engine import Rules, RulesError
-from server.engine.check import End, Flip, Replay, Take, check_replay
+from server.engine.check import End, Flip, Replay, Shown, Take, check_replay
 
-__all__ = ["Verdict", "build_parser", "main", "verify_game"]
+__all__ = ["Verdict", "build_parser", "main", "shown", "verify_game"]
 
 DESCRIPTION = """\
 Check the fair deal of every game in a game record: the JSON lines that
@@ -57,9 +57,8 @@ class Verdict:
     lines: tuple[str, ...]
 
 
-def _replay(game: RecordedGame, rules: Rules, deal: int) -> Replay:
-    flips = [Flip(m.step, m.depth, m.cards) for m in game.flips]
-    takes = [Take(m.step, m.seat, m.count, m.counts) for m in game.takes]
+def shown(game: RecordedGame) -> Shown:
+    """What the record's viewer was shown of ``game``, in the engine check's terms."""
     end = None
     if game.end is not None:
         e, s = game.end, game.end.summary
@@ -73,7 +72,15 @@ def _replay(game: RecordedGame, rules: Rules, deal: int) -> Replay:
             s.longest_war,
             s.biggest_haul,
         )
-    return check_replay(rules, deal, flips, takes, end)
+    return Shown(
+        tuple(Flip(m.step, m.depth, m.cards) for m in game.flips),
+        tuple(Take(m.step, m.seat, m.count, m.counts) for m in game.takes),
+        end,
+    )
+
+
+def _replay(game: RecordedGame, rules: Rules, deal: int) -> Replay:
+    return check_replay(rules, deal, shown(game))
 
 
 def _replayed(replay: Replay) -> str:

@@ -55,7 +55,7 @@ from server.engine import (
     WarDeclared,
     card_label,
 )
-from server.engine.check import End, Flip, Replay, Take, check_replay
+from server.engine.check import End, Flip, Replay, Shown, Take, check_replay
 
 __all__ = ["FOLDER", "GAMES", "compact", "files", "main", "play"]
 
@@ -307,7 +307,8 @@ def _check(
         end = End(
             **{**e, "counts": tuple(e["counts"]), "termination": Termination(e["termination"])}
         )
-        replay = check_replay(Rules.from_dict(dict(claim.rules)), reveal.deal, flips, takes, end)
+        record = Shown(tuple(flips), tuple(takes), end)
+        replay = check_replay(Rules.from_dict(dict(claim.rules)), reveal.deal, record)
     my_seed = mine.get("my_seed")
     return {
         "name": name,

@@ -83,7 +83,7 @@ def reference_game(rules: Rules, deck: list[int]) -> Result:
             return (1, len(piles[seat])) if seat not in gone else (0, gone[seat])
 
         ranked = sorted(range(n), key=merit, reverse=True)
-        place = {}
+        place: dict[int, int] = {}
         for index, seat in enumerate(ranked):
             same = index and merit(ranked[index - 1]) == merit(seat)
             place[seat] = place[ranked[index - 1]] if same else index + 1

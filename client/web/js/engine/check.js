@@ -1,9 +1,11 @@
 // Replaying a deal against what a viewer was shown: server/engine/check.py in JavaScript
 // (docs/fairness.md). Pinned to the Python check by tests/vectors/engine/checks.json.
 //
-// flips: [{step, depth, cards: [[seat, "QH"], ...]}] (cards_turned as shown)
-// takes: [{step, seat, count, counts}]                 (cards_taken as shown)
-// end:   {step, winner, termination, counts, rounds, wars, longest_war, biggest_haul}
+// shown = {flips, takes, end}, what one viewer was shown:
+//   flips: [{step, depth, cards: [[seat, "QH"], ...]}] (cards_turned as shown)
+//   takes: [{step, seat, count, counts}]                 (cards_taken as shown)
+//   end:   {step, winner, termination, counts, rounds, wars, longest_war, biggest_haul}
+//          or null (the viewer has not seen the end)
 
 import { Game } from "./game.js";
 import { cardLabel } from "./rules.js";
@@ -103,13 +105,14 @@ class Checker {
 }
 
 /**
- * Replay `new Game(rules, deal)` and compare it with what a viewer was shown; returns
+ * Replay `new Game(rules, deal)` and compare it with what a viewer was `shown`; returns
  * {steps, flips, cards, takes, end, mismatch} (mismatch: {step, what, seat, expected,
  * shown} or null). A time_limit end is replayed by stepping to its step and stopping the
  * game there.
  */
-export function checkReplay(rules, deal, flips = [], takes = [], end = null) {
-  const checker = new Checker(new Game(rules, deal), flips, takes);
+export function checkReplay(rules, deal, shown) {
+  const end = shown.end ?? null;
+  const checker = new Checker(new Game(rules, deal), shown.flips ?? [], shown.takes ?? []);
   const found = checker.replay(end);
   return {
     steps: checker.game.steps,

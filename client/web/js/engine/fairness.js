@@ -189,6 +189,6 @@ export function checkReveal(claim, mine = {}) {
 export function checkFairDeal(claim, shown, mine = {}) {
   const reveal = checkReveal(claim, mine);
   if (reveal.problem !== null) return { ok: false, reveal, replay: null };
-  const replay = checkReplay(claim.rules, reveal.deal, shown.flips, shown.takes, shown.end ?? null);
+  const replay = checkReplay(claim.rules, reveal.deal, shown);
   return { ok: replay.mismatch === null, reveal, replay };
 }
