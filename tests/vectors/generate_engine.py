@@ -89,6 +89,9 @@ GAMES: list[tuple[dict[str, Any], int, int | None]] = [
     ({"ranks": 2, "suits": 4, "won_cards": "fixed"}, 3, None),  # endless
     ({"ranks": 3, "suits": 4, "players": 4}, 6, None),
     ({"ranks": 4, "suits": 4, "players": 4}, 1, None),  # cards taken back, shuffled
+    ({"ranks": 4, "suits": 4, "players": 4}, 24, None),  # ... seat 0's among them
+    ({"ranks": 5, "suits": 3, "players": 3, "short_war": "last_card"}, 74, None),
+    ({**FULL, "players": 3, "face_down": 3}, 3, None),
     ({"ranks": 4, "suits": 4, "players": 4, "taken_back": "as_laid"}, 1, None),
     ({"ranks": 5, "suits": 3, "players": 3, "face_down": 3}, 17, None),
     ({"ranks": 5, "suits": 3, "players": 3, "short_war": "last_card"}, 18, None),

@@ -1,6 +1,8 @@
-"""The vendored @msgpack/msgpack build: unmodified (its checksums), licensed, pinned.
+"""The vendored libraries: unmodified (their checksums), licensed, pinned.
 
-Re-vendor with client/web/vendor/update.sh (it rewrites SHA256SUMS and SOURCE).
+``@msgpack/msgpack`` (the wire's codec) and ``@noble/hashes`` (SHA-256 and HMAC for the
+fair-deal check; a page served over plain http has no ``crypto.subtle``). Re-vendor with
+client/web/vendor/update.sh (it rewrites SHA256SUMS and SOURCE).
 """
 
 from __future__ import annotations
@@ -9,38 +11,62 @@ import hashlib
 import re
 from pathlib import Path
 
+import pytest
+
 VENDOR = Path(__file__).parents[3] / "client" / "web" / "vendor"
 MSGPACK = VENDOR / "msgpack"
+NOBLE = VENDOR / "noble-hashes"
+LIBRARIES = [
+    ("msgpack", "PINNED", "@msgpack/msgpack", "Copyright 2019 The MessagePack Community."),
+    ("noble-hashes", "NOBLE_PINNED", "@noble/hashes", "Copyright (c) 2022 Paul Miller"),
+]
 
 
-def test_every_vendored_file_matches_its_checksum() -> None:
+@pytest.mark.parametrize("folder", [MSGPACK, NOBLE], ids=lambda p: p.name)
+def test_every_vendored_file_matches_its_checksum(folder: Path) -> None:
     listed = {}
-    for line in (MSGPACK / "SHA256SUMS").read_text(encoding="ascii").splitlines():
+    for line in (folder / "SHA256SUMS").read_text(encoding="ascii").splitlines():
         digest, name = line.split(maxsplit=1)
         listed[name] = digest
     present = {
-        p.relative_to(MSGPACK).as_posix()
-        for p in MSGPACK.rglob("*")
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
         if p.is_file() and p.name not in ("SHA256SUMS", "SOURCE")
     }
     assert set(listed) == present
     for name, digest in listed.items():
-        assert hashlib.sha256((MSGPACK / name).read_bytes()).hexdigest() == digest, name
+        assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest, name
 
 
-def test_the_licence_and_the_pinned_version_travel_with_it() -> None:
-    licence = (MSGPACK / "LICENSE").read_text(encoding="utf-8")
-    assert "Copyright 2019 The MessagePack Community." in licence
-    assert "Permission to use, copy, modify, and/or distribute this software" in licence
-    pinned = re.search(r"^PINNED=(\S+)$", (VENDOR / "update.sh").read_text(), re.M)
+@pytest.mark.parametrize(
+    ("folder", "pin", "package", "notice"), LIBRARIES, ids=[f for f, *_ in LIBRARIES]
+)
+def test_the_licence_and_the_pinned_version_travel_with_it(
+    folder: str, pin: str, package: str, notice: str
+) -> None:
+    licence = (VENDOR / folder / "LICENSE").read_text(encoding="utf-8")
+    assert notice in licence
+    pinned = re.search(rf"^{pin}=(\S+)$", (VENDOR / "update.sh").read_text(), re.M)
     assert pinned is not None
-    source = (MSGPACK / "SOURCE").read_text(encoding="utf-8")
-    assert source.startswith(f"@msgpack/msgpack {pinned.group(1)} from the npm registry")
+    source = (VENDOR / folder / "SOURCE").read_text(encoding="utf-8")
+    assert source.startswith(f"{package} {pinned.group(1)} from the npm registry")
     assert re.search(r"tarball integrity: sha512-[A-Za-z0-9+/=]{88}$", source, re.M)
+
+
+def test_the_msgpack_licence_grants_its_use() -> None:
+    licence = (MSGPACK / "LICENSE").read_text(encoding="utf-8")
+    assert "Permission to use, copy, modify, and/or distribute this software" in licence
+    assert "Permission is hereby granted, free of charge" in (NOBLE / "LICENSE").read_text()
 
 
 def test_the_page_imports_only_what_is_vendored() -> None:
     web = VENDOR.parent
-    for module in (web / "js").glob("*.js"):
-        for target in re.findall(r'from "(\.\./vendor/[^"]+)"', module.read_text()):
+    for module in (web / "js").rglob("*.js"):
+        for target in re.findall(r'from "((?:\.\./)+vendor/[^"]+)"', module.read_text()):
             assert (module.parent / target).resolve().is_file(), (module.name, target)
+
+
+def test_the_vendored_modules_import_only_each_other() -> None:
+    for module in NOBLE.glob("*.js"):
+        for target in re.findall(r'^import .* from "([^"]+)";$', module.read_text(), re.M):
+            assert (NOBLE / target).resolve().is_file(), (module.name, target)
