@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8765
 
-.PHONY: run test lint typecheck pytest jstest vectors bench clean venv lock image
+.PHONY: run test lint typecheck pytest jstest vectors engine-vectors bench clean venv lock image
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -43,9 +43,13 @@ jstest:
 	elif [ -n "$$CI" ]; then echo "node is not installed (apt-get install nodejs)"; exit 1; \
 	else echo "skipped the JavaScript tests: node is not installed (apt-get install nodejs)"; fi
 
-# Rewrite tests/vectors/*.json from the Python client (after a sentence changed).
-vectors: venv
+# Rewrite tests/vectors/*.json from the Python client (after a sentence changed), and
+# tests/vectors/engine/*.json from the Python engine and protocol/fairness.py.
+vectors: venv engine-vectors
 	$(BIN)/python -m tests.vectors.generate
+
+engine-vectors: venv
+	$(BIN)/python -m tests.vectors.generate_engine
 
 test: lint typecheck pytest jstest
 

@@ -170,6 +170,16 @@ def _commitment(value: object, what: str) -> str | None:
         raise RecordError(str(error)) from None
 
 
+def _commit(game: RecordedGame, value: object, what: str) -> None:
+    """Note the deal commitment a message shows (if it shows one): one per game."""
+    shown = _commitment(value, what)
+    if shown is None:
+        return
+    if game.deal_commitment is not None and shown != game.deal_commitment:
+        raise RecordError("two different deal commitments for one game")
+    game.deal_commitment = shown
+
+
 class _Reader:
     """Follows the messages of a record, game by game."""
 
@@ -200,9 +210,7 @@ class _Reader:
             case GameStarted(game=number, deal=deal):
                 game = self.game(number, 0)
                 game.shown_deal = deal
-                game.deal_commitment = _commitment(
-                    raw.get("deal_commitment"), "game_started.deal_commitment"
-                )
+                _commit(game, raw.get("deal_commitment"), "game_started.deal_commitment")
             case CardsTurned() | CardsTaken() | TimeUp() | GameOver():
                 self.event(message, raw)
             case _:
@@ -214,11 +222,7 @@ class _Reader:
             raise RecordError("the rules changed within one room")
         self.rules = rules
         game = self.game(state.game, state.step)
-        shown = _commitment(raw.get("deal_commitment"), "state.deal_commitment")
-        if shown is not None:
-            game.deal_commitment = game.deal_commitment or shown
-            if shown != game.deal_commitment:
-                raise RecordError("two different deal commitments for one game")
+        _commit(game, raw.get("deal_commitment"), "state.deal_commitment")
         seats = raw.get("seats")
         if isinstance(seats, list) and any(
             isinstance(s, dict) and "seed_commitment" in s for s in seats

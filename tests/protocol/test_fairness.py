@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -161,3 +162,21 @@ def test_check_reveal_of_an_honest_table() -> None:
         "this client's seed (seat 2) is in the deal",
         f"the deal played is the deal the seeds give ({deal})",
     )
+
+
+def test_the_protocol_s_worked_example_is_the_second_vector() -> None:
+    doc = (Path(__file__).parents[2] / "protocol" / "PROTOCOL.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## 10. Fair deals") :]
+    case = VECTORS["derivations"][1]
+    message = bytes.fromhex(case["message"])
+    assert f"the {len(rules_text(case['rules']))}-byte text" in section
+    assert "`" + case["rules_text"].replace("\n", "\\n") + "`" in section
+    assert f"M is {len(message)} bytes" in section
+    assert f"HMAC starts `{case['hmac'][:16]}`" in section
+    assert f"0x{case['hmac'][:16]} = {case['deal']}" in section
+    assert f"`{case['deal_commitment'][:8]}…{case['deal_commitment'][-8:]}`" in section
+    assert f"`{case['server_seed'][:8]}…{case['server_seed'][-6:]}`" in section
+    assert f"`{case['fingerprint']}`" in section
+    assert case["server_seed"] == hashlib.sha256(b"server").hexdigest()
+    for name in RULE_FIELDS:
+        assert f"`{name}`" in section
