@@ -81,18 +81,7 @@ def cases(games: int) -> list[tuple[Claim, Shown]]:
                     flips.append(Flip(game.steps, event.depth, cards))
                 elif isinstance(event, CardsTaken):
                     takes.append(Take(game.steps, event.seat, event.count, event.counts))
-        assert game.outcome is not None
-        s = game.summary
-        end = End(
-            game.steps,
-            game.outcome.winner,
-            game.outcome.termination,
-            game.counts,
-            s.rounds,
-            s.wars,
-            s.longest_war,
-            s.biggest_haul,
-        )
+        end = End.of(game)
         claim = Claim(rules, commitment(key), key.hex(), [x.hex() for x in seeds], deal)
         made.append((claim, Shown(tuple(flips), tuple(takes), end)))
     return made

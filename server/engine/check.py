@@ -71,6 +71,23 @@ class End:
     longest_war: int
     biggest_haul: int
 
+    @classmethod
+    def of(cls, game: Game) -> End:
+        """How ``game`` ended. Raises `ValueError` if it is not over."""
+        if game.outcome is None:
+            raise ValueError(f"game {game.deal} is not over")
+        s = game.summary
+        return cls(
+            game.steps,
+            game.outcome.winner,
+            game.outcome.termination,
+            game.counts,
+            s.rounds,
+            s.wars,
+            s.longest_war,
+            s.biggest_haul,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Shown:
@@ -216,17 +233,7 @@ class _Checker:
         game = self.game
         if game.outcome is None:
             return Mismatch(end.step, "end", None, "the game goes on", describe_end(end))
-        s = game.summary
-        actual = End(
-            game.steps,
-            game.outcome.winner,
-            game.outcome.termination,
-            game.counts,
-            s.rounds,
-            s.wars,
-            s.longest_war,
-            s.biggest_haul,
-        )
+        actual = End.of(game)
         if actual != end:
             return Mismatch(end.step, "end", None, describe_end(actual), describe_end(end))
         return None

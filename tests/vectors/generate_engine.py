@@ -239,21 +239,6 @@ def _flips(game: Game) -> tuple[list[Flip], list[Take]]:
     return flips, takes
 
 
-def _end(game: Game) -> End:
-    assert game.outcome is not None
-    s = game.summary
-    return End(
-        game.steps,
-        game.outcome.winner,
-        game.outcome.termination,
-        game.counts,
-        s.rounds,
-        s.wars,
-        s.longest_war,
-        s.biggest_haul,
-    )
-
-
 def _shown(flips: list[Flip], takes: list[Take], end: End) -> dict[str, Any]:
     return {
         "flips": [[f.step, f.depth, [list(pair) for pair in f.cards]] for f in flips],
@@ -342,7 +327,7 @@ def _checks_file() -> dict[str, Any]:
     deal = derive_deal(key, rules, seeds)
     game = Game(Rules.from_dict(rules), deal)
     flips, takes = _flips(game)
-    honest = ("honest", _shown(flips, takes, _end(game)))
+    honest = ("honest", _shown(flips, takes, End.of(game)))
     hexes = [None if s is None else s.hex() for s in seeds]
     claim = Claim(
         rules,
