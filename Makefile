@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8765
 
-.PHONY: run test lint typecheck pytest jstest vectors vocabulary bench clean venv lock image
+.PHONY: run test lint typecheck pytest jstest vectors engine-vectors vocabulary bench clean venv lock image
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -45,8 +45,9 @@ jstest:
 
 # Rewrite tests/vectors/*.json (the sentences) and tests/vectors/functions/*.json (the
 # intents, the reconnect policy, the close reasons, the countdown) from the Python client,
-# after a sentence or a decision changed.
-vectors: venv
+# after a sentence or a decision changed; and tests/vectors/engine/*.json from the Python
+# engine and protocol/fairness.py.
+vectors: venv engine-vectors
 	$(BIN)/python -m tests.vectors.generate
 	$(BIN)/python -m tests.vectors.functions
 
@@ -54,6 +55,9 @@ vectors: venv
 # an enum, a bound, a default, a close code's meaning or the phase table changed).
 vocabulary: venv
 	$(BIN)/python -m tests.vectors.generate_vocabulary
+
+engine-vectors: venv
+	$(BIN)/python -m tests.vectors.generate_engine
 
 test: lint typecheck pytest jstest
 

@@ -19,6 +19,7 @@ from protocol import (
     RulesSpec,
     SeatState,
     ShortWar,
+    TakenBack,
     TieBreak,
     WonCards,
     still_to_vote,
@@ -98,6 +99,10 @@ def _change_auto(*, plain: bool, touch: bool) -> str:
     return "Type a to change it" if plain else "Press a to change it"
 
 
+def _shuffled(rules: RulesSpec) -> bool:
+    return rules.won_cards is WonCards.SHUFFLE
+
+
 # --- the rules, the score, the votes -----------------------------------------------------------
 _NUMBER_WORDS = {1: "One", 3: "Three"}
 
@@ -119,6 +124,10 @@ def rules_sentence(rules: RulesSpec, minutes: int | None = None) -> str:
         lines.append("A player short of cards in a war is out.")
     if rules.players > 2 and rules.both_short is BothShort.END:
         lines.append("If everyone in a war runs out at once, the game ends (the old rule).")
+    elif rules.players > 2 and rules.taken_back is TakenBack.AS_LAID and _shuffled(rules):
+        lines.append(
+            "If everyone in a war runs out at once, their cards go back unshuffled (the old rule)."
+        )
     if rules.won_cards is WonCards.FIXED and rules.fixed_order is FixedOrder.SEAT0:
         lines.append(
             "Won cards go under the pile in the order they were laid down, seat 1's first"

@@ -5,7 +5,7 @@ reads the constraint. Integers are msgpack integers only (never bool, never floa
 NaN or an infinity is always refused; strings are UTF-8 with the length caps below.
 
 The game's words — the rule settings (`Aces`, `ShortWar`, `BothShort`, `WonCards`,
-`FixedOrder`, `TieBreak`), how a
+`FixedOrder`, `TakenBack`, `TieBreak`), how a
 game ends (`Termination`), why a player is out (`OutReason`) and the game's bounds
 (players, deal numbers, round limits) — are the `vocabulary` package's, which the engine
 uses too; they are re-exported here. The wire-only enums are defined below.
@@ -29,6 +29,7 @@ from vocabulary import (
     FixedOrder,
     OutReason,
     ShortWar,
+    TakenBack,
     Termination,
     TieBreak,
     WonCards,
@@ -72,6 +73,7 @@ __all__ = [
     "ShortWar",
     "Spectators",
     "Steps",
+    "TakenBack",
     "Termination",
     "Text",
     "TieBreak",

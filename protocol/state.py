@@ -36,6 +36,7 @@ from protocol.fields import (
     ShortWar,
     Spectators,
     Steps,
+    TakenBack,
     Termination,
     TieBreak,
     WonCards,
@@ -55,11 +56,12 @@ class RulesSpec:
 
     Same keys and values as the engine's ``Rules.to_dict()`` minus ``ranks``/``suits``;
     a setting left out takes its default, `vocabulary.DEFAULTS` (the engine's too).
-    ``both_short`` and ``fixed_order`` default to the rules of today; their other values
-    (``end``, ``seat0``) are how versions up to 0.1 played, kept for the rooms they
-    stored. The enums and the bounds are the `vocabulary` package's, as the engine's are;
-    ``face_down`` is 1 or 3 (`vocabulary.check_face_down`). ``server.core.wire`` converts
-    between this and the engine's ``Rules``, both ways.
+    ``both_short``, ``fixed_order`` and ``taken_back`` default to the rules of today; their
+    other values (``end``, ``seat0``: versions up to 0.1; ``as_laid``: up to 0.2) are how
+    earlier versions played, kept for the rooms they stored. The enums and the bounds are
+    the `vocabulary` package's, as the engine's are; ``face_down`` is 1 or 3
+    (`vocabulary.check_face_down`). ``server.core.wire`` converts between this and the
+    engine's ``Rules``, both ways.
     """
 
     players: Players = DEFAULTS.players
@@ -69,6 +71,7 @@ class RulesSpec:
     both_short: BothShort = DEFAULTS.both_short
     won_cards: WonCards = DEFAULTS.won_cards
     fixed_order: FixedOrder = DEFAULTS.fixed_order
+    taken_back: TakenBack = DEFAULTS.taken_back
     round_limit: RoundLimit | None = DEFAULTS.round_limit
     tie_break: TieBreak = DEFAULTS.tie_break
 

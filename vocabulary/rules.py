@@ -26,6 +26,7 @@ __all__ = [
     "FixedOrder",
     "RuleDefaults",
     "ShortWar",
+    "TakenBack",
     "TieBreak",
     "WonCards",
     "check_face_down",
@@ -89,6 +90,21 @@ class BothShort(StrEnum):
     END = "end"
 
 
+class TakenBack(StrEnum):
+    """How the cards each player takes back from a war nobody could settle go under their
+    pile (``taken_back``; it matters only with ``won_cards = shuffle``).
+
+    ``AS_WON`` (default): the way won cards go, shuffled by the game's stream with
+    ``won_cards = shuffle`` (in the order laid with ``fixed``). ``AS_LAID``: always in the
+    order laid, as versions up to 0.2 played it; with four players and three cards down a
+    shuffled game could then loop on one round given back hundreds of times and end as
+    endless. Kept so that games stored by those versions replay exactly.
+    """
+
+    AS_WON = "as_won"
+    AS_LAID = "as_laid"
+
+
 class TieBreak(StrEnum):
     """What a limit does with equal counts (``tie_break``): a draw, or play on until a
     round ends with one player holding the most."""
@@ -111,7 +127,7 @@ MAX_DEAL: Final = 2**64 - 1
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RuleDefaults:
-    """The nine settings of a game, each at its default: the standard game (docs/rules.md).
+    """The ten settings of a game, each at its default: the standard game (docs/rules.md).
 
     Written here once. The wire's ``RulesSpec``, the engine's ``Rules``, ``war-sim``'s and
     ``war-client``'s flags (and their help) and the browser table (through the generated
@@ -126,6 +142,7 @@ class RuleDefaults:
     both_short: BothShort = BothShort.PLAY_ON
     won_cards: WonCards = WonCards.SHUFFLE
     fixed_order: FixedOrder = FixedOrder.WINNER
+    taken_back: TakenBack = TakenBack.AS_WON
     round_limit: int | None = None
     tie_break: TieBreak = TieBreak.DRAW
 

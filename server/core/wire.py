@@ -50,6 +50,7 @@ def engine_rules(spec: RulesSpec) -> engine.Rules:
         both_short=spec.both_short,
         won_cards=spec.won_cards,
         fixed_order=spec.fixed_order,
+        taken_back=spec.taken_back,
         round_limit=spec.round_limit,
         tie_break=spec.tie_break,
     )
@@ -65,6 +66,7 @@ def rules_spec(rules: engine.Rules) -> RulesSpec:
         both_short=rules.both_short,
         won_cards=rules.won_cards,
         fixed_order=rules.fixed_order,
+        taken_back=rules.taken_back,
         round_limit=rules.round_limit,
         tie_break=rules.tie_break,
     )

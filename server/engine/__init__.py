@@ -28,14 +28,25 @@ from server.engine.events import (
     WarDeclared,
 )
 from server.engine.game import STEP_WORK, Game, Phase, Table
-from server.engine.outcome import Outcome, Summary, Termination
+from server.engine.outcome import Outcome, Summary, Termination, standings
 from server.engine.rng import Pcg32, splitmix64
-from server.engine.rules import Aces, BothShort, FixedOrder, Rules, ShortWar, TieBreak, WonCards
+from server.engine.rules import (
+    STORED_BEFORE,
+    Aces,
+    BothShort,
+    FixedOrder,
+    Rules,
+    ShortWar,
+    TakenBack,
+    TieBreak,
+    WonCards,
+)
 from vocabulary import OutReason
 
 __all__ = [
     "RANK_CHARS",
     "STEP_WORK",
+    "STORED_BEFORE",
     "SUIT_CHARS",
     "Aces",
     "BothShort",
@@ -61,6 +72,7 @@ __all__ = [
     "ShortWar",
     "Summary",
     "Table",
+    "TakenBack",
     "Termination",
     "TieBreak",
     "WarDeclared",
@@ -71,5 +83,6 @@ __all__ = [
     "parse_card",
     "rank_strength",
     "splitmix64",
+    "standings",
     "strength_table",
 ]

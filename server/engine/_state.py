@@ -10,7 +10,7 @@ face-down card.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from server.engine.cards import strength_table
@@ -52,6 +52,10 @@ class State:
       games); ``given_back`` the positions met after rounds whose cards were given back
       since round ``given_back_at`` (``both_short = play_on``; with ``won_cards = fixed``
       ``seen`` serves).
+    - Who went out when: ``given_backs`` counts the rounds given back so far, and
+      ``out_at[seat]`` is the round *played* in which the seat went out (``rounds +
+      given_backs`` of the round it went out in, from 1; ``None`` while it is in), so a
+      round played again after it was given back is a later round than the first try.
     """
 
     rules: Rules
@@ -81,6 +85,8 @@ class State:
     seen: set[bytes] | None = None
     given_back: set[bytes] | None = None
     given_back_at: int = -1
+    given_backs: int = 0
+    out_at: list[int | None] = field(default_factory=list)
 
     @classmethod
     def dealt(cls, rules: Rules, deal: int, deck: list[int] | None = None) -> State:
@@ -106,6 +112,7 @@ class State:
             mine=[[] for _ in range(n)],
             laid=[],
             tags=[],
+            out_at=[None] * n,
         )
         if rules.won_cards is WonCards.FIXED:
             state.seen = {state.position()}

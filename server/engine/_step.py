@@ -21,7 +21,7 @@ from server.engine.events import (
     WarDeclared,
 )
 from server.engine.outcome import Outcome
-from server.engine.rules import BothShort, FixedOrder, ShortWar, TieBreak, WonCards
+from server.engine.rules import BothShort, FixedOrder, ShortWar, TakenBack, TieBreak, WonCards
 from vocabulary import OutReason, Termination
 
 __all__ = ["advance", "end_of_round", "stop_by_time"]
@@ -104,8 +104,7 @@ def _war(s: State, events: list[Event]) -> None:
     if lose:
         for seat in short:
             s.short_round = True
-            s.active.remove(seat)
-            events.append(PlayerOut(round_no, seat, OutReason.SHORT_WAR))
+            _out(s, events, seat, OutReason.SHORT_WAR)
     playing = [seat for seat in seats if seat not in short] if lose else list(seats)
     laid: list[tuple[int, int]] = []
     flip = s.flips << 2
@@ -199,16 +198,25 @@ def _take(s: State, events: list[Event], winner: int) -> None:
 
 def _give_back(s: State, events: list[Event]) -> None:
     """Everyone in the war ran out at once: every player still in takes their own cards
-    back under their pile, in the order laid, and the round is not counted. A player who
-    went out short in this round is out: what they forfeited stays on the table.
+    back under their pile, and the round is not counted. They go under the way won cards
+    do (``taken_back = as_won``): with ``won_cards = shuffle`` each player's cards are
+    shuffled by the stream, seat by seat in seat order, else (and always with ``as_laid``,
+    0.2's rule) in the order laid. A player who went out short in this round is out: what
+    they forfeited stays on the table.
 
     The game then ends (``both_short``) if nobody outside the war is still in, or with
     ``both_short = end``; otherwise play goes on and those forfeited cards go to whoever
     takes the next round."""
     everyone = all(seat in s.war_seats for seat in s.active)
+    rules = s.rules
+    shuffle = rules.won_cards is WonCards.SHUFFLE and rules.taken_back is TakenBack.AS_WON
     for seat in s.active:
-        s.piles[seat].extend(s.mine[seat])
+        mine = s.mine[seat]
+        if shuffle:
+            s.rng.shuffle(mine)  # cleared from the table just below
+        s.piles[seat].extend(mine)
     _clear_table(s, s.active)
+    s.given_backs += 1
     counts = s.counts()
     events.append(CardsReturned(s.rounds + 1, counts))
     if everyone or s.rules.both_short is BothShort.END:
@@ -228,8 +236,11 @@ def _give_back(s: State, events: list[Event]) -> None:
 def _repeated(s: State) -> bool:
     """Whether the position after a round given back was met before in a way that makes
     play go round forever: with ``won_cards = fixed`` at any earlier point between rounds
-    (`State.seen`); with shuffled won cards since the last round taken (no card was
-    shuffled since, so the game would repeat itself). Records the position otherwise."""
+    (`State.seen`); with shuffled won cards since the last round taken. (Until a round is
+    taken every player keeps the same cards, so such a run of rounds given back can meet
+    only so many positions: it ends. With ``taken_back = as_laid`` nothing was shuffled
+    since, so the game would repeat itself; with ``as_won`` the shuffles might have found
+    a way out later, but a family would stop there too.) Records the position otherwise."""
     seen = s.seen
     if seen is None:
         if s.given_back is None or s.given_back_at != s.rounds:
@@ -249,8 +260,7 @@ def end_of_round(s: State, events: list[Event]) -> None:
     short, s.short_round = s.short_round, False
     for seat in list(s.active):
         if not s.piles[seat]:
-            s.active.remove(seat)
-            events.append(PlayerOut(s.rounds, seat, OutReason.NO_CARDS))
+            _out(s, events, seat, OutReason.NO_CARDS)
     if len(s.active) == 1:
         why = Termination.OPPONENTS_SHORT if short else Termination.ALL_CARDS
         _end(s, events, s.active[0], why)
@@ -265,6 +275,15 @@ def end_of_round(s: State, events: list[Event]) -> None:
             _end(s, events, _leader(s.counts()), Termination.ENDLESS)
         else:
             s.seen.add(position)
+
+
+def _out(s: State, events: list[Event], seat: int, reason: OutReason) -> None:
+    """``seat`` goes out: short in the war being played, or without cards after the round
+    just taken (`State.out_at` then names the same round played)."""
+    s.active.remove(seat)
+    during = 1 if reason is OutReason.SHORT_WAR else 0  # the round being played, or just taken
+    s.out_at[seat] = s.rounds + s.given_backs + during  # rounds given back count too
+    events.append(PlayerOut(s.rounds + during, seat, reason))
 
 
 def _check_limit(s: State, events: list[Event], why: Termination) -> None:

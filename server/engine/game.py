@@ -24,7 +24,7 @@ from server.engine._fast import STEP_WORK
 from server.engine._state import Phase, State
 from server.engine.errors import CardError, GameOverError
 from server.engine.events import Event
-from server.engine.outcome import Outcome, Summary
+from server.engine.outcome import Outcome, Summary, standings
 from server.engine.rules import Rules
 
 __all__ = ["STEP_WORK", "Game", "Phase", "Table"]
@@ -134,6 +134,15 @@ class Game:
     def outcome(self) -> Outcome | None:
         """The outcome once the game is over, else ``None``."""
         return self._state.outcome
+
+    @property
+    def standings(self) -> tuple[int, ...] | None:
+        """Each seat's place once the game is over (index = seat; 1 is first, a shared
+        place has the same number; see `server.engine.outcome.standings`), else ``None``."""
+        state = self._state
+        if state.outcome is None:
+            return None
+        return standings(state.counts(), state.out_at)
 
     @property
     def summary(self) -> Summary:

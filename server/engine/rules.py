@@ -6,9 +6,10 @@ with the wire); the enums are re-exported here for the engine's callers.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from server.engine.errors import RulesError
 from vocabulary import (
@@ -17,6 +18,7 @@ from vocabulary import (
     BothShort,
     FixedOrder,
     ShortWar,
+    TakenBack,
     TieBreak,
     WonCards,
     check_face_down,
@@ -24,7 +26,17 @@ from vocabulary import (
     check_round_limit,
 )
 
-__all__ = ["Aces", "BothShort", "FixedOrder", "Rules", "ShortWar", "TieBreak", "WonCards"]
+__all__ = [
+    "STORED_BEFORE",
+    "Aces",
+    "BothShort",
+    "FixedOrder",
+    "Rules",
+    "ShortWar",
+    "TakenBack",
+    "TieBreak",
+    "WonCards",
+]
 
 MAX_RANKS = 13
 MAX_SUITS = 4
@@ -35,8 +47,16 @@ _ENUMS: dict[str, type[StrEnum]] = {
     "both_short": BothShort,
     "won_cards": WonCards,
     "fixed_order": FixedOrder,
+    "taken_back": TakenBack,
     "tie_break": TieBreak,
 }
+
+STORED_BEFORE: Final[Mapping[str, Any]] = {"taken_back": TakenBack.AS_LAID.value}
+"""Settings added after games were stored, and how those games played them: a stored
+rules dict without the key (`Rules.from_dict`) was played by this value. ``taken_back``
+came in after 0.2, which took cards back in the order laid (docs/rules.md, "Changing a
+rule"). Settings added earlier (``both_short``, ``fixed_order``) are written into every
+stored room by the store's migration, so a missing one takes its default."""
 
 
 def _is_int(value: object) -> bool:
@@ -49,8 +69,8 @@ class Rules:
 
     Every setting but the deck's defaults to `vocabulary.DEFAULTS` (the wire's too).
     Enum settings also accept their string values (``aces="low"``) and are stored as the
-    enum. ``both_short`` and ``fixed_order`` default to the rules of today; their other
-    values are how versions up to 0.1 played (stored games keep them). ``ranks`` ×
+    enum. ``both_short``, ``fixed_order`` and ``taken_back`` default to the rules of today;
+    their other values are how earlier versions played (stored games keep them). ``ranks`` ×
     ``suits`` picks a smaller deck: the ``ranks`` highest ranks of
     2..A and the first ``suits`` of spades, hearts, diamonds, clubs.
     """
@@ -62,6 +82,7 @@ class Rules:
     both_short: BothShort = DEFAULTS.both_short
     won_cards: WonCards = DEFAULTS.won_cards
     fixed_order: FixedOrder = DEFAULTS.fixed_order
+    taken_back: TakenBack = DEFAULTS.taken_back
     round_limit: int | None = DEFAULTS.round_limit
     tie_break: TieBreak = DEFAULTS.tie_break
     ranks: int = 13
@@ -108,7 +129,12 @@ class Rules:
 
     @classmethod
     def from_dict(cls, data: Any) -> Rules:
-        """Build rules from a `to_dict()`-shaped mapping; missing keys take defaults.
+        """Build rules from a stored `to_dict()`-shaped mapping.
+
+        A missing key takes the value games stored before that setting existed were played
+        by (`STORED_BEFORE`: ``taken_back`` ``as_laid``), else its default; so a rules dict
+        stored by an earlier release replays as it was played. Rules for a new game are
+        built with `Rules(...)`, whose defaults are today's rules.
 
         Raises `RulesError` for a non-dict, an unknown key, a value of the wrong type or an
         invalid value.
@@ -128,4 +154,4 @@ class Rules:
                 ok = _is_int(value)
             if not ok:
                 raise RulesError(f"{key} has the wrong type: {value!r}")
-        return cls(**data)
+        return cls(**{**STORED_BEFORE, **data})

@@ -1,4 +1,5 @@
-"""`war-sim`: play many deals of War and report statistics, or trace one deal in words.
+"""`war-sim`: play many deals of War and report statistics, trace one deal in words, or
+check a recorded game's fair deal (``war-sim verify FILE``, `server.sim.verify`).
 
 The console script ``war-sim`` is `server.sim:main` (see `server.sim.cli`).
 """

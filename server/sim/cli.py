@@ -11,6 +11,7 @@ from typing import TextIO
 
 from protocol import option_name, option_names, option_value
 from server.engine import Rules, RulesError
+from server.sim import verify
 from server.sim.run import MAX_SEED, Report, default_jobs, play_deal, simulate
 from server.sim.trace import describe_rules, trace
 from vocabulary import (
@@ -23,6 +24,7 @@ from vocabulary import (
     BothShort,
     FixedOrder,
     ShortWar,
+    TakenBack,
     TieBreak,
     WonCards,
 )
@@ -48,12 +50,16 @@ what is reported:
                    (a round counts once someone takes the table, however many wars)
   wars             mean rounds that went to war per game; longest war in any game
                    (1 = single, 2 = double, ...); biggest haul (most cards in one round)
-  wins             games won by each seat; draws; endless games (fixed order only)
+  wins             games won by each seat; draws; endless games (a position came back:
+                   with --won-cards fixed, or rounds given back with three or four)
   games/s          games per second of wall-clock time, all processes together
 
 --json prints one object with the keys: games, mean_rounds, median_rounds, p90_rounds,
 p99_rounds, max_rounds, mean_wars, longest_war, biggest_haul, wins (one per seat), draws,
 endless, games_per_second.
+
+war-sim verify FILE checks the fair deal of a game record (war-client --json); see
+war-sim verify --help.
 
 examples:
   war-sim --games 100000                      the published default: about 440 rounds
@@ -61,6 +67,7 @@ examples:
   war-sim --games 5000 --players 4 --won-cards fixed
   war-sim --deal 42 --trace                   deal 42 told round by round
   war-sim --deal 7 --rounds 26 --tie-break battle --trace
+  war-sim verify game.jsonl                   check a recorded game's fair deal
 """
 
 
@@ -171,6 +178,16 @@ def build_parser() -> argparse.ArgumentParser:
         " 0.1; default %(default)s)",
     )
     rules.add_argument(
+        "--taken-back",
+        type=option_name,
+        choices=option_names(TakenBack),
+        default=option_name(DEFAULTS.taken_back.value),
+        help="cards taken back from a war nobody could settle go under the pile as won cards"
+        " do (as-won, default: shuffled with --won-cards shuffle), or in the order laid"
+        " (as-laid: versions up to 0.2; such rounds can then loop until the game ends as"
+        " endless)",
+    )
+    rules.add_argument(
         "--rounds",
         type=_ranged(1, MAX_ROUND_LIMIT),
         metavar="N",
@@ -219,6 +236,7 @@ def _rules(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Rules:
             won_cards=args.won_cards,
             fixed_order=args.fixed_order,
             both_short=BothShort(option_value(args.both_short)),
+            taken_back=TakenBack(option_value(args.taken_back)),
             round_limit=args.rounds,
             tie_break=args.tie_break,
             ranks=args.ranks,
@@ -276,7 +294,11 @@ def format_report(report: Report, rules: Rules, seed: int) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``war-sim``; returns the exit status (argparse exits with 2 on bad flags)."""
+    """Run ``war-sim`` (or ``war-sim verify ...``, `server.sim.verify`); returns the exit
+    status (argparse exits with 2 on bad flags)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["verify"]:
+        return verify.main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.trace and args.deal is None:

@@ -20,6 +20,7 @@ from server.engine import (
     PlayerOut,
     Rules,
     Summary,
+    TakenBack,
     Termination,
     WarDeclared,
     WonCards,
@@ -83,6 +84,8 @@ def describe_rules(rules: Rules) -> str:
     everyone = ""
     if rules.players > 2 and rules.both_short is BothShort.END:
         everyone = ", all short in a war: the game ends"
+    elif rules.players > 2 and rules.taken_back is TakenBack.AS_LAID:
+        everyone = ", all short in a war: cards taken back in the order laid"
     return (
         f"{rules.players} players, {deck}, {rules.face_down} face down in a war, "
         f"aces {rules.aces}, short in a war: {rules.short_war.replace('_', ' ')}{everyone}, "

@@ -266,7 +266,7 @@ async def test_the_end_of_stdin_after_game_over_ends_the_evening() -> None:
 async def test_a_plain_player_is_told_how_to_turn_over_and_q_asks_first() -> None:
     link = FakeLink()
     out = io.StringIO()
-    renderer = LineRenderer(link, json_lines=False, out=out, err=io.StringIO())
+    renderer = LineRenderer(link, Streams(out, io.StringIO()), json_lines=False)
     renderer.commands = asyncio.StreamReader()
     recording = Recording(engine.Game(engine.Rules(), 7), me=0)
     link.push_all(recording.messages)

@@ -48,6 +48,7 @@ from protocol import (
     ShortWar,
     SpectatorsChanged,
     Summary,
+    TakenBack,
     Termination,
     TieBreak,
     TimeUp,
@@ -740,6 +741,10 @@ def test_the_rules_of_0_1_rooms_are_said() -> None:
     )
     today = rules_sentence(RulesSpec(players=3, won_cards=WonCards.FIXED))
     assert "old rule" not in today
+    before_0_3 = rules_sentence(RulesSpec(players=4, taken_back=TakenBack.AS_LAID))
+    assert "their cards go back unshuffled (the old rule)." in before_0_3
+    assert "old rule" not in rules_sentence(RulesSpec(players=4))
+    assert "old rule" not in rules_sentence(RulesSpec(taken_back=TakenBack.AS_LAID))  # 2
     assert "old rule" not in rules_sentence(RulesSpec(both_short=BothShort.END))  # 2 players
 
 

@@ -61,6 +61,7 @@ _ENUMS: tuple[type[Enum], ...] = (
     vocabulary.BothShort,
     vocabulary.WonCards,
     vocabulary.FixedOrder,
+    vocabulary.TakenBack,
     vocabulary.TieBreak,
     vocabulary.Termination,
     vocabulary.OutReason,

@@ -337,6 +337,7 @@ export function rulesSentence(rules, minutes = null) {
   if (rules.short_war === "last_card") lines.push("A player short of cards in a war turns up their last card.");
   else lines.push(`A player short of cards in a war ${rules.players === 2 ? "loses" : "is out"}.`);
   if (rules.players > 2 && rules.both_short === "end") lines.push("If everyone in a war runs out at once, the game ends (the old rule).");
+  else if (rules.players > 2 && rules.taken_back === "as_laid" && rules.won_cards === "shuffle") lines.push("If everyone in a war runs out at once, their cards go back unshuffled (the old rule).");
   if (rules.won_cards === "fixed" && rules.fixed_order === "seat0") {
     lines.push("Won cards go under the pile in the order they were laid down, seat 1's first (the old rule).");
   } else if (rules.won_cards === "fixed") lines.push("Won cards go under the pile in the order they were laid down.");

@@ -25,6 +25,7 @@ export const ENUMS = frozen({
   both_short: ["play_on", "end"],
   won_cards: ["shuffle", "fixed"],
   fixed_order: ["winner", "seat0"],
+  taken_back: ["as_won", "as_laid"],
   tie_break: ["draw", "battle"],
   termination: ["all_cards", "opponents_short", "both_short", "round_limit", "time_limit", "endless"],
   out_reason: ["no_cards", "short_war"],
@@ -60,6 +61,7 @@ export const RULE_DEFAULTS = frozen({
   both_short: "play_on",
   won_cards: "shuffle",
   fixed_order: "winner",
+  taken_back: "as_won",
   round_limit: null,
   tie_break: "draw",
 });

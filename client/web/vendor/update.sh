@@ -1,47 +1,84 @@
 #!/bin/sh
-# Re-vendor @msgpack/msgpack's ES module build from the npm registry (run it by hand; the
-# page never needs Node or a CDN at run time).
+# Re-vendor the page's three libraries from the npm registry (run it by hand; the page
+# never needs Node or a CDN at run time):
+#   @msgpack/msgpack's ES module build (msgpack/), the wire's codec;
+#   @noble/hashes' SHA-256 and HMAC (noble-hashes/), loaded only at game over to check a
+#   fair deal: a page served over plain http from a LAN address is no secure context, so
+#   it has no crypto.subtle;
+#   uqr's one ES module (uqr/), a QR code encoder for the invitation's picture, loaded only
+#   when an invitation is shown (js/qr.js).
 #
-#   client/web/vendor/update.sh            # the pinned version below
-#   client/web/vendor/update.sh 3.1.4      # another version (then update PINNED here)
+#   client/web/vendor/update.sh                  # all three, at the pinned versions below
+#   client/web/vendor/update.sh msgpack 3.1.4    # one, at another version (then update
+#   client/web/vendor/update.sh noble 2.4.1      #   its PINNED line here)
+#   client/web/vendor/update.sh uqr 0.1.4
 #
-# npm checks the package's registry integrity (sha512) while packing it. Only the modules
-# the Encoder and Decoder classes import are kept, unmodified, with the licence; SHA256SUMS
-# records their checksums (tests/client/web/test_vendor.py checks them) and SOURCE says
-# where they came from. Run `make test` afterwards: the browser tests use the new build.
+# npm checks each package's registry integrity (sha512) while packing it. Only the modules
+# the page imports (and what they import) are kept, unmodified, with the licence;
+# SHA256SUMS records their checksums (tests/client/web/test_vendor.py checks them) and
+# SOURCE says where they came from. Run `make test` afterwards: the browser tests and the
+# fair-deal vectors use the new build.
 set -eu
 
 PINNED=3.1.3
-VERSION="${1:-$PINNED}"
-FILES="Encoder.mjs Decoder.mjs DecodeError.mjs ExtData.mjs
+NOBLE_PINNED=2.4.0
+UQR_PINNED=0.1.3
+MSGPACK_FILES="Encoder.mjs Decoder.mjs DecodeError.mjs ExtData.mjs
 ExtensionCodec.mjs timestamp.mjs CachedKeyDecoder.mjs utils/int.mjs utils/utf8.mjs
 utils/typedArrays.mjs utils/prettyByte.mjs"
+NOBLE_FILES="sha2.js hmac.js _md.js _u64.js utils.js"
 
 here=$(cd "$(dirname "$0")" && pwd)
-dest="$here/msgpack"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-cd "$work"
-npm pack --silent "@msgpack/msgpack@$VERSION" > packed.txt
-tarball=$(tail -n 1 packed.txt)
-integrity=$(npm view "@msgpack/msgpack@$VERSION" dist.integrity)
-tar xzf "$tarball"
-
-rm -rf "$dest"
-mkdir -p "$dest/utils"
-cp package/LICENSE "$dest/LICENSE"
-for file in $FILES; do
-    cp "package/dist.esm/$file" "$dest/$file"
-done
-cd "$dest"
-# shellcheck disable=SC2086 # FILES is a list of names without spaces
-sha256sum LICENSE $FILES > SHA256SUMS
-cat > SOURCE <<SOURCE
-@msgpack/msgpack $VERSION from the npm registry (https://www.npmjs.com/package/@msgpack/msgpack)
+# vendor PACKAGE VERSION DEST FROM LICENCE WHAT FILES...
+vendor() {
+    package=$1 version=$2 dest="$here/$3" from=$4 licence=$5 what=$6
+    shift 6
+    rm -rf "$work/package" "$work"/*.tgz
+    (cd "$work" && npm pack --silent "$package@$version" > packed.txt)
+    tarball=$(tail -n 1 "$work/packed.txt")
+    integrity=$(npm view "$package@$version" dist.integrity)
+    tar xzf "$work/$tarball" -C "$work"
+    rm -rf "$dest"
+    mkdir -p "$dest"
+    cp "$work/package/LICENSE" "$dest/LICENSE"
+    for file in "$@"; do
+        mkdir -p "$(dirname "$dest/$file")"
+        cp "$work/package/$from$file" "$dest/$file"
+    done
+    (cd "$dest" && sha256sum LICENSE "$@" > SHA256SUMS)
+    cat > "$dest/SOURCE" <<SOURCE
+$package $version from the npm registry (https://www.npmjs.com/package/$package)
 tarball integrity: $integrity
-files: dist.esm/ (the ES module build), only what Encoder and Decoder import, unmodified
-licence: ISC (LICENSE)
-re-vendor with: client/web/vendor/update.sh [VERSION]
+files: $what, unmodified
+licence: $licence (LICENSE)
+re-vendor with: client/web/vendor/update.sh [PACKAGE VERSION]
 SOURCE
-echo "vendored @msgpack/msgpack $VERSION into $dest"
+    echo "vendored $package $version into $dest"
+}
+
+msgpack() {
+    # shellcheck disable=SC2086 # the file lists are names without spaces
+    vendor @msgpack/msgpack "$1" msgpack dist.esm/ ISC \
+        "dist.esm/ (the ES module build), only what Encoder and Decoder import" $MSGPACK_FILES
+}
+
+noble() {
+    # shellcheck disable=SC2086
+    vendor @noble/hashes "$1" noble-hashes "" MIT \
+        "the ES modules of sha2.js (sha256) and hmac.js and what they import" $NOBLE_FILES
+}
+
+uqr() {
+    vendor uqr "$1" uqr dist/ MIT "dist/index.mjs (the ES module build, no imports)" index.mjs
+}
+
+case "${1:-all}" in
+    all) msgpack "$PINNED"; noble "$NOBLE_PINNED"; uqr "$UQR_PINNED" ;;
+    msgpack) msgpack "${2:-$PINNED}" ;;
+    noble) noble "${2:-$NOBLE_PINNED}" ;;
+    uqr) uqr "${2:-$UQR_PINNED}" ;;
+    *) echo "usage: $0 [msgpack|noble|uqr [VERSION]]" >&2; exit 2 ;;
+esac

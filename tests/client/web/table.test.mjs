@@ -7,7 +7,7 @@ import { test } from "node:test";
 import { cycleAuto, finish, rematch, setAuto, turnOver } from "../../../client/web/js/intents.js";
 import { isLoopback, linkBase, localWarning } from "../../../client/web/js/invite.js";
 import { dealText, seatMarks, whereLine } from "../../../client/web/js/render.js";
-import { rulesLine } from "../../../client/web/js/sentences.js";
+import { rulesLine, rulesSentence } from "../../../client/web/js/sentences.js";
 import { DEFAULT_RULES, initialView } from "../../../client/web/js/view.js";
 
 const seat = (n, extra = {}) => ({
@@ -103,4 +103,12 @@ test("links from a page on this machine warn, or use the server's network addres
   const lan = new URL("http://192.168.1.20:8765/war/#join=K7MX-QD4R");
   assert.equal(linkBase(lan, ["http://10.0.0.2:8765/"]), "http://192.168.1.20:8765/war/", "a network page keeps its own address");
   assert.equal(localWarning(lan, linkBase(lan)), null);
+});
+
+test("the rules of a room stored before 0.3 say that given-back cards go back unshuffled", () => {
+  const old = { ...DEFAULT_RULES, players: 4, taken_back: "as_laid" };
+  assert.match(rulesSentence(old), /their cards go back unshuffled \(the old rule\)\./);
+  assert.doesNotMatch(rulesSentence({ ...DEFAULT_RULES, players: 4 }), /old rule/);
+  assert.doesNotMatch(rulesSentence({ ...old, players: 2 }), /old rule/);
+  assert.doesNotMatch(rulesSentence({ ...old, won_cards: "fixed" }), /old rule/);
 });

@@ -1,8 +1,9 @@
-"""The vendored builds (@msgpack/msgpack, uqr): unmodified (their checksums), licensed,
-pinned.
+"""The vendored libraries: unmodified (their checksums), licensed, pinned.
 
-Re-vendor with client/web/vendor/update.sh and update-uqr.sh (they rewrite SHA256SUMS and
-SOURCE).
+``@msgpack/msgpack`` (the wire's codec), ``@noble/hashes`` (SHA-256 and HMAC for the
+fair-deal check; a page served over plain http has no ``crypto.subtle``) and ``uqr`` (the
+invitation's QR code). Re-vendor with client/web/vendor/update.sh (it rewrites SHA256SUMS
+and SOURCE).
 """
 
 from __future__ import annotations
@@ -15,10 +16,16 @@ import pytest
 
 VENDOR = Path(__file__).parents[3] / "client" / "web" / "vendor"
 MSGPACK = VENDOR / "msgpack"
+NOBLE = VENDOR / "noble-hashes"
 UQR = VENDOR / "uqr"
+LIBRARIES = [
+    ("msgpack", "PINNED", "@msgpack/msgpack", "Copyright 2019 The MessagePack Community."),
+    ("noble-hashes", "NOBLE_PINNED", "@noble/hashes", "Copyright (c) 2022 Paul Miller"),
+    ("uqr", "UQR_PINNED", "uqr", "Copyright (c) Project Nayuki"),
+]
 
 
-@pytest.mark.parametrize("folder", [MSGPACK, UQR], ids=lambda p: p.name)
+@pytest.mark.parametrize("folder", [MSGPACK, NOBLE, UQR], ids=lambda p: p.name)
 def test_every_vendored_file_matches_its_checksum(folder: Path) -> None:
     listed = {}
     for line in (folder / "SHA256SUMS").read_text(encoding="ascii").splitlines():
@@ -34,30 +41,37 @@ def test_every_vendored_file_matches_its_checksum(folder: Path) -> None:
         assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest, name
 
 
-def test_the_licence_and_the_pinned_version_travel_with_it() -> None:
+@pytest.mark.parametrize(
+    ("folder", "pin", "package", "notice"), LIBRARIES, ids=[f for f, *_ in LIBRARIES]
+)
+def test_the_licence_and_the_pinned_version_travel_with_it(
+    folder: str, pin: str, package: str, notice: str
+) -> None:
+    licence = (VENDOR / folder / "LICENSE").read_text(encoding="utf-8")
+    assert notice in licence
+    pinned = re.search(rf"^{pin}=(\S+)$", (VENDOR / "update.sh").read_text(), re.M)
+    assert pinned is not None
+    source = (VENDOR / folder / "SOURCE").read_text(encoding="utf-8")
+    assert source.startswith(f"{package} {pinned.group(1)} from the npm registry")
+    assert re.search(r"tarball integrity: sha512-[A-Za-z0-9+/=]{88}$", source, re.M)
+
+
+def test_the_msgpack_licence_grants_its_use() -> None:
     licence = (MSGPACK / "LICENSE").read_text(encoding="utf-8")
-    assert "Copyright 2019 The MessagePack Community." in licence
     assert "Permission to use, copy, modify, and/or distribute this software" in licence
-    pinned = re.search(r"^PINNED=(\S+)$", (VENDOR / "update.sh").read_text(), re.M)
-    assert pinned is not None
-    source = (MSGPACK / "SOURCE").read_text(encoding="utf-8")
-    assert source.startswith(f"@msgpack/msgpack {pinned.group(1)} from the npm registry")
-    assert re.search(r"tarball integrity: sha512-[A-Za-z0-9+/=]{88}$", source, re.M)
-
-
-def test_the_qr_encoder_is_pinned_and_licensed() -> None:
-    licence = (UQR / "LICENSE").read_text(encoding="utf-8")
-    assert licence.startswith("MIT License") and "Copyright (c) Project Nayuki" in licence
-    pinned = re.search(r"^PINNED=(\S+)$", (VENDOR / "update-uqr.sh").read_text(), re.M)
-    assert pinned is not None
-    source = (UQR / "SOURCE").read_text(encoding="utf-8")
-    assert source.startswith(f"uqr {pinned.group(1)} from the npm registry")
-    assert re.search(r"tarball integrity: sha512-[A-Za-z0-9+/=]{88}$", source, re.M)
+    assert "Permission is hereby granted, free of charge" in (NOBLE / "LICENSE").read_text()
+    assert (UQR / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
     assert "import " not in (UQR / "index.mjs").read_text(encoding="utf-8"), "no imports"
 
 
 def test_the_page_imports_only_what_is_vendored() -> None:
     web = VENDOR.parent
-    for module in (web / "js").glob("*.js"):
-        for target in re.findall(r'from "(\.\./vendor/[^"]+)"', module.read_text()):
+    for module in (web / "js").rglob("*.js"):
+        for target in re.findall(r'from "((?:\.\./)+vendor/[^"]+)"', module.read_text()):
             assert (module.parent / target).resolve().is_file(), (module.name, target)
+
+
+def test_the_vendored_modules_import_only_each_other() -> None:
+    for module in NOBLE.glob("*.js"):
+        for target in re.findall(r'^import .* from "([^"]+)";$', module.read_text(), re.M):
+            assert (NOBLE / target).resolve().is_file(), (module.name, target)

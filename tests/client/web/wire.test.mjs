@@ -36,6 +36,7 @@ test("a welcome gets every default filled in", () => {
     both_short: "play_on",
     won_cards: "shuffle",
     fixed_order: "winner",
+    taken_back: "as_won",
     round_limit: null,
     tie_break: "draw",
   });

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from server.engine import (
+    STORED_BEFORE,
     Aces,
     BothShort,
     CardError,
@@ -19,6 +20,7 @@ from server.engine import (
     Rules,
     RulesError,
     ShortWar,
+    TakenBack,
     TieBreak,
     WarDeclared,
     WonCards,
@@ -79,6 +81,15 @@ def test_the_rules_of_today_are_the_defaults_and_0_1_s_are_named_values() -> Non
     assert str(info.value) == "fixed_order must be 'winner' or 'seat0', not 'seat1'"
 
 
+def test_cards_taken_back_go_as_won_cards_do_and_0_2_s_way_is_a_named_value() -> None:
+    assert Rules().taken_back is TakenBack.AS_WON
+    assert Rules(taken_back="as_laid").taken_back is TakenBack.AS_LAID  # type: ignore[arg-type]
+    assert STORED_BEFORE == {"taken_back": "as_laid"}
+    with pytest.raises(RulesError) as info:
+        Rules(taken_back="shuffled")  # type: ignore[arg-type]
+    assert str(info.value) == "taken_back must be 'as_won' or 'as_laid', not 'shuffled'"
+
+
 def test_rules_dict_round_trip() -> None:
     rules = Rules(players=3, face_down=3, aces=Aces.LOW, round_limit=50, tie_break=TieBreak.BATTLE)
     data = rules.to_dict()
@@ -90,6 +101,7 @@ def test_rules_dict_round_trip() -> None:
         "both_short": "play_on",
         "won_cards": "shuffle",
         "fixed_order": "winner",
+        "taken_back": "as_won",
         "round_limit": 50,
         "tie_break": "battle",
         "ranks": 13,
@@ -97,7 +109,9 @@ def test_rules_dict_round_trip() -> None:
     }
     assert all(type(v) in (int, str, type(None)) for v in data.values())
     assert Rules.from_dict(data) == rules
-    assert Rules.from_dict({}) == Rules()
+    # A stored dict without taken_back was stored by 0.2, which took cards back as laid.
+    assert Rules.from_dict({}) == Rules(taken_back=TakenBack.AS_LAID)
+    assert Rules.from_dict({"taken_back": "as_won"}) == Rules()
 
 
 @pytest.mark.parametrize(
@@ -261,6 +275,7 @@ def test_no_public_attribute_reveals_hidden_cards() -> None:
         "play_out",
         "round",
         "rules",
+        "standings",
         "step",
         "steps",
         "stop_by_time",

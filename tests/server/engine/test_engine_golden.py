@@ -48,6 +48,15 @@ CASES: list[tuple[dict[str, Any], int]] = [
     # (``both_short = end``); today the cards go back and play goes on.
     ({"players": 4, "both_short": "end"}, 1684),
     ({"players": 4}, 1684),
+    # Four players, three down: taken back as laid, one round given back hundreds of times
+    # ends the game as endless (these two transcripts were written by 0.2's engine, before
+    # ``taken_back`` existed; a stored dict without the key is 0.2's, the same game);
+    # taken back as won cards go, it plays on.
+    ({"players": 4, "face_down": 3, "taken_back": "as_laid"}, 290),
+    ({"players": 4, "face_down": 3, "taken_back": "as_laid"}, 927),
+    ({"players": 4, "face_down": 3}, 927),
+    ({"players": 4, "face_down": 3, "taken_back": "as_won"}, 290),
+    ({"players": 4, "face_down": 3, "taken_back": "as_won"}, 927),
 ]
 
 

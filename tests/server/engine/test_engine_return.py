@@ -193,8 +193,9 @@ def test_rounds_given_back_forever_end_as_endless() -> None:
 
 
 def test_shuffled_won_cards_loop_too_when_nothing_is_taken() -> None:
-    """No card is shuffled while rounds are given back, so the game repeats itself: the
-    loop is found among the positions since the last round taken."""
+    """Each player takes back one card at a time, so there is nothing to shuffle while
+    rounds are given back and the game repeats itself: the loop is found among the
+    positions since the last round taken (with either value of ``taken_back``)."""
     rules = Rules(players=4, ranks=3, suits=4)
     game = arrange(rules, LOOP_PILES)
     assert game.finish().termination is Termination.ENDLESS

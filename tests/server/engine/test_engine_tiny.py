@@ -4,7 +4,7 @@
 no shared code beyond card labels and the documented random stream (`Pcg32.below`,
 itself pinned by test vectors). Each tiny deck is played in every order the shuffled
 deck could have, under every combination of settings, by the engine's step path and its
-fast `finish()`; all three must agree on outcome, statistics and final counts.
+fast `finish()`; all three must agree on outcome, statistics, final counts and standings.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from server.engine import (
     Phase,
     Rules,
     ShortWar,
+    TakenBack,
     TieBreak,
     WarDeclared,
     WonCards,
@@ -31,13 +32,14 @@ from server.engine import (
 )
 from server.engine.rng import Pcg32
 
-Result = tuple[int | None, str, int, int, int, int, tuple[int, ...]]
+Result = tuple[int | None, str, int, int, int, int, tuple[int, ...], tuple[int, ...]]
 
 DEAL = 7  # stream for won-card shuffles in every arranged game below
 
 
 def reference_game(rules: Rules, deck: list[int]) -> Result:
-    """(winner, termination, rounds, wars, longest_war, biggest_haul, final counts)."""
+    """(winner, termination, rounds, wars, longest_war, biggest_haul, final counts,
+    standings)."""
     order = "23456789TJQKA" if rules.aces is Aces.HIGH else "A23456789TJQK"
     power = {card: order.index(card_label(card, rules)[0]) for card in deck}
     n = rules.players
@@ -47,7 +49,12 @@ def reference_game(rules: Rules, deck: list[int]) -> Result:
     fd = rules.face_down
     lose = rules.short_war is ShortWar.LOSE
     fixed = rules.won_cards is WonCards.FIXED
+    shuffle_back = not fixed and rules.taken_back is TakenBack.AS_WON
     alive = list(range(n))
+    # The round played (a round given back and played again counts twice) each seat went
+    # out in; a seat still in at the end has none.
+    gone: dict[int, int] = {}
+    played = 0
     # What an out player forfeited in a round given back: (flip, owner, card), waiting
     # for whoever takes the next round. Flips are renumbered 0, 1, ... when kept.
     carry: list[tuple[int, int, int]] = []
@@ -65,8 +72,26 @@ def reference_game(rules: Rules, deck: list[int]) -> Result:
         top = max(sizes)
         return sizes.index(top) if sizes.count(top) == 1 else None
 
+    def shuffle(cards: list[int]) -> None:
+        for i in range(len(cards) - 1, 0, -1):
+            j = rng.below(i + 1)
+            cards[i], cards[j] = cards[j], cards[i]
+
+    def places() -> tuple[int, ...]:
+        # Best first: those still in by cards held, then the later out the better.
+        def merit(seat: int) -> tuple[int, int]:
+            return (1, len(piles[seat])) if seat not in gone else (0, gone[seat])
+
+        ranked = sorted(range(n), key=merit, reverse=True)
+        place: dict[int, int] = {}
+        for index, seat in enumerate(ranked):
+            same = index and merit(ranked[index - 1]) == merit(seat)
+            place[seat] = place[ranked[index - 1]] if same else index + 1
+        return tuple(place[seat] for seat in range(n))
+
     def result(winner: int | None, why: str) -> Result:
-        return (winner, why, rounds, wars, longest, haul, tuple(len(p) for p in piles))
+        counts = tuple(len(p) for p in piles)
+        return (winner, why, rounds, wars, longest, haul, counts, places())
 
     def limit_reached() -> bool:
         limit = rules.round_limit
@@ -74,6 +99,7 @@ def reference_game(rules: Rules, deck: list[int]) -> Result:
         return limit is not None and rounds >= limit and settled
 
     while True:
+        played += 1
         table = list(carry)  # (flip, owner, card) in the order laid
         flip = carry[-1][0] + 1 if carry else 0
         showing: dict[int, int] = {}
@@ -100,7 +126,10 @@ def reference_game(rules: Rules, deck: list[int]) -> Result:
             if len(out) == len(fighting):
                 # Players still in take their own cards back; an out player's stay put.
                 for seat in alive:
-                    piles[seat] += [card for _, owner, card in table if owner == seat]
+                    back = [card for _, owner, card in table if owner == seat]
+                    if shuffle_back:  # as won cards go (0.2 kept the order laid)
+                        shuffle(back)
+                    piles[seat] += back
                 if rules.both_short is BothShort.END or set(alive) <= set(fighting):
                     return result(lead(), "both_short")
                 kept = [(f, owner, card) for f, owner, card in table if owner not in alive]
@@ -115,6 +144,7 @@ def reference_game(rules: Rules, deck: list[int]) -> Result:
                         table += [(flip + 1, seat, card) for card in piles[seat]]
                         piles[seat] = []
                         alive.remove(seat)
+                        gone[seat] = played
                 fighting = [s for s in fighting if s not in out]
                 if len(fighting) == 1:
                     winner = fighting[0]
@@ -139,15 +169,16 @@ def reference_game(rules: Rules, deck: list[int]) -> Result:
             table.sort(key=lambda laid: (laid[0], (laid[1] - winner) % n))
         won = [card for _, _, card in table]
         if not fixed:
-            for i in range(len(won) - 1, 0, -1):
-                j = rng.below(i + 1)
-                won[i], won[j] = won[j], won[i]
+            shuffle(won)
         piles[winner] += won
         carry = []
         rounds += 1
         wars += depth > 0
         longest = max(longest, depth)
         haul = max(haul, len(won))
+        for seat in alive:
+            if not piles[seat]:
+                gone[seat] = played
         alive = [s for s in alive if piles[s]]
         if len(alive) == 1:
             return result(alive[0], "opponents_short" if went_short else "all_cards")
@@ -179,13 +210,15 @@ def engine_results(rules: Rules, deck: list[int]) -> tuple[Result, Result, int, 
             s.longest_war,
             s.biggest_haul,
             game.counts,
+            game.standings or (),
         )
 
     return as_result(stepped), as_result(fast), stepped.steps, fast.steps
 
 
-RETURNS: list[dict[str, WonCards | FixedOrder]] = [
+RETURNS: list[dict[str, WonCards | FixedOrder | TakenBack]] = [
     {"won_cards": WonCards.SHUFFLE},
+    {"won_cards": WonCards.SHUFFLE, "taken_back": TakenBack.AS_LAID},
     {"won_cards": WonCards.FIXED, "fixed_order": FixedOrder.WINNER},
     {"won_cards": WonCards.FIXED, "fixed_order": FixedOrder.SEAT0},
 ]
@@ -258,7 +291,7 @@ def test_brute_force_agrees_on_the_endless_example() -> None:
     rules = Rules(ranks=2, suits=4, won_cards=WonCards.FIXED, fixed_order=FixedOrder.SEAT0)
     # seat 0: KS KH KD AC, seat 1: AS AH AD KC (the deck alternates seats)
     deck = [0, 4, 1, 5, 2, 6, 7, 3]
-    assert reference_game(rules, deck) == (1, "endless", 28, 0, 0, 2, (2, 6))
+    assert reference_game(rules, deck) == (1, "endless", 28, 0, 0, 2, (2, 6), (2, 1))
     assert engine_results(rules, deck)[0] == reference_game(rules, deck)
 
 

@@ -1,0 +1,264 @@
+"""Replaying a deal against what a viewer was shown: the engine's half of the fair-deal check.
+
+`check_replay` plays ``Game(rules, deal)`` step by step and compares what a viewer was
+`Shown` — every flip (`Flip`: the cards turned at a step), every take (`Take`) and the end
+(`End`) — with what the deal gives, and returns a `Replay`: how much matched and the
+first `Mismatch`. It checks only what it is given: a viewer who joined late, or missed steps
+while reconnecting, or saw a finish vote play the rest out, is compared on what they saw,
+and the end on the whole game. docs/fairness.md says what this proves; the other half (the
+commitment and the derivation of the deal) is `protocol.fairness`. The browser's
+``client/web/js/engine/check.js`` is the same check, pinned to this one by
+tests/vectors/fair-checks.json.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from server.engine.cards import card_label
+from server.engine.errors import DealError
+from server.engine.events import CardsTaken, CardsTurned, Event
+from server.engine.game import Game, Phase
+from server.engine.outcome import Termination
+from server.engine.rules import Rules
+
+__all__ = [
+    "End",
+    "Flip",
+    "Mismatch",
+    "Replay",
+    "Shown",
+    "Take",
+    "check_replay",
+    "describe_end",
+    "describe_take",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Flip:
+    """Cards turned face up at ``step`` (the step count after it) for war ``depth`` (0: the
+    round's first flip), as ``(seat, card code)`` pairs: a ``cards_turned`` message."""
+
+    step: int
+    depth: int
+    cards: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Take:
+    """``seat`` took ``count`` cards at ``step``, leaving ``counts``: a ``cards_taken``."""
+
+    step: int
+    seat: int
+    count: int
+    counts: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class End:
+    """How the game ended, as ``game_over`` says: after ``step`` steps, ``winner`` (``None``:
+    a draw) for ``termination``, every pile's ``counts``, and the summary's figures."""
+
+    step: int
+    winner: int | None
+    termination: Termination
+    counts: tuple[int, ...]
+    rounds: int
+    wars: int
+    longest_war: int
+    biggest_haul: int
+
+    @classmethod
+    def of(cls, game: Game) -> End:
+        """How ``game`` ended. Raises `ValueError` if it is not over."""
+        if game.outcome is None:
+            raise ValueError(f"game {game.deal} is not over")
+        s = game.summary
+        return cls(
+            game.steps,
+            game.outcome.winner,
+            game.outcome.termination,
+            game.counts,
+            s.rounds,
+            s.wars,
+            s.longest_war,
+            s.biggest_haul,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """What one viewer was shown of a game: flips and takes in any order, and the end if
+    they saw it."""
+
+    flips: tuple[Flip, ...] = ()
+    takes: tuple[Take, ...] = ()
+    end: End | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    """The first thing shown that the deal does not give.
+
+    ``what``: ``"card"`` (one seat's card of a flip: ``seat``, ``expected`` and ``shown``
+    are card codes, ``"none"`` where that seat turned no card), ``"flip"`` (cards shown at
+    a step where the deal turns none for that depth: ``expected`` ``"none"``), ``"take"``
+    or ``"end"`` (``expected`` and ``shown`` written by `describe_take` and
+    `describe_end`; ``"none"`` for a take the deal does not make, ``"the game goes on"``
+    for an end it does not reach).
+    """
+
+    step: int
+    what: str
+    seat: int | None
+    expected: str
+    shown: str
+
+    def sentence(self) -> str:
+        """The mismatch in words, for a person."""
+        if self.what == "card":
+            return (
+                f"step {self.step}: seat {self.seat} was shown {self.shown}, "
+                f"but the deal gives {self.expected}"
+            )
+        return (
+            f"step {self.step}: the {self.what} shown ({self.shown}) is not the deal's"
+            f" ({self.expected})"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """What `check_replay` found: ``steps`` replayed; ``flips``, ``cards`` and ``takes``
+    compared and equal; ``end`` whether the end was compared and equal; ``mismatch`` the
+    first difference (``None``: everything shown is what the deal gives)."""
+
+    steps: int
+    flips: int
+    cards: int
+    takes: int
+    end: bool
+    mismatch: Mismatch | None
+
+    @property
+    def ok(self) -> bool:
+        """Whether everything compared matched."""
+        return self.mismatch is None
+
+
+def describe_take(seat: int, count: int, counts: Iterable[int]) -> str:
+    """A take as `Mismatch` writes it: ``"seat 0 takes 6 -> 29/23"``."""
+    return f"seat {seat} takes {count} -> {'/'.join(map(str, counts))}"
+
+
+def describe_end(end: End) -> str:
+    """An end as `Mismatch` writes it: ``"step 412 winner 0 all_cards counts 52/0 rounds
+    377 wars 21 longest 2 haul 14"`` (``winner none`` for a draw)."""
+    winner = "none" if end.winner is None else str(end.winner)
+    return (
+        f"step {end.step} winner {winner} {end.termination.value} "
+        f"counts {'/'.join(map(str, end.counts))} rounds {end.rounds} wars {end.wars} "
+        f"longest {end.longest_war} haul {end.biggest_haul}"
+    )
+
+
+def _cards_text(cards: Iterable[tuple[int, str]]) -> str:
+    return " ".join(f"{seat}:{code}" for seat, code in cards) or "none"
+
+
+class _Checker:
+    def __init__(self, game: Game, shown: Shown) -> None:
+        self.game = game
+        self.flips: defaultdict[int, list[Flip]] = defaultdict(list)
+        self.takes: defaultdict[int, list[Take]] = defaultdict(list)
+        for flip in shown.flips:
+            self.flips[flip.step].append(flip)
+        for take in shown.takes:
+            self.takes[take.step].append(take)
+        self.matched_flips = self.matched_cards = self.matched_takes = 0
+
+    def last_shown(self) -> int:
+        return max([0, *self.flips, *self.takes])
+
+    def compare(self, events: list[Event]) -> Mismatch | None:
+        step = self.game.steps
+        rules = self.game.rules
+        turned = {e.depth: e for e in events if isinstance(e, CardsTurned)}
+        for flip in self.flips.get(step, ()):
+            event = turned.get(flip.depth)
+            if event is None:
+                return Mismatch(step, "flip", None, "none", _cards_text(flip.cards))
+            expected = {seat: card_label(card, rules) for seat, card in event.cards}
+            shown = dict(flip.cards)
+            for seat in sorted(expected.keys() | shown.keys()):
+                want, got = expected.get(seat, "none"), shown.get(seat, "none")
+                if want != got:
+                    return Mismatch(step, "card", seat, want, got)
+            self.matched_flips += 1
+            self.matched_cards += len(shown)
+        taken = [e for e in events if isinstance(e, CardsTaken)]
+        for take in self.takes.get(step, ()):
+            shown_text = describe_take(take.seat, take.count, take.counts)
+            if not taken:
+                return Mismatch(step, "take", None, "none", shown_text)
+            want = describe_take(taken[0].seat, taken[0].count, taken[0].counts)
+            if want != shown_text:
+                return Mismatch(step, "take", None, want, shown_text)
+            self.matched_takes += 1
+        return None
+
+    def replay(self, end: End | None) -> Mismatch | None:
+        game = self.game
+        last = self.last_shown()
+        timed = end is not None and end.termination is Termination.TIME_LIMIT
+        until = max(last, end.step if timed and end is not None else 0)
+        while game.steps < until:
+            if game.phase is Phase.OVER:
+                return Mismatch(game.steps + 1, "end", None, "the game is over", "a step")
+            mismatch = self.compare(game.step())
+            if mismatch is not None:
+                return mismatch
+        if end is None:
+            return None
+        if timed and game.phase is not Phase.OVER:
+            game.stop_by_time()
+        elif not timed:
+            game.finish()
+        return self.compare_end(end)
+
+    def compare_end(self, end: End) -> Mismatch | None:
+        game = self.game
+        if game.outcome is None:
+            return Mismatch(end.step, "end", None, "the game goes on", describe_end(end))
+        actual = End.of(game)
+        if actual != end:
+            return Mismatch(end.step, "end", None, describe_end(actual), describe_end(end))
+        return None
+
+
+def check_replay(rules: Rules, deal: int, shown: Shown) -> Replay:
+    """Replay ``Game(rules, deal)`` and compare it with what a viewer was ``shown``.
+
+    Steps the game until the last step shown; each `Flip` must be the cards the deal turns
+    at its step and depth (seat by seat), each `Take` the take of its step. With an end,
+    the rest is played out (`Game.finish`) and the end compared; a ``time_limit`` end is
+    replayed by stepping to its step and stopping the game there (`Game.stop_by_time`:
+    the moment the clock stopped it is the server's to say, and it changes no card).
+    Stops at the first mismatch. Raises `DealError` for a deal out of range (a caller's
+    bug: a derived deal always fits).
+    """
+    if isinstance(deal, bool) or not isinstance(deal, int):
+        raise DealError(f"deal must be an integer, not {deal!r}")
+    checker = _Checker(Game(rules, deal), shown)
+    mismatch = checker.replay(shown.end)
+    return Replay(
+        checker.game.steps,
+        checker.matched_flips,
+        checker.matched_cards,
+        checker.matched_takes,
+        shown.end is not None and mismatch is None,
+        mismatch,
+    )

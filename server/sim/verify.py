@@ -1,0 +1,192 @@
+"""``war-sim verify FILE``: check a game record's fair deal offline.
+
+A record is what ``war-client --json`` prints (one server message a line). For every game
+in it, `verify_game` checks what the server revealed at game over against the commitment
+it showed at the start (`protocol.fairness.check_reveal`), then replays the deal with the
+engine and compares every flip, take and the end the viewer was shown
+(`server.engine.check.check_replay`). docs/fairness.md says what that proves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TextIO
+
+from protocol.fairness import Claim, FairnessError, check_reveal, fingerprint, parse_seed
+from protocol.record import RecordedGame, RecordError, read_record
+from server.engine import Rules, RulesError
+from server.engine.check import End, Flip, Replay, Shown, Take, check_replay
+
+__all__ = ["Verdict", "build_parser", "main", "shown", "verify_game"]
+
+DESCRIPTION = """\
+Check the fair deal of every game in a game record: the JSON lines that
+`war-client --json` prints (one server message a line).
+
+For a deal the server picked, the server showed a commitment when the game started (the
+SHA-256 of a secret seed) and revealed the seed at game over with every player's seed;
+the deal is derived from them (protocol/PROTOCOL.md, "Fair deals"). verify recomputes the
+commitment and the deal, then replays the game with this program's own engine and
+compares every card, take and the end the record shows. A deal chosen by the room's
+creator (or "same deal again") is shown from the start: its cards are checked, there is
+nothing more to prove."""
+
+EPILOG = """\
+exit status:
+  0  every finished game in the record was checked, and everything matched
+  1  something did not match, or nothing could be checked (no finished game, or a
+     server that does not offer fair deals), or the record cannot be read
+
+examples:
+  war-client ws://192.168.1.20:8765 --name Ann --join K7MX-QD4R --json > game.jsonl
+  war-sim verify game.jsonl
+  war-sim verify --my-seed 5f1e...c2 game.jsonl   also check that your seed was used
+  war-sim verify - < game.jsonl                    read the record from standard input
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What was checked of one game: ``ok`` (``None``: nothing could be checked) and the
+    lines to print."""
+
+    ok: bool | None
+    lines: tuple[str, ...]
+
+
+def shown(game: RecordedGame) -> Shown:
+    """What the record's viewer was shown of ``game``, in the engine check's terms."""
+    end = None
+    if game.end is not None:
+        e, s = game.end, game.end.summary
+        end = End(
+            e.step,
+            e.winner,
+            e.termination,
+            e.counts,
+            s.rounds,
+            s.wars,
+            s.longest_war,
+            s.biggest_haul,
+        )
+    return Shown(
+        tuple(Flip(m.step, m.depth, m.cards) for m in game.flips),
+        tuple(Take(m.step, m.seat, m.count, m.counts) for m in game.takes),
+        end,
+    )
+
+
+def _replay(game: RecordedGame, rules: Rules, deal: int) -> Replay:
+    return check_replay(rules, deal, shown(game))
+
+
+def _replayed(replay: Replay) -> str:
+    end = " and the end" if replay.end else ""
+    return (
+        f"every card shown is the deal's: {replay.flips} flips, {replay.cards} cards, "
+        f"{replay.takes} takes{end} (replayed {replay.steps} steps)"
+    )
+
+
+def verify_game(game: RecordedGame, my_seed: bytes | None = None) -> Verdict:
+    """Check one recorded game; never raises for what the record holds. ``my_seed``: the
+    seed the viewer's client sent, to find it in the derivation."""
+    head = f"game {game.number}"
+    try:
+        rules = Rules.from_dict(game.rules)
+    except RulesError as error:
+        return Verdict(False, (f"{head}: FAILED: the rules cannot be played: {error}",))
+    if game.shown_deal is not None:
+        return _chosen(game, rules, game.shown_deal)
+    if game.deal_commitment is None:
+        return Verdict(None, (f"{head}: not checked: no deal commitment was shown",))
+    return _committed(game, rules, game.deal_commitment, my_seed)
+
+
+def _committed(
+    game: RecordedGame, rules: Rules, deal_commitment: str, my_seed: bytes | None
+) -> Verdict:
+    """A deal the server picked under a commitment: the reveal, then the replay."""
+    lines = [f"game {game.number}: fingerprint {fingerprint(deal_commitment)}"]
+    if game.end is None or game.server_seed is None or game.seeds is None:
+        lines.append("  not checked: the record ends before game over reveals the seeds")
+        return Verdict(None, tuple(lines))
+    claim = Claim(
+        game.rules,
+        deal_commitment,
+        game.server_seed,
+        game.seeds,
+        game.end.summary.deal,
+        game.seed_commitments,
+    )
+    reveal = check_reveal(claim, my_seat=game.seat, my_seed=my_seed)
+    lines += [f"  {line}" for line in reveal.proved]
+    if not reveal.ok or reveal.deal is None:
+        lines.append(f"  FAILED: {reveal.problem}")
+        return Verdict(False, tuple(lines))
+    replay = _replay(game, rules, reveal.deal)
+    if replay.mismatch is not None:
+        lines.append(f"  FAILED: {replay.mismatch.sentence()}")
+        return Verdict(False, tuple(lines))
+    lines += [f"  {_replayed(replay)}", "  fair deal: checked"]
+    return Verdict(True, tuple(lines))
+
+
+def _chosen(game: RecordedGame, rules: Rules, deal: int) -> Verdict:
+    """A deal shown from the start: its cards can be checked, nothing more."""
+    head = f"game {game.number}: deal {deal} was chosen, shown from the start"
+    replay = _replay(game, rules, deal)
+    if replay.mismatch is not None:
+        return Verdict(False, (head, f"  FAILED: {replay.mismatch.sentence()}"))
+    return Verdict(True, (head, f"  {_replayed(replay)}"))
+
+
+def _seed(text: str) -> bytes:
+    try:
+        return parse_seed(text, "--my-seed")
+    except FairnessError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``war-sim verify`` argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="war-sim verify",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("file", metavar="FILE", help="the record (- for standard input)")
+    parser.add_argument(
+        "--my-seed",
+        type=_seed,
+        metavar="HEX",
+        help="the seed your client sent (64 hex digits): check that the deal used it",
+    )
+    return parser
+
+
+def _read(path: str, stdin: TextIO) -> list[RecordedGame]:
+    if path == "-":
+        return read_record(stdin)
+    with open(path, encoding="utf-8", errors="strict") as handle:
+        return read_record(handle)
+
+
+def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None) -> int:
+    """Run ``war-sim verify``; returns the exit status (argparse exits with 2 on bad flags)."""
+    args = build_parser().parse_args(argv)
+    try:
+        games = _read(args.file, stdin or sys.stdin)
+    except (OSError, UnicodeDecodeError, RecordError) as error:
+        print(f"war-sim verify: {args.file}: {error}", file=sys.stderr)
+        return 1
+    verdicts = [verify_game(game, args.my_seed) for game in games]
+    for verdict in verdicts:
+        for line in verdict.lines:
+            print(line)
+    checked = [v.ok for v in verdicts if v.ok is not None]
+    return 0 if checked and all(checked) else 1

@@ -1,0 +1,112 @@
+"""The browser's fair-deal check where families run it: a page served over plain http from
+a network name (not a secure context: no ``crypto.subtle``), in Debian's Chromium.
+
+Chromium resolves ``family.lan`` to 127.0.0.1 (``--host-resolver-rules``), so the page is
+``http://family.lan:PORT/`` as a phone on the home network sees it, while every packet
+stays on loopback. The first load must not fetch the engine or the hashes; a dynamic
+``import()`` at game over brings them, and they check a revealed deal (the shared vectors
+of tests/vectors/engine/checks.json, honest and tampered).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.async_api import Browser, async_playwright
+
+from tests.e2e._browser import ARGS, CHROMIUM, open_tab
+from tests.e2e._process import ServerProcess, server_process
+from tests.vectors.generate_engine import FOLDER
+
+pytestmark = pytest.mark.slow
+
+HOST = "family.lan"
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[ServerProcess]:
+    async with server_process(tmp_path / "war.sqlite3") as running:
+        yield running
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.skip(f"no browser at {CHROMIUM}: apt-get install chromium")
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=[*ARGS, f"--host-resolver-rules=MAP {HOST} 127.0.0.1"],
+        )
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+CHECK = """
+async ([vector, names]) => {
+  const base = document.querySelector('script[type="module"]').src.replace(/js\\/main\\.js$/, "");
+  const fair = await import(`${base}js/engine/fairness.js`);
+  const results = {};
+  for (const c of vector.cases.filter((c) => names.includes(c.name))) {
+    const s = vector.shown[c.shown];
+    const shown = {
+      flips: s.flips.map(([step, depth, cards]) => ({ step, depth, cards })),
+      takes: s.takes.map(([step, seat, count, counts]) => ({ step, seat, count, counts })),
+      end: s.end,
+    };
+    const mine = c.my_seed === null ? {} : { seat: c.my_seat, seed: fair.parseSeed(c.my_seed) };
+    const claim = { ...c, deal: c.deal };
+    const r = fair.checkFairDeal(claim, shown, mine);
+    results[c.name] = {
+      ok: r.ok,
+      problem: r.reveal.problem,
+      deal: r.reveal.deal === null ? null : String(r.reveal.deal),
+      mismatch: r.replay && r.replay.mismatch,
+    };
+  }
+  const seed = fair.newSeed();
+  return { results, seed: seed.length, fingerprint: fair.fingerprint(fair.commitment(seed)) };
+}
+"""
+
+
+async def test_a_revealed_deal_is_checked_on_a_page_that_is_no_secure_context(
+    server: ServerProcess, browser: Browser
+) -> None:
+    vector: dict[str, Any] = json.loads((FOLDER / "checks.json").read_text(encoding="utf-8"))
+    tab = await open_tab(browser, f"http://{HOST}:{server.port}/")
+    requested: list[str] = []
+    tab.page.on("request", lambda request: requested.append(request.url))
+    await tab.page.wait_for_function("performance.getEntriesByName('table-ready').length > 0")
+    secure, subtle = await tab.page.evaluate("[window.isSecureContext, typeof crypto.subtle]")
+    assert (secure, subtle) == (False, "undefined")
+    first_load = await tab.page.evaluate(
+        "performance.getEntriesByType('resource').map((e) => e.name)"
+    )
+    assert first_load, "the page loaded nothing?"
+    assert not [url for url in first_load if "/engine/" in url or "noble-hashes" in url]
+
+    names = ["honest", "one card changed", "the commitment changed", "a seat seed hidden"]
+    found = await tab.page.evaluate(CHECK, [vector, names])
+    expected = {c["name"]: c for c in vector["cases"] if c["name"] in names}
+    for name, result in found["results"].items():
+        case = expected[name]
+        assert result["problem"] == case["reveal"]["problem"], name
+        assert result["deal"] == case["reveal"]["deal"], name
+        replay = case["replay"]
+        assert result["mismatch"] == (replay and replay["mismatch"]), name
+        assert result["ok"] == (name == "honest")
+    assert found["seed"] == 32
+    assert len(found["fingerprint"]) == 14
+    assert any("/js/engine/fairness.js" in url for url in requested)
+    assert any("/vendor/noble-hashes/sha2.js" in url for url in requested)
+    # Chromium says a Cross-Origin-Opener-Policy is ignored on an origin that is no secure
+    # context (every http://192.168.x.x page): the server's header, harmless here.
+    await tab.assert_clean(allow="Cross-Origin-Opener-Policy header has been ignored")
+    await tab.context.close()

@@ -1,0 +1,99 @@
+"""Reading a ``war-client --json`` record (`protocol.record.read_record`): game by game,
+every field checked as the codec checks it, the fair-deal fields read from the lines, and
+a clear `RecordError` naming the line for anything else."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from protocol.fairness import commitment
+from protocol.record import RecordError, read_record
+from server import engine
+from tests._kit.records import Table, edit, game_record
+
+
+def seed(word: str) -> bytes:
+    return hashlib.sha256(word.encode()).digest()
+
+
+TABLE = Table(engine.Rules(players=3, round_limit=30), seed("s"), (seed("a"), None, seed("c")))
+
+
+def test_a_record_read_back() -> None:
+    lines = game_record(TABLE, seat=2)
+    (game,) = read_record(lines)
+    assert game.rules == TABLE.rules.to_dict()
+    assert (game.number, game.seat, game.first_step) == (1, 2, 0)
+    assert game.deal_commitment == commitment(TABLE.server_seed)
+    assert game.server_seed == TABLE.server_seed.hex()
+    assert game.seeds == (seed("a").hex(), None, seed("c").hex())
+    assert game.end is not None and game.end.summary.deal == TABLE.deal
+    assert len(game.flips) == sum('"cards_turned"' in line for line in lines)
+    assert len(game.takes) == sum('"cards_taken"' in line for line in lines)
+    assert game.shown_deal is None
+    assert game.seed_commitments is None
+    assert not game.time_up
+
+
+def test_the_hidden_token_and_unknown_fields_are_fine() -> None:
+    lines = game_record(TABLE)
+    lines = edit(lines, 0, lambda body: body.update(token="<hidden>", later_field=[1, {"x": 2}]))
+    assert read_record(lines)[0].seat == 0
+
+
+def test_seat_commitments_when_the_state_shows_them() -> None:
+    shown = [commitment(seed("a")), None, commitment(seed("c"))]
+
+    def show(body: dict[str, object]) -> None:
+        state = body["state"]
+        assert isinstance(state, dict)
+        for seat, committed in zip(state["seats"], shown, strict=True):
+            seat["seed_commitment"] = committed
+
+    (game,) = read_record(edit(game_record(TABLE), 0, show))
+    assert game.seed_commitments == tuple(shown)
+
+
+def test_a_late_viewer_and_the_time_limit() -> None:
+    (game,) = read_record(game_record(TABLE, join_at=12, stop_at=20))
+    assert game.first_step == 12
+    assert min(flip.step for flip in game.flips) == 13
+    assert game.time_up
+
+
+@pytest.mark.parametrize(
+    ("index", "change", "problem"),
+    [
+        (0, lambda b: b["state"]["rules"].update(taken_back="shuffled"), "taken_back must be"),
+        (0, lambda b: b["state"].update(deal_commitment="F" * 64), "64 lowercase hex digits"),
+        (1, lambda b: b.update(deal_commitment="0" * 64), "two different deal commitments"),
+        (1, lambda b: b.update(deal=2**64), "game_started.deal must be an int"),
+        (-1, lambda b: b["fairness"].update(seeds=[None]), "must be a list of 3"),
+        (-1, lambda b: b.update(fairness=[]), "game_over.fairness must be an object"),
+        (-1, lambda b: b["fairness"].pop("server_seed"), "server_seed must be 64"),
+    ],
+)
+def test_what_is_refused(index: int, change: object, problem: str) -> None:
+    lines = game_record(TABLE)  # line 1: the welcome, line 2: game_started
+    with pytest.raises(RecordError) as info:
+        read_record(edit(lines, index, change))
+    assert problem in str(info.value)
+    line = index + 1 if index >= 0 else len(lines)
+    assert str(info.value).startswith(f"line {line}: ")
+
+
+def test_two_rooms_in_one_record_are_refused() -> None:
+    other = Table(engine.Rules(players=3), seed("t"), (None, None, None))
+    lines = game_record(TABLE) + game_record(other, number=2)
+    with pytest.raises(RecordError, match="the rules changed within one room"):
+        read_record(lines)
+
+
+def test_games_come_in_the_order_of_their_numbers() -> None:
+    again = Table(TABLE.rules, seed("s2"), TABLE.seeds)
+    games = read_record(game_record(again, number=2, seq=900) + game_record(TABLE))
+    assert [g.number for g in games] == [1, 2]
+    assert json.loads(json.dumps(games[1].seeds)) == [s.hex() if s else None for s in TABLE.seeds]

@@ -1,0 +1,257 @@
+"""``war-sim verify FILE``: a game record checked offline, honest or tampered with.
+
+The records are made from the engine the way a server offering fair deals shows a game to
+one viewer (`tests._kit.records`); the tampered ones change one line, as a server that
+cheats would: a card, a seat's seed, the commitment, the revealed seed, the deal, the end.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from server import engine
+from server.sim.cli import main as war_sim
+from tests._kit.records import Table, edit, game_record
+
+
+def seed(word: str) -> bytes:
+    return hashlib.sha256(word.encode()).digest()
+
+
+TWO = Table(engine.Rules(round_limit=80), seed("server"), (seed("ann"), seed("ben")))
+FOUR = Table(
+    engine.Rules(players=4, face_down=3, round_limit=60),
+    seed("host"),
+    (seed("ann"), None, seed("cat"), None),  # seats 1 and 3: the computer
+)
+
+
+def run(
+    tmp_path: Path, lines: Sequence[str], capsys: pytest.CaptureFixture[str], *flags: str
+) -> tuple[int, str, str]:
+    path = tmp_path / "game.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    status = war_sim(["verify", *flags, str(path)])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def first(lines: Sequence[str], kind: str, skip: int = 0) -> int:
+    """The index of the ``skip``-th line (from 0) of message type ``kind``."""
+    found = [i for i, line in enumerate(lines) if json.loads(line)["type"] == kind]
+    return found[skip]
+
+
+def test_an_honest_game_is_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(tmp_path, game_record(TWO), capsys, "--my-seed", seed("ann").hex())
+    assert (status, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0].startswith("game 1: fingerprint ")
+    assert "  the server seed matches the commitment shown at the start" in lines
+    assert "  this client's seed (seat 0) is in the deal" in lines
+    assert f"  the deal played is the deal the seeds give ({TWO.deal})" in lines
+    assert lines[-2:] == [
+        "  every card shown is the deal's: 83 flips, 166 cards, 80 takes and the end"
+        " (replayed 83 steps)",
+        "  fair deal: checked",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("ways", "expect"),
+    [
+        ({"seat": None}, "fair deal: checked"),  # a spectator
+        ({"join_at": 30}, "fair deal: checked"),  # joined late
+        ({"finish_at": 12}, "fair deal: checked"),  # a finish vote played the rest out
+        ({"stop_at": 25}, "fair deal: checked"),  # the time limit
+        ({"seat": 2, "stop_at": 9}, "fair deal: checked"),
+    ],
+)
+def test_every_way_to_see_a_game_is_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], ways: dict[str, Any], expect: str
+) -> None:
+    status, out, _ = run(tmp_path, game_record(FOUR, **ways), capsys)
+    assert status == 0, out
+    assert out.splitlines()[-1] == f"  {expect}"
+
+
+def test_a_rematch_is_a_second_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    again = Table(TWO.rules, seed("server 2"), (seed("ann 2"), seed("ben 2")))
+    lines = game_record(TWO) + game_record(again, number=2, seq=500)
+    status, out, _ = run(tmp_path, lines, capsys)
+    assert status == 0
+    assert out.count("fair deal: checked") == 2
+    assert "game 2: fingerprint" in out
+
+
+def _card(step_body: dict[str, Any]) -> None:
+    seat, card = step_body["cards"][1]
+    step_body["cards"][1] = [seat, "2C" if card != "2C" else "3C"]
+
+
+def _fairness(change: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
+    def apply(body: dict[str, Any]) -> None:
+        change(body["fairness"])
+
+    return apply
+
+
+def _seat_seed(fairness: dict[str, Any]) -> None:
+    fairness["seeds"][1] = seed("someone else").hex()
+
+
+def _server_seed(fairness: dict[str, Any]) -> None:
+    fairness["server_seed"] = seed("another server").hex()
+
+
+def _deal(body: dict[str, Any]) -> None:
+    body["summary"]["deal"] += 1
+
+
+def _winner(body: dict[str, Any]) -> None:
+    body["winner"] = 1 - body["winner"]
+
+
+def _commitment(body: dict[str, Any]) -> None:
+    body["deal_commitment"] = hashlib.sha256(b"another").hexdigest()
+
+
+@pytest.mark.parametrize(
+    ("kind", "skip", "change", "failure"),
+    [
+        ("cards_turned", 9, _card, "FAILED: step 10: seat 1 was shown "),
+        ("game_over", 0, _fairness(_seat_seed), "FAILED: the deal played ("),
+        ("game_over", 0, _fairness(_server_seed), "FAILED: the server seed does not match"),
+        ("game_started", 0, _commitment, "FAILED: the server seed does not match"),
+        ("game_over", 0, _deal, "FAILED: the deal played ("),
+        ("game_over", 0, _winner, "FAILED: step 83: the end shown ("),
+    ],
+)
+def test_a_server_that_cheats_is_caught(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    kind: str,
+    skip: int,
+    change: Callable[[dict[str, Any]], None],
+    failure: str,
+) -> None:
+    lines = game_record(TWO)
+    index = first(lines, kind, skip)
+    if kind == "game_started":  # the welcome showed the same commitment: change both
+        lines = edit(lines, 0, lambda body: _commitment(body["state"]))
+    status, out, err = run(tmp_path, edit(lines, index, change), capsys)
+    assert (status, err) == (1, "")
+    assert any(line.strip().startswith(failure) for line in out.splitlines()), out
+    assert "fair deal: checked" not in out
+
+
+def test_a_seed_other_than_mine_is_caught(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = run(tmp_path, game_record(TWO), capsys, "--my-seed", seed("eve").hex())
+    assert status == 1
+    assert "  FAILED: the seed of seat 0 is not the seed this client sent" in out.splitlines()
+
+
+def test_a_chosen_deal_is_only_replayed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = edit(game_record(TWO), 1, lambda body: body.update(deal=TWO.deal))
+    status, out, _ = run(tmp_path, lines, capsys)
+    assert status == 0
+    assert out.splitlines()[0] == f"game 1: deal {TWO.deal} was chosen, shown from the start"
+
+
+def test_what_cannot_be_checked_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    unfinished = game_record(TWO)[:-1]
+    status, out, _ = run(tmp_path, unfinished, capsys)
+    assert status == 1
+    assert "  not checked: the record ends before game over reveals the seeds" in out
+    without = [line.replace(',"deal_commitment"', ',"no_commitment"') for line in game_record(TWO)]
+    status, out, _ = run(tmp_path, without, capsys)
+    assert (status, out) == (1, "game 1: not checked: no deal commitment was shown\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("not json\n", "line 1: not one JSON object"),
+        ('{"type": "welcome", "v": 1, "seq": NaN}\n', "line 1: not one JSON object"),
+        ('{"type": "time_up", "seq": 1, "seq": 2}\n', "the key 'seq' appears twice"),
+        ("[1, 2]\n", "line 1: a message must be a JSON object, not list"),
+        ('{"type": "flip"}\n', "line 1: not a server message type: 'flip'"),
+        ('{"type": "time_up", "seq": "1"}\n', "line 1: time_up.seq must be an int"),
+        ('{"type": "time_up", "seq": 1}\n', "line 1: a game event before any game"),
+        ("\n\n", "no game in the record (2 lines)"),
+        ("[" * 100_000 + "\n", "line 1: not one JSON object"),
+        ("x" * 2_000_000 + "\n", "line 1: a line of 2,000,000 characters"),
+    ],
+)
+def test_a_hostile_record_gets_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, problem: str
+) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(text, encoding="utf-8")
+    assert war_sim(["verify", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"war-sim verify: {path}: ")
+    assert problem in err
+    assert "Traceback" not in err
+
+
+def test_bad_fairness_fields_get_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = edit(game_record(TWO), -1, _fairness(lambda f: f.update(seeds=["zz", None])))
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    assert war_sim(["verify", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "game_over.fairness.seeds[0] must be 64 lowercase hex digits, not 'zz'" in err
+
+
+@settings(max_examples=80, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.text(max_size=60) | st.sampled_from(game_record(TWO)[:6]), max_size=8))
+def test_any_text_is_a_result_never_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], lines: list[str]
+) -> None:
+    path = tmp_path / "any.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8", errors="surrogatepass")
+    assert war_sim(["verify", str(path)]) in (0, 1)
+    capsys.readouterr()
+
+
+def test_a_missing_file_and_bad_bytes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert war_sim(["verify", str(tmp_path / "none.jsonl")]) == 1
+    assert "No such file" in capsys.readouterr().err
+    path = tmp_path / "latin.jsonl"
+    path.write_bytes(b'{"type": "\xff"}\n')
+    assert war_sim(["verify", str(path)]) == 1
+    assert "war-sim verify: " in capsys.readouterr().err
+
+
+def test_help_says_what_it_proves_and_the_exit_status(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        war_sim(["verify", "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: war-sim verify [-h] [--my-seed HEX] FILE")
+    assert "war-client --json" in out
+    assert "exit status:" in out
+    with pytest.raises(SystemExit):
+        war_sim(["--help"])
+    assert "war-sim verify FILE" in capsys.readouterr().out
+
+
+def test_a_bad_seed_flag_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        war_sim(["verify", "--my-seed", "ABC", "x"])
+    assert info.value.code == 2
+    assert "--my-seed must be 64 lowercase hex digits" in capsys.readouterr().err
