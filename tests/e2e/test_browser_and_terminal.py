@@ -85,6 +85,7 @@ async def test_the_page_and_war_client_plain_say_the_same(tmp_path: Path, browse
             assert await recorder.wait(within=60) == 0, recorder.err
         await expect(page.locator("#result")).to_contain_text("Game over")
         page_log = await ann.log()
+        await ann.assert_clean()  # before the server stops: then the page tries to reconnect
     messages = recorded(recorder.out)
     assert isinstance(messages[-1], GameOver)
     joined = next(m.seq for m in messages if isinstance(m, PlayerJoined) and m.name == "Ben")
@@ -97,7 +98,6 @@ async def test_the_page_and_war_client_plain_say_the_same(tmp_path: Path, browse
     assert ben.out[0] == "You are Ben, at seat 2 of 2."
     assert for_ann[-1] == for_ben[-1]  # the game's figures: the same words for everyone
     assert f"deal {DEAL}." in for_ann[-1]
-    await ann.assert_clean()
 
 
 async def test_war_client_create_prints_a_link_the_page_sits_down_with(

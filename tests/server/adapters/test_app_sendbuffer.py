@@ -15,6 +15,7 @@ disconnect), bounded by a timeout; nothing sleeps.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import socket
 from collections.abc import MutableMapping
 from pathlib import Path
@@ -164,7 +165,9 @@ async def _stuck(server: WarServer, opening: bytes = b"") -> socket.socket:
     sent = 0
     while _unsent(server) < STUCK:
         assert sent < ATTACK_LIMIT, "the server's send buffer never filled"
-        sent += await send_until_reset(sock, pings, limit=len(pings))
+        more = await send_until_reset(sock, pings, limit=len(pings))
+        assert more, "the server dropped the connection before its send buffer filled"
+        sent += more
     return sock
 
 
@@ -182,12 +185,19 @@ async def test_stop_ends_a_connection_that_never_reads(tmp_path: Path) -> None:
 
 
 async def test_the_opening_timeout_ends_a_connection_that_never_reads(tmp_path: Path) -> None:
-    async with standin_server(tmp_path, **PATIENT, opening_timeout=0.5) as (server, hub):
+    """The opening timeout runs out once the connection is stuck, not before: the server
+    looks at it again when a message comes (this one opens nothing), and by then the
+    timeout is 0 (on a loaded machine, a fixed short timeout ran out while the buffer
+    was still filling)."""
+    async with standin_server(tmp_path, **PATIENT, opening_timeout=600.0) as (server, hub):
         sock = await _stuck(server)  # no opening message, only pings
+        server.settings = dataclasses.replace(server.settings, opening_timeout=0.0)
         try:
+            await asyncio.get_running_loop().sock_sendall(sock, _frame(Resync()))
             await asyncio.wait_for(hub.gone.wait(), WAIT)
         finally:
             sock.close()
+    assert not hub.opened.is_set()
 
 
 async def test_an_abuse_close_ends_a_connection_that_never_reads(tmp_path: Path) -> None:
