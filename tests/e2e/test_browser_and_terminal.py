@@ -85,7 +85,7 @@ async def test_the_page_and_war_client_plain_say_the_same(tmp_path: Path, browse
             assert await recorder.wait(within=60) == 0, recorder.err
         await expect(page.locator("#result")).to_contain_text("Game over")
         page_log = await ann.log()
-        await ann.assert_clean()  # before the server stops: then the page tries to reconnect
+        await ann.assert_clean()  # before the server stops (the page would try to reconnect)
     messages = recorded(recorder.out)
     assert isinstance(messages[-1], GameOver)
     joined = next(m.seq for m in messages if isinstance(m, PlayerJoined) and m.name == "Ben")
