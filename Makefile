@@ -40,7 +40,7 @@ typecheck: venv
 	$(BIN)/mypy
 
 # Four workers: most of the suite waits (servers, browsers, clients over loopback), so
-# twice the two cores' count finishes soonest (README, "Development").
+# twice the two cores' count keeps them busy (README, "Development").
 pytest: venv
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
