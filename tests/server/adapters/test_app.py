@@ -17,7 +17,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from structlog.testing import capture_logs
 
 from protocol import (
     CLOSE_CODE_FOR_ERROR,
@@ -41,14 +40,11 @@ from protocol import (
 from server.adapters.app import WarServer, serving
 from server.adapters.config import INVALID_MESSAGE_BURST, Settings
 from server.core.actions import Action, Close, ConnId, Send
-from server.core.limits import RateLimiter, Verdict
 from tests._kit.net import http_get
 from tests.e2e._client import Client, ExpectError
-from tests.server.adapters._raw import masked_frame, upgrade
-from tests.server.adapters._standin import BaseHub, StandInHub, standin_server
+from tests.server.adapters._standin import BaseHub
 from tests.server.adapters._tls import self_signed
 
-BINARY = 0x2
 STATE = RoomState(
     room="r1",
     phase=RoomPhase.WAITING,
@@ -244,58 +240,6 @@ async def test_a_flood_is_refused_once_then_closed_4001(tmp_path: Path) -> None:
     assert code == CloseCode.RATE_LIMITED
     assert [e.code for e in flooder.of(Error)] == [ErrorCode.RATE_LIMITED]
     assert 3 <= len(flooder.of(SpectatorsChanged)) < 40  # burst 4, watch_room took one
-
-
-class _TimeFliesAfterClose(RateLimiter):
-    """A rate limit whose clock stands still until its first `Verdict.CLOSE`, then moves a
-    second on at each message: a loaded machine, where time passes between the messages
-    of one read (under load, the e2e flood saw a second ``rate_limited``)."""
-
-    def __init__(self, rate: float, now: float) -> None:
-        super().__init__(rate, now)
-        self._now = now
-        self._closed = False
-
-    def check(self, now: float) -> Verdict:
-        if self._closed:
-            self._now += 1.0
-        verdict = super().check(self._now)
-        self._closed = self._closed or verdict is Verdict.CLOSE
-        return verdict
-
-
-class _CountingHub(StandInHub):
-    def __init__(self) -> None:
-        super().__init__()
-        self.resyncs = 0
-
-    def handle(self, conn: ConnId, message: ClientMessage, now: float) -> list[Action]:
-        self.resyncs += isinstance(message, Resync)
-        return super().handle(conn, message, now)
-
-
-async def test_no_message_of_one_read_counts_after_its_flood_was_closed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The 4001 close waits for the batch's commit; the messages read with the flood
-    (handled before it) must not be judged again meanwhile, however late they are."""
-    monkeypatch.setattr("server.adapters.app.RateLimiter", _TimeFliesAfterClose)
-    hub = _CountingHub()
-    watch = masked_frame(BINARY, encode(WatchRoom(code="WATCH")))
-    with capture_logs() as logs:
-        async with standin_server(tmp_path, hub, rate_limit=2.0, close_timeout=0.5) as (server, _):
-            sock = await upgrade("127.0.0.1", server.port, first=watch)
-            try:
-                await asyncio.wait_for(hub.opened.wait(), 20.0)
-                resync = masked_frame(BINARY, encode(Resync()))
-                await asyncio.get_running_loop().sock_sendall(sock, resync * 40)  # one read
-                await asyncio.wait_for(hub.gone.wait(), 20.0)
-            finally:
-                sock.close()
-    events = [e["event"] for e in logs]
-    # a burst of 4 (watch_room took one), a refusal, 3 drops, then the close: no more
-    assert hub.resyncs == 3
-    assert (events.count("rate_limited"), events.count("rate_limit_close")) == (1, 1), events
 
 
 async def test_a_bug_answers_internal_error_to_that_connection_only(tmp_path: Path) -> None:
