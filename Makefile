@@ -4,11 +4,17 @@
 #               pytest and the browser table's JavaScript tests (node --test); the browser
 #               tests drive the system's Chromium (apt-get install chromium nodejs; .ci/run
 #               does it)
+# make test runs the four suites at once, each one's output printed whole when it ends
+# (make -O), and goes on after a failure to report every suite (make -k); pytest runs on
+# PYTEST_WORKERS processes (pytest-xdist; 0: in this process, e.g. for --pdb), with
+# PYTEST_ARGS after (make pytest PYTEST_ARGS='-m "not image" tests/e2e').
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8765
+PYTEST_WORKERS ?= 4
+PYTEST_ARGS ?=
 
 .PHONY: run test lint typecheck pytest jstest vectors engine-vectors vocabulary bench clean venv lock image
 
@@ -33,8 +39,10 @@ lint: venv
 typecheck: venv
 	$(BIN)/mypy
 
+# Four workers: most of the suite waits (servers, browsers, clients over loopback), so
+# twice the two cores' count keeps them busy (README, "Development").
 pytest: venv
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 # The browser table's modules and the shared sentence vectors, with Node's own test runner
 # (no npm packages). Without node a workstation skips them, saying so; CI ($CI set) fails.
@@ -59,7 +67,8 @@ vocabulary: venv
 engine-vectors: venv
 	$(BIN)/python -m tests.vectors.generate_engine
 
-test: lint typecheck pytest jstest
+test: venv
+	@$(MAKE) --no-print-directory -k -j4 -O lint typecheck jstest pytest
 
 bench: venv
 	$(BIN)/python -m bench.engine

@@ -488,6 +488,7 @@ class WarServer:
         limiter = RateLimiter(self.settings.rate_limit, started)
         invalid = TokenBucket(1.0 / INVALID_MESSAGE_REFILL_SECONDS, INVALID_MESSAGE_BURST, started)
         opened = False
+        closing = False  # this loop closed the connection: its later messages are not read
         while True:
             try:
                 if opened:
@@ -502,18 +503,20 @@ class WarServer:
                 self._closing.add(conn)
                 await ws.close(CloseCode.OPENING_TIMEOUT, "no opening message")
                 return
-            if conn in self._closing:
+            if closing or conn in self._closing:
                 continue  # a close is under way: nothing more from this peer counts
             verdict = limiter.check(time.monotonic())
             if verdict is not Verdict.ACCEPT:
                 if self._rate_limited(conn, verdict):
                     self._penalize(peer)
+                    closing = True  # its Close waits for the batch's commit
                 continue
             try:
                 message = decode_client_message(data, max_bytes=self.settings.max_message_bytes)
             except ProtocolError as error:
                 if self._invalid(conn, error, invalid):
                     self._penalize(peer)
+                    closing = True
                 continue
             self._call(conn, partial(self.hub.handle, conn, message))
             if not opened:

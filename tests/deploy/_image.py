@@ -23,8 +23,6 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-import pytest
-
 from tests.deploy._interpolate import interpolate
 from tests.deploy._repo import REPO, service_environment
 from tests.deploy._server import http_get
@@ -55,8 +53,10 @@ __all__ = [
 IMAGE_SCRIPT = REPO / "deploy" / "image.sh"
 CONTAINER_DATA = "/data"
 TEST_LABEL = "org.family-war.test"
-# Lines for the end of the pytest run (tests/deploy/conftest.py prints them): image size.
-IMAGE_REPORT = pytest.StashKey[list[str]]()
+# The user property of a test's line for the end of the pytest run (tests/deploy/conftest.py
+# prints them): the image's size. A property travels with the test's report from an xdist
+# worker to the controller, which prints the summary.
+IMAGE_REPORT = "image_report"
 # deploy/image.sh's exit statuses (its header explains them).
 EXIT_FORBIDDEN = 3
 EXIT_NOT_INSTALLED = 4

@@ -29,8 +29,16 @@ def self_signed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """Print what the image tests measured (its size) at the end of the run, pass or fail."""
-    lines = terminalreporter.config.stash.get(IMAGE_REPORT, [])
+    """Print what the image tests measured (its size) at the end of the run, pass or fail
+    (from their reports' user properties: an xdist worker's own state never reaches here)."""
+    found = (
+        value
+        for reports in terminalreporter.stats.values()
+        for report in reports
+        for key, value in getattr(report, "user_properties", ())
+        if key == IMAGE_REPORT
+    )
+    lines = list(dict.fromkeys(found))  # the call's and the teardown's reports both carry it
     if lines:
         terminalreporter.section("the home-server image")
         for line in lines:

@@ -50,6 +50,9 @@ from tests.e2e._client import Client
 
 pytestmark = [
     pytest.mark.image,
+    # one worker runs them all: they share the module's image and container, and
+    # Docker.remove_leftovers removes every test container by its label
+    pytest.mark.xdist_group("image"),
     pytest.mark.timeout(900),  # a cold machine builds first (each wait has its own bound)
     pytest.mark.asyncio(loop_scope="module"),
 ]
@@ -355,7 +358,7 @@ async def test_image_size_is_reported(
         f"image {tag}: {size / 1e6:.1f} MB = base {base} {base_size / 1e6:.1f} MB"
         f" + {added:.1f} MB of the project (its virtualenv, user, health check)"
     )
-    request.config.stash.setdefault(IMAGE_REPORT, []).append(line)
+    request.node.user_properties.append((IMAGE_REPORT, line))
     print(line)
     assert 0 < added < PROJECT_LAYERS_BUDGET_MB, line
 

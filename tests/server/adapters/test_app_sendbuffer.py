@@ -15,6 +15,7 @@ disconnect), bounded by a timeout; nothing sleeps.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import socket
 from collections.abc import MutableMapping
 from pathlib import Path
@@ -40,10 +41,14 @@ NO_CAP = 64 * 1024 * 1024
 """the largest --max-send-buffer: a test of the send timeout must not hit the cap"""
 FAST_READS: dict[str, Any] = {"receive_rate": 1e9, "receive_burst": 1e9}
 """the attacker's requests read as fast as they come (the receive budget is tested last)"""
+NO_KEEPALIVE: dict[str, Any] = {"ping_interval": 600.0, "ping_timeout": 600.0}
+"""websockets' keepalive out of the way: a client that never reads never answers its ping
+either, and the keepalive would end the connection after ping_interval + ping_timeout
+(40 s by default) without the abort a test waits for"""
 PATIENT: dict[str, Any] = {
     "max_send_buffer": NO_CAP,
     "send_timeout": 600.0,
-    "ping_interval": 600.0,
+    **NO_KEEPALIVE,
     **FAST_READS,
 }
 """a server whose own limits would not drop a stuck connection for minutes (and whose
@@ -85,11 +90,18 @@ async def test_unsent_bytes_past_the_cap_abort_the_connection(
 ) -> None:
     cap = 64 * 1024
     hub = StandInHub(burst=20)
+    settings = {"send_timeout": 300.0, "rate_limit": 1e6, **NO_KEEPALIVE, **FAST_READS}
     with capture_logs() as logs:
-        async with standin_server(
-            tmp_path, hub, max_send_buffer=cap, send_timeout=300.0, rate_limit=1e6, **FAST_READS
-        ) as (server, hub):
+        async with standin_server(tmp_path, hub, max_send_buffer=cap, **settings) as (
+            server,
+            hub,
+        ):
             sock = await upgrade(HOST, server.port, first=_frame(WatchRoom(code="WATCH")))
+            if request_kind == "pings":
+                # a pong per ping fills the send buffer slowly through the small window;
+                # a resync's 20 snapshots fill it fast (and widened, one read would bring
+                # thousands of resyncs that the app answers one by one after the abort)
+                _widen_reads(server)
             request = ping_frames(1) if request_kind == "pings" else _frame(Resync())
             try:
                 sent = await _attack(sock, request)
@@ -108,9 +120,10 @@ async def test_unsent_data_stuck_past_the_send_timeout_aborts_the_connection(
 ) -> None:
     with capture_logs() as logs:
         async with standin_server(
-            tmp_path, max_send_buffer=NO_CAP, send_timeout=0.5, **FAST_READS
+            tmp_path, max_send_buffer=NO_CAP, send_timeout=0.5, **NO_KEEPALIVE, **FAST_READS
         ) as (server, hub):
             sock = await upgrade(HOST, server.port, first=_frame(WatchRoom(code="WATCH")))
+            _widen_reads(server)
             try:
                 await _attack(sock, ping_frames(1))
                 await asyncio.wait_for(hub.gone.wait(), WAIT)
@@ -127,23 +140,34 @@ def _unsent(server: WarServer) -> int:
     return max(sizes, default=0)
 
 
-async def _stuck(server: WarServer, opening: bytes = b"") -> socket.socket:
-    """A connection whose unsent answers sit well above the high-water mark (it never
-    reads), on a server whose own limits would not drop it for minutes.
+def _widen_reads(server: WarServer) -> None:
+    """Give the server's side of its open connections a wide receive buffer.
 
-    The server's side gets a wide receive buffer: with `RECEIVE_BUFFER`'s small window and
-    loopback's 64 KiB segments, TCP's window updates lag and the flood would take minutes
-    to fill the send buffer (on a real link, segments are 1.5 KiB and it does not lag)."""
-    sock = await upgrade(HOST, server.port, first=opening)
+    With `RECEIVE_BUFFER`'s small window and loopback's 64 KiB segments, TCP's window
+    updates lag (about 16 KiB per 200 ms retransmission tick): a flood would take 40 s
+    or more to fill the kernel's send buffer, a time that grows with the machine's load
+    (on a real link, segments are 1.5 KiB and it does not lag). Widened, it fills in a
+    second or two. One read stays at most 256 KiB (asyncio's), so the server's bound on
+    unsent bytes (the cap plus one read's answers) is tested at its largest read."""
     assert server._server is not None
     for connection in server._server.all_connections:
         peer = connection.transport.get_extra_info("socket")
         peer.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 * 1024 * 1024)
+
+
+async def _stuck(server: WarServer, opening: bytes = b"") -> socket.socket:
+    """A connection whose unsent answers sit well above the high-water mark (it never
+    reads), on a server whose own limits would not drop it for minutes (its reads
+    widened: `_widen_reads`)."""
+    sock = await upgrade(HOST, server.port, first=opening)
+    _widen_reads(server)
     pings = ping_frames(100)
     sent = 0
     while _unsent(server) < STUCK:
         assert sent < ATTACK_LIMIT, "the server's send buffer never filled"
-        sent += await send_until_reset(sock, pings, limit=len(pings))
+        more = await send_until_reset(sock, pings, limit=len(pings))
+        assert more, "the server dropped the connection before its send buffer filled"
+        sent += more
     return sock
 
 
@@ -161,12 +185,19 @@ async def test_stop_ends_a_connection_that_never_reads(tmp_path: Path) -> None:
 
 
 async def test_the_opening_timeout_ends_a_connection_that_never_reads(tmp_path: Path) -> None:
-    async with standin_server(tmp_path, **PATIENT, opening_timeout=0.5) as (server, hub):
+    """The opening timeout runs out once the connection is stuck, not before: the server
+    looks at it again when a message comes (this one opens nothing), and by then the
+    timeout is 0 (on a loaded machine, a fixed short timeout ran out while the buffer
+    was still filling)."""
+    async with standin_server(tmp_path, **PATIENT, opening_timeout=600.0) as (server, hub):
         sock = await _stuck(server)  # no opening message, only pings
+        server.settings = dataclasses.replace(server.settings, opening_timeout=0.0)
         try:
+            await asyncio.get_running_loop().sock_sendall(sock, _frame(Resync()))
             await asyncio.wait_for(hub.gone.wait(), WAIT)
         finally:
             sock.close()
+    assert not hub.opened.is_set()
 
 
 async def test_an_abuse_close_ends_a_connection_that_never_reads(tmp_path: Path) -> None:

@@ -233,6 +233,7 @@ SETTINGS = [
 LIMITS = [{"round_limit": 3, "tie_break": tb} for tb in TieBreak]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("ranks", "suits", "players"),
     [(2, 2, 2), (3, 2, 2), (3, 2, 3), (2, 2, 3), (2, 2, 4), (2, 3, 3), (3, 2, 4)],

@@ -75,6 +75,7 @@ def test_even_median_is_the_mean_of_the_middle_two() -> None:
     assert report.mean_rounds == 25.25
 
 
+@pytest.mark.slow
 def test_same_figures_whatever_the_number_of_jobs() -> None:
     rules = Rules(players=3, won_cards="fixed")  # type: ignore[arg-type]
     one = simulate(rules, 120, seed=9, jobs=1)
