@@ -5,11 +5,19 @@
   - ``StateFileError``: the seat state file cannot be written.
   - ``LocalServerError``: ``war-client --local`` could not start its own server.
   - ``CaFileError``: the ``--cafile`` certificate file cannot be read or is not PEM.
+  - ``CatalogError``: a message catalog is missing or (strictly read) incomplete.
 """
 
 from __future__ import annotations
 
-__all__ = ["CaFileError", "ClientError", "LocalServerError", "StateFileError", "UsageError"]
+__all__ = [
+    "CaFileError",
+    "CatalogError",
+    "ClientError",
+    "LocalServerError",
+    "StateFileError",
+    "UsageError",
+]
 
 
 class ClientError(Exception):
@@ -30,3 +38,8 @@ class LocalServerError(ClientError):
 
 class CaFileError(ClientError):
     """``--cafile`` (or ``$WAR_CLIENT_CAFILE``) cannot be read or holds no PEM certificate."""
+
+
+class CatalogError(ClientError):
+    """A message catalog is missing or incomplete (raised only by a strict catalog, or for
+    a language that has none)."""
