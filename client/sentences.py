@@ -1,9 +1,10 @@
 """Plain sentences about the room, from one participant's point of view.
 
-Pure functions of the view state and the seat they are written for (``me``; None for a
-spectator). Names come from the room and never carry a gender, so a player other than
-``me`` is always named: "Grandma's King beats your 7. Grandma takes 2 cards."; a
-spectator reads "Ann's Queen beats Ben's 9. Ann takes 2 cards.". The one computer
+Pure functions of the view state, the seat they are written for (``me``; None for a
+spectator) and the viewer's catalog (``words``, :mod:`client.catalog`: every word is
+there, in each language). Names come from the room and never carry a gender, so a player
+other than ``me`` is always named: "Grandma's King beats your 7. Grandma takes 2 cards.";
+a spectator reads "Ann's Queen beats Ben's 9. Ann takes 2 cards.". The one computer
 opponent of a room (the seat the server names "Computer") is "the computer", and "it"
 once named, as the full rule page says: "The computer's King beats your 7. It takes 2
 cards.". Several computer seats ("Computer 1", "Computer 2") and a seat the computer
@@ -15,7 +16,7 @@ plays for a player who left keep their names.
 - :func:`rules_sentence` says the rules in force, :func:`score` every player's count and
   the round, :func:`votes_sentence` who asked for what and who still has to vote.
 
-The small words are in :mod:`client._words`; :mod:`client.results` and :mod:`client.standing`
+Who is who is in :mod:`client._words`; :mod:`client.results` and :mod:`client.standing`
 hold the end and the standing, re-exported here so that ``client.sentences`` stays the one
 place a renderer imports its words from.
 """
@@ -25,23 +26,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from client._words import (
-    cap,
-    card_of,
-    does,
-    does_again,
-    full_stop,
-    join_words,
-    longest_name,
-    plural,
-    the_computer,
-    war_name,
-    who,
-    whose,
-)
-from client.cards import rank_word
+from client._words import card_of, named, persons, the_computer, who
+from client.catalog import YOU, Catalog, Count, Said, War, said
 from client.countdown import clock_text
-from client.results import result_sentence, summary_sentence
+from client.policy import error_reason
+from client.results import longest_name, result_sentence, summary_sentence
 from client.standing import rules_sentence, score, status, votes_sentence
 from client.view import ViewState
 from protocol import (
@@ -59,7 +48,6 @@ from protocol import (
     PlayerJoined,
     PlayerLeft,
     PlayerOut,
-    RematchDeal,
     RematchVoted,
     RoomPhase,
     ServerMessage,
@@ -74,7 +62,7 @@ from protocol import (
 
 __all__ = [
     "describe",
-    "join_words",
+    "describe_table",
     "longest_name",
     "result_sentence",
     "rules_sentence",
@@ -82,165 +70,161 @@ __all__ = [
     "status",
     "summary_sentence",
     "votes_sentence",
-    "war_name",
 ]
 
-Said = tuple[str, ...]
+Lines = tuple[str, ...]
 """What a message is told as: zero or more sentences."""
 
 
 # --- one message -----------------------------------------------------------------------------
 def describe(
-    before: ViewState,
-    message: ServerMessage,
-    after: ViewState,
-    me: int | None,
-    *,
-    table: bool = False,
+    before: ViewState, message: ServerMessage, after: ViewState, me: int | None, *, words: Catalog
 ) -> tuple[str, ...]:
-    """Sentences telling what ``message`` changed, written for seat ``me``.
+    """Sentences telling what ``message`` changed, written for seat ``me`` in ``words``.
 
     ``before`` and ``after`` are the views around :func:`client.view.apply`; a message the
     reducer ignored (a repeat, or one held back for a resync) gives no sentence. Returns
     an empty tuple for messages only a table drawing shows (ready flags, turned cards).
-    ``table=True`` leaves out of the welcome what a table shows on its own: the room's
-    codes, how many players it still waits for, and the rules (the first welcome of a
-    connection says them in a line of its own: "Rules: Aces are high. …").
     """
     if after is before:
         return ()
     if after.needs_resync and not before.needs_resync:
-        return ("Some messages went missing; asking the server for the whole table.",)
+        return (words.text("said.resync"),)
     if isinstance(message, Welcome):
-        return _welcome(after, me, table=table, first=not before.welcomed)
+        return _welcome(after, me, words, table=False, first=not before.welcomed)
     teller = _TELLERS.get(type(message))
-    return () if teller is None else teller(before, message, after, me)
+    return () if teller is None else teller(before, message, after, me, words)
 
 
-# Each teller: (before, message, after, me) -> the sentences; a message type without one
-# (ready flags, turned cards, snapshots) is only drawn, never told.
-def _error(before: ViewState, message: Error, after: ViewState, me: int | None) -> Said:
+def describe_table(
+    before: ViewState, message: ServerMessage, after: ViewState, me: int | None, *, words: Catalog
+) -> tuple[str, ...]:
+    """:func:`describe` for a table, which leaves out of the welcome what it shows on its
+    own: the room's codes, how many players it still waits for, and the rules (the first
+    welcome of a connection says them in a line of its own: "Rules: Aces are high. …")."""
+    told = after is not before and not (after.needs_resync and not before.needs_resync)
+    if told and isinstance(message, Welcome):
+        return _welcome(after, me, words, table=True, first=not before.welcomed)
+    return describe(before, message, after, me, words=words)
+
+
+# Each teller: (before, message, after, me, words) -> the sentences; a message type without
+# one (ready flags, turned cards, snapshots) is only drawn, never told.
+def _error(
+    before: ViewState, message: Error, after: ViewState, me: int | None, w: Catalog
+) -> Lines:
     if not after.welcomed:
         return ()  # a refused opening: the connection's end says why, once
-    return (f"The server says: {full_stop(message.message or message.code)}",)
+    return (w.text("said.server_says", reason=error_reason(message)),)
 
 
-def _joined(before: ViewState, message: PlayerJoined, after: ViewState, me: int | None) -> Said:
+def _joined(
+    before: ViewState, message: PlayerJoined, after: ViewState, me: int | None, w: Catalog
+) -> Lines:
     seat = message.seat
     if seat == me:
         return ()
-    if the_computer(after, seat):
-        return (f"The computer takes seat {seat + 1}.",)
-    joined = f"{message.name} (the computer)" if message.computer else message.name
-    return (f"{joined} takes seat {seat + 1}.",)
+    if message.computer and not the_computer(after, seat):
+        return (w.text("said.joined_computer", name=message.name, seat=seat + 1),)
+    return (w.text("said.joined", who=who(after, seat, me), seat=seat + 1),)
 
 
-def _left(before: ViewState, message: PlayerLeft, after: ViewState, me: int | None) -> Said:
-    return (f"{cap(does(before, message.seat, me, 'leave', 'leaves'))} the table.",)
+def _left(
+    before: ViewState, message: PlayerLeft, after: ViewState, me: int | None, w: Catalog
+) -> Lines:
+    return (w.text("said.left", who=who(before, message.seat, me)),)
 
 
 def _connection(
-    before: ViewState, message: ConnectionChanged, after: ViewState, me: int | None
-) -> Said:
+    before: ViewState, message: ConnectionChanged, after: ViewState, me: int | None, w: Catalog
+) -> Lines:
     seat = message.seat
     if seat == me:
         return ()
     if message.rejoined:
-        return (f"{after.name(seat)} is back, on another device (with the player code).",)
-    return (f"{after.name(seat)} is {'back' if message.connected else 'away'}.",)
+        return (w.text("said.rejoined", who=named(after, seat)),)
+    return (w.text("said.back" if message.connected else "said.away", who=named(after, seat)),)
 
 
-def _waiting(before: ViewState, message: WaitingFor, after: ViewState, me: int | None) -> Said:
+def _waiting(
+    before: ViewState, message: WaitingFor, after: ViewState, me: int | None, w: Catalog
+) -> Lines:
     away = [s for s in after.away_waited if s not in before.away_waited]
     if not away or after.phase is not RoomPhase.PLAYING:
         return ()
-    names = join_words(after.name(s) for s in away)
-    return (f"The game waits for {names}, away for now.",)
+    return (w.text("said.waits_for_away", names=[named(after, s) for s in away]),)
 
 
-def _auto(before: ViewState, message: AutoPlayChanged, after: ViewState, me: int | None) -> Said:
+def _auto(
+    before: ViewState, message: AutoPlayChanged, after: ViewState, me: int | None, w: Catalog
+) -> Lines:
     seat, mode = message.seat, message.mode
     if message.away:
-        return (_away_play(after, seat, me, playing=mode is AutoPlay.CALM),)
+        key = "said.away_play" if mode is AutoPlay.CALM else "said.away_stop"
+        return (w.text(key, who=YOU if seat == me else named(after, seat)),)
     if seat == me:
-        return (f"Your auto-play is {mode.value}.",)
+        return (w.text("said.auto_yours", mode=_mode(mode)),)
     if seat in after.left:
-        return (
-            ()
-            if mode is AutoPlay.OFF
-            else (f"The computer plays for {after.name(seat)} from now on.",)
-        )
+        if mode is AutoPlay.OFF:
+            return ()
+        return (w.text("said.computer_plays_for", who=named(after, seat)),)
     if after.seat(seat) is not None and after.seats[seat].computer:
         return ()  # the computer always plays at its own pace
-    return (f"{after.name(seat)} turns auto-play {mode.value}.",)
+    return (w.text("said.auto_other", who=named(after, seat), mode=_mode(mode)),)
+
+
+def _mode(mode: AutoPlay) -> Said:
+    return said("auto.mode", mode=mode.value)
 
 
 def _finish_voted(
-    before: ViewState, message: FinishVoted, after: ViewState, me: int | None
-) -> Said:
-    said = f"{cap(does(after, message.seat, me, 'vote', 'votes'))} to finish the game."
-    return (said, *_still_to_vote(after, me))
+    before: ViewState, message: FinishVoted, after: ViewState, me: int | None, w: Catalog
+) -> Lines:
+    said_ = w.text("said.finish_voted", who=who(after, message.seat, me))
+    return (said_, *_still_to_vote(after, me, w))
 
 
 def _rematch_voted(
-    before: ViewState, message: RematchVoted, after: ViewState, me: int | None
-) -> Said:
-    wish = "a rematch with a new deal" if message.deal is RematchDeal.NEW else "this deal again"
-    said = f"{cap(does(after, message.seat, me, 'ask', 'asks'))} for {wish}."
-    return (said, *_still_to_vote(after, me))
+    before: ViewState, message: RematchVoted, after: ViewState, me: int | None, w: Catalog
+) -> Lines:
+    said_ = w.text("said.rematch_voted", who=who(after, message.seat, me), wish=message.deal.value)
+    return (said_, *_still_to_vote(after, me, w))
 
 
 def _watching(
-    before: ViewState, message: SpectatorsChanged, after: ViewState, me: int | None
-) -> Said:
-    if message.count == 0:
-        return ("Nobody is watching now.",)
-    if message.count == 1:
-        return ("1 person is watching.",)
-    return (f"{message.count} people are watching.",)
+    before: ViewState, message: SpectatorsChanged, after: ViewState, me: int | None, w: Catalog
+) -> Lines:
+    return (w.text("said.watching", count=message.count),)
 
 
-def _time_up(before: ViewState, message: TimeUp, after: ViewState, me: int | None) -> Said:
-    if after.war_depth:
-        return ("Time is up: the game ends once this war is settled.",)
-    return ("Time is up.",)
+def _time_up(
+    before: ViewState, message: TimeUp, after: ViewState, me: int | None, w: Catalog
+) -> Lines:
+    return (w.text("said.time_up_war" if after.war_depth else "said.time_up"),)
 
 
-def _returned(before: ViewState, message: CardsReturned, after: ViewState, me: int | None) -> Said:
-    said = "Everyone in the war ran out of cards at once: each takes their own cards back."
+def _returned(
+    before: ViewState, message: CardsReturned, after: ViewState, me: int | None, w: Catalog
+) -> Lines:
+    said_ = w.text("said.returned")
     if _played_again(before, after):
-        return (said, "Nobody takes this round: it is played again.")
-    return (said,)
+        return (said_, w.text("said.played_again"))
+    return (said_,)
 
 
-def _out(before: ViewState, message: PlayerOut, after: ViewState, me: int | None) -> Said:
-    seat = message.seat
-    why = (
-        "too few cards to finish the war"
-        if message.reason.value == "short_war"
-        else "no cards left"
-    )
-    verb, out = ("have", "are") if seat == me else ("has", "is")
-    return (f"{cap(who(after, seat, me))} {verb} {why} and {out} out.",)
+def _out(
+    before: ViewState, message: PlayerOut, after: ViewState, me: int | None, w: Catalog
+) -> Lines:
+    return (w.text("said.out", who=who(after, message.seat, me), why=message.reason.value),)
 
 
-def _over(before: ViewState, message: GameOver, after: ViewState, me: int | None) -> Said:
+def _over(
+    before: ViewState, message: GameOver, after: ViewState, me: int | None, w: Catalog
+) -> Lines:
     result = after.result
     if result is None:  # pragma: no cover - the reducer always sets it
         return ()
-    return (result_sentence(after, result, me), summary_sentence(result))
-
-
-def _away_play(view: ViewState, seat: int, me: int | None, *, playing: bool) -> str:
-    """The server starts (``playing``) or stops playing an away seat for its player."""
-    if seat == me:
-        if playing:
-            return "You are away: the server plays for you calmly until you come back."
-        return "While you were away the server played for you; now you play again."
-    name = view.name(seat)
-    if playing:
-        return f"{name} is away: the server plays for them calmly until they come back."
-    return f"The server no longer plays for {name}."
+    return (result_sentence(after, result, me, words=w), summary_sentence(result, words=w))
 
 
 def _played_again(before: ViewState, after: ViewState) -> bool:
@@ -254,83 +238,105 @@ def _played_again(before: ViewState, after: ViewState) -> bool:
     )
 
 
-def _still_to_vote(view: ViewState, me: int | None) -> tuple[str, ...]:
+def _still_to_vote(view: ViewState, me: int | None, w: Catalog) -> tuple[str, ...]:
     pending = still_to_vote(view.phase, view.seats)
     if not pending:
         return ()
-    return (f"Still to vote: {join_words(who(view, s, me) for s in pending)}.",)
+    return (w.text("said.still_to_vote", names=persons(view, pending, me)),)
 
 
 def _welcome(
-    view: ViewState, me: int | None, *, table: bool, first: bool = True
+    view: ViewState, me: int | None, w: Catalog, *, table: bool, first: bool = True
 ) -> tuple[str, ...]:
-    players = view.rules.players
-    if me is None:
-        seated = [who(view, s.seat, me) for s in view.seats if s.name is not None]
-        lines = [f"You are watching {join_words(seated) or 'an empty table'}."]
-    else:
-        lines = [f"You are {view.name(me)}, at seat {me + 1} of {players}."]
-    if view.phase is RoomPhase.PLAYING:
-        on = f"The game is on: round {view.round + 1}"
-        if view.time_up:
-            lines.append(f"{on}; time is up.")
-        elif view.seconds_left is not None:
-            lines.append(f"{on}, {clock_text(view.seconds_left)} left.")
-        else:
-            lines.append(f"{on}.")
-    elif view.phase is RoomPhase.OVER and view.result is not None:
-        lines.append(result_sentence(view, view.result, me))
-    elif view.open_seats and not table:
-        lines.append(f"Waiting for {plural(len(view.open_seats), 'more player')}.")
-        if view.player_code is not None:
-            lines.append(f"Player code: {view.player_code}.")
+    lines = [_here(view, me, w), *_the_game(view, me, w, table=table)]
     if view.watch_code is not None and me is not None and not table:
-        lines.append(f"Watch code: {view.watch_code}.")
+        lines.append(w.text("said.watch_code", code=view.watch_code))
     if first and not table:
-        lines.append(f"Rules: {rules_sentence(view.rules, view.minutes)}")
+        lines.append(w.text("said.rules", rules=rules_sentence(view.rules, view.minutes, words=w)))
     return tuple(lines)
 
 
-def _game_started(before: ViewState, message: GameStarted, view: ViewState, me: int | None) -> Said:
+def _here(view: ViewState, me: int | None, w: Catalog) -> str:
+    """Who the welcome is for: "You are Ann, at seat 1 of 2.", or who a spectator watches."""
+    if me is not None:
+        seat, players = me + 1, view.rules.players
+        return w.text("said.you_are", name=view.name(me), seat=seat, players=players)
+    seated = persons(view, (s.seat for s in view.seats if s.name is not None), me)
+    return w.text("said.watching_table", seated=seated) if seated else w.text("said.watching_empty")
+
+
+def _the_game(view: ViewState, me: int | None, w: Catalog, *, table: bool) -> list[str]:
+    """Where the game stands at a welcome: on (and its clock), over, or waiting."""
+    if view.phase is RoomPhase.PLAYING:
+        round_ = view.round + 1
+        if view.time_up:
+            return [w.text("said.game_on_time_up", round=round_)]
+        if view.seconds_left is not None:
+            clock = clock_text(view.seconds_left)
+            return [w.text("said.game_on_clock", round=round_, clock=clock)]
+        return [w.text("said.game_on", round=round_)]
+    if view.phase is RoomPhase.OVER and view.result is not None:
+        return [result_sentence(view, view.result, me, words=w)]
+    if not view.open_seats or table:
+        return []
+    lines = [w.text("said.waiting_players", missing=Count("player", len(view.open_seats)))]
+    if view.player_code is not None:
+        lines.append(w.text("said.player_code", code=view.player_code))
+    return lines
+
+
+def _game_started(
+    before: ViewState, message: GameStarted, view: ViewState, me: int | None, w: Catalog
+) -> Lines:
     counts = set(message.counts)
-    each = f"{plural(counts.pop(), 'card')} each" if len(counts) == 1 else "cards dealt"
-    aside = " (one card is set aside)" if sum(message.counts) == 51 else ""
-    deal = f", deal {message.deal}" if message.deal is not None else ""
-    clock = f" {plural(view.minutes, 'minute')} on the clock." if view.minutes else ""
+    cards: Said = (
+        said("said.each", cards=Count("card", counts.pop()))
+        if len(counts) == 1
+        else said("said.dealt")
+    )
+    if sum(message.counts) == 51:
+        cards = said("said.set_aside", cards=cards)
+    deal = message.deal
     if message.game == 1:
-        return (f"The game begins{deal}: {each}{aside}.{clock}",)
-    lines = []
-    votes = {s.rematch_vote for s in before.seats if s.rematch_vote is not None}
-    if len(votes) > 1:
-        same = message.deal is not None and message.deal == before.deal
-        won = "this deal again" if same else "a new deal"
-        lines.append(f"The votes were split between a new deal and this deal again: {won} won.")
-    lines.append(f"Rematch: game {message.game} begins{deal}: {each}{aside}.{clock}")
+        key = "said.begins" if deal is None else "said.begins_deal"
+        lines = [w.text(key, cards=cards, deal=deal if deal is not None else "")]
+    else:
+        lines = []
+        votes = {s.rematch_vote for s in before.seats if s.rematch_vote is not None}
+        if len(votes) > 1:
+            same = deal is not None and deal == before.deal
+            lines.append(w.text("said.votes_split", won="same" if same else "new"))
+        key = "said.rematch_begins" if deal is None else "said.rematch_begins_deal"
+        game = message.game
+        lines.append(w.text(key, cards=cards, game=game, deal=deal if deal is not None else ""))
+    if view.minutes:
+        lines[-1] += " " + w.text("said.on_the_clock", time=Count("minute", view.minutes))
     return tuple(lines)
 
 
-def _war(before: ViewState, message: WarDeclared, view: ViewState, me: int | None) -> Said:
-    return (_war_line(view, message, me),)
+def _war(
+    before: ViewState, message: WarDeclared, view: ViewState, me: int | None, w: Catalog
+) -> Lines:
+    return (_war_line(view, message, me, w),)
 
 
-def _war_line(view: ViewState, message: WarDeclared, me: int | None) -> str:
-    head = cap(war_name(message.depth)) + "!"
+def _war_line(view: ViewState, message: WarDeclared, me: int | None, w: Catalog) -> str:
+    head = w.text("said.war_head", war=War(message.depth))
     flip = view.last_flip
     if flip is None:
-        names = join_words(who(view, s, me) for s in message.seats)
-        return f"{head} {cap(names)} go to war."
+        return f"{head} {w.text('said.go_to_war', seats=persons(view, message.seats, me))}"
     tied = [(s, c) for s, c in flip.cards if s in message.seats]
     # a seat already out of the game does not "sit this one out": it is not playing
     others = [s for s, _ in flip.cards if s not in message.seats and not _is_out(view, s)]
     if len(tied) == 2:
         (s1, c1), (s2, c2) = sorted(tied, key=lambda pair: pair[0] != me)
-        text = f"{head} {cap(card_of(view, s1, c1, me))} ties {card_of(view, s2, c2, me)}."
+        first, second = card_of(view, s1, c1, me), card_of(view, s2, c2, me)
+        text = f"{head} {w.text('said.ties', first=first, second=second)}"
     else:
-        cards = join_words(card_of(view, s, c, me) for s, c in tied)
-        text = f"{head} {cap(cards)} tie."
+        cards = [card_of(view, s, c, me) for s, c in tied]
+        text = f"{head} {w.text('said.tie', tied=cards)}"
     if others:
-        text += f" {cap(join_words(who(view, s, me) for s in others))} "
-        text += "sit this one out." if len(others) > 1 or others[0] == me else "sits this one out."
+        text += " " + w.text("said.sits_out", names=persons(view, others, me))
     return text
 
 
@@ -339,7 +345,9 @@ def _is_out(view: ViewState, seat: int) -> bool:
     return record is not None and record.out
 
 
-def _laid_down(before: ViewState, message: CardsLaidDown, view: ViewState, me: int | None) -> Said:
+def _laid_down(
+    before: ViewState, message: CardsLaidDown, view: ViewState, me: int | None, w: Catalog
+) -> Lines:
     """Only a short player is worth a sentence (``short_war: last_card``)."""
     if view.rules.short_war is not ShortWar.LAST_CARD:
         return ()
@@ -349,43 +357,42 @@ def _laid_down(before: ViewState, message: CardsLaidDown, view: ViewState, me: i
         record = view.seat(seat)
         if count >= wanted or record is None:
             continue
+        subject = who(view, seat, me)
         if count:
-            subject = cap(does(view, seat, me, "are", "is"))
-            lines.append(f"{subject} short of cards: only {count} face down.")
+            lines.append(w.text("said.short_down", who=subject, count=count))
         elif record.count:
-            subject = cap(does(view, seat, me, "have", "has"))
-            lines.append(f"{subject} one card left: it goes face up.")
+            lines.append(w.text("said.last_card_up", who=subject))
         elif record.face_up:
-            subject = cap(does(view, seat, me, "have", "has"))
-            owner = "its" if seat != me and the_computer(view, seat) else whose(view, seat, me)
-            standing = f"{owner} {rank_word(record.face_up[-1])}"
-            lines.append(f"{subject} no cards left: {standing} stands again.")
+            standing = card_of(view, seat, record.face_up[-1], me, again=True)
+            lines.append(w.text("said.card_stands", who=subject, card=standing))
     return tuple(lines)
 
 
-def _taken(before: ViewState, message: CardsTaken, view: ViewState, me: int | None) -> Said:
-    return (_taken_line(view, message, me),)
+def _taken(
+    before: ViewState, message: CardsTaken, view: ViewState, me: int | None, w: Catalog
+) -> Lines:
+    return (_taken_line(view, message, me, w),)
 
 
-def _taken_line(view: ViewState, message: CardsTaken, me: int | None) -> str:
+def _taken_line(view: ViewState, message: CardsTaken, me: int | None, w: Catalog) -> str:
     winner = message.seat
     flip = view.last_flip
-    haul = plural(message.count, "card")
-    verb = "take" if winner == me else "takes"
+    haul = Count("card", message.count)
     if flip is None or flip.step != message.step or winner not in dict(flip.cards):
-        last = cap(does(view, winner, me, "are", "is"))
-        return f"{last} the last one left in the war and {verb} {haul}."
+        return w.text("said.last_one_left", who=who(view, winner, me), cards=haul)
     cards = dict(flip.cards)
-    losers = [(s, c) for s, c in flip.cards if s != winner]
-    beaten = join_words(card_of(view, s, c, me) for s, c in losers)
-    text = f"{cap(card_of(view, winner, cards[winner], me))} beats {beaten}."
+    beaten = [card_of(view, s, c, me) for s, c in flip.cards if s != winner]
+    text = w.text("said.beats", card=card_of(view, winner, cards[winner], me), beaten=beaten)
+    again = who(view, winner, me, again=True)
     if flip.depth:
-        win = does_again(view, winner, me, "win", "wins")
-        return f"{text} {cap(win)} the {war_name(flip.depth)} and {verb} {haul}."
-    return f"{text} {cap(does_again(view, winner, me, 'take', 'takes'))} {haul}."
+        won = w.text("said.wins_war", who=again, war=War(flip.depth), cards=haul)
+    else:
+        won = w.text("said.takes", who=again, cards=haul)
+    return f"{text} {won}"
 
 
-_TELLERS: dict[type[ServerMessage], Callable[[ViewState, Any, ViewState, int | None], Said]] = {
+_Teller = Callable[[ViewState, Any, ViewState, int | None, Catalog], Lines]
+_TELLERS: dict[type[ServerMessage], _Teller] = {
     Error: _error,
     PlayerJoined: _joined,
     PlayerLeft: _left,

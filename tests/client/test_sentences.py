@@ -7,10 +7,11 @@ from dataclasses import replace
 
 import pytest
 
-from client.cards import is_red, rank_label, rank_word
+from client.cards import is_red
+from client.catalog import Rank, catalog
 from client.sentences import (
     describe,
-    join_words,
+    describe_table,
     result_sentence,
     rules_sentence,
     score,
@@ -61,6 +62,8 @@ from server import engine
 from tests._kit.decks import arrange
 from tests.client._record import Recording
 
+EN = catalog("en", strict=True)
+
 
 def narrate(messages: Sequence[ServerMessage], me: int | None) -> list[str]:
     """Every sentence the messages produce for ``me``, in order."""
@@ -68,7 +71,7 @@ def narrate(messages: Sequence[ServerMessage], me: int | None) -> list[str]:
     lines: list[str] = []
     for message in messages:
         before, view = view, apply(view, message)
-        lines += describe(before, message, view, me)
+        lines += describe(before, message, view, me, words=EN)
     return lines
 
 
@@ -101,20 +104,20 @@ def battle(
 
 
 def test_ranks_are_words() -> None:
-    assert [rank_word(r + "S") for r in "AKQJT98765432"] == [
+    assert [EN.word(Rank(r + "S")) for r in "AKQJT98765432"] == [
         "Ace", "King", "Queen", "Jack", "10", "9", "8", "7", "6", "5", "4", "3", "2",
     ]  # fmt: skip
-    assert rank_label("TH") == "10" and rank_label("QH") == "Q"
+    assert EN.label("TH") == "10" and EN.label("QH") == "Q"
     assert is_red("QH") and is_red("2D") and not is_red("AS") and not is_red("KC")
     with pytest.raises(ValueError, match="not a card code: 'XX'"):
-        rank_word("XX")
+        is_red("XX")
 
 
 def test_join_words() -> None:
-    assert join_words([]) == ""
-    assert join_words(["Ann"]) == "Ann"
-    assert join_words(["Ann", "Ben"]) == "Ann and Ben"
-    assert join_words(["Ann", "Ben", "Cy"]) == "Ann, Ben and Cy"
+    assert EN.list_of([]) == ""
+    assert EN.list_of(["Ann"]) == "Ann"
+    assert EN.list_of(["Ann", "Ben"]) == "Ann and Ben"
+    assert EN.list_of(["Ann", "Ben", "Cy"]) == "Ann, Ben and Cy"
 
 
 def test_my_win_names_the_beaten_card() -> None:
@@ -188,7 +191,7 @@ def test_three_players_with_a_two_way_war() -> None:
     ]
     view = apply_all(ViewState(), recording.messages[:-5])
     assert view.war_seats == (0, 1)
-    assert status(view, 2) == "Ann and Ben are at war; you sit this one out."
+    assert status(view, 2, words=EN) == "Ann and Ben are at war; you sit this one out."
     ann = narrate(recording.messages, 0)
     assert ann[-2] == "War! Your King ties Ben's King. Cy sits this one out."
 
@@ -261,7 +264,7 @@ def test_round_limit_and_its_draw() -> None:
         summary=Summary(rounds=12, wars=0, longest_war=0, biggest_haul=2, deal=7),
     )
     even = replace(view, seats=tuple(replace(s, count=26) for s in view.seats))
-    assert result_sentence(even, drawn, 0) == (
+    assert result_sentence(even, drawn, 0, words=EN) == (
         "Game over: the limit of 12 rounds is reached. It's a draw: 26 cards each."
     )
 
@@ -291,7 +294,7 @@ def test_the_summary_is_the_same_for_everyone() -> None:
     recording.play()
     view = apply_all(ViewState(), recording.messages)
     assert view.result is not None
-    assert narrate(recording.messages, None)[-1] == summary_sentence(view.result)
+    assert narrate(recording.messages, None)[-1] == summary_sentence(view.result, words=EN)
     results = {narrate(recording.messages, me)[-1] for me in (None, 0, 1, 2)}
     assert len(results) == 1
 
@@ -317,7 +320,7 @@ def test_room_changes() -> None:
         "Your auto-play is calm.",
         "2 people are watching.",
         "1 person is watching.",
-        "The server says: step 3 is over.",
+        "The server says: that came too late: the game has moved on.",
     ]
 
 
@@ -341,7 +344,7 @@ def test_joining_and_the_codes_while_seats_are_open() -> None:
         "The computer takes seat 2.",
     ]
     view = apply(ViewState(), welcome)
-    assert status(view, 0) == "Waiting for 2 more players to join."
+    assert status(view, 0, words=EN) == "Waiting for 2 more players to join."
 
 
 def test_a_refusal_before_the_welcome_is_left_to_the_end_line() -> None:
@@ -353,9 +356,9 @@ def test_ignored_and_missing_messages() -> None:
     messages = table(["Ann", "Ben"], 0)
     view = apply_all(ViewState(), messages)
     repeat = messages[1]
-    assert describe(view, repeat, apply(view, repeat), 0) == ()
+    assert describe(view, repeat, apply(view, repeat), 0, words=EN) == ()
     gap = ReadyChanged(seq=9, seat=1, ready=True)
-    assert describe(view, gap, apply(view, gap), 0) == (
+    assert describe(view, gap, apply(view, gap), 0, words=EN) == (
         "Some messages went missing; asking the server for the whole table.",
     )
 
@@ -363,14 +366,14 @@ def test_ignored_and_missing_messages() -> None:
 def test_status_tells_me_what_to_do() -> None:
     messages = [*table(["Ann", "Ben"], 0), WaitingFor(seq=4, seats=(0, 1))]
     view = apply_all(ViewState(), messages)
-    assert status(view, 0) == "Press space to turn over."
-    assert status(view, None) == "Waiting for Ann and Ben."
+    assert status(view, 0, words=EN) == "Press space to turn over."
+    assert status(view, None, words=EN) == "Waiting for Ann and Ben."
     ready = apply(view, ReadyChanged(seq=5, seat=0, ready=True))
-    assert status(ready, 0) == "Waiting for Ben."
+    assert status(ready, 0, words=EN) == "Waiting for Ben."
     away = apply(ready, ConnectionChanged(seq=6, seat=1, connected=False))
-    assert status(away, 0) == "Waiting for Ben (away)."
+    assert status(away, 0, words=EN) == "Waiting for Ben (away)."
     auto = apply(view, AutoPlayChanged(seq=5, seat=0, mode=AutoPlay.QUICK))
-    assert status(auto, 0) == "Auto-play (quick) turns over for you. Press a to change it."
+    assert status(auto, 0, words=EN) == "Auto-play (quick) turns over for you. Press a to change it."
     war = apply_all(
         view,
         [
@@ -379,15 +382,15 @@ def test_status_tells_me_what_to_do() -> None:
             WaitingFor(seq=7, seats=(0, 1)),
         ],
     )
-    assert status(war, 0) == "War! Press space to lay 1 card face down and turn one up."
-    assert status(war, 0, plain=True) == (
+    assert status(war, 0, words=EN) == "War! Press space to lay 1 card face down and turn one up."
+    assert status(war, 0, plain=True, words=EN) == (
         "War! Press enter to lay 1 card face down and turn one up."
     )
     short = replace(war, seats=(replace(war.seats[0], count=1), war.seats[1]))
-    assert status(short, 0) == "War! Press space to lay your cards down."
-    assert status(view, 0, plain=True) == "Press enter to turn over."
-    assert status(auto, 0, plain=True).endswith("Type a to change it.")
-    assert status(ViewState(), 0) == "Connecting…"
+    assert status(short, 0, words=EN) == "War! Press space to lay your cards down."
+    assert status(view, 0, plain=True, words=EN) == "Press enter to turn over."
+    assert status(auto, 0, plain=True, words=EN).endswith("Type a to change it.")
+    assert status(ViewState(), 0, words=EN) == "Connecting…"
 
 
 def test_a_welcome_back_mid_game_and_after_it() -> None:
@@ -551,7 +554,7 @@ def test_a_player_leaving_before_the_game_frees_the_seat() -> None:
     assert narrate(messages, 0)[-1] == "Ben leaves the table."
     view = apply_all(ViewState(), messages)
     assert view.open_seats == (1, 2)
-    assert status(view, 0) == "Waiting for 2 more players to join."
+    assert status(view, 0, words=EN) == "Waiting for 2 more players to join."
 
 
 def finished_game(votes: Sequence[RematchDeal], deal: int | None) -> list[ServerMessage]:
@@ -581,7 +584,7 @@ def test_summaries_never_say_zero_rounds_or_zero_wars() -> None:
         figures = Summary(rounds=rounds, wars=wars, longest_war=longest, biggest_haul=haul, deal=7)
         return summary_sentence(
             GameResult(winner=0, termination=Termination.TIME_LIMIT, summary=figures)
-        )
+        , words=EN)
 
     assert summary(12, 0, 0, 2) == "12 rounds, no wars, biggest haul: 2 cards, deal 7."
     assert (
@@ -600,14 +603,14 @@ def test_a_table_gets_no_second_waiting_line() -> None:
     )
     welcome = Welcome(seq=1, seat=0, player_code="K7MX-QD4R", watch_code="9HWT-2CBN", state=state)
     view = apply(ViewState(), welcome)
-    said = describe(ViewState(), welcome, view, 0, table=True)
+    said = describe_table(ViewState(), welcome, view, 0, words=EN)
     assert said == ("You are Ann, at seat 1 of 2.",), "the status row says who is missing"
-    assert status(view, 0) == "Waiting for 1 more player to join."
+    assert status(view, 0, words=EN) == "Waiting for 1 more player to join."
 
 
 # --- issue 12, items 8 and 9: the rules, the score, the votes -----------------------------------
 def test_the_rules_in_plain_words() -> None:
-    assert rules_sentence(RulesSpec()) == (
+    assert rules_sentence(RulesSpec(), words=EN) == (
         "Aces are high. One card face down in a war. A player short of cards in a war loses. "
         "Won cards are shuffled before they go under the pile. No limit: the game ends when "
         "one player has every card."
@@ -621,13 +624,13 @@ def test_the_rules_in_plain_words() -> None:
         round_limit=50,
         tie_break=TieBreak.BATTLE,
     )
-    assert rules_sentence(house) == (
+    assert rules_sentence(house, words=EN) == (
         "Aces are low, below the 2s. Three cards face down in a war. A player short of cards "
         "in a war turns up their last card. Won cards go under the pile in the order they "
         "were laid down. The game ends after 50 rounds: most cards wins. Equal counts then "
         "play on until one player has more."
     )
-    four = rules_sentence(RulesSpec(players=4), minutes=10)
+    four = rules_sentence(RulesSpec(players=4), minutes=10, words=EN)
     assert "A player short of cards in a war is out." in four
     assert four.endswith(
         "The game ends after 10 minutes: most cards wins. Equal counts then are a draw."
@@ -645,8 +648,8 @@ def test_the_score_counts_every_pile_and_names_the_round() -> None:
         round=11,
         seats=tuple(replace(s, count=c) for s, c in zip(view.seats, (21, 30, 0), strict=True)),
     )
-    assert score(view, 1) == "Round 12: Ann has 21 cards, you have 30 cards and Cy is out."
-    assert score(view, None) == "Round 12: Ann has 21 cards, Ben has 30 cards and Cy is out."
+    assert score(view, 1, words=EN) == "Round 12: Ann has 21 cards, you have 30 cards and Cy is out."
+    assert score(view, None, words=EN) == "Round 12: Ann has 21 cards, Ben has 30 cards and Cy is out."
     war = replace(
         view,
         war_depth=2,
@@ -656,10 +659,10 @@ def test_the_score_counts_every_pile_and_names_the_round() -> None:
             *view.seats[1:],
         ),
     )
-    assert score(war, 1).startswith(
+    assert score(war, 1, words=EN).startswith(
         "Round 12 of 26, double war: Ann has 15 cards (and 4 on the table)"
     )
-    assert score(ViewState(), 0) == "No cards dealt yet."
+    assert score(ViewState(), 0, words=EN) == "No cards dealt yet."
 
 
 def voting_table() -> ViewState:
@@ -673,34 +676,34 @@ def voting_table() -> ViewState:
 
 def test_who_still_has_to_vote_to_finish_follows_the_room() -> None:
     view = voting_table()
-    assert votes_sentence(view, 0) is None
+    assert votes_sentence(view, 0, words=EN) is None
     voted = apply(view, FinishVoted(seq=7, seat=1))
-    said = describe(view, FinishVoted(seq=7, seat=1), voted, 0)
+    said = describe(view, FinishVoted(seq=7, seat=1), voted, 0, words=EN)
     assert said == ("Ben votes to finish the game.", "Still to vote: you and Cy."), "Dot is out"
     now = "voted to finish now (the rest is played out at once)"
-    assert votes_sentence(voted, 0) == f"Ben {now}; still to vote: you and Cy."
+    assert votes_sentence(voted, 0, words=EN) == f"Ben {now}; still to vote: you and Cy."
     away = apply(voted, ConnectionChanged(seq=8, seat=2, connected=False))
-    assert votes_sentence(away, 0) == f"Ben {now}; still to vote: you.", "away: no vote"
+    assert votes_sentence(away, 0, words=EN) == f"Ben {now}; still to vote: you.", "away: no vote"
     left = apply(away, PlayerLeft(seq=9, seat=2))
     assert left.seats[2].computer, "the computer plays a seat whose player left"
     both = apply(left, FinishVoted(seq=10, seat=0))
-    assert votes_sentence(both, 1) == f"Ann and you {now}."
+    assert votes_sentence(both, 1, words=EN) == f"Ann and you {now}."
 
 
 def test_who_still_has_to_vote_for_a_rematch() -> None:
     view = apply(voting_table(), over(7, 300, 0, (52, 0, 0, 0)))
-    assert status(view, 0) == (
+    assert status(view, 0, words=EN) == (
         "Game over. Press r for a rematch with a new deal, d to replay this deal, q to leave."
     )
-    assert status(view, 0, plain=True).startswith("Game over. Type r for a rematch")
+    assert status(view, 0, plain=True, words=EN).startswith("Game over. Type r for a rematch")
     asked = apply(view, RematchVoted(seq=8, seat=0, deal=RematchDeal.NEW))
-    assert status(asked, 0) == "Waiting for Ben, Cy and Dot to vote.", "out players vote again"
+    assert status(asked, 0, words=EN) == "Waiting for Ben, Cy and Dot to vote.", "out players vote again"
     asked = apply(asked, RematchVoted(seq=9, seat=3, deal=RematchDeal.SAME))
-    assert votes_sentence(asked, 1) == (
+    assert votes_sentence(asked, 1, words=EN) == (
         "Ann asked for a new deal, Dot for this deal again; still to vote: you and Cy."
     )
     same = apply(view, RematchVoted(seq=8, seat=2, deal=RematchDeal.SAME))
-    assert votes_sentence(same, None) == (
+    assert votes_sentence(same, None, words=EN) == (
         "Cy asked for this deal again; still to vote: Ann, Ben and Dot."
     )
 
@@ -733,19 +736,19 @@ def test_the_rules_of_0_1_rooms_are_said() -> None:
         fixed_order=FixedOrder.SEAT0,
         both_short=BothShort.END,
     )
-    said = rules_sentence(old)
+    said = rules_sentence(old, words=EN)
     assert "If everyone in a war runs out at once, the game ends (the old rule)." in said
     assert (
         "Won cards go under the pile in the order they were laid down, seat 1's first"
         " (the old rule)." in said
     )
-    today = rules_sentence(RulesSpec(players=3, won_cards=WonCards.FIXED))
+    today = rules_sentence(RulesSpec(players=3, won_cards=WonCards.FIXED), words=EN)
     assert "old rule" not in today
-    before_0_3 = rules_sentence(RulesSpec(players=4, taken_back=TakenBack.AS_LAID))
+    before_0_3 = rules_sentence(RulesSpec(players=4, taken_back=TakenBack.AS_LAID), words=EN)
     assert "their cards go back unshuffled (the old rule)." in before_0_3
-    assert "old rule" not in rules_sentence(RulesSpec(players=4))
-    assert "old rule" not in rules_sentence(RulesSpec(taken_back=TakenBack.AS_LAID))  # 2
-    assert "old rule" not in rules_sentence(RulesSpec(both_short=BothShort.END))  # 2 players
+    assert "old rule" not in rules_sentence(RulesSpec(players=4), words=EN)
+    assert "old rule" not in rules_sentence(RulesSpec(taken_back=TakenBack.AS_LAID), words=EN)  # 2
+    assert "old rule" not in rules_sentence(RulesSpec(both_short=BothShort.END), words=EN)  # 2 players
 
 
 def test_the_server_playing_for_an_away_player_is_said_to_everyone() -> None:
@@ -788,9 +791,9 @@ def test_a_player_already_out_never_sits_a_war_out() -> None:
     war = WarDeclared(seq=8, step=10, round=10, depth=1, seats=(0, 1))
     turned = apply(view, flip)
     at_war = apply(turned, war)
-    assert describe(turned, war, at_war, 0) == (
+    assert describe(turned, war, at_war, 0, words=EN) == (
         "War! Your King ties Ben's King. Cy sits this one out.",
     )
-    assert describe(turned, war, at_war, None) == (
+    assert describe(turned, war, at_war, None, words=EN) == (
         "War! Ann's King ties Ben's King. Cy sits this one out.",
     )
