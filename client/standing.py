@@ -4,11 +4,16 @@
 - :func:`score`: every player's count and the round.
 - :func:`votes_sentence`: who asked for what, and who still has to vote.
 - :func:`rules_sentence`: the rules in force, the same for everyone.
+
+Each in the viewer's ``words`` (:mod:`client.catalog`). ``input`` in the catalog's
+messages is how the viewer plays: ``keys`` (the table's keys), ``typed`` (the commands of
+``--plain``) or ``touch`` (the page's buttons on a touch screen).
 """
 
 from __future__ import annotations
 
-from client._words import cap, does, join_words, plural, war_name, who
+from client._words import persons, who
+from client.catalog import Catalog, Count, Said, War, said
 from client.view import ViewState
 from protocol import (
     AutoPlay,
@@ -20,7 +25,6 @@ from protocol import (
     SeatState,
     ShortWar,
     TakenBack,
-    TieBreak,
     WonCards,
     still_to_vote,
 )
@@ -28,75 +32,70 @@ from protocol import (
 __all__ = ["rules_sentence", "score", "status", "votes_sentence"]
 
 
-def status(view: ViewState, me: int | None, *, plain: bool = False, touch: bool = False) -> str:
+def status(
+    view: ViewState,
+    me: int | None,
+    *,
+    words: Catalog,
+    plain: bool = False,
+    touch: bool = False,
+) -> str:
     """One sentence on what the game waits for and what ``me`` may do now; ``plain``
     names the typed commands of ``--plain`` (enter, a) instead of the table's keys,
     ``touch`` the buttons of a touch screen ("Tap Turn over.") instead of keys."""
     if not view.welcomed:
-        return "Connecting…"
+        return words.text("status.connecting")
     if view.needs_resync:
-        return "Catching up with the table…"
+        return words.text("status.catching_up")
     if view.phase is RoomPhase.WAITING:
-        missing = len(view.open_seats)
-        return f"Waiting for {plural(missing, 'more player')} to join."
+        missing = Count("player", len(view.open_seats))
+        return words.text("status.waiting_players", missing=missing)
+    how = "touch" if touch else "typed" if plain else "keys"
     if view.phase is RoomPhase.OVER:
-        return _after_the_game(view, me, plain=plain, touch=touch)
-    return _in_the_game(view, me, plain=plain, touch=touch)
+        return words.say(_after_the_game(view, me, how))
+    return words.say(_in_the_game(view, me, how))
 
 
-def _after_the_game(view: ViewState, me: int | None, *, plain: bool, touch: bool) -> str:
+def _after_the_game(view: ViewState, me: int | None, how: str) -> Said:
     mine = view.seat(me)
     if mine is None or mine.seat in view.left:
-        return "Game over."
+        return said("status.over")
     if mine.rematch_vote is not None:
         pending = still_to_vote(view.phase, view.seats)
         if pending:
-            return f"Waiting for {join_words(who(view, s, me) for s in pending)} to vote."
-        return "Starting the rematch…"
-    if touch:
-        return "Game over. Tap a rematch button to play again."
-    keys = "Type r" if plain else "Press r"
-    return f"Game over. {keys} for a rematch with a new deal, d to replay this deal, q to leave."
+            return said("status.waiting_votes", names=persons(view, pending, me))
+        return said("status.starting_rematch")
+    return said("status.over_rematch", input=how)
 
 
-def _in_the_game(view: ViewState, me: int | None, *, plain: bool, touch: bool) -> str:
+def _in_the_game(view: ViewState, me: int | None, how: str) -> Said:
     mine = view.me if me == view.my_seat else view.seat(me)
     if mine is not None and mine.out:
-        return "You are out of this game; the others play on."
+        return said("status.out")
     if mine is not None and me in view.waiting_for and not mine.ready:
-        return _your_turn(view, mine, plain=plain, touch=touch)
+        return _your_turn(view, mine, how)
     if mine is not None and view.war_depth and me not in view.war_seats:
-        fighters = join_words(who(view, s, me) for s in view.war_seats)
-        return f"{cap(fighters)} are at war; you sit this one out."
+        return said("status.sit_out", names=persons(view, view.war_seats, me))
     away = set(view.away_waited)
     waiting = [
-        who(view, s, me) + (" (away)" if s in away else "") for s in view.waiting_for if s != me
+        said("status.away", who=who(view, s, me)) if s in away else who(view, s, me)
+        for s in view.waiting_for
+        if s != me
     ]
     if waiting:
-        return f"Waiting for {join_words(waiting)}."
-    return "Turning over…"
+        return said("status.waiting_for", names=waiting)
+    return said("status.turning")
 
 
-def _your_turn(view: ViewState, mine: SeatState, *, plain: bool, touch: bool) -> str:
-    turn = "Press enter" if plain else "Tap Turn over" if touch else "Press space"
+def _your_turn(view: ViewState, mine: SeatState, how: str) -> Said:
     if mine.auto is not AutoPlay.OFF:
-        change = _change_auto(plain=plain, touch=touch)
-        return f"Auto-play ({mine.auto.value}) turns over for you. {change}."
+        return said("status.auto", input=how, mode=said("auto.mode", mode=mine.auto.value))
     if not view.war_depth:
-        return "Tap Turn over." if touch else f"{turn} to turn over."
+        return said("status.turn", input=how)
     down = view.rules.face_down
-    if mine.count > down:
-        lay = f"lay {plural(down, 'card')} face down and turn one up"
-    else:
-        lay = "lay your cards down"
-    return f"{cap(war_name(view.war_depth))}! {turn} to {lay}."
-
-
-def _change_auto(*, plain: bool, touch: bool) -> str:
-    """How to change auto-play: a typed command, a button, or a key."""
-    if touch:
-        return "Tap off under Auto-play to turn over yourself"
-    return "Type a to change it" if plain else "Press a to change it"
+    lay = "down" if mine.count > down else "all"
+    war = War(view.war_depth)
+    return said("status.war_turn", input=how, lay=lay, war=war, cards=Count("card", down))
 
 
 def _shuffled(rules: RulesSpec) -> bool:
@@ -104,107 +103,105 @@ def _shuffled(rules: RulesSpec) -> bool:
 
 
 # --- the rules, the score, the votes -----------------------------------------------------------
-_NUMBER_WORDS = {1: "One", 3: "Three"}
-
-
-def rules_sentence(rules: RulesSpec, minutes: int | None = None) -> str:
+def rules_sentence(rules: RulesSpec, minutes: int | None = None, *, words: Catalog) -> str:
     """The rules in force in plain words, the same for everyone: "Aces are high. One card
     face down in a war. A player short of cards in a war loses. Won cards are shuffled
     before they go under the pile. No limit: the game ends when one player has every
     card." A limit (``rules.round_limit``, or ``minutes`` on the server's clock) also says
     what equal counts at the end mean."""
-    lines = ["Aces are high." if rules.aces.value == "high" else "Aces are low, below the 2s."]
-    down = _NUMBER_WORDS.get(rules.face_down, str(rules.face_down))
-    lines.append(f"{down} card{'s' if rules.face_down != 1 else ''} face down in a war.")
-    if rules.short_war is ShortWar.LAST_CARD:
-        lines.append("A player short of cards in a war turns up their last card.")
-    elif rules.players == 2:
-        lines.append("A player short of cards in a war loses.")
-    else:
-        lines.append("A player short of cards in a war is out.")
+    lines = [said("rules.aces", aces=rules.aces.value), said("rules.face_down", n=rules.face_down)]
+    lines.append(said("rules.short_war", short=_short(rules)))
     if rules.players > 2 and rules.both_short is BothShort.END:
-        lines.append("If everyone in a war runs out at once, the game ends (the old rule).")
+        lines.append(said("rules.all_short_end"))
     elif rules.players > 2 and rules.taken_back is TakenBack.AS_LAID and _shuffled(rules):
-        lines.append(
-            "If everyone in a war runs out at once, their cards go back unshuffled (the old rule)."
-        )
-    if rules.won_cards is WonCards.FIXED and rules.fixed_order is FixedOrder.SEAT0:
-        lines.append(
-            "Won cards go under the pile in the order they were laid down, seat 1's first"
-            " (the old rule)."
-        )
-    elif rules.won_cards is WonCards.FIXED:
-        lines.append("Won cards go under the pile in the order they were laid down.")
-    else:
-        lines.append("Won cards are shuffled before they go under the pile.")
+        lines.append(said("rules.taken_back_old"))
+    lines.append(said("rules.won_cards", won=_won(rules)))
     if rules.round_limit is None and minutes is None:
-        lines.append("No limit: the game ends when one player has every card.")
-        return " ".join(lines)
+        lines.append(said("rules.no_limit"))
+    else:
+        lines.append(said("rules.limit", length=_limit(rules, minutes)))
+        lines.append(said("rules.tie_break", tie=rules.tie_break.value))
+    return " ".join(words.say(line) for line in lines)
+
+
+def _short(rules: RulesSpec) -> str:
+    """How a player short of cards in a war fares: ``last_card``, ``loses`` or ``out``."""
+    if rules.short_war is ShortWar.LAST_CARD:
+        return "last_card"
+    return "loses" if rules.players == 2 else "out"
+
+
+def _won(rules: RulesSpec) -> str:
+    """Where won cards go: ``shuffle``, ``fixed`` or ``seat0`` (fixed, seat 1's first)."""
+    if rules.won_cards is WonCards.FIXED and rules.fixed_order is FixedOrder.SEAT0:
+        return "seat0"
+    return rules.won_cards.value
+
+
+def _limit(rules: RulesSpec, minutes: int | None) -> Count:
     if rules.round_limit is not None:
-        limit = plural(rules.round_limit, "round")
-    else:
-        limit = plural(minutes or 0, "minute")
-    lines.append(f"The game ends after {limit}: most cards wins.")
-    if rules.tie_break is TieBreak.BATTLE:
-        lines.append("Equal counts then play on until one player has more.")
-    else:
-        lines.append("Equal counts then are a draw.")
-    return " ".join(lines)
+        return Count("round", rules.round_limit)
+    return Count("minute", minutes or 0)
 
 
-def score(view: ViewState, me: int | None) -> str:
+def score(view: ViewState, me: int | None, *, words: Catalog) -> str:
     """Every player's count and the round: "Round 12 of 26: you have 30 cards, Ben has 22,
     Cy is out."; after the game: "After 377 rounds: …"; before it: "No cards dealt yet."."""
     if not view.welcomed or view.phase is RoomPhase.WAITING:
-        return "No cards dealt yet."
-    counts = []
+        return words.text("score.none")
+    counts: list[Said] = []
     for record in view.seats:
         if record.name is None:
             continue
+        subject = who(view, record.seat, me)
         if record.out and view.phase is RoomPhase.PLAYING:
-            counts.append(f"{does(view, record.seat, me, 'are', 'is')} out")
+            counts.append(said("score.out", who=subject))
             continue
-        held = plural(record.count, "card")
+        held = Count("card", record.count)
         on_table = len(record.face_up) + record.face_down
-        table = f" (and {on_table} on the table)" if on_table else ""
-        counts.append(f"{does(view, record.seat, me, 'have', 'has')} {held}{table}")
+        if on_table:
+            counts.append(said("score.holds_table", who=subject, cards=held, table=on_table))
+        else:
+            counts.append(said("score.holds", who=subject, cards=held))
+    return words.text("score.line", head=_head(view), counts=counts)
+
+
+def _head(view: ViewState) -> Said:
     if view.phase is RoomPhase.OVER:
-        head = f"After {plural(view.round, 'round')}"
+        return said("score.after", rounds=Count("round", view.round))
+    limit = view.rules.round_limit
+    playing = view.round + 1
+    if limit is not None and view.round < limit:
+        head = said("score.round_of", round=playing, limit=limit)
     else:
-        limit = view.rules.round_limit
-        head = f"Round {view.round + 1}"
-        if limit is not None and view.round < limit:
-            head += f" of {limit}"
-        if view.war_depth:
-            head += f", {war_name(view.war_depth)}"
-    return f"{head}: {join_words(counts)}."
+        head = said("score.round", round=playing)
+    if view.war_depth:
+        return said("score.round_war", head=head, war=War(view.war_depth))
+    return head
 
 
-def votes_sentence(view: ViewState, me: int | None) -> str | None:
+def votes_sentence(view: ViewState, me: int | None, *, words: Catalog) -> str | None:
     """Who voted to finish (while playing) or asked for which rematch (after the game),
     and who still has to vote (:func:`protocol.still_to_vote`, the server's own rule):
     "Ann votes to finish; still to vote: Ben.". None while nobody has voted."""
+    votes: Said
     if view.phase is RoomPhase.PLAYING:
         voted = [s.seat for s in view.seats if s.finish_vote]
         if not voted:
             return None
-        names = cap(join_words(who(view, s, me) for s in voted))
-        said = f"{names} voted to finish now (the rest is played out at once)"
+        votes = said("votes.finish", names=persons(view, voted, me))
     elif view.phase is RoomPhase.OVER:
-        new = [s.seat for s in view.seats if s.rematch_vote is RematchDeal.NEW]
-        same = [s.seat for s in view.seats if s.rematch_vote is RematchDeal.SAME]
-        if not (new or same):
+        new = persons(view, (s.seat for s in view.seats if s.rematch_vote is RematchDeal.NEW), me)
+        same = persons(view, (s.seat for s in view.seats if s.rematch_vote is RematchDeal.SAME), me)
+        if new and same:
+            votes = said("votes.both", new=new, same=same)
+        elif new or same:
+            votes = said("votes.new", names=new) if new else said("votes.same", names=same)
+        else:
             return None
-        asks = []
-        if new:
-            asks.append(f"{join_words(who(view, s, me) for s in new)} asked for a new deal")
-        if same:
-            again = "for this deal again" if new else "asked for this deal again"
-            asks.append(f"{join_words(who(view, s, me) for s in same)} {again}")
-        said = cap(", ".join(asks))
     else:
         return None
     pending = still_to_vote(view.phase, view.seats)
     if not pending:
-        return f"{said}."
-    return f"{said}; still to vote: {join_words(who(view, s, me) for s in pending)}."
+        return words.text("votes.done", votes=votes)
+    return words.text("votes.pending", votes=votes, names=persons(view, pending, me))
