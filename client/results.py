@@ -2,55 +2,49 @@
 
 :func:`result_sentence` ("Game over: you have all 52 cards. You win!") is written for seat
 ``me`` (None for a spectator); :func:`summary_sentence` ("12 rounds, no wars, biggest
-haul: 2 cards, deal 7.") is the same for everyone.
+haul: 2 cards, deal 7.") is the same for everyone. Both in the viewer's ``words``.
 """
 
 from __future__ import annotations
 
-from client._words import cap, does, join_words, longest_name, plural, who, whose
+from client._words import persons, who
+from client.catalog import Catalog, Count, Said, said
 from client.view import ViewState
 from protocol import GameResult, PlayerOut, Termination
 
-__all__ = ["result_sentence", "summary_sentence"]
-
-_WHY = {
-    Termination.BOTH_SHORT: "everyone in a war ran out of cards at once",
-    Termination.TIME_LIMIT: "time is up",
-    Termination.ENDLESS: "the same position came round again, so the game would never end",
-}
+__all__ = ["longest_name", "result_sentence", "summary_sentence"]
 
 
-def result_sentence(view: ViewState, result: GameResult, me: int | None) -> str:
+def result_sentence(view: ViewState, result: GameResult, me: int | None, *, words: Catalog) -> str:
     """How the game ended, for seat ``me``: "Game over: you have all 52 cards. You win!"."""
     counts = {s.seat: s.count for s in view.seats}
     winner = result.winner
     why = result.termination
+    reason: Said
     if why is Termination.ALL_CARDS and winner is not None:
-        have = does(view, winner, me, "have", "has")
-        reason = f"{have} all {sum(counts.values())} cards"
+        reason = said("result.all_cards", who=who(view, winner, me), count=sum(counts.values()))
     elif why is Termination.OPPONENTS_SHORT and winner is not None:
-        short = _ran_short(view, winner)
-        named = join_words(who(view, s, me) for s in short)
-        reason = f"{named if len(short) == 1 else 'one of ' + named} ran short of cards in a war"
+        reason = said("result.short", names=persons(view, _ran_short(view, winner), me))
     elif why is Termination.ROUND_LIMIT:
         limit = view.rules.round_limit or result.summary.rounds
-        reason = f"the limit of {plural(limit, 'round')} is reached"
+        reason = said("result.round_limit", rounds=Count("round", limit))
     else:
-        reason = _WHY.get(why, why.value.replace("_", " "))
-    return f"Game over: {reason}. {_winner_clause(view, result, counts, me)}"
+        reason = said("result.why", why=why.value)
+    clause = _winner_clause(view, result, counts, me)
+    return words.text("result.over", reason=reason, winner=clause)
 
 
 def _ran_short(view: ViewState, winner: int) -> list[int]:
     """Who went out short in the war that ended the game: the latest ``player_out`` for
     a short war if the view saw it; else the opponents not out before the end (a game
     finished at once); else, after a welcome into a finished game, every opponent."""
-    said = [
+    said_ = [
         m.seat
         for m in view.recent
         if isinstance(m, PlayerOut) and m.step == view.step and m.reason.value == "short_war"
     ]
-    if said:
-        return said[-1:]
+    if said_:
+        return said_[-1:]
     opponents = [s.seat for s in view.seats if s.seat != winner and s.name is not None]
     still_in = [s for s in opponents if not view.seats[s].out]
     return still_in or opponents
@@ -58,36 +52,42 @@ def _ran_short(view: ViewState, winner: int) -> list[int]:
 
 def _winner_clause(
     view: ViewState, result: GameResult, counts: dict[int, int], me: int | None
-) -> str:
+) -> Said:
     winner = result.winner
     if winner is None:
         held = sorted({c for s, c in counts.items() if not view.seats[s].out}, reverse=True)
         if len(held) == 1:
-            return f"It's a draw: {plural(held[0], 'card')} each."
-        return "It's a draw."
-    win = "You win!" if winner == me else f"{cap(who(view, winner, me))} wins."
+            return said("result.draw_each", cards=Count("card", held[0]))
+        return said("result.draw")
     if result.termination in (Termination.ALL_CARDS, Termination.OPPONENTS_SHORT):
-        return win
+        return said("result.wins", who=who(view, winner, me))
     rest = [
-        f"{whose(view, s, me)} {count}"
+        said("result.holding", who=who(view, s, me), count=count)
         for s, count in counts.items()
         if s != winner and not view.seats[s].out
     ]
-    return f"{win[:-1]} with {counts[winner]} cards to {join_words(rest)}."
+    cards = Count("card", counts[winner])
+    return said("result.wins_with", who=who(view, winner, me), cards=cards, rest=rest)
 
 
-def summary_sentence(result: GameResult) -> str:
+def longest_name(depth: int) -> Said:
+    """The longest war of a game in a word: ``0`` → "none", ``2`` → "double"."""
+    return said("summary.longest", depth=depth)
+
+
+def summary_sentence(result: GameResult, *, words: Catalog) -> str:
     """The game's figures, the same for everyone: rounds, wars, longest war, biggest haul,
     deal. "12 rounds, no wars, biggest haul: 2 cards, deal 7."; a game that ended before
     any round was won says so: "No round was won. Deal 0." (the figures count the rounds
     somebody took: an unsettled war is in none of them)."""
     summary = result.summary
     if summary.rounds == 0:
-        return f"No round was won. Deal {summary.deal}."
-    parts = [plural(summary.rounds, "round")]
-    if summary.wars:
-        parts += [plural(summary.wars, "war"), f"longest war: {longest_name(summary.longest_war)}"]
-    else:
-        parts.append("no wars")
-    parts += [f"biggest haul: {plural(summary.biggest_haul, 'card')}", f"deal {summary.deal}"]
-    return ", ".join(parts) + "."
+        return words.text("summary.none", deal=summary.deal)
+    return words.text(
+        "summary.figures",
+        rounds=Count("round", summary.rounds),
+        wars=Count("war", summary.wars),
+        longest=longest_name(summary.longest_war),
+        haul=Count("card", summary.biggest_haul),
+        deal=summary.deal,
+    )
