@@ -47,6 +47,7 @@ from websockets.exceptions import (
     WebSocketException,
 )
 
+from client.catalog import Said, said
 from client.errors import StateFileError
 from client.policy import Ending, JoinAnew, Policy, Reopen, Retry, Stop, decide
 from client.statefile import SeatRecord, StateFile
@@ -106,14 +107,15 @@ class Reconnecting:
 
     attempt: int
     delay: float
-    reason: str
+    reason: Said
 
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """Something worth telling that changes nothing (a stored seat not resumed, …)."""
+    """Something worth telling that changes nothing (a stored seat not resumed, …), as a
+    lowercase line for the viewer's catalog to say."""
 
-    text: str
+    text: Said
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +127,7 @@ class Ended:
     """
 
     ok: bool
-    reason: str
+    reason: Said
     code: str | None = None
 
 
@@ -332,7 +334,7 @@ class Connection:
                 try:
                     message = decode_server_message(data)
                 except ProtocolError as error:
-                    yield Notice(f"ignored a bad message from the server: {error}")
+                    yield Notice(said("close.bad_message", problem=str(error)))
                     continue
                 if isinstance(message, Error) and (
                     not self.view.welcomed or message.code == ErrorCode.STORE_UNAVAILABLE
@@ -385,7 +387,7 @@ class Connection:
         try:
             self._seats.put(self.url, self._code, record)
         except StateFileError as error:
-            self._pending.append(Notice(str(error)))
+            self._pending.append(Notice(said("close.state_file", problem=str(error))))
 
     def _forget_seat(self) -> None:
         if self._seats is None or self._code is None:
@@ -393,7 +395,7 @@ class Connection:
         try:
             self._seats.forget(self.url, self._code)
         except StateFileError as error:
-            self._pending.append(Notice(str(error)))
+            self._pending.append(Notice(said("close.state_file", problem=str(error))))
 
     def _drain(self) -> list[LinkEvent]:
         pending, self._pending = self._pending, []

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from client.catalog import Said, said
 from client.view import ViewState
 from protocol import GameOver, GameStarted, RoomPhase, ServerMessage, Snapshot, TimeUp, Welcome
 
@@ -81,7 +82,7 @@ def follow(
     return Countdown(deadline=now + left, game=view.game, warned=warned, up=up)
 
 
-def warning(countdown: Countdown, now: float) -> tuple[Countdown, str | None]:
+def warning(countdown: Countdown, now: float) -> tuple[Countdown, Said | None]:
     """The one-minute line if it is due at ``now`` (once per game), and the countdown
     marked as warned; else ``(countdown, None)``."""
     due = countdown.warn_at
@@ -90,8 +91,8 @@ def warning(countdown: Countdown, now: float) -> tuple[Countdown, str | None]:
         return countdown, None
     marked = replace(countdown, warned=True)
     if left > WARN_SECONDS - 5:
-        return marked, "One minute left."
-    return marked, f"Less than a minute left: {clock_text(left)}."
+        return marked, said("clock.one_minute")
+    return marked, said("clock.less_than_minute", clock=clock_text(left))
 
 
 def clock_text(seconds: int) -> str:

@@ -3,7 +3,8 @@
 Shared by the Textual app and the ``--plain`` command reader, so both behave alike, and
 twinned by the browser table's ``js/intents.js``: both are checked against the same
 vectors (``tests/vectors/functions/intents.json``). Each function takes the current view
-and returns the message, or a short sentence saying why nothing is sent now.
+and returns the message, or a short sentence saying why nothing is sent now (a
+:class:`client.catalog.Said`, for the viewer's catalog to say).
 
 Whether a command may be sent in the room's phase at all, and by a seat or a spectator,
 is the server's own phase table (`client.phases.PHASE_TABLE`, written from the room
@@ -14,6 +15,7 @@ given).
 
 from __future__ import annotations
 
+from client.catalog import Said, said
 from client.phases import PHASE_TABLE
 from client.view import ViewState
 from protocol import (
@@ -49,17 +51,17 @@ for this deal again."""
 _REMATCH_KEYS = {"r": RematchDeal.NEW, "d": RematchDeal.SAME}
 
 _SPECTATORS_SAY = {
-    Ready.TYPE: "Spectators watch; only players turn over.",
-    SetAutoPlay.TYPE: "Spectators have no auto-play.",
-    VoteFinish.TYPE: "Spectators do not vote.",
-    Rematch.TYPE: "Spectators do not vote.",
+    Ready.TYPE: said("keys.spectator_ready"),
+    SetAutoPlay.TYPE: said("keys.spectator_auto"),
+    VoteFinish.TYPE: said("keys.spectator_vote"),
+    Rematch.TYPE: said("keys.spectator_vote"),
 }
 """Why a spectator's key does nothing (the table refuses it as ``not_seated``)."""
 _NOT_NOW = {
-    Ready.TYPE: "The game is not on.",
-    SetAutoPlay.TYPE: "The game is over.",
-    VoteFinish.TYPE: "Finishing is for a game in progress.",
-    Rematch.TYPE: "A rematch comes after game over.",
+    Ready.TYPE: said("keys.not_on"),
+    SetAutoPlay.TYPE: said("keys.over"),
+    VoteFinish.TYPE: said("keys.finish_not_now"),
+    Rematch.TYPE: said("keys.rematch_not_now"),
 }
 """Why a player's key does nothing in this phase (the table refuses it)."""
 
@@ -70,7 +72,7 @@ def accepted_phases(command: str, *, seated: bool = True) -> tuple[RoomPhase, ..
     return tuple(phase for phase in RoomPhase if phase.value not in refusals)
 
 
-def _refused(view: ViewState, command: str) -> str | None:
+def _refused(view: ViewState, command: str) -> Said | None:
     """Why the phase table refuses ``command`` from me now, in words; None if it may go."""
     who = "spectator" if view.me is None else "seat"
     code = PHASE_TABLE[command][who].get(view.phase.value)
@@ -81,7 +83,7 @@ def _refused(view: ViewState, command: str) -> str | None:
 
 def for_key(
     key: str, view: ViewState, *, sent: int | None = None, asked: AutoPlay | None = None
-) -> ClientMessage | str | None:
+) -> ClientMessage | Said | None:
     """What pressing ``key`` (one of `KEYS`) asks for in ``view``: the message to send, or
     why nothing is sent now; None for a key that is not the table's. ``sent`` and
     ``asked``: as for `turn_over` and `cycle_auto`."""
@@ -95,7 +97,7 @@ def for_key(
     return None if deal is None else rematch(view, deal)
 
 
-def turn_over(view: ViewState, *, sent: int | None = None) -> Ready | str:
+def turn_over(view: ViewState, *, sent: int | None = None) -> Ready | Said:
     """A ``ready`` for the current step, if the game waits for my turn.
 
     ``sent``: the step of a ``ready`` already sent on this connection and not answered
@@ -110,13 +112,13 @@ def turn_over(view: ViewState, *, sent: int | None = None) -> Ready | str:
     me = view.me
     assert me is not None  # the table refuses a spectator's ready
     if me.ready or sent == view.step:
-        return "You are ready; waiting for the others."
+        return said("keys.ready_already")
     if me.seat not in view.waiting_for:
-        return "The game does not need your card now."
+        return said("keys.not_needed")
     return Ready(step=view.step)
 
 
-def cycle_auto(view: ViewState, *, asked: AutoPlay | None = None) -> SetAutoPlay | str:
+def cycle_auto(view: ViewState, *, asked: AutoPlay | None = None) -> SetAutoPlay | Said:
     """The next auto-play mode after mine: off → calm → quick → off. ``asked``: a mode
     sent but not yet confirmed by the room, so two quick presses step twice."""
     me = view.me
@@ -125,23 +127,23 @@ def cycle_auto(view: ViewState, *, asked: AutoPlay | None = None) -> SetAutoPlay
     return set_auto(view, AUTO_CYCLE[(index + 1) % len(AUTO_CYCLE)])
 
 
-def set_auto(view: ViewState, mode: AutoPlay) -> SetAutoPlay | str:
+def set_auto(view: ViewState, mode: AutoPlay) -> SetAutoPlay | Said:
     """Auto-play ``mode`` for my seat."""
     refused = _refused(view, SetAutoPlay.TYPE)
     return SetAutoPlay(mode=mode) if refused is None else refused
 
 
-def finish(view: ViewState) -> VoteFinish | str:
+def finish(view: ViewState) -> VoteFinish | Said:
     """A vote to play the rest out at once."""
     refused = _refused(view, VoteFinish.TYPE)
     if refused is not None:
         return refused
     if view.me is not None and view.me.finish_vote:
-        return "You have voted to finish; waiting for the others."
+        return said("keys.voted_already")
     return VoteFinish()
 
 
-def rematch(view: ViewState, deal: RematchDeal) -> Rematch | str:
+def rematch(view: ViewState, deal: RematchDeal) -> Rematch | Said:
     """A rematch vote (a new deal, or this deal again) once the game is over."""
     refused = _refused(view, Rematch.TYPE)
     return Rematch(deal=deal) if refused is None else refused

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit, urlunsplit
 
+from client.catalog import Said, said
+
 __all__ = ["link_lines", "page_url"]
 
 
@@ -27,12 +29,13 @@ def page_url(url: str) -> str:
     return urlunsplit((schemes[parts.scheme.lower()], parts.netloc, parts.path or "/", "", ""))
 
 
-def link_lines(page: str, player_code: str | None, watch_code: str | None) -> tuple[str, ...]:
+def link_lines(page: str, player_code: str | None, watch_code: str | None) -> tuple[Said, ...]:
     """The lines that share a room: ``"Link for players: http://…/#join=K7MX-QD4R"`` and
-    ``"Link for watchers: http://…/#watch=9HWT-2CBN"`` (for the codes given)."""
+    ``"Link for watchers: http://…/#watch=9HWT-2CBN"`` (for the codes given), to be said
+    in the viewer's catalog."""
     lines = []
     if player_code is not None:
-        lines.append(f"Link for players: {page}#join={player_code}")
+        lines.append(said("plain.link_players", link=f"{page}#join={player_code}"))
     if watch_code is not None:
-        lines.append(f"Link for watchers: {page}#watch={watch_code}")
+        lines.append(said("plain.link_watchers", link=f"{page}#watch={watch_code}"))
     return tuple(lines)

@@ -7,6 +7,8 @@ how long the trouble has lasted) and returns what to do (:data:`Decision`):
 
 - :class:`Stop`: end, ``ok`` or not, with one line saying why (and the server's error
   code for ``--json``);
+
+every reason a :class:`client.catalog.Said` that the viewer's catalog says;
 - :class:`JoinAnew`: the stored seat could not be resumed; join with the code instead;
 - :class:`Retry`: wait ``delay`` seconds, then open again (:class:`Reopen`: resume the
   seat, watch again, or send the first opening again).
@@ -40,10 +42,10 @@ import random
 from dataclasses import dataclass
 from enum import Enum
 
+from client.catalog import Said, said
 from protocol import CloseCode, Error, ErrorCode
 
 __all__ = [
-    "CLOSE_REASONS",
     "RETRY_CODES",
     "ROOM_ENDED",
     "STALE_SEAT",
@@ -57,11 +59,12 @@ __all__ = [
     "backoff_delay",
     "closed_because",
     "decide",
+    "error_reason",
     "should_reconnect",
 ]
 
 STORE_UNAVAILABLE = ErrorCode.STORE_UNAVAILABLE.value
-STORE_STILL = "the server still cannot save games"
+STORE_STILL = said("close.store_still")
 """The reason given on later attempts once the server's own sentence was said."""
 
 RETRY_CODES: frozenset[int] = frozenset(
@@ -79,23 +82,6 @@ STALE_SEAT = frozenset({ErrorCode.BAD_TOKEN.value, ErrorCode.UNKNOWN_CODE.value}
 """Refusals of a stored seat's resume after which joining anew makes sense."""
 ROOM_ENDED = frozenset({CloseCode.NORMAL, CloseCode.ROOM_CLOSED})
 """Closes that end a room normally: a spectator, or anyone after game over, stops, ok."""
-CLOSE_REASONS: dict[int, str] = {
-    CloseCode.NORMAL: "the server ended the connection",
-    CloseCode.GOING_AWAY: "the server shut down",
-    CloseCode.UNSUPPORTED_DATA: "the server refused a text frame",
-    CloseCode.POLICY_VIOLATION: "the server closed the connection after invalid messages",
-    CloseCode.MESSAGE_TOO_BIG: "the server refused a message as too big",
-    CloseCode.INTERNAL_ERROR: "the server hit an error",
-    CloseCode.SERVICE_RESTART: "the server is restarting",
-    CloseCode.TRY_AGAIN_LATER: "the server is busy",
-    CloseCode.UNSUPPORTED_VERSION: "the server speaks another protocol version",
-    CloseCode.RATE_LIMITED: "too many messages too fast",
-    CloseCode.REPLACED: "this seat was taken over by another window or device",
-    CloseCode.ROOM_CLOSED: "the room was closed",
-    CloseCode.REFUSED: "the server refused to let us in",
-    CloseCode.OPENING_TIMEOUT: "the server waited too long for us",
-}
-"""What each close code means, in the words the client says it (`closed_because`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -143,7 +129,7 @@ class Stop:
     """End for good: ``ok`` (exit 0) or not, why, and the server's error code if any."""
 
     ok: bool
-    reason: str
+    reason: Said
     code: str | None = None
 
 
@@ -151,7 +137,7 @@ class Stop:
 class JoinAnew:
     """Forget the stored seat and join with the code at once; tell ``notice``."""
 
-    notice: str
+    notice: Said
 
 
 class Reopen(Enum):
@@ -167,7 +153,7 @@ class Retry:
     """Wait ``delay`` seconds (telling ``reason``), then open with ``reopen``."""
 
     delay: float
-    reason: str
+    reason: Said
     reopen: Reopen
 
 
@@ -195,15 +181,20 @@ def should_reconnect(code: int | None) -> bool:
     return code is None or code in RETRY_CODES
 
 
-def closed_because(code: int | None, error: Error | None = None) -> str:
-    """One lowercase line on why the connection closed: the server's own sentence when
-    an ``error`` came just before (without its code: that is for scripts), else the
-    meaning of the close code."""
+def closed_because(code: int | None, error: Error | None = None) -> Said:
+    """Why the connection closed, as one lowercase line (the catalog's ``close.reason``
+    and ``error.reason``): what the ``error`` that came just before means (its code; the
+    server's own sentence for a code this client does not know), else what the close
+    code means (none: the connection dropped, as 1006)."""
     if error is not None:
-        return error.message or error.code.replace("_", " ")
-    if code is None or code == 1006:
-        return "the connection dropped"
-    return CLOSE_REASONS.get(code, f"the server closed the connection (code {code})")
+        return error_reason(error)
+    return said("close.reason", code=1006 if code is None else code)
+
+
+def error_reason(error: Error) -> Said:
+    """What an ``error`` from the server means, by its code, as a lowercase line (the
+    server's own sentence, in English, only for a code this client does not know)."""
+    return said("error.reason", code=error.code, message=error.message or error.code)
 
 
 def decide(ending: Ending, policy: Policy, jitter: float) -> Decision:
@@ -213,12 +204,14 @@ def decide(ending: Ending, policy: Policy, jitter: float) -> Decision:
         return settled
     if ending.unreachable is not None:
         if ending.final or not ending.ever_welcomed:
-            return Stop(False, f"cannot connect to {ending.url}: {ending.unreachable}")
-        return _retry(ending, policy, jitter, f"cannot reach the server: {ending.unreachable}")
+            problem = ending.unreachable
+            return Stop(False, said("close.cannot_connect", url=ending.url, problem=problem))
+        reason = said("close.cannot_reach", problem=ending.unreachable)
+        return _retry(ending, policy, jitter, reason)
     refused = ending.error.code if ending.error is not None else None
     if refused == STORE_UNAVAILABLE:
-        said = closed_because(ending.close_code, ending.error)
-        reason = said if ending.attempt == 0 else STORE_STILL
+        told = closed_because(ending.close_code, ending.error)
+        reason = told if ending.attempt == 0 else STORE_STILL
         return _retry(ending, policy, jitter, reason, slow=True)
     reason = closed_because(ending.close_code, ending.error)
     if not (ending.welcomed or ending.ever_welcomed) or not should_reconnect(ending.close_code):
@@ -230,12 +223,12 @@ def _settled(ending: Ending) -> Decision | None:
     """The endings decided before any backoff: we closed or left, a stored seat to
     replace, a room that ended normally for someone with nothing left to play."""
     if ending.closing:
-        return Stop(True, "closed")
+        return Stop(True, said("close.closed"))
     if ending.left:
-        return Stop(True, "you left the room")
+        return Stop(True, said("close.left"))
     refused = ending.error.code if ending.error is not None else None
     if ending.stored_seat and not ending.welcomed and refused in STALE_SEAT:
-        return JoinAnew("the stored seat could not be resumed; joining as new")
+        return JoinAnew(said("close.join_anew"))
     ended = ending.close_code in ROOM_ENDED and (ending.spectator or ending.game_over)
     if ended and ending.unreachable is None and refused != STORE_UNAVAILABLE:
         return Stop(True, closed_because(ending.close_code))
@@ -243,10 +236,10 @@ def _settled(ending: Ending) -> Decision | None:
 
 
 def _retry(
-    ending: Ending, policy: Policy, jitter: float, reason: str, *, slow: bool = False
+    ending: Ending, policy: Policy, jitter: float, reason: Said, *, slow: bool = False
 ) -> Decision:
     if ending.trouble_for > policy.give_up_after:
-        return Stop(False, f"gave up reconnecting: {reason}")
+        return Stop(False, said("close.gave_up", reason=reason))
     if slow:
         delay = _delay(ending.attempt, policy.store_base, policy.store_cap, jitter)
     else:
