@@ -1,9 +1,10 @@
 """Cards drawn in text: faces (rank and suit symbol), backs, and a row of them side by side.
 
 Pure functions returning ``rich.text.Text``; names and other user text are always added
-as plain text, never parsed as markup. Colours are exact (hex), not the terminal's
-palette, so a card reads the same on a dark or a light terminal: black or red ink on a
-white face, a white pattern on a blue back.
+as plain text, never parsed as markup. The rank drawn (``label``: ``"Q"``, ``"10"``) is
+the viewer's language's (:meth:`client.catalog.Catalog.label`). Colours are exact (hex),
+not the terminal's palette, so a card reads the same on a dark or a light terminal: black
+or red ink on a white face, a white pattern on a blue back.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 
 from rich.text import Text
 
-from client.cards import SUIT_SYMBOLS, is_red, rank_label
+from client.cards import SUIT_SYMBOLS, is_red
 
 __all__ = ["CARD_HEIGHT", "CARD_WIDTH", "card_back", "card_face", "mini_card", "side_by_side"]
 
@@ -25,11 +26,12 @@ BACK = "#ffffff on #24509a"
 DIM_FACE = "#5f5f5f on #cfcfcf"
 
 
-def card_face(card: str, *, dim: bool = False) -> list[Text]:
-    """A card face, five lines of seven cells: rank in the corners, suit in the middle."""
+def card_face(card: str, label: str, *, dim: bool = False) -> list[Text]:
+    """A card face, five lines of seven cells: the rank's ``label`` in the corners, the
+    suit in the middle."""
     ink = RED_INK if is_red(card) else BLACK_INK
     style = f"{ink} {FACE}" if not dim else DIM_FACE
-    rank = rank_label(card)
+    rank = label[:5]
     suit = SUIT_SYMBOLS[card[1]]
     return [
         Text("╭─────╮", style=style),
@@ -57,9 +59,9 @@ def card_back(count: int = 1, *, label: str | None = None) -> list[Text]:
     ]
 
 
-def mini_card(card: str) -> Text:
+def mini_card(card: str, label: str) -> Text:
     """A card in two or three cells: ``Q♥``, ``10♠`` (red for hearts and diamonds)."""
-    return Text(f"{rank_label(card)}{SUIT_SYMBOLS[card[1]]}", style="red" if is_red(card) else "")
+    return Text(f"{label}{SUIT_SYMBOLS[card[1]]}", style="red" if is_red(card) else "")
 
 
 def side_by_side(blocks: Sequence[list[Text]], gap: int = 1) -> Text:

@@ -1,9 +1,10 @@
 """The table's widgets: one panel per seat, and the lines said so far.
 
-:class:`SeatPanel` draws one seat from the view: the name in the border (with "(you)",
-"(away)", …), the pile, what the game waits for from that seat ("your turn",
-"ready ✓", …), and the seat's cards on the table: the cards in play, or, once taken, the
-last round's cards (so a war that the computer settles at once can still be read).
+:class:`SeatPanel` draws one seat from the view, in the viewer's words: the name in the
+border (with "(you)", "(away)", …), the pile, what the game waits for from that seat
+("your turn", "ready ✓", …), and the seat's cards on the table: the cards in play, or,
+once taken, the last round's cards (so a war that the computer settles at once can still
+be read).
 :class:`FlyingCards` is a haul on its way to the winner's pile (a card back marked
 "+N"), drawn on a layer above the table, along the rows where the cards lie, while it
 moves.
@@ -21,6 +22,7 @@ from textual.events import Resize
 from textual.geometry import Offset
 from textual.widgets import Static
 
+from client.catalog import Catalog, Count, said
 from client.drawing import CARD_HEIGHT, CARD_WIDTH, card_back, card_face, mini_card, side_by_side
 from client.view import ViewState
 from protocol import AutoPlay, RoomPhase, SeatState
@@ -28,59 +30,62 @@ from protocol import AutoPlay, RoomPhase, SeatState
 __all__ = ["FlyingCards", "SaidLines", "SeatPanel", "seat_flags", "seat_title"]
 
 
-def seat_title(view: ViewState, record: SeatState, me: int | None) -> str:
+def seat_title(view: ViewState, record: SeatState, me: int | None, words: Catalog) -> str:
     """The border title: ``"Ann (you)"``, ``"Ben (away)"``, ``"Robot (computer)"``."""
     if record.name is None:
-        return f"Seat {record.seat + 1} (open)"
+        return words.text("seat.open_title", n=record.seat + 1)
     notes = []
     if record.seat == me:
-        notes.append("you")
+        notes.append("seat.you")
     if record.seat in view.left:
-        notes.append("left")
+        notes.append("seat.left")
     elif record.computer:
         if "computer" not in record.name.lower():
-            notes.append("computer")
+            notes.append("seat.computer")
     elif not record.connected:
-        notes.append("away")
-    return f"{record.name} ({', '.join(notes)})" if notes else record.name
+        notes.append("seat.away")
+    if not notes:
+        return record.name
+    said_ = ", ".join(words.text(note) for note in notes)
+    return words.text("seat.title", name=record.name, notes=said_)
 
 
-def seat_flags(view: ViewState, record: SeatState, me: int | None) -> list[str]:
+def seat_flags(view: ViewState, record: SeatState, me: int | None, words: Catalog) -> list[str]:
     """Short words on what the seat is doing: ``["your turn", "auto calm"]``."""
     if record.name is None:
-        return ["waiting for a player"]
+        return [words.text("seat.open")]
     flags = []
     if record.out:
-        flags.append("out of the game")
+        flags.append(words.text("seat.out"))
     elif view.phase is RoomPhase.PLAYING:
         if record.ready:
-            flags.append("ready ✓")
+            flags.append(words.text("seat.ready"))
         elif record.seat in view.waiting_for:
             if record.seat != me:
-                flags.append("not ready")
+                flags.append(words.text("seat.not_ready"))
             elif record.auto is AutoPlay.OFF:
-                flags.append("your turn")
+                flags.append(words.text("seat.turn"))
         elif view.war_depth and record.seat not in view.war_seats:
-            flags.append("sits out the war")
+            flags.append(words.text("seat.sits_out"))
     elif view.phase is RoomPhase.WAITING:
-        flags.append("seated")
+        flags.append(words.text("seat.seated"))
     if record.auto is not AutoPlay.OFF and not record.computer:
-        flags.append(f"auto {record.auto.value}")
+        flags.append(words.text("seat.auto", mode=said("auto.mode", mode=record.auto.value)))
     if record.finish_vote and view.phase is RoomPhase.PLAYING:
-        flags.append("voted to finish")
+        flags.append(words.text("seat.voted"))
     if record.rematch_vote is not None:
-        flags.append(f"rematch: {record.rematch_vote.value} deal")
+        flags.append(words.text("seat.rematch", wish=record.rematch_vote.value))
     return flags
 
 
-def _cards(face_up: tuple[str, ...], face_down: int) -> Text:
+def _cards(face_up: tuple[str, ...], face_down: int, words: Catalog) -> Text:
     """A seat's cards: the earlier face-up ones small, then the backs and the latest."""
-    history = Text(" ").join(mini_card(card) for card in face_up[:-1])
+    history = Text(" ").join(mini_card(card, words.label(card)) for card in face_up[:-1])
     blocks = []
     if face_down:
         blocks.append(card_back(face_down))
     if face_up:
-        blocks.append(card_face(face_up[-1]))
+        blocks.append(card_face(face_up[-1], words.label(face_up[-1])))
     drawn = side_by_side(blocks)
     return Text("\n").join([history, drawn]) if history.plain else drawn
 
@@ -102,27 +107,29 @@ class SeatPanel(Static):
     SeatPanel.over, SeatPanel.waiting { min-height: 3; }
     """
 
-    def __init__(self, seat: int) -> None:
+    def __init__(self, seat: int, words: Catalog) -> None:
         super().__init__(markup=False, id=f"seat-{seat}")
         self.seat = seat
+        self.words = words
 
     def show(self, view: ViewState, me: int | None, haul: int | None, in_flight: int = 0) -> None:
         """Draw the seat as ``view`` has it; ``haul``: cards just won (highlighted);
         ``in_flight``: cards won but still on their way, not counted in the pile yet."""
         record = view.seats[self.seat]
-        self.border_title = Text(seat_title(view, record, me))
+        words = self.words
+        self.border_title = Text(seat_title(view, record, me, words))
         self.set_class(self.seat == me, "me")
         self.set_class(haul is not None, "won")
         self.set_class(record.out, "out")
         over = view.phase is RoomPhase.OVER
         self.set_class(over, "over")
         self.set_class(view.phase is RoomPhase.WAITING, "waiting")
-        flags = Text(" · ".join(seat_flags(view, record, me)), style="italic")
+        flags = Text(" · ".join(seat_flags(view, record, me, words)), style="italic")
         if view.phase is RoomPhase.WAITING:  # no cards dealt yet
             self.update(flags)
             return
         count = max(0, record.count - in_flight)
-        pile = Text("1 card" if count == 1 else f"{count} cards", style="bold")
+        pile = Text(words.word(Count("card", count)), style="bold")
         if haul is not None:
             pile.append(f"  +{haul}", style="bold green")
         lines = [pile, flags]
@@ -131,8 +138,9 @@ class SeatPanel(Static):
         self.update(Text("\n").join(lines))
 
     def _table(self, view: ViewState, record: SeatState) -> Text:
+        words = self.words
         if record.face_up or record.face_down:
-            return _cards(record.face_up, record.face_down)
+            return _cards(record.face_up, record.face_down, words)
         if view.phase is not RoomPhase.PLAYING:
             return Text("")
         taken = view.last_taken
@@ -140,11 +148,13 @@ class SeatPanel(Static):
         if taken is not None and seat < len(taken.face_up) and seat < len(taken.face_down):
             face_up, face_down = taken.face_up[seat], taken.face_down[seat]
             if face_up or face_down:
-                label = "last round: won" if taken.seat == seat else "last round"
-                return Text("\n").join([Text(label, style="dim"), _cards(face_up, face_down)])
+                key = "table.last_round_won" if taken.seat == seat else "table.last_round"
+                label = Text(words.text(key), style="dim")
+                return Text("\n").join([label, _cards(face_up, face_down, words)])
         flip = view.last_flip  # a resumed view: the latest flip is all it knows
         if flip is not None and seat in (cards := dict(flip.cards)):
-            return Text("\n").join([Text("last card", style="dim"), _cards((cards[seat],), 0)])
+            label = Text(words.text("table.last_card"), style="dim")
+            return Text("\n").join([label, _cards((cards[seat],), 0, words)])
         return Text("")
 
 

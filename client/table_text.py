@@ -1,13 +1,15 @@
 """The words of the terminal table's rows: the header, the codes line, the summary box.
 
-Pure functions of the view (and the browser table's address, for the join link), drawn
-by :class:`client.tui.WarApp`; rich ``Text`` so the app can style a part of them.
+Pure functions of the view (and the browser table's address, for the join link), in the
+viewer's ``words``, drawn by :class:`client.tui.WarApp`; rich ``Text`` so the app can
+style a part of them. The header's parts are the browser table's (``where.*``).
 """
 
 from __future__ import annotations
 
 from rich.text import Text
 
+from client.catalog import Catalog, Count, Said, said
 from client.sentences import longest_name, result_sentence, votes_sentence
 from client.view import ViewState
 from protocol import RoomPhase
@@ -15,74 +17,79 @@ from protocol import RoomPhase
 __all__ = ["codes_line", "round_text", "summary_box", "top_line"]
 
 
-def round_text(view: ViewState) -> str | None:
+def round_text(view: ViewState) -> Said | None:
     """The header's round: the one being played (``round 1`` from the first flip on,
     ``round 3 of 26`` with a limit), the rounds played once the game is over."""
     limit = view.rules.round_limit
     if view.phase is RoomPhase.OVER:
-        return "1 round" if view.round == 1 else f"{view.round} rounds"
+        return said("where.rounds", rounds=Count("round", view.round))
     if view.phase is not RoomPhase.PLAYING:
-        return None if limit is None else f"{limit}-round game"
+        return None if limit is None else said("where.round_game", limit=limit)
     playing = view.round + 1
     if limit is None:
-        return f"round {playing}"
+        return said("where.round", round=playing)
     if playing > limit:
-        return f"round {playing}, tie-break"
-    return f"round {playing} of {limit}"
+        return said("where.tie_break", round=playing)
+    return said("where.round_of", round=playing, limit=limit)
 
 
-def top_line(view: ViewState) -> Text:
+def top_line(view: ViewState, words: Catalog) -> Text:
     """The header: ``Family War · game 2 · round 3 of 26 · 2 watching · deal 42``."""
-    parts = ["Family War"]
+    parts: list[Said] = [said("app.title")]
     if view.welcomed:
         if view.game > 1:
-            parts.append(f"game {view.game}")
+            parts.append(said("where.game", game=view.game))
         if (playing := round_text(view)) is not None:
             parts.append(playing)
         if view.minutes is not None:
-            parts.append(f"{view.minutes}-minute game")
+            parts.append(said("where.minute_game", minutes=view.minutes))
         if view.spectating:
             others = view.spectators - 1
-            parts.append("you are watching" + (f" with {others} more" if others > 0 else ""))
+            if others > 0:
+                parts.append(said("where.you_watch_with", others=others))
+            else:
+                parts.append(said("where.you_watch"))
         elif view.spectators:
-            parts.append(f"{view.spectators} watching")
+            parts.append(said("where.watching", count=view.spectators))
         if view.watch_code and not view.spectating:
-            parts.append(f"watch code {view.watch_code}")
+            parts.append(said("where.watch_code", code=view.watch_code))
         if view.deal is not None and view.phase is not RoomPhase.OVER:
-            parts.append(f"deal {view.deal}")  # last: a long number may not fit
-    return Text(" · ".join(parts))
+            parts.append(said("where.deal", deal=view.deal))  # last: a long number may not fit
+    return Text(" · ".join(words.say(part) for part in parts))
 
 
-def codes_line(view: ViewState, page: str | None) -> Text:
+def codes_line(view: ViewState, page: str | None, words: Catalog) -> Text:
     """The room's codes to read aloud, and the join link when ``page`` is known."""
-    parts = []
+    parts: list[Said] = []
     if view.player_code:
-        parts.append(f"Player code: {view.player_code}")
+        parts.append(said("tui.player_code", code=view.player_code))
     if view.watch_code:
-        parts.append(f"Watch code: {view.watch_code}")
-    parts.append("read them aloud")
+        parts.append(said("tui.watch_code", code=view.watch_code))
+    parts.append(said("tui.read_aloud"))
     if page is not None and view.player_code:
-        parts.append(f"or send {page}#join={view.player_code}")
-    return Text(" · ".join(parts))
+        parts.append(said("tui.or_send", link=f"{page}#join={view.player_code}"))
+    return Text(" · ".join(words.say(part) for part in parts))
 
 
-def summary_box(view: ViewState) -> Text:
+def summary_box(view: ViewState, words: Catalog) -> Text:
     """After game over: the result for this viewpoint, the figures, the votes."""
     result = view.result
     if result is None:
         return Text("")
     figures = result.summary
     rows = [
-        ("Rounds", str(figures.rounds)),
-        ("Wars", str(figures.wars)),
-        ("Longest war", longest_name(figures.longest_war)),
-        ("Biggest haul", f"{figures.biggest_haul} cards"),
-        ("Deal", str(figures.deal)),
+        ("figures.rounds", str(figures.rounds)),
+        ("figures.wars", str(figures.wars)),
+        ("figures.longest", words.say(longest_name(figures.longest_war))),
+        ("figures.haul", words.word(Count("card", figures.biggest_haul))),
+        ("figures.deal", str(figures.deal)),
     ]
-    text = Text(result_sentence(view, result, view.my_seat), style="bold")
+    labels = [words.text(key) for key, _ in rows]
+    width = max(14, max(len(label) for label in labels) + 2)
+    text = Text(result_sentence(view, result, view.my_seat, words=words), style="bold")
     text.append("\n")
-    for label, value in rows:
-        text.append(f"\n{label:<14}{value}")
-    if (votes := votes_sentence(view, view.my_seat)) is not None:
+    for label, (_, value) in zip(labels, rows, strict=True):
+        text.append(f"\n{label:<{width}}{value}")
+    if (votes := votes_sentence(view, view.my_seat, words=words)) is not None:
         text.append(f"\n\n{votes}", style="italic")
     return text

@@ -39,12 +39,15 @@ from textual.geometry import Offset, Region
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
+from client._words import persons
+from client.catalog import Said, War, said
 from client.connection import Ended, Link, LinkEvent, Notice, Received, Reconnecting
 from client.countdown import WARN_SECONDS, Countdown, clock_text, follow, warning
 from client.drawing import CARD_HEIGHT, CARD_WIDTH
 from client.intents import accepted_phases, cycle_auto, finish, rematch, turn_over
+from client.language import Viewer
 from client.panels import FlyingCards, SaidLines, SeatPanel
-from client.sentences import describe, join_words, rules_sentence, status, war_name
+from client.sentences import describe_table, rules_sentence, status
 from client.table_text import codes_line, summary_box, top_line
 from client.view import ViewState
 from protocol import (
@@ -92,18 +95,26 @@ class Haul:
     highlight_seconds: float = HIGHLIGHT_SECONDS
 
 
-LEFT_LINE = "You left the room."
+LEFT_LINE = said("tui.left")
 """What ``q`` says on the terminal once the table is gone (a player: for good)."""
-STOPPED_WATCHING_LINE = "You stopped watching."
+STOPPED_WATCHING_LINE = said("tui.stopped_watching")
 """What ``q`` says for a spectator."""
-CLOSED_LINE = "The table is closed; your seat is kept: run the same command again to come back."
+CLOSED_LINE = said("tui.closed")
 """What Ctrl+Q says for a player (the seat's token stays in the state file)."""
-CONFIRM_LEAVE_LINE = (
-    "Leave for good? Press q again: the computer takes your seat."
-    " (Ctrl+Q closes the table and keeps it.)"
-)
+CONFIRM_LEAVE_LINE = said("tui.confirm_leave")
 """What a player's first ``q`` says; a second within `CONFIRM_SECONDS` leaves."""
 CONFIRM_SECONDS = 4.0
+_KEY_WORDS = (
+    # keys, action, the catalog's word for the footer, the key shown
+    ("space,enter", "turn_over", "tui.key_turn", "space"),
+    ("a", "auto", "tui.key_auto", None),
+    ("f", "finish", "tui.key_finish", None),
+    ("r", "rematch", "tui.key_rematch", None),
+    ("d", "replay", "tui.key_replay", None),
+    ("question_mark", "rules", "tui.key_rules", "?"),
+    ("q", "leave", "tui.key_leave", None),
+)
+"""The table's keys, bound for each table in its viewer's words (the footer shows them)."""
 
 
 def _on_table(region: Region, toward: Region | None = None) -> Offset:
@@ -138,13 +149,6 @@ class WarApp(App[None]):
     #rules { padding: 0 1; color: $text-muted; height: auto; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space,enter", "turn_over", "Turn over", key_display="space"),
-        Binding("a", "auto", "Auto"),
-        Binding("f", "finish", "Finish"),
-        Binding("r", "rematch", "Rematch"),
-        Binding("d", "replay", "Same deal"),
-        Binding("question_mark", "rules", "Rules", key_display="?"),
-        Binding("q", "leave", "Leave"),
         Binding("ctrl+q", "close_table", "Close", show=False, priority=True),
     ]
 
@@ -152,13 +156,19 @@ class WarApp(App[None]):
         self,
         link: Link,
         *,
+        viewer: Viewer,
         clock: Callable[[], float] = time.monotonic,
         haul: Haul = Haul(),
         stop_signals: tuple[int, ...] = (),
-        page: str | None = None,
     ) -> None:
         super().__init__()
-        self.page = page
+        words = viewer.words
+        self.words = words
+        """The viewer's catalog: every word the table shows."""
+        for keys, action, word, shown in _KEY_WORDS:
+            self.bind(keys, action, description=words.text(word), key_display=shown)
+        self.title = words.text("app.title")
+        self.page = viewer.page
         """The browser table's address (`client.links.page_url`), for the join link."""
         self.stop_signals = stop_signals
         """Signals (SIGTERM…) that close the link with 1001 and exit 128 + 15."""
@@ -172,7 +182,7 @@ class WarApp(App[None]):
         self._ticker: Timer | None = None
         self.view = ViewState()
         self.reconnecting: str | None = None
-        self.end_reason: str | None = None
+        self.end_reason: Said | None = None
         self.said: deque[str] = deque(maxlen=_SAID_LINES)
         self._haul: tuple[int, int] | None = None
         self._highlight: Timer | None = None
@@ -181,7 +191,7 @@ class WarApp(App[None]):
         self._ready_sent: int | None = None  # the step of a ready sent on this connection
         self.show_rules = False
         self._leave_armed: Timer | None = None  # a first q, waiting for the second
-        self.farewell: str | None = None
+        self.farewell: Said | None = None
         """One line for the terminal once the table is gone (``q``, Ctrl+Q)."""
 
     # --- layout --------------------------------------------------------------------------
@@ -222,7 +232,8 @@ class WarApp(App[None]):
                 self.reconnecting = None
                 if isinstance(message, Welcome | Snapshot):
                     self._ready_sent = None  # a new connection, or a fresh start
-                self.said.extend(describe(before, message, view, view.my_seat, table=True))
+                told = describe_table(before, message, view, view.my_seat, words=self.words)
+                self.said.extend(told)
                 if view.phase is not RoomPhase.PLAYING or view.game != before.game:
                     self._land()
                 mine = isinstance(message, AutoPlayChanged) and message.seat == view.my_seat
@@ -237,9 +248,10 @@ class WarApp(App[None]):
                     if not self._fly(message.seat, message.count):
                         self._light(message.seat, message.count)
             case Reconnecting(attempt=attempt, reason=reason):
-                self.reconnecting = f"Reconnecting… ({reason}; attempt {attempt})"
+                line = said("tui.reconnecting", reason=reason, attempt=attempt)
+                self.reconnecting = self.words.say(line)
             case Notice(text=text):
-                self.said.append(text[:1].upper() + text[1:] + ".")
+                self.said.append(self.words.text("tui.notice", notice=text))
             case Ended(ok=ok, reason=reason):
                 self.end_reason = None if ok else reason
                 code = 0 if ok else 1
@@ -259,7 +271,7 @@ class WarApp(App[None]):
         """Add the one-minute line to the said lines if it is due; True if it was."""
         self.countdown, line = warning(self.countdown, now)
         if line is not None:
-            self.said.append(line)
+            self.said.append(self.words.say(line))
         return line is not None
 
     def _draw_clock(self) -> None:
@@ -274,7 +286,12 @@ class WarApp(App[None]):
                 self._ticker.pause()
         if left is None or not running:
             return
-        text = "Time is up" if self.countdown.up else f"{clock_text(left)} left"
+        up = self.countdown.up
+        text = (
+            self.words.text("clock.up")
+            if up
+            else self.words.text("clock.left", clock=clock_text(left))
+        )
         clock.set_class(self.countdown.up or left <= WARN_SECONDS, "short")
         if str(clock.content) != text:
             clock.update(Text(text))
@@ -331,28 +348,31 @@ class WarApp(App[None]):
 
     # --- drawing -------------------------------------------------------------------------
     def _redraw(self) -> None:
-        view = self.view
+        view, words = self.view, self.words
         me = view.my_seat
-        self.query_one("#top", Static).update(top_line(self.view))
+        self.query_one("#top", Static).update(top_line(self.view, words))
         codes = self.query_one("#codes", Static)
         codes.display = bool(view.open_seats) and view.phase is RoomPhase.WAITING
-        codes.update(codes_line(view, self.page))
+        codes.update(codes_line(view, self.page, words))
         self._draw_seats()
         war = self.query_one("#war", Static)
         war.display = view.war_depth > 0
         if view.war_depth:
-            fighters = join_words("you" if s == me else view.name(s) for s in view.war_seats)
-            war.update(Text(f"{war_name(view.war_depth).capitalize()} between {fighters}"))
-        self.query_one("#status", Static).update(Text(self.reconnecting or status(view, me)))
+            fighters = persons(view, view.war_seats, me)
+            war_name = War(view.war_depth)
+            war.update(Text(words.text("table.war_between", war=war_name, names=fighters)))
+        line = self.reconnecting or status(view, me, words=words)
+        self.query_one("#status", Static).update(Text(line))
         self._draw_clock()
         said = self.query_one("#said", SaidLines)
         said.show(self.said)
         summary = self.query_one("#summary", Static)
         summary.display = view.phase is RoomPhase.OVER and view.result is not None
-        summary.update(summary_box(view))
+        summary.update(summary_box(view, words))
         rules = self.query_one("#rules", Static)
         rules.display = view.welcomed and (self.show_rules or view.phase is RoomPhase.WAITING)
-        rules.update(Text(f"Rules: {rules_sentence(view.rules, view.minutes)}"))
+        in_force = rules_sentence(view.rules, view.minutes, words=words)
+        rules.update(Text(words.text("said.rules", rules=in_force)))
         keys_for = (view.phase, view.my_seat is not None)
         if keys_for != self._keys_for:
             self._keys_for = keys_for
@@ -364,7 +384,7 @@ class WarApp(App[None]):
         count = len(self.view.seats)
         if len(panels) != count:
             box.remove_children()
-            panels = [SeatPanel(seat) for seat in range(count)]
+            panels = [SeatPanel(seat, self.words) for seat in range(count)]
             box.mount_all(panels)
         for panel in panels:
             haul = self._haul[1] if self._haul and self._haul[0] == panel.seat else None
@@ -384,15 +404,15 @@ class WarApp(App[None]):
             return False
         return self.view.phase in phases or not self.view.welcomed
 
-    async def _send(self, intent: ClientMessage | str) -> bool:
+    async def _send(self, intent: ClientMessage | Said) -> bool:
         """Send ``intent``, or say it (a reason nothing is sent); True if it was sent."""
         sent = False
-        if isinstance(intent, str):
-            self.said.append(intent)
+        if isinstance(intent, Said):
+            self.said.append(self.words.say(intent))
         elif await self.link.send(intent):
             sent = True
         else:
-            self.said.append("Not connected right now; try again in a moment.")
+            self.said.append(self.words.text("keys.not_connected"))
         self._redraw()
         return sent
 
@@ -430,7 +450,7 @@ class WarApp(App[None]):
         """``q``: leave the room for good (a player's seat goes to the computer); a
         player presses it twice, as the browser table asks twice."""
         if self.view.my_seat is not None and self._leave_armed is None:
-            self.said.append(CONFIRM_LEAVE_LINE)
+            self.said.append(self.words.say(CONFIRM_LEAVE_LINE))
             self._leave_armed = self.set_timer(CONFIRM_SECONDS, self._disarm_leave)
             self._redraw()
             return
