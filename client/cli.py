@@ -14,8 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from client.catalog import DEFAULT, Catalog, available, catalog
 from client.connection import Connection, Dialing, Opening
 from client.errors import ClientError, UsageError
+from client.language import Viewer, pick
 from client.lines import LineRenderer, Streams, stdin_reader
 from client.links import page_url
 from client.local import LocalServer
@@ -200,6 +202,12 @@ def build_parser() -> argparse.ArgumentParser:
     output = play.add_mutually_exclusive_group()
     output.add_argument("--plain", action="store_true", help="one plain sentence per event")
     output.add_argument("--json", action="store_true", help="every message as a JSON line")
+    play.add_argument(
+        "--lang",
+        metavar="LANG",
+        help=f"the language of the table: {', '.join(available())} (default: the locale's, "
+        "from LC_ALL, LC_MESSAGES or LANG; C and POSIX are English)",
+    )
     return parser
 
 
@@ -229,6 +237,7 @@ class Plan:
     opening: Opening
     auto: AutoPlay | None
     output: str  # "tui", "plain" or "json"
+    lang: str = DEFAULT
     cafile: str | None = None
     cafile_source: str = "--cafile"  # or "WAR_CLIENT_CAFILE"
 
@@ -278,6 +287,7 @@ def plan(args: argparse.Namespace, *, stdout_is_terminal: bool) -> Plan:
     if args.watch and args.auto:
         raise UsageError("--auto is for players; spectators only watch")
     cafile, cafile_source = _cafile(args)
+    lang = pick(args.lang, os.environ)
     output = "json" if args.json else "plain" if args.plain else "tui"
     if output == "tui" and not stdout_is_terminal:
         output = "plain"
@@ -299,6 +309,7 @@ def plan(args: argparse.Namespace, *, stdout_is_terminal: bool) -> Plan:
         opening=opening,
         auto=auto,
         output=output,
+        lang=lang,
         cafile=cafile,
         cafile_source=cafile_source,
     )
@@ -408,26 +419,27 @@ def _play(url: str, wanted: Plan, *, seats: StateFile | None) -> int:
     if wanted.cafile is not None:
         tls = client_context(wanted.cafile, source=wanted.cafile_source)
     dialing = Dialing(ssl_context=tls)
+    words = catalog(wanted.lang)
     connection = Connection(url, wanted.opening, seats=seats, auto=wanted.auto, dialing=dialing)
     if wanted.output == "tui":
         from client.tui import WarApp  # noqa: PLC0415 - Textual loads only for the table
 
-        app = WarApp(connection, stop_signals=STOP_SIGNALS, page=page_url(url))
+        viewer = Viewer(words, page_url(url))
+        app = WarApp(connection, viewer=viewer, stop_signals=STOP_SIGNALS)
         app.run()
         if app.end_reason:
-            print(f"{PROG}: {app.end_reason}", file=sys.stderr)
+            print(f"{PROG}: {words.say(app.end_reason)}", file=sys.stderr)
         elif app.farewell:
-            print(app.farewell)
+            print(words.say(app.farewell))
         return app.return_code or 0
-    return asyncio.run(_lines(connection, json_lines=wanted.output == "json"))
+    return asyncio.run(_lines(connection, words, json_lines=wanted.output == "json"))
 
 
-async def _lines(connection: Connection, *, json_lines: bool) -> int:
+async def _lines(connection: Connection, words: Catalog, *, json_lines: bool) -> int:
     commands = None if json_lines else await stdin_reader()
     streams = Streams(sys.stdout, sys.stderr, commands)
-    renderer = LineRenderer(
-        connection, streams, json_lines=json_lines, page=page_url(connection.url)
-    )
+    viewer = Viewer(words, page_url(connection.url))
+    renderer = LineRenderer(connection, streams, json_lines=json_lines, viewer=viewer)
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []
     for number in STOP_SIGNALS:

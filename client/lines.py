@@ -10,7 +10,9 @@ time the game waits for the player it says how to turn over ("Press enter to tur
 (the seat's secret token is replaced by ``"<hidden>"``); notices go to stderr so stdout
 stays pure JSON.
 
-In a time-limited game ``--plain`` also says "One minute left." when the countdown
+Every sentence is in the viewer's language (``words``, :mod:`client.catalog`); the typed
+commands stay the same letters in every language. In a time-limited game ``--plain``
+also says "One minute left." when the countdown
 (:mod:`client.countdown`, on the monotonic clock) gets there; the server says when the time
 is up ("Time is up."), and ``s`` tells the time left.
 
@@ -36,9 +38,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from client.catalog import Number, Said, said
 from client.connection import Ended, Link, Notice, Received, Reconnecting
 from client.countdown import Countdown, clock_text, follow, warning
 from client.intents import for_key, set_auto
+from client.language import Viewer
 from client.links import link_lines
 from client.sentences import describe, rules_sentence, score, status, votes_sentence
 from client.view import ViewState
@@ -60,17 +64,8 @@ __all__ = ["HIDDEN", "LineRenderer", "Streams", "message_json"]
 
 HIDDEN = "<hidden>"
 """What ``--json`` prints instead of a seat token."""
-_LEFT = "You left the room."
 _KEYS = {"": "space", "t": "space", "turn": "space", "a": "a", "f": "f", "r": "r", "d": "d"}
 """The typed words that are keys of the table (`client.intents.KEYS`)."""
-_CONFIRM_LEAVE = (
-    "Leave for good? Type q again: the computer takes your seat. Anything else keeps it."
-)
-_HELP = (
-    "Commands: enter = turn over, a = next auto-play mode (or a off|calm|quick), "
-    "f = vote to finish, r = rematch with a new deal, d = replay this deal, "
-    "s = score and status, rules = the rules, q twice = leave."
-)
 
 
 def _plain_value(value: Any) -> Any:
@@ -107,9 +102,9 @@ class Streams:
 class LineRenderer:
     """Follow ``link`` and write lines to ``streams``; :meth:`run` returns the exit status.
 
-    ``json_lines``: ``--json`` (else ``--plain``); ``clock``: the monotonic clock the
-    countdown runs on; ``page``: the browser table's address (`client.links.page_url`),
-    so that the creator of a room is shown its share links.
+    ``json_lines``: ``--json`` (else ``--plain``); ``viewer``: the viewer's words, and
+    the browser table's address so that the creator of a room is shown its share links;
+    ``clock``: the monotonic clock the countdown runs on.
     """
 
     def __init__(
@@ -118,11 +113,12 @@ class LineRenderer:
         streams: Streams,
         *,
         json_lines: bool,
+        viewer: Viewer,
         clock: Callable[[], float] = time.monotonic,
-        page: str | None = None,
     ) -> None:
         self.link = link
-        self.page = page
+        self.words = viewer.words
+        self.page = viewer.page
         self.json_lines = json_lines
         self.out = streams.out
         self.err = streams.err
@@ -160,9 +156,11 @@ class LineRenderer:
             case Received(message=message, before=before, view=view):
                 await self._received(message, before, view)
             case Reconnecting(attempt=attempt, delay=delay, reason=reason):
-                self._notice(f"Reconnecting… ({reason}; attempt {attempt} in {delay:.1f} s)")
+                delay_s = Number(delay)
+                line = said("plain.reconnecting", reason=reason, attempt=attempt, delay=delay_s)
+                self._notice(self.words.say(line))
             case Notice(text=text):
-                print(f"war-client: {text}", file=self.err, flush=True)
+                print(f"war-client: {self.words.say(text)}", file=self.err, flush=True)
             case Ended():
                 return self._ended(event)
         return None
@@ -181,7 +179,7 @@ class LineRenderer:
         if self.json_lines:
             self._say(message_json(message))
         else:
-            for line in describe(before, message, view, view.my_seat):
+            for line in describe(before, message, view, view.my_seat, words=self.words):
                 self._say(line)
             self._how_to_turn_over()
             self._set_alarm(now)
@@ -196,16 +194,16 @@ class LineRenderer:
         elif ended and not self._over:
             self._over = True
             if self._staying:
-                self._say(status(view, view.my_seat, plain=True))
+                self._say(status(view, view.my_seat, words=self.words, plain=True))
             else:
                 await self.link.close()
 
     def _ended(self, event: Ended) -> int:
         if self._left and not self.json_lines:
-            self._say(_LEFT)
+            self._say(self.words.text("plain.left"))
         if self._over or event.ok:
             return 0
-        reason = event.reason
+        reason = self.words.say(event.reason)
         if self.json_lines and event.code is not None:
             reason = f"{reason} ({event.code})"  # for scripts: the machine-readable code
         print(f"war-client: {reason}", file=self.err, flush=True)
@@ -231,16 +229,17 @@ class LineRenderer:
         if view.phase is not RoomPhase.WAITING or not view.open_seats:
             return
         for line in link_lines(self.page, view.player_code, view.watch_code):
-            self._notice(line)
+            self._notice(self.words.say(line))
 
     def _how_to_turn_over(self) -> None:
-        """The first time the game waits for a player who types commands: how to play."""
-        if self._told_how or self.commands is None or self.view.my_seat is None:
+        """The first time the game waits for a player who types commands, out of a war
+        and without auto-play: how to turn over."""
+        view = self.view
+        if self._told_how or self.commands is None or view.me is None:
             return
-        line = status(self.view, self.view.my_seat, plain=True)
-        if line.startswith("Press enter"):
+        if view.my_turn and view.me.auto is AutoPlay.OFF and not view.war_depth:
             self._told_how = True
-            self._say(line)
+            self._say(status(view, view.my_seat, words=self.words, plain=True))
 
     def _say(self, line: str) -> None:
         print(line, file=self.out, flush=True)
@@ -253,7 +252,7 @@ class LineRenderer:
             return
         self.countdown, line = warning(self.countdown, now)
         if line is not None:
-            self._say(line)
+            self._say(self.words.say(line))
 
     def _set_alarm(self, now: float) -> None:
         """Wake up when the one-minute line is due, even if no message comes."""
@@ -276,7 +275,9 @@ class LineRenderer:
         left = self.countdown.left(self.clock())
         if left is None or self.view.phase is not RoomPhase.PLAYING:
             return None
-        return "Time is up." if self.countdown.up else f"{clock_text(left)} left."
+        if self.countdown.up:
+            return self.words.text("said.time_up")
+        return self.words.text("clock.left_said", clock=clock_text(left))
 
     # --- commands on stdin (plain mode, players) ----------------------------------------
     def _start_reader(self) -> None:
@@ -298,27 +299,36 @@ class LineRenderer:
         """Carry out one typed command; returns what to tell the player, if anything."""
         word, _, rest = text.lower().partition(" ")
         asked, self._leave_asked = self._leave_asked, False
-        if word == "s":
-            return self.standing()
-        if word == "rules":
-            return f"Rules: {rules_sentence(self.view.rules, self.view.minutes)}"
-        if word == "q" and not asked:
-            self._leave_asked = True
-            return _CONFIRM_LEAVE
+        words = self.words
+        answer = self._answer(word, asked=asked)
+        if answer is not None:
+            return answer
         intent = self._intent(word, rest.strip())
         if intent is None:
-            return _HELP
-        if isinstance(intent, str):
-            return intent
+            return words.text("plain.help")
+        if isinstance(intent, Said):
+            return words.say(intent)
         if not await self.link.send(intent):
-            return "Not connected right now; try again in a moment."
+            return words.text("keys.not_connected")
         if isinstance(intent, SetAutoPlay):
             self._auto_asked = intent.mode  # a second "a" steps on from it
         elif isinstance(intent, Ready):
             self._ready_sent = intent.step  # a second enter waits for the next step
         return None
 
-    def _intent(self, word: str, rest: str) -> ClientMessage | str | None:
+    def _answer(self, word: str, *, asked: bool) -> str | None:
+        """The commands answered here, without a message: ``s``, ``rules``, a first ``q``."""
+        if word == "s":
+            return self.standing()
+        if word == "rules":
+            rules = rules_sentence(self.view.rules, self.view.minutes, words=self.words)
+            return self.words.text("said.rules", rules=rules)
+        if word == "q" and not asked:
+            self._leave_asked = True
+            return self.words.text("plain.confirm_leave")
+        return None
+
+    def _intent(self, word: str, rest: str) -> ClientMessage | Said | None:
         """What a typed word asks for (:func:`client.intents.for_key`: the keys of the
         table); None if the word is no command."""
         if word == "q":
@@ -328,7 +338,7 @@ class LineRenderer:
             try:
                 return set_auto(self.view, AutoPlay(rest))
             except ValueError:
-                return f"No such auto-play mode: {rest!r} (off, calm or quick)."
+                return said("plain.no_such_mode", mode=repr(rest))
         key = _KEYS.get(word)
         if key is None:
             return None
@@ -336,11 +346,11 @@ class LineRenderer:
 
     def standing(self) -> str:
         """The answer to ``s``: the score, the votes, what the game waits for, the time."""
-        me = self.view.my_seat
-        parts = [score(self.view, me)]
-        if (votes := votes_sentence(self.view, me)) is not None:
+        me, words = self.view.my_seat, self.words
+        parts = [score(self.view, me, words=words)]
+        if (votes := votes_sentence(self.view, me, words=words)) is not None:
             parts.append(votes)
-        parts.append(status(self.view, me, plain=True))
+        parts.append(status(self.view, me, words=words, plain=True))
         if (clock := self.time_left()) is not None:
             parts.append(clock)
         return " ".join(parts)
