@@ -1,9 +1,11 @@
-"""The Python client against the shared sentence vectors (tests/vectors/, one set of words).
+"""The Python client against the shared sentence vectors (tests/vectors/), in every language.
 
 The browser table's JavaScript is checked against the same files by
 tests/client/web/vectors.test.mjs. The files are made by ``python -m tests.vectors.generate``
-from games the room core plays; the last test here fails when they are out of date (a
-sentence changed, a scene changed) or were edited by hand.
+from games the room core plays (the scenes, tests/vectors/*.json) and what each viewpoint
+is told in each language (tests/vectors/words/<language>/*.json); the last test here fails
+when they are out of date (a sentence or a translation changed, a scene changed) or were
+edited by hand.
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ from typing import Any
 
 import pytest
 
-from client.sentences import describe, status, votes_sentence
+from client.catalog import available, catalog
+from client.sentences import describe, describe_table, rules_sentence, status, votes_sentence
 from client.view import ViewState, apply
 from protocol import decode_server_message
-from tests.vectors.generate import FOLDER, digest, render, scenes
+from tests.vectors.generate import FOLDER, WORDS, digest, written
 
 FILES = sorted(FOLDER.glob("*.json"))
+LANGUAGES = available()
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -35,12 +39,13 @@ def test_the_vectors_cover_what_they_promise() -> None:
     touch: set[str] = set()
     players: set[int] = set()
     for path in FILES:
-        for viewpoint in load(path)["viewpoints"]:
+        english = load(WORDS / "en" / path.name)["viewpoints"]
+        for viewpoint, words in zip(load(path)["viewpoints"], english, strict=True):
             seats.add(viewpoint["seat"])
-            for step in viewpoint["steps"]:
+            for step, line in zip(viewpoint["steps"], words["steps"], strict=True):
                 kinds.add(step["type"])
-                said += step["say"]
-                touch.add(step.get("touch", step["status"]))
+                said += line["say"]
+                touch.add(line.get("touch", line["status"]))
                 if "seats" in step["view"]:
                     players.add(len(step["view"]["seats"]))
     assert players == {2, 3, 4}
@@ -86,30 +91,56 @@ def test_the_vectors_cover_what_they_promise() -> None:
         assert words in text, words
 
 
+def test_every_scene_is_told_in_every_language() -> None:
+    for tag in LANGUAGES:
+        told = sorted(path.name for path in (WORDS / tag).glob("*.json"))
+        assert told == [path.name for path in FILES], tag
+    assert sorted(path.name for path in WORDS.iterdir()) == sorted(LANGUAGES)
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
-def test_the_python_client_says_what_the_vectors_say(path: Path) -> None:
+def test_the_python_client_follows_the_scenes(path: Path) -> None:
     for viewpoint in load(path)["viewpoints"]:
-        me = viewpoint["seat"]
         view = ViewState()
         shown: dict[str, Any] = {}
         for index, step in enumerate(viewpoint["steps"]):
             where = f"{path.stem} {viewpoint['who']} step {index} ({step['type']})"
             message = decode_server_message(base64.b64decode(step["frame"]))
             assert step["type"] == message.TYPE, where
-            before, view = view, apply(view, message)
-            said = list(describe(before, message, view, me))
-            assert said == step["say"], where
-            assert list(describe(before, message, view, me, table=True)) == step.get("table", said)
-            assert status(view, me) == step["status"], where
-            assert status(view, me, touch=True) == step.get("touch", step["status"]), where
-            assert votes_sentence(view, me) == step.get("votes"), where
+            view = apply(view, message)
             shown.update(step["view"])
             assert digest(view) == shown, where
 
 
+@pytest.mark.parametrize("tag", LANGUAGES)
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_the_python_client_says_what_the_vectors_say(path: Path, tag: str) -> None:
+    words = catalog(tag, strict=True)
+    scene = load(path)["viewpoints"]
+    for viewpoint, told in zip(scene, load(WORDS / tag / path.name)["viewpoints"], strict=True):
+        me = viewpoint["seat"]
+        view = ViewState()
+        rules = None
+        for index, (step, line) in enumerate(zip(viewpoint["steps"], told["steps"], strict=True)):
+            where = f"{tag} {path.stem} {viewpoint['who']} step {index} ({step['type']})"
+            message = decode_server_message(base64.b64decode(step["frame"]))
+            before, view = view, apply(view, message)
+            said = list(describe(before, message, view, me, words=words))
+            assert said == line["say"], where
+            table = list(describe_table(before, message, view, me, words=words))
+            assert table == line.get("table", said), where
+            assert status(view, me, words=words) == line["status"], where
+            touch = status(view, me, words=words, touch=True)
+            assert touch == line.get("touch", line["status"]), where
+            assert votes_sentence(view, me, words=words) == line.get("votes"), where
+            rules = line.get("rules", rules)
+            assert rules_sentence(view.rules, view.minutes, words=words) == rules, where
+
+
 def test_the_vectors_are_current() -> None:
-    made = {vector["name"]: render(vector) for vector in scenes()}
-    stored = {path.stem: path.read_text(encoding="utf-8") for path in FILES}
+    made = written()
+    stored = {path: path.read_text(encoding="utf-8") for path in FILES}
+    stored |= {path: path.read_text(encoding="utf-8") for path in WORDS.glob("*/*.json")}
     assert sorted(stored) == sorted(made), "run: python -m tests.vectors.generate"
-    for name, text in made.items():
-        assert stored[name] == text, f"{name}.json is stale: run python -m tests.vectors.generate"
+    for path, text in made.items():
+        assert stored[path] == text, f"{path} is stale: run python -m tests.vectors.generate"

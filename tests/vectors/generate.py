@@ -1,6 +1,7 @@
 """Write the shared sentence vectors: recorded games and what each viewpoint is told.
 
-    .venv/bin/python -m tests.vectors.generate      # rewrites tests/vectors/*.json
+    .venv/bin/python -m tests.vectors.generate      # rewrites tests/vectors/*.json and
+                                                    # tests/vectors/words/*/*.json
 
 Each file is one scene. Most are played by the real room core (`server.core.hub.Hub`, on
 a fake clock, with the engine behind it), as war-server would play them, with people who
@@ -9,16 +10,18 @@ real deal reaches too rarely (everyone short at once, the endless game). Every f
 connection received is kept exactly as it crossed the wire (msgpack, base64), in order,
 with a resumed connection's frames after the ones it had before.
 
-For every frame, the Python client's reducer (`client.view`) and sentences
-(`client.sentences`) give what this viewpoint is told (``say``, as ``war-client --plain``
-prints it; ``table`` when a table's words differ, ``describe(table=True)``), the status
-line (``status``; ``touch`` when a touch screen's differs, ``status(touch=True)``), who
-voted (``votes``, when anyone did) and what changed in a digest of the view (``view``, see
-`digest`; the rules sentence is part of it).
+For every frame, the Python client's reducer (`client.view`) gives what changed in a
+digest of the view (``view``, see `digest`), in the scene's own file, the same in every
+language. Its sentences (`client.sentences`), in each language of `client.catalog`, give
+what this viewpoint is told, in ``words/<language>/<scene>.json``, one line per frame:
+``say`` (as ``war-client --plain`` prints it; ``table`` when a table's words differ,
+`describe_table`), the status line (``status``; ``touch`` when a touch screen's differs,
+``status(touch=True)``), who voted (``votes``, when anyone did) and the rules sentence
+(``rules``, at the first frame and when it changes).
 `tests/client/test_vectors.py` checks the Python client against these files and that they
 are current;
-`tests/client/web/vectors.test.mjs` checks the browser table's JavaScript against them.
-Regenerate them from Python (``make vectors``); never edit them.
+`tests/client/web/vectors.test.mjs` checks the browser table's JavaScript against them, in
+every language. Regenerate them from Python (``make vectors``); never edit them.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from client.sentences import describe, rules_sentence, status, votes_sentence
+from client.catalog import Catalog, available, catalog
+from client.sentences import describe, describe_table, rules_sentence, status, votes_sentence
 from client.view import ViewState, apply
 from protocol import (
     Aces,
@@ -61,10 +65,12 @@ from tests._kit.decks import GIVEN_BACK, arrange
 from tests.client._record import Recording
 from tests.server.core._roomkit import Peer, RoomKit
 
-__all__ = ["FOLDER", "digest", "main", "scenes"]
+__all__ = ["FOLDER", "WORDS", "digest", "main", "scenes", "told"]
 
 FOLDER = Path(__file__).parent
-VERSION = 1
+WORDS = FOLDER / "words"
+"""``words/<language>/<scene>.json``: what each viewpoint is told, in that language."""
+VERSION = 2
 
 
 def digest(view: ViewState) -> dict[str, Any]:
@@ -110,37 +116,50 @@ def digest(view: ViewState) -> dict[str, Any]:
         "taken": None if taken is None else [taken.round, taken.seat, taken.count],
         "seq": view.last_seq,
         "resync": view.needs_resync,
-        "rules": rules_sentence(view.rules, view.minutes),
     }
 
 
 def narrate(frames: list[bytes], me: int | None) -> list[dict[str, Any]]:
-    """Every frame, with what the Python client makes of it for ``me``. ``view`` holds
-    the keys of `digest` that changed with this frame (all of them at the first)."""
+    """Every frame, with what the Python client's reducer makes of it for ``me``. ``view``
+    holds the keys of `digest` that changed with this frame (all of them at the first)."""
     view = ViewState()
     steps = []
     shown: dict[str, Any] = {}
     for frame in frames:
         message = decode_server_message(frame)
-        before, view = view, apply(view, message)
+        view = apply(view, message)
         now = digest(view)
-        said = list(describe(before, message, view, me))
-        step: dict[str, Any] = {
-            "type": message.TYPE,
-            "frame": base64.b64encode(frame).decode("ascii"),
-            "say": said,
-            "status": status(view, me),
-            "view": {k: v for k, v in now.items() if k not in shown or shown[k] != v},
-        }
-        if (touch := status(view, me, touch=True)) != step["status"]:
-            step["touch"] = touch  # a touch screen names its buttons, not keys
-        if (on_table := list(describe(before, message, view, me, table=True))) != said:
-            step["table"] = on_table
-        if (votes := votes_sentence(view, me)) is not None:
-            step["votes"] = votes
-        steps.append(step)
+        steps.append(
+            {
+                "type": message.TYPE,
+                "frame": base64.b64encode(frame).decode("ascii"),
+                "view": {k: v for k, v in now.items() if k not in shown or shown[k] != v},
+            }
+        )
         shown = now
     return steps
+
+
+def told(steps: list[dict[str, Any]], me: int | None, words: Catalog) -> list[dict[str, Any]]:
+    """What the Python client tells ``me`` in ``words`` at each of a viewpoint's frames."""
+    view = ViewState()
+    lines = []
+    rules = None
+    for step in steps:
+        message = decode_server_message(base64.b64decode(step["frame"]))
+        before, view = view, apply(view, message)
+        said = list(describe(before, message, view, me, words=words))
+        line: dict[str, Any] = {"say": said, "status": status(view, me, words=words)}
+        if (touch := status(view, me, words=words, touch=True)) != line["status"]:
+            line["touch"] = touch  # a touch screen names its buttons, not keys
+        if (on_table := list(describe_table(before, message, view, me, words=words))) != said:
+            line["table"] = on_table
+        if (votes := votes_sentence(view, me, words=words)) is not None:
+            line["votes"] = votes
+        if (now := rules_sentence(view.rules, view.minutes, words=words)) != rules:
+            line["rules"] = rules = now
+        lines.append(line)
+    return lines
 
 
 # --- scenes played by the room core ------------------------------------------------------
@@ -424,13 +443,43 @@ def scenes() -> list[dict[str, Any]]:
     return made
 
 
+def words_of(vector: dict[str, Any], words: Catalog) -> dict[str, Any]:
+    """What each viewpoint of ``vector`` is told, in ``words``."""
+    return {
+        "version": VERSION,
+        "name": vector["name"],
+        "language": words.tag,
+        "viewpoints": [
+            {"who": v["who"], "seat": v["seat"], "steps": told(v["steps"], v["seat"], words)}
+            for v in vector["viewpoints"]
+        ],
+    }
+
+
+def written() -> dict[Path, str]:
+    """Every vector file, by its path, as it should be now."""
+    files = {}
+    made = scenes()
+    for vector in made:
+        files[FOLDER / f"{vector['name']}.json"] = render(vector)
+    for tag in available():
+        words = catalog(tag)
+        for vector in made:
+            files[WORDS / tag / f"{vector['name']}.json"] = render(words_of(vector, words))
+    return files
+
+
 def render(vector: dict[str, Any]) -> str:
     """The file's text: one step per line, so a change of words is a small diff."""
     lines = [
         "{",
         f'  "version": {vector["version"]},',
         f'  "name": {json.dumps(vector["name"])},',
-        f'  "about": {json.dumps(vector["about"], ensure_ascii=False)},',
+        *(
+            [f'  "about": {json.dumps(vector["about"], ensure_ascii=False)},']
+            if "about" in vector
+            else [f'  "language": {json.dumps(vector["language"])},']
+        ),
         '  "viewpoints": [',
     ]
     for v_index, viewpoint in enumerate(vector["viewpoints"]):
@@ -449,11 +498,14 @@ def render(vector: dict[str, Any]) -> str:
 
 
 def main() -> int:
-    for vector in scenes():
-        path = FOLDER / f"{vector['name']}.json"
-        path.write_text(render(vector), encoding="utf-8")
-        steps = sum(len(v["steps"]) for v in vector["viewpoints"])
-        print(f"{path}: {len(vector['viewpoints'])} viewpoints, {steps} frames")
+    files = written()
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    for stale in set(WORDS.glob("*/*.json")) - set(files):
+        stale.unlink()  # a scene or a language that is no more
+    scenes_, languages = len(list(FOLDER.glob("*.json"))), len(available())
+    print(f"{FOLDER}: {scenes_} scenes, their words in {languages} languages")
     return 0
 
 
