@@ -60,7 +60,7 @@ vectors: venv engine-vectors
 	$(BIN)/python -m tests.vectors.functions
 
 # Rewrite client/web/js/vocabulary.js and client/phases.py from the Python sources (after
-# an enum, a bound, a default, a close code's meaning or the phase table changed).
+# an enum, a bound, a default, which close reconnects or the phase table changed).
 vocabulary: venv
 	$(BIN)/python -m tests.vectors.generate_vocabulary
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Iterable
 
+from client.catalog import said
 from client.connection import Ended, LinkEvent, Received
 from client.view import ViewState, apply
 from protocol import ClientMessage, ServerMessage
@@ -75,4 +76,4 @@ class FakeLink:
     async def close(self, code: int = 1000) -> None:
         self.closed = True
         self.close_code = code
-        self.event(Ended(True, "closed"))
+        self.event(Ended(True, said("close.closed")))

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from client.catalog import catalog
 from client.cli import build_parser, main, plan
 from client.errors import UsageError
 from client.policy import backoff_delay, closed_because, should_reconnect
@@ -195,12 +196,19 @@ def test_which_closes_reconnect(code: int | None, retry: bool) -> None:
 
 
 def test_close_explanations() -> None:
-    assert closed_because(4002) == "this seat was taken over by another window or device"
-    assert closed_because(None) == "the connection dropped"
-    assert closed_because(4999) == "the server closed the connection (code 4999)"
+    english = catalog("en", strict=True)
+
+    def said(code: int | None, error: Error | None = None) -> str:
+        return english.say(closed_because(code, error))
+
+    assert said(4002) == "this seat was taken over by another window or device"
+    assert said(None) == "the connection dropped"
+    assert said(4999) == "the server closed the connection (code 4999)"
     refusal = Error(code="unknown_code", message="no room has the code ABCD")
-    assert closed_because(4004, refusal) == "no room has the code ABCD", "no code for people"
-    assert closed_because(4004, Error(code="room_full")) == "room full"
+    assert said(4004, refusal) == "there is no game with that code", "by its code"
+    assert said(4004, Error(code="room_full")) == "every seat of that game is taken"
+    future = Error(code="a_new_code", message="something a newer server says")
+    assert said(4004, future) == "something a newer server says", "a code we do not know"
 
 
 def test_short_war_choices_agree_with_war_sim() -> None:

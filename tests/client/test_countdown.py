@@ -9,7 +9,9 @@ from dataclasses import replace
 
 from textual.widgets import Static
 
+from client.catalog import catalog
 from client.countdown import Countdown, clock_text, follow, warning
+from client.language import Viewer
 from client.lines import LineRenderer, Streams
 from client.sentences import describe
 from client.tui import WarApp
@@ -34,6 +36,8 @@ from protocol import (
     Welcome,
 )
 from tests.client._fake import TIMEOUT, FakeLink
+
+EN = catalog("en", strict=True)
 
 MINUTES = 5
 
@@ -96,7 +100,7 @@ class Follower:
     def take(self, message: ServerMessage, now: float) -> None:
         before, self.view = self.view, apply(self.view, message)
         self.countdown = follow(self.countdown, before, message, self.view, now)
-        self.said += describe(before, message, self.view, self.view.my_seat)
+        self.said += describe(before, message, self.view, self.view.my_seat, words=EN)
 
 
 def test_clock_text() -> None:
@@ -138,7 +142,7 @@ def test_a_game_counts_down_from_its_start_on_the_fake_clock() -> None:
     assert run.countdown.warn_at == 12.0 + 240
     assert warning(run.countdown, 251.9) == (run.countdown, None)
     marked, line = warning(run.countdown, 252.0)
-    assert line == "One minute left."
+    assert line is not None and EN.say(line) == "One minute left."
     assert warning(marked, 260.0) == (marked, None), "said once"
     assert marked.left(1000.0) == 0, "never below zero"
 
@@ -160,7 +164,8 @@ def test_joining_in_the_last_minute_needs_no_extra_line() -> None:
     assert run.said[1] == "The game is on: round 1, 0:42 left."
     assert warning(run.countdown, 1.0)[1] is None
     late = Countdown(deadline=100.0, game=1)
-    assert warning(late, 58.0)[1] == "Less than a minute left: 0:42."
+    line = warning(late, 58.0)[1]
+    assert line is not None and EN.say(line) == "Less than a minute left: 0:42."
 
 
 def test_time_up_and_game_over_stop_the_clock_and_a_rematch_restarts_it() -> None:
@@ -185,7 +190,9 @@ async def test_plain_says_the_minute_line_once_and_tells_the_time() -> None:
     clock = FakeClock(0.0)
     link = FakeLink()
     out = io.StringIO()
-    renderer = LineRenderer(link, Streams(out, io.StringIO()), json_lines=False, clock=clock)
+    renderer = LineRenderer(
+        link, Streams(out, io.StringIO()), json_lines=False, viewer=Viewer(EN), clock=clock
+    )
     task = asyncio.create_task(renderer.run())
     link.push(welcome(), *START)
     await link.drained()
@@ -233,7 +240,9 @@ async def test_plain_wakes_up_for_the_minute_line_without_a_message() -> None:
     clock = FakeClock(0.0)
     link = FakeLink()
     out = Written()
-    renderer = LineRenderer(link, Streams(out, io.StringIO()), json_lines=False, clock=clock)
+    renderer = LineRenderer(
+        link, Streams(out, io.StringIO()), json_lines=False, viewer=Viewer(EN), clock=clock
+    )
     task = asyncio.create_task(renderer.run())
     link.push(welcome(), *START)  # 300 s left: the line is due at 240
     await link.drained()
@@ -250,7 +259,7 @@ async def test_plain_wakes_up_for_the_minute_line_without_a_message() -> None:
 async def test_the_table_shows_the_time_left() -> None:
     clock = FakeClock(0.0)
     link = FakeLink()
-    app = WarApp(link, clock=clock)
+    app = WarApp(link, viewer=Viewer(EN), clock=clock)
     async with app.run_test(size=(100, 40)) as pilot:
         link.push(welcome())
         await link.drained()

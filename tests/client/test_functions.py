@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from client.catalog import available, catalog
 from client.countdown import Countdown, clock_text, follow, warning
 from client.policy import Ending, Policy, closed_because, decide, should_reconnect
 from client.view import ViewState, apply
@@ -30,6 +31,9 @@ from tests.vectors.functions import (
     tables,
     view_of,
 )
+from tests.vectors.samples import value_from_json, value_json
+
+EN = catalog("en", strict=True)
 
 
 def load(name: str) -> dict[str, Any]:
@@ -58,7 +62,7 @@ def test_the_double_tap_is_told_not_resent() -> None:
     tap after the server's answer says: both clients, from the same vector."""
     vector = load("intents")
     cases = {(c["view"], c["press"], c.get("sent")): c["out"] for c in vector["cases"]}
-    ready = {"say": "You are ready; waiting for the others."}
+    ready = {"say": {"key": "keys.ready_already", "values": {}}}
     assert cases["seat 0, my turn", "space", None] == {"send": {"type": "ready", "step": 3}}
     assert cases["seat 0, my turn", "space", 3] == ready
     assert cases["seat 0, my turn", "space", 2] == {"send": {"type": "ready", "step": 3}}
@@ -121,15 +125,19 @@ def test_the_reconnect_vectors_cover_every_decision() -> None:
         ("retry", "watch"),
         ("retry", "first"),
     }
-    reasons = " ".join(c["decision"].get("reason", "") for c in cases)
+    said = [
+        value_from_json(c["decision"].get("reason", c["decision"].get("notice"))) for c in cases
+    ]
+    reasons = " ".join(EN.word(reason) for reason in said)
     for words in ("gave up reconnecting", "cannot connect to", "cannot reach the server"):
         assert words in reasons
-    assert any(c["decision"].get("reason") == "the server still cannot save games" for c in cases)
+    assert "the server still cannot save games" in reasons
 
 
 def test_the_close_reasons_are_what_the_vectors_say() -> None:
     for case in load("close-reasons")["cases"]:
-        assert closed_because(case["code"], error_of(case["error"])) == case["reason"], case
+        reason = closed_because(case["code"], error_of(case["error"]))
+        assert value_json(reason) == case["reason"], case
         assert should_reconnect(case["code"]) is case["reconnect"], case
 
 
@@ -146,7 +154,7 @@ def test_the_countdown_counts_what_the_vectors_say(index: int) -> None:
             timer = follow(timer, before, message, view, at)
         else:
             timer, line = warning(timer, at)
-            assert line == step["line"], (script["about"], step)
+            assert (None if line is None else value_json(line)) == step["line"], step
         assert dataclasses.asdict(timer) == step["countdown"], (script["about"], step)
         assert timer.left(at) == step["left"], (script["about"], step)
 
@@ -157,8 +165,20 @@ def test_the_clock_texts() -> None:
 
 
 def test_the_countdown_vectors_say_the_lines() -> None:
-    lines = {s.get("line") for c in load("countdown")["scripts"] for s in c["steps"]}
+    said = [s.get("line") for c in load("countdown")["scripts"] for s in c["steps"]]
+    lines = {EN.word(value_from_json(line)) for line in said if line is not None}
     assert {"One minute left.", "Less than a minute left: 0:55."} <= lines
+
+
+# --- the catalogs ----------------------------------------------------------------------------
+@pytest.mark.parametrize("tag", available())
+def test_the_catalog_says_what_the_format_vectors_say(tag: str) -> None:
+    vector = load(f"format-{tag}")
+    words = catalog(tag, strict=True)
+    assert vector["language"] == tag and len(vector["cases"]) > 1000
+    for case in vector["cases"]:
+        values = {name: value_from_json(value) for name, value in case["values"].items()}
+        assert words.text(case["key"], **values) == case["text"], case
 
 
 # --- the files are current -------------------------------------------------------------------

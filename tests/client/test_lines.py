@@ -8,7 +8,9 @@ import json
 
 import msgpack
 
+from client.catalog import catalog, said
 from client.connection import Ended, Notice, Reconnecting
+from client.language import Viewer
 from client.lines import HIDDEN, LineRenderer, Streams, message_json
 from protocol import (
     AutoPlay,
@@ -27,6 +29,8 @@ from server import engine
 from tests.client._fake import TIMEOUT, FakeLink
 from tests.client._record import Recording
 
+EN = catalog("en", strict=True)
+
 
 def recorded(me: int | None = 0, rounds: int = 6) -> Recording:
     recording = Recording(engine.Game(engine.Rules(round_limit=rounds), 7), me=me)
@@ -36,7 +40,7 @@ def recorded(me: int | None = 0, rounds: int = 6) -> Recording:
 
 async def render(link: FakeLink, *, json_lines: bool = False) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    renderer = LineRenderer(link, Streams(out, err), json_lines=json_lines)
+    renderer = LineRenderer(link, Streams(out, err), json_lines=json_lines, viewer=Viewer(EN))
     code = await asyncio.wait_for(renderer.run(), TIMEOUT)
     return code, out.getvalue(), err.getvalue()
 
@@ -92,33 +96,38 @@ def test_message_json_is_the_wire_map() -> None:
 
 async def test_refused_exits_1_with_one_line_on_stderr() -> None:
     link = FakeLink()
-    link.event(Ended(False, "no room has this code", "unknown_code"))
+    link.event(Ended(False, said("error.reason", code="unknown_code", message="?"), "unknown_code"))
     code, out, err = await render(link)
     assert (code, out) == (1, "")
-    assert err == "war-client: no room has this code\n", "people read no error code"
+    assert err == "war-client: there is no game with that code\n", "people read no error code"
     link = FakeLink()
-    link.event(Ended(False, "no room has this code", "unknown_code"))
+    link.event(Ended(False, said("error.reason", code="unknown_code", message="?"), "unknown_code"))
     code, out, err = await render(link, json_lines=True)
     assert (code, out) == (1, "")
-    assert err == "war-client: no room has this code (unknown_code)\n", "scripts get it"
+    assert err == "war-client: there is no game with that code (unknown_code)\n", "scripts get it"
 
 
 async def test_reconnecting_and_notices() -> None:
     link = FakeLink()
     link.push(recorded().messages[0])
-    link.event(Reconnecting(2, 1.25, "the server is restarting"))
-    link.event(Notice("the stored seat could not be resumed; joining as new"))
-    link.event(Ended(False, "gave up reconnecting: connection refused"))
+    link.event(Reconnecting(2, 1.25, said("close.reason", code=1012)))
+    link.event(Notice(said("close.join_anew")))
+    link.event(
+        Ended(
+            False,
+            said("close.gave_up", reason=said("close.cannot_reach", problem="connection refused")),
+        )
+    )
     code, out, err = await render(link)
     assert code == 1
-    assert "Reconnecting… (the server is restarting; attempt 2 in 1.2 s)" in out.splitlines()
+    assert "Reconnecting… (the server is restarting; attempt 2 in 1.3 s)" in out.splitlines()
     assert err.splitlines() == [
         "war-client: the stored seat could not be resumed; joining as new",
-        "war-client: gave up reconnecting: connection refused",
+        "war-client: gave up reconnecting: cannot reach the server: connection refused",
     ]
     link = FakeLink()
-    link.event(Reconnecting(1, 0.5, "the connection dropped"))
-    link.event(Ended(True, "you left the room"))
+    link.event(Reconnecting(1, 0.5, said("close.reason", code=1006)))
+    link.event(Ended(True, said("close.left")))
     code, out, err = await render(link, json_lines=True)
     assert (code, out) == (0, ""), "json keeps stdout for messages only"
     assert "Reconnecting…" in err
@@ -127,7 +136,9 @@ async def test_reconnecting_and_notices() -> None:
 async def test_typed_commands() -> None:
     recording = Recording(engine.Game(engine.Rules(), 7), me=0)
     link = FakeLink()
-    renderer = LineRenderer(link, Streams(io.StringIO(), io.StringIO()), json_lines=False)
+    renderer = LineRenderer(
+        link, Streams(io.StringIO(), io.StringIO()), json_lines=False, viewer=Viewer(EN)
+    )
     commands = asyncio.StreamReader()
     renderer.commands = commands
     link.push_all(recording.messages)
@@ -159,7 +170,7 @@ async def test_typed_commands() -> None:
     )
     commands.feed_data(b"q\n")
     assert await link.next_sent() == Leave()
-    link.event(Ended(True, "you left the room"))
+    link.event(Ended(True, said("close.left")))
     assert await asyncio.wait_for(task, TIMEOUT) == 0
 
 
@@ -168,14 +179,16 @@ async def test_a_second_quick_enter_waits_for_the_next_step() -> None:
     (which the server would refuse: "ready for step 0, but the game is at step 1")."""
     recording = Recording(engine.Game(engine.Rules(), 7), me=0)
     link = FakeLink()
-    renderer = LineRenderer(link, Streams(io.StringIO(), io.StringIO()), json_lines=False)
+    renderer = LineRenderer(
+        link, Streams(io.StringIO(), io.StringIO()), json_lines=False, viewer=Viewer(EN)
+    )
     task = asyncio.create_task(renderer.run())
     link.push_all(recording.messages)
     await link.drained()
     assert await renderer.command("") is None
     assert await renderer.command("") == "You are ready; waiting for the others."
     assert link.sent == [Ready(step=0)]
-    link.event(Ended(True, "closed"))
+    link.event(Ended(True, said("close.closed")))
     await asyncio.wait_for(task, TIMEOUT)
 
 
@@ -183,7 +196,9 @@ async def test_a_ready_lost_with_its_connection_can_be_sent_again() -> None:
     """A new welcome (a resume) forgets the ready sent on the connection before."""
     recording = Recording(engine.Game(engine.Rules(), 7), me=0)
     link = FakeLink()
-    renderer = LineRenderer(link, Streams(io.StringIO(), io.StringIO()), json_lines=False)
+    renderer = LineRenderer(
+        link, Streams(io.StringIO(), io.StringIO()), json_lines=False, viewer=Viewer(EN)
+    )
     task = asyncio.create_task(renderer.run())
     link.push_all(recording.messages)
     await link.drained()
@@ -192,19 +207,21 @@ async def test_a_ready_lost_with_its_connection_can_be_sent_again() -> None:
     await link.drained()
     assert await renderer.command("") is None
     assert link.sent == [Ready(step=0), Ready(step=0)]
-    link.event(Ended(True, "closed"))
+    link.event(Ended(True, said("close.closed")))
     await asyncio.wait_for(task, TIMEOUT)
 
 
 async def test_a_spectator_typing_turn_over_sends_nothing() -> None:
     link = FakeLink()
     link.push(recorded(me=None).messages[0])
-    renderer = LineRenderer(link, Streams(io.StringIO(), io.StringIO()), json_lines=False)
+    renderer = LineRenderer(
+        link, Streams(io.StringIO(), io.StringIO()), json_lines=False, viewer=Viewer(EN)
+    )
     task = asyncio.create_task(renderer.run())
     await link.drained()
     assert await renderer.command("") == "Spectators watch; only players turn over."
     assert link.sent == []
-    link.event(Ended(True, "closed"))
+    link.event(Ended(True, said("close.closed")))
     await asyncio.wait_for(task, TIMEOUT)
 
 
@@ -212,7 +229,7 @@ async def test_a_plain_player_stays_after_game_over_for_a_rematch_then_leaves() 
     recording = recorded(rounds=3)
     link = FakeLink()
     out = io.StringIO()
-    renderer = LineRenderer(link, Streams(out, io.StringIO()), json_lines=False)
+    renderer = LineRenderer(link, Streams(out, io.StringIO()), json_lines=False, viewer=Viewer(EN))
     commands = asyncio.StreamReader()
     renderer.commands = commands
     link.push_all(recording.messages)
@@ -244,14 +261,16 @@ async def test_a_plain_player_stays_after_game_over_for_a_rematch_then_leaves() 
     assert await renderer.command("d") == "A rematch comes after game over."
     commands.feed_data(b"q\nq\n")  # twice: leaving is for good
     assert await link.next_sent() == Leave()
-    link.event(Ended(True, "you left the room"))
+    link.event(Ended(True, said("close.left")))
     assert await asyncio.wait_for(task, TIMEOUT) == 0
     assert out.getvalue().splitlines()[-1] == "You left the room."
 
 
 async def test_the_end_of_stdin_after_game_over_ends_the_evening() -> None:
     link = FakeLink()
-    renderer = LineRenderer(link, Streams(io.StringIO(), io.StringIO()), json_lines=False)
+    renderer = LineRenderer(
+        link, Streams(io.StringIO(), io.StringIO()), json_lines=False, viewer=Viewer(EN)
+    )
     commands = asyncio.StreamReader()
     renderer.commands = commands
     link.push_all(recorded(rounds=2).messages)
@@ -266,7 +285,7 @@ async def test_the_end_of_stdin_after_game_over_ends_the_evening() -> None:
 async def test_a_plain_player_is_told_how_to_turn_over_and_q_asks_first() -> None:
     link = FakeLink()
     out = io.StringIO()
-    renderer = LineRenderer(link, Streams(out, io.StringIO()), json_lines=False)
+    renderer = LineRenderer(link, Streams(out, io.StringIO()), json_lines=False, viewer=Viewer(EN))
     renderer.commands = asyncio.StreamReader()
     recording = Recording(engine.Game(engine.Rules(), 7), me=0)
     link.push_all(recording.messages)
@@ -283,5 +302,5 @@ async def test_a_plain_player_is_told_how_to_turn_over_and_q_asks_first() -> Non
     assert link.sent == []
     assert await renderer.command("q") is None
     assert link.sent == [Leave()]
-    link.event(Ended(True, "you left the room"))
+    link.event(Ended(True, said("close.left")))
     assert await asyncio.wait_for(task, TIMEOUT) == 0

@@ -6,11 +6,15 @@ import io
 
 import pytest
 
+from client.catalog import catalog, said
 from client.connection import Ended
+from client.language import Viewer
 from client.lines import LineRenderer, Streams
 from client.links import link_lines, page_url
 from protocol import PlayerJoined, RoomPhase, RoomState, RulesSpec, SeatState, Welcome
 from tests.client._fake import FakeLink
+
+EN = catalog("en", strict=True)
 
 
 @pytest.mark.parametrize(
@@ -34,11 +38,14 @@ def test_only_websocket_urls_have_a_page(url: str) -> None:
 
 
 def test_the_links_carry_the_codes_in_the_fragment() -> None:
-    assert link_lines("http://h:1/", "K7MX-QD4R", "9HWT-2CBN") == (
+    def said(page: str, player: str | None, watch: str | None) -> tuple[str, ...]:
+        return tuple(EN.say(line) for line in link_lines(page, player, watch))
+
+    assert said("http://h:1/", "K7MX-QD4R", "9HWT-2CBN") == (
         "Link for players: http://h:1/#join=K7MX-QD4R",
         "Link for watchers: http://h:1/#watch=9HWT-2CBN",
     )
-    assert link_lines("http://h:1/", None, "9HWT-2CBN") == (
+    assert said("http://h:1/", None, "9HWT-2CBN") == (
         "Link for watchers: http://h:1/#watch=9HWT-2CBN",
     )
 
@@ -55,9 +62,11 @@ def welcome(seat: int | None, *, open_seat: bool = True) -> Welcome:
 async def plain(*messages: Welcome | PlayerJoined, json_lines: bool = False) -> tuple[str, str]:
     link = FakeLink()
     out, err = io.StringIO(), io.StringIO()
-    renderer = LineRenderer(link, Streams(out, err), json_lines=json_lines, page="http://h:1/")
+    renderer = LineRenderer(
+        link, Streams(out, err), json_lines=json_lines, viewer=Viewer(EN, "http://h:1/")
+    )
     link.push(*messages)
-    link.event(Ended(True, "closed"))
+    link.event(Ended(True, said("close.closed")))
     await renderer.run()
     return out.getvalue(), err.getvalue()
 

@@ -6,9 +6,12 @@ from dataclasses import replace
 
 from textual.app import App, ComposeResult
 
+from client.catalog import catalog
 from client.panels import SaidLines, seat_flags, seat_title
 from client.view import ViewState
 from protocol import AutoPlay, RematchDeal, RoomPhase, RulesSpec, SeatState
+
+EN = catalog("en", strict=True)
 
 
 def table(phase: RoomPhase = RoomPhase.PLAYING, **changes: object) -> ViewState:
@@ -24,33 +27,33 @@ def table(phase: RoomPhase = RoomPhase.PLAYING, **changes: object) -> ViewState:
 
 def test_titles_say_who_is_who() -> None:
     view = table()
-    titles = [seat_title(view, record, 0) for record in view.seats]
+    titles = [seat_title(view, record, 0, EN) for record in view.seats]
     assert titles == ["Ann (you)", "Ben", "Computer 1", "Robot (computer)"]
     away = replace(view, seats=(view.seats[0], replace(view.seats[1], connected=False)))
-    assert seat_title(away, away.seats[1], 0) == "Ben (away)"
+    assert seat_title(away, away.seats[1], 0, EN) == "Ben (away)"
     gone = replace(view, left=frozenset({1}))
-    assert seat_title(gone, gone.seats[1], 0) == "Ben (left)"
-    assert seat_title(view, SeatState(seat=1), 0) == "Seat 2 (open)"
+    assert seat_title(gone, gone.seats[1], 0, EN) == "Ben (left)"
+    assert seat_title(view, SeatState(seat=1), 0, EN) == "Seat 2 (open)"
 
 
 def test_flags_say_what_the_game_waits_for() -> None:
     view = table(waiting_for=(0, 1, 2, 3))
     view = replace(view, seats=(*view.seats[:2], replace(view.seats[2], ready=True), view.seats[3]))
-    assert seat_flags(view, view.seats[0], 0) == ["your turn"]
-    assert seat_flags(view, view.seats[1], 0) == ["not ready"]
-    assert seat_flags(view, view.seats[2], 0) == ["ready ✓"]
+    assert seat_flags(view, view.seats[0], 0, EN) == ["your turn"]
+    assert seat_flags(view, view.seats[1], 0, EN) == ["not ready"]
+    assert seat_flags(view, view.seats[2], 0, EN) == ["ready ✓"]
     auto = replace(view.seats[0], auto=AutoPlay.CALM)
-    assert seat_flags(view, auto, 0) == ["auto calm"], "auto-play turns over, not me"
+    assert seat_flags(view, auto, 0, EN) == ["auto calm"], "auto-play turns over, not me"
     war = table(war_depth=1, war_seats=(0, 1), waiting_for=(0, 1))
-    assert seat_flags(war, war.seats[2], 0) == ["sits out the war"]
+    assert seat_flags(war, war.seats[2], 0, EN) == ["sits out the war"]
     voted = replace(view.seats[1], finish_vote=True)
-    assert seat_flags(view, voted, 0) == ["not ready", "voted to finish"]
+    assert seat_flags(view, voted, 0, EN) == ["not ready", "voted to finish"]
     over = table(RoomPhase.OVER)
     asked = replace(over.seats[1], finish_vote=True, rematch_vote=RematchDeal.SAME)
-    assert seat_flags(over, asked, 0) == ["rematch: same deal"]
-    assert seat_flags(table(RoomPhase.WAITING), view.seats[0], 0) == ["seated"]
-    assert seat_flags(view, SeatState(seat=1), 0) == ["waiting for a player"]
-    assert seat_flags(view, replace(view.seats[1], out=True), 0) == ["out of the game"]
+    assert seat_flags(over, asked, 0, EN) == ["rematch: same deal"]
+    assert seat_flags(table(RoomPhase.WAITING), view.seats[0], 0, EN) == ["seated"]
+    assert seat_flags(view, SeatState(seat=1), 0, EN) == ["waiting for a player"]
+    assert seat_flags(view, replace(view.seats[1], out=True), 0, EN) == ["out of the game"]
 
 
 class SaidApp(App[None]):

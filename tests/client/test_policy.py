@@ -7,9 +7,11 @@ from typing import Any
 
 import pytest
 
-from client.policy import Ending, JoinAnew, Policy, Reopen, Retry, Stop, decide
+from client.catalog import catalog
+from client.policy import Decision, Ending, JoinAnew, Policy, Reopen, Retry, Stop, decide
 from protocol import CloseCode, Error
 
+EN = catalog("en", strict=True)
 POLICY = Policy(base=1.0, cap=8.0, store_base=5.0, store_cap=60.0, give_up_after=300.0)
 URL = "ws://127.0.0.1:8765"
 WELCOMED = Ending(url=URL, ever_welcomed=True, welcomed=True, holds_token=True)
@@ -25,104 +27,118 @@ BAD_TOKEN = Error(code="bad_token", message="that seat token is not valid")
 UNKNOWN = Error(code="unknown_code", message="no room has the code 'NOPE'")
 
 CASES: list[tuple[str, Ending, object]] = [
-    ("we closed", player(closing=True, close_code=1000), Stop(True, "closed")),
-    ("we left", player(left=True, close_code=1000), Stop(True, "you left the room")),
+    ("we closed", player(closing=True, close_code=1000), ("stop", True, "closed")),
+    ("we left", player(left=True, close_code=1000), ("stop", True, "you left the room")),
     (
         "a stored seat refused: join anew",
         Ending(url=URL, stored_seat=True, error=BAD_TOKEN, close_code=CloseCode.REFUSED),
-        JoinAnew("the stored seat could not be resumed; joining as new"),
+        ("join_anew", "the stored seat could not be resumed; joining as new"),
     ),
     (
         "a stored seat whose room is gone: join anew",
         Ending(url=URL, stored_seat=True, error=UNKNOWN, close_code=CloseCode.REFUSED),
-        JoinAnew("the stored seat could not be resumed; joining as new"),
+        ("join_anew", "the stored seat could not be resumed; joining as new"),
     ),
     (
         "a refusal: stop with the sentence, the code for scripts",
         Ending(url=URL, error=UNKNOWN, close_code=CloseCode.REFUSED),
-        Stop(False, "no room has the code 'NOPE'", "unknown_code"),
+        ("stop", False, "there is no game with that code", "unknown_code"),
     ),
     (
         "never reached",
         Ending(url=URL, unreachable="connection refused"),
-        Stop(False, f"cannot connect to {URL}: connection refused"),
+        ("stop", False, f"cannot connect to {URL}: connection refused"),
     ),
     (
         "a certificate that fails, even after a welcome",
         player(unreachable="certificate verify failed", final=True),
-        Stop(False, f"cannot connect to {URL}: certificate verify failed"),
+        ("stop", False, f"cannot connect to {URL}: certificate verify failed"),
     ),
     (
         "unreachable after a welcome: retry and resume",
         player(unreachable="connection refused", attempt=2),
-        Retry(3.0, "cannot reach the server: connection refused", Reopen.RESUME),
+        ("retry", 3.0, "cannot reach the server: connection refused", Reopen.RESUME),
     ),
     (
         "a restart: resume after the fast backoff",
         player(close_code=CloseCode.SERVICE_RESTART),
-        Retry(0.75, "the server is restarting", Reopen.RESUME),
+        ("retry", 0.75, "the server is restarting", Reopen.RESUME),
     ),
     (
         "a drop without a close frame",
         player(close_code=None, attempt=5),
-        Retry(6.0, "the connection dropped", Reopen.RESUME),
+        ("retry", 6.0, "the connection dropped", Reopen.RESUME),
     ),
     (
         "a spectator's drop: watch again",
         Ending(url=URL, close_code=1006, ever_welcomed=True, spectator=True),
-        Retry(0.75, "the connection dropped", Reopen.WATCH),
+        ("retry", 0.75, "the connection dropped", Reopen.WATCH),
     ),
     (
         "store unavailable: slow, the server's sentence the first time",
         player(close_code=CloseCode.TRY_AGAIN_LATER, error=STORE),
-        Retry(3.75, "the server cannot save games right now", Reopen.RESUME),
+        ("retry", 3.75, "the server cannot save games right now", Reopen.RESUME),
     ),
     (
         "store unavailable again: slower, said once already",
         player(close_code=CloseCode.TRY_AGAIN_LATER, error=STORE, attempt=2),
-        Retry(15.0, "the server still cannot save games", Reopen.RESUME),
+        ("retry", 15.0, "the server still cannot save games", Reopen.RESUME),
     ),
     (
         "store unavailable: capped at a minute",
         player(close_code=CloseCode.TRY_AGAIN_LATER, error=STORE, attempt=9),
-        Retry(45.0, "the server still cannot save games", Reopen.RESUME),
+        ("retry", 45.0, "the server still cannot save games", Reopen.RESUME),
     ),
     (
         "store unavailable before any welcome (creating a room): try again, from the start",
         Ending(url=URL, close_code=CloseCode.TRY_AGAIN_LATER, error=STORE),
-        Retry(3.75, "the server cannot save games right now", Reopen.FIRST),
+        ("retry", 3.75, "the server cannot save games right now", Reopen.FIRST),
     ),
     (
         "the room ends normally for a spectator",
         Ending(url=URL, close_code=CloseCode.ROOM_CLOSED, welcomed=True, spectator=True),
-        Stop(True, "the room was closed"),
+        ("stop", True, "the room was closed"),
     ),
     (
         "the room ends after game over",
         player(close_code=CloseCode.ROOM_CLOSED, game_over=True),
-        Stop(True, "the room was closed"),
+        ("stop", True, "the room was closed"),
     ),
     (
         "the room closed under a player mid-game",
         player(close_code=CloseCode.ROOM_CLOSED),
-        Stop(False, "the room was closed"),
+        ("stop", False, "the room was closed"),
     ),
     (
         "replaced: never reconnect",
         player(close_code=CloseCode.REPLACED),
-        Stop(False, "this seat was taken over by another window or device"),
+        ("stop", False, "this seat was taken over by another window or device"),
     ),
     (
         "too long in trouble: give up",
         player(close_code=CloseCode.SERVICE_RESTART, trouble_for=301.0),
-        Stop(False, "gave up reconnecting: the server is restarting"),
+        ("stop", False, "gave up reconnecting: the server is restarting"),
     ),
 ]
 
 
+def told(decision: Decision) -> tuple[object, ...]:
+    """A decision with its reason said in English, as the cases write it."""
+    match decision:
+        case Stop(ok=ok, reason=reason, code=None):
+            return ("stop", ok, EN.say(reason))
+        case Stop(ok=ok, reason=reason, code=code):
+            return ("stop", ok, EN.say(reason), code)
+        case JoinAnew(notice=notice):
+            return ("join_anew", EN.say(notice))
+        case Retry(delay=delay, reason=reason, reopen=reopen):
+            return ("retry", delay, EN.say(reason), reopen)
+    raise AssertionError(decision)  # pragma: no cover
+
+
 @pytest.mark.parametrize(("ending", "decision"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_the_policy(ending: Ending, decision: object) -> None:
-    assert decide(ending, POLICY, jitter=0.5) == decision
+    assert told(decide(ending, POLICY, jitter=0.5)) == decision
 
 
 def test_jitter_spreads_a_delay_over_the_upper_half() -> None:

@@ -373,7 +373,9 @@ def test_status_tells_me_what_to_do() -> None:
     away = apply(ready, ConnectionChanged(seq=6, seat=1, connected=False))
     assert status(away, 0, words=EN) == "Waiting for Ben (away)."
     auto = apply(view, AutoPlayChanged(seq=5, seat=0, mode=AutoPlay.QUICK))
-    assert status(auto, 0, words=EN) == "Auto-play (quick) turns over for you. Press a to change it."
+    assert (
+        status(auto, 0, words=EN) == "Auto-play (quick) turns over for you. Press a to change it."
+    )
     war = apply_all(
         view,
         [
@@ -583,8 +585,8 @@ def test_summaries_never_say_zero_rounds_or_zero_wars() -> None:
     def summary(rounds: int, wars: int, longest: int, haul: int) -> str:
         figures = Summary(rounds=rounds, wars=wars, longest_war=longest, biggest_haul=haul, deal=7)
         return summary_sentence(
-            GameResult(winner=0, termination=Termination.TIME_LIMIT, summary=figures)
-        , words=EN)
+            GameResult(winner=0, termination=Termination.TIME_LIMIT, summary=figures), words=EN
+        )
 
     assert summary(12, 0, 0, 2) == "12 rounds, no wars, biggest haul: 2 cards, deal 7."
     assert (
@@ -648,8 +650,12 @@ def test_the_score_counts_every_pile_and_names_the_round() -> None:
         round=11,
         seats=tuple(replace(s, count=c) for s, c in zip(view.seats, (21, 30, 0), strict=True)),
     )
-    assert score(view, 1, words=EN) == "Round 12: Ann has 21 cards, you have 30 cards and Cy is out."
-    assert score(view, None, words=EN) == "Round 12: Ann has 21 cards, Ben has 30 cards and Cy is out."
+    assert (
+        score(view, 1, words=EN) == "Round 12: Ann has 21 cards, you have 30 cards and Cy is out."
+    )
+    assert (
+        score(view, None, words=EN) == "Round 12: Ann has 21 cards, Ben has 30 cards and Cy is out."
+    )
     war = replace(
         view,
         war_depth=2,
@@ -697,7 +703,9 @@ def test_who_still_has_to_vote_for_a_rematch() -> None:
     )
     assert status(view, 0, plain=True, words=EN).startswith("Game over. Type r for a rematch")
     asked = apply(view, RematchVoted(seq=8, seat=0, deal=RematchDeal.NEW))
-    assert status(asked, 0, words=EN) == "Waiting for Ben, Cy and Dot to vote.", "out players vote again"
+    assert status(asked, 0, words=EN) == "Waiting for Ben, Cy and Dot to vote.", (
+        "out players vote again"
+    )
     asked = apply(asked, RematchVoted(seq=9, seat=3, deal=RematchDeal.SAME))
     assert votes_sentence(asked, 1, words=EN) == (
         "Ann asked for a new deal, Dot for this deal again; still to vote: you and Cy."
@@ -748,7 +756,9 @@ def test_the_rules_of_0_1_rooms_are_said() -> None:
     assert "their cards go back unshuffled (the old rule)." in before_0_3
     assert "old rule" not in rules_sentence(RulesSpec(players=4), words=EN)
     assert "old rule" not in rules_sentence(RulesSpec(taken_back=TakenBack.AS_LAID), words=EN)  # 2
-    assert "old rule" not in rules_sentence(RulesSpec(both_short=BothShort.END), words=EN)  # 2 players
+    assert "old rule" not in rules_sentence(
+        RulesSpec(both_short=BothShort.END), words=EN
+    )  # 2 players
 
 
 def test_the_server_playing_for_an_away_player_is_said_to_everyone() -> None:

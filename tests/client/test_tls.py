@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
+from client.catalog import catalog
 from client.cli import build_parser, main, plan
 from client.connection import Connection, Ended
 from client.errors import CaFileError, UsageError
@@ -121,5 +122,6 @@ async def test_wss_to_a_server_without_tls_hints_at_ws() -> None:
         connection = Connection(f"wss://127.0.0.1:{port}", WatchRoom(code="9HWT-2CBN"))
         events = [event async for event in connection.events()]
     assert len(events) == 1 and isinstance(events[0], Ended) and not events[0].ok
-    assert events[0].reason.startswith(f"cannot connect to wss://127.0.0.1:{port}: ")
-    assert events[0].reason.endswith("(does the server use ws://, without tls?)")
+    reason = catalog("en", strict=True).say(events[0].reason)
+    assert reason.startswith(f"cannot connect to wss://127.0.0.1:{port}: ")
+    assert reason.endswith("(does the server use ws://, without tls?)")

@@ -11,8 +11,10 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
+from client.catalog import catalog, said
 from client.connection import Ended, Notice, Reconnecting
 from client.drawing import CARD_HEIGHT
+from client.language import Viewer
 from client.panels import SaidLines
 from client.tui import (
     CLOSED_LINE,
@@ -53,6 +55,8 @@ from protocol import (
     Welcome,
 )
 from tests.client._fake import TIMEOUT, FakeLink
+
+EN = catalog("en", strict=True)
 
 
 def welcome(seat: int | None = 0, name: str = "Ann") -> Welcome:
@@ -101,7 +105,11 @@ def text(app: WarApp, selector: str) -> str:
 async def table() -> AsyncIterator[tuple[WarApp, FakeLink, Pilot[None]]]:
     link = FakeLink()
     # a haul stays lit, and flying cards stay in the air, while checked
-    app = WarApp(link, haul=Haul(flight_seconds=TIMEOUT * 10, highlight_seconds=TIMEOUT * 10))
+    app = WarApp(
+        link,
+        viewer=Viewer(EN),
+        haul=Haul(flight_seconds=TIMEOUT * 10, highlight_seconds=TIMEOUT * 10),
+    )
     async with app.run_test(size=(100, 40)) as pilot:
         yield app, link, pilot
 
@@ -240,7 +248,7 @@ async def test_the_table_draws_cards_the_war_and_the_haul(
     assert "│10   │" in mine and "♦" in mine, "the latest face-up card, drawn"
     assert "░" in mine, "the face-down card as a back"
     assert app.query_one("#war", Static).display
-    assert text(app, "#war") == "War between you and Ben"
+    assert text(app, "#war") == "War between you and Ben!"
     link.push(CardsTaken(seq=9, step=2, round=1, seat=0, count=6, counts=(29, 23)))
     await settle(link, pilot)
     await landed(app, pilot)
@@ -286,12 +294,12 @@ async def test_reconnecting_is_shown_then_cleared(
 ) -> None:
     app, link, pilot = table
     link.push(welcome(), *START)
-    link.event(Reconnecting(1, 0.2, "the server is restarting"))
+    link.event(Reconnecting(1, 0.2, said("close.reason", code=1012)))
     await settle(link, pilot)
     assert text(app, "#status") == "Reconnecting… (the server is restarting; attempt 1)"
-    link.event(Notice("the stored seat could not be resumed"))
+    link.event(Notice(said("close.join_anew")))
     await settle(link, pilot)
-    assert "The stored seat could not be resumed." in text(app, "#said")
+    assert "The stored seat could not be resumed; joining as new." in text(app, "#said")
     link.push(welcome())
     await settle(link, pilot)
     assert not text(app, "#status").startswith("Reconnecting")
@@ -323,14 +331,14 @@ async def test_names_are_text_not_markup(table: tuple[WarApp, FakeLink, Pilot[No
 
 async def test_q_leaves_and_closes() -> None:
     link = FakeLink()
-    app = WarApp(link)
+    app = WarApp(link, viewer=Viewer(EN))
     async with app.run_test() as pilot:
         link.push(welcome(), *START)
         await settle(link, pilot)
         await pilot.press("q")
         await pilot.pause()
         assert link.sent == [] and not link.closed, "one q only asks"
-        assert CONFIRM_LEAVE_LINE in text(app, "#said")
+        assert EN.say(CONFIRM_LEAVE_LINE) in text(app, "#said")
         await pilot.press("q")
         await pilot.pause()
     assert link.sent == [Leave()]
@@ -340,13 +348,16 @@ async def test_q_leaves_and_closes() -> None:
 
 async def test_a_fatal_end_exits_non_zero_with_the_reason() -> None:
     link = FakeLink()
-    app = WarApp(link)
+    app = WarApp(link, viewer=Viewer(EN))
     async with app.run_test() as pilot:
-        link.event(Ended(False, "no room has this code", "unknown_code"))
+        link.event(
+            Ended(False, said("error.reason", code="unknown_code", message="?"), "unknown_code")
+        )
         await link.drained()
         await pilot.pause()
     assert app.return_code == 1
-    assert app.end_reason == "no room has this code"
+    assert app.end_reason is not None
+    assert EN.say(app.end_reason) == "there is no game with that code"
 
 
 async def test_taken_cards_fly_to_the_winners_pile_then_it_counts_them(
@@ -417,7 +428,9 @@ async def test_keys_work_while_cards_fly(table: tuple[WarApp, FakeLink, Pilot[No
 
 async def test_a_short_flight_lands_by_itself() -> None:
     link = FakeLink()
-    app = WarApp(link, haul=Haul(flight_seconds=0.05, highlight_seconds=TIMEOUT * 10))
+    app = WarApp(
+        link, viewer=Viewer(EN), haul=Haul(flight_seconds=0.05, highlight_seconds=TIMEOUT * 10)
+    )
     async with app.run_test(size=(100, 40)) as pilot:
         link.push(welcome(), *START, *WAR_TO_ANN)
         await settle(link, pilot)
@@ -432,7 +445,7 @@ async def test_a_short_flight_lands_by_itself() -> None:
 
 async def test_a_haul_flies_at_80_by_24() -> None:
     link = FakeLink()
-    app = WarApp(link, haul=Haul(flight_seconds=TIMEOUT * 10))
+    app = WarApp(link, viewer=Viewer(EN), haul=Haul(flight_seconds=TIMEOUT * 10))
     async with app.run_test(size=(80, 24)) as pilot:
         link.push(welcome(), *START, *WAR_TO_ANN)
         await settle(link, pilot)
@@ -496,7 +509,11 @@ def card_rows(panel: SeatPanel) -> range:
 
 async def test_a_haul_flies_from_the_table_never_from_the_winner_nor_over_words() -> None:
     link = FakeLink()
-    app = WarApp(link, haul=Haul(flight_seconds=TIMEOUT * 10, highlight_seconds=TIMEOUT * 10))
+    app = WarApp(
+        link,
+        viewer=Viewer(EN),
+        haul=Haul(flight_seconds=TIMEOUT * 10, highlight_seconds=TIMEOUT * 10),
+    )
     async with app.run_test(size=(100, 40)) as pilot:
         link.push(*THREE)
         await settle(link, pilot)
@@ -579,7 +596,7 @@ async def test_two_quick_a_presses_step_twice(table: tuple[WarApp, FakeLink, Pil
 
 async def test_the_footer_fits_at_60_columns() -> None:
     link = FakeLink()
-    app = WarApp(link)
+    app = WarApp(link, viewer=Viewer(EN))
     async with app.run_test(size=(60, 24)) as pilot:
         for messages in ([welcome()], START):
             link.push(*messages)
@@ -633,7 +650,7 @@ async def test_q_and_ctrl_q_say_one_line_on_leaving() -> None:
         ("ctrl+q", CLOSED_LINE, []),
     ):
         link = FakeLink()
-        app = WarApp(link)
+        app = WarApp(link, viewer=Viewer(EN))
         async with app.run_test() as pilot:
             link.push(welcome(), *START)
             await settle(link, pilot)
@@ -641,7 +658,7 @@ async def test_q_and_ctrl_q_say_one_line_on_leaving() -> None:
             await pilot.pause()
         assert (app.farewell, link.sent, link.closed, app.return_code) == (farewell, sent, True, 0)
     link = FakeLink()
-    app = WarApp(link)
+    app = WarApp(link, viewer=Viewer(EN))
     async with app.run_test() as pilot:
         link.push(welcome(seat=None), *START)
         await settle(link, pilot)
@@ -652,7 +669,7 @@ async def test_q_and_ctrl_q_say_one_line_on_leaving() -> None:
 
 async def test_a_stop_signal_closes_the_link_as_going_away() -> None:
     link = FakeLink()
-    app = WarApp(link)
+    app = WarApp(link, viewer=Viewer(EN))
     async with app.run_test() as pilot:
         link.push(welcome(), *START)
         await settle(link, pilot)

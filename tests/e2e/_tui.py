@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from client.catalog import catalog
 from client.connection import Connection, LinkEvent
+from client.language import Viewer
 from client.tui import WarApp
 from client.view import ViewState
 
@@ -17,8 +19,8 @@ TIMEOUT = 30.0
 class WatchedApp(WarApp):
     """The app, with an event the test can wait on after each link event is drawn."""
 
-    def __init__(self, connection: Connection) -> None:
-        super().__init__(connection)
+    def __init__(self, connection: Connection, lang: str = "en") -> None:
+        super().__init__(connection, viewer=Viewer(catalog(lang)))
         self.changed = asyncio.Event()
 
     def on_link_event(self, event: LinkEvent) -> None:

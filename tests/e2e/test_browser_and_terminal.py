@@ -18,6 +18,7 @@ import msgpack
 import pytest
 from playwright.async_api import Browser, expect
 
+from client.catalog import catalog
 from client.sentences import describe
 from client.view import ViewState, apply
 from protocol import (
@@ -55,7 +56,7 @@ def sentences_after(messages: list[ServerMessage], me: int, seq: int) -> list[st
     for message in messages:
         before, view = view, apply(view, message)
         if not isinstance(message, Welcome | Error) and message.seq > seq:
-            said += describe(before, message, view, me)
+            said += describe(before, message, view, me, words=catalog("en"))
     return said
 
 

@@ -10,10 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from client.catalog import catalog
 from client.connection import Connection
+from client.language import Viewer
 from client.lines import LineRenderer, Streams
 from protocol import CreateRoom, RoomPhase
 from tests.e2e._war import start_war
+
+EN = catalog("en", strict=True)
 
 pytestmark = pytest.mark.slow
 
@@ -45,7 +49,9 @@ async def test_the_server_ends_a_timed_game_and_the_client_shows_it(tmp_path: Pa
         opening = CreateRoom(name="Ann", computers=1, minutes=5)
         out = Said()
         streams = Streams(out, io.StringIO())
-        renderer = LineRenderer(Connection(war.url, opening), streams, json_lines=False)
+        renderer = LineRenderer(
+            Connection(war.url, opening), streams, json_lines=False, viewer=Viewer(EN)
+        )
         task = asyncio.create_task(renderer.run())
         await out.until("The game begins: 26 cards each. 5 minutes on the clock.")
         assert renderer.view.phase is RoomPhase.PLAYING

@@ -9,7 +9,8 @@ the decisions the terminal client and the browser table make alike:
   the wire) and a key press (``space``, ``a``, ``f``, ``r``, ``d``, or ``a <mode>`` for
   a chosen auto-play mode), with the step of a ``ready`` already sent (``sent``) and an
   auto-play mode asked for (``asked``) → the message to send (``send``) or what the
-  player is told instead (``say``). `client.intents` against ``js/intents.js``.
+  player is told instead (``say``: a catalog message and its values, said in the
+  viewer's language). `client.intents` against ``js/intents.js``.
 - ``reconnect.json``: how a connection ended, the jitter and the policy → the decision
   (stop, join anew, or retry after a delay, reopening how). `client.policy.decide`
   against ``decide`` of ``js/connection.js``.
@@ -19,6 +20,12 @@ the decisions the terminal client and the browser table make alike:
 - ``countdown.json``: scripts of frames received and clock ticks, at given moments →
   the countdown after each, the seconds left, the one-minute line; and the clock texts.
   `client.countdown` against ``js/countdown.js``.
+- ``format-<language>.json``: every message of the catalogs, said with values of every
+  kind (tests/vectors/samples.py) → the text, in each language. `client.catalog` against
+  ``js/catalog.js``.
+
+The reasons, refusals and lines are language-neutral there: ``{"key": …, "values": …}``,
+the catalog message and its values (`client.catalog.Said`), as both clients carry them.
 - ``wire.json``: every server message type and its fields, as ``protocol`` defines them,
   which ``js/wire.js`` must check, no more and no fewer.
 
@@ -38,6 +45,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from client.catalog import Said, available, catalog
 from client.countdown import Countdown, clock_text, follow, warning
 from client.intents import for_key, set_auto
 from client.policy import (
@@ -77,6 +85,7 @@ from protocol import (
     decode_server_message,
     encode,
 )
+from tests.vectors.samples import cases, value_json
 
 __all__ = [
     "FOLDER",
@@ -114,17 +123,17 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def intent_dict(intent: ClientMessage | str | None) -> dict[str, Any]:
+def intent_dict(intent: ClientMessage | Said | None) -> dict[str, Any]:
     """An intent as the vectors write it: ``{"send": {type, fields}}`` or ``{"say": …}``."""
     if intent is None:
         return {"none": True}
-    if isinstance(intent, str):
-        return {"say": intent}
+    if isinstance(intent, Said):
+        return {"say": value_json(intent)}
     fields = {f.name: _plain(getattr(intent, f.name)) for f in dataclasses.fields(intent)}
     return {"send": {"type": intent.TYPE, **fields}}
 
 
-def press(view: ViewState, case: dict[str, Any]) -> ClientMessage | str | None:
+def press(view: ViewState, case: dict[str, Any]) -> ClientMessage | Said | None:
     """What the Python client makes of one press of an intents case."""
     key = case["press"]
     if key.startswith("a "):
@@ -137,11 +146,12 @@ def decision_dict(decision: Decision) -> dict[str, Any]:
     """A decision as the browser's ``decide`` returns it."""
     match decision:
         case Stop(ok=ok, reason=reason, code=code):
-            return {"kind": "stop", "ok": ok, "reason": reason, "code": code}
+            return {"kind": "stop", "ok": ok, "reason": value_json(reason), "code": code}
         case JoinAnew(notice=notice):
-            return {"kind": "join_anew", "notice": notice}
+            return {"kind": "join_anew", "notice": value_json(notice)}
         case Retry(delay=delay, reason=reason, reopen=reopen):
-            return {"kind": "retry", "delay": delay, "reason": reason, "reopen": reopen.value}
+            said = value_json(reason)
+            return {"kind": "retry", "delay": delay, "reason": said, "reopen": reopen.value}
     raise TypeError(decision)  # pragma: no cover
 
 
@@ -354,7 +364,7 @@ def close_reasons() -> dict[str, Any]:
             {
                 "code": close,
                 "error": error,
-                "reason": closed_because(close, typed),
+                "reason": value_json(closed_because(close, typed)),
                 "reconnect": should_reconnect(close),
             }
         )
@@ -452,7 +462,7 @@ def countdown() -> dict[str, Any]:
             step: dict[str, Any] = {"at": at}
             if message is None:
                 timer, line = warning(timer, at)
-                step["line"] = line
+                step["line"] = None if line is None else value_json(line)
             else:
                 step["frame"] = frame(message)
                 before, view = view, apply(view, message)
@@ -475,6 +485,22 @@ def wire() -> dict[str, Any]:
     }
 
 
+# --- the catalogs -----------------------------------------------------------------------------
+def formats(tag: str) -> dict[str, Any]:
+    """Every message of the catalog of ``tag``, said with values of every kind (a few of
+    each: the Python tests say every rank and number, tests/client/test_catalogs.py)."""
+    english, words = catalog("en"), catalog(tag, strict=True)
+    said = []
+    for section, entries in english.data["messages"].items():
+        for name in entries:
+            key = f"{section}.{name}"
+            for values in cases(english, key, full=False):
+                text = words.text(key, **values)
+                given = {name: value_json(value) for name, value in values.items()}
+                said.append({"key": key, "values": given, "text": text})
+    return {"language": tag, "cases": said}
+
+
 def tables() -> dict[str, dict[str, Any]]:
     """Every file's content by name, made afresh (the same every time)."""
     made = {
@@ -483,6 +509,7 @@ def tables() -> dict[str, dict[str, Any]]:
         "close-reasons": close_reasons(),
         "countdown": countdown(),
         "wire": wire(),
+        **{f"format-{tag}": formats(tag) for tag in available()},
     }
     return {name: {"version": VERSION, **body} for name, body in made.items()}
 
@@ -510,10 +537,14 @@ def render(table: dict[str, Any]) -> str:
 
 def main() -> int:
     FOLDER.mkdir(exist_ok=True)
-    for name, table in tables().items():
+    made = tables()
+    for name, table in made.items():
         path = FOLDER / f"{name}.json"
         path.write_text(render(table), encoding="utf-8")
         print(f"{path}")
+    for stale in FOLDER.glob("format-*.json"):
+        if stale.stem not in made:
+            stale.unlink()  # a language that is no more
     return 0
 
 

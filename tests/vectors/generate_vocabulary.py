@@ -10,10 +10,10 @@ table. It reads the Python sources and writes them out for the clients:
 - from ``protocol/``: the wire-only enums, the protocol version, the frame cap, every
   constrained field type (integer ranges, text lengths and patterns, the Unicode
   categories a name may not hold) and which error is followed by which close;
-- from ``client/``: what each close code means to a person and which ones reconnect
-  (`client.policy`), the reconnect backoff's numbers (`client.policy.Policy`), the
-  countdown's warning (`client.countdown.WARN_SECONDS`), the auto-play cycle
-  (`client.intents`), how many recent messages a view keeps;
+- from ``client/``: which close codes reconnect (`client.policy`; what each means to a
+  person is in the message catalogs, `client.catalog`), the reconnect backoff's numbers
+  (`client.policy.Policy`), the countdown's warning (`client.countdown.WARN_SECONDS`),
+  the auto-play cycle (`client.intents`), how many recent messages a view keeps;
 - from ``server/core/phases.py``, through `phase_table` alone: which command a seat or a
   spectator may send in which phase.
 
@@ -191,10 +191,6 @@ def exports() -> dict[str, tuple[str, Any]]:
             "the errors after which the server closes the connection, and with which close"
             " code; any other error leaves it open, unless no room was open yet (then 4004)",
             {e.value: int(c) for e, c in protocol.CLOSE_CODE_FOR_ERROR.items()},
-        ),
-        "CLOSE_REASONS": (
-            "what a close code means, in the words a client says it",
-            {int(code): text for code, text in policy.CLOSE_REASONS.items()},
         ),
         "RETRY_CLOSE_CODES": (
             "closes after which a client reconnects and resumes (1006: no close frame)",

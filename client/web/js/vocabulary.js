@@ -131,24 +131,6 @@ export const CLOSE_AFTER_ERROR = frozen({
   store_unavailable: 1013,
 });
 
-/** What a close code means, in the words a client says it. */
-export const CLOSE_REASONS = frozen({
-  1000: "the server ended the connection",
-  1001: "the server shut down",
-  1003: "the server refused a text frame",
-  1008: "the server closed the connection after invalid messages",
-  1009: "the server refused a message as too big",
-  1011: "the server hit an error",
-  1012: "the server is restarting",
-  1013: "the server is busy",
-  4000: "the server speaks another protocol version",
-  4001: "too many messages too fast",
-  4002: "this seat was taken over by another window or device",
-  4003: "the room was closed",
-  4004: "the server refused to let us in",
-  4005: "the server waited too long for us",
-});
-
 /** Closes after which a client reconnects and resumes (1006: no close frame). */
 export const RETRY_CLOSE_CODES = frozen([1006, 1011, 1012, 1013, 4001, 4005]);
 

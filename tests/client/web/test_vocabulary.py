@@ -1,7 +1,7 @@
 """The generated words are current: ``client/web/js/vocabulary.js`` and ``client/phases.py``.
 
 Both are written by ``tests/vectors/generate_vocabulary.py`` (``make vocabulary``) from the
-Python sources; a change to an enum, a bound, a default, a close code's meaning or the
+Python sources; a change to an enum, a bound, a default, which close reconnects or the
 server's phase table that was not regenerated fails here. What the browser's modules do
 with the file is checked by ``vocabulary.test.mjs`` (``node --test``).
 """
