@@ -1,9 +1,10 @@
 // Open the room, follow it, reconnect and resume, as client/connection.py; what to do when
 // a connection ends is one pure decision, decide(), as client/policy.py (README.md).
 
+import { said } from "./catalog.js";
+import { errorReason } from "./sentences.js";
 import { apply, initialView, welcomed } from "./view.js";
 import {
-  CLOSE_REASONS,
   RECONNECT_POLICY,
   RETRY_CLOSE_CODES,
   ROOM_ENDED_CLOSE_CODES,
@@ -27,12 +28,11 @@ export function backoffDelay(attempt, base, cap, jitter) {
 
 export const shouldReconnect = (code) => code === null || RETRY_CODES.has(code);
 
-/** Why it closed: the server's sentence after an error (without its code: that is for
- * scripts), else the close code's meaning. */
+/** Why it closed (a said() message): what the error before it means (by its code), else
+ * what the close code means (none: the connection dropped, as 1006). */
 export function closedBecause(code, error = null) {
-  if (error !== null) return error.message || error.code.replaceAll("_", " ");
-  if (code === null || code === 1006) return "the connection dropped";
-  return CLOSE_REASONS[code] ?? `the server closed the connection (code ${code})`;
+  if (error !== null) return errorReason(error);
+  return said("close.reason", { code: code ?? 1006 });
 }
 
 const stop = (ok, reason, code = null) => ({ kind: "stop", ok, reason, code });
@@ -45,18 +45,18 @@ const stop = (ok, reason, code = null) => ({ kind: "stop", ok, reason, code });
  * storedSeat, spectator, gameOver, closing, left, attempt, troubleFor (seconds). */
 export function decide(ending, policy, jitter) {
   const e = ending;
-  if (e.closing) return stop(true, "closed");
-  if (e.left) return stop(true, "you left the room");
+  if (e.closing) return stop(true, said("close.closed"));
+  if (e.left) return stop(true, said("close.left"));
   const refused = e.error?.code ?? null;
   if (e.storedSeat && !e.welcomed && STALE_SEAT.has(refused)) {
-    return { kind: "join_anew", notice: "the stored seat could not be resumed; joining as new" };
+    return { kind: "join_anew", notice: said("close.join_anew") };
   }
   if (e.unreachable !== null) {
-    if (e.final || !e.everWelcomed) return stop(false, `cannot connect to ${e.url}: ${e.unreachable}`);
-    return retry(e, policy, jitter, `cannot reach the server: ${e.unreachable}`, false);
+    if (e.final || !e.everWelcomed) return stop(false, said("close.cannot_connect", { url: e.url, problem: e.unreachable }));
+    return retry(e, policy, jitter, said("close.cannot_reach", { problem: e.unreachable }), false);
   }
   if (refused === "store_unavailable") {
-    const reason = e.attempt === 0 ? closedBecause(e.closeCode, e.error) : "the server still cannot save games";
+    const reason = e.attempt === 0 ? closedBecause(e.closeCode, e.error) : said("close.store_still");
     return retry(e, policy, jitter, reason, true);
   }
   if (ROOM_ENDED.has(e.closeCode) && (e.spectator || e.gameOver)) return stop(true, closedBecause(e.closeCode));
@@ -66,7 +66,7 @@ export function decide(ending, policy, jitter) {
 }
 
 function retry(e, policy, jitter, reason, slow) {
-  if (e.troubleFor > policy.giveUpAfter) return stop(false, `gave up reconnecting: ${reason}`);
+  if (e.troubleFor > policy.giveUpAfter) return stop(false, said("close.gave_up", { reason }));
   const delay = slow
     ? backoffDelay(e.attempt, policy.storeBase, policy.storeCap, jitter)
     : backoffDelay(e.attempt, policy.base, policy.cap, jitter);
@@ -129,7 +129,7 @@ export class Connection {
     if (this.timer !== null) {
       this.clearTimer(this.timer);
       this.timer = null;
-      this.end(stop(true, "closed"), null);
+      this.end(stop(true, said("close.closed")), null);
     }
     this.ws?.close(1000);
   }
@@ -167,7 +167,7 @@ export class Connection {
       this.ws = null;
       this.isOpen = false;
       // A browser says no more than this when a connection could not be made at all.
-      const unreachable = opened ? null : "the server did not answer";
+      const unreachable = opened ? null : said("close.no_answer");
       this.closed({ unreachable, closeCode: opened ? event.code || null : null, welcomed: welcomedHere });
     };
     ws.onerror = () => {}; // a close event follows and says what happened
@@ -178,7 +178,7 @@ export class Connection {
     try {
       message = decodeServerMessage(data);
     } catch (error) {
-      this.emit({ kind: "notice", text: `ignored a bad message from the server: ${error.message}` });
+      this.emit({ kind: "notice", text: said("close.bad_message", { problem: error.message }) });
       return false;
     }
     if (message.type === "error" && (!welcomed(this.view) || message.code === "store_unavailable")) {

@@ -1,5 +1,6 @@
 // The time limit's countdown, as client/countdown.py: pure, `now` is given.
 
+import { said } from "./catalog.js";
 import { WARN_SECONDS } from "./vocabulary.js";
 
 export { WARN_SECONDS };
@@ -36,14 +37,14 @@ export function follow(countdown, before, message, view, now) {
   return { deadline: now + left, game: view.game, warned, up };
 }
 
-/** [countdown, the one-minute line if due at `now` (then marked as said), or null]. */
+/** [countdown, the one-minute line (a said() message) if due at `now` (then marked as said), or null]. */
 export function warning(countdown, now) {
   const due = warnAt(countdown);
   const left = secondsLeft(countdown, now);
   if (due === null || left === null || now < due || left === 0) return [countdown, null];
   const marked = { ...countdown, warned: true };
-  if (left > WARN_SECONDS - 5) return [marked, "One minute left."];
-  return [marked, `Less than a minute left: ${clockText(left)}.`];
+  if (left > WARN_SECONDS - 5) return [marked, said("clock.one_minute")];
+  return [marked, said("clock.less_than_minute", { clock: clockText(left) })];
 }
 
 /** 299 -> "4:59", 5 -> "0:05", 3725 -> "1:02:05". */

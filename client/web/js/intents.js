@@ -1,23 +1,25 @@
-// What a tap or key asks for, or why nothing is sent now, as client/intents.py: both are
+// What a tap or key asks for, or why nothing is sent now (a said() message for the viewer's
+// catalog), as client/intents.py: both are
 // checked against tests/vectors/functions/intents.json. Whether a command may go in the
 // room's phase is the server's phase table (PHASE_TABLE, vocabulary.js).
 
+import { said } from "./catalog.js";
 import { mine } from "./view.js";
 import { AUTO_CYCLE, PHASE_TABLE } from "./vocabulary.js";
 
 export { AUTO_CYCLE };
 
 const SPECTATORS_SAY = {
-  ready: "Spectators watch; only players turn over.",
-  set_auto_play: "Spectators have no auto-play.",
-  vote_finish: "Spectators do not vote.",
-  rematch: "Spectators do not vote.",
+  ready: said("keys.spectator_ready"),
+  set_auto_play: said("keys.spectator_auto"),
+  vote_finish: said("keys.spectator_vote"),
+  rematch: said("keys.spectator_vote"),
 };
 const NOT_NOW = {
-  ready: "The game is not on.",
-  set_auto_play: "The game is over.",
-  vote_finish: "Finishing is for a game in progress.",
-  rematch: "A rematch comes after game over.",
+  ready: said("keys.not_on"),
+  set_auto_play: said("keys.over"),
+  vote_finish: said("keys.finish_not_now"),
+  rematch: said("keys.rematch_not_now"),
 };
 
 /** Why the phase table refuses `command` from me now, in words; null if it may go. */
@@ -33,8 +35,8 @@ export function turnOver(view, sent = null) {
   const no = refused(view, "ready");
   if (no !== null) return no;
   const me = mine(view);
-  if (me.ready || sent === view.step) return "You are ready; waiting for the others.";
-  if (!view.waiting_for.includes(me.seat)) return "The game does not need your card now.";
+  if (me.ready || sent === view.step) return said("keys.ready_already");
+  if (!view.waiting_for.includes(me.seat)) return said("keys.not_needed");
   return { type: "ready", step: view.step };
 }
 
@@ -52,7 +54,7 @@ export function cycleAuto(view, asked = null) {
 export function finish(view) {
   const no = refused(view, "vote_finish");
   if (no !== null) return no;
-  if (mine(view).finish_vote) return "You have voted to finish; waiting for the others.";
+  if (mine(view).finish_vote) return said("keys.voted_already");
   return { type: "vote_finish" };
 }
 

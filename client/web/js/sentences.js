@@ -1,122 +1,106 @@
-// The words of war-client for seat `me` (null: a spectator), as client/sentences.py;
-// both are checked against tests/vectors/.
+// The words of war-client for seat `me` (null: a spectator) in the viewer's catalog
+// (`words`, catalog.js), as client/sentences.py, client/standing.py and client/results.py;
+// all are checked against tests/vectors/ in every language.
 
-import { rankWord } from "./cards.js";
+import { COMPUTER, IT, YOU, card, count, named, openSeat, said, war } from "./catalog.js";
 import { clockText } from "./countdown.js";
 import { awayWaited, nameOf, openSeats, seatOf, stillToVote, welcomed } from "./view.js";
 
-const WAR_NAMES = { 1: "war", 2: "double war", 3: "triple war", 4: "quadruple war" };
-const LONGEST = { 0: "none", 1: "single", 2: "double", 3: "triple", 4: "quadruple" };
-
-/** ["a"] -> "a", ["a", "b"] -> "a and b", three -> "a, b and c". */
-export function joinWords(items) {
-  const words = [...items];
-  if (words.length <= 1) return words.join("");
-  return `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
-}
-
-export const warName = (depth) => WAR_NAMES[depth] ?? `war ${depth} deep`;
-export const longestName = (depth) => LONGEST[depth] ?? `${depth} deep`;
-
-const cap = (text) => text.slice(0, 1).toUpperCase() + text.slice(1);
-const sentence = (text) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
-const plural = (count, word) => (count === 1 ? `${count} ${word}` : `${count} ${word}s`);
+// --- who is who, as client/_words.py: language-neutral words
 // The room's one computer opponent (the server names it "Computer") is "the computer".
 const theComputer = (view, seat) => seatOf(view, seat)?.computer === true && view.seats[seat].name === "Computer";
-export const who = (view, seat, me) => (seat === me ? "you" : theComputer(view, seat) ? "the computer" : nameOf(view, seat));
-const whose = (view, seat, me) => (seat === me ? "your" : `${who(view, seat, me)}'s`);
-// "you take" / "Ben takes"; again(): "it takes" for the computer, just named
-const does = (view, seat, me, youForm, otherForm) => `${who(view, seat, me)} ${seat === me ? youForm : otherForm}`;
-const again = (view, seat, me, youForm, otherForm) =>
-  seat !== me && theComputer(view, seat) ? `it ${otherForm}` : does(view, seat, me, youForm, otherForm);
-const cardOf = (view, seat, card, me) => `${whose(view, seat, me)} ${rankWord(card)}`;
-const pending = (view, me) => {
-  const seats = stillToVote(view);
-  return seats.length ? [`Still to vote: ${joinWords(seats.map((s) => who(view, s, me)))}.`] : [];
-};
 
-/** What `message` changed, for `me` (maybe nothing); `table: true` leaves out of the welcome
- * what a table shows by itself (codes, players still awaited, the rules). */
-export function describe(before, message, after, me, { table = false } = {}) {
+/** The seat by its name (an open seat by its number), never "you" or "the computer". */
+export function nameWord(view, seat) {
+  const record = seatOf(view, seat);
+  return record === null || record.name === null ? openSeat(seat + 1) : named(record.name);
+}
+
+/** `seat` as the sentences for `me` name it: you, the computer ("it", `again`), a name. */
+export function who(view, seat, me, again = false) {
+  if (seat === me) return YOU;
+  if (theComputer(view, seat)) return again ? IT : COMPUTER;
+  return nameWord(view, seat);
+}
+
+export const persons = (view, seats, me) => seats.map((s) => who(view, s, me));
+const cardOf = (view, seat, code, me, again = false) => card(who(view, seat, me, again), code);
+const mode = (value) => said("auto.mode", { mode: value });
+const pending = (view, me, w) => {
+  const seats = stillToVote(view);
+  return seats.length ? [w.text("said.still_to_vote", { names: persons(view, seats, me) })] : [];
+};
+/** What an error from the server means, by its code (its own sentence for a code we do not know). */
+export const errorReason = (error) => said("error.reason", { code: error.code, message: error.message || error.code });
+
+/** What `message` changed, for `me`, in `words` (maybe nothing); `table: true` leaves out
+ * of the welcome what a table shows by itself (codes, players still awaited, the rules). */
+export function describe(before, message, after, me, { table = false, words: w }) {
   if (after === before) return [];
-  if (after.needs_resync && !before.needs_resync) {
-    return ["Some messages went missing; asking the server for the whole table."];
-  }
+  if (after.needs_resync && !before.needs_resync) return [w.text("said.resync")];
   const m = message;
   switch (m.type) {
     case "welcome":
-      return welcomeLines(after, me, table, !welcomed(before));
+      return welcomeLines(after, me, w, table, !welcomed(before));
     case "error":
       if (!welcomed(after)) return []; // a refused opening: the connection's end says why, once
-      return [`The server says: ${sentence(m.message || m.code)}`];
+      return [w.text("said.server_says", { reason: errorReason(m) })];
     case "player_joined":
       if (m.seat === me) return [];
-      if (theComputer(after, m.seat)) return [`The computer takes seat ${m.seat + 1}.`];
-      return [`${m.computer ? `${m.name} (the computer)` : m.name} takes seat ${m.seat + 1}.`];
+      if (m.computer && !theComputer(after, m.seat)) return [w.text("said.joined_computer", { name: m.name, seat: m.seat + 1 })];
+      return [w.text("said.joined", { who: who(after, m.seat, me), seat: m.seat + 1 })];
     case "player_left":
-      return [`${cap(does(before, m.seat, me, "leave", "leaves"))} the table.`];
+      return [w.text("said.left", { who: who(before, m.seat, me) })];
     case "connection_changed":
       if (m.seat === me) return [];
-      if (m.rejoined) return [`${nameOf(after, m.seat)} is back, on another device (with the player code).`];
-      return [`${nameOf(after, m.seat)} is ${m.connected ? "back" : "away"}.`];
+      if (m.rejoined) return [w.text("said.rejoined", { who: nameWord(after, m.seat) })];
+      return [w.text(m.connected ? "said.back" : "said.away", { who: nameWord(after, m.seat) })];
     case "waiting_for": {
       const earlier = awayWaited(before);
       const away = awayWaited(after).filter((s) => !earlier.includes(s));
       if (!away.length || after.phase !== "playing") return [];
-      return [`The game waits for ${joinWords(away.map((s) => nameOf(after, s)))}, away for now.`];
+      return [w.text("said.waits_for_away", { names: away.map((s) => nameWord(after, s)) })];
     }
     case "auto_play_changed":
-      if (m.away) return [awayPlay(after, m.seat, me, m.mode === "calm")];
-      if (m.seat === me) return [`Your auto-play is ${m.mode}.`];
-      if (after.left.includes(m.seat)) {
-        return m.mode === "off" ? [] : [`The computer plays for ${nameOf(after, m.seat)} from now on.`];
-      }
-      if (seatOf(after, m.seat)?.computer) return []; // the computer plays at its own pace
-      return [`${nameOf(after, m.seat)} turns auto-play ${m.mode}.`];
+      return autoPlay(after, m, me, w);
     case "finish_voted":
-      return [`${cap(does(after, m.seat, me, "vote", "votes"))} to finish the game.`, ...pending(after, me)];
-    case "rematch_voted": {
-      const wish = m.deal === "new" ? "a rematch with a new deal" : "this deal again";
-      return [`${cap(does(after, m.seat, me, "ask", "asks"))} for ${wish}.`, ...pending(after, me)];
-    }
+      return [w.text("said.finish_voted", { who: who(after, m.seat, me) }), ...pending(after, me, w)];
+    case "rematch_voted":
+      return [w.text("said.rematch_voted", { who: who(after, m.seat, me), wish: m.deal }), ...pending(after, me, w)];
     case "spectators_changed":
-      if (m.count === 0) return ["Nobody is watching now."];
-      return [m.count === 1 ? "1 person is watching." : `${m.count} people are watching.`];
+      return [w.text("said.watching", { count: m.count })];
     case "game_started":
-      return gameStarted(before, after, m);
+      return gameStarted(before, after, m, w);
     case "time_up":
-      return after.war_depth ? ["Time is up: the game ends once this war is settled."] : ["Time is up."];
+      return [w.text(after.war_depth ? "said.time_up_war" : "said.time_up")];
     case "war_declared":
-      return [war(after, m, me)];
+      return [warLine(after, m, me, w)];
     case "cards_laid_down":
-      return laidDown(after, m, me);
+      return laidDown(after, m, me, w);
     case "cards_taken":
-      return [taken(after, m, me)];
+      return [taken(after, m, me, w)];
     case "cards_returned": {
-      const said = "Everyone in the war ran out of cards at once: each takes their own cards back.";
-      return playedAgain(before, after) ? [said, "Nobody takes this round: it is played again."] : [said];
+      const told = w.text("said.returned");
+      return playedAgain(before, after) ? [told, w.text("said.played_again")] : [told];
     }
-    case "player_out": {
-      const why = m.reason === "short_war" ? "too few cards to finish the war" : "no cards left";
-      const [verb, out] = m.seat === me ? ["have", "are"] : ["has", "is"];
-      return [`${cap(who(after, m.seat, me))} ${verb} ${why} and ${out} out.`];
-    }
+    case "player_out":
+      return [w.text("said.out", { who: who(after, m.seat, me), why: m.reason })];
     case "game_over":
-      return after.result === null ? [] : [resultSentence(after, after.result, me), summarySentence(after.result)];
+      return after.result === null ? [] : [resultSentence(after, after.result, me, { words: w }), summarySentence(after.result, { words: w })];
     default:
       return [];
   }
 }
 
-// The server starts (`playing`) or stops playing an away seat for its player.
-function awayPlay(view, seat, me, playing) {
-  if (seat === me) {
-    return playing
-      ? "You are away: the server plays for you calmly until you come back."
-      : "While you were away the server played for you; now you play again.";
+function autoPlay(view, m, me, w) {
+  if (m.away) {
+    const key = m.mode === "calm" ? "said.away_play" : "said.away_stop";
+    return [w.text(key, { who: m.seat === me ? YOU : nameWord(view, m.seat) })];
   }
-  const name = nameOf(view, seat);
-  return playing ? `${name} is away: the server plays for them calmly until they come back.` : `The server no longer plays for ${name}.`;
+  if (m.seat === me) return [w.text("said.auto_yours", { mode: mode(m.mode) })];
+  if (view.left.includes(m.seat)) return m.mode === "off" ? [] : [w.text("said.computer_plays_for", { who: nameWord(view, m.seat) })];
+  if (seatOf(view, m.seat)?.computer) return []; // the computer plays at its own pace
+  return [w.text("said.auto_other", { who: nameWord(view, m.seat), mode: mode(m.mode) })];
 }
 
 // A round given back is played again when someone outside the war that ran out is still in
@@ -126,53 +110,53 @@ function playedAgain(before, after) {
   return after.seats.some((s) => s.name !== null && !s.out && !before.war_seats.includes(s.seat));
 }
 
-function welcomeLines(view, me, table, first) {
+function welcomeLines(view, me, w, table, first) {
   const lines = [];
   if (me === null) {
-    const seated = view.seats.filter((s) => s.name !== null).map((s) => who(view, s.seat, me));
-    lines.push(`You are watching ${joinWords(seated) || "an empty table"}.`);
+    const seated = persons(view, view.seats.filter((s) => s.name !== null).map((s) => s.seat), me);
+    lines.push(seated.length ? w.text("said.watching_table", { seated }) : w.text("said.watching_empty"));
   } else {
-    lines.push(`You are ${nameOf(view, me)}, at seat ${me + 1} of ${view.rules.players}.`);
+    lines.push(w.text("said.you_are", { name: nameOf(view, me), seat: me + 1, players: view.rules.players }));
   }
   const missing = openSeats(view).length;
+  const round = view.round + 1;
   if (view.phase === "playing") {
-    const on = `The game is on: round ${view.round + 1}`;
-    if (view.time_up) lines.push(`${on}; time is up.`);
-    else if (view.seconds_left !== null) lines.push(`${on}, ${clockText(view.seconds_left)} left.`);
-    else lines.push(`${on}.`);
+    if (view.time_up) lines.push(w.text("said.game_on_time_up", { round }));
+    else if (view.seconds_left !== null) lines.push(w.text("said.game_on_clock", { round, clock: clockText(view.seconds_left) }));
+    else lines.push(w.text("said.game_on", { round }));
   } else if (view.phase === "over" && view.result !== null) {
-    lines.push(resultSentence(view, view.result, me));
+    lines.push(resultSentence(view, view.result, me, { words: w }));
   } else if (missing && !table) {
-    lines.push(`Waiting for ${plural(missing, "more player")}.`);
-    if (view.player_code !== null) lines.push(`Player code: ${view.player_code}.`);
+    lines.push(w.text("said.waiting_players", { missing: count("player", missing) }));
+    if (view.player_code !== null) lines.push(w.text("said.player_code", { code: view.player_code }));
   }
-  if (view.watch_code !== null && me !== null && !table) lines.push(`Watch code: ${view.watch_code}.`);
-  if (first && !table) lines.push(`Rules: ${rulesSentence(view.rules, view.minutes)}`);
+  if (view.watch_code !== null && me !== null && !table) lines.push(w.text("said.watch_code", { code: view.watch_code }));
+  if (first && !table) lines.push(w.text("said.rules", { rules: rulesSentence(view.rules, view.minutes, { words: w }) }));
   return lines;
 }
 
-function gameStarted(before, view, m) {
+function gameStarted(before, view, m, w) {
   const counts = new Set(m.counts);
-  const each = counts.size === 1 ? `${plural([...counts][0], "card")} each` : "cards dealt";
-  const aside = m.counts.reduce((a, b) => a + b, 0) === 51 ? " (one card is set aside)" : "";
-  const deal = m.deal !== null ? `, deal ${m.deal}` : "";
-  const clock = view.minutes ? ` ${plural(view.minutes, "minute")} on the clock.` : "";
-  if (m.game === 1) return [`The game begins${deal}: ${each}${aside}.${clock}`];
+  let cards = counts.size === 1 ? said("said.each", { cards: count("card", [...counts][0]) }) : said("said.dealt");
+  if (m.counts.reduce((a, b) => a + b, 0) === 51) cards = said("said.set_aside", { cards });
+  const deal = m.deal ?? "";
   const lines = [];
-  if (new Set(before.seats.map((s) => s.rematch_vote).filter((v) => v !== null)).size > 1) {
-    const won = m.deal !== null && m.deal === before.deal ? "this deal again" : "a new deal";
-    lines.push(`The votes were split between a new deal and this deal again: ${won} won.`);
+  if (m.game === 1) lines.push(w.text(m.deal === null ? "said.begins" : "said.begins_deal", { cards, deal }));
+  else {
+    if (new Set(before.seats.map((s) => s.rematch_vote).filter((v) => v !== null)).size > 1) {
+      const won = m.deal !== null && m.deal === before.deal ? "same" : "new";
+      lines.push(w.text("said.votes_split", { won }));
+    }
+    lines.push(w.text(m.deal === null ? "said.rematch_begins" : "said.rematch_begins_deal", { cards, deal, game: m.game }));
   }
-  lines.push(`Rematch: game ${m.game} begins${deal}: ${each}${aside}.${clock}`);
+  if (view.minutes) lines[lines.length - 1] += ` ${w.text("said.on_the_clock", { time: count("minute", view.minutes) })}`;
   return lines;
 }
 
-function war(view, m, me) {
-  const head = `${cap(warName(m.depth))}!`;
+function warLine(view, m, me, w) {
+  const head = w.text("said.war_head", { war: war(m.depth) });
   const flip = view.last_flip;
-  if (flip === null) {
-    return `${head} ${cap(joinWords(m.seats.map((s) => who(view, s, me))))} go to war.`;
-  }
+  if (flip === null) return `${head} ${w.text("said.go_to_war", { seats: persons(view, m.seats, me) })}`;
   const tied = flip.cards.filter(([s]) => m.seats.includes(s));
   // a seat already out of the game does not "sit this one out": it is not playing
   const others = flip.cards.filter(([s]) => !m.seats.includes(s) && !seatOf(view, s)?.out).map(([s]) => s);
@@ -180,86 +164,72 @@ function war(view, m, me) {
   if (tied.length === 2) {
     // me first (a stable sort, as Python's)
     const [[s1, c1], [s2, c2]] = [...tied].sort((a, b) => Number(a[0] !== me) - Number(b[0] !== me));
-    text = `${head} ${cap(cardOf(view, s1, c1, me))} ties ${cardOf(view, s2, c2, me)}.`;
+    text = `${head} ${w.text("said.ties", { first: cardOf(view, s1, c1, me), second: cardOf(view, s2, c2, me) })}`;
   } else {
-    text = `${head} ${cap(joinWords(tied.map(([s, c]) => cardOf(view, s, c, me))))} tie.`;
+    text = `${head} ${w.text("said.tie", { tied: tied.map(([s, c]) => cardOf(view, s, c, me)) })}`;
   }
-  if (others.length) {
-    text += ` ${cap(joinWords(others.map((s) => who(view, s, me))))} `;
-    text += others.length > 1 || others[0] === me ? "sit this one out." : "sits this one out.";
-  }
+  if (others.length) text += ` ${w.text("said.sits_out", { names: persons(view, others, me) })}`;
   return text;
 }
 
 // Only a short player is worth a sentence (last_card).
-function laidDown(view, m, me) {
+function laidDown(view, m, me, w) {
   if (view.rules.short_war !== "last_card") return [];
   const lines = [];
-  for (const [seat, count] of m.counts) {
+  for (const [seat, down] of m.counts) {
     const record = seatOf(view, seat);
-    if (count >= view.rules.face_down || record === null) continue;
-    if (count) {
-      lines.push(`${cap(does(view, seat, me, "are", "is"))} short of cards: only ${count} face down.`);
-    } else if (record.count) {
-      lines.push(`${cap(does(view, seat, me, "have", "has"))} one card left: it goes face up.`);
-    } else if (record.face_up.length) {
-      const owner = seat !== me && theComputer(view, seat) ? "its" : whose(view, seat, me);
-      const standing = `${owner} ${rankWord(record.face_up[record.face_up.length - 1])}`;
-      lines.push(`${cap(does(view, seat, me, "have", "has"))} no cards left: ${standing} stands again.`);
+    if (down >= view.rules.face_down || record === null) continue;
+    const subject = who(view, seat, me);
+    if (down) lines.push(w.text("said.short_down", { who: subject, count: down }));
+    else if (record.count) lines.push(w.text("said.last_card_up", { who: subject }));
+    else if (record.face_up.length) {
+      const standing = cardOf(view, seat, record.face_up[record.face_up.length - 1], me, true);
+      lines.push(w.text("said.card_stands", { who: subject, card: standing }));
     }
   }
   return lines;
 }
 
-function taken(view, m, me) {
+function taken(view, m, me, w) {
   const winner = m.seat;
   const flip = view.last_flip;
-  const haul = plural(m.count, "card");
-  const verb = winner === me ? "take" : "takes";
+  const haul = count("card", m.count);
   const cards = new Map(flip === null ? [] : flip.cards);
   if (flip === null || flip.step !== m.step || !cards.has(winner)) {
-    return `${cap(does(view, winner, me, "are", "is"))} the last one left in the war and ${verb} ${haul}.`;
+    return w.text("said.last_one_left", { who: who(view, winner, me), cards: haul });
   }
-  const beaten = joinWords(flip.cards.filter(([s]) => s !== winner).map(([s, c]) => cardOf(view, s, c, me)));
-  const text = `${cap(cardOf(view, winner, cards.get(winner), me))} beats ${beaten}.`;
-  if (flip.depth) {
-    return `${text} ${cap(again(view, winner, me, "win", "wins"))} the ${warName(flip.depth)} and ${verb} ${haul}.`;
-  }
-  return `${text} ${cap(again(view, winner, me, "take", "takes"))} ${haul}.`;
+  const beaten = flip.cards.filter(([s]) => s !== winner).map(([s, c]) => cardOf(view, s, c, me));
+  const text = w.text("said.beats", { card: cardOf(view, winner, cards.get(winner), me), beaten });
+  const again = who(view, winner, me, true);
+  const won = flip.depth
+    ? w.text("said.wins_war", { who: again, war: war(flip.depth), cards: haul })
+    : w.text("said.takes", { who: again, cards: haul });
+  return `${text} ${won}`;
 }
 
-const WHY = {
-  both_short: "everyone in a war ran out of cards at once",
-  time_limit: "time is up",
-  endless: "the same position came round again, so the game would never end",
-};
-
 /** "Game over: you have all 52 cards. You win!" */
-export function resultSentence(view, result, me) {
+export function resultSentence(view, result, me, { words: w }) {
   const counts = new Map(view.seats.map((s) => [s.seat, s.count]));
   const winner = result.winner;
   const why = result.termination;
   let reason;
   if (why === "all_cards" && winner !== null) {
-    const total = [...counts.values()].reduce((a, b) => a + b, 0);
-    reason = `${does(view, winner, me, "have", "has")} all ${total} cards`;
+    reason = said("result.all_cards", { who: who(view, winner, me), count: [...counts.values()].reduce((a, b) => a + b, 0) });
   } else if (why === "opponents_short" && winner !== null) {
-    const short = ranShort(view, winner);
-    const named = joinWords(short.map((s) => who(view, s, me)));
-    reason = `${short.length === 1 ? named : `one of ${named}`} ran short of cards in a war`;
+    reason = said("result.short", { names: persons(view, ranShort(view, winner), me) });
   } else if (why === "round_limit") {
-    reason = `the limit of ${plural(view.rules.round_limit || result.summary.rounds, "round")} is reached`;
+    reason = said("result.round_limit", { rounds: count("round", view.rules.round_limit || result.summary.rounds) });
   } else {
-    reason = WHY[why] ?? why.replace(/_/g, " ");
+    reason = said("result.why", { why });
   }
-  return `Game over: ${reason}. ${winnerClause(view, result, counts, me)}`;
+  return w.text("result.over", { reason, winner: winnerClause(view, result, counts, me) });
 }
 
 // Who went out short in the war that ended the game: the latest player_out for a short war
 // if the view saw it; else the opponents not out before the end; else every opponent.
 function ranShort(view, winner) {
-  const said = view.recent.filter((m) => m.type === "player_out" && m.step === view.step && m.reason === "short_war");
-  if (said.length) return [said[said.length - 1].seat];
+  const told = view.recent.filter((m) => m.type === "player_out" && m.step === view.step && m.reason === "short_war");
+  if (told.length) return [told[told.length - 1].seat];
   const opponents = view.seats.filter((s) => s.seat !== winner && s.name !== null).map((s) => s.seat);
   const stillIn = opponents.filter((s) => !view.seats[s].out);
   return stillIn.length ? stillIn : opponents;
@@ -269,126 +239,113 @@ function winnerClause(view, result, counts, me) {
   const winner = result.winner;
   if (winner === null) {
     const held = [...new Set([...counts].filter(([s]) => !view.seats[s].out).map(([, c]) => c))];
-    return held.length === 1 ? `It's a draw: ${plural(held[0], "card")} each.` : "It's a draw.";
+    return held.length === 1 ? said("result.draw_each", { cards: count("card", held[0]) }) : said("result.draw");
   }
-  const win = winner === me ? "You win!" : `${cap(who(view, winner, me))} wins.`;
-  if (result.termination === "all_cards" || result.termination === "opponents_short") return win;
+  if (result.termination === "all_cards" || result.termination === "opponents_short") return said("result.wins", { who: who(view, winner, me) });
   const rest = [...counts]
     .filter(([s]) => s !== winner && !view.seats[s].out)
-    .map(([s, count]) => `${whose(view, s, me)} ${count}`);
-  return `${win.slice(0, -1)} with ${counts.get(winner)} cards to ${joinWords(rest)}.`;
+    .map(([s, held]) => said("result.holding", { who: who(view, s, me), count: held }));
+  return said("result.wins_with", { who: who(view, winner, me), cards: count("card", counts.get(winner)), rest });
 }
 
+/** The longest war of a game in a word ("double"). */
+export const longestName = (depth) => said("summary.longest", { depth });
+
 /** The game's figures, the same for everyone. */
-export function summarySentence(result) {
+export function summarySentence(result, { words: w }) {
   const s = result.summary;
-  if (s.rounds === 0) return `No round was won. Deal ${s.deal}.`; // figures count rounds taken
-  const parts = [plural(s.rounds, "round")];
-  if (s.wars) parts.push(plural(s.wars, "war"), `longest war: ${longestName(s.longest_war)}`);
-  else parts.push("no wars");
-  parts.push(`biggest haul: ${plural(s.biggest_haul, "card")}`, `deal ${s.deal}`);
-  return `${parts.join(", ")}.`;
+  if (s.rounds === 0) return w.text("summary.none", { deal: s.deal }); // figures count rounds taken
+  return w.text("summary.figures", {
+    rounds: count("round", s.rounds),
+    wars: count("war", s.wars),
+    longest: longestName(s.longest_war),
+    haul: count("card", s.biggest_haul),
+    deal: s.deal,
+  });
 }
 
 /** What the game waits for and what `me` may do now; `touch`: name the buttons of a touch
  * screen ("Tap Turn over.") instead of keys. */
-export function status(view, me, { touch = false } = {}) {
-  const turn = touch ? "Tap Turn over" : "Press space";
-  if (!welcomed(view)) return "Connecting…";
-  if (view.needs_resync) return "Catching up with the table…";
-  if (view.phase === "waiting") return `Waiting for ${plural(openSeats(view).length, "more player")} to join.`;
-  if (view.phase === "over") {
-    const mine = seatOf(view, me);
-    if (mine === null || view.left.includes(mine.seat)) return "Game over.";
-    if (mine.rematch_vote !== null) {
-      const seats = stillToVote(view);
-      return seats.length ? `Waiting for ${joinWords(seats.map((s) => who(view, s, me)))} to vote.` : "Starting the rematch…";
-    }
-    if (touch) return "Game over. Tap a rematch button to play again.";
-    return "Game over. Press r for a rematch with a new deal, d to replay this deal, q to leave.";
-  }
-  const mine = seatOf(view, me);
-  const away = new Set(awayWaited(view));
-  const names = joinWords(view.waiting_for.filter((s) => s !== me).map((s) => who(view, s, me) + (away.has(s) ? " (away)" : "")));
-  if (mine !== null && mine.out) return "You are out of this game; the others play on.";
-  if (mine !== null && view.waiting_for.includes(me) && !mine.ready) {
-    if (mine.auto !== "off") {
-      const change = touch ? "Tap off under Auto-play to turn over yourself" : "Press a to change it";
-      return `Auto-play (${mine.auto}) turns over for you. ${change}.`;
-    }
-    if (view.war_depth) {
-      const down = view.rules.face_down;
-      const lay = mine.count > down ? `lay ${plural(down, "card")} face down and turn one up` : "lay your cards down";
-      return `${cap(warName(view.war_depth))}! ${turn} to ${lay}.`;
-    }
-    return touch ? "Tap Turn over." : `${turn} to turn over.`;
-  }
-  if (mine !== null && view.war_depth && !view.war_seats.includes(me)) {
-    return `${cap(joinWords(view.war_seats.map((s) => who(view, s, me))))} are at war; you sit this one out.`;
-  }
-  return names ? `Waiting for ${names}.` : "Turning over…";
+export function status(view, me, { touch = false, words: w }) {
+  if (!welcomed(view)) return w.text("status.connecting");
+  if (view.needs_resync) return w.text("status.catching_up");
+  if (view.phase === "waiting") return w.text("status.waiting_players", { missing: count("player", openSeats(view).length) });
+  return w.say(view.phase === "over" ? afterTheGame(view, me, touch) : inTheGame(view, me, touch));
 }
 
-/** The rules in force in plain words, the same for everyone. */
-export function rulesSentence(rules, minutes = null) {
-  const lines = [rules.aces === "high" ? "Aces are high." : "Aces are low, below the 2s."];
-  const down = { 1: "One", 3: "Three" }[rules.face_down] ?? String(rules.face_down);
-  lines.push(`${down} card${rules.face_down !== 1 ? "s" : ""} face down in a war.`);
-  if (rules.short_war === "last_card") lines.push("A player short of cards in a war turns up their last card.");
-  else lines.push(`A player short of cards in a war ${rules.players === 2 ? "loses" : "is out"}.`);
-  if (rules.players > 2 && rules.both_short === "end") lines.push("If everyone in a war runs out at once, the game ends (the old rule).");
-  else if (rules.players > 2 && rules.taken_back === "as_laid" && rules.won_cards === "shuffle") lines.push("If everyone in a war runs out at once, their cards go back unshuffled (the old rule).");
-  if (rules.won_cards === "fixed" && rules.fixed_order === "seat0") {
-    lines.push("Won cards go under the pile in the order they were laid down, seat 1's first (the old rule).");
-  } else if (rules.won_cards === "fixed") lines.push("Won cards go under the pile in the order they were laid down.");
-  else lines.push("Won cards are shuffled before they go under the pile.");
-  if (rules.round_limit === null && minutes === null) {
-    lines.push("No limit: the game ends when one player has every card.");
-    return lines.join(" ");
+function afterTheGame(view, me, touch) {
+  const mine = seatOf(view, me);
+  if (mine === null || view.left.includes(mine.seat)) return said("status.over");
+  if (mine.rematch_vote !== null) {
+    const seats = stillToVote(view);
+    return seats.length ? said("status.waiting_votes", { names: persons(view, seats, me) }) : said("status.starting_rematch");
   }
-  const limit = rules.round_limit !== null ? plural(rules.round_limit, "round") : plural(minutes || 0, "minute");
-  lines.push(`The game ends after ${limit}: most cards wins.`);
-  lines.push(rules.tie_break === "battle" ? "Equal counts then play on until one player has more." : "Equal counts then are a draw.");
-  return lines.join(" ");
+  return said("status.over_rematch", { input: touch ? "touch" : "keys" });
+}
+
+function inTheGame(view, me, touch) {
+  const input = touch ? "touch" : "keys";
+  const mine = seatOf(view, me);
+  if (mine !== null && mine.out) return said("status.out");
+  if (mine !== null && view.waiting_for.includes(me) && !mine.ready) {
+    if (mine.auto !== "off") return said("status.auto", { input, mode: mode(mine.auto) });
+    if (!view.war_depth) return said("status.turn", { input });
+    const down = view.rules.face_down;
+    const lay = mine.count > down ? "down" : "all";
+    return said("status.war_turn", { input, lay, war: war(view.war_depth), cards: count("card", down) });
+  }
+  if (mine !== null && view.war_depth && !view.war_seats.includes(me)) return said("status.sit_out", { names: persons(view, view.war_seats, me) });
+  const away = new Set(awayWaited(view));
+  const names = view.waiting_for.filter((s) => s !== me).map((s) => (away.has(s) ? said("status.away", { who: who(view, s, me) }) : who(view, s, me)));
+  return names.length ? said("status.waiting_for", { names }) : said("status.turning");
+}
+
+const short = (rules) => (rules.short_war === "last_card" ? "last_card" : rules.players === 2 ? "loses" : "out");
+const wonCards = (rules) => (rules.won_cards === "fixed" && rules.fixed_order === "seat0" ? "seat0" : rules.won_cards);
+const limit = (rules, minutes) => (rules.round_limit !== null ? count("round", rules.round_limit) : count("minute", minutes || 0));
+
+/** The rules in force in plain words, the same for everyone. */
+export function rulesSentence(rules, minutes = null, { words: w }) {
+  const lines = [said("rules.aces", { aces: rules.aces }), said("rules.face_down", { n: rules.face_down })];
+  lines.push(said("rules.short_war", { short: short(rules) }));
+  if (rules.players > 2 && rules.both_short === "end") lines.push(said("rules.all_short_end"));
+  else if (rules.players > 2 && rules.taken_back === "as_laid" && rules.won_cards === "shuffle") lines.push(said("rules.taken_back_old"));
+  lines.push(said("rules.won_cards", { won: wonCards(rules) }));
+  if (rules.round_limit === null && minutes === null) lines.push(said("rules.no_limit"));
+  else lines.push(said("rules.limit", { length: limit(rules, minutes) }), said("rules.tie_break", { tie: rules.tie_break }));
+  return lines.map((line) => w.say(line)).join(" ");
 }
 
 /** Who voted to finish, or asked for which rematch, and who still has to vote; or null. */
-export function votesSentence(view, me) {
-  const names = (seats) => joinWords(seats.map((s) => who(view, s, me)));
-  const by = (test) => view.seats.filter(test).map((s) => s.seat);
-  let said;
+export function votesSentence(view, me, { words: w }) {
+  const by = (test) => persons(view, view.seats.filter(test).map((s) => s.seat), me);
+  let votes;
   if (view.phase === "playing") {
     const voted = by((s) => s.finish_vote);
     if (!voted.length) return null;
-    said = `${cap(names(voted))} voted to finish now (the rest is played out at once)`;
+    votes = said("votes.finish", { names: voted });
   } else if (view.phase === "over") {
     const fresh = by((s) => s.rematch_vote === "new");
     const same = by((s) => s.rematch_vote === "same");
-    if (!fresh.length && !same.length) return null;
-    const asks = [];
-    if (fresh.length) asks.push(`${names(fresh)} asked for a new deal`);
-    if (same.length) asks.push(`${names(same)} ${fresh.length ? "for this deal again" : "asked for this deal again"}`);
-    said = cap(asks.join(", "));
+    if (fresh.length && same.length) votes = said("votes.both", { new: fresh, same });
+    else if (fresh.length) votes = said("votes.new", { names: fresh });
+    else if (same.length) votes = said("votes.same", { names: same });
+    else return null;
   } else {
     return null;
   }
   const waiting = stillToVote(view);
-  return waiting.length ? `${said}; still to vote: ${names(waiting)}.` : `${said}.`;
+  return waiting.length ? w.text("votes.pending", { votes, names: persons(view, waiting, me) }) : w.text("votes.done", { votes });
 }
 
 /** The rules in force in one short line, for the table's header: "Aces high · 1 down ·
  * short loses · shuffled · no limit" (rulesSentence is the full text it opens to). */
-export function rulesLine(rules, minutes = null) {
-  const parts = [`Aces ${rules.aces}`, `${rules.face_down} down`];
-  if (rules.short_war === "last_card") parts.push("short plays last card");
-  else parts.push(rules.players === 2 ? "short loses" : "short is out");
-  if (rules.players > 2 && rules.both_short === "end") parts.push("all short ends it");
-  if (rules.won_cards === "fixed") parts.push(rules.fixed_order === "seat0" ? "in order, seat 1 first" : "in order");
-  else parts.push("shuffled");
-  if (rules.round_limit === null && minutes === null) parts.push("no limit");
-  else {
-    parts.push(rules.round_limit !== null ? plural(rules.round_limit, "round") : plural(minutes || 0, "minute"));
-    parts.push(rules.tie_break === "battle" ? "ties play on" : "ties draw");
-  }
-  return parts.join(" · ");
+export function rulesLine(rules, minutes = null, { words: w }) {
+  const parts = [said("rules_line.aces", { aces: rules.aces }), said("rules_line.down", { n: rules.face_down })];
+  parts.push(said("rules_line.short", { short: short(rules) }));
+  if (rules.players > 2 && rules.both_short === "end") parts.push(said("rules_line.all_short_end"));
+  parts.push(said("rules_line.won", { won: rules.won_cards === "fixed" ? wonCards(rules) : "shuffle" }));
+  if (rules.round_limit === null && minutes === null) parts.push(said("rules_line.no_limit"));
+  else parts.push(limit(rules, minutes), said("rules_line.ties", { tie: rules.tie_break }));
+  return parts.map((part) => w.word(part)).join(" · ");
 }

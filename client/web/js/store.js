@@ -1,5 +1,7 @@
 // What the page remembers in localStorage: seat tokens by player code, the name (README.md).
 
+import { said } from "./catalog.js";
+
 const SEAT = "family-war.seat.";
 const NAME = "family-war.name";
 export const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
@@ -30,16 +32,16 @@ export class SeatStore {
     return fresh && this.clock() - v.saved < MAX_AGE_MS ? v : null;
   }
 
-  /** Keep `record` for `code`; null, or a sentence saying why it was not kept. */
+  /** Keep `record` for `code`; null, or why it was not kept (a said() message). */
   put(code, record) {
-    if (this.backing === null) return "this browser does not let the page remember your seat";
+    if (this.backing === null) return said("close.no_memory");
     try {
       const keys = Array.from({ length: this.backing.length }, (_, i) => this.backing.key(i));
       for (const key of keys) if (key?.startsWith(SEAT) && this.get("", key) === null) this.backing.removeItem(key);
       this.backing.setItem(SEAT + normalizeCode(code), JSON.stringify({ ...record, saved: this.clock() }));
       return null;
     } catch (error) {
-      return `this browser did not let the page remember your seat (${error.name})`;
+      return said("close.no_memory_because", { problem: error.name });
     }
   }
 

@@ -5,12 +5,22 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { rulesSentence } from "../../../client/web/js/sentences.js";
-
 const here = dirname(fileURLToPath(import.meta.url));
 export const REPO = join(here, "..", "..", "..");
 export const WEB = join(REPO, "client", "web");
 export const VECTORS = join(REPO, "tests", "vectors");
+
+/** The languages the page has catalogs for, English first. */
+export const LANGUAGES = readdirSync(join(WEB, "lang"))
+  .filter((name) => name.endsWith(".json"))
+  .map((name) => name.slice(0, -5))
+  .sort((a, b) => Number(b === "en") - Number(a === "en") || a.localeCompare(b));
+
+/** A language's catalog, parsed (client/web/lang/<tag>.json). */
+export const loadCatalog = (tag) => JSON.parse(readFileSync(join(WEB, "lang", `${tag}.json`), "utf8"));
+
+/** What each viewpoint of vector `name` is told in language `tag` (tests/vectors/words/). */
+export const wordsOf = (tag, name) => JSON.parse(readFileSync(join(VECTORS, "words", tag, name), "utf8"));
 
 /** Every vector file, parsed: [[name, vector], ...]. */
 export function vectors() {
@@ -57,6 +67,5 @@ export function digest(view) {
     taken: taken === null ? null : [taken.round, taken.seat, taken.count],
     seq: view.last_seq,
     resync: view.needs_resync,
-    rules: rulesSentence(view.rules, view.minutes),
   };
 }

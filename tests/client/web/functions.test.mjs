@@ -28,7 +28,7 @@ function press(view, { press: key, sent = null, asked = null }) {
   keys.d = () => rematch(view, "same");
   return keys[key]();
 }
-const out = (intent) => (typeof intent === "string" ? { say: intent } : { send: intent });
+const out = (intent) => ("key" in intent ? { say: intent } : { send: intent });
 
 test("what a key asks for, as client/intents.py", () => {
   const vector = load("intents");
@@ -54,7 +54,7 @@ test("what to do when a connection ends, as client/policy.py", () => {
 
 test("why a connection closed, and whether to come back, as client/policy.py", () => {
   for (const c of load("close-reasons").cases) {
-    assert.equal(closedBecause(c.code, c.error), c.reason, JSON.stringify(c));
+    assert.deepEqual(closedBecause(c.code, c.error), c.reason, JSON.stringify(c));
     assert.equal(shouldReconnect(c.code), c.reconnect, JSON.stringify(c));
   }
 });
@@ -74,7 +74,7 @@ test("the countdown, as client/countdown.py", () => {
       } else {
         let line;
         [countdown, line] = warning(countdown, step.at);
-        assert.equal(line, step.line, where);
+        assert.deepEqual(line, step.line, where);
       }
       assert.deepEqual(countdown, step.countdown, where);
       assert.equal(secondsLeft(countdown, step.at), step.left, where);
