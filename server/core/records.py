@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from server.core.codes import normalize_code
-from server.engine import Rules
+from server.engine import Game, Rules
 from server.errors import StoreError
 
 __all__ = [
@@ -77,6 +77,12 @@ class GameRecord:
     ready: tuple[int, ...] = ()
     finish_votes: tuple[int, ...] = ()
     rematch_votes: tuple[tuple[int, str], ...] = ()
+
+    def replay(self, rules: Rules) -> Game:
+        """This game under ``rules``, replayed by the engine (`Game.replay`)."""
+        return Game.replay(
+            rules, self.deal, self.steps, stop_step=self.stop_step, finished=self.finished
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -85,7 +85,7 @@ from server.core.records import GameRecord, RoomRecord, SeatRecord
 from server.core.wire import event_message, game_over_message, game_result, rules_spec
 from server.errors import RefusedError
 
-__all__ = ["PLAY_OUT_SLICE", "InRoomMessage", "Room", "RoomSettings", "played", "rebuild_game"]
+__all__ = ["PLAY_OUT_SLICE", "InRoomMessage", "Room", "RoomSettings", "played"]
 
 PLAY_OUT_SLICE = 256 * engine.STEP_WORK
 """The engine work one call may spend playing a finish vote's game out: 256 steps of the
@@ -188,22 +188,6 @@ def played(record: GameRecord, steps: int, ready: tuple[int, ...]) -> GameRecord
     )
 
 
-def rebuild_game(rules: engine.Rules, record: GameRecord) -> engine.Game:
-    """The game of ``record``, replayed: the deal, its steps, the time stop, the finish."""
-    game = engine.Game(rules, record.deal)
-    for played in range(record.steps):
-        if record.stop_step == played and game.outcome is None:
-            game.stop_by_time()
-        if game.outcome is not None:
-            break
-        game.step()
-    if record.stop_step == record.steps and game.outcome is None:
-        game.stop_by_time()
-    if record.finished:
-        game.finish()
-    return game
-
-
 class Room:
     """One room. Build it with ``Room(record, settings=..., random=..., now=...)``.
 
@@ -236,7 +220,7 @@ class Room:
             raise ValueError(f"{len(record.seats)} seats for {self.rules.players} players")
         _check_flags(record.game, len(record.seats))
         self._record = record.game
-        self.game = rebuild_game(self.rules, record.game)
+        self.game = record.game.replay(self.rules)
         self._spec = rules_spec(self.rules)
         self._seats = [_Seat(seat) for seat in record.seats]
         self._seat_records = record.seats

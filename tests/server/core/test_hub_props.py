@@ -32,7 +32,6 @@ from protocol import (
 )
 from server.core.hub import HubSettings
 from server.core.records import RoomRecord, Store, same_state
-from server.core.room import rebuild_game
 from tests.server.core._roomkit import FlakyStore, Peer, RoomKit
 
 CONNS = 5
@@ -139,7 +138,7 @@ def _check_games(world: World) -> None:
         room = hub.room(room_id)
         assert room is not None
         assert record.game == room.game_record
-        replay = rebuild_game(record.rules, record.game)
+        replay = record.game.replay(record.rules)
         live = room.game
         assert (replay.steps, replay.counts, replay.table, replay.outcome) == (
             live.steps,
@@ -243,7 +242,7 @@ def test_any_write_may_fail(
         room = hub.room(record.room_id)
         if room is None:
             continue  # its delete failed: it comes back after a restart, then goes idle
-        replay = rebuild_game(record.rules, record.game)
+        replay = record.game.replay(record.rules)
         assert (replay.steps, replay.counts, replay.outcome) == (
             room.game.steps,
             room.game.counts,
