@@ -59,8 +59,9 @@ from websockets.server import ServerProtocol
 
 from server.adapters._forwarded import Network, is_trusted_peer
 from server.adapters.config import RECEIVE_BURST, RECEIVE_RATE
+from server.adapters.limits import AddressSlots
 from server.adapters.logs import get_logger
-from server.core.limits import AddressSlots, address_key
+from server.core.limits import address_key
 
 __all__ = [
     "RECEIVE_BUFFER",

@@ -13,7 +13,7 @@ transport limits:
   at most ``--connect-rate`` a second in bursts of ``--connect-burst``, and none for
   ``--abuse-penalty`` seconds (doubling on repeats) after one of its connections was
   closed for abuse (4001, or 1008 for invalid frames); refused with HTTP 429 Too Many
-  Requests and ``Retry-After`` (`server.core.limits.ConnectionGate`, on the app's clock);
+  Requests and ``Retry-After`` (`server.adapters.limits.ConnectionGate`, on the app's clock);
 - per connection: a `ConnId`, a slot of its address (``--max-connections-per-ip``, else
   error ``too_many_connections`` and close 1013; from a ``--trusted-proxies`` peer, the
   address its X-Forwarded-For names), frames at most ``--max-message-bytes`` (else
@@ -87,17 +87,11 @@ from server.adapters.config import (
     WRITE_HIGH_WATER,
     Settings,
 )
+from server.adapters.limits import AddressSlots, ConnectionGate, RateLimiter, Throttle, Verdict
 from server.adapters.logs import bind, get_logger
 from server.adapters.web import WebFiles
 from server.core.actions import Action, Close, ConnId, Send
-from server.core.limits import (
-    AddressSlots,
-    ConnectionGate,
-    RateLimiter,
-    Refusal,
-    TokenBucket,
-    Verdict,
-)
+from server.core.limits import TokenBucket
 from server.errors import TlsKeyError
 
 __all__ = [
@@ -870,7 +864,7 @@ def raise_open_files_limit() -> int:
     return soft  # already there: the "listening" line shows it
 
 
-def _too_many_requests(connection: ServerConnection, peer: str, refusal: Refusal) -> Response:
+def _too_many_requests(connection: ServerConnection, peer: str, refusal: Throttle) -> Response:
     """HTTP 429 with Retry-After (whole seconds, at least 1), instead of the handshake."""
     seconds = max(1, math.ceil(refusal.retry_after))
     if refusal.penalized:
