@@ -31,8 +31,11 @@ transport limits:
   one is dropped by the ping timeout);
 - a bug while handling one message is logged and answered with ``internal_error`` and
   close 1011 on that connection only: the server and every other room carry on;
+- the Hub's calls of one turn of the event loop form a batch (`server.adapters.batch`):
+  their room rows go into one store transaction, and their actions go out once it is
+  committed;
 - shutdown (SIGTERM/SIGINT in `run_server`): stop accepting, close every client with
-  1012, close the Hub (which flushes the store).
+  1012, commit the last batch, close the store.
 
 Use::
 
@@ -56,9 +59,8 @@ import ssl
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
-from functools import partial
 from itertools import count
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
@@ -81,6 +83,7 @@ from server.adapters._connection import GuardedConnection, TransportGuard, conne
 from server.adapters._forwarded import ClientAddress, Network, client_address
 from server.adapters._origin import origin_allowed
 from server.adapters._quiet import LogThrottle
+from server.adapters.batch import Batch
 from server.adapters.config import (
     INVALID_MESSAGE_BURST,
     INVALID_MESSAGE_REFILL_SECONDS,
@@ -90,14 +93,18 @@ from server.adapters.config import (
 from server.adapters.limits import AddressSlots, ConnectionGate, RateLimiter, Throttle, Verdict
 from server.adapters.logs import bind, get_logger
 from server.adapters.web import WebFiles
-from server.core.actions import Action, Close, ConnId, Send
+from server.core.actions import Action, Close, ConnId, Output, Send
 from server.core.limits import TokenBucket
+from server.core.replies import internal_error
 from server.errors import TlsKeyError
+
+if TYPE_CHECKING:
+    from server.adapters.store import Store
 
 __all__ = [
     "HubLike",
     "WarServer",
-    "build_hub",
+    "open_store",
     "raise_open_files_limit",
     "run_server",
     "serving",
@@ -117,20 +124,16 @@ QUIET_SECONDS = 60.0
 log = get_logger()
 
 
-MAX_HELD_ACTIONS = 32
-"""a batch is committed, and its actions carried out, once it holds this many: many
-messages read at once (one client's, past its rate limit's burst) must not queue their
-answers unchecked for the send-buffer cap (`server.adapters._connection`)"""
-
-
 class HubLike(Protocol):
     """What the app needs of the Hub (`server.core.hub.Hub`); tests may pass a stand-in."""
 
-    def connect(self, conn: ConnId, peer: str, now: float) -> list[Action]: ...
-    def handle(self, conn: ConnId, message: ClientMessage, now: float) -> list[Action]: ...
-    def refuse(self, conn: ConnId, error: ProtocolError, now: float) -> list[Action]: ...
-    def disconnect(self, conn: ConnId, now: float) -> list[Action]: ...
-    def wake(self, now: float) -> list[Action]: ...
+    def connect(self, conn: ConnId, peer: str, now: float) -> Output: ...
+    def handle(self, conn: ConnId, message: ClientMessage, now: float) -> Output: ...
+    def refuse(self, conn: ConnId, error: ProtocolError, now: float) -> Output: ...
+    def disconnect(self, conn: ConnId, now: float) -> Output: ...
+    def wake(self, now: float) -> Output: ...
+    def committed(self) -> None: ...
+    def failed(self, error: Exception, now: float) -> Output: ...
     def next_deadline(self) -> float | None: ...
     def where(self, conn: ConnId) -> tuple[str, int | None] | None: ...
     @property
@@ -139,23 +142,29 @@ class HubLike(Protocol):
     def connections(self) -> int: ...
     @property
     def store_failing(self) -> bool: ...
-    def begin_batch(self) -> None: ...
-    def end_batch(self, now: float) -> list[Action] | None: ...
-    def close(self) -> None: ...
 
 
-def build_hub(settings: Settings, now: float) -> HubLike:
-    """The real Hub over a SQLite store at ``settings.db`` (its folder is created).
+def open_store(settings: Settings) -> Store:
+    """The SQLite store at ``settings.db`` (its folder is created).
 
     Raises:
         OSError: the store's folder cannot be created.
-        server.errors.StoreError: the store cannot be opened or loaded.
+        server.errors.StoreError: the store cannot be opened.
     """
-    from server.adapters.store import SqliteStore  # noqa: PLC0415
-    from server.core.hub import Hub, HubSettings  # noqa: PLC0415 (keep the app importable alone)
+    from server.adapters.store import SqliteStore  # noqa: PLC0415 (keep the app importable alone)
 
     settings.db.parent.mkdir(parents=True, exist_ok=True)
-    store = SqliteStore(settings.db)
+    return SqliteStore(settings.db)
+
+
+def build_hub(settings: Settings, store: Store, now: float) -> HubLike:
+    """The real Hub, built from every room ``store`` holds.
+
+    Raises:
+        server.errors.StoreError: the store cannot be loaded.
+    """
+    from server.core.hub import Hub, HubSettings  # noqa: PLC0415 (keep the app importable alone)
+
     hub_settings = HubSettings(
         password=settings.password,
         max_rooms=settings.max_rooms,
@@ -166,11 +175,7 @@ def build_hub(settings: Settings, now: float) -> HubLike:
         idle_waiting_room_seconds=settings.idle_waiting_room_minutes * 60.0,
         away_timeout_seconds=settings.away_timeout,
     )
-    try:
-        return Hub(store, hub_settings, now=now, logger=log)
-    except BaseException:
-        store.close()
-        raise
+    return Hub(store.load_all(), hub_settings, now=now, logger=log)
 
 
 def tls_context(settings: Settings) -> ssl.SSLContext | None:
@@ -232,11 +237,19 @@ class WarServer:
     """
 
     def __init__(
-        self, settings: Settings, hub: HubLike, *, clock: Callable[[], float] = time.time
+        self,
+        settings: Settings,
+        hub: HubLike,
+        store: Store | None,
+        *,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.settings = settings
         self.hub = hub
+        self.store = store
         self._clock = clock
+        self._batch = Batch(store, hub)
+        self._turn_armed = False  # a commit is due at the end of this turn of the loop
         self._ids = count(1)
         self._sockets: dict[ConnId, GuardedConnection] = {}
         self._closing: set[ConnId] = set()
@@ -271,7 +284,6 @@ class WarServer:
         self._tasks: set[asyncio.Task[None]] = set()
         self._rearm = asyncio.Event()
         self._armed_for: float | None = None
-        self._held: list[Action] | None = None  # the open batch's actions (group commit)
         self._server: Server | None = None
         self._timer: asyncio.Task[None] | None = None
         self._stopping = False
@@ -346,8 +358,9 @@ class WarServer:
             await self._server.wait_closed()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._end_batch()
-        self.hub.close()
+        self._commit()
+        if self.store is not None:
+            self.store.close()
         if self._loop_handler is not None:
             asyncio.get_running_loop().set_exception_handler(self._loop_handler[0])
             self._loop_handler = None
@@ -468,13 +481,13 @@ class WarServer:
         self._sockets[conn] = ws
         log.info("connection_opened")
         try:
-            self._call(conn, partial(self.hub.connect, conn, peer))
+            self._connected(conn, peer)
             await self._receive(conn, ws, peer)
         finally:
             del self._sockets[conn]
             self._closing.discard(conn)
             self._slots.release(peer)
-            self._call(conn, partial(self.hub.disconnect, conn))
+            self._disconnected(conn)
             log.info("connection_closed", close_code=ws.close_code)
 
     async def _receive(self, conn: ConnId, ws: GuardedConnection, peer: str) -> None:
@@ -509,7 +522,7 @@ class WarServer:
                 if self._invalid(conn, error, invalid):
                     self._penalize(peer)
                 continue
-            self._call(conn, partial(self.hub.handle, conn, message))
+            self._handle(conn, message)
             if not opened:
                 opened = self._bind_room(conn)
 
@@ -544,19 +557,16 @@ class WarServer:
         """Answer an undecodable frame; True if the invalid budget ran out (close 1008)."""
         log.info("invalid_message", error=error.code.value)
         now = self._clock()
-        self._batch()
         try:
-            actions = self.hub.refuse(conn, error, now)
+            output = self.hub.refuse(conn, error, now)
         except Exception:
-            log.exception("hub_failed", call="refuse")
-            actions = [Send((conn,), Error(code=error.code.value, message=error.message))]
-        closes = any(isinstance(a, Close) and a.conn == conn for a in actions)
+            output = self._hub_failed(conn, "refuse")
+        self._take(output, now)
+        closes = any(isinstance(a, Close) and a.conn == conn for a in output.actions)
         exhausted = not closes and not budget.take(time.monotonic())
         if exhausted:
             log.info("invalid_message_close")
-            actions = [*actions, Close(conn, CloseCode.POLICY_VIOLATION, "too many invalid")]
-        self._execute(actions)
-        self._maybe_rearm()
+            self._execute([Close(conn, CloseCode.POLICY_VIOLATION, "too many invalid")])
         return exhausted
 
     def _aborted(self, ws: GuardedConnection, reason: str, unsent: int) -> None:
@@ -586,70 +596,69 @@ class WarServer:
         if seconds > 0:
             log.info("address_penalized", seconds=seconds)
 
-    def _call(self, conn: ConnId, call: Callable[[float], list[Action]]) -> None:
-        """Run one Hub call for ``conn`` and carry out its actions; a bug stays local."""
-        self._batch()
+    # --- the Hub's calls -------------------------------------------------------------
+    def _connected(self, conn: ConnId, peer: str) -> None:
+        now = self._clock()
         try:
-            actions = call(self._clock())
+            output = self.hub.connect(conn, peer, now)
         except Exception:
-            where = self.hub.where(conn) if not self._stopping else None
-            log.exception("hub_failed", room=where[0] if where else None)
-            if conn in self._sockets:
-                self._execute(
-                    [
-                        Send(
-                            (conn,),
-                            Error(
-                                code=ErrorCode.INTERNAL_ERROR,
-                                message="the server hit a bug handling your message; "
-                                "reconnect and resume",
-                            ),
-                        ),
-                        Close(conn, CloseCode.INTERNAL_ERROR, "internal error"),
-                    ]
-                )
-            return
-        self._execute(actions)
-        self._maybe_rearm()
+            output = self._hub_failed(conn, "connect")
+        self._take(output, now)
+
+    def _handle(self, conn: ConnId, message: ClientMessage) -> None:
+        now = self._clock()
+        try:
+            output = self.hub.handle(conn, message, now)
+        except Exception:
+            output = self._hub_failed(conn, "handle")
+        self._take(output, now)
+
+    def _disconnected(self, conn: ConnId) -> None:
+        now = self._clock()
+        try:
+            output = self.hub.disconnect(conn, now)
+        except Exception:
+            output = self._hub_failed(conn, "disconnect")
+        self._take(output, now)
+
+    def _hub_failed(self, conn: ConnId, call: str) -> Output:
+        """A Hub call raised (it never should): log it, and answer ``conn`` as the Hub
+        answers a bug (`server.core.replies.internal_error`); the other rooms carry on."""
+        where = self.hub.where(conn) if not self._stopping else None
+        log.exception("hub_failed", call=call, room=where[0] if where else None)
+        return Output(internal_error(conn) if conn in self._sockets else [], [])
 
     # --- group commit ----------------------------------------------------------------
-    def _batch(self) -> None:
-        """Open a batch, unless one is open: the Hub calls until the end of this turn of
-        the event loop write in one store transaction, and their actions wait for its
-        commit (`_end_batch`, the next callback the loop runs). Persist, then broadcast,
-        for the batch as a whole; one commit for every message read together
-        (docs/performance.md, "Group commit")."""
-        if self._held is not None or self._stopping:
-            return
-        self.hub.begin_batch()
-        self._held = []
-        asyncio.get_running_loop().call_soon(self._end_batch)
+    def _take(self, output: Output, now: float) -> None:
+        """Add a Hub call's ``output`` to the batch (`server.adapters.batch`): its rows go
+        into the batch's one store transaction, and its actions wait for the commit, at
+        the end of this turn of the event loop (the next callback the loop runs), or at
+        once when the batch holds `server.adapters.batch.MAX_HELD_ACTIONS` actions (a
+        connection's answers are checked against its send buffer as they go). Persist,
+        then broadcast, for the batch as a whole; one commit for every message read
+        together (docs/performance.md, "Group commit")."""
+        self._batch.add(output, now)
+        if self._batch.full:
+            self._commit()
+        elif not self._turn_armed:
+            self._turn_armed = True
+            asyncio.get_running_loop().call_soon(self._end_turn)
+        self._maybe_rearm()
 
-    def _end_batch(self) -> None:
-        held, self._held = self._held, None
-        if held is None:
-            return
-        try:
-            recovery = self.hub.end_batch(self._clock())
-        except Exception:
-            log.exception("hub_failed", call="end_batch")
-            recovery = None
-        if recovery is not None:  # nothing of the batch was stored: its rooms come back
-            told = {a.conn for a in recovery if isinstance(a, Close)}
-            held = [kept for a in held if (kept := _without(a, told)) is not None]
-            held += recovery
-        self._execute(held)
+    def _end_turn(self) -> None:
+        self._turn_armed = False
+        self._commit()
+
+    def _commit(self) -> None:
+        """Commit the batch and carry out what it releases."""
+        self._perform(self._batch.commit(self._clock()))
         self._maybe_rearm()
 
     # --- actions -------------------------------------------------------------------------
-    def _execute(self, actions: Iterable[Action]) -> None:
-        """Carry out ``actions`` in order, or hold them for the open batch's commit."""
-        if self._held is not None:
-            self._held.extend(actions)
-            if len(self._held) >= MAX_HELD_ACTIONS:
-                self._end_batch()  # a connection's answers are checked as they go
-            return
-        self._perform(actions)
+    def _execute(self, actions: list[Action]) -> None:
+        """Carry out the app's own ``actions`` (they store nothing) after those of the
+        Hub calls before them, in the batch's order."""
+        self._take(Output(actions, []), self._clock())
 
     def _perform(self, actions: Iterable[Action]) -> None:
         """Carry out ``actions`` in order.
@@ -709,17 +718,16 @@ class WarServer:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._rearm.wait(), deadline - now)
                 continue
-            self._batch()
             try:
-                actions = self.hub.wake(now)
+                output: Output | None = self.hub.wake(now)
             except Exception:
                 log.exception("hub_failed", call="wake")
-                actions = None
-            if actions:
-                self._execute(actions)
-            elif self.hub.next_deadline() == deadline:
+                output = None
+            if output is not None:
+                self._take(output, now)
+            if (output is None or not output.actions) and self.hub.next_deadline() == deadline:
                 # the Hub woke and left the same past deadline (a bug): never spin on it
-                if actions is not None:
+                if output is not None:
                     log.warning("timer_stuck", deadline=deadline, now=now)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._rearm.wait(), _WAKE_RETRY_SECONDS)
@@ -734,12 +742,14 @@ async def serving(
     settings: Settings,
     *,
     hub: HubLike | None = None,
+    store: Store | None = None,
     clock: Callable[[], float] = time.time,
 ) -> AsyncIterator[WarServer]:
-    """Start a server (the real Hub over ``settings.db`` unless ``hub`` is given).
+    """Start a server: the real Hub over the SQLite store at ``settings.db``, or ``hub``
+    (built from ``store``'s rooms; a stand-in that writes nothing needs none).
 
     Yields once it accepts connections; on exit it stops as on SIGTERM (clients get
-    1012, the Hub is closed).
+    1012, the last batch is committed, the store is closed).
 
     Raises:
         OSError: the address cannot be bound, or the store's folder cannot be made.
@@ -749,12 +759,19 @@ async def serving(
     """
     tls_context(settings)  # fail on bad TLS files before opening the store
     async with _store_locked(settings, hub is None):
-        the_hub = hub if hub is not None else build_hub(settings, clock())
-        server = WarServer(settings, the_hub, clock=clock)
+        if hub is None:
+            store = open_store(settings)
+            try:
+                hub = build_hub(settings, store, clock())
+            except BaseException:
+                store.close()
+                raise
+        server = WarServer(settings, hub, store, clock=clock)
         try:
             await server.start()
         except BaseException:
-            the_hub.close()
+            if store is not None:
+                store.close()
             raise
         async with _serving(settings, server) as started:
             yield started
@@ -883,16 +900,6 @@ def _too_many_requests(connection: ServerConnection, peer: str, refusal: Throttl
     )
     response.headers["Retry-After"] = str(seconds)
     return response
-
-
-def _without(action: Action, conns: set[ConnId]) -> Action | None:
-    """``action`` with ``conns`` left out (None if nothing is left of it)."""
-    if isinstance(action, Send):
-        to = tuple(conn for conn in action.to if conn not in conns)
-        if len(to) == len(action.to):
-            return action
-        return Send(to, action.message) if to else None
-    return None if action.conn in conns else action
 
 
 def _flush(queued: dict[ConnId, GuardedConnection]) -> None:

@@ -1,9 +1,13 @@
-"""Where rooms survive a restart: `SqliteStore`, the SQLite `Store` of `server.core.records`.
+"""Where rooms survive a restart: the `Store` interface, and `SqliteStore`, its SQLite form.
 
-Every write commits before it returns ("persist, then broadcast"); a failed write (a full
-disk, a clash, an unknown room) raises `StoreError` and leaves the file as it was. A
-store is used by one thread (the event loop's); it is not shared between processes: a
-server holds `StoreLock` on it for its whole life, and a second one refuses to start.
+The hub never calls a store: it returns the room rows to write and delete
+(`server.core.actions.Change`), and the app's batch (`server.adapters.batch`) hands a
+batch of them to `Store.apply`, which stores them in one transaction, all or nothing,
+before any message of the batch goes out ("persist, then broadcast"); a failure (a full
+disk, a clash, an unknown room) raises `StoreError` and leaves the store as it was.
+`Store.load_all` gives the records a hub is built from. A store is used by one thread
+(the event loop's); it is not shared between processes: a server holds `StoreLock` on
+it for its whole life, and a second one refuses to start.
 
 Opening (`SqliteStore`): a store that does not exist is made whole under a temporary
 name, readable by its owner only (0600; SQLite gives its ``-wal`` and ``-shm`` the same
@@ -18,10 +22,11 @@ are never given to a new room.
 `SqliteStore` keeps one connection in WAL mode with ``synchronous=NORMAL``: a committed
 write survives a kill -9 of the process (not necessarily a power cut). A room is one row
 of ``rooms`` (its codes and rules, its current game, its seq, and the seats' ready flags
-and votes) and one row of ``seats`` per seat. `SqliteStore.save_room` writes only what
-changed since the record it is given as ``before``: a ready or a step is one ``UPDATE``
-of the room's row, without a transaction of its own around it; a seat row is written
-only when that seat changed (a join, a new token, auto-play, a leave).
+and votes) and one row of ``seats`` per seat. `SqliteStore.apply` writes only what
+changed since the record each `Write` names as ``before``: a ready or a step is one
+``UPDATE`` of the room's row; a seat row is written only when that seat changed (a
+join, a new token, auto-play, a leave). One ``BEGIN IMMEDIATE`` … ``COMMIT`` holds every
+change of a batch.
 
 The schema version is ``PRAGMA user_version``; an older store is migrated when it is
 opened, in one transaction (version 1 → 2: the seats' ``previous_token_hash`` column,
@@ -47,14 +52,69 @@ import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from server.adapters.logs import get_logger
-from server.core.records import GameRecord, RoomRecord, SeatRecord, check_same_room
+from server.core.actions import Change, Delete
+from server.core.records import GameRecord, RoomRecord, SeatRecord
 from server.engine import Rules
 from server.errors import StoreError
 
-__all__ = ["PAGE_SIZE", "SCHEMA_VERSION", "WAL_CHECKPOINT_BYTES", "SqliteStore", "StoreLock"]
+__all__ = [
+    "PAGE_SIZE",
+    "SCHEMA_VERSION",
+    "WAL_CHECKPOINT_BYTES",
+    "SqliteStore",
+    "Store",
+    "StoreLock",
+    "check_same_room",
+]
+
+
+class Store(Protocol):
+    """Where the rooms of a hub are kept.
+
+    Codes are compared as the hub compares them: normalized
+    (`server.core.codes.normalize_code`), player and watch codes together.
+    """
+
+    def apply(self, changes: Sequence[Change]) -> None:
+        """Store ``changes`` in order, all or nothing: once this returns they are
+        durable. A `server.core.actions.Write` names the record the store holds before
+        it (None: a new room), exactly what the last stored write of that room was
+        given; an implementation may write only what differs.
+
+        Raises `StoreError` if any of them cannot be stored (a full disk; a new room
+        whose id or a code is in use; a ``before`` whose room the store does not hold);
+        the store then holds what it held before the call.
+        """
+        ...
+
+    def load_all(self) -> list[RoomRecord]:
+        """Every stored room, oldest first."""
+        ...
+
+    def close(self) -> None:
+        """Flush and release the store; later calls are errors."""
+        ...
+
+
+def check_same_room(record: RoomRecord, before: RoomRecord) -> None:
+    """Raise `StoreError` unless ``record`` is a later state of the room ``before`` holds
+    (same id, codes, rules, time limit, creation time and number of seats)."""
+    if record is before:
+        return
+    if (
+        record.room_id != before.room_id
+        or record.player_code != before.player_code
+        or record.watch_code != before.watch_code
+        or record.minutes != before.minutes
+        or record.created != before.created
+        or len(record.seats) != len(before.seats)
+        or (record.rules is not before.rules and record.rules != before.rules)
+    ):
+        raise StoreError(f"room {record.room_id!r} is not a later state of {before.room_id!r}")
+
 
 SCHEMA_VERSION = 5
 """The store layout this code writes; older stores (from 1) are migrated on opening."""
@@ -222,6 +282,46 @@ def _seat_row(seat: SeatRecord) -> tuple[object, ...]:
     )
 
 
+_Statement = tuple[str, tuple[object, ...], str | None]
+"""SQL, its parameters, and for an ``UPDATE`` the room whose row it must change."""
+
+
+def _inserts(record: RoomRecord) -> list[_Statement]:
+    """The ``INSERT`` statements of a new room: its row and one per seat."""
+    room = (
+        record.room_id,
+        record.player_code,
+        record.watch_code,
+        json.dumps(record.rules.to_dict(), sort_keys=True),
+        record.minutes,
+        record.created,
+        *_state_row(record),
+    )
+    statements: list[_Statement] = [(_INSERT_ROOM, room, None)]
+    for index, seat in enumerate(record.seats):
+        statements.append((_INSERT_SEAT, (record.room_id, index, *_seat_row(seat)), None))
+    return statements
+
+
+def _updates(record: RoomRecord, before: RoomRecord) -> list[_Statement]:
+    """The ``UPDATE`` statements that take the stored ``before`` to ``record`` (none if
+    nothing differs). Raises `StoreError` if ``record`` is not a later state of it."""
+    check_same_room(record, before)
+    room_id = record.room_id
+    statements: list[_Statement] = []
+    if (
+        record.seq != before.seq
+        or record.last_active != before.last_active
+        or (record.game is not before.game and record.game != before.game)
+    ):
+        statements.append((_UPDATE_ROOM, (*_state_row(record), room_id), room_id))
+    if record.seats is not before.seats:
+        for index, (seat, was) in enumerate(zip(record.seats, before.seats, strict=True)):
+            if seat != was:
+                statements.append((_UPDATE_SEAT, (*_seat_row(seat), room_id, index), room_id))
+    return statements
+
+
 def _game(row: Sequence[Any]) -> GameRecord:
     """The `GameRecord` of the game columns of a room's row (``game_number`` on).
 
@@ -269,7 +369,6 @@ class SqliteStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if not self.path.exists():
             _create(self.path)
-        self._batching = self._lost = False  # a batch is open; SQLite rolled it back
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
             self._check()
@@ -353,116 +452,42 @@ class SqliteStore:
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
 
-    def save_room(self, record: RoomRecord, *, before: RoomRecord | None) -> None:
-        """Store ``record``, writing only what differs from ``before`` (None: a new room).
+    def apply(self, changes: Sequence[Change]) -> None:
+        """Store ``changes`` (see `Store.apply`), writing only what differs from each
+        write's ``before``: one statement by itself (a ready or a step), several in one
+        ``BEGIN IMMEDIATE`` … ``COMMIT``, nothing at all if nothing differs.
 
-        One changed row is one ``UPDATE`` (SQLite commits it by itself); several, or a
-        new room, one ``BEGIN IMMEDIATE`` … ``COMMIT``. Raises `StoreError` if the id or
-        a code of a new room is in use, if the room is not stored, or if SQLite fails
-        (a full disk: ``database or disk is full``); the file is then as it was.
+        Raises `StoreError` if the id or a code of a new room is in use, if a room is not
+        stored, or if SQLite fails (a full disk: ``database or disk is full``); the
+        transaction is then rolled back and the file is as it was.
         """
-        room_id = record.room_id
+        statements: list[_Statement] = []
+        for change in changes:
+            if isinstance(change, Delete):
+                statements.append(("DELETE FROM rooms WHERE room_id = ?", (change.room_id,), None))
+            elif change.before is None:
+                statements += _inserts(change.record)
+            else:
+                statements += _updates(change.record, change.before)
+        if not statements:
+            return
         try:
-            if before is None:
-                self._insert(record)
-                return
-            check_same_room(record, before)
-            writes: list[tuple[str, tuple[object, ...]]] = []
-            if (
-                record.seq != before.seq
-                or record.last_active != before.last_active
-                or (record.game is not before.game and record.game != before.game)
-            ):
-                writes.append((_UPDATE_ROOM, (*_state_row(record), room_id)))
-            if record.seats is not before.seats:
-                for index, (seat, was) in enumerate(zip(record.seats, before.seats, strict=True)):
-                    if seat != was:
-                        writes.append((_UPDATE_SEAT, (*_seat_row(seat), room_id, index)))
-            if len(writes) == 1:
-                self._write(room_id, *writes[0])
-            elif writes:
+            if len(statements) == 1:
+                self._execute(*statements[0])  # one statement commits by itself
+            else:
                 with self._transaction():
-                    for sql, params in writes:
-                        self._write(room_id, sql, params)
+                    for statement in statements:
+                        self._execute(*statement)
         except sqlite3.IntegrityError as error:
-            self._keep_batch()
-            raise StoreError(f"room {room_id!r} clashes: {error}") from None
+            raise StoreError(f"a room clashes with a stored one: {error}") from None
         except sqlite3.Error as error:
-            self._keep_batch()
-            raise StoreError(f"cannot save room {room_id!r}: {error}") from None
+            raise StoreError(f"cannot save the rooms: {error}") from None
 
-    def _write(self, room_id: str, sql: str, params: tuple[object, ...]) -> None:
-        """One ``UPDATE`` of one row of the room; raises `StoreError` if there is none."""
-        if self._db.execute(sql, params).rowcount != 1:
+    def _execute(self, sql: str, params: tuple[object, ...], room_id: str | None) -> None:
+        """Run one statement; for an ``UPDATE`` (``room_id`` given), raise `StoreError`
+        unless it changed one row."""
+        if self._db.execute(sql, params).rowcount != 1 and room_id is not None:
             raise StoreError(f"no stored room {room_id!r}")
-
-    def _insert(self, record: RoomRecord) -> None:
-        with self._transaction():
-            self._db.execute(
-                _INSERT_ROOM,
-                (
-                    record.room_id,
-                    record.player_code,
-                    record.watch_code,
-                    json.dumps(record.rules.to_dict(), sort_keys=True),
-                    record.minutes,
-                    record.created,
-                    *_state_row(record),
-                ),
-            )
-            self._db.executemany(
-                _INSERT_SEAT,
-                [
-                    (record.room_id, index, *_seat_row(seat))
-                    for index, seat in enumerate(record.seats)
-                ],
-            )
-
-    def begin(self) -> None:
-        """Open a batch: the writes until `commit` go into one transaction (one commit
-        for many calls: bench/load.py, docs/performance.md "Group commit")."""
-        try:
-            if not self._db.in_transaction:
-                self._db.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as error:
-            raise StoreError(f"cannot begin a batch: {error}") from None
-        self._batching, self._lost = True, False
-
-    def commit(self) -> None:
-        """Make the batch's writes durable. Raises `StoreError` if SQLite fails, or if it
-        rolled the batch back already (a full disk can, in the middle of a write)."""
-        self._batching = False
-        try:
-            if self._lost or not self._db.in_transaction:
-                raise StoreError("the batch was rolled back")
-            self._db.execute("COMMIT")
-        except sqlite3.Error as error:
-            raise StoreError(f"cannot commit: {error}") from None
-
-    def rollback(self) -> None:
-        """Forget the batch's writes (after a failed `commit`); never raises."""
-        self._batching = self._lost = False
-        with contextlib.suppress(sqlite3.Error):
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
-
-    def _keep_batch(self) -> None:
-        """After a failed write: if SQLite rolled the batch back with it, the batch is
-        lost (its `commit` fails) and what follows is held in a new transaction, which
-        that failed commit rolls back too (nothing of the batch may be half stored)."""
-        if self._batching and not self._db.in_transaction:
-            self._lost = True
-            with contextlib.suppress(sqlite3.Error):
-                self._db.execute("BEGIN IMMEDIATE")
-
-    def delete_room(self, room_id: str) -> None:
-        """Forget the room (its seats go with it). Raises `StoreError` if SQLite fails."""
-        try:
-            with self._transaction():
-                self._db.execute("DELETE FROM rooms WHERE room_id = ?", (room_id,))
-        except sqlite3.Error as error:
-            self._keep_batch()
-            raise StoreError(f"cannot delete room {room_id!r}: {error}") from None
 
     def load_all(self) -> list[RoomRecord]:
         """Every stored room, oldest first; a row that does not parse is logged
@@ -601,26 +626,26 @@ class StoreLock:
 
 
 class _Transaction:
-    """``with``: BEGIN IMMEDIATE … COMMIT, or ROLLBACK if the block raises. Inside a
-    batch's transaction (`SqliteStore.begin`), a savepoint instead: the block is all or
-    nothing, and the batch's commit makes it durable."""
+    """``with``: BEGIN IMMEDIATE … COMMIT, or ROLLBACK if the block raises (or the COMMIT
+    fails: a full disk can refuse it)."""
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self._db = db
-        self._nested = False
 
     def __enter__(self) -> None:
-        self._nested = self._db.in_transaction
-        self._db.execute("SAVEPOINT part" if self._nested else "BEGIN IMMEDIATE")
+        self._db.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, kind: object, value: object, traceback: object) -> None:
-        if not self._db.in_transaction:
-            return  # SQLite rolled it back already (a full disk may): the caller raises
-        if self._nested:
-            if kind is not None:
-                self._db.execute("ROLLBACK TO part")
-            self._db.execute("RELEASE part")
-        elif kind is None:
-            self._db.execute("COMMIT")
+        if kind is None:
+            try:
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
         else:
-            self._db.execute("ROLLBACK")
+            self._rollback()
+
+    def _rollback(self) -> None:
+        if self._db.in_transaction:  # SQLite may have rolled it back already (a full disk)
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")

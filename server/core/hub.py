@@ -1,33 +1,40 @@
 """The sans-I/O hub: every room of the server, and the dispatch of connections to them.
 
-The WebSocket layer (``server/adapters/app.py``) owns the sockets and the clock; it calls::
+The WebSocket layer (``server/adapters/app.py``) owns the sockets, the clock and the
+store; it calls::
 
-    hub = Hub(store, settings, now=time.time())    # rebuilds every stored room
+    hub = Hub(store.load_all(), settings, now=time.time())   # rebuilds every stored room
     hub.connect(conn, peer, now)                   # a connection arrived
     hub.handle(conn, message, now)                 # a decoded, validated client message
     hub.refuse(conn, protocol_error, now)          # a frame that did not decode
     hub.disconnect(conn, now)                      # the connection ended (for any reason)
     hub.wake(now)                                  # at hub.next_deadline()
+    hub.committed()                                # the changes returned so far are stored
+    hub.failed(error, now)                         # ... they could not be: none of them is
 
-and carries out the returned `Action` list in order. ``now`` is wall-clock seconds
+Each call but the last two returns an `Output`: the room rows to write or delete, and
+the `Action` list to carry out in order once they are stored (`server.adapters.batch`
+stores the calls of a batch in one transaction, then tells the hub). ``now`` is wall-clock seconds
 (``time.time()``) because time-limit deadlines are persisted and must mean the same
 after a restart. Nothing here raises for a peer's input: a refusal is an ``error``
 message to that connection (and a close where ``protocol/PROTOCOL.md`` says so); a bug
 is an ``internal_error`` and a close 1011, and the other rooms carry on.
 
 Persist, then broadcast: each room call returns `Effects` (its actions and the room's
-record); the hub writes the record through the `Store` when it changed, and only then
-returns the actions. If the write fails (or the room's code raised: a bug), that room is
+record); the hub returns a `Write` of the record when it changed (and a `Delete` of a
+room it removes) with the actions, which the caller holds until it has stored them. The
+hub keeps, for every room written since the last `committed`, the record the store held
+before. If the store could not take them (`failed`: a full disk), each of those rooms is
 thrown away and built again from the record the store holds, by the same path as a
-restart (`Room(record, ...)`), so memory and store agree again; none of the call's
-actions goes out, and every connection of the room (and the one that made the call) is
-told to come back: ``store_unavailable`` and close 1013 (try again later) for a failed
-write, ``internal_error`` and close 1011 for a bug. Clients resume their seats, as after
-a restart. Until a write succeeds again `Hub.store_failing` is true (``/healthz`` says
-so), and a rebuilt room's timers wait `STORE_RETRY_SECONDS` before they try again.
-Within a batch (`Hub.begin_batch` … `Hub.end_batch`, group commit) the writes become
-durable at its end: the caller holds the actions until then, and a failed commit
-rebuilds every room the batch wrote, the same way.
+restart (`Room(record, ...)`), so memory and store agree again; the held actions never
+go out, and every connection of those rooms is told to come back: ``store_unavailable``
+and close 1013 (try again later). A room whose code raised (a bug) is rebuilt the same
+way from its latest record, and its connections (and the one that made the call) get
+``internal_error`` and close 1011. Clients resume their seats, as after a restart. Until
+a commit succeeds again `Hub.store_failing` is true (``/healthz`` says so), and a rebuilt
+room's timers wait `STORE_RETRY_SECONDS` before they try again. A room removed in a
+batch that failed stays removed in memory; its row, still stored, keeps its id and codes
+reserved, comes back after a restart and is removed again when idle.
 
 Per address (`server.core.limits.address_key`: an IPv6 /64 counts as one address):
 
@@ -75,7 +82,7 @@ import hmac
 import math
 import secrets
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -94,7 +101,7 @@ from protocol import (
     RoomPhase,
     WatchRoom,
 )
-from server.core.actions import Action, Close, ConnId, Effects, Send
+from server.core.actions import Action, Change, Close, ConnId, Delete, Effects, Output, Send, Write
 from server.core.codes import (
     RandomSource,
     hash_token,
@@ -107,11 +114,12 @@ from server.core.codes import (
 from server.core.limits import TokenBucket, WorkBudget, address_key
 from server.core.logger import Logger
 from server.core.phases import Stage
-from server.core.records import GameRecord, RoomRecord, SeatRecord, Store, same_state
+from server.core.records import GameRecord, RoomRecord, SeatRecord, same_state
+from server.core.replies import come_back, internal_error
 from server.core.room import PLAY_OUT_SLICE, Room, RoomSettings
 from server.core.wire import engine_rules
 from server.engine import STEP_WORK
-from server.errors import RefusedError, StoreError
+from server.errors import RefusedError
 
 __all__ = [
     "FAILURE_WINDOW_SECONDS",
@@ -133,10 +141,9 @@ STORE_RETRY_SECONDS = 5.0
 """A room rebuilt after a failed write runs no timer (auto-play, the computer, the time
 limit) sooner than this: a failing disk is tried once in that while per room, not at
 every auto-play beat."""
-STORE_UNAVAILABLE_TEXT = "the server cannot save games right now; try again in a moment"
-INTERNAL_ERROR_TEXT = "a bug on the server; sorry"
 _MAX_ERROR_TEXT = 500
 _MIN_PACE_SECONDS = 0.001  # a play-out held for its budget waits at least this long
+_STORE_FAILED = ErrorCode.STORE_UNAVAILABLE
 _COUNTED_FAILURES = frozenset({ErrorCode.UNKNOWN_CODE, ErrorCode.BAD_TOKEN, ErrorCode.BAD_PASSWORD})
 
 
@@ -216,14 +223,13 @@ class Hub:
 
     def __init__(
         self,
-        store: Store,
+        records: Iterable[RoomRecord],
         settings: HubSettings,
         *,
         now: float,
         random: RandomSource | None = None,
         logger: Logger | None = None,
     ) -> None:
-        self._store = store
         self._settings = settings
         self._room_settings = settings.room_settings()
         self._random: RandomSource = secrets if random is None else random
@@ -238,8 +244,11 @@ class Hub:
         self._grace: dict[str, float] = {}  # loaded rooms: not removed as idle before this
         self._reserved: set[str] = set()  # ids and codes of stored rooms that did not load
         self._reserved_codes: set[str] = set()  # the same codes, normalised
-        self._saved: dict[str, RoomRecord] = {}  # each room's record as the store holds it
-        self._batch: dict[str, RoomRecord | None] | None = None  # rooms written: committed
+        self._saved: dict[str, RoomRecord] = {}  # each room's record as last written
+        # rooms written since the last commit: the record the store held before (None: none)
+        self._unsettled: dict[str, RoomRecord | None] = {}
+        self._changes: list[Change] = []  # the changes of the call under way
+        self._seen: dict[str, set[ConnId]] = {}  # unsettled rooms: who was in them meanwhile
         self._store_failing = False
         self._hold: dict[str, float] = {}  # rebuilt rooms: no timer before this time
         self._work = WorkBudget(settings.play_out_rate, settings.play_out_burst)
@@ -256,7 +265,7 @@ class Hub:
         self._deadline: dict[str, float] = {}
         self._heap: list[tuple[float, str]] = []
         self._dirty: set[str] = set()
-        for record in store.load_all():
+        for record in records:
             self._load(record, now)
 
     # ------------------------------------------------------------------ queries
@@ -280,7 +289,7 @@ class Hub:
 
     @property
     def store_failing(self) -> bool:
-        """A write to the store failed, and none has succeeded since."""
+        """A commit of the store failed, and none with a write has succeeded since."""
         return self._store_failing
 
     def room(self, room_id: str) -> Room | None:
@@ -314,13 +323,16 @@ class Hub:
         return None
 
     # ------------------------------------------------------------------ calls
-    def connect(self, conn: ConnId, peer: str, now: float) -> list[Action]:
+    def connect(self, conn: ConnId, peer: str, now: float) -> Output:
         """A new connection from address ``peer``. Nothing to send yet."""
         self._conns[conn] = _Conn(peer)
-        return []
+        return self._output([])
 
-    def handle(self, conn: ConnId, message: ClientMessage, now: float) -> list[Action]:
+    def handle(self, conn: ConnId, message: ClientMessage, now: float) -> Output:
         """A decoded, validated message from ``conn``; never raises."""
+        return self._output(self._handle(conn, message, now))
+
+    def _handle(self, conn: ConnId, message: ClientMessage, now: float) -> list[Action]:
         info = self._conns.setdefault(conn, _Conn(""))
         try:
             if isinstance(message, CreateRoom | JoinRoom | WatchRoom | ResumeSeat):
@@ -354,7 +366,7 @@ class Hub:
         except Exception as bug:  # a bug must not take the server down
             return self._internal_error(conn, bug, now)
 
-    def refuse(self, conn: ConnId, error: ProtocolError, now: float) -> list[Action]:
+    def refuse(self, conn: ConnId, error: ProtocolError, now: float) -> Output:
         """A frame from ``conn`` did not decode: the error, and a close where documented.
 
         Like any message on a seat's connection, it confirms the seat's latest token
@@ -362,29 +374,34 @@ class Hub:
         """
         info = self._conns.setdefault(conn, _Conn(""))
         try:
-            return self._confirmed(conn, info, RefusedError(error.code, str(error)), now)
+            actions = self._confirmed(conn, info, RefusedError(error.code, str(error)), now)
         except Exception as bug:
-            return self._internal_error(conn, bug, now)
+            actions = self._internal_error(conn, bug, now)
+        return self._output(actions)
 
-    def disconnect(self, conn: ConnId, now: float) -> list[Action]:
+    def disconnect(self, conn: ConnId, now: float) -> Output:
         """``conn`` ended: its seat is away, or one spectator fewer. Never raises."""
         info = self._conns.pop(conn, None)
         if info is None or info.room is None:
-            return []
+            return self._output([])
         room = self._rooms.get(info.room)
         if room is None:
-            return []
+            return self._output([])
         try:
             actions = self._run(room, partial(room.disconnect, conn, now), now)
-            return actions + self._finish_slice(room, now, info.peer)
+            actions += self._finish_slice(room, now, info.peer)
         except Exception as bug:
             self._log_bug(bug)
-            return []
+            actions = []
+        return self._output(actions)
 
-    def wake(self, now: float) -> list[Action]:
+    def wake(self, now: float) -> Output:
         """Run every timer due at or before ``now`` (but one slice of a finish vote's
         play-out at most: the other finishing rooms stay due for the next call); remove
         idle rooms. Never raises."""
+        return self._output(self._wake(now))
+
+    def _wake(self, now: float) -> list[Action]:
         actions: list[Action] = []
         due = self._due_rooms(now)
         finishing = [room for room in due if room.stage is Stage.FINISHING]
@@ -416,70 +433,57 @@ class Hub:
         self._forget_failures(now)
         return actions
 
-    def close(self) -> None:
-        """Flush and close the store (an open batch is committed first)."""
-        if self._batch is not None:
-            self._batch = None
-            try:
-                self._store.commit()
-            except StoreError:
-                self._store.rollback()
-        self._store.close()
+    # ------------------------------------------------------------------ the store's answer
+    def committed(self) -> None:
+        """Every change returned since the last `committed` or `failed` is stored."""
+        unsettled = self._unsettled
+        if unsettled:
+            self._store_failing = False
+            for room_id in unsettled:
+                self._hold.pop(room_id, None)
+            unsettled.clear()
+            self._seen.clear()
 
-    # ------------------------------------------------------------------ group commit
-    def begin_batch(self) -> None:
-        """Let the calls until `end_batch` write in one store transaction.
-
-        The caller must hold back every action of those calls until `end_batch` says the
-        writes are durable (persist, then broadcast, for the batch as a whole): a commit
-        per event-loop turn instead of one per call. If no batch can be opened, the calls
-        commit one by one as without a batch.
-        """
-        if self._batch is not None:
-            return
-        try:
-            self._store.begin()
-        except StoreError:
-            return
-        self._batch = {}
-
-    def end_batch(self, now: float) -> list[Action] | None:
-        """Commit the batch. None: its writes are durable, release the held actions.
-        Else the commit failed and nothing of the batch is stored: each room written in
-        it is rebuilt from the store (as after a failed write) and the returned actions
-        tell its connections to come back; the held actions to those connections must
-        not go out."""
-        batch, self._batch = self._batch, None
-        if batch is None:
-            return None
-        try:
-            self._store.commit()
-        except StoreError as error:
-            self._store.rollback()
-            return self._recover_batch(batch, error, now)
-        return None
-
-    def _recover_batch(
-        self, batch: dict[str, RoomRecord | None], error: StoreError, now: float
-    ) -> list[Action]:
+    def failed(self, error: Exception, now: float) -> Output:
+        """None of the changes returned since the last `committed` or `failed` could be
+        stored (``error`` says why; the store holds what it held before them): each room
+        written since is rebuilt from the record the store holds (a room created since
+        is dropped), and the returned actions tell its connections to come back. The
+        actions held for those connections must not go out. Never raises."""
+        unsettled, self._unsettled = self._unsettled, {}
+        seen, self._seen = self._seen, {}
+        if not unsettled:
+            return self._output([])
+        self._store_failing = True
         actions: list[Action] = []
-        for room_id, committed in batch.items():
-            if committed is None:
+        for room_id, stored in unsettled.items():
+            if self._logger is not None:
+                self._logger.error("store_failed", room=room_id, error=str(error))
+            if stored is None:
                 self._saved.pop(room_id, None)
             else:
-                self._saved[room_id] = committed
+                self._saved[room_id] = stored
             room = self._rooms.get(room_id)
             if room is not None:
-                actions += self._recover(room, room.connections, None, error, now)
-            elif committed is not None and room_id not in self._reserved:
-                self._load(committed, now)  # removed in the batch: its row is back
-        return actions
+                # those in the room now, and those a call since took out of it (a leave,
+                # a replaced seat: not stored either)
+                present = (*room.connections, *seen.get(room_id, ()))
+                actions += self._rebuild(room, present, None, _STORE_FAILED, now, left=True)
+            elif stored is not None:  # removed meanwhile: its row stays, and its codes
+                self._saved.pop(room_id, None)
+                self._reserve(stored)
+        return self._output(actions)
 
     def _written(self, room_id: str) -> None:
-        """Note, before the first write of ``room_id`` in a batch, what the store held."""
-        batch = self._batch
-        if batch is not None and room_id not in batch:
-            batch[room_id] = self._saved.get(room_id)
+        """Note, before the first write of ``room_id`` since the last commit, what the
+        store holds."""
+        if room_id not in self._unsettled:
+            self._unsettled[room_id] = self._saved.get(room_id)
+
+    def _output(self, actions: list[Action]) -> Output:
+        """The call's ``actions`` and the changes it made."""
+        changes, self._changes = self._changes, []
+        return Output(actions, changes)
 
     # ------------------------------------------------------------------ opening
     def _confirmed(
@@ -585,7 +589,11 @@ class Hub:
         record = RoomRecord(
             room_id=self._fresh(
                 lambda: new_room_id(self._random),
-                lambda room_id: room_id in self._rooms or room_id in self._reserved,
+                lambda room_id: (
+                    room_id in self._rooms
+                    or room_id in self._reserved
+                    or room_id in self._unsettled
+                ),
             ),
             player_code=player_code,
             watch_code=self._fresh(
@@ -620,10 +628,11 @@ class Hub:
         call; it is in the room once the call is stored. ``on_refused``: the answer to
         a command the room refused, added once the call is stored.
 
-        If the call raises (a bug) or the write fails, nothing of the call goes out: the
-        room is rebuilt from its stored record and its connections (``opener`` too) are
-        told to come back (`_recover`). A `RefusedError` raised by an opening call
-        propagates (nothing changed).
+        If the call raises (a bug), nothing of the call goes out: the room is rebuilt
+        from its latest record and its connections (``opener`` too) are told to come
+        back (`_recover`). A `RefusedError` raised by an opening call propagates
+        (nothing changed). The connections of a room written since the last commit are
+        remembered, to be told to come back if that commit fails (`failed`).
         """
         room_id = room.room_id
         self._dirty.add(room_id)
@@ -642,6 +651,11 @@ class Hub:
             self._save(record)
         except Exception as error:
             return self._recover(room, present, opener, error, now)
+        if room_id in self._unsettled:
+            seen = self._seen.setdefault(room_id, set())
+            seen.update(present)
+            if opener is not None:
+                seen.add(opener)
         if effects.work:
             self._charge(room, effects.work, now)
         conns = self._conns
@@ -698,32 +712,38 @@ class Hub:
         if before is not None and (record is before or same_state(record, before)):
             return
         self._written(record.room_id)
-        self._store.save_room(record, before=before)
+        self._changes.append(Write(record, before))
         self._saved[record.room_id] = record
-        self._store_failing = False
-        self._hold.pop(record.room_id, None)
 
     def _recover(
         self,
         room: Room,
         present: tuple[ConnId, ...],
         opener: ConnId | None,
-        error: Exception,
+        bug: Exception,
         now: float,
     ) -> list[Action]:
-        """A call of ``room`` raised, or its write failed: rebuild the room from the
-        stored record (as a restart does; a room never stored is dropped) and tell its
-        connections — those ``present`` before the call, and ``opener`` — to come back."""
+        """A call of ``room`` raised (a bug): rebuild the room from its latest record and
+        tell its connections — those ``present`` before the call, and ``opener`` — to
+        come back."""
+        self._log_bug(bug)
+        return self._rebuild(room, present, opener, ErrorCode.INTERNAL_ERROR, now)
+
+    def _rebuild(
+        self,
+        room: Room,
+        present: tuple[ConnId, ...],
+        opener: ConnId | None,
+        code: ErrorCode,
+        now: float,
+        *,
+        left: bool = False,
+    ) -> list[Action]:
+        """Rebuild ``room`` from the record in `_saved` (as a restart does; a room never
+        written is dropped) and tell its connections — those ``present``, and ``opener``
+        — to come back with ``code``: those still in it, and (``left``) those in no room
+        any more (their leaving is undone)."""
         room_id = room.room_id
-        if isinstance(error, StoreError):
-            self._store_failing = True
-            code, text = ErrorCode.STORE_UNAVAILABLE, STORE_UNAVAILABLE_TEXT
-            if self._logger is not None:
-                self._logger.error("store_failed", room=room_id, error=str(error))
-        else:
-            code, text = ErrorCode.INTERNAL_ERROR, INTERNAL_ERROR_TEXT
-            self._log_bug(error)
-        close = CLOSE_CODE_FOR_ERROR[code]
         creator = self._creator.get(room_id)
         self._drop_room(room)
         saved = self._saved.pop(room_id, None)
@@ -734,13 +754,12 @@ class Hub:
         actions: list[Action] = []
         for conn in dict.fromkeys((*present, *(() if opener is None else (opener,)))):
             info = self._conns.get(conn)
-            if info is None or (info.room != room_id and conn != opener):
+            if info is None or (info.room != room_id and conn != opener and not left):
                 continue  # gone, or already on its way out before this call
+            if info.room not in (room_id, None):
+                continue  # in another room now
             info.room = None
-            actions += [
-                Send((conn,), Error(code=code, message=text)),
-                Close(conn, close, code.value),
-            ]
+            actions += come_back(conn, code)
         return actions
 
     # ------------------------------------------------------------------ finishing
@@ -795,16 +814,20 @@ class Hub:
         except Exception as error:
             if self._logger is not None:
                 self._logger.error("room_not_loaded", room=record.room_id, error=repr(error))
-            self._reserved |= {record.room_id, record.player_code, record.watch_code}
-            self._reserved_codes |= {
-                normalize_code(record.player_code),
-                normalize_code(record.watch_code),
-            }
+            self._reserve(record)
             return None
         self._add_room(room)
         self._saved[room.room_id] = record
         self._grace[room.room_id] = now + min(RESTART_GRACE_SECONDS, self._idle_seconds(room))
         return room
+
+    def _reserve(self, record: RoomRecord) -> None:
+        """Keep the id and codes of ``record``, stored but not held, from new rooms."""
+        self._reserved |= {record.room_id, record.player_code, record.watch_code}
+        self._reserved_codes |= {
+            normalize_code(record.player_code),
+            normalize_code(record.watch_code),
+        }
 
     def _room_kwargs(self, now: float) -> dict[str, Any]:
         return {
@@ -851,14 +874,8 @@ class Hub:
                 info.room = None
         self._drop_room(room)
         self._written(room.room_id)
-        if self._saved.pop(room.room_id, None) is None:
-            return actions  # never stored
-        try:
-            self._store.delete_room(room.room_id)
-        except Exception as error:  # it comes back after a restart, and goes again when idle
-            self._store_failing = isinstance(error, StoreError) or self._store_failing
-            if self._logger is not None:
-                self._logger.error("room_not_deleted", room=room.room_id, error=str(error))
+        if self._saved.pop(room.room_id, None) is not None:
+            self._changes.append(Delete(room.room_id))
         return actions
 
     def _code_taken(self, code: str) -> bool:
@@ -984,11 +1001,7 @@ class Hub:
 
     def _internal_error(self, conn: ConnId, bug: Exception, now: float) -> list[Action]:
         self._log_bug(bug)
-        error = Error(code=ErrorCode.INTERNAL_ERROR, message=INTERNAL_ERROR_TEXT)
-        actions: list[Action] = [
-            Send((conn,), error),
-            Close(conn, CloseCode.INTERNAL_ERROR, "internal error"),
-        ]
+        actions = internal_error(conn)
         try:
             return self._settle(actions, now)
         except Exception as second:

@@ -144,8 +144,9 @@ async def start_war(tmp_path: Path, **changes: Any) -> AsyncIterator[War]:
         away_timeout_seconds=settings.away_timeout,
         **hub_fields,
     )
-    hub = Hub(SqliteStore(settings.db), hub_settings, now=clock(), logger=get_logger())
-    async with serving(settings, hub=hub, clock=clock) as server:
+    store = SqliteStore(settings.db)
+    hub = Hub(store.load_all(), hub_settings, now=clock(), logger=get_logger())
+    async with serving(settings, hub=hub, store=store, clock=clock) as server:
         war = War(server, hub, clock, settings.db)
         try:
             yield war

@@ -74,8 +74,9 @@ async def running(tmp_path: Path) -> AsyncIterator[WarServer]:
         close_timeout=1.0,
     )
     paces = HubSettings(quick_delay=0.1, calm_delay=0.1, computer_delay=0.1)
-    hub = Hub(SqliteStore(settings.db), paces, now=time.time(), logger=get_logger())
-    async with serving(settings, hub=hub) as server:
+    store = SqliteStore(settings.db)
+    hub = Hub(store.load_all(), paces, now=time.time(), logger=get_logger())
+    async with serving(settings, hub=hub, store=store) as server:
         yield server
 
 

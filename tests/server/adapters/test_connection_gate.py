@@ -1,4 +1,5 @@
-"""server.adapters.limits.ConnectionGate with a fake clock: new connections per address, penalties."""
+"""`server.adapters.limits.ConnectionGate` on a fake clock: new connections per address,
+penalties."""
 
 from __future__ import annotations
 

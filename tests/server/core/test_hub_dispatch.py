@@ -19,7 +19,8 @@ from protocol import (
     WatchRoom,
 )
 from server.core.hub import HubSettings, HubStats
-from tests.server.core._roomkit import FlakyStore, RoomKit, error_codes, seated
+from tests._kit.stores import FlakyStore
+from tests.server.core._roomkit import RoomKit, error_codes, seated
 
 
 def test_the_password_guards_room_creation() -> None:

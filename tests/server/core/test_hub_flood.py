@@ -114,7 +114,7 @@ def _left_at_zero(
     peers = [_create(first, address, computers=computers) for address in addresses]
     for peer in peers:
         first.drop(peer)  # the last activity, stored with the seat going away
-    first.hub.close()
+    first.store.close()
     return peers
 
 

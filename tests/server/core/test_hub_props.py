@@ -30,9 +30,11 @@ from protocol import (
     VoteFinish,
     WatchRoom,
 )
+from server.adapters.store import Store
 from server.core.hub import HubSettings
-from server.core.records import RoomRecord, Store, same_state
-from tests.server.core._roomkit import FlakyStore, Peer, RoomKit
+from server.core.records import RoomRecord, same_state
+from tests._kit.stores import FlakyStore
+from tests.server.core._roomkit import Peer, RoomKit
 
 CONNS = 5
 

@@ -36,8 +36,8 @@ from server import engine
 from server.core.hub import STORE_RETRY_SECONDS, HubSettings
 from server.core.records import same_state
 from server.core.room import Room
+from tests._kit.stores import FlakyStore
 from tests.server.core._roomkit import (
-    FlakyStore,
     Peer,
     RoomKit,
     expected_events,

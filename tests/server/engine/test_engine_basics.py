@@ -259,6 +259,7 @@ def test_no_public_attribute_reveals_hidden_cards() -> None:
         "outcome",
         "phase",
         "play_out",
+        "replay",
         "round",
         "rules",
         "step",
