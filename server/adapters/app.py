@@ -163,7 +163,8 @@ def build_hub(settings: Settings, store: Store, now: float) -> HubLike:
     Raises:
         server.errors.StoreError: the store cannot be loaded.
     """
-    from server.core.hub import Hub, HubSettings  # noqa: PLC0415 (keep the app importable alone)
+    from server.core.hub import Hub  # noqa: PLC0415 (keep the app importable alone)
+    from server.core.settings import HubSettings  # noqa: PLC0415
 
     hub_settings = HubSettings(
         password=settings.password,

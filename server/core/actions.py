@@ -23,11 +23,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from protocol import ServerMessage
+from protocol import ErrorCode, ServerMessage
 from server.core.records import RoomRecord
-from server.errors import RefusedError
 
-__all__ = ["Action", "Change", "Close", "ConnId", "Delete", "Effects", "Output", "Send", "Write"]
+__all__ = [
+    "Action",
+    "Change",
+    "Close",
+    "ConnId",
+    "Delete",
+    "Effects",
+    "Output",
+    "Refusal",
+    "Send",
+    "Write",
+]
 
 ConnId: TypeAlias = int
 """A connection's id, assigned by the app layer, unique for the process lifetime."""
@@ -55,6 +65,24 @@ Action: TypeAlias = Send | Close
 
 
 @dataclass(frozen=True, slots=True)
+class Refusal:
+    """A command refused: ``code`` goes back to the peer with ``text``, a lowercase
+    sentence that shows the value (``ready for step 3, but the game is at step 4``).
+
+    ``failed_attempt``: count it against the peer's address as a wrong guess, as
+    `server.core.admission` counts an unknown code or a bad token (a ``join_room`` naming
+    no away seat of a started room: someone may be guessing the name of a seat to take).
+    """
+
+    code: ErrorCode
+    text: str
+    failed_attempt: bool = False
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
 class Effects:
     """What one room call asks for, in this order: store ``record``, then do ``actions``.
 
@@ -63,13 +91,13 @@ class Effects:
     for ``last_active``. ``refused``: the room refused the command (nothing changed but,
     possibly, the confirmation of a seat's token, which ``record`` holds); the hub
     answers it with an ``error``. ``work``: the engine work this call did playing a game
-    out (units of `server.engine.STEP_WORK`), which the hub counts against the address
-    that asked for it.
+    out (units of `server.engine.STEP_WORK`), which the play-out queue counts against
+    the address that asked for it.
     """
 
     actions: list[Action]
     record: RoomRecord
-    refused: RefusedError | None = None
+    refused: Refusal | None = None
     work: int = 0
 
 

@@ -24,6 +24,7 @@ from enum import StrEnum
 from types import MappingProxyType
 
 from protocol import ErrorCode, RoomPhase
+from server.core.actions import Refusal
 from server.errors import RefusedError
 
 __all__ = ["ACCEPT", "COMMANDS", "TABLE", "Stage", "Who", "check", "refusal"]
@@ -121,7 +122,7 @@ _WHY: Mapping[ErrorCode, str] = MappingProxyType(
 _WHY_FINISHING = "a finish vote passed and the rest is being played out; game_over follows"
 
 
-def refusal(command: str, stage: Stage, who: Who) -> RefusedError | None:
+def refusal(command: str, stage: Stage, who: Who) -> Refusal | None:
     """The refusal of ``command`` from ``who`` in ``stage`` by `TABLE`, or None (accepted).
 
     Raises KeyError for a (command, who) pair the table does not have (our bug).
@@ -132,11 +133,11 @@ def refusal(command: str, stage: Stage, who: Who) -> RefusedError | None:
     why = _WHY[code]
     if stage is Stage.FINISHING and code in {_GAME_OVER, _IN_PROGRESS}:
         why = _WHY_FINISHING
-    return RefusedError(code, f"cannot {command} while {stage.value}: {why}")
+    return Refusal(code, f"cannot {command} while {stage.value}: {why}")
 
 
 def check(command: str, stage: Stage, who: Who) -> None:
     """Raise the `RefusedError` of `refusal` if `TABLE` refuses the command."""
     refused = refusal(command, stage, who)
     if refused is not None:
-        raise refused
+        raise RefusedError(refused.code, refused.text)

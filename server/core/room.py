@@ -22,12 +22,11 @@ away-timeout, an away seat goes on calm auto-play once the timeout has passed. R
 flags and finish and rematch votes are in the record: they survive a restart.
 
 Finishing: when every voter has voted to finish, the record says so (``finished``) and
-the room plays the rest out a slice at a time: at most ``play_out_slice`` units of
-engine work (`server.engine.STEP_WORK`) per call, asking to be woken at once for the
-next (`next_deadline`), so that the hub serves other rooms in between; ``game_over``
-goes out with the last slice. No events are sent for the steps played out. A room
-rebuilt from a record that says ``finished`` plays the rest out at once (a restart
-mid-finish finishes it). `Effects.work` reports the work of each call.
+the room is ``finishing``: the hub's play-out queue (`server.core.playout`) has it play
+the rest out a slice at a time (`Room.play_slice`), and runs none of its timers
+meanwhile; ``game_over`` goes out with the last slice. No events are sent for the steps
+played out. A room rebuilt from a record that says ``finished`` plays the rest out at
+once (a restart mid-finish finishes it). `Effects.work` reports the work of a slice.
 
 Tokens: each resume issues a new token, stored (as a hash) before the ``welcome`` that
 carries it is sent. That welcome can be lost (a kill -9 of the server, a dropped
@@ -77,7 +76,7 @@ from protocol.closecodes import CloseCode
 from protocol.votes import finish_voters, rematch_voters
 from server import engine
 from server.core import phases
-from server.core.actions import Action, Close, ConnId, Effects, Send
+from server.core.actions import Action, Close, ConnId, Effects, Refusal, Send
 from server.core.codes import RandomSource, hash_token, new_deal, new_token, token_matches
 from server.core.logger import Logger
 from server.core.phases import Stage, Who
@@ -227,9 +226,6 @@ class Room:
         self._spectators: dict[ConnId, None] = {}
         self._connections: tuple[ConnId, ...] | None = ()
         self._stored = record
-        self._slice_due: float | None = None  # finishing: when to play the next slice
-        self._sliced = False  # finishing: a slice was played (and waiting_for sent)
-        self._work = 0  # engine work done by the current call
         for seat in self._seats:
             if seat.human and seat.auto is AutoPlay.OFF:
                 seat.away_deadline = self._away_deadline(now)
@@ -368,10 +364,10 @@ class Room:
         )
 
     def next_deadline(self) -> float | None:
-        """The earliest time `wake` has something to do, or None (finishing: the next
-        slice, which is due at once)."""
-        if self._slice_due is not None:
-            return self._slice_due
+        """The earliest time `wake` has something to do, or None (always while finishing:
+        the play-out queue says when the next slice is due)."""
+        if self.stage is Stage.FINISHING:
+            return None
         times = [seat.due for seat in self._seats if seat.due is not None]
         times += [s.away_deadline for s in self._seats if s.away_deadline is not None]
         limit = self._time_limit_due()
@@ -404,9 +400,15 @@ class Room:
         """``conn`` takes the lowest open seat as ``name`` or, if a seat named exactly
         ``name`` is away, takes that seat back (`rejoin`).
 
-        Raises `RefusedError`: room_full when no seat is open and no away seat has this
-        name; once the game has started that counts as a failed attempt (a guessed name).
+        Refused with room_full when no seat is open and no away seat has this name; once
+        the game has started that counts as a failed attempt (a guessed name).
         """
+        try:
+            return self._join(conn, name, now)
+        except RefusedError as refusal:
+            return self._effects([], _refusal(refusal))
+
+    def _join(self, conn: ConnId, name: str, now: float) -> Effects:
         phases.check("join_room", self.stage, Who.NEWCOMER)
         away = self._away_seat_named(name)
         if away is not None:
@@ -452,7 +454,13 @@ class Room:
         return self._effects(actions + self._back_from_away(index, now))
 
     def watch(self, conn: ConnId, now: float) -> Effects:
-        """``conn`` watches. Raises `RefusedError` (spectators_full) at the cap."""
+        """``conn`` watches. Refused with spectators_full at the cap."""
+        try:
+            return self._watch(conn, now)
+        except RefusedError as refusal:
+            return self._effects([], _refusal(refusal))
+
+    def _watch(self, conn: ConnId, now: float) -> Effects:
         phases.check("watch_room", self.stage, Who.NEWCOMER)
         cap = self._settings.max_spectators
         if len(self._spectators) >= cap:
@@ -473,10 +481,15 @@ class Room:
         (see the module docstring), and any other token stops working. A connection still
         on the seat is closed with 4002 (replaced).
 
-        Raises:
-            RefusedError: bad_token, if no seat takes this token (a superseded one, or the
-                latest token of a seat resumed since with the token before it).
+        Refused with bad_token if no seat takes this token (a superseded one, or the
+        latest token of a seat resumed since with the token before it).
         """
+        try:
+            return self._resume(conn, token, now)
+        except RefusedError as refusal:
+            return self._effects([], _refusal(refusal))
+
+    def _resume(self, conn: ConnId, token: str, now: float) -> Effects:
         phases.check("resume_seat", self.stage, Who.NEWCOMER)
         index = next((i for i, s in enumerate(self._seats) if s.holds(token)), None)
         if index is None:
@@ -539,7 +552,7 @@ class Room:
         try:
             return self._effects(self._command(conn, index, message, now))
         except RefusedError as refusal:  # by the command's content: nothing changed
-            return self._effects([], refusal)
+            return self._effects([], _refusal(refusal))
 
     def _command(
         self, conn: ConnId, index: int | None, message: InRoomMessage, now: float
@@ -598,12 +611,10 @@ class Room:
         return actions + self._finish_if_agreed(now) + self._rematch_if_agreed(now)
 
     def wake(self, now: float) -> Effects:
-        """Run what is due at or before ``now``: the next slice of a finish vote's
-        play-out, or the time limit, away-timeouts and auto-play."""
-        if self._slice_due is not None:
-            if self._slice_due > now:
-                return self._effects([])
-            return self._effects(self._play_out(now))
+        """Run what is due at or before ``now``: the time limit, away-timeouts and
+        auto-play (nothing while finishing)."""
+        if self.stage is Stage.FINISHING:
+            return self._effects([])
         actions: list[Action] = []
         limit = self._time_limit_due()
         if limit is not None and limit <= now:
@@ -761,24 +772,19 @@ class Room:
             return []
         self._record = dataclasses.replace(self._record, ready=(), finished=True)
         self._schedule(now, ())  # nobody is awaited any more
-        self._slice_due = now  # the hub has the first slice played when it may
-        self._sliced = False
         return []
 
-    def _play_out(self, now: float) -> list[Action]:
-        """Play the next slice of a finish vote's play-out; ``game_over`` after the last
-        one, else ask to be woken at once for the next (after the first slice, tell
-        everyone that nobody is awaited any more)."""
-        self._work += self.game.play_out(self._settings.play_out_slice)
+    def play_slice(self, budget: int, now: float, *, first: bool) -> Effects:
+        """Play the next slice of a finish vote's play-out, about ``budget`` units of
+        engine work (the play-out queue's call, `server.core.playout`): ``game_over``
+        after the last one; after the ``first``, if the game goes on, tell everyone that
+        nobody is awaited any more."""
+        work = self.game.play_out(budget)
         if self.game.outcome is None:
-            self._slice_due = now
-            if self._sliced:
-                return []
-            self._sliced = True
-            return self._emit(lambda seq: WaitingFor(seq=seq, seats=()))
-        self._slice_due = None
+            actions = self._emit(lambda seq: WaitingFor(seq=seq, seats=())) if first else []
+            return self._effects(actions, work=work)
         actions = self._emit(lambda seq: game_over_message(self.game, seq))
-        return actions + self._after_play((), now)
+        return self._effects(actions + self._after_play((), now), work=work)
 
     def _vote_rematch(self, index: int, deal: RematchDeal, now: float) -> list[Action]:
         votes = dict(self._record.rematch_votes)
@@ -873,9 +879,10 @@ class Room:
         return actions
 
     # ------------------------------------------------------------------ helpers
-    def _effects(self, actions: list[Action], refused: RefusedError | None = None) -> Effects:
-        """``actions``, the record to store before them, and the work done for them."""
-        work, self._work = self._work, 0
+    def _effects(
+        self, actions: list[Action], refused: Refusal | None = None, *, work: int = 0
+    ) -> Effects:
+        """``actions``, the record to store before them, and the engine work done."""
         return Effects(actions, self.record(), refused, work)
 
     def _emit(self, build: Callable[[int], ServerMessage]) -> list[Action]:
@@ -987,3 +994,7 @@ def _check_flags(game: GameRecord, seats: int) -> None:
         raise ValueError(f"a flag or vote of a seat beyond the {seats} seats: {named}")
     for _, deal in game.rematch_votes:
         RematchDeal(deal)  # raises ValueError for an unknown deal
+
+
+def _refusal(error: RefusedError) -> Refusal:
+    return Refusal(error.code, str(error), error.failed_attempt)

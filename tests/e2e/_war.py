@@ -38,7 +38,8 @@ from server.adapters.app import WarServer, serving
 from server.adapters.config import Settings
 from server.adapters.logs import get_logger
 from server.adapters.store import SqliteStore
-from server.core.hub import Hub, HubSettings
+from server.core.hub import Hub
+from server.core.settings import HubSettings
 from server.core.wire import engine_rules, event_message, game_over_message
 from tests.e2e._client import GAME_EVENTS, Client
 

@@ -21,7 +21,8 @@ from protocol import CloseCode, CreateRoom, Error, ErrorCode, Welcome
 from server.adapters.app import serving
 from server.adapters.config import Settings
 from server.adapters.store import SqliteStore
-from server.core.hub import Hub, HubSettings
+from server.core.hub import Hub
+from server.core.settings import HubSettings
 from tests.e2e._client import Client
 
 MAX_ROOMS = 200

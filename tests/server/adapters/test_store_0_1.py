@@ -29,7 +29,8 @@ import pytest
 from protocol import encode
 from server import engine
 from server.adapters.store import SCHEMA_VERSION, SqliteStore
-from server.core.hub import Hub, HubSettings
+from server.core.hub import Hub
+from server.core.settings import HubSettings
 from server.core.wire import event_message, game_over_message
 
 FIXTURE = Path(__file__).parent / "stored_0_1"

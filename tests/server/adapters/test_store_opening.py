@@ -18,8 +18,9 @@ from server import engine
 from server.adapters import store as store_module
 from server.adapters.store import SqliteStore, StoreLock
 from server.core.actions import Write
-from server.core.hub import Hub, HubSettings
+from server.core.hub import Hub
 from server.core.records import GameRecord, RoomRecord, SeatRecord
+from server.core.settings import HubSettings
 from server.errors import StoreError
 
 

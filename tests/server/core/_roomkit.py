@@ -49,10 +49,11 @@ from protocol import (
 from server import engine
 from server.adapters.batch import Batch
 from server.core.actions import Action, Close, Output, Send
-from server.core.hub import Hub, HubSettings
+from server.core.hub import Hub
 from server.core.logger import Logger
 from server.core.records import RoomRecord
 from server.core.room import Room
+from server.core.settings import HubSettings
 from server.core.wire import event_message
 from tests._kit.stores import MemoryStore
 

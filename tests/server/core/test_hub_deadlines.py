@@ -24,8 +24,8 @@ from protocol import (
     SetAutoPlay,
     WatchRoom,
 )
-from server.core.hub import HubSettings
 from server.core.room import Room
+from server.core.settings import HubSettings
 from tests.server.core._roomkit import Peer, RoomKit
 
 SETTINGS = HubSettings(
@@ -41,7 +41,7 @@ SETTINGS = HubSettings(
 def brute_force_deadline(kit: RoomKit) -> float | None:
     """What the hub's earliest deadline must be: a look at every room."""
     times: list[float] = []
-    for room in kit.hub._rooms.values():
+    for room in kit.hub.directory:
         due = room.next_deadline()
         if due is not None:
             times.append(due)

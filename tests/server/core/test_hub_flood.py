@@ -14,7 +14,8 @@ import pytest
 
 from protocol import CloseCode, CreateRoom, JoinRoom, Leave, RoomPhase, RulesSpec
 from server.adapters.store import SqliteStore
-from server.core.hub import RESTART_GRACE_SECONDS, HubSettings
+from server.core.rooms import RESTART_GRACE_SECONDS
+from server.core.settings import HubSettings
 from tests.server.core._roomkit import Peer, RoomKit, error_codes
 
 HOUR = 3600.0

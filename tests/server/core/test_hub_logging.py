@@ -9,7 +9,8 @@ from structlog.testing import capture_logs
 
 from protocol import CreateRoom, JoinRoom, Leave, ResumeSeat, VoteFinish
 from server.core.actions import Delete, Write
-from server.core.hub import Hub, HubSettings
+from server.core.hub import Hub
+from server.core.settings import HubSettings
 from tests._kit.stores import FlakyStore, MemoryStore
 from tests.server.core._roomkit import RoomKit
 
@@ -79,9 +80,9 @@ def test_the_codes_of_a_room_that_did_not_rebuild_stay_reserved() -> None:
     store.apply([Delete(record.room_id), Write(bad, None)])
     hub = Hub(store.load_all(), HubSettings(), now=kit.now)
     for code in (record.player_code, record.watch_code):
-        assert hub._code_taken(code)
-        assert hub._code_taken(code.lower().replace("-", ""))
-    assert not hub._code_taken("2222-2222")
+        assert hub.directory.code_taken(code)
+        assert hub.directory.code_taken(code.lower().replace("-", ""))
+    assert not hub.directory.code_taken("2222-2222")
 
 
 def test_a_failed_write_is_logged_once_with_its_room_and_no_secret() -> None:

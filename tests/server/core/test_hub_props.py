@@ -31,8 +31,8 @@ from protocol import (
     WatchRoom,
 )
 from server.adapters.store import Store
-from server.core.hub import HubSettings
 from server.core.records import RoomRecord, same_state
+from server.core.settings import HubSettings
 from tests._kit.stores import FlakyStore
 from tests.server.core._roomkit import Peer, RoomKit
 

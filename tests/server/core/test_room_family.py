@@ -29,8 +29,8 @@ from protocol import (
     SetAutoPlay,
     VoteFinish,
 )
-from server.core.hub import HubSettings
 from server.core.room import Room
+from server.core.settings import HubSettings
 from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated
 
 

@@ -21,9 +21,9 @@ from protocol import (
     SpectatorsChanged,
     WatchRoom,
 )
-from server.core.hub import HubSettings
 from server.core.records import GameRecord
 from server.core.room import played
+from server.core.settings import HubSettings
 from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated
 
 

@@ -30,7 +30,7 @@ from protocol import (
 from server.adapters.store import SqliteStore
 from server.core.actions import Action, Send
 from server.core.codes import hash_token
-from server.core.hub import HubSettings
+from server.core.settings import HubSettings
 from tests._kit.stores import FlakyStore, MemoryStore
 from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated
 
