@@ -32,7 +32,9 @@ The schema version is ``PRAGMA user_version``; an older store is migrated when i
 opened, in one transaction (version 1 → 2: the seats' ``previous_token_hash`` column,
 empty; 2 → 3: codes unique in their normalized form, below; 3 → 4: the ready flags and
 the finish and rematch votes, none; 4 → 5: every stored room's rules name the rules it
-was played by, ``fixed_order: seat0`` and ``both_short: end``, see `_OLD_RULES`). The
+was played by, ``fixed_order: seat0`` and ``both_short: end``, see `_OLD_RULES`; 5 → 6:
+each room's stage is stored, worked out for a room stored before from its flags and its
+replayed game, and the ``started`` flag it replaces is dropped, see `_derive_stages`). The
 deal is stored as text because it may exceed SQLite's signed 64-bit integers; the rules
 as the JSON of the engine's ``Rules.to_dict()``.
 
@@ -50,14 +52,15 @@ import fcntl
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from server.adapters.logs import get_logger
 from server.core.actions import Change, Delete
+from server.core.phases import Stage
 from server.core.records import GameRecord, RoomRecord, SeatRecord
-from server.engine import Rules
+from server.engine import Game, Rules
 from server.errors import StoreError
 
 __all__ = [
@@ -116,7 +119,7 @@ def check_same_room(record: RoomRecord, before: RoomRecord) -> None:
         raise StoreError(f"room {record.room_id!r} is not a later state of {before.room_id!r}")
 
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """The store layout this code writes; older stores (from 1) are migrated on opening."""
 PAGE_SIZE = 1024
 """Bytes per page of a new store (SQLite's default is 4096). Every commit appends the
@@ -146,6 +149,29 @@ END""",
 """Version 3: codes unique in their normalized form across both kinds (see above)."""
 
 
+_STAGE_VALUES = ", ".join(f"'{stage.value}'" for stage in Stage)
+
+
+def _derive_stages(db: sqlite3.Connection) -> None:
+    """Version 6: the stage of each game a store of version 5 holds as ``playing`` (it
+    had started, and no finish vote had played it out) is its replayed game's: ``over``
+    if its steps (and its time stop) ended it. A room stored mid-finish is ``over``:
+    its record says ``finished``, and a restart plays the rest out at once, as 0.2 did. A
+    row that does not parse is left as it is (it is skipped when loaded, and logged)."""
+    rows = db.execute(
+        "SELECT room_id, rules, deal, steps, stop_step FROM rooms WHERE stage = 'playing'"
+    ).fetchall()
+    for room_id, rules, deal, steps, stop_step in rows:
+        try:
+            game = Game.replay(
+                Rules.from_dict(json.loads(rules)), int(deal), steps, stop_step=stop_step
+            )
+        except (TypeError, ValueError):  # RulesError and DealError are ValueErrors
+            continue
+        if game.outcome is not None:
+            db.execute("UPDATE rooms SET stage = 'over' WHERE room_id = ?", (room_id,))
+
+
 _OLD_RULES = (
     "UPDATE rooms SET rules = json_set(rules, '$.fixed_order', 'seat0', '$.both_short', 'end')"
 )
@@ -156,7 +182,7 @@ defaults changed, so a room stored then is given those values explicitly and rep
 exactly as it was played (docs/rules.md, "Changing a rule")."""
 
 
-_SCHEMA = """
+_SCHEMA = f"""
 CREATE TABLE rooms (
     room_id      TEXT PRIMARY KEY,
     player_code  TEXT NOT NULL UNIQUE,
@@ -169,14 +195,14 @@ CREATE TABLE rooms (
     game_number  INTEGER NOT NULL,
     deal         TEXT NOT NULL,
     revealed     INTEGER NOT NULL,
-    started      INTEGER NOT NULL,
     steps        INTEGER NOT NULL,
     stop_step    INTEGER,
     finished     INTEGER NOT NULL,
     deadline     REAL,
     ready        INTEGER NOT NULL DEFAULT 0,
     finish_votes INTEGER NOT NULL DEFAULT 0,
-    rematch_votes TEXT NOT NULL DEFAULT '[]'
+    rematch_votes TEXT NOT NULL DEFAULT '[]',
+    stage        TEXT NOT NULL DEFAULT 'waiting' CHECK (stage IN ({_STAGE_VALUES}))
 ) STRICT;
 CREATE TABLE seats (
     room_id     TEXT NOT NULL REFERENCES rooms(room_id) ON DELETE CASCADE,
@@ -194,7 +220,7 @@ CREATE TABLE seats (
 # statements run in order inside the one migration transaction. A new column is added
 # last, so a migrated store and a new one have the same columns in the same order: to
 # change the layout, change `_SCHEMA`, add the step here and raise `SCHEMA_VERSION`.
-_MIGRATIONS: dict[int, tuple[str, ...]] = {
+_MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = {
     1: ("ALTER TABLE seats ADD COLUMN previous_token_hash TEXT",),
     2: _CODES_UNIQUE,
     3: (
@@ -204,6 +230,14 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE rooms ADD COLUMN rematch_votes TEXT NOT NULL DEFAULT '[]'",
     ),
     4: (_OLD_RULES,),
+    5: (
+        "ALTER TABLE rooms ADD COLUMN stage TEXT NOT NULL DEFAULT 'waiting' "
+        f"CHECK (stage IN ({_STAGE_VALUES}))",
+        "UPDATE rooms SET stage = CASE WHEN started = 0 THEN 'waiting' "
+        "WHEN finished = 1 THEN 'over' ELSE 'playing' END",
+        _derive_stages,
+        "ALTER TABLE rooms DROP COLUMN started",
+    ),
 }
 
 _MODE = 0o600  # the store holds room codes and deal numbers
@@ -212,19 +246,19 @@ _RESTORE = 'restore a backup (docs/hosting.md, "Back up the store")'
 
 _INSERT_ROOM = (
     "INSERT INTO rooms (room_id, player_code, watch_code, rules, minutes, created, "
-    "last_active, seq, game_number, deal, revealed, started, steps, stop_step, finished, "
-    "deadline, ready, finish_votes, rematch_votes) "
+    "last_active, seq, game_number, deal, revealed, steps, stop_step, finished, "
+    "deadline, ready, finish_votes, rematch_votes, stage) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _UPDATE_ROOM = (
     "UPDATE rooms SET last_active = ?, seq = ?, game_number = ?, deal = ?, revealed = ?, "
-    "started = ?, steps = ?, stop_step = ?, finished = ?, deadline = ?, ready = ?, "
-    "finish_votes = ?, rematch_votes = ? WHERE room_id = ?"
+    "steps = ?, stop_step = ?, finished = ?, deadline = ?, ready = ?, "
+    "finish_votes = ?, rematch_votes = ?, stage = ? WHERE room_id = ?"
 )
 _SELECT_ROOMS = (
     "SELECT room_id, player_code, watch_code, rules, minutes, created, last_active, seq, "
-    "game_number, deal, revealed, started, steps, stop_step, finished, deadline, ready, "
-    "finish_votes, rematch_votes FROM rooms ORDER BY created, room_id"
+    "game_number, deal, revealed, steps, stop_step, finished, deadline, ready, "
+    "finish_votes, rematch_votes, stage FROM rooms ORDER BY created, room_id"
 )
 _INSERT_SEAT = (
     "INSERT INTO seats (room_id, seat, name, token_hash, computer, auto, left_room, "
@@ -251,7 +285,7 @@ def _seats_of(mask: int) -> tuple[int, ...]:
 
 def _state_row(record: RoomRecord) -> tuple[object, ...]:
     """The columns of ``record`` that change after it is created, ``last_active`` to
-    ``rematch_votes`` (as in `_UPDATE_ROOM` and `_SELECT_ROOMS`)."""
+    ``stage`` (as in `_UPDATE_ROOM` and `_SELECT_ROOMS`)."""
     game = record.game
     votes = game.rematch_votes
     return (
@@ -260,7 +294,6 @@ def _state_row(record: RoomRecord) -> tuple[object, ...]:
         game.number,
         str(game.deal),
         int(game.revealed),
-        int(game.started),
         game.steps,
         game.stop_step,
         int(game.finished),
@@ -268,6 +301,7 @@ def _state_row(record: RoomRecord) -> tuple[object, ...]:
         _bits(game.ready),
         _bits(game.finish_votes),
         json.dumps([[seat, deal] for seat, deal in votes]) if votes else "[]",
+        game.stage.value,
     )
 
 
@@ -327,8 +361,8 @@ def _game(row: Sequence[Any]) -> GameRecord:
 
     Raises ValueError (or TypeError) for values that do not parse.
     """
-    number, deal, revealed, started, steps, stop_step, finished, deadline = row[:8]
-    ready, finish_votes, rematch_votes = row[8:]
+    number, deal, revealed, steps, stop_step, finished, deadline = row[:7]
+    ready, finish_votes, rematch_votes, stage = row[7:]
     votes = json.loads(rematch_votes)
     if not isinstance(votes, list) or not all(
         isinstance(vote, list)
@@ -342,7 +376,7 @@ def _game(row: Sequence[Any]) -> GameRecord:
         number=number,
         deal=int(deal),
         revealed=bool(revealed),
-        started=bool(started),
+        stage=Stage(stage),
         steps=steps,
         stop_step=stop_step,
         finished=bool(finished),
@@ -439,8 +473,11 @@ class SqliteStore:
             start = version
             try:
                 while version < SCHEMA_VERSION:
-                    for statement in _MIGRATIONS[version]:
-                        self._db.execute(statement)
+                    for step in _MIGRATIONS[version]:
+                        if isinstance(step, str):
+                            self._db.execute(step)
+                        else:
+                            step(self._db)
                     version += 1
                 self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             except sqlite3.Error as error:

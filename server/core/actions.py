@@ -23,8 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from protocol import ErrorCode, ServerMessage
+from protocol import ServerMessage
 from server.core.records import RoomRecord
+from server.core.refusals import Refusal
 
 __all__ = [
     "Action",
@@ -34,7 +35,6 @@ __all__ = [
     "Delete",
     "Effects",
     "Output",
-    "Refusal",
     "Send",
     "Write",
 ]
@@ -62,24 +62,6 @@ class Close:
 
 Action: TypeAlias = Send | Close
 """One thing for the connection layer to do."""
-
-
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    """A command refused: ``code`` goes back to the peer with ``text``, a lowercase
-    sentence that shows the value (``ready for step 3, but the game is at step 4``).
-
-    ``failed_attempt``: count it against the peer's address as a wrong guess, as
-    `server.core.admission` counts an unknown code or a bad token (a ``join_room`` naming
-    no away seat of a started room: someone may be guessing the name of a seat to take).
-    """
-
-    code: ErrorCode
-    text: str
-    failed_attempt: bool = False
-
-    def __str__(self) -> str:
-        return self.text
 
 
 @dataclass(frozen=True, slots=True)

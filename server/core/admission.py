@@ -25,8 +25,8 @@ import hmac
 from collections import OrderedDict, deque
 
 from protocol import SUPPORTED_VERSIONS, ErrorCode
-from server.core.actions import Refusal
 from server.core.limits import address_key
+from server.core.refusals import Refusal
 from server.core.settings import HubSettings
 
 __all__ = ["FAILURE_WINDOW_SECONDS", "Admission"]

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from protocol import CreateRoom, ErrorCode
-from server.core.actions import Refusal
 from server.core.codes import RandomSource, hash_token, new_deal, new_token
 from server.core.directory import Directory
 from server.core.records import GameRecord, RoomRecord, SeatRecord
+from server.core.refusals import Refusal
 from server.core.wire import engine_rules
 
 __all__ = ["new_room"]

@@ -46,7 +46,7 @@ from protocol import (
     RoomPhase,
     WatchRoom,
 )
-from server.core.actions import Action, Close, ConnId, Effects, Output, Refusal
+from server.core.actions import Action, Close, ConnId, Effects, Output
 from server.core.admission import Admission
 from server.core.codes import RandomSource
 from server.core.creation import new_room
@@ -56,6 +56,7 @@ from server.core.logger import Logger
 from server.core.phases import Stage
 from server.core.playout import PlayOuts
 from server.core.records import RoomRecord
+from server.core.refusals import Refusal
 from server.core.replies import internal_error, refusal_actions
 from server.core.room import Room
 from server.core.rooms import Rooms

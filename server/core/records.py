@@ -6,6 +6,7 @@ confirmed, the one it replaced —, computer, auto-play, left), the ``seq`` of t
 room message it sent, and its current game as rules + deal number + steps played (+ the
 step at which the time limit stopped it, + whether it was played out by a finish vote)
 with the seats ready for the next step and the finish and rematch votes.
+The room's stage (waiting, playing, finishing, over) is stored with its game.
 `server.core.room` replays the engine from that: a room is rebuilt from its record after
 a restart and after a failed write alike.
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from server.core.phases import Stage
 from server.engine import Game, Rules
 
 __all__ = ["GameRecord", "RoomRecord", "SeatRecord", "same_state"]
@@ -45,7 +47,8 @@ class SeatRecord:
 class GameRecord:
     """The room's current game.
 
-    ``started`` false: the room still waits for players (nothing was played). ``steps``:
+    ``stage``: where the room is in its state machine (`server.core.phases`): stored, not
+    worked out from the other fields; ``waiting``: nothing was played yet. ``steps``:
     engine steps played one by one. ``stop_step``: the step count at which
     ``stop_by_time()`` was called, or None. ``finished``: ``finish()`` played the rest out
     after those steps. ``deadline``: the wall-clock time the time limit runs out, or None.
@@ -57,7 +60,7 @@ class GameRecord:
     number: int
     deal: int
     revealed: bool
-    started: bool = False
+    stage: Stage = Stage.WAITING
     steps: int = 0
     stop_step: int | None = None
     finished: bool = False
@@ -65,6 +68,11 @@ class GameRecord:
     ready: tuple[int, ...] = ()
     finish_votes: tuple[int, ...] = ()
     rematch_votes: tuple[tuple[int, str], ...] = ()
+
+    @property
+    def started(self) -> bool:
+        """The game has started: the room no longer waits for players."""
+        return self.stage.started
 
     def replay(self, rules: Rules) -> Game:
         """This game under ``rules``, replayed by the engine (`Game.replay`)."""

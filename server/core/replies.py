@@ -15,7 +15,8 @@ the error code as the close reason (``protocol/PROTOCOL.md`` §7).
 from __future__ import annotations
 
 from protocol import CLOSE_CODE_FOR_ERROR, CloseCode, Error, ErrorCode
-from server.core.actions import Action, Close, ConnId, Refusal, Send
+from server.core.actions import Action, Close, ConnId, Send
+from server.core.refusals import Refusal
 
 __all__ = [
     "INTERNAL_ERROR_TEXT",

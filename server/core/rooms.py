@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from protocol import ErrorCode
-from server.core.actions import Action, Close, ConnId, Effects, Refusal
+from server.core.actions import Action, Close, ConnId, Effects
 from server.core.admission import Admission
 from server.core.codes import RandomSource
 from server.core.deadlines import Deadlines
@@ -42,6 +42,7 @@ from server.core.logger import Logger
 from server.core.phases import Stage
 from server.core.playout import PlayOuts
 from server.core.records import RoomRecord
+from server.core.refusals import Refusal
 from server.core.replies import come_back
 from server.core.room import Room
 from server.core.settings import HubSettings

@@ -59,5 +59,4 @@ class HubSettings:
             calm_delay=self.calm_delay,
             quick_delay=self.quick_delay,
             computer_delay=self.computer_delay,
-            play_out_slice=self.play_out_slice,
         )

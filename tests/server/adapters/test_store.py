@@ -25,6 +25,7 @@ from server.adapters.store import (
 )
 from server.core.actions import Delete, Write
 from server.core.codes import hash_token, normalize_code
+from server.core.phases import Stage
 from server.core.records import GameRecord, RoomRecord, SeatRecord
 from server.errors import StoreError
 from tests._kit.stores import MemoryStore
@@ -72,7 +73,7 @@ def test_create_and_load_round_trip(store: Store) -> None:
 
 def test_every_change_is_read_back(store: Store) -> None:
     first = _record()
-    game = GameRecord(number=2, deal=7, revealed=False, started=True, deadline=900.0)
+    game = GameRecord(number=2, deal=7, revealed=False, stage=Stage.PLAYING, deadline=900.0)
     started = dataclasses.replace(first, game=game, seq=10)
     played = dataclasses.replace(
         started, game=dataclasses.replace(game, steps=42, stop_step=40, finished=True), seq=230
@@ -97,7 +98,7 @@ def test_flags_and_votes_are_stored(store: Store) -> None:
         number=3,
         deal=9,
         revealed=True,
-        started=True,
+        stage=Stage.PLAYING,
         steps=12,
         ready=(0, 3),
         finish_votes=(1, 2, 3),
@@ -120,7 +121,7 @@ def test_delete_forgets_the_room_and_its_seats(store: Store) -> None:
     "change",
     [
         {"seq": 4},
-        {"game": GameRecord(1, 1, False, started=True)},
+        {"game": GameRecord(1, 1, False, stage=Stage.PLAYING)},
         {"seats": (SeatRecord("Ann", "ab" * 32), SeatRecord("Ben"))},
     ],
 )
@@ -444,7 +445,9 @@ def test_an_older_store_is_migrated_and_its_flags_survive_from_then_on(
     store = SqliteStore(path)
     (record,) = store.load_all()
     store.close()
-    assert record.game == GameRecord(number=1, deal=4242, revealed=False, started=True, steps=7)
+    assert record.game == GameRecord(
+        number=1, deal=4242, revealed=False, stage=Stage.PLAYING, steps=7
+    )
     assert record.seats == (
         SeatRecord("Ann", hash_token(_ANN)),
         SeatRecord("Ben", hash_token(_BEN), previous_token_hash=hash_token("ben-before-" * 3)),
@@ -566,11 +569,18 @@ _OLD = {"fixed_order": "seat0", "both_short": "end"}
 
 
 def _v4_store(path: Path, rules: dict[str, object]) -> None:
-    """A version-4 file (today's layout) holding room ``r4`` with ``rules`` as stored."""
-    store = SqliteStore(path)
-    store.close()
+    """A version-4 file (version 3 with the ready flags and the votes) holding room ``r4``
+    with ``rules`` as stored."""
     db = sqlite3.connect(path)
-    db.execute("PRAGMA user_version = 4")
+    db.executescript(_SCHEMA_V2)
+    for statement in (
+        *_CODES_UNIQUE,
+        "ALTER TABLE rooms ADD COLUMN ready INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE rooms ADD COLUMN finish_votes INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE rooms ADD COLUMN rematch_votes TEXT NOT NULL DEFAULT '[]'",
+        "PRAGMA user_version = 4",
+    ):
+        db.execute(statement)
     db.execute(
         "INSERT INTO rooms (room_id, player_code, watch_code, rules, minutes, created, "
         "last_active, seq, game_number, deal, revealed, started, steps, stop_step, finished, "

@@ -21,8 +21,9 @@ from protocol import (
     SpectatorsChanged,
     WatchRoom,
 )
+from server.core.phases import Stage
+from server.core.play import played
 from server.core.records import GameRecord
-from server.core.room import played
 from server.core.settings import HubSettings
 from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated
 
@@ -219,7 +220,7 @@ def test_the_fast_game_record_of_a_step_keeps_every_other_field() -> None:
         number=3,
         deal=2**64 - 1,
         revealed=True,
-        started=True,
+        stage=Stage.PLAYING,
         steps=9,
         stop_step=8,
         finished=True,

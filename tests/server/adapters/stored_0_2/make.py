@@ -95,18 +95,6 @@ def main() -> int:
         kit.send(peers[1], protocol.VoteFinish())
         note("playing", peers)
 
-        # a finish vote's play-out under way: one slice played, the rest still to play
-        eve = kit.connect()
-        kit.send(
-            eve,
-            protocol.CreateRoom(
-                name="Ann", rules=games.LONG_RULES, deal=games.LONG_DEAL, computers=3
-            ),
-        )
-        kit.send(eve, protocol.VoteFinish())
-        assert kit.room(eve).stage.value == "finishing"
-        note("finishing", [eve])
-
         peers = table("over", 2, 2, deal=7, rules=protocol.RulesSpec(round_limit=40))
         kit.play_round_robin(peers)
         kit.send(peers[0], protocol.Rematch(deal=protocol.RematchDeal.SAME))
@@ -129,6 +117,19 @@ def main() -> int:
             kit.send(peer, protocol.Rematch(deal=protocol.RematchDeal.SAME))
         kit.play_round_robin(peers, max_steps=3)
         note("rematched", peers)
+
+        # a finish vote's play-out under way: one slice played, the rest still to play
+        # (last: no later wake of the kit plays more of it)
+        eve = kit.connect()
+        kit.send(
+            eve,
+            protocol.CreateRoom(
+                name="Ann", rules=games.LONG_RULES, deal=games.LONG_DEAL, computers=3
+            ),
+        )
+        kit.send(eve, protocol.VoteFinish())
+        assert kit.room(eve).stage.value == "finishing"
+        note("finishing", [eve])
 
         for room in rooms:
             print(room["label"], room["stage"], room["steps"], file=sys.stderr)
