@@ -158,25 +158,15 @@ def open_store(settings: Settings) -> Store:
 
 
 def build_hub(settings: Settings, store: Store, now: float) -> HubLike:
-    """The real Hub, built from every room ``store`` holds.
+    """The real Hub, built from every room ``store`` holds, with ``settings`` (the room
+    core's part of them: `server.core.settings.HubSettings`).
 
     Raises:
         server.errors.StoreError: the store cannot be loaded.
     """
     from server.core.hub import Hub  # noqa: PLC0415 (keep the app importable alone)
-    from server.core.settings import HubSettings  # noqa: PLC0415
 
-    hub_settings = HubSettings(
-        password=settings.password,
-        max_rooms=settings.max_rooms,
-        max_rooms_per_address=settings.max_rooms_per_ip,
-        max_spectators=settings.max_spectators,
-        max_failed_joins=settings.max_failed_joins,
-        idle_room_seconds=settings.idle_room_minutes * 60.0,
-        idle_waiting_room_seconds=settings.idle_waiting_room_minutes * 60.0,
-        away_timeout_seconds=settings.away_timeout,
-    )
-    return Hub(store.load_all(), hub_settings, now=now, logger=log)
+    return Hub(store.load_all(), settings, now=now, logger=log)
 
 
 def tls_context(settings: Settings) -> ssl.SSLContext | None:

@@ -7,7 +7,7 @@
   ``too_many_failures`` (close 1008) until the window has passed. A resume with a seat's
   earlier token while its latest is unconfirmed (its welcome may have been lost, see
   `server.core.room`) is accepted, so it is no failure; a superseded token is one;
-- the rooms created from it and still held are counted; at ``max_rooms_per_address`` a
+- the rooms created from it and still held are counted; at ``max_rooms_per_ip`` a
   ``create_room`` from it is refused with ``too_many_rooms`` (close 1013), as every
   ``create_room`` is once the server holds ``max_rooms``. The count lives in memory only
   (the store keeps no addresses): after a restart the rooms loaded count for nobody;
@@ -91,7 +91,7 @@ class Admission:
                 ErrorCode.TOO_MANY_ROOMS,
                 f"this server holds its {self._settings.max_rooms} rooms; try later",
             )
-        cap = self._settings.max_rooms_per_address
+        cap = self._settings.max_rooms_per_ip
         if self._created.get(address_key(peer), 0) >= cap:
             return Refusal(
                 ErrorCode.TOO_MANY_ROOMS,

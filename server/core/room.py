@@ -36,8 +36,6 @@ token and drops the unconfirmed one. Either way one connection at most holds a s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from protocol import (
     AutoPlay,
     Leave,
@@ -62,32 +60,18 @@ from server.core.phases import Event, Stage, Who
 from server.core.play import Play
 from server.core.records import GameRecord, RoomRecord
 from server.core.seats import Seats
+from server.core.settings import HubSettings
 from server.core.table import Table
 
-__all__ = ["PLAY_OUT_SLICE", "InRoomMessage", "Room", "RoomSettings"]
-
-PLAY_OUT_SLICE = 256 * engine.STEP_WORK
-"""The engine work one slice of a finish vote's play-out may spend: 256 steps of the
-step path or 4,096 of the two-player fast path, under 2 ms either way on the machine of
-docs/performance.md (a few on a small board computer)."""
+__all__ = ["InRoomMessage", "Room"]
 
 InRoomMessage = Ready | SetAutoPlay | VoteFinish | Rematch | Leave | Resync
 """The client messages a room handles (opening messages are the hub's)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RoomSettings:
-    """Paces and limits of a room, in seconds (0 away-timeout = never)."""
-
-    max_spectators: int = 20
-    away_timeout_seconds: float = 120.0
-    calm_delay: float = 1.5
-    quick_delay: float = 0.3
-    computer_delay: float = 0.6
-
-
 class Room:
-    """One room. Build it with ``Room(record, settings=..., random=..., now=...)``.
+    """One room. Build it with ``Room(record, settings=..., random=..., now=...)``; of the
+    ``settings`` it reads ``max_spectators``, ``away_timeout`` and the delays.
 
     ``logger`` (optional, a structlog logger) gets one line per room event worth knowing,
     bound with the room id; never a code or a token. Raises ValueError (or the engine's
@@ -98,7 +82,7 @@ class Room:
         self,
         record: RoomRecord,
         *,
-        settings: RoomSettings,
+        settings: HubSettings,
         random: RandomSource,
         now: float,
         logger: Logger | None = None,
@@ -107,7 +91,7 @@ class Room:
             calm=settings.calm_delay,
             quick=settings.quick_delay,
             computer=settings.computer_delay,
-            away_timeout=settings.away_timeout_seconds,
+            away_timeout=settings.away_timeout,
         )
         self._table = table = Table(record, pacing=pacing, logger=logger)
         self._play = Play(table, random)

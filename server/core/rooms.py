@@ -20,7 +20,7 @@ stays removed in memory; its row, still stored, keeps its id and codes reserved,
 back after a restart and is removed again when idle.
 
 Idle rooms: a room is removed when every human player has left, or when it has had no
-connection and no activity for ``idle_room_seconds`` (``idle_waiting_room_seconds``,
+connection and no activity for ``idle_room_minutes`` (``idle_waiting_room_minutes``,
 shorter, while it still waits for players: rooms nobody joined go in minutes). A restart
 is no activity: a loaded room keeps the time of its last stored activity. So that
 players can come back after a long downtime, a loaded room is not removed for idleness
@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from protocol import ErrorCode
+from server.core import phases
 from server.core.actions import Action, Close, ConnId, Effects
 from server.core.admission import Admission
 from server.core.codes import RandomSource
@@ -39,7 +40,6 @@ from server.core.deadlines import Deadlines
 from server.core.directory import Directory
 from server.core.ledger import Ledger
 from server.core.logger import Logger
-from server.core.phases import Stage
 from server.core.playout import PlayOuts
 from server.core.records import RoomRecord
 from server.core.refusals import Refusal
@@ -73,7 +73,6 @@ class Rooms:
         logger: Logger | None,
     ) -> None:
         self._settings = settings
-        self._room_settings = settings.room_settings()
         self._admission = admission
         self._playouts = playouts
         self._random = random
@@ -282,9 +281,9 @@ class Rooms:
 
     def _idle_seconds(self, room: Room) -> float:
         """How long ``room`` may go without activity (nobody in it) before it goes."""
-        idle = self._settings.idle_room_seconds
-        if room.stage is Stage.WAITING:
-            return min(idle, self._settings.idle_waiting_room_seconds)
+        idle = self._settings.idle_room_minutes * 60.0
+        if room.stage in phases.SEATS_OPEN:  # a room still waiting for players
+            return min(idle, self._settings.idle_waiting_room_minutes * 60.0)
         return idle
 
     def _idle_until(self, room: Room) -> float:
@@ -307,7 +306,7 @@ class Rooms:
     def _build(self, record: RoomRecord, now: float) -> Room:
         return Room(
             record,
-            settings=self._room_settings,
+            settings=self._settings,
             random=self._random,
             now=now,
             logger=self._logger,

@@ -47,7 +47,7 @@ async def test_a_full_disk_gives_store_unavailable_and_healthz_says_so(tmp_path:
     store = SqliteStore(tmp_path / "war.sqlite3")
     hub = Hub(
         store.load_all(),
-        HubSettings(max_rooms=MAX_ROOMS, max_rooms_per_address=MAX_ROOMS),
+        HubSettings(max_rooms=MAX_ROOMS, max_rooms_per_ip=MAX_ROOMS),
         now=time.time(),
     )
     settings = Settings(port=0, db=tmp_path / "war.sqlite3", max_rooms=MAX_ROOMS)

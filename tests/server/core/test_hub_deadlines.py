@@ -29,12 +29,12 @@ from server.core.settings import HubSettings
 from tests.server.core._roomkit import Peer, RoomKit
 
 SETTINGS = HubSettings(
-    idle_room_seconds=50.0,
-    away_timeout_seconds=7.0,
+    idle_room_minutes=50 / 60,
+    away_timeout=7.0,
     quick_delay=0.3,
     calm_delay=1.5,
     max_failed_joins=1_000_000,  # stale tokens are tried on purpose
-    max_rooms_per_address=1_000_000,  # every room is opened from one address
+    max_rooms_per_ip=1_000_000,  # every room is opened from one address
 )
 
 
@@ -46,7 +46,7 @@ def brute_force_deadline(kit: RoomKit) -> float | None:
         if due is not None:
             times.append(due)
         if not room.connections:
-            times.append(room.last_active + kit.settings.idle_room_seconds)
+            times.append(room.last_active + kit.settings.idle_room_minutes * 60.0)
     return min(times, default=None)
 
 
@@ -127,7 +127,7 @@ def count_calls(monkeypatch: pytest.MonkeyPatch, name: str) -> list[str]:
 
 
 def test_a_message_and_a_wake_touch_only_their_room(monkeypatch: pytest.MonkeyPatch) -> None:
-    kit = RoomKit(HubSettings(max_rooms=1000, max_rooms_per_address=1000, quick_delay=0.3))
+    kit = RoomKit(HubSettings(max_rooms=1000, max_rooms_per_ip=1000, quick_delay=0.3))
     rooms = []
     for _ in range(300):
         ann, ben = kit.connect(), kit.connect()

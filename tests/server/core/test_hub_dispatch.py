@@ -149,7 +149,7 @@ def test_undecodable_frames_get_an_error_and_the_documented_close(
 
 
 def test_idle_rooms_are_removed_but_not_while_someone_is_there() -> None:
-    kit = RoomKit(HubSettings(idle_room_seconds=100))
+    kit = RoomKit(HubSettings(idle_room_minutes=100 / 60))
     ann, ben = seated(kit)
     lonely = kit.connect()
     kit.send(lonely, CreateRoom(name="Lo"))

@@ -80,7 +80,7 @@ class World:
     """Fake connections that reconnect when closed, and every code and token ever seen."""
 
     def __init__(self, store: Store | None = None) -> None:
-        settings = HubSettings(away_timeout_seconds=5, max_failed_joins=1000)
+        settings = HubSettings(away_timeout=5, max_failed_joins=1000)
         self.kit = RoomKit(settings, store=store)
         self.peers: list[Peer] = [self.kit.connect() for _ in range(CONNS)]
         self.everyone: list[Peer] = list(self.peers)

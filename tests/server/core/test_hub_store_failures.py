@@ -112,7 +112,7 @@ def test_a_failed_write_as_the_second_player_fills_the_room() -> None:
 
 def test_a_room_nobody_comes_back_to_is_still_removed_when_idle() -> None:
     store = FlakyStore()
-    kit = RoomKit(HubSettings(idle_room_seconds=600), store=store)
+    kit = RoomKit(HubSettings(idle_room_minutes=10), store=store)
     ann = kit.connect()
     kit.send(ann, CreateRoom(name="Ann"))
     store.broken = True
@@ -309,7 +309,7 @@ CASES = {
         lambda k, p: k.advance(30),
         # the server plays the seat calmly (its stored auto stays Ben's own: off)
         lambda r: r.state(r.last_active).seats[1].auto is AutoPlay.CALM,
-        HubSettings(away_timeout_seconds=30),
+        HubSettings(away_timeout=30),
     ),
 }
 

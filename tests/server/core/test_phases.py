@@ -231,4 +231,4 @@ def test_a_stored_stage_its_game_does_not_replay_to_is_refused() -> None:
 
 
 def _room_args(kit: RoomKit) -> dict[str, Any]:
-    return {"settings": kit.settings.room_settings(), "random": SeededSource(0), "now": kit.now}
+    return {"settings": kit.settings, "random": SeededSource(0), "now": kit.now}

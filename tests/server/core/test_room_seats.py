@@ -37,7 +37,7 @@ def _resume(kit: RoomKit, peer: Peer) -> Peer:
 
 
 def test_away_then_resume_with_a_new_token_and_the_old_one_is_refused() -> None:
-    kit = RoomKit(HubSettings(away_timeout_seconds=0))  # 0: the game waits for Ben
+    kit = RoomKit(HubSettings(away_timeout=0))  # 0: the game waits for Ben
     ann, ben = seated(kit)
     room = kit.room(ann)
     kit.send(ann, Ready(step=0))
@@ -96,7 +96,7 @@ def test_resume_with_a_wrong_room_or_a_garbage_token() -> None:
 
 
 def test_away_timeout_puts_an_absent_seat_on_calm_auto_play() -> None:
-    kit = RoomKit(HubSettings(away_timeout_seconds=30))
+    kit = RoomKit(HubSettings(away_timeout=30))
     ann, ben = seated(kit)
     room = kit.room(ann)
     kit.drop(ben)
@@ -119,7 +119,7 @@ def test_away_timeout_puts_an_absent_seat_on_calm_auto_play() -> None:
 
 
 def test_a_seat_back_before_the_away_timeout_stays_off_auto() -> None:
-    kit = RoomKit(HubSettings(away_timeout_seconds=30))
+    kit = RoomKit(HubSettings(away_timeout=30))
     ann, ben = seated(kit)
     kit.drop(ben)
     kit.advance(10)
