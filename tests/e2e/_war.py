@@ -34,8 +34,9 @@ from protocol import (
     Welcome,
 )
 from server import engine
-from server.adapters.app import WarServer, serving
+from server.adapters.app import WarServer
 from server.adapters.config import Settings
+from server.adapters.serving import serving
 from server.core.hub import Hub
 from server.core.wire import engine_rules, event_message, game_over_message
 from tests.e2e._client import GAME_EVENTS, Client
@@ -58,13 +59,17 @@ after it may."""
 
 
 class OffsetClock:
-    """``time.time()`` plus an offset a test can raise (the Hub's wall clock)."""
+    """``time.time()`` plus an offset a test can raise (the Hub's wall clock), and
+    `monotonic`, ``time.monotonic()`` plus the same offset (the transport limits')."""
 
     def __init__(self) -> None:
         self.offset = 0.0
 
     def __call__(self) -> float:
         return time.time() + self.offset
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self.offset
 
 
 @dataclass(slots=True)
@@ -134,7 +139,7 @@ async def start_war(tmp_path: Path, **changes: Any) -> AsyncIterator[War]:
     values.update(changes)
     settings = Settings(**values)
     clock = OffsetClock()
-    async with serving(settings, clock=clock) as server:
+    async with serving(settings, clock=clock, monotonic=clock.monotonic) as server:
         assert isinstance(server.hub, Hub)
         war = War(server, server.hub, clock, settings.db)
         try:

@@ -44,8 +44,9 @@ from protocol import (
     decode_server_message,
     encode,
 )
-from server.adapters.app import WarServer, serving
+from server.adapters.app import WarServer
 from server.adapters.config import Settings
+from server.adapters.serving import serving
 
 pytestmark = pytest.mark.slow
 

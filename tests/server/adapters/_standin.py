@@ -31,8 +31,9 @@ from protocol import (
     Snapshot,
     WatchRoom,
 )
-from server.adapters.app import WarServer, serving
+from server.adapters.app import WarServer
 from server.adapters.config import Settings
+from server.adapters.serving import serving
 from server.core.actions import Action, Close, ConnId, Output, Send
 from tests._kit.stores import MemoryStore
 

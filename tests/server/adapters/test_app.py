@@ -37,8 +37,9 @@ from protocol import (
     WatchRoom,
     encode,
 )
-from server.adapters.app import WarServer, serving
+from server.adapters.app import WarServer
 from server.adapters.config import INVALID_MESSAGE_BURST, Settings
+from server.adapters.serving import serving
 from server.core.actions import Action, Close, ConnId, Output, Send
 from tests._kit.net import http_get
 from tests.e2e._client import Client, ExpectError
@@ -223,11 +224,11 @@ async def test_oversize_frame_gets_too_large_then_1009(tmp_path: Path, size: int
         await client.send_raw(b"\x00" * size)
         error = await client.expect_error(ErrorCode.TOO_LARGE)
         assert "1024" in error.message
-        code, _ = await client.expect_close()
+        code, reason = await client.expect_close()
         other = await watcher(server)  # the server is fine
         await other.send(Resync())
         await other.expect(SpectatorsChanged)
-    assert code == CloseCode.MESSAGE_TOO_BIG
+    assert (code, reason) == (CloseCode.MESSAGE_TOO_BIG, "too_large")  # §7: the error code
 
 
 async def test_a_flood_is_refused_once_then_closed_4001(tmp_path: Path) -> None:
@@ -263,7 +264,8 @@ async def test_too_many_connections_from_one_address(tmp_path: Path) -> None:
         second = await watcher(server)
         third = await Client.connect(url(server))
         await third.expect_error(ErrorCode.TOO_MANY_CONNECTIONS)
-        code, _ = await third.expect_close()
+        code, reason = await third.expect_close()
+        assert reason == "too_many_connections"  # PROTOCOL.md §7: the error code
         assert hub.connections == 2  # the refused one never reached the Hub
         hub.gone.clear()
         await first.close()

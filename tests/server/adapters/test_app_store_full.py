@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from protocol import CloseCode, CreateRoom, Error, ErrorCode, Welcome
-from server.adapters.app import serving
 from server.adapters.config import Settings
+from server.adapters.serving import serving
 from server.adapters.store import SqliteStore
 from server.core.hub import Hub
 from server.core.settings import HubSettings

@@ -30,8 +30,9 @@ from protocol import (
     WaitingFor,
     WatchRoom,
 )
-from server.adapters.app import WarServer, serving
+from server.adapters.app import WarServer
 from server.adapters.config import Settings
+from server.adapters.serving import serving
 from server.core.actions import Close, ConnId, Output, Send
 from tests.e2e._client import Client
 from tests.server.adapters._standin import BaseHub, output
