@@ -9,10 +9,9 @@ disk, a clash, an unknown room) raises `StoreError` and leaves the store as it w
 (the event loop's); it is not shared between processes: a server holds `StoreLock` on
 it for its whole life, and a second one refuses to start.
 
-Opening (`SqliteStore`): a store that does not exist is made whole under a temporary
-name, readable by its owner only (0600; SQLite gives its ``-wal`` and ``-shm`` the same
-mode), and renamed into place, so a crash never leaves a half-made file. A file that
-exists must be a War store: an empty (0-byte) file, a damaged one (``PRAGMA
+Opening (`SqliteStore`): a store that does not exist is made whole, and migrated if it
+is older (`server.adapters._schema.create`, `server.adapters._schema.MIGRATIONS`). A file
+that exists must be a War store: an empty (0-byte) file, a damaged one (``PRAGMA
 quick_check``), another program's SQLite file or a ``-wal`` without its store is refused
 with one line naming the file, and left as it was; the server never starts empty over a
 file that held rooms. One room whose row does not parse is skipped and logged by
@@ -28,21 +27,7 @@ changed since the record each `Write` names as ``before``: a ready or a step is 
 join, a new token, auto-play, a leave). One ``BEGIN IMMEDIATE`` … ``COMMIT`` holds every
 change of a batch.
 
-The schema version is ``PRAGMA user_version``; an older store is migrated when it is
-opened, in one transaction (version 1 → 2: the seats' ``previous_token_hash`` column,
-empty; 2 → 3: codes unique in their normalized form, below; 3 → 4: the ready flags and
-the finish and rematch votes, none; 4 → 5: every stored room's rules name the rules it
-was played by, ``fixed_order: seat0`` and ``both_short: end``, see `_OLD_RULES`; 5 → 6:
-each room's stage is stored, worked out for a room stored before from its flags and its
-replayed game, and the ``started`` flag it replaces is dropped, see `_derive_stages`). The
-deal is stored as text because it may exceed SQLite's signed 64-bit integers; the rules
-as the JSON of the engine's ``Rules.to_dict()``.
-
-Codes are unique on the form the hub compares them in (`server.core.codes.normalize_code`:
-upper case, no hyphens), among player and watch codes together, exactly as the hub
-checks a new code: two expression indexes and a trigger (``_CODES_UNIQUE``) refuse a room
-whose player or watch code equals, once normalized, any code of another room, or whose
-two codes are one.
+Its layout, its migrations and the rows a room is stored as are `server.adapters._schema`.
 """
 
 from __future__ import annotations
@@ -52,21 +37,34 @@ import fcntl
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
+from server.adapters._schema import (
+    INSERT_ROOM,
+    INSERT_SEAT,
+    MIGRATIONS,
+    MODE,
+    RESTORE,
+    SCHEMA_VERSION,
+    SELECT_ROOMS,
+    TABLES,
+    UPDATE_ROOM,
+    UPDATE_SEAT,
+    WAL_CHECKPOINT_BYTES,
+    create,
+    game_of,
+    seat_row,
+    state_row,
+)
 from server.adapters.logs import get_logger
 from server.core.actions import Change, Delete
-from server.core.phases import Stage
-from server.core.records import GameRecord, RoomRecord, SeatRecord
-from server.engine import Game, Rules
+from server.core.records import RoomRecord, SeatRecord
+from server.engine import Rules
 from server.errors import StoreError
 
 __all__ = [
-    "PAGE_SIZE",
-    "SCHEMA_VERSION",
-    "WAL_CHECKPOINT_BYTES",
     "SqliteStore",
     "Store",
     "StoreLock",
@@ -119,203 +117,6 @@ def check_same_room(record: RoomRecord, before: RoomRecord) -> None:
         raise StoreError(f"room {record.room_id!r} is not a later state of {before.room_id!r}")
 
 
-SCHEMA_VERSION = 6
-"""The store layout this code writes; older stores (from 1) are migrated on opening."""
-PAGE_SIZE = 1024
-"""Bytes per page of a new store (SQLite's default is 4096). Every commit appends the
-pages it changed to the WAL, and a ready or a step changes one: a quarter of the bytes
-to write makes each commit cheaper, and so is each checkpoint (docs/performance.md). A
-store created with another page size keeps it."""
-WAL_CHECKPOINT_BYTES = 4 * 1024 * 1024
-"""The WAL is copied back into the main file (a checkpoint: one fsync, a few ms on the
-event loop) each time it holds this many bytes of pages — SQLite's default of 1000
-pages of 4 KiB, whatever the page size."""
-
-# `server.core.codes.normalize_code` in SQL is upper(replace(code, '-', '')): codes are
-# ASCII (the protocol's ``code`` field), which SQLite's upper() folds as Python's does.
-_CODES_UNIQUE = (
-    "CREATE UNIQUE INDEX rooms_player_code_normal ON rooms (upper(replace(player_code, '-', '')))",
-    "CREATE UNIQUE INDEX rooms_watch_code_normal ON rooms (upper(replace(watch_code, '-', '')))",
-    """CREATE TRIGGER rooms_codes_distinct BEFORE INSERT ON rooms
-WHEN upper(replace(NEW.player_code, '-', '')) = upper(replace(NEW.watch_code, '-', ''))
-    OR EXISTS (SELECT 1 FROM rooms WHERE upper(replace(watch_code, '-', ''))
-                                         = upper(replace(NEW.player_code, '-', '')))
-    OR EXISTS (SELECT 1 FROM rooms WHERE upper(replace(player_code, '-', ''))
-                                         = upper(replace(NEW.watch_code, '-', '')))
-BEGIN
-    SELECT RAISE(ABORT, 'a code of this room is already in use');
-END""",
-)
-"""Version 3: codes unique in their normalized form across both kinds (see above)."""
-
-
-_STAGE_VALUES = ", ".join(f"'{stage.value}'" for stage in Stage)
-
-
-def _derive_stages(db: sqlite3.Connection) -> None:
-    """Version 6: the stage of each game a store of version 5 holds as ``playing`` (it
-    had started, and no finish vote had played it out) is its replayed game's: ``over``
-    if its steps (and its time stop) ended it. A room stored mid-finish is ``over``:
-    its record says ``finished``, and a restart plays the rest out at once, as 0.2 did. A
-    row that does not parse is left as it is (it is skipped when loaded, and logged)."""
-    rows = db.execute(
-        "SELECT room_id, rules, deal, steps, stop_step FROM rooms WHERE stage = 'playing'"
-    ).fetchall()
-    for room_id, rules, deal, steps, stop_step in rows:
-        try:
-            game = Game.replay(
-                Rules.from_dict(json.loads(rules)), int(deal), steps, stop_step=stop_step
-            )
-        except (TypeError, ValueError):  # RulesError and DealError are ValueErrors
-            continue
-        if game.outcome is not None:
-            db.execute("UPDATE rooms SET stage = 'over' WHERE room_id = ?", (room_id,))
-
-
-_OLD_RULES = (
-    "UPDATE rooms SET rules = json_set(rules, '$.fixed_order', 'seat0', '$.both_short', 'end')"
-)
-"""Version 5: every room stored before keeps the rules it was played by. Versions up to
-0.1 put won cards under in seat order from seat 0 (``fixed_order`` ``seat0``) and ended a
-3–4 player game when everyone in a war ran short (``both_short`` ``end``); the engine's
-defaults changed, so a room stored then is given those values explicitly and replays
-exactly as it was played (docs/rules.md, "Changing a rule")."""
-
-
-_SCHEMA = f"""
-CREATE TABLE rooms (
-    room_id      TEXT PRIMARY KEY,
-    player_code  TEXT NOT NULL UNIQUE,
-    watch_code   TEXT NOT NULL UNIQUE,
-    rules        TEXT NOT NULL,
-    minutes      INTEGER,
-    created      REAL NOT NULL,
-    last_active  REAL NOT NULL,
-    seq          INTEGER NOT NULL,
-    game_number  INTEGER NOT NULL,
-    deal         TEXT NOT NULL,
-    revealed     INTEGER NOT NULL,
-    steps        INTEGER NOT NULL,
-    stop_step    INTEGER,
-    finished     INTEGER NOT NULL,
-    deadline     REAL,
-    ready        INTEGER NOT NULL DEFAULT 0,
-    finish_votes INTEGER NOT NULL DEFAULT 0,
-    rematch_votes TEXT NOT NULL DEFAULT '[]',
-    stage        TEXT NOT NULL DEFAULT 'waiting' CHECK (stage IN ({_STAGE_VALUES}))
-) STRICT;
-CREATE TABLE seats (
-    room_id     TEXT NOT NULL REFERENCES rooms(room_id) ON DELETE CASCADE,
-    seat        INTEGER NOT NULL,
-    name        TEXT,
-    token_hash  TEXT,
-    computer    INTEGER NOT NULL,
-    auto        TEXT NOT NULL,
-    left_room   INTEGER NOT NULL,
-    previous_token_hash TEXT,
-    PRIMARY KEY (room_id, seat)
-) STRICT;
-""" + "".join(statement + ";\n" for statement in _CODES_UNIQUE)
-# Each entry brings a store from the version it is keyed by to the next one, with the
-# statements run in order inside the one migration transaction. A new column is added
-# last, so a migrated store and a new one have the same columns in the same order: to
-# change the layout, change `_SCHEMA`, add the step here and raise `SCHEMA_VERSION`.
-_MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = {
-    1: ("ALTER TABLE seats ADD COLUMN previous_token_hash TEXT",),
-    2: _CODES_UNIQUE,
-    3: (
-        # ready flags and finish votes: one bit per seat; rematch votes: [[seat, deal]]
-        "ALTER TABLE rooms ADD COLUMN ready INTEGER NOT NULL DEFAULT 0",
-        "ALTER TABLE rooms ADD COLUMN finish_votes INTEGER NOT NULL DEFAULT 0",
-        "ALTER TABLE rooms ADD COLUMN rematch_votes TEXT NOT NULL DEFAULT '[]'",
-    ),
-    4: (_OLD_RULES,),
-    5: (
-        "ALTER TABLE rooms ADD COLUMN stage TEXT NOT NULL DEFAULT 'waiting' "
-        f"CHECK (stage IN ({_STAGE_VALUES}))",
-        "UPDATE rooms SET stage = CASE WHEN started = 0 THEN 'waiting' "
-        "WHEN finished = 1 THEN 'over' ELSE 'playing' END",
-        _derive_stages,
-        "ALTER TABLE rooms DROP COLUMN started",
-    ),
-}
-
-_MODE = 0o600  # the store holds room codes and deal numbers
-_TABLES = frozenset({"rooms", "seats"})
-_RESTORE = 'restore a backup (docs/hosting.md, "Back up the store")'
-
-_INSERT_ROOM = (
-    "INSERT INTO rooms (room_id, player_code, watch_code, rules, minutes, created, "
-    "last_active, seq, game_number, deal, revealed, steps, stop_step, finished, "
-    "deadline, ready, finish_votes, rematch_votes, stage) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_UPDATE_ROOM = (
-    "UPDATE rooms SET last_active = ?, seq = ?, game_number = ?, deal = ?, revealed = ?, "
-    "steps = ?, stop_step = ?, finished = ?, deadline = ?, ready = ?, "
-    "finish_votes = ?, rematch_votes = ?, stage = ? WHERE room_id = ?"
-)
-_SELECT_ROOMS = (
-    "SELECT room_id, player_code, watch_code, rules, minutes, created, last_active, seq, "
-    "game_number, deal, revealed, steps, stop_step, finished, deadline, ready, "
-    "finish_votes, rematch_votes, stage FROM rooms ORDER BY created, room_id"
-)
-_INSERT_SEAT = (
-    "INSERT INTO seats (room_id, seat, name, token_hash, computer, auto, left_room, "
-    "previous_token_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_UPDATE_SEAT = (
-    "UPDATE seats SET name = ?, token_hash = ?, computer = ?, auto = ?, left_room = ?, "
-    "previous_token_hash = ? WHERE room_id = ? AND seat = ?"
-)
-
-
-def _bits(seats: Iterable[int]) -> int:
-    """Seat numbers as one bit each."""
-    mask = 0
-    for seat in seats:
-        mask |= 1 << seat
-    return mask
-
-
-def _seats_of(mask: int) -> tuple[int, ...]:
-    """The seat numbers of a `_bits` mask."""
-    return tuple(seat for seat in range(mask.bit_length()) if mask >> seat & 1)
-
-
-def _state_row(record: RoomRecord) -> tuple[object, ...]:
-    """The columns of ``record`` that change after it is created, ``last_active`` to
-    ``stage`` (as in `_UPDATE_ROOM` and `_SELECT_ROOMS`)."""
-    game = record.game
-    votes = game.rematch_votes
-    return (
-        record.last_active,
-        record.seq,
-        game.number,
-        str(game.deal),
-        int(game.revealed),
-        game.steps,
-        game.stop_step,
-        int(game.finished),
-        game.deadline,
-        _bits(game.ready),
-        _bits(game.finish_votes),
-        json.dumps([[seat, deal] for seat, deal in votes]) if votes else "[]",
-        game.stage.value,
-    )
-
-
-def _seat_row(seat: SeatRecord) -> tuple[object, ...]:
-    return (
-        seat.name,
-        seat.token_hash,
-        int(seat.computer),
-        seat.auto,
-        int(seat.left),
-        seat.previous_token_hash,
-    )
-
-
 _Statement = tuple[str, tuple[object, ...], str | None]
 """SQL, its parameters, and for an ``UPDATE`` the room whose row it must change."""
 
@@ -329,11 +130,11 @@ def _inserts(record: RoomRecord) -> list[_Statement]:
         json.dumps(record.rules.to_dict(), sort_keys=True),
         record.minutes,
         record.created,
-        *_state_row(record),
+        *state_row(record),
     )
-    statements: list[_Statement] = [(_INSERT_ROOM, room, None)]
+    statements: list[_Statement] = [(INSERT_ROOM, room, None)]
     for index, seat in enumerate(record.seats):
-        statements.append((_INSERT_SEAT, (record.room_id, index, *_seat_row(seat)), None))
+        statements.append((INSERT_SEAT, (record.room_id, index, *seat_row(seat)), None))
     return statements
 
 
@@ -348,43 +149,12 @@ def _updates(record: RoomRecord, before: RoomRecord) -> list[_Statement]:
         or record.last_active != before.last_active
         or (record.game is not before.game and record.game != before.game)
     ):
-        statements.append((_UPDATE_ROOM, (*_state_row(record), room_id), room_id))
+        statements.append((UPDATE_ROOM, (*state_row(record), room_id), room_id))
     if record.seats is not before.seats:
         for index, (seat, was) in enumerate(zip(record.seats, before.seats, strict=True)):
             if seat != was:
-                statements.append((_UPDATE_SEAT, (*_seat_row(seat), room_id, index), room_id))
+                statements.append((UPDATE_SEAT, (*seat_row(seat), room_id, index), room_id))
     return statements
-
-
-def _game(row: Sequence[Any]) -> GameRecord:
-    """The `GameRecord` of the game columns of a room's row (``game_number`` on).
-
-    Raises ValueError (or TypeError) for values that do not parse.
-    """
-    number, deal, revealed, steps, stop_step, finished, deadline = row[:7]
-    ready, finish_votes, rematch_votes, stage = row[7:]
-    votes = json.loads(rematch_votes)
-    if not isinstance(votes, list) or not all(
-        isinstance(vote, list)
-        and len(vote) == 2
-        and isinstance(vote[0], int)
-        and isinstance(vote[1], str)
-        for vote in votes
-    ):
-        raise ValueError(f"rematch votes {rematch_votes!r} are not [[seat, deal], …]")
-    return GameRecord(
-        number=number,
-        deal=int(deal),
-        revealed=bool(revealed),
-        stage=Stage(stage),
-        steps=steps,
-        stop_step=stop_step,
-        finished=bool(finished),
-        deadline=deadline,
-        ready=_seats_of(ready),
-        finish_votes=_seats_of(finish_votes),
-        rematch_votes=tuple((seat, deal) for seat, deal in votes),
-    )
 
 
 class SqliteStore:
@@ -402,7 +172,7 @@ class SqliteStore:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if not self.path.exists():
-            _create(self.path)
+            create(self.path)
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
             self._check()
@@ -434,10 +204,10 @@ class SqliteStore:
             tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master")}
             if not tables and self.path.stat().st_size == 0:
                 raise StoreError(
-                    f"store {where!r} exists but is empty (0 bytes): {_RESTORE} if it held "
+                    f"store {where!r} exists but is empty (0 bytes): {RESTORE} if it held "
                     "games; if it is new, delete it"
                 )
-            if version == 0 or not tables >= _TABLES:
+            if version == 0 or not tables >= TABLES:
                 raise StoreError(
                     f"store {where!r} is not a War store (an SQLite file without its "
                     "tables): give --db another file"
@@ -445,12 +215,12 @@ class SqliteStore:
             verdict = self._db.execute("PRAGMA quick_check").fetchone()[0]
         except sqlite3.DatabaseError as error:
             raise StoreError(
-                f"store {where!r} is damaged or not a War store ({error}): {_RESTORE}, or "
+                f"store {where!r} is damaged or not a War store ({error}): {RESTORE}, or "
                 "move it away to start with no rooms"
             ) from None
         if verdict != "ok":
             raise StoreError(
-                f"store {where!r} is damaged ({str(verdict)[:80]}): {_RESTORE}, or move "
+                f"store {where!r} is damaged ({str(verdict)[:80]}): {RESTORE}, or move "
                 "it away to start with no rooms"
             )
 
@@ -465,7 +235,7 @@ class SqliteStore:
         """
         with self._transaction():
             version = self._version()  # again, now that the file is locked
-            if version not in _MIGRATIONS and version != SCHEMA_VERSION:
+            if version not in MIGRATIONS and version != SCHEMA_VERSION:
                 raise StoreError(
                     f"store {str(self.path)!r} has schema version {version}, "
                     f"this server knows {SCHEMA_VERSION}"
@@ -473,7 +243,7 @@ class SqliteStore:
             start = version
             try:
                 while version < SCHEMA_VERSION:
-                    for step in _MIGRATIONS[version]:
+                    for step in MIGRATIONS[version]:
                         if isinstance(step, str):
                             self._db.execute(step)
                         else:
@@ -538,10 +308,10 @@ class SqliteStore:
                 SeatRecord(name, token_hash, bool(computer), auto, bool(left), previous)
             )
         records = []
-        for row in self._db.execute(_SELECT_ROOMS):
+        for row in self._db.execute(SELECT_ROOMS):
             room_id, player_code, watch_code, rules, minutes, created, last_active, seq = row[:8]
             try:
-                game = _game(row[8:])
+                game = game_of(row[8:])
                 room_rules = Rules.from_dict(json.loads(rules))
             except (TypeError, ValueError) as error:  # RulesError is a ValueError
                 # one bad row must not keep every family out; the row stays, with its codes
@@ -573,50 +343,6 @@ class SqliteStore:
             self._db.close()
 
 
-def _create(path: Path) -> None:
-    """Make a new, empty store at ``path``, whole or not at all, readable by its owner only.
-
-    Raises:
-        StoreError: a ``-wal`` file is there without its store.
-        sqlite3.Error, OSError: the store cannot be made (nothing is left behind).
-    """
-    wal = Path(f"{path}-wal")
-    if wal.exists() and wal.stat().st_size > 0:
-        raise StoreError(
-            f"store {str(path)!r} is missing but {str(wal)!r} is there: {_RESTORE}, or "
-            "move the -wal file away to start with no rooms"
-        )
-    temporary = path.with_name(f".{path.name}.new-{os.getpid()}")
-    for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
-        leftover.unlink(missing_ok=True)
-    try:
-        os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _MODE))
-        os.chmod(temporary, _MODE)  # whatever the umask took away
-        db = sqlite3.connect(temporary, isolation_level=None)
-        try:
-            db.execute(f"PRAGMA page_size={PAGE_SIZE}")
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(f"BEGIN;{_SCHEMA}PRAGMA user_version={SCHEMA_VERSION};COMMIT;")
-        finally:
-            db.close()  # the last connection: the WAL is checkpointed into the file
-        with contextlib.suppress(FileExistsError):  # made meanwhile: that one is opened
-            os.link(temporary, path)
-        _sync_folder(path.parent)
-    finally:
-        for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
-            leftover.unlink(missing_ok=True)
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make a new name in ``folder`` survive a power cut (best effort)."""
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
 class StoreLock:
     """An exclusive lock on ``STORE.lock`` beside the store, held until `release` (or the
     process ends: the kernel drops it even after a kill -9).
@@ -636,7 +362,7 @@ class StoreLock:
         """
         self.store = Path(store)
         self.path = Path(f"{self.store}.lock")
-        self._fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, _MODE)
+        self._fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, MODE)
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -15,14 +15,8 @@ from hypothesis import strategies as st
 
 from protocol import CreateRoom, JoinRoom, Ready, ResumeSeat, RulesSpec
 from server import engine
-from server.adapters.store import (
-    _CODES_UNIQUE,
-    PAGE_SIZE,
-    SCHEMA_VERSION,
-    WAL_CHECKPOINT_BYTES,
-    SqliteStore,
-    Store,
-)
+from server.adapters._schema import CODES_UNIQUE, PAGE_SIZE, SCHEMA_VERSION, WAL_CHECKPOINT_BYTES
+from server.adapters.store import SqliteStore, Store
 from server.core.actions import Delete, Write
 from server.core.codes import hash_token, normalize_code
 from server.core.phases import Stage
@@ -413,7 +407,7 @@ def _old_store(path: Path, version: int) -> None:
     db = sqlite3.connect(path)
     db.executescript(_SCHEMA_V2)
     if version == 3:
-        for statement in _CODES_UNIQUE:
+        for statement in CODES_UNIQUE:
             db.execute(statement)
         db.execute("PRAGMA user_version = 3")
     rules = json.dumps(_as_0_1(engine.Rules(players=3).to_dict()), sort_keys=True)
@@ -574,7 +568,7 @@ def _v4_store(path: Path, rules: dict[str, object]) -> None:
     db = sqlite3.connect(path)
     db.executescript(_SCHEMA_V2)
     for statement in (
-        *_CODES_UNIQUE,
+        *CODES_UNIQUE,
         "ALTER TABLE rooms ADD COLUMN ready INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE rooms ADD COLUMN finish_votes INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE rooms ADD COLUMN rematch_votes TEXT NOT NULL DEFAULT '[]'",

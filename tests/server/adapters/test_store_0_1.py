@@ -28,7 +28,8 @@ import pytest
 
 from protocol import encode
 from server import engine
-from server.adapters.store import SCHEMA_VERSION, SqliteStore
+from server.adapters._schema import SCHEMA_VERSION
+from server.adapters.store import SqliteStore
 from server.core.hub import Hub
 from server.core.settings import HubSettings
 from server.core.wire import event_message, game_over_message

@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 
 from protocol import JoinRoom, Ready, Rematch, RematchDeal, ResumeSeat, RoomPhase
-from server.adapters.store import SCHEMA_VERSION, SqliteStore
+from server.adapters._schema import SCHEMA_VERSION
+from server.adapters.store import SqliteStore
 from server.core.phases import Stage
 from tests.server.core._roomkit import Peer, RoomKit
 

@@ -15,7 +15,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from server import engine
-from server.adapters import store as store_module
+from server.adapters import _schema
 from server.adapters.store import SqliteStore, StoreLock
 from server.core.actions import Write
 from server.core.hub import Hub
@@ -70,7 +70,7 @@ def test_a_store_that_fails_to_be_made_leaves_no_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "war.sqlite3"
-    monkeypatch.setattr(store_module, "_SCHEMA", "CREATE TABLE broken (")
+    monkeypatch.setattr(_schema, "SCHEMA", "CREATE TABLE broken (")
     with pytest.raises(sqlite3.Error):
         SqliteStore(path)
     assert list(tmp_path.iterdir()) == []  # neither the store nor a half-made one
