@@ -50,7 +50,7 @@ import asyncio
 import contextlib
 import resource
 import socket
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from websockets.asyncio.connection import Connection
@@ -61,7 +61,7 @@ from websockets.server import ServerProtocol
 
 from protocol import Error, ErrorCode, encode
 from server.adapters._forwarded import Network, is_trusted_peer
-from server.adapters.config import RECEIVE_BURST, RECEIVE_RATE, Settings
+from server.adapters.config import Settings
 from server.adapters.limits import AddressSlots
 from server.adapters.logs import get_logger
 from server.core.limits import address_key
@@ -103,29 +103,24 @@ class TransportGuard:
 
     def __init__(
         self,
+        settings: Settings,
         *,
-        max_send_buffer: int,
-        send_timeout: float,
-        close_timeout: float,
-        max_handshakes_per_ip: int,
-        handshake_timeout: float,
-        hold_limit: int = 0,
-        receive_rate: float = RECEIVE_RATE,
-        receive_burst: float = RECEIVE_BURST,
-        trusted_proxies: Iterable[Network] = (),
         on_abort: Callable[[GuardedConnection, str, int], None] | None = None,
         on_handshake_refused: Callable[[str], None] | None = None,
-        too_large: bytes = b"",
     ) -> None:
-        self.max_send_buffer = max_send_buffer
-        self.send_timeout = send_timeout
-        self.close_timeout = close_timeout
-        self.receive_rate = receive_rate
-        self.receive_burst = receive_burst
-        self.trusted = tuple(trusted_proxies)
-        self.handshakes = AddressSlots(max_handshakes_per_ip)
-        self.handshake_timeout = handshake_timeout
-        self.hold_limit = hold_limit
+        """The guard of a server with ``settings`` (their bounds; a hold limit of half the
+        descriptors left after one burst of accepts, `ACCEPT_BURST`), which calls
+        ``on_abort`` after each abort and ``on_handshake_refused`` with the address key
+        of each connection refused for its address's handshakes."""
+        self.max_send_buffer = settings.max_send_buffer
+        self.send_timeout = settings.send_timeout
+        self.close_timeout = settings.close_timeout
+        self.receive_rate = settings.receive_rate
+        self.receive_burst = settings.receive_burst
+        self.trusted: tuple[Network, ...] = tuple(settings.trusted_proxies)
+        self.handshakes = AddressSlots(settings.max_handshakes_per_ip)
+        self.handshake_timeout = settings.handshake_timeout
+        self.hold_limit = max(0, open_files_limit() - ACCEPT_BURST) // 2
         """connections open at most for a refused one to be held rather than dropped"""
         self.connecting: set[GuardedConnection] = set()
         self.held: set[GuardedConnection] = set()
@@ -134,39 +129,13 @@ class TransportGuard:
         """every connection open now"""
         self.on_abort = on_abort
         self.on_handshake_refused = on_handshake_refused
-        self.too_large = too_large
-        """the message sent before a 1009 close (empty: none)"""
-
-    @classmethod
-    def of(
-        cls,
-        settings: Settings,
-        *,
-        on_abort: Callable[[GuardedConnection, str, int], None] | None = None,
-        on_handshake_refused: Callable[[str], None] | None = None,
-    ) -> TransportGuard:
-        """The guard of a server with ``settings``: their bounds, a hold limit of half
-        the descriptors left after one burst of accepts (`ACCEPT_BURST`), and the
-        ``too_large`` error the app sends before a 1009."""
         too_large = Error(
             code=ErrorCode.TOO_LARGE,
             message=f"a message may have at most {settings.max_message_bytes} bytes; "
             "this one had more",
         )
-        return cls(
-            max_send_buffer=settings.max_send_buffer,
-            send_timeout=settings.send_timeout,
-            close_timeout=settings.close_timeout,
-            max_handshakes_per_ip=settings.max_handshakes_per_ip,
-            handshake_timeout=settings.handshake_timeout,
-            hold_limit=max(0, open_files_limit() - ACCEPT_BURST) // 2,
-            receive_rate=settings.receive_rate,
-            receive_burst=settings.receive_burst,
-            trusted_proxies=settings.trusted_proxies,
-            on_abort=on_abort,
-            on_handshake_refused=on_handshake_refused,
-            too_large=encode(too_large),
-        )
+        self.too_large = encode(too_large)
+        """the message sent before a 1009 close"""
 
     def is_trusted(self, peer: str) -> bool:
         return is_trusted_peer(peer, self.trusted)

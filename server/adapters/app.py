@@ -24,12 +24,11 @@ the transport limits of each connection:
 - shutdown (`WarServer.stop`): stop accepting, close every client with 1012, commit the
   last batch, close the store.
 
-Two clocks, both injectable: ``clock`` (wall time, ``time.time``) is the Hub's, since
-time-limit deadlines are stored and must mean the same after a restart; ``monotonic``
-(``time.monotonic``) is every transport limit's (new connections and penalties per
-address, the rate limit, the invalid-frame budget, the opening deadline, log throttling).
-The HTTP side of the port is `server.adapters.http`; starting and running a server,
-`server.adapters.serving`.
+Two clocks (`Clocks`, injectable): wall time is the Hub's, since time-limit deadlines are
+stored and must mean the same after a restart; monotonic time is every transport limit's
+(new connections and penalties per address, the rate limit, the invalid-frame budget,
+the opening deadline, log throttling). The HTTP side of the port is
+`server.adapters.http`; starting and running a server, `server.adapters.serving`.
 """
 
 from __future__ import annotations
@@ -40,6 +39,7 @@ import socket
 import ssl
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import count
 from typing import TYPE_CHECKING, Protocol
 
@@ -71,7 +71,7 @@ from server.adapters.config import (
     Settings,
 )
 from server.adapters.http import HttpFront, client_of, headers_of
-from server.adapters.limits import AddressSlots, ConnectionGate, RateLimiter, Verdict
+from server.adapters.limits import AddressSlots, RateLimiter, Verdict
 from server.adapters.logs import bind, get_logger
 from server.adapters.web import WebFiles
 from server.core.actions import Action, Close, ConnId, Output, Send
@@ -81,13 +81,25 @@ from server.core.replies import internal_error
 if TYPE_CHECKING:
     from server.adapters.store import Store
 
-__all__ = ["QUIET_SECONDS", "HubLike", "WarServer"]
+__all__ = ["QUIET_SECONDS", "Clocks", "HubLike", "WarServer"]
 
 _WAKE_RETRY_SECONDS = 1.0  # after Hub.wake raised, wait this long before trying again
 QUIET_SECONDS = 60.0
 """one log line per address (or per kind of accept failure) per this many seconds"""
 
 log = get_logger()
+
+
+@dataclass(frozen=True, slots=True)
+class Clocks:
+    """The app's two clocks (see the module docstring): ``wall``, the Hub's, and
+    ``monotonic``, every transport limit's."""
+
+    wall: Callable[[], float] = time.time
+    monotonic: Callable[[], float] = time.monotonic
+
+
+_CLOCKS = Clocks()
 
 
 class HubLike(Protocol):
@@ -112,10 +124,9 @@ class HubLike(Protocol):
 
 class WarServer:
     """One running server: the listening sockets, the Hub, every connection, the timer.
-
-    Made by `server.adapters.serving.serving`; tests use `port`, `hub`, `poke` and
-    `connection_count`. ``store``: where the Hub's changes are committed (None: a
-    stand-in Hub that writes nothing); ``ssl_context``: TLS (None: plain WebSocket).
+    ``store``: where the Hub's changes are committed (None: a stand-in Hub that writes
+    nothing); ``ssl_context``: TLS (None: plain WebSocket). Made by
+    `server.adapters.serving.serving`; tests use `port`, `hub`, `poke`, `connection_count`.
     """
 
     def __init__(
@@ -124,15 +135,14 @@ class WarServer:
         hub: HubLike,
         store: Store | None,
         *,
-        clock: Callable[[], float] = time.time,
-        monotonic: Callable[[], float] = time.monotonic,
+        clocks: Clocks = _CLOCKS,
         ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self.settings = settings
         self.hub = hub
         self.store = store
-        self._clock = clock
-        self._monotonic = monotonic
+        self._clock = clocks.wall
+        self._monotonic = clocks.monotonic
         self._ssl = ssl_context
         self._batch = Batch(store, hub)
         self._turn_armed = False  # a commit is due at the end of this turn of the loop
@@ -140,16 +150,11 @@ class WarServer:
         self._sockets: dict[ConnId, GuardedConnection] = {}
         self._closing: set[ConnId] = set()
         self._slots = AddressSlots(settings.max_connections_per_ip)
-        self._gate = ConnectionGate(
-            settings.connect_rate,
-            settings.connect_burst,
-            penalty=settings.abuse_penalty,
-            penalty_max=settings.abuse_penalty_max,
-        )
-        self._guard = TransportGuard.of(
+        self._guard = TransportGuard(
             settings, on_abort=self._aborted, on_handshake_refused=self._handshake_refused
         )
         self._quiet = LogThrottle(QUIET_SECONDS)
+        self._http = HttpFront(settings, server=self, quiet=self._quiet, monotonic=self._monotonic)
         self._tasks: set[asyncio.Task[None]] = set()
         self._outbox = Outbox(self._sockets, self._closing, self._tasks)
         self._rearm = asyncio.Event()
@@ -167,20 +172,12 @@ class WarServer:
             OSError: the address cannot be bound.
             server.adapters.web.WebFilesError: the browser table's files are missing.
         """
-        front = HttpFront(
-            self.settings,
-            hub=self.hub,
-            connections=self._open_count,
-            gate=self._gate,
-            quiet=self._quiet,
-            monotonic=self._monotonic,
-            web=None if self.settings.no_web else WebFiles.load(),
-        )
+        self._http.web = None if self.settings.no_web else WebFiles.load()
         self._server = await serve(
             self._handle_connection,
             self.settings.host,
             self.settings.port,
-            process_request=front.process_request,
+            process_request=self._http.process_request,
             create_connection=connection_class(self._guard),
             open_timeout=self.settings.handshake_timeout,
             max_size=self.settings.max_message_bytes,
@@ -217,8 +214,15 @@ class WarServer:
         """WebSocket connections open now."""
         return len(self._sockets)
 
-    def _open_count(self) -> int:
-        return len(self._sockets)
+    @property
+    def rooms(self) -> int:
+        """How many rooms the Hub holds (for ``/healthz``)."""
+        return self.hub.rooms
+
+    @property
+    def store_failing(self) -> bool:
+        """The store failed to commit, and has not committed a write since (``/healthz``)."""
+        return self.hub.store_failing
 
     async def stop(self) -> None:
         """Stop accepting, close every client with 1012, stop the timer, close the Hub."""
@@ -390,7 +394,7 @@ class WarServer:
 
     def _penalize(self, peer: str) -> None:
         """``peer``'s connection was just closed for abuse: refuse its address a while."""
-        seconds = self._gate.penalize(peer, self._monotonic())
+        seconds = self._http.gate.penalize(peer, self._monotonic())
         if seconds > 0:
             log.info("address_penalized", seconds=seconds)
 

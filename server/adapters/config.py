@@ -100,15 +100,17 @@ class Settings(HubSettings):
 
     host: str = setting(
         "127.0.0.1",
-        "address to listen on (0.0.0.0 = every address)",
-        parse=host,
-        metavar="ADDRESS",
+        Setting(
+            help="address to listen on (0.0.0.0 = every address)", parse=host, metavar="ADDRESS"
+        ),
     )
     port: int = setting(
         8765,
-        "TCP port for WebSocket and GET /healthz (0 = any free port)",
-        parse=whole(0, 65535),
-        metavar="PORT",
+        Setting(
+            help="TCP port for WebSocket and GET /healthz (0 = any free port)",
+            parse=whole(0, 65535),
+            metavar="PORT",
+        ),
     )
     db: Path = dataclasses.field(
         metadata={
@@ -122,151 +124,189 @@ class Settings(HubSettings):
     )
     log_format: LogFormat = setting(
         LogFormat.AUTO,
-        "console, json, or auto (console on a terminal, json otherwise)",
-        parse=choice(LogFormat),
-        metavar="FORMAT",
+        Setting(
+            help="console, json, or auto (console on a terminal, json otherwise)",
+            parse=choice(LogFormat),
+            metavar="FORMAT",
+        ),
     )
     log_level: LogLevel = setting(
         LogLevel.INFO,
-        "debug, info, warning or error",
-        parse=choice(LogLevel),
-        metavar="LEVEL",
+        Setting(help="debug, info, warning or error", parse=choice(LogLevel), metavar="LEVEL"),
     )
     certfile: Path | None = setting(
         None,
-        "TLS certificate chain (PEM): serve wss:// directly; needs --keyfile",
-        parse=existing_file,
-        metavar="PEM",
+        Setting(
+            help="TLS certificate chain (PEM): serve wss:// directly; needs --keyfile",
+            parse=existing_file,
+            metavar="PEM",
+        ),
     )
     keyfile: Path | None = setting(
-        None, "TLS private key (PEM) for --certfile", parse=existing_file, metavar="PEM"
+        None,
+        Setting(help="TLS private key (PEM) for --certfile", parse=existing_file, metavar="PEM"),
     )
     max_connections_per_ip: int = setting(
         32,
-        "connections at once from one address (more: error too_many_connections, close 1013)",
-        parse=whole(1, _MANY),
-        metavar="N",
+        Setting(
+            help="connections at once from one address (more: error too_many_connections, "
+            "close 1013)",
+            parse=whole(1, _MANY),
+            metavar="N",
+        ),
     )
     max_message_bytes: int = setting(
         4096,
-        "largest frame a client may send (larger: close 1009)",
-        parse=whole(MIN_MESSAGE_BYTES, MAX_MESSAGE_BYTES),
-        metavar="BYTES",
+        Setting(
+            help="largest frame a client may send (larger: close 1009)",
+            parse=whole(MIN_MESSAGE_BYTES, MAX_MESSAGE_BYTES),
+            metavar="BYTES",
+        ),
     )
     rate_limit: float = setting(
         20.0,
-        "messages per second per connection, bursts of twice that (faster: error "
-        "rate_limited and the message is dropped; another full burst dropped: close 4001)",
-        parse=seconds(0, positive=True),
-        metavar="PER_SECOND",
+        Setting(
+            help="messages per second per connection, bursts of twice that (faster: error "
+            "rate_limited and the message is dropped; another full burst dropped: close 4001)",
+            parse=seconds(0, positive=True),
+            metavar="PER_SECOND",
+        ),
     )
     connect_rate: float = setting(
         5.0,
-        "new connections per second from one address, bursts of --connect-burst (faster: "
-        "refused before the WebSocket handshake with HTTP 429 and a Retry-After header)",
-        parse=seconds(0, positive=True),
-        metavar="PER_SECOND",
+        Setting(
+            help="new connections per second from one address, bursts of --connect-burst (faster: "
+            "refused before the WebSocket handshake with HTTP 429 and a Retry-After header)",
+            parse=seconds(0, positive=True),
+            metavar="PER_SECOND",
+        ),
     )
     connect_burst: int = setting(
         32,
-        "new connections one address may open at once before --connect-rate applies",
-        parse=whole(1, _MANY),
-        metavar="N",
+        Setting(
+            help="new connections one address may open at once before --connect-rate applies",
+            parse=whole(1, _MANY),
+            metavar="N",
+        ),
     )
     abuse_penalty: float = setting(
         10.0,
-        "seconds an address's new connections are refused (HTTP 429) after one of its "
-        "connections was closed for abuse (4001, or 1008 for invalid messages); twice as "
-        "long each time it happens again, up to --abuse-penalty-max (0 = never)",
-        parse=seconds(0, positive=False),
-        metavar="SECONDS",
+        Setting(
+            help="seconds an address's new connections are refused (HTTP 429) after one of its "
+            "connections was closed for abuse (4001, or 1008 for invalid messages); twice as "
+            "long each time it happens again, up to --abuse-penalty-max (0 = never)",
+            parse=seconds(0, positive=False),
+            metavar="SECONDS",
+        ),
     )
     abuse_penalty_max: float = setting(
         300.0,
-        "the longest penalty; an address out of trouble this long after its last one "
-        "starts over at --abuse-penalty",
-        parse=seconds(0, positive=False),
-        metavar="SECONDS",
+        Setting(
+            help="the longest penalty; an address out of trouble this long after its last one "
+            "starts over at --abuse-penalty",
+            parse=seconds(0, positive=False),
+            metavar="SECONDS",
+        ),
     )
     trusted_proxies: tuple[Network, ...] = setting(
         (),
-        "reverse proxies (IP addresses or CIDR networks, comma-separated) whose "
-        "X-Forwarded-For header names the client; from them, the rightmost untrusted "
-        "address in it counts for the per-address limits and the logs; networks "
-        "covering much of the internet (0.0.0.0/0, ::/0, ...) are refused",
-        parse=networks,
-        metavar="LIST",
+        Setting(
+            help="reverse proxies (IP addresses or CIDR networks, comma-separated) whose "
+            "X-Forwarded-For header names the client; from them, the rightmost untrusted "
+            "address in it counts for the per-address limits and the logs; networks "
+            "covering much of the internet (0.0.0.0/0, ::/0, ...) are refused",
+            parse=networks,
+            metavar="LIST",
+        ),
     )
     allowed_origins: tuple[str, ...] = setting(
         (),
-        "web pages (origins such as https://example.org, comma-separated) whose browser "
-        "WebSockets are accepted besides the server's own page; a WebSocket from any "
-        "other page is refused with HTTP 403 (clients that send no Origin header, such "
-        "as war-client, are not affected)",
-        parse=origins,
-        metavar="LIST",
+        Setting(
+            help="web pages (origins such as https://example.org, comma-separated) whose browser "
+            "WebSockets are accepted besides the server's own page; a WebSocket from any "
+            "other page is refused with HTTP 403 (clients that send no Origin header, such "
+            "as war-client, are not affected)",
+            parse=origins,
+            metavar="LIST",
+        ),
     )
     max_send_buffer: int = setting(
         256 * 1024,
-        "bytes a connection may have waiting to be sent (a client that does not read); "
-        "more: the connection is dropped at once",
-        parse=whole(MIN_SEND_BUFFER, 64 * 1024 * 1024),
-        metavar="BYTES",
+        Setting(
+            help="bytes a connection may have waiting to be sent (a client that does not read); "
+            "more: the connection is dropped at once",
+            parse=whole(MIN_SEND_BUFFER, 64 * 1024 * 1024),
+            metavar="BYTES",
+        ),
     )
     send_timeout: float = setting(
         20.0,
-        f"seconds a connection's unsent data may stay above {WRITE_HIGH_WATER // 1024} KiB "
-        "(the client is not reading); longer: the connection is dropped",
-        parse=seconds(0, positive=True),
-        metavar="SECONDS",
+        Setting(
+            help=f"seconds a connection's unsent data may stay above "
+            f"{WRITE_HIGH_WATER // 1024} KiB "
+            "(the client is not reading); longer: the connection is dropped",
+            parse=seconds(0, positive=True),
+            metavar="SECONDS",
+        ),
     )
     handshake_timeout: float = setting(
         5.0,
-        "seconds a new connection may take to finish its TLS and WebSocket opening "
-        "handshake; longer: dropped",
-        parse=seconds(0, positive=True),
-        metavar="SECONDS",
+        Setting(
+            help="seconds a new connection may take to finish its TLS and WebSocket opening "
+            "handshake; longer: dropped",
+            parse=seconds(0, positive=True),
+            metavar="SECONDS",
+        ),
     )
     max_handshakes_per_ip: int = setting(
         32,
-        "connections one address (an IPv6 /64) may have in the opening handshake at "
-        "once; more are refused: held unread until --handshake-timeout, or dropped at "
-        "once when descriptors run short (not counted for a --trusted-proxies peer)",
-        parse=whole(1, _MANY),
-        metavar="N",
+        Setting(
+            help="connections one address (an IPv6 /64) may have in the opening handshake at "
+            "once; more are refused: held unread until --handshake-timeout, or dropped at "
+            "once when descriptors run short (not counted for a --trusted-proxies peer)",
+            parse=whole(1, _MANY),
+            metavar="N",
+        ),
     )
     no_web: bool = setting(
         False,
-        "serve no browser table: only the WebSocket and /healthz (a plain HTTP request "
-        "then gets 426 Upgrade Required); WAR_NO_WEB takes 1/true/yes/on or 0/false/no/off",
-        parse=switch,
-        shown="off: GET / serves the browser table",
-        switch=True,
+        Setting(
+            help="serve no browser table: only the WebSocket and /healthz (a plain HTTP request "
+            "then gets 426 Upgrade Required); WAR_NO_WEB takes 1/true/yes/on or 0/false/no/off",
+            parse=switch,
+            shown="off: GET / serves the browser table",
+            switch=True,
+        ),
     )
     # --- no flag: fixed for production, shortened by tests --------------------------
     opening_timeout: float = setting(
         OPENING_TIMEOUT_SECONDS,
-        "seconds a connection may take to send its opening message (then close 4005)",
-        flag=False,
+        Setting(
+            help="seconds a connection may take to send its opening message (then close 4005)",
+            flag=False,
+        ),
     )
     ping_interval: float = setting(
-        PING_INTERVAL_SECONDS, "seconds between keepalive pings", flag=False
+        PING_INTERVAL_SECONDS, Setting(help="seconds between keepalive pings", flag=False)
     )
     ping_timeout: float = setting(
         PING_TIMEOUT_SECONDS,
-        "seconds without a pong before a connection counts as dead",
-        flag=False,
+        Setting(help="seconds without a pong before a connection counts as dead", flag=False),
     )
     close_timeout: float = setting(
-        5.0, "seconds to wait for a client's close frame on shutdown", flag=False
+        5.0, Setting(help="seconds to wait for a client's close frame on shutdown", flag=False)
     )
     receive_rate: float = setting(
         RECEIVE_RATE,
-        "bytes a second a connection is read at after its burst (server.adapters._connection)",
-        flag=False,
+        Setting(
+            help="bytes a second a connection is read at after its burst "
+            "(server.adapters._connection)",
+            flag=False,
+        ),
     )
     receive_burst: float = setting(
-        RECEIVE_BURST, "bytes a connection may send at once before reading slows down", flag=False
+        RECEIVE_BURST,
+        Setting(help="bytes a connection may send at once before reading slows down", flag=False),
     )
 
     def __repr__(self) -> str:
@@ -297,10 +337,9 @@ def default_db_path(env: Mapping[str, str]) -> Path:
 
 @dataclass(frozen=True, slots=True)
 class Option:
-    """One flag: the setting's field, its flag, its variable, its reader, its default as
-    ``--help`` shows it, and its meaning; made from the declaration of the field
-    (`server.core.settings.setting`). A ``switch`` flag takes no value (``--no-web``);
-    its variable takes yes or no."""
+    """One flag, made from a setting's declaration (`server.core.settings.setting`): its
+    field, flag, variable, reader, default as ``--help`` shows it, and meaning. A
+    ``switch`` flag takes no value (``--no-web``); its variable takes yes or no."""
 
     field: str
     flag: str
@@ -329,10 +368,7 @@ def _options() -> tuple[Option, ...]:
     """Every setting with a flag: the transport's and the process's first, then the
     room core's, each in the order of its declaration."""
     core = {field.name for field in dataclasses.fields(HubSettings)}
-    fields = declared(Settings)
-    ordered = [f for f in fields if f[0].name not in core] + [
-        f for f in fields if f[0].name in core
-    ]
+    ordered = sorted(declared(Settings), key=lambda item: item[0].name in core)
     return tuple(
         Option(
             field=field.name,

@@ -44,37 +44,41 @@ log = get_logger()
 
 
 class Health(Protocol):
-    """What ``/healthz`` reports of the Hub (`server.core.hub.Hub` is one)."""
+    """What ``/healthz`` reports of a server (`server.adapters.app.WarServer` is one)."""
 
     @property
     def rooms(self) -> int: ...
     @property
     def store_failing(self) -> bool: ...
+    @property
+    def connection_count(self) -> int: ...
 
 
 class HttpFront:
-    """The answers to plain HTTP requests and the refusals before the handshake (see the
-    module docstring). ``connections``: how many WebSocket connections are open;
-    ``web``: the browser table's files (None: ``--no-web``)."""
+    """The answers to plain HTTP requests and the refusals before the handshake of
+    ``server`` (see the module docstring). It owns the per-address `gate` (the app
+    penalizes an address through it) and the browser table's files (`web`: set once they
+    are loaded; None: ``--no-web``). ``quiet`` throttles its log lines, on ``monotonic``."""
 
     def __init__(
         self,
         settings: Settings,
         *,
-        hub: Health,
-        connections: Callable[[], int],
-        gate: ConnectionGate,
+        server: Health,
         quiet: LogThrottle,
         monotonic: Callable[[], float],
-        web: WebFiles | None,
     ) -> None:
         self.settings = settings
-        self.hub = hub
-        self._connections = connections
-        self._gate = gate
+        self._server = server
         self._quiet = quiet
         self._monotonic = monotonic
-        self._web = web
+        self.gate = ConnectionGate(
+            settings.connect_rate,
+            settings.connect_burst,
+            penalty=settings.abuse_penalty,
+            penalty_max=settings.abuse_penalty_max,
+        )
+        self.web: WebFiles | None = None
 
     def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         """Answer /healthz and the browser table's files (`server.adapters.web`); refuse
@@ -82,13 +86,13 @@ class HttpFront:
         not open now (429); None lets the WebSocket handshake go on."""
         if request.path.split("?", 1)[0] == HEALTH_PATH:
             return self._health(connection)
-        if self._web is not None and (page := self._web.respond(request)) is not None:
+        if self.web is not None and (page := self.web.respond(request)) is not None:
             return page  # the browser table's files (not a WebSocket upgrade)
         origin = request.headers.get("Origin")
         if not origin_allowed(origin, request.headers.get("Host"), self.settings.allowed_origins):
             return self._other_site(connection, str(origin))
         client = client_of(connection, request.headers, self.settings.trusted_proxies)
-        refusal = self._gate.admit(client.address, self._monotonic())
+        refusal = self.gate.admit(client.address, self._monotonic())
         if refusal is None:
             return None
         return _too_many_requests(connection, client.address, refusal)
@@ -106,12 +110,13 @@ class HttpFront:
         )
 
     def _health(self, connection: ServerConnection) -> Response:
-        failing = self.hub.store_failing
+        server = self._server
+        failing = server.store_failing
         body = json.dumps(
             {
                 "status": "store_failing" if failing else "ok",
-                "rooms": self.hub.rooms,
-                "connections": self._connections(),
+                "rooms": server.rooms,
+                "connections": server.connection_count,
             }
         )
         status = http.HTTPStatus.SERVICE_UNAVAILABLE if failing else http.HTTPStatus.OK

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from server.adapters import _exposure
 from server.adapters._connection import NOFILE_CEILING
-from server.adapters.app import HubLike, WarServer
+from server.adapters.app import Clocks, HubLike, WarServer
 from server.adapters.config import Settings
 from server.adapters.logs import get_logger
 from server.errors import TlsKeyError
@@ -131,9 +131,8 @@ async def serving(
             except BaseException:
                 store.close()
                 raise
-        server = WarServer(
-            settings, hub, store, clock=clock, monotonic=monotonic, ssl_context=context
-        )
+        clocks = Clocks(wall=clock, monotonic=monotonic)
+        server = WarServer(settings, hub, store, clocks=clocks, ssl_context=context)
         try:
             await server.start()
         except BaseException:

@@ -198,7 +198,8 @@ class Hub:
         actions: list[Action] = []
         if room is not None and room.has(conn):
             try:
-                actions = self._run(room, now, lambda: room.disconnect(conn, now), payer=peer)
+                actions, _, _ = self._rooms.run(room, now, lambda: room.disconnect(conn, now))
+                actions += self._play_out_begun(room, now, peer)
             except Exception as bug:
                 self._rooms.log_bug(bug)
         return self._output(actions)
@@ -322,32 +323,36 @@ class Hub:
         call: Callable[[], Effects],
         *,
         conn: ConnId | None = None,
-        payer: str | None = None,
         opener: bool = False,
     ) -> list[Action]:
         """Run ``call`` of ``room`` for ``conn`` (`server.core.rooms.Rooms.run`: persist,
-        then broadcast; ``opener``: the call opens the room for ``conn``) and answer its
-        refusal. If the call put the room in its finish vote's play-out, its address
-        (``payer``: by default ``conn``'s) pays for it, and the first slice is played now
-        unless that address has spent its budget (then it waits); a play-out nobody's
-        message started (a wake's) waits for the next wake."""
+        then broadcast; ``opener``: the call opens the room for ``conn``), answer its
+        refusal, and start the play-out it began, paid by ``conn``'s address (None: a
+        wake's, paid by nobody's)."""
         actions, refused, _ = self._rooms.run(room, now, call, opener=conn if opener else None)
         if refused is not None and conn is not None:
             actions += self._refusal(conn, refused, now)
+        payer = None if conn is None else self._peers.get(conn, "")
+        return actions + self._play_out_begun(room, now, payer)
+
+    def _play_out_begun(self, room: Room, now: float, payer: str | None) -> list[Action]:
+        """If the call just made put ``room`` in its finish vote's play-out, queue it:
+        address ``payer`` pays for it, and the first slice is played now unless that
+        address has spent its budget (then it waits); a play-out nobody's message
+        started (``payer`` None: a wake's) waits for the next wake."""
         room_id = room.room_id
         playouts = self._playouts
         if (
-            room.stage is Stage.FINISHING
-            and not playouts.holds(room_id)
-            and self.room(room_id) is room
+            room.stage is not Stage.FINISHING
+            or playouts.holds(room_id)
+            or self.room(room_id) is not room  # removed, or rebuilt by a bug
         ):
-            if payer is None and conn is not None:
-                payer = self._peers.get(conn, "")
-            if payer is None:
-                playouts.enqueue(room_id, now)
-            elif playouts.start(room_id, payer, now):
-                actions += self._slice(room, now, woken=False)
-        return actions
+            return []
+        if payer is None:
+            playouts.enqueue(room_id, now)
+        elif playouts.start(room_id, payer, now):
+            return self._slice(room, now, woken=False)
+        return []
 
     def _wake_room(self, room: Room, now: float) -> list[Action]:
         """Run ``room``'s timers due at ``now``."""

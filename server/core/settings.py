@@ -43,20 +43,25 @@ step path or 4,096 of the two-player fast path, under 2 ms either way on the mac
 docs/performance.md (a few on a small board computer)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Setting:
-    """How a setting is read and shown (the metadata of its field).
+def _no_text(text: str) -> Any:
+    raise ValueError("this setting is not read from text")
 
-    ``parse``: text → value, raising ValueError with a lowercase sentence. ``help``: what
-    it does, for ``--help``. ``metavar``: the placeholder of its value. ``shown``: its
-    default as ``--help`` shows it, when the value itself will not do (None: the field's
-    default, ``none`` for None). ``flag``: False for a setting that only tests change.
-    ``switch``: a flag without a value (its variable takes yes or no). ``blank_is_unset``:
-    a variable of only spaces counts as unset (never for a secret: it is refused).
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Setting:
+    """How a setting is read and shown (the metadata of its field, `setting`).
+
+    ``help``: what it does, for ``--help``. ``parse``: text → value, raising ValueError
+    with a lowercase sentence (a setting with a flag needs one). ``metavar``: the
+    placeholder of its value. ``shown``: its default as ``--help`` shows it, when the
+    value itself will not do (None: the field's default, ``none`` for None). ``flag``:
+    False for a setting that only tests change. ``switch``: a flag without a value (its
+    variable takes yes or no). ``blank_is_unset``: a variable of only spaces counts as
+    unset (never for a secret: it is refused).
     """
 
-    parse: Callable[[str], Any]
     help: str
+    parse: Callable[[str], Any] = _no_text
     metavar: str = ""
     shown: str | None = None
     flag: bool = True
@@ -64,29 +69,9 @@ class Setting:
     blank_is_unset: bool = True
 
 
-def setting(
-    default: Any,
-    help: str,
-    *,
-    parse: Callable[[str], Any] | None = None,
-    metavar: str = "",
-    shown: str | None = None,
-    flag: bool = True,
-    switch: bool = False,
-    blank_is_unset: bool = True,
-) -> Any:
-    """A dataclass field declaring a setting (see `Setting`); ``parse`` may be left out
-    only for a setting that is no flag."""
-    declared = Setting(
-        parse=_no_text if parse is None else parse,
-        help=help,
-        metavar=metavar,
-        shown=shown,
-        flag=flag,
-        switch=switch,
-        blank_is_unset=blank_is_unset,
-    )
-    return dataclasses.field(default=default, metadata={"setting": declared})
+def setting(default: Any, declaration: Setting) -> Any:
+    """A dataclass field with ``default`` that declares a setting."""
+    return dataclasses.field(default=default, metadata={"setting": declaration})
 
 
 def declared(settings: type[Any]) -> list[tuple[dataclasses.Field[Any], Setting]]:
@@ -96,10 +81,6 @@ def declared(settings: type[Any]) -> list[tuple[dataclasses.Field[Any], Setting]
         for field in dataclasses.fields(settings)
         if "setting" in field.metadata
     ]
-
-
-def _no_text(text: str) -> Any:
-    raise ValueError("this setting is not read from text")
 
 
 # ---------------------------------------------------------------------- readers of text
@@ -157,91 +138,121 @@ class HubSettings:
 
     password: str | None = setting(
         None,
-        "password needed to create rooms (joining needs only a code)",
-        parse=_password,
-        metavar="TEXT",
-        blank_is_unset=False,
+        Setting(
+            help="password needed to create rooms (joining needs only a code)",
+            parse=_password,
+            metavar="TEXT",
+            blank_is_unset=False,
+        ),
     )
     max_rooms: int = setting(
         500,
-        "rooms held at once (more: error too_many_rooms, close 1013)",
-        parse=whole(1, _MANY),
-        metavar="N",
+        Setting(
+            help="rooms held at once (more: error too_many_rooms, close 1013)",
+            parse=whole(1, _MANY),
+            metavar="N",
+        ),
     )
     max_rooms_per_ip: int = setting(
         20,
-        "rooms created from one address (an IPv6 /64) held at once (more: error "
-        "too_many_rooms, close 1013)",
-        parse=whole(1, _MANY),
-        metavar="N",
+        Setting(
+            help="rooms created from one address (an IPv6 /64) held at once (more: error "
+            "too_many_rooms, close 1013)",
+            parse=whole(1, _MANY),
+            metavar="N",
+        ),
     )
     max_spectators: int = setting(
         20,
-        "spectators per room (more: error spectators_full, close 1013)",
-        parse=whole(0, 100_000),
-        metavar="N",
+        Setting(
+            help="spectators per room (more: error spectators_full, close 1013)",
+            parse=whole(0, 100_000),
+            metavar="N",
+        ),
     )
     max_failed_joins: int = setting(
         10,
-        "wrong codes, tokens or passwords per address per minute before that address "
-        "is refused (error too_many_failures, close 1008)",
-        parse=whole(1, _MANY),
-        metavar="N",
+        Setting(
+            help="wrong codes, tokens or passwords per address per minute before that address "
+            "is refused (error too_many_failures, close 1008)",
+            parse=whole(1, _MANY),
+            metavar="N",
+        ),
     )
     idle_room_minutes: float = setting(
         1440,
-        "remove rooms nobody used for this long (a restart is no use; rooms loaded at "
-        "start get 15 minutes' grace for their players to come back)",
-        parse=whole(1, _MINUTES_MAX),
-        metavar="MINUTES",
+        Setting(
+            help="remove rooms nobody used for this long (a restart is no use; rooms loaded at "
+            "start get 15 minutes' grace for their players to come back)",
+            parse=whole(1, _MINUTES_MAX),
+            metavar="MINUTES",
+        ),
     )
     idle_waiting_room_minutes: float = setting(
         30,
-        "remove rooms still waiting for players that nobody is in or used for this long",
-        parse=whole(1, _MINUTES_MAX),
-        metavar="MINUTES",
+        Setting(
+            help="remove rooms still waiting for players that nobody is in or used for this long",
+            parse=whole(1, _MINUTES_MAX),
+            metavar="MINUTES",
+        ),
     )
     away_timeout: float = setting(
         120.0,
-        "seconds before the server plays an absent player's seat at the calm pace, until"
-        " they return (0 = never: the game waits for them)",
-        parse=seconds(0, positive=False),
-        metavar="SECONDS",
+        Setting(
+            help="seconds before the server plays an absent player's seat at the calm pace, until"
+            " they return (0 = never: the game waits for them)",
+            parse=seconds(0, positive=False),
+            metavar="SECONDS",
+        ),
     )
     # --- no flag: fixed for production, shortened by tests --------------------------
-    calm_delay: float = setting(1.5, "seconds calm auto-play takes to ready", flag=False)
-    quick_delay: float = setting(0.3, "seconds quick auto-play takes to ready", flag=False)
+    calm_delay: float = setting(
+        1.5, Setting(help="seconds calm auto-play takes to ready", flag=False)
+    )
+    quick_delay: float = setting(
+        0.3, Setting(help="seconds quick auto-play takes to ready", flag=False)
+    )
     computer_delay: float = setting(
         0.6,
-        "seconds a computer seat takes to ready at most (it keeps pace with a quicker "
-        "person's auto-play)",
-        flag=False,
+        Setting(
+            help="seconds a computer seat takes to ready at most (it keeps pace with a quicker "
+            "person's auto-play)",
+            flag=False,
+        ),
     )
     play_out_slice: int = setting(
         PLAY_OUT_SLICE,
-        "engine work (units of server.engine.STEP_WORK) of one slice of a finish vote's play-out",
-        flag=False,
+        Setting(
+            help="engine work (units of server.engine.STEP_WORK) of one slice of a finish "
+            "vote's play-out",
+            flag=False,
+        ),
     )
     play_out_rate: float = setting(
         2_048.0 * STEP_WORK,
-        "play-out work one address may have done a second (about 2,000 steps of a "
-        "four-player game)",
-        flag=False,
+        Setting(
+            help="play-out work one address may have done a second (about 2,000 steps of a "
+            "four-player game)",
+            flag=False,
+        ),
     )
     play_out_burst: float = setting(
         32_768.0 * STEP_WORK,
-        "play-out work one address may have done at once (about 32,000 steps: the longest "
-        "games seen)",
-        flag=False,
+        Setting(
+            help="play-out work one address may have done at once (about 32,000 steps: the longest "
+            "games seen)",
+            flag=False,
+        ),
     )
     play_out_server_rate: float = setting(
         8_192.0 * STEP_WORK,
-        "play-out work every address together may have done a second (about 8,000 steps, "
-        "some 5% of a core)",
-        flag=False,
+        Setting(
+            help="play-out work every address together may have done a second (about 8,000 steps, "
+            "some 5% of a core)",
+            flag=False,
+        ),
     )
     play_out_server_burst: float = setting(
         65_536.0 * STEP_WORK,
-        "play-out work every address together may have done at once",
-        flag=False,
+        Setting(help="play-out work every address together may have done at once", flag=False),
     )
