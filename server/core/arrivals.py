@@ -165,12 +165,11 @@ class Arrivals:
         actions.append(table.welcome(conn, index, fresh, now))
         return table.effects(actions + self._back_from_away(index, now))
 
-    def confirm(self, conn: ConnId) -> None:
-        """Any message from a seat's connection confirms the token it was welcomed with:
-        the earlier one stops working (a spectator's changes nothing)."""
+    def confirm(self, index: int) -> None:
+        """Any message from seat ``index``'s connection confirms the token it was welcomed
+        with: the earlier one stops working."""
         seats = self._table.seats
-        index = seats.seat_of(conn)
-        if index is not None and seats[index].record.previous_token_hash is not None:
+        if seats[index].record.previous_token_hash is not None:
             seats.change(index, previous_token_hash=None)
 
     # ------------------------------------------------------------------ away

@@ -332,8 +332,10 @@ class Hub:
         actions, refused, _ = self._rooms.run(room, now, call, opener=conn if opener else None)
         if refused is not None and conn is not None:
             actions += self._refusal(conn, refused, now)
-        payer = None if conn is None else self._peers.get(conn, "")
-        return actions + self._play_out_begun(room, now, payer)
+        if room.game_record.stage is Stage.FINISHING:
+            payer = None if conn is None else self._peers.get(conn, "")
+            actions += self._play_out_begun(room, now, payer)
+        return actions
 
     def _play_out_begun(self, room: Room, now: float, payer: str | None) -> list[Action]:
         """If the call just made put ``room`` in its finish vote's play-out, queue it:

@@ -8,7 +8,8 @@ committed. Meanwhile the ledger keeps:
   `server.core.actions.Write`: the store writes only what differs from it;
 - for each room written since the last commit, the record the store held before
   (`Ledger.failed` gives them back: the rooms are rebuilt from them) and the connections
-  that were in it meanwhile (who is told to come back when the commit fails);
+  a call closed meanwhile (a leave, a replaced seat: told to come back too, with those
+  in the room, when the commit fails);
 - the changes of the hub call under way (`Ledger.take`);
 - whether the store is failing (from a failed commit until one with a write succeeds).
 
@@ -32,7 +33,7 @@ class Ledger:
     def __init__(self) -> None:
         self._latest: dict[str, RoomRecord] = {}
         self._unsettled: dict[str, RoomRecord | None] = {}  # what the store held before
-        self._seen: dict[str, set[ConnId]] = {}  # unsettled rooms: who was in them
+        self._seen: dict[str, set[ConnId]] = {}  # rooms: who a call took out of them
         self._changes: list[Change] = []
         self.failing = False
         """A commit failed, and none with a write has succeeded since."""
@@ -72,7 +73,8 @@ class Ledger:
         return self._latest.pop(room_id, None)
 
     def saw(self, room_id: str, conns: Iterable[ConnId]) -> None:
-        """``conns`` were in room ``room_id``, written since the last commit."""
+        """``conns`` were in room ``room_id`` until a call since the last commit closed
+        them."""
         self._seen.setdefault(room_id, set()).update(conns)
 
     def take(self) -> list[Change]:
@@ -92,7 +94,7 @@ class Ledger:
     def failed(self) -> list[tuple[str, RoomRecord | None, set[ConnId]]]:
         """None of the changes taken since the last commit is stored: for each room
         written since, the record the store holds (None: none, the room was new) and
-        the connections that were in it. Those records are the latest again."""
+        the connections a call closed meanwhile. Those records are the latest again."""
         unsettled, self._unsettled = self._unsettled, {}
         seen, self._seen = self._seen, {}
         if unsettled:

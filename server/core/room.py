@@ -42,14 +42,11 @@ from protocol import (
     Ready,
     Rematch,
     Resync,
-    RoomPhase,
-    RoomState,
     SetAutoPlay,
     Snapshot,
     VoteFinish,
 )
 from protocol.closecodes import CloseCode
-from server import engine
 from server.core import phases
 from server.core.actions import Action, Close, ConnId, Effects, Send
 from server.core.arrivals import Arrivals
@@ -58,8 +55,7 @@ from server.core.logger import Logger
 from server.core.pacing import Pacing
 from server.core.phases import Event, Stage, Who
 from server.core.play import Play
-from server.core.records import GameRecord, RoomRecord
-from server.core.seats import Seats
+from server.core.records import RoomRecord
 from server.core.settings import HubSettings
 from server.core.table import Table
 
@@ -69,13 +65,16 @@ InRoomMessage = Ready | SetAutoPlay | VoteFinish | Rematch | Leave | Resync
 """The client messages a room handles (opening messages are the hub's)."""
 
 
-class Room:
+class Room(Table):
     """One room. Build it with ``Room(record, settings=..., random=..., now=...)``; of the
     ``settings`` it reads ``max_spectators``, ``away_timeout`` and the delays.
 
-    ``logger`` (optional, a structlog logger) gets one line per room event worth knowing,
-    bound with the room id; never a code or a token. Raises ValueError (or the engine's
-    `RulesError`) for a record that does not describe a room.
+    A room is its table (`server.core.table.Table`: what it is and holds, read-only for
+    everyone but the room) with the commands of `server.core.arrivals` and
+    `server.core.play` over it. ``logger`` (optional, a structlog logger) gets one line
+    per room event worth knowing, bound with the room id; never a code or a token.
+    Raises ValueError (or the engine's `RulesError`) for a record that does not describe
+    a room.
     """
 
     def __init__(
@@ -93,114 +92,51 @@ class Room:
             computer=settings.computer_delay,
             away_timeout=settings.away_timeout,
         )
-        self._table = table = Table(record, pacing=pacing, logger=logger)
-        self._play = Play(table, random)
+        super().__init__(record, pacing=pacing, logger=logger)
+        self._play = Play(self, random)
         self._arrivals = Arrivals(
-            table, self._play, random=random, max_spectators=settings.max_spectators
+            self, self._play, random=random, max_spectators=settings.max_spectators
         )
-        if table.stage is Stage.FINISHING:  # a restart mid-finish: the replay finished it
-            table.advance(Event.PLAYED_OUT)
-        for seat in table.seats:
+        if self.stage is Stage.FINISHING:  # a restart mid-finish: the replay finished it
+            self.advance(Event.PLAYED_OUT)
+        for seat in self.seats:
             if seat.human and seat.auto is AutoPlay.OFF:
                 seat.away_deadline = pacing.away_deadline(now)
-        table.schedule(now)
+        self.schedule(now)
 
-    # ------------------------------------------------------------------ what it is
-    @property
-    def room_id(self) -> str:
-        return self._table.room_id
-
-    @property
-    def player_code(self) -> str:
-        return self._table.player_code
-
-    @property
-    def watch_code(self) -> str:
-        return self._table.watch_code
-
-    @property
-    def rules(self) -> engine.Rules:
-        return self._table.rules
-
-    @property
-    def seq(self) -> int:
-        """The seq of the last room message."""
-        return self._table.seq
-
-    @property
-    def last_active(self) -> float:
-        """When somebody last did something in the room (a restart is no activity)."""
-        return self._table.last_active
-
-    @property
-    def game(self) -> engine.Game:
-        """The current game (the engine's)."""
-        return self._table.game
-
-    @property
-    def game_record(self) -> GameRecord:
-        """The current game as it is to be stored (deal, stage, steps, time stop, flags)."""
-        return self._table.game_record
-
-    @property
-    def seats(self) -> Seats:
-        """The seats and spectators (read them; the room changes them)."""
-        return self._table.seats
-
-    @property
-    def stage(self) -> Stage:
-        """Waiting for players, playing, finishing (a finish vote's play-out), or over."""
-        return self._table.stage
-
-    @property
-    def phase(self) -> RoomPhase:
-        """Waiting for players, playing, or over, as the wire says (finishing: playing)."""
-        return self._table.phase
-
-    def record(self) -> RoomRecord:
-        """The room as it is to be stored now (what `Room` is rebuilt from)."""
-        return self._table.record()
-
+    # ------------------------------------------------------------------ queries
     @property
     def connections(self) -> tuple[ConnId, ...]:
         """Every connection in the room: seats in seat order, then spectators."""
-        return self._table.seats.connections
+        return self.seats.connections
 
     @property
     def spectators(self) -> int:
         """How many spectators watch."""
-        return self._table.seats.spectators
+        return self.seats.spectators
 
     @property
     def abandoned(self) -> bool:
         """No human player is left: the room should be removed."""
-        return self._table.seats.abandoned
+        return self.seats.abandoned
 
     def seat_of(self, conn: ConnId) -> int | None:
         """The seat ``conn`` plays, or None (a spectator, or not in this room)."""
-        return self._table.seats.seat_of(conn)
+        return self.seats.seat_of(conn)
 
     def has(self, conn: ConnId) -> bool:
         """Whether ``conn`` is in this room (seated or watching)."""
-        seats = self._table.seats
+        seats = self.seats
         return seats.watching(conn) or seats.seat_of(conn) is not None
-
-    def waiting_for(self) -> tuple[int, ...]:
-        """Seats whose ready the game waits for now (empty unless it waits for readies)."""
-        return self._table.waiting_for()
-
-    def state(self, now: float) -> RoomState:
-        """The room as everyone at the table sees it (nothing hidden)."""
-        return self._table.state(now)
 
     def next_deadline(self) -> float | None:
         """The earliest time `wake` has something to do, or None (always while finishing:
         the play-out queue has the room's time then)."""
-        table = self._table
-        if table.stage is Stage.FINISHING:
+        if self.stage is Stage.FINISHING:
             return None
-        times = [seat.due for seat in table.seats if seat.due is not None]
-        times += [s.away_deadline for s in table.seats if s.away_deadline is not None]
+        seats = self.seats
+        times = [seat.due for seat in seats if seat.due is not None]
+        times += [seat.away_deadline for seat in seats if seat.away_deadline is not None]
         limit = self._play.time_limit_due()
         if limit is not None:
             times.append(limit)
@@ -232,17 +168,17 @@ class Room:
         welcomed with (in the record, even if the command is then refused): the earlier
         token stops working. A refused command comes back in `Effects.refused`.
         """
-        table = self._table
-        table.last_active = now
-        self._arrivals.confirm(conn)
-        index = table.seats.seat_of(conn)
+        self.last_active = now
+        index = self.seats.seat_of(conn)
+        if index is not None:
+            self._arrivals.confirm(index)
         who = Who.SPECTATOR if index is None else Who.SEAT
-        refused = phases.refusal(message.TYPE, table.stage, who)
+        refused = phases.refusal(message.TYPE, self.game_record.stage, who)
         if refused is None and isinstance(message, Ready) and index is not None:
             refused = self._play.ready_refusal(index, message.step)
         if refused is not None:  # nothing changed (but the token's confirmation)
-            return table.effects([], refused)
-        return table.effects(self._command(conn, index, message, now))
+            return self.effects([], refused)
+        return self.effects(self._command(conn, index, message, now))
 
     def _command(
         self, conn: ConnId, index: int | None, message: InRoomMessage, now: float
@@ -266,35 +202,36 @@ class Room:
         """``conn`` sent something the hub refused before the room saw it (a frame that
         did not decode, a second opening message): it still confirms the token its seat
         was welcomed with. Nothing else changes (a spectator's: nothing at all)."""
-        self._table.last_active = now
-        self._arrivals.confirm(conn)
-        return self._table.effects([])
+        self.last_active = now
+        index = self.seats.seat_of(conn)
+        if index is not None:
+            self._arrivals.confirm(index)
+        return self.effects([])
 
     def disconnect(self, conn: ConnId, now: float) -> Effects:
         """``conn`` is gone: its seat is away (kept for a resume), or one spectator fewer."""
-        return self._table.effects(self._arrivals.disconnect(conn, now))
+        return self.effects(self._arrivals.disconnect(conn, now))
 
     def wake(self, now: float) -> Effects:
         """Run what is due at or before ``now``: the time limit, away-timeouts and
         auto-play (nothing while finishing: the play-out queue calls `play_slice`)."""
-        table = self._table
-        if table.stage is Stage.FINISHING:
-            return table.effects([])
+        if self.stage is Stage.FINISHING:
+            return self.effects([])
         actions: list[Action] = []
         limit = self._play.time_limit_due()
         if limit is not None and limit <= now:
             actions += self._play.time_up(now)
-        for index, seat in enumerate(table.seats):
+        for index, seat in enumerate(self.seats):
             if seat.away_deadline is not None and seat.away_deadline <= now:
                 seat.away_deadline = None
                 if seat.away and seat.auto is AutoPlay.OFF:
                     actions += self._arrivals.play_for_away(index, now)
-        for index, seat in enumerate(table.seats):
+        for index, seat in enumerate(self.seats):
             if seat.due is not None and seat.due <= now:
                 seat.due = None
-                if index in table.waiting_for():
+                if index in self.waiting_for():
                     actions += self._play.mark_ready(index, now)
-        return table.effects(actions)
+        return self.effects(actions)
 
     def play_slice(self, budget: int, now: float, *, first: bool) -> Effects:
         """Play the next slice of a finish vote's play-out, about ``budget`` units of
@@ -303,11 +240,10 @@ class Room:
 
     def close_all(self, reason: str) -> list[Action]:
         """Close every connection of the room (4003 room closed) and forget them."""
-        table = self._table
         actions: list[Action] = [
-            Close(conn, CloseCode.ROOM_CLOSED, reason) for conn in table.seats.connections
+            Close(conn, CloseCode.ROOM_CLOSED, reason) for conn in self.seats.connections
         ]
-        table.seats.clear()
-        if table.log is not None:
-            table.log.info("room_removed", why=reason)
+        self.seats.clear()
+        if self.log is not None:
+            self.log.info("room_removed", why=reason)
         return actions

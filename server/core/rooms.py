@@ -165,10 +165,6 @@ class Rooms:
             self.ledger.write(record)
         except Exception as bug:
             return self._recover(room, present, opener, bug, now), None, 0
-        if self.ledger.unsettled(room_id):
-            self.ledger.saw(room_id, present)
-            if opener is not None:
-                self.ledger.saw(room_id, (opener,))
         if opener is not None and effects.refused is None:
             self._where[opener] = room_id
         return actions, effects.refused, effects.work
@@ -176,11 +172,13 @@ class Rooms:
     def _settle(self, room: Room, effects: Effects, now: float) -> tuple[list[Action], RoomRecord]:
         """The actions of ``effects`` and of the disconnections its closes cause in
         ``room``, and the room's record after all of them; the closed connections are in
-        no room any more."""
+        no room any more (the ledger notes them: if the commit fails, their leaving is
+        undone and they are told to come back too)."""
         actions, record = effects.actions, effects.record
         for close in _closes(actions):
             if self._where.get(close.conn) == room.room_id:
                 self._where[close.conn] = None
+                self.ledger.saw(room.room_id, (close.conn,))
             if room.has(close.conn):
                 gone = room.disconnect(close.conn, now)
                 actions.extend(gone.actions)
