@@ -57,8 +57,8 @@ class PlayOuts:
     def __init__(self, settings: HubSettings, now: float) -> None:
         self.slice = settings.play_out_slice
         """The engine work one slice may spend."""
-        self._work = WorkBudget(settings.play_out_rate, settings.play_out_burst)
-        self._server = TokenBucket(
+        self._per_address = WorkBudget(settings.play_out_rate, settings.play_out_burst)
+        self._per_server = TokenBucket(
             settings.play_out_server_rate, settings.play_out_server_burst, now
         )
         self._rooms: dict[str, _Finishing] = {}  # in turn order: the next to play first
@@ -115,8 +115,8 @@ class PlayOuts:
         due once the budgets allow, and (``woken``: played by a wake) not before just
         after ``now``."""
         finishing = self._rooms[room_id]
-        self._work.charge(finishing.payer, work, now)
-        self._server.charge(work, now)
+        self._per_address.charge(finishing.payer, work, now)
+        self._per_server.charge(work, now)
         if over:
             del self._rooms[room_id]
             return
@@ -132,5 +132,5 @@ class PlayOuts:
     def _wait(self, payer: str, now: float) -> float:
         """Seconds before more may be played out for ``payer``: its budget and the
         server's (0.0: now; a wait under `MIN_PACE_SECONDS` counts as none)."""
-        wait = max(self._work.wait(payer, now), self._server.wait(now))
+        wait = max(self._per_address.wait(payer, now), self._per_server.wait(now))
         return wait if wait >= MIN_PACE_SECONDS else 0.0
