@@ -341,7 +341,8 @@ class Hub:
         """If the call just made put ``room`` in its finish vote's play-out, queue it:
         address ``payer`` pays for it, and the first slice is played now unless that
         address has spent its budget (then it waits); a play-out nobody's message
-        started (``payer`` None: a wake's) waits for the next wake."""
+        started (``payer`` None: a wake's) waits for the next wake. (The room's stage,
+        which the phase table moved, is only read here: what is decided is a budget.)"""
         room_id = room.room_id
         playouts = self._playouts
         if (

@@ -35,7 +35,7 @@ from server import engine
 from server.core import phases
 from server.core.actions import Action, Effects
 from server.core.codes import RandomSource, new_deal
-from server.core.phases import Event, Stage
+from server.core.phases import Event
 from server.core.records import GameRecord
 from server.core.refusals import Refusal
 from server.core.table import Table
@@ -122,7 +122,8 @@ class Play:
             actions += table.to_room(event_message(event, table.game, table.next_seq()))
         outcome = table.game.outcome
         if outcome is not None:
-            table.advance(Event.PLAYED_OUT if table.stage is Stage.FINISHING else Event.GAME_ENDED)
+            played_out = phases.may(table.stage, Event.PLAYED_OUT)  # the last slice
+            table.advance(Event.PLAYED_OUT if played_out else Event.GAME_ENDED)
             if table.log is not None:
                 table.log.info(
                     "game_over",

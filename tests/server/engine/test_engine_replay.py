@@ -11,16 +11,16 @@ RULES = engine.Rules()
 
 
 def _played(steps: int, *, stop_step: int | None = None, finished: bool = False) -> engine.Game:
-    """The game of deal 90210 played call by call, as a room plays it."""
+    """The game of deal 90210 as a room plays it: flips until the time limit stops it
+    (``stop_step``), then on to ``steps`` flips if it is not over, then the finish."""
     game = engine.Game(RULES, 90210)
-    while game.steps < steps and game.outcome is None:
-        if game.steps == stop_step:
-            game.stop_by_time()
-            if game.outcome is not None:
-                break
+    until_stop = steps if stop_step is None else stop_step
+    for _ in range(until_stop):
         game.step()
-    if stop_step == steps and game.outcome is None:
+    if stop_step is not None:
         game.stop_by_time()
+        while game.outcome is None and game.steps < steps:
+            game.step()
     if finished:
         game.finish()
     return game
