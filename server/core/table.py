@@ -75,7 +75,7 @@ class Table:
 
     def waiting_for(self) -> tuple[int, ...]:
         """Seats whose ready the game waits for now (empty unless it waits for readies)."""
-        if not self.awaits_readies:
+        if self.game_record.stage not in _AWAITS_READIES:
             return ()
         ready = self.game_record.ready
         return tuple(s for s in self.game.next_seats if s not in ready)
