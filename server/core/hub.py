@@ -171,7 +171,8 @@ class Hub:
 
     def handle(self, conn: ConnId, message: ClientMessage, now: float) -> Output:
         """A decoded, validated message from ``conn``; never raises."""
-        self._known(conn)
+        if conn not in self._peers:
+            self._known(conn)
         try:
             actions = self._handle(conn, message, now)
         except Exception as bug:  # a bug must not take the server down

@@ -57,7 +57,8 @@ class Ledger:
         before = self._latest.get(room_id)
         if before is not None and (record is before or same_state(record, before)):
             return False
-        self._note(room_id)
+        if room_id not in self._unsettled:
+            self._unsettled[room_id] = before
         self._changes.append(Write(record, before))
         self._latest[room_id] = record
         return True

@@ -80,7 +80,7 @@ class Rooms:
         self.directory = Directory()
         self.ledger = Ledger()
         self.deadlines = Deadlines(self._deadline_of)
-        self._where: dict[ConnId, str | None] = {}  # each connection → the room it is in
+        self._where: dict[ConnId, Room | None] = {}  # each connection → the room it is in
         self._grace: dict[str, float] = {}  # loaded rooms: not removed as idle before this
         self._hold: dict[str, float] = {}  # rebuilt rooms: no timer before this time
 
@@ -97,16 +97,10 @@ class Rooms:
 
     def gone(self, conn: ConnId) -> Room | None:
         """``conn`` ended: forget it; the room it was in, if any (still holding it)."""
-        room_id = self._where.pop(conn, None)
-        return None if room_id is None else self.directory.get(room_id)
+        return self._where.pop(conn, None)
 
     def of(self, conn: ConnId) -> Room | None:
         """The room ``conn`` is in, or None."""
-        room_id = self._where.get(conn)
-        return None if room_id is None else self.directory.get(room_id)
-
-    def room_id_of(self, conn: ConnId) -> str | None:
-        """The id of the room ``conn`` is in, or None."""
         return self._where.get(conn)
 
     # ------------------------------------------------------------------ rooms
@@ -155,7 +149,7 @@ class Rooms:
         it is in the room once the call is stored, unless the call refused it."""
         room_id = room.room_id
         self.deadlines.touch(room_id)
-        present = room.connections
+        present = room.seats.connections
         try:
             effects = call()
             actions, record = self._settle(room, effects, now)
@@ -166,7 +160,7 @@ class Rooms:
         except Exception as bug:
             return self._recover(room, present, opener, bug, now), None, 0
         if opener is not None and effects.refused is None:
-            self._where[opener] = room_id
+            self._where[opener] = room
         return actions, effects.refused, effects.work
 
     def _settle(self, room: Room, effects: Effects, now: float) -> tuple[list[Action], RoomRecord]:
@@ -176,7 +170,7 @@ class Rooms:
         undone and they are told to come back too)."""
         actions, record = effects.actions, effects.record
         for close in _closes(actions):
-            if self._where.get(close.conn) == room.room_id:
+            if self._where.get(close.conn) is room:
                 self._where[close.conn] = None
                 self.ledger.saw(room.room_id, (close.conn,))
             if room.has(close.conn):
@@ -237,7 +231,7 @@ class Rooms:
         told = [
             conn
             for conn in dict.fromkeys((*present, *(() if opener is None else (opener,))))
-            if conn in where and (where[conn] == room.room_id or conn == opener)
+            if conn in where and (where[conn] is room or conn == opener)
         ]  # not those gone, or already on their way out before this call
         return self._rebuild(room, tuple(told), ErrorCode.INTERNAL_ERROR, now)
 
@@ -257,7 +251,7 @@ class Rooms:
         actions: list[Action] = []
         where = self._where
         for conn in dict.fromkeys(told):
-            if conn not in where or where[conn] not in (room_id, None):
+            if conn not in where or where[conn] not in (room, None):
                 continue  # gone, or in another room now
             where[conn] = None
             actions += come_back(conn, code)
@@ -271,9 +265,10 @@ class Rooms:
     # ------------------------------------------------------------------ removal
     def _removal(self, room: Room, now: float) -> str | None:
         """Why ``room`` is to be removed now, or None."""
-        if room.abandoned:
+        seats = room.seats
+        if seats.abandoned:
             return "every player left"
-        if not room.connections and now >= self._idle_until(room):
+        if not seats.connections and now >= self._idle_until(room):
             return "the room was idle"
         return None
 
@@ -334,7 +329,7 @@ class Rooms:
         due = self._playouts.due(room_id)
         if due is None:
             due = room.next_deadline()
-        if not room.connections:
+        if not room.seats.connections:
             removal = self._idle_until(room)
             due = removal if due is None else min(due, removal)
         hold = self._hold.get(room_id)

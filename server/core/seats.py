@@ -87,16 +87,12 @@ class Seats(list[Seat]):
 
     def __init__(self, records: tuple[SeatRecord, ...]) -> None:
         super().__init__(Seat(record) for record in records)
-        self._records = records
+        self.records = records
+        """Every seat's stored part (the same tuple while no seat changed)."""
         self._spectators: dict[ConnId, None] = {}
         self._connections: tuple[ConnId, ...] | None = ()
 
     # ------------------------------------------------------------------ queries
-    @property
-    def records(self) -> tuple[SeatRecord, ...]:
-        """Every seat's stored part (the same tuple while no seat changed)."""
-        return self._records
-
     @property
     def connections(self) -> tuple[ConnId, ...]:
         """Every connection in the room: seats in seat order, then spectators."""
@@ -167,7 +163,7 @@ class Seats(list[Seat]):
     def set(self, index: int, record: SeatRecord) -> None:
         """Seat ``index`` is stored as ``record`` from now on."""
         self[index].set(record)
-        self._records = tuple(seat.record for seat in self)
+        self.records = tuple(seat.record for seat in self)
 
     def change(self, index: int, **fields: Any) -> None:
         """Seat ``index`` is stored with these ``fields`` changed from now on."""
