@@ -298,13 +298,8 @@ class LineRenderer:
         """Carry out one typed command; returns what to tell the player, if anything."""
         word, _, rest = text.lower().partition(" ")
         asked, self._leave_asked = self._leave_asked, False
-        if word == "s":
-            return self.standing()
-        if word == "rules":
-            return f"Rules: {rules_sentence(self.view.rules, self.view.minutes)}"
-        if word == "q" and not asked:
-            self._leave_asked = True
-            return _CONFIRM_LEAVE
+        if (answer := self._question(word, asked)) is not None:
+            return answer
         intent = self._intent(word, rest.strip())
         if intent is None:
             return _HELP
@@ -316,6 +311,17 @@ class LineRenderer:
             self._auto_asked = intent.mode  # a second "a" steps on from it
         elif isinstance(intent, Ready):
             self._ready_sent = intent.step  # a second enter waits for the next step
+        return None
+
+    def _question(self, word: str, asked: bool) -> str | None:
+        """The answer to a word that sends nothing: ``s``, ``rules``, a first ``q``."""
+        if word == "s":
+            return self.standing()
+        if word == "rules":
+            return f"Rules: {rules_sentence(self.view.rules, self.view.minutes)}"
+        if word == "q" and not asked:
+            self._leave_asked = True
+            return _CONFIRM_LEAVE
         return None
 
     def _intent(self, word: str, rest: str) -> ClientMessage | str | None:

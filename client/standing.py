@@ -116,27 +116,9 @@ def rules_sentence(rules: RulesSpec, minutes: int | None = None) -> str:
     lines = ["Aces are high." if rules.aces.value == "high" else "Aces are low, below the 2s."]
     down = _NUMBER_WORDS.get(rules.face_down, str(rules.face_down))
     lines.append(f"{down} card{'s' if rules.face_down != 1 else ''} face down in a war.")
-    if rules.short_war is ShortWar.LAST_CARD:
-        lines.append("A player short of cards in a war turns up their last card.")
-    elif rules.players == 2:
-        lines.append("A player short of cards in a war loses.")
-    else:
-        lines.append("A player short of cards in a war is out.")
-    if rules.players > 2 and rules.both_short is BothShort.END:
-        lines.append("If everyone in a war runs out at once, the game ends (the old rule).")
-    elif rules.players > 2 and rules.taken_back is TakenBack.AS_LAID and _shuffled(rules):
-        lines.append(
-            "If everyone in a war runs out at once, their cards go back unshuffled (the old rule)."
-        )
-    if rules.won_cards is WonCards.FIXED and rules.fixed_order is FixedOrder.SEAT0:
-        lines.append(
-            "Won cards go under the pile in the order they were laid down, seat 1's first"
-            " (the old rule)."
-        )
-    elif rules.won_cards is WonCards.FIXED:
-        lines.append("Won cards go under the pile in the order they were laid down.")
-    else:
-        lines.append("Won cards are shuffled before they go under the pile.")
+    lines.append(_short_sentence(rules))
+    lines.extend(_old_rule_sentences(rules))
+    lines.append(_won_cards_sentence(rules))
     if rules.round_limit is None and minutes is None:
         lines.append("No limit: the game ends when one player has every card.")
         return " ".join(lines)
@@ -150,6 +132,38 @@ def rules_sentence(rules: RulesSpec, minutes: int | None = None) -> str:
     else:
         lines.append("Equal counts then are a draw.")
     return " ".join(lines)
+
+
+def _short_sentence(rules: RulesSpec) -> str:
+    if rules.short_war is ShortWar.LAST_CARD:
+        return "A player short of cards in a war turns up their last card."
+    if rules.players == 2:
+        return "A player short of cards in a war loses."
+    return "A player short of cards in a war is out."
+
+
+def _old_rule_sentences(rules: RulesSpec) -> list[str]:
+    """What a room made before 0.3 still plays by, when everyone in a war runs out."""
+    if rules.players <= 2:
+        return []
+    if rules.both_short is BothShort.END:
+        return ["If everyone in a war runs out at once, the game ends (the old rule)."]
+    if rules.taken_back is TakenBack.AS_LAID and _shuffled(rules):
+        return [
+            "If everyone in a war runs out at once, their cards go back unshuffled (the old rule)."
+        ]
+    return []
+
+
+def _won_cards_sentence(rules: RulesSpec) -> str:
+    if rules.won_cards is WonCards.FIXED and rules.fixed_order is FixedOrder.SEAT0:
+        return (
+            "Won cards go under the pile in the order they were laid down, seat 1's first"
+            " (the old rule)."
+        )
+    if rules.won_cards is WonCards.FIXED:
+        return "Won cards go under the pile in the order they were laid down."
+    return "Won cards are shuffled before they go under the pile."
 
 
 def score(view: ViewState, me: int | None) -> str:
