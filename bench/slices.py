@@ -4,7 +4,7 @@ Run from the repository root::
 
     .venv/bin/python -m bench.slices [--repeat 5]
 
-A room plays a finish vote's game out `server.core.room.PLAY_OUT_SLICE` units of work
+A room plays a finish vote's game out `server.core.settings.PLAY_OUT_SLICE` units of work
 per call (`server.engine.STEP_WORK` a step of the step path, 1 a step of the two-player
 fast path). This times every slice of whole play-outs, in this process, for the cases
 that cost the most per step and the least:
@@ -25,7 +25,7 @@ import argparse
 import statistics
 import time
 
-from server.core.room import PLAY_OUT_SLICE
+from server.core.settings import PLAY_OUT_SLICE
 from server.engine import FixedOrder, Game, Rules, WonCards
 
 CASES = (

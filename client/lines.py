@@ -300,8 +300,7 @@ class LineRenderer:
         word, _, rest = text.lower().partition(" ")
         asked, self._leave_asked = self._leave_asked, False
         words = self.words
-        answer = self._answer(word, asked=asked)
-        if answer is not None:
+        if (answer := self._question(word, asked)) is not None:
             return answer
         intent = self._intent(word, rest.strip())
         if intent is None:
@@ -316,8 +315,8 @@ class LineRenderer:
             self._ready_sent = intent.step  # a second enter waits for the next step
         return None
 
-    def _answer(self, word: str, *, asked: bool) -> str | None:
-        """The commands answered here, without a message: ``s``, ``rules``, a first ``q``."""
+    def _question(self, word: str, asked: bool) -> str | None:
+        """The answer to a word that sends nothing: ``s``, ``rules``, a first ``q``."""
         if word == "s":
             return self.standing()
         if word == "rules":

@@ -35,8 +35,9 @@ What a peer can make the server hold or wait for, and the bound on each:
 
 Also, a message over ``max_size`` (which websockets refuses from the frame's header,
 before reading its payload, and fails the connection with 1009) gets the app's
-``too_large`` error first, as PROTOCOL.md says: `GuardedConnection` gives its sans-I/O
-protocol a ``fail`` that queues that frame ahead of the close frame (`_SaysTooLarge`).
+``too_large`` error first, and the close frame's reason is ``too_large``, as PROTOCOL.md
+says: `GuardedConnection` gives its sans-I/O protocol a ``fail`` that queues that frame
+ahead of the close frame (`_SaysTooLarge`).
 
 Aborting (``transport.abort()``) drops the TCP connection without waiting for anything;
 the app hears of it as a closed connection (code 1006). Each abort calls the guard's
@@ -47,8 +48,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import resource
 import socket
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from websockets.asyncio.connection import Connection
@@ -57,17 +59,35 @@ from websockets.frames import CloseCode
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
+from protocol import Error, ErrorCode, encode
 from server.adapters._forwarded import Network, is_trusted_peer
-from server.adapters.config import RECEIVE_BURST, RECEIVE_RATE
+from server.adapters.config import Settings
+from server.adapters.limits import AddressSlots
 from server.adapters.logs import get_logger
-from server.core.limits import AddressSlots, address_key
+from server.core.limits import address_key
 
 __all__ = [
+    "ACCEPT_BURST",
+    "NOFILE_CEILING",
     "RECEIVE_BUFFER",
     "GuardedConnection",
     "TransportGuard",
     "connection_class",
+    "open_files_limit",
 ]
+
+ACCEPT_BURST = 100
+"""connections asyncio may accept in one go (its listening backlog), each a descriptor
+until it is set up or dropped: what the hold limit leaves room for"""
+NOFILE_CEILING = 1 << 20
+"""what an "unlimited" open-files limit counts as (Linux's usual fs.nr_open)"""
+
+
+def open_files_limit() -> int:
+    """This process's soft open-files limit (every connection is a file descriptor)."""
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return NOFILE_CEILING if soft == resource.RLIM_INFINITY else soft
+
 
 RECEIVE_BUFFER = 8 * 1024
 """the kernel's receive buffer for one connection (SO_RCVBUF; Linux doubles it): one read
@@ -83,29 +103,24 @@ class TransportGuard:
 
     def __init__(
         self,
+        settings: Settings,
         *,
-        max_send_buffer: int,
-        send_timeout: float,
-        close_timeout: float,
-        max_handshakes_per_ip: int,
-        handshake_timeout: float,
-        hold_limit: int = 0,
-        receive_rate: float = RECEIVE_RATE,
-        receive_burst: float = RECEIVE_BURST,
-        trusted_proxies: Iterable[Network] = (),
         on_abort: Callable[[GuardedConnection, str, int], None] | None = None,
         on_handshake_refused: Callable[[str], None] | None = None,
-        too_large: bytes = b"",
     ) -> None:
-        self.max_send_buffer = max_send_buffer
-        self.send_timeout = send_timeout
-        self.close_timeout = close_timeout
-        self.receive_rate = receive_rate
-        self.receive_burst = receive_burst
-        self.trusted = tuple(trusted_proxies)
-        self.handshakes = AddressSlots(max_handshakes_per_ip)
-        self.handshake_timeout = handshake_timeout
-        self.hold_limit = hold_limit
+        """The guard of a server with ``settings`` (their bounds; a hold limit of half the
+        descriptors left after one burst of accepts, `ACCEPT_BURST`), which calls
+        ``on_abort`` after each abort and ``on_handshake_refused`` with the address key
+        of each connection refused for its address's handshakes."""
+        self.max_send_buffer = settings.max_send_buffer
+        self.send_timeout = settings.send_timeout
+        self.close_timeout = settings.close_timeout
+        self.receive_rate = settings.receive_rate
+        self.receive_burst = settings.receive_burst
+        self.trusted: tuple[Network, ...] = tuple(settings.trusted_proxies)
+        self.handshakes = AddressSlots(settings.max_handshakes_per_ip)
+        self.handshake_timeout = settings.handshake_timeout
+        self.hold_limit = max(0, open_files_limit() - ACCEPT_BURST) // 2
         """connections open at most for a refused one to be held rather than dropped"""
         self.connecting: set[GuardedConnection] = set()
         self.held: set[GuardedConnection] = set()
@@ -114,8 +129,13 @@ class TransportGuard:
         """every connection open now"""
         self.on_abort = on_abort
         self.on_handshake_refused = on_handshake_refused
-        self.too_large = too_large
-        """the message sent before a 1009 close (empty: none)"""
+        too_large = Error(
+            code=ErrorCode.TOO_LARGE,
+            message=f"a message may have at most {settings.max_message_bytes} bytes; "
+            "this one had more",
+        )
+        self.too_large = encode(too_large)
+        """the message sent before a 1009 close"""
 
     def is_trusted(self, peer: str) -> bool:
         return is_trusted_peer(peer, self.trusted)
@@ -131,13 +151,16 @@ class TransportGuard:
 
 class _SaysTooLarge(ServerProtocol):
     """websockets' server protocol, but a connection failed for a message over the size
-    limit (1009) gets ``too_large`` (the app's encoded error message) first."""
+    limit (1009) gets ``too_large`` (the app's encoded error message) first, and its
+    close frame gives the error code as the reason (``protocol/PROTOCOL.md`` §7), not
+    websockets' sentence about the frame's size."""
 
     too_large: bytes = b""
 
     def fail(self, code: CloseCode | int, reason: str = "") -> None:
         if code == CloseCode.MESSAGE_TOO_BIG and self.state is State.OPEN and self.too_large:
             self.send_binary(self.too_large)
+            reason = ErrorCode.TOO_LARGE.value
         super().fail(code, reason)
 
 

@@ -119,13 +119,19 @@ def client_address(
     order received (several lines read as one comma-separated list). Never raises: a
     header it cannot use gives ``peer`` with the reason in `ClientAddress.ignored`.
     """
-    if not trusted:
-        return ClientAddress(peer)
-    if not is_trusted_peer(peer, trusted):
+    if not trusted or not is_trusted_peer(peer, trusted):
         return ClientAddress(peer)
     entries = [entry for value in forwarded_for for entry in value.split(",")]
     if not "".join(entries).strip(" \t"):
         return ClientAddress(peer, ignored="no X-Forwarded-For header")
+    return _rightmost_untrusted(peer, entries, trusted)
+
+
+def _rightmost_untrusted(
+    peer: str, entries: list[str], trusted: Sequence[Network]
+) -> ClientAddress:
+    """The client that the X-Forwarded-For ``entries`` (not all empty) name, read from the
+    right past the ``trusted`` proxies, from the trusted peer ``peer``."""
     leftmost: Address | None = None
     for hops, raw in enumerate(reversed(entries)):
         if hops == MAX_HOPS:

@@ -1,5 +1,12 @@
 """The server's settings: one frozen `Settings`, read from flags and ``WAR_*`` variables.
 
+Every setting is declared once, as a field with its default, its reader and its help
+(`server.core.settings.setting`): the room core's in `server.core.settings.HubSettings`,
+the transport's and the process's here, in `Settings`, which extends it. The flag and
+the variable are the field's name (``max_rooms_per_ip``: ``--max-rooms-per-ip``,
+``WAR_MAX_ROOMS_PER_IP``), `OPTIONS` and ``--help`` (with each default) are built from the
+declarations, and the object `load_settings` returns is the one the core gets.
+
 Every flag has an environment variable (the flag wins over the variable, the variable
 over the default). An empty variable counts as unset, so ``WAR_PASSWORD=`` in an env file
 means "no password"; so does a variable of only spaces, except ``WAR_PASSWORD``, which
@@ -16,22 +23,18 @@ Use::
 from __future__ import annotations
 
 import argparse
-import ipaddress
-import math
+import dataclasses
 import os
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Any
 
-from protocol.fields import (
-    MAX_PASSWORD_CHARS,  # a longer password could never be sent
-    unprintable,
-)
 from server.adapters._forwarded import Network
-from server.adapters._origin import normal_origin
+from server.adapters._values import choice, existing_file, host, networks, origins, path, switch
+from server.core.settings import HubSettings, Setting, declared, seconds, setting, whole
 
 __all__ = [
     "OPTIONS",
@@ -60,10 +63,7 @@ MIN_SEND_BUFFER = 64 * 1024
 """the lowest --max-send-buffer: every answer the server makes in one go fits in it"""
 WRITE_HIGH_WATER = 32 * 1024
 """Unsent bytes above which a connection counts as not keeping up (its send timeout runs)"""
-MIN_PUBLIC_PROXY_PREFIX = {4: 8, 6: 16}
-"""A trusted proxy network with public addresses needs at least this prefix length"""
-_MAPPED = ipaddress.IPv6Network("::ffff:0:0/96")
-_PRIVATE_V6 = (ipaddress.IPv6Network("fc00::/7"), ipaddress.IPv6Network("fe80::/10"))
+_MANY = 1_000_000
 
 
 class ConfigError(ValueError):
@@ -88,63 +88,226 @@ class LogLevel(StrEnum):
     ERROR = "error"
 
 
+_DB_SHOWN = "$XDG_DATA_HOME/family-war/war.sqlite3 or ~/.local/share/family-war/war.sqlite3"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Settings:
-    """Everything `war-server` needs to run, checked.
+class Settings(HubSettings):
+    """Everything `war-server` needs to run, checked: the room core's settings
+    (`HubSettings`, which the Hub gets as they are) and the transport's and the
+    process's. Fields declared without a flag are fixed for production and exist so
+    tests can shorten them."""
 
-    The fields after ``trusted_proxies`` have no flag: they are fixed for production and
-    exist so tests can shorten them.
-    """
-
-    host: str = "127.0.0.1"
-    port: int = 8765
-    db: Path
-    password: str | None = None
-    log_format: LogFormat = LogFormat.AUTO
-    log_level: LogLevel = LogLevel.INFO
-    certfile: Path | None = None
-    keyfile: Path | None = None
-    max_rooms: int = 500
-    max_rooms_per_ip: int = 20
-    max_spectators: int = 20
-    max_connections_per_ip: int = 32
-    max_message_bytes: int = 4096
-    rate_limit: float = 20.0
-    connect_rate: float = 5.0
-    connect_burst: int = 32
-    abuse_penalty: float = 10.0
-    abuse_penalty_max: float = 300.0
-    max_failed_joins: int = 10
-    idle_room_minutes: int = 1440
-    idle_waiting_room_minutes: int = 30
-    away_timeout: float = 120.0
-    trusted_proxies: tuple[Network, ...] = ()
-    """reverse proxies whose X-Forwarded-For names the client (`server.adapters._forwarded`)"""
-    max_send_buffer: int = 256 * 1024
-    """unsent bytes a connection may have queued; more: it is aborted (`server.adapters._guard`)"""
-    send_timeout: float = 20.0
-    """seconds unsent data may stay above `WRITE_HIGH_WATER`; longer: aborted"""
-    handshake_timeout: float = 5.0
-    """seconds from accepting a connection to the end of its WebSocket opening handshake"""
-    max_handshakes_per_ip: int = 32
-    """connections one address (an IPv6 /64) may have in the opening handshake at once"""
-    allowed_origins: tuple[str, ...] = ()
-    """origins (`server.adapters._origin.normal_origin` form) allowed besides the server's own"""
-    no_web: bool = False
-    """serve no browser table (`server.adapters.web`): WebSocket and /healthz only"""
-    # --- not settable from outside -----------------------------------------------------
-    opening_timeout: float = OPENING_TIMEOUT_SECONDS
-    """seconds a connection may take to send its opening message (then close 4005)"""
-    ping_interval: float = PING_INTERVAL_SECONDS
-    """seconds between keepalive pings"""
-    ping_timeout: float = PING_TIMEOUT_SECONDS
-    """seconds without a pong before a connection counts as dead"""
-    close_timeout: float = 5.0
-    """seconds to wait for a client's close frame on shutdown"""
-    receive_rate: float = RECEIVE_RATE
-    """bytes a second a connection is read at after its burst (`server.adapters._connection`)"""
-    receive_burst: float = RECEIVE_BURST
-    """bytes a connection may send at once before reading slows down"""
+    host: str = setting(
+        "127.0.0.1",
+        Setting(
+            help="address to listen on (0.0.0.0 = every address)", parse=host, metavar="ADDRESS"
+        ),
+    )
+    port: int = setting(
+        8765,
+        Setting(
+            help="TCP port for WebSocket and GET /healthz (0 = any free port)",
+            parse=whole(0, 65535),
+            metavar="PORT",
+        ),
+    )
+    db: Path = dataclasses.field(
+        metadata={
+            "setting": Setting(
+                parse=path,
+                help="SQLite store (WAL); its folder is created if missing",
+                metavar="PATH",
+                shown=_DB_SHOWN,
+            )
+        }
+    )
+    log_format: LogFormat = setting(
+        LogFormat.AUTO,
+        Setting(
+            help="console, json, or auto (console on a terminal, json otherwise)",
+            parse=choice(LogFormat),
+            metavar="FORMAT",
+        ),
+    )
+    log_level: LogLevel = setting(
+        LogLevel.INFO,
+        Setting(help="debug, info, warning or error", parse=choice(LogLevel), metavar="LEVEL"),
+    )
+    certfile: Path | None = setting(
+        None,
+        Setting(
+            help="TLS certificate chain (PEM): serve wss:// directly; needs --keyfile",
+            parse=existing_file,
+            metavar="PEM",
+        ),
+    )
+    keyfile: Path | None = setting(
+        None,
+        Setting(help="TLS private key (PEM) for --certfile", parse=existing_file, metavar="PEM"),
+    )
+    max_connections_per_ip: int = setting(
+        32,
+        Setting(
+            help="connections at once from one address (more: error too_many_connections, "
+            "close 1013)",
+            parse=whole(1, _MANY),
+            metavar="N",
+        ),
+    )
+    max_message_bytes: int = setting(
+        4096,
+        Setting(
+            help="largest frame a client may send (larger: close 1009)",
+            parse=whole(MIN_MESSAGE_BYTES, MAX_MESSAGE_BYTES),
+            metavar="BYTES",
+        ),
+    )
+    rate_limit: float = setting(
+        20.0,
+        Setting(
+            help="messages per second per connection, bursts of twice that (faster: error "
+            "rate_limited and the message is dropped; another full burst dropped: close 4001)",
+            parse=seconds(0, positive=True),
+            metavar="PER_SECOND",
+        ),
+    )
+    connect_rate: float = setting(
+        5.0,
+        Setting(
+            help="new connections per second from one address, bursts of --connect-burst (faster: "
+            "refused before the WebSocket handshake with HTTP 429 and a Retry-After header)",
+            parse=seconds(0, positive=True),
+            metavar="PER_SECOND",
+        ),
+    )
+    connect_burst: int = setting(
+        32,
+        Setting(
+            help="new connections one address may open at once before --connect-rate applies",
+            parse=whole(1, _MANY),
+            metavar="N",
+        ),
+    )
+    abuse_penalty: float = setting(
+        10.0,
+        Setting(
+            help="seconds an address's new connections are refused (HTTP 429) after one of its "
+            "connections was closed for abuse (4001, or 1008 for invalid messages); twice as "
+            "long each time it happens again, up to --abuse-penalty-max (0 = never)",
+            parse=seconds(0, positive=False),
+            metavar="SECONDS",
+        ),
+    )
+    abuse_penalty_max: float = setting(
+        300.0,
+        Setting(
+            help="the longest penalty; an address out of trouble this long after its last one "
+            "starts over at --abuse-penalty",
+            parse=seconds(0, positive=False),
+            metavar="SECONDS",
+        ),
+    )
+    trusted_proxies: tuple[Network, ...] = setting(
+        (),
+        Setting(
+            help="reverse proxies (IP addresses or CIDR networks, comma-separated) whose "
+            "X-Forwarded-For header names the client; from them, the rightmost untrusted "
+            "address in it counts for the per-address limits and the logs; networks "
+            "covering much of the internet (0.0.0.0/0, ::/0, ...) are refused",
+            parse=networks,
+            metavar="LIST",
+        ),
+    )
+    allowed_origins: tuple[str, ...] = setting(
+        (),
+        Setting(
+            help="web pages (origins such as https://example.org, comma-separated) whose browser "
+            "WebSockets are accepted besides the server's own page; a WebSocket from any "
+            "other page is refused with HTTP 403 (clients that send no Origin header, such "
+            "as war-client, are not affected)",
+            parse=origins,
+            metavar="LIST",
+        ),
+    )
+    max_send_buffer: int = setting(
+        256 * 1024,
+        Setting(
+            help="bytes a connection may have waiting to be sent (a client that does not read); "
+            "more: the connection is dropped at once",
+            parse=whole(MIN_SEND_BUFFER, 64 * 1024 * 1024),
+            metavar="BYTES",
+        ),
+    )
+    send_timeout: float = setting(
+        20.0,
+        Setting(
+            help=f"seconds a connection's unsent data may stay above "
+            f"{WRITE_HIGH_WATER // 1024} KiB "
+            "(the client is not reading); longer: the connection is dropped",
+            parse=seconds(0, positive=True),
+            metavar="SECONDS",
+        ),
+    )
+    handshake_timeout: float = setting(
+        5.0,
+        Setting(
+            help="seconds a new connection may take to finish its TLS and WebSocket opening "
+            "handshake; longer: dropped",
+            parse=seconds(0, positive=True),
+            metavar="SECONDS",
+        ),
+    )
+    max_handshakes_per_ip: int = setting(
+        32,
+        Setting(
+            help="connections one address (an IPv6 /64) may have in the opening handshake at "
+            "once; more are refused: held unread until --handshake-timeout, or dropped at "
+            "once when descriptors run short (not counted for a --trusted-proxies peer)",
+            parse=whole(1, _MANY),
+            metavar="N",
+        ),
+    )
+    no_web: bool = setting(
+        False,
+        Setting(
+            help="serve no browser table: only the WebSocket and /healthz (a plain HTTP request "
+            "then gets 426 Upgrade Required); WAR_NO_WEB takes 1/true/yes/on or 0/false/no/off",
+            parse=switch,
+            shown="off: GET / serves the browser table",
+            switch=True,
+        ),
+    )
+    # --- no flag: fixed for production, shortened by tests --------------------------
+    opening_timeout: float = setting(
+        OPENING_TIMEOUT_SECONDS,
+        Setting(
+            help="seconds a connection may take to send its opening message (then close 4005)",
+            flag=False,
+        ),
+    )
+    ping_interval: float = setting(
+        PING_INTERVAL_SECONDS, Setting(help="seconds between keepalive pings", flag=False)
+    )
+    ping_timeout: float = setting(
+        PING_TIMEOUT_SECONDS,
+        Setting(help="seconds without a pong before a connection counts as dead", flag=False),
+    )
+    close_timeout: float = setting(
+        5.0, Setting(help="seconds to wait for a client's close frame on shutdown", flag=False)
+    )
+    receive_rate: float = setting(
+        RECEIVE_RATE,
+        Setting(
+            help="bytes a second a connection is read at after its burst "
+            "(server.adapters._connection)",
+            flag=False,
+        ),
+    )
+    receive_burst: float = setting(
+        RECEIVE_BURST,
+        Setting(help="bytes a connection may send at once before reading slows down", flag=False),
+    )
 
     def __repr__(self) -> str:
         shown = ", ".join(
@@ -172,148 +335,11 @@ def default_db_path(env: Mapping[str, str]) -> Path:
     return base / "family-war" / "war.sqlite3"
 
 
-# --- value parsers: str -> value, raising ValueError with a lowercase sentence -----------
-def _int_in(low: int, high: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text.strip(), 10)
-        except ValueError:
-            raise ValueError(f"not a whole number: {text!r}") from None
-        if not low <= value <= high:
-            raise ValueError(f"{value} is out of range {low}..{high}")
-        return value
-
-    return parse
-
-
-def _seconds(low: float, *, positive: bool) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        try:
-            value = float(text.strip())
-        except ValueError:
-            raise ValueError(f"not a number: {text!r}") from None
-        if not math.isfinite(value) or value < low or (positive and value <= 0):
-            bound = "greater than 0" if positive else f"at least {low:g}"
-            raise ValueError(f"{text.strip()} must be a finite number {bound}")
-        return value
-
-    return parse
-
-
-def _host(text: str) -> str:
-    host = text.strip()
-    if not host or any(c.isspace() for c in host):
-        raise ValueError(f"not a host name or address: {text!r}")
-    return host
-
-
-def _password(text: str) -> str:
-    if len(text) > MAX_PASSWORD_CHARS:
-        raise ValueError(
-            f"the password has {len(text)} characters, at most {MAX_PASSWORD_CHARS} are allowed"
-        )
-    if unprintable(text):
-        raise ValueError("the password contains a control or format character")
-    if not text.strip():
-        raise ValueError("the password is only spaces")
-    return text
-
-
-def _path(text: str) -> Path:
-    if not text.strip():
-        raise ValueError("an empty path")
-    return Path(text).expanduser()
-
-
-def _existing_file(text: str) -> Path:
-    path = _path(text)
-    if not path.is_file():
-        raise ValueError(f"no such file: {str(path)!r}")
-    return path
-
-
-def _networks(text: str) -> tuple[Network, ...]:
-    if text.strip().lower() in {"", "none"}:
-        return ()
-    networks: list[Network] = []
-    for item in text.split(","):
-        entry = item.strip()
-        if not entry:
-            raise ValueError(f"an empty entry in the list {text.strip()!r}")
-        try:
-            network = ipaddress.ip_network(entry)
-        except ValueError as error:
-            raise ValueError(f"not an IP address or network: {entry!r} ({error})") from None
-        if _too_wide(network):
-            v4, v6 = MIN_PUBLIC_PROXY_PREFIX[4], MIN_PUBLIC_PROXY_PREFIX[6]
-            raise ValueError(
-                f"{entry} would let anyone on the internet choose the address the limits "
-                f"count (X-Forwarded-For); trust only your proxy's own address or network "
-                f"(a public network needs a prefix of at least /{v4} for IPv4, /{v6} for IPv6)"
-            )
-        networks.append(network)
-    return tuple(networks)
-
-
-def _too_wide(network: Network) -> bool:
-    """True if trusting ``network`` as a proxy would trust a large part of the internet.
-
-    IPv4 needs a prefix of at least /8 (10.0.0.0/8 is the largest private block). IPv6
-    needs /16 unless it is unique-local (fc00::/7) or link-local (fe80::/10); its
-    IPv4-mapped part (::ffff:0:0/96) counts as the IPv4 network it maps, since a trusted
-    mapped network trusts the same IPv4 peers (`server.adapters._forwarded`).
-    """
-    if isinstance(network, ipaddress.IPv4Network):
-        return network.prefixlen < MIN_PUBLIC_PROXY_PREFIX[4]
-    if network.overlaps(_MAPPED):
-        if not network.subnet_of(_MAPPED):
-            return True  # it holds every IPv4-mapped address
-        return network.prefixlen - _MAPPED.prefixlen < MIN_PUBLIC_PROXY_PREFIX[4]
-    if any(network.subnet_of(private) for private in _PRIVATE_V6):
-        return False
-    return network.prefixlen < MIN_PUBLIC_PROXY_PREFIX[6]
-
-
-def _origins(text: str) -> tuple[str, ...]:
-    if text.strip().lower() in {"", "none"}:
-        return ()
-    origins: list[str] = []
-    for item in text.split(","):
-        if not item.strip():
-            raise ValueError(f"an empty entry in the list {text.strip()!r}")
-        origins.append(normal_origin(item))
-    return tuple(dict.fromkeys(origins))
-
-
-_YES = frozenset({"1", "true", "yes", "on"})
-_NO = frozenset({"0", "false", "no", "off"})
-
-
-def _switch(text: str) -> bool:
-    """A yes/no setting: ``1 true yes on`` or ``0 false no off`` (any case)."""
-    word = text.strip().lower()
-    if word in _YES:
-        return True
-    if word in _NO:
-        return False
-    raise ValueError(f"{text!r} is not one of 1, true, yes, on, 0, false, no, off")
-
-
-def _choice(enum: type[StrEnum]) -> Callable[[str], Any]:
-    def parse(text: str) -> StrEnum:
-        try:
-            return enum(text.strip().lower())
-        except ValueError:
-            allowed = ", ".join(member.value for member in enum)
-            raise ValueError(f"{text!r} is not one of {allowed}") from None
-
-    return parse
-
-
 @dataclass(frozen=True, slots=True)
 class Option:
-    """One setting: its flag, variable, parser, default shown in --help, and meaning.
-    A ``switch`` flag takes no value (``--no-web``); its variable takes yes or no."""
+    """One flag, made from a setting's declaration (`server.core.settings.setting`): its
+    field, flag, variable, reader, default as ``--help`` shows it, and meaning. A
+    ``switch`` flag takes no value (``--no-web``); its variable takes yes or no."""
 
     field: str
     flag: str
@@ -327,292 +353,42 @@ class Option:
     switch: bool = False
 
 
-OPTIONS: tuple[Option, ...] = (
-    Option(
-        "host",
-        "--host",
-        "WAR_HOST",
-        _host,
-        "127.0.0.1",
-        "address to listen on (0.0.0.0 = every address)",
-        "ADDRESS",
-    ),
-    Option(
-        "port",
-        "--port",
-        "WAR_PORT",
-        _int_in(0, 65535),
-        "8765",
-        "TCP port for WebSocket and GET /healthz (0 = any free port)",
-        "PORT",
-    ),
-    Option(
-        "db",
-        "--db",
-        "WAR_DB",
-        _path,
-        "$XDG_DATA_HOME/family-war/war.sqlite3 or ~/.local/share/family-war/war.sqlite3",
-        "SQLite store (WAL); its folder is created if missing",
-        "PATH",
-    ),
-    Option(
-        "password",
-        "--password",
-        "WAR_PASSWORD",
-        _password,
-        "none",
-        "password needed to create rooms (joining needs only a code)",
-        "TEXT",
-        blank_is_unset=False,
-    ),
-    Option(
-        "log_format",
-        "--log-format",
-        "WAR_LOG_FORMAT",
-        _choice(LogFormat),
-        "auto",
-        "console, json, or auto (console on a terminal, json otherwise)",
-        "FORMAT",
-    ),
-    Option(
-        "log_level",
-        "--log-level",
-        "WAR_LOG_LEVEL",
-        _choice(LogLevel),
-        "info",
-        "debug, info, warning or error",
-        "LEVEL",
-    ),
-    Option(
-        "certfile",
-        "--certfile",
-        "WAR_CERTFILE",
-        _existing_file,
-        "none",
-        "TLS certificate chain (PEM): serve wss:// directly; needs --keyfile",
-        "PEM",
-    ),
-    Option(
-        "keyfile",
-        "--keyfile",
-        "WAR_KEYFILE",
-        _existing_file,
-        "none",
-        "TLS private key (PEM) for --certfile",
-        "PEM",
-    ),
-    Option(
-        "max_rooms",
-        "--max-rooms",
-        "WAR_MAX_ROOMS",
-        _int_in(1, 1_000_000),
-        "500",
-        "rooms held at once (more: error too_many_rooms, close 1013)",
-        "N",
-    ),
-    Option(
-        "max_rooms_per_ip",
-        "--max-rooms-per-ip",
-        "WAR_MAX_ROOMS_PER_IP",
-        _int_in(1, 1_000_000),
-        "20",
-        "rooms created from one address (an IPv6 /64) held at once (more: error "
-        "too_many_rooms, close 1013)",
-        "N",
-    ),
-    Option(
-        "max_spectators",
-        "--max-spectators",
-        "WAR_MAX_SPECTATORS",
-        _int_in(0, 100_000),
-        "20",
-        "spectators per room (more: error spectators_full, close 1013)",
-        "N",
-    ),
-    Option(
-        "max_connections_per_ip",
-        "--max-connections-per-ip",
-        "WAR_MAX_CONNECTIONS_PER_IP",
-        _int_in(1, 1_000_000),
-        "32",
-        "connections at once from one address (more: error too_many_connections, close 1013)",
-        "N",
-    ),
-    Option(
-        "max_message_bytes",
-        "--max-message-bytes",
-        "WAR_MAX_MESSAGE_BYTES",
-        _int_in(MIN_MESSAGE_BYTES, MAX_MESSAGE_BYTES),
-        "4096",
-        "largest frame a client may send (larger: close 1009)",
-        "BYTES",
-    ),
-    Option(
-        "rate_limit",
-        "--rate-limit",
-        "WAR_RATE_LIMIT",
-        _seconds(0, positive=True),
-        "20",
-        "messages per second per connection, bursts of twice that (faster: error "
-        "rate_limited and the message is dropped; another full burst dropped: close 4001)",
-        "PER_SECOND",
-    ),
-    Option(
-        "connect_rate",
-        "--connect-rate",
-        "WAR_CONNECT_RATE",
-        _seconds(0, positive=True),
-        "5",
-        "new connections per second from one address, bursts of --connect-burst (faster: "
-        "refused before the WebSocket handshake with HTTP 429 and a Retry-After header)",
-        "PER_SECOND",
-    ),
-    Option(
-        "connect_burst",
-        "--connect-burst",
-        "WAR_CONNECT_BURST",
-        _int_in(1, 1_000_000),
-        "32",
-        "new connections one address may open at once before --connect-rate applies",
-        "N",
-    ),
-    Option(
-        "abuse_penalty",
-        "--abuse-penalty",
-        "WAR_ABUSE_PENALTY",
-        _seconds(0, positive=False),
-        "10",
-        "seconds an address's new connections are refused (HTTP 429) after one of its "
-        "connections was closed for abuse (4001, or 1008 for invalid messages); twice as "
-        "long each time it happens again, up to --abuse-penalty-max (0 = never)",
-        "SECONDS",
-    ),
-    Option(
-        "abuse_penalty_max",
-        "--abuse-penalty-max",
-        "WAR_ABUSE_PENALTY_MAX",
-        _seconds(0, positive=False),
-        "300",
-        "the longest penalty; an address out of trouble this long after its last one "
-        "starts over at --abuse-penalty",
-        "SECONDS",
-    ),
-    Option(
-        "max_failed_joins",
-        "--max-failed-joins",
-        "WAR_MAX_FAILED_JOINS",
-        _int_in(1, 1_000_000),
-        "10",
-        "wrong codes, tokens or passwords per address per minute before that address "
-        "is refused (error too_many_failures, close 1008)",
-        "N",
-    ),
-    Option(
-        "idle_room_minutes",
-        "--idle-room-minutes",
-        "WAR_IDLE_ROOM_MINUTES",
-        _int_in(1, 525_600),
-        "1440",
-        "remove rooms nobody used for this long (a restart is no use; rooms loaded at "
-        "start get 15 minutes' grace for their players to come back)",
-        "MINUTES",
-    ),
-    Option(
-        "idle_waiting_room_minutes",
-        "--idle-waiting-room-minutes",
-        "WAR_IDLE_WAITING_ROOM_MINUTES",
-        _int_in(1, 525_600),
-        "30",
-        "remove rooms still waiting for players that nobody is in or used for this long",
-        "MINUTES",
-    ),
-    Option(
-        "away_timeout",
-        "--away-timeout",
-        "WAR_AWAY_TIMEOUT",
-        _seconds(0, positive=False),
-        "120",
-        "seconds before the server plays an absent player's seat at the calm pace, until"
-        " they return (0 = never: the game waits for them)",
-        "SECONDS",
-    ),
-    Option(
-        "trusted_proxies",
-        "--trusted-proxies",
-        "WAR_TRUSTED_PROXIES",
-        _networks,
-        "none",
-        "reverse proxies (IP addresses or CIDR networks, comma-separated) whose "
-        "X-Forwarded-For header names the client; from them, the rightmost untrusted "
-        "address in it counts for the per-address limits and the logs; networks "
-        "covering much of the internet (0.0.0.0/0, ::/0, ...) are refused",
-        "LIST",
-    ),
-    Option(
-        "allowed_origins",
-        "--allowed-origins",
-        "WAR_ALLOWED_ORIGINS",
-        _origins,
-        "none",
-        "web pages (origins such as https://example.org, comma-separated) whose browser "
-        "WebSockets are accepted besides the server's own page; a WebSocket from any "
-        "other page is refused with HTTP 403 (clients that send no Origin header, such "
-        "as war-client, are not affected)",
-        "LIST",
-    ),
-    Option(
-        "max_send_buffer",
-        "--max-send-buffer",
-        "WAR_MAX_SEND_BUFFER",
-        _int_in(MIN_SEND_BUFFER, 64 * 1024 * 1024),
-        "262144",
-        "bytes a connection may have waiting to be sent (a client that does not read); "
-        "more: the connection is dropped at once",
-        "BYTES",
-    ),
-    Option(
-        "send_timeout",
-        "--send-timeout",
-        "WAR_SEND_TIMEOUT",
-        _seconds(0, positive=True),
-        "20",
-        f"seconds a connection's unsent data may stay above {WRITE_HIGH_WATER // 1024} KiB "
-        "(the client is not reading); longer: the connection is dropped",
-        "SECONDS",
-    ),
-    Option(
-        "handshake_timeout",
-        "--handshake-timeout",
-        "WAR_HANDSHAKE_TIMEOUT",
-        _seconds(0, positive=True),
-        "5",
-        "seconds a new connection may take to finish its TLS and WebSocket opening "
-        "handshake; longer: dropped",
-        "SECONDS",
-    ),
-    Option(
-        "max_handshakes_per_ip",
-        "--max-handshakes-per-ip",
-        "WAR_MAX_HANDSHAKES_PER_IP",
-        _int_in(1, 1_000_000),
-        "32",
-        "connections one address (an IPv6 /64) may have in the opening handshake at "
-        "once; more are refused: held unread until --handshake-timeout, or dropped at "
-        "once when descriptors run short (not counted for a --trusted-proxies peer)",
-        "N",
-    ),
-    Option(
-        "no_web",
-        "--no-web",
-        "WAR_NO_WEB",
-        _switch,
-        "off: GET / serves the browser table",
-        "serve no browser table: only the WebSocket and /healthz (a plain HTTP request "
-        "then gets 426 Upgrade Required); WAR_NO_WEB takes 1/true/yes/on or 0/false/no/off",
-        "",
-        switch=True,
-    ),
-)
+def _shown(value: object) -> str:
+    """A default as ``--help`` shows it."""
+    if value is None or value == ():
+        return "none"
+    if isinstance(value, Enum):
+        return str(value.value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _options() -> tuple[Option, ...]:
+    """Every setting with a flag: the transport's and the process's first, then the
+    room core's, each in the order of its declaration."""
+    core = {field.name for field in dataclasses.fields(HubSettings)}
+    ordered = sorted(declared(Settings), key=lambda item: item[0].name in core)
+    return tuple(
+        Option(
+            field=field.name,
+            flag="--" + field.name.replace("_", "-"),
+            env="WAR_" + field.name.upper(),
+            parse=it.parse,
+            default=it.shown if it.shown is not None else _shown(field.default),
+            help=it.help,
+            metavar=it.metavar,
+            blank_is_unset=it.blank_is_unset,
+            switch=it.switch,
+        )
+        for field, it in ordered
+        if it.flag
+    )
+
+
+OPTIONS: tuple[Option, ...] = _options()
+"""Every flag of `war-server`, made from the declarations of `Settings`."""
+
 
 _DESCRIPTION = """\
 The War card game server: rooms for 2-4 players and their spectators over WebSocket

@@ -1,20 +1,37 @@
-"""Which command a room accepts in which phase, and from whom: the room's state machine as data.
+"""The room's state machine as data: which command is accepted in which stage, from whom,
+and which event moves a room to which stage.
 
-A room is ``waiting`` (for players), ``playing``, ``finishing`` or ``over`` (its `Stage`);
-a full room starts playing, the engine ends the game (or the time limit), a finish vote
-has the rest played out (``finishing``, a slice at a time, then over), a rematch starts
-the next one: ``waiting → playing (→ finishing) → over → playing → …``. `TABLE` says, for
-each command (the type of the client message) in each stage, whether it is accepted from
-a seated player (``seat``), a spectator, or a connection opening the room (``newcomer``),
-or which error code refuses it. `server.core.room.Room` consults it before anything
-else; what is left to the room are the checks of a command's own content (the step of a
-``ready``, a free seat, the spectator cap, a token).
+A room is ``waiting`` (for players), ``playing``, ``finishing`` or ``over`` (its `Stage`,
+stored with its game: `server.core.records.GameRecord.stage`)::
 
-The table is `_ROWS` below, one line per (command, who) with its verdict in each phase;
-``protocol/PROTOCOL.md`` shows it to client authors (a test checks they agree).
+    waiting --seats_filled--> playing --game_ended---> over --rematch_agreed--> playing
+                                 |  ^                    ^
+                         time_up +--+  finish_agreed     | played_out
+                                 +------------------> finishing
 
-A refusal names the command and the stage: ``cannot vote_finish while waiting: the game
-waits for players to join``.
+Everything that decides a room's stage lives here, as in h11's ``_state.py``:
+
+- `TABLE`: for each command (the type of the client message) in each stage, whether it
+  is accepted from a seated player (``seat``), a spectator, or a connection opening the
+  room (``newcomer``), or which error code refuses it. `server.core.room.Room` consults
+  it before anything else (`refusal`); what is left to the room are the checks of a
+  command's own content (the step of a ``ready``, a free seat, the spectator cap, a
+  token). ``protocol/PROTOCOL.md`` shows it to client authors (a test checks they agree).
+  Two refusals come before any room and are about the connection, not a stage: an
+  opening message on a connection already in a room (``already_in_room``) and a room
+  message on one in none (``not_in_room``), `server.core.hub`.
+- `TRANSITIONS`: stage × `Event` → the next stage. The room applies it in one method
+  (`server.core.room.Room` ``_advance``); an event a stage does not list cannot happen in
+  it: the room asks `may` before it acts on one (a finish vote completed, a rematch
+  agreed, the seats filled, the time limit), and `advance` raises for a bug.
+- `SEATS_OPEN`: the stage in which seats are open: a leave opens the seat again (later,
+  the computer takes it over), a join takes an open seat (later, only an away seat by
+  its name: a failed attempt otherwise), and a room nobody is in is removed sooner.
+
+Read-only public views for tools and generators: `TABLE`, `COMMANDS`, `ROWS` (each
+(command, who) with its verdict in every stage), `accepted` (the stages that accept a
+(command, who)), `TRANSITIONS` and `SEATS_OPEN`. A refusal names the command and the
+stage: ``cannot vote_finish while waiting: the game waits for players to join``.
 """
 
 from __future__ import annotations
@@ -24,9 +41,23 @@ from enum import StrEnum
 from types import MappingProxyType
 
 from protocol import ErrorCode, RoomPhase
-from server.errors import RefusedError
+from server.core.refusals import Refusal
 
-__all__ = ["ACCEPT", "COMMANDS", "TABLE", "Stage", "Who", "check", "refusal"]
+__all__ = [
+    "ACCEPT",
+    "COMMANDS",
+    "ROWS",
+    "SEATS_OPEN",
+    "TABLE",
+    "TRANSITIONS",
+    "Event",
+    "Stage",
+    "Who",
+    "accepted",
+    "advance",
+    "may",
+    "refusal",
+]
 
 
 class Stage(StrEnum):
@@ -47,6 +78,30 @@ class Stage(StrEnum):
     def phase(self) -> RoomPhase:
         """The phase the wire shows for this stage."""
         return RoomPhase.PLAYING if self is Stage.FINISHING else RoomPhase(self.value)
+
+    @property
+    def started(self) -> bool:
+        """A game is on, or over: the room no longer waits for players."""
+        return self not in SEATS_OPEN
+
+
+class Event(StrEnum):
+    """What moves a room from one stage to another (`TRANSITIONS`)."""
+
+    SEATS_FILLED = "seats_filled"
+    """Every seat is taken: the first game starts."""
+    TIME_UP = "time_up"
+    """The time limit ran out (the game ends by counts, between rounds: then
+    `GAME_ENDED` follows)."""
+    GAME_ENDED = "game_ended"
+    """The engine ended the game: a flip, or the time limit."""
+    FINISH_AGREED = "finish_agreed"
+    """Every voter voted to finish: the rest is played out, a slice at a time."""
+    PLAYED_OUT = "played_out"
+    """The last slice of a finish vote's play-out was played (or a restart played the
+    rest out at once)."""
+    REMATCH_AGREED = "rematch_agreed"
+    """Every voter voted for a rematch: the next game starts."""
 
 
 class Who(StrEnum):
@@ -93,6 +148,15 @@ _ROWS: dict[tuple[str, Who], tuple[_Verdict, _Verdict, _Verdict, _Verdict]] = {
     ("resync", Who.SPECTATOR): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
 }
 
+ROWS: Mapping[tuple[str, Who], Mapping[Stage, ErrorCode | None]] = MappingProxyType(
+    {
+        row: MappingProxyType(dict(zip(_STAGES, verdicts, strict=True)))
+        for row, verdicts in _ROWS.items()
+    }
+)
+"""(command, who) → {stage: `ACCEPT` (None) or the error code that refuses it}, in the
+table's order: `TABLE` row by row."""
+
 TABLE: Mapping[tuple[str, Stage, Who], ErrorCode | None] = MappingProxyType(
     {
         (command, stage, who): verdict
@@ -121,7 +185,7 @@ _WHY: Mapping[ErrorCode, str] = MappingProxyType(
 _WHY_FINISHING = "a finish vote passed and the rest is being played out; game_over follows"
 
 
-def refusal(command: str, stage: Stage, who: Who) -> RefusedError | None:
+def refusal(command: str, stage: Stage, who: Who) -> Refusal | None:
     """The refusal of ``command`` from ``who`` in ``stage`` by `TABLE`, or None (accepted).
 
     Raises KeyError for a (command, who) pair the table does not have (our bug).
@@ -132,11 +196,51 @@ def refusal(command: str, stage: Stage, who: Who) -> RefusedError | None:
     why = _WHY[code]
     if stage is Stage.FINISHING and code in {_GAME_OVER, _IN_PROGRESS}:
         why = _WHY_FINISHING
-    return RefusedError(code, f"cannot {command} while {stage.value}: {why}")
+    return Refusal(code, f"cannot {command} while {stage.value}: {why}")
 
 
-def check(command: str, stage: Stage, who: Who) -> None:
-    """Raise the `RefusedError` of `refusal` if `TABLE` refuses the command."""
-    refused = refusal(command, stage, who)
-    if refused is not None:
-        raise refused
+def accepted(command: str, who: Who) -> frozenset[Stage]:
+    """The stages in which `TABLE` accepts ``command`` from ``who``.
+
+    Raises KeyError for a (command, who) pair the table does not have.
+    """
+    return frozenset(stage for stage, verdict in ROWS[command, who].items() if verdict is ACCEPT)
+
+
+# ---------------------------------------------------------------------- transitions
+TRANSITIONS: Mapping[Stage, Mapping[Event, Stage]] = MappingProxyType(
+    {
+        Stage.WAITING: MappingProxyType({Event.SEATS_FILLED: Stage.PLAYING}),
+        Stage.PLAYING: MappingProxyType(
+            {
+                Event.TIME_UP: Stage.PLAYING,
+                Event.GAME_ENDED: Stage.OVER,
+                Event.FINISH_AGREED: Stage.FINISHING,
+            }
+        ),
+        Stage.FINISHING: MappingProxyType({Event.PLAYED_OUT: Stage.OVER}),
+        Stage.OVER: MappingProxyType({Event.REMATCH_AGREED: Stage.PLAYING}),
+    }
+)
+"""stage → {event: the next stage}: every move a room can make (the events a stage does
+not list cannot happen in it)."""
+
+SEATS_OPEN: frozenset[Stage] = frozenset({Stage.WAITING})
+"""The stages in which seats are open (see the module docstring)."""
+
+
+def may(stage: Stage, event: Event) -> bool:
+    """Whether ``event`` can happen in ``stage`` (`TRANSITIONS` lists it)."""
+    return event in TRANSITIONS[stage]
+
+
+def advance(stage: Stage, event: Event) -> Stage:
+    """The stage ``event`` moves a room in ``stage`` to.
+
+    Raises ValueError if it cannot happen in that stage (a bug of the room core: the room
+    asks `may` first where the event depends on the stage).
+    """
+    following = TRANSITIONS[stage].get(event)
+    if following is None:
+        raise ValueError(f"{event.value} cannot happen while {stage.value}")
+    return following

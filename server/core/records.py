@@ -1,4 +1,4 @@
-"""What a room is stored as, and the `Store` interface the hub writes through.
+"""What a room is stored as: `RoomRecord`, its `SeatRecord` values and its `GameRecord`.
 
 A room is stored as what it takes to rebuild it, never as a game's inner state: its codes,
 rules, time limit, seats (names, token *hashes* — the latest and, until the latest is
@@ -6,33 +6,23 @@ confirmed, the one it replaced —, computer, auto-play, left), the ``seq`` of t
 room message it sent, and its current game as rules + deal number + steps played (+ the
 step at which the time limit stopped it, + whether it was played out by a finish vote)
 with the seats ready for the next step and the finish and rematch votes.
+The room's stage (waiting, playing, finishing, over) is stored with its game.
 `server.core.room` replays the engine from that: a room is rebuilt from its record after
 a restart and after a failed write alike.
 
-The `Store` is small: save a room (given what it held before, so that an implementation
-writes only what changed), delete a room, load every room, close. `MemoryStore` keeps
-records in a dict (tests, and a server that need not survive a restart);
-`server.adapters.store.SqliteStore` keeps them in SQLite.
+The hub returns the records to write (`server.core.actions.Write`, with the record the
+store holds, so that a store writes only what changed) and the rooms to delete; the
+adapters store them (`server.adapters.store`: the `Store` interface and SQLite).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
 
-from server.core.codes import normalize_code
-from server.engine import Rules
-from server.errors import StoreError
+from server.core.phases import Stage
+from server.engine import Game, Rules
 
-__all__ = [
-    "GameRecord",
-    "MemoryStore",
-    "RoomRecord",
-    "SeatRecord",
-    "Store",
-    "check_same_room",
-    "same_state",
-]
+__all__ = ["GameRecord", "RoomRecord", "SeatRecord", "same_state"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +47,8 @@ class SeatRecord:
 class GameRecord:
     """The room's current game.
 
-    ``started`` false: the room still waits for players (nothing was played). ``steps``:
+    ``stage``: where the room is in its state machine (`server.core.phases`): stored, not
+    worked out from the other fields; ``waiting``: nothing was played yet. ``steps``:
     engine steps played one by one. ``stop_step``: the step count at which
     ``stop_by_time()`` was called, or None. ``finished``: ``finish()`` played the rest out
     after those steps. ``deadline``: the wall-clock time the time limit runs out, or None.
@@ -69,7 +60,7 @@ class GameRecord:
     number: int
     deal: int
     revealed: bool
-    started: bool = False
+    stage: Stage = Stage.WAITING
     steps: int = 0
     stop_step: int | None = None
     finished: bool = False
@@ -77,6 +68,17 @@ class GameRecord:
     ready: tuple[int, ...] = ()
     finish_votes: tuple[int, ...] = ()
     rematch_votes: tuple[tuple[int, str], ...] = ()
+
+    @property
+    def started(self) -> bool:
+        """The game has started: the room no longer waits for players."""
+        return self.stage.started
+
+    def replay(self, rules: Rules) -> Game:
+        """This game under ``rules``, replayed by the engine (`Game.replay`)."""
+        return Game.replay(
+            rules, self.deal, self.steps, stop_step=self.stop_step, finished=self.finished
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,126 +120,3 @@ def same_state(a: RoomRecord, b: RoomRecord) -> bool:
         and a.created == b.created
         and a.rules == b.rules
     )
-
-
-def check_same_room(record: RoomRecord, before: RoomRecord) -> None:
-    """Raise `StoreError` unless ``record`` is a later state of the room ``before`` holds
-    (same id, codes, rules, time limit, creation time and number of seats)."""
-    if record is before:
-        return
-    if (
-        record.room_id != before.room_id
-        or record.player_code != before.player_code
-        or record.watch_code != before.watch_code
-        or record.minutes != before.minutes
-        or record.created != before.created
-        or len(record.seats) != len(before.seats)
-        or (record.rules is not before.rules and record.rules != before.rules)
-    ):
-        raise StoreError(f"room {record.room_id!r} is not a later state of {before.room_id!r}")
-
-
-class Store(Protocol):
-    """The persistence a hub needs. Every write commits before returning (all or nothing),
-    except between `begin` and `commit`, where the writes become durable together.
-
-    Any failure to write (a full disk, a clash, an unknown room) raises `StoreError`, and
-    the store then holds what it held before the call. Codes are compared as the hub
-    compares them: normalized (`server.core.codes.normalize_code`), player and watch codes
-    together.
-    """
-
-    def save_room(self, record: RoomRecord, *, before: RoomRecord | None) -> None:
-        """Store ``record``. ``before`` is the record of this room the store holds now
-        (exactly what the last successful `save_room` of it was given), or None for a
-        new room; an implementation may write only what differs from it.
-
-        Raises `StoreError` for a new room whose id or a code is in use, and for a
-        ``before`` whose room the store does not hold.
-        """
-        ...
-
-    def delete_room(self, room_id: str) -> None:
-        """Forget the room (no error if it is already gone)."""
-        ...
-
-    def begin(self) -> None:
-        """Open a batch: the writes until `commit` become durable together, at `commit`
-        (a save still raises at once for what it can tell: a clash, an unknown room).
-        Raises `StoreError` if no batch can be opened (writes then commit one by one)."""
-        ...
-
-    def commit(self) -> None:
-        """Make the batch's writes durable; raises `StoreError` if they could not be (the
-        caller then calls `rollback`, and the store holds what it held before `begin`)."""
-        ...
-
-    def rollback(self) -> None:
-        """Forget the batch's writes. Never raises."""
-        ...
-
-    def load_all(self) -> list[RoomRecord]:
-        """Every stored room, oldest first."""
-        ...
-
-    def close(self) -> None:
-        """Flush and release the store; later calls are errors."""
-        ...
-
-
-class MemoryStore:
-    """A `Store` in a dict, for tests (and a server that need not survive restarts)."""
-
-    def __init__(self) -> None:
-        self._rooms: dict[str, RoomRecord] = {}
-        self._before_batch: dict[str, RoomRecord] | None = None
-        self.writes = 0
-        """How many writes succeeded (tests check persist-before-broadcast)."""
-        self.commits = 0
-        """How many batches were committed."""
-
-    def save_room(self, record: RoomRecord, *, before: RoomRecord | None) -> None:
-        """Store ``record``; raises `StoreError` for a clash (codes compared normalized,
-        player and watch codes together, as the hub does) or an unknown room."""
-        if before is None:
-            codes = {normalize_code(record.player_code), normalize_code(record.watch_code)}
-            if len(codes) == 1:
-                raise StoreError(f"room {record.room_id!r} has one code for players and watchers")
-            for other in self._rooms.values():
-                taken = {normalize_code(other.player_code), normalize_code(other.watch_code)}
-                if other.room_id == record.room_id or taken & codes:
-                    raise StoreError(f"room {record.room_id!r} clashes with {other.room_id!r}")
-        else:
-            check_same_room(record, before)
-            if record.room_id not in self._rooms:
-                raise StoreError(f"no stored room {record.room_id!r}")
-        self._rooms[record.room_id] = record
-        self.writes += 1
-
-    def delete_room(self, room_id: str) -> None:
-        """Forget the room."""
-        if self._rooms.pop(room_id, None) is not None:
-            self.writes += 1
-
-    def begin(self) -> None:
-        """Remember the rooms as they are, for `rollback`."""
-        if self._before_batch is None:
-            self._before_batch = dict(self._rooms)
-
-    def commit(self) -> None:
-        """Forget what `begin` remembered."""
-        self._before_batch = None
-        self.commits += 1
-
-    def rollback(self) -> None:
-        """Put the rooms back as they were at `begin`."""
-        if self._before_batch is not None:
-            self._rooms = self._before_batch
-            self._before_batch = None
-
-    def load_all(self) -> list[RoomRecord]:
-        """Every stored room, oldest first."""
-        return sorted(self._rooms.values(), key=lambda record: (record.created, record.room_id))
-
-    def close(self) -> None:
-        """Nothing to release."""

@@ -114,9 +114,10 @@ def event_message(event: engine.Event, game: engine.Game, seq: int) -> ServerMes
     """The room message mirroring ``event``, just produced by ``game``'s latest step."""
     step = game.steps
     rules = game.rules
+    message: ServerMessage
     match event:
         case engine.CardsTurned(round=round_no, depth=depth, cards=cards):
-            return CardsTurned(
+            message = CardsTurned(
                 seq=seq,
                 step=step,
                 round=round_no,
@@ -124,17 +125,19 @@ def event_message(event: engine.Event, game: engine.Game, seq: int) -> ServerMes
                 cards=tuple((seat, engine.card_label(card, rules)) for seat, card in cards),
             )
         case engine.CardsLaidDown(round=round_no, depth=depth, counts=counts):
-            return CardsLaidDown(seq=seq, step=step, round=round_no, depth=depth, counts=counts)
+            message = CardsLaidDown(seq=seq, step=step, round=round_no, depth=depth, counts=counts)
         case engine.WarDeclared(round=round_no, depth=depth, seats=seats):
-            return WarDeclared(seq=seq, step=step, round=round_no, depth=depth, seats=seats)
+            message = WarDeclared(seq=seq, step=step, round=round_no, depth=depth, seats=seats)
         case engine.CardsTaken(round=round_no, seat=seat, count=count, counts=counts):
-            return CardsTaken(
+            message = CardsTaken(
                 seq=seq, step=step, round=round_no, seat=seat, count=count, counts=counts
             )
         case engine.CardsReturned(round=round_no, counts=counts):
-            return CardsReturned(seq=seq, step=step, round=round_no, counts=counts)
+            message = CardsReturned(seq=seq, step=step, round=round_no, counts=counts)
         case engine.PlayerOut(round=round_no, seat=seat, reason=reason):
-            return PlayerOut(seq=seq, step=step, round=round_no, seat=seat, reason=reason)
+            message = PlayerOut(seq=seq, step=step, round=round_no, seat=seat, reason=reason)
         case engine.GameOver():
-            return game_over_message(game, seq)
-    raise TypeError(f"not an engine event: {event!r}")
+            message = game_over_message(game, seq)
+        case _:
+            raise TypeError(f"not an engine event: {event!r}")
+    return message

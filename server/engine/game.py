@@ -69,6 +69,39 @@ class Game:
         game._state = State.dealt(rules, deal, cards)
         return game
 
+    @classmethod
+    def replay(
+        cls,
+        rules: Rules,
+        deal: int,
+        steps: int,
+        *,
+        stop_step: int | None = None,
+        finished: bool = False,
+    ) -> Game:
+        """The game of ``deal`` replayed as it was played: ``steps`` calls of `step`, the
+        time limit stopping it (`stop_by_time`) when ``stop_step`` steps had been played,
+        and then, if ``finished``, the rest played out (`finish`), as a chess board
+        replays its move stack. Steps past the game's end are not played (a stop that
+        ended it between rounds ends it there).
+
+        Raises `DealError` for a bad deal, ValueError for a negative ``steps``.
+        """
+        if steps < 0:
+            raise ValueError(f"steps must be at least 0, not {steps}")
+        game = cls(rules, deal)
+        for done in range(steps):
+            if stop_step == done and game.outcome is None:
+                game.stop_by_time()
+            if game.outcome is not None:
+                break
+            game.step()
+        if stop_step == steps and game.outcome is None:
+            game.stop_by_time()
+        if finished:
+            game.finish()
+        return game
+
     # ------------------------------------------------------------------ queries
     @property
     def deal(self) -> int:

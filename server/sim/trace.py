@@ -176,25 +176,27 @@ def _sentence(event: Event, rules: Rules, forfeits: set[int], shown: set[int]) -
     match event:
         case CardsTurned(round=r, depth=0):
             shown.clear()
-            return [f"Round {r}:", _turned(event, rules, shown)]
+            words = [f"Round {r}:", _turned(event, rules, shown)]
         case CardsTurned():
-            return [_turned(event, rules, shown)]
+            words = [_turned(event, rules, shown)]
         case WarDeclared(depth=d, seats=seats):
             name = WAR_WORDS.get(d, f"War number {d}")
-            return [f"{name} between {_seats(seats)}!"]
+            words = [f"{name} between {_seats(seats)}!"]
         case CardsLaidDown():
             text = _laid(event, forfeits)
-            return [text] if text else []
+            words = [text] if text else []
         case CardsTaken(seat=seat, count=n, counts=counts):
             tally = " - ".join(map(str, counts))
-            return [f"Seat {seat} takes {_cards(n)}. Piles: {tally}."]
+            words = [f"Seat {seat} takes {_cards(n)}. Piles: {tally}."]
         case CardsReturned(counts=counts):
             tally = " - ".join(map(str, counts))
-            return [
+            words = [
                 f"Nobody can go on: everyone still in takes their own cards back. Piles: {tally}."
             ]
         case PlayerOut(seat=seat, reason="short_war"):
-            return [f"Seat {seat} has too few cards for the war and is out."]
+            words = [f"Seat {seat} has too few cards for the war and is out."]
         case PlayerOut(seat=seat):
-            return [f"Seat {seat} has no cards left and is out."]
-    raise AssertionError(f"unknown event {event!r}")  # pragma: no cover
+            words = [f"Seat {seat} has no cards left and is out."]
+        case _:  # pragma: no cover
+            raise AssertionError(f"unknown event {event!r}")
+    return words

@@ -34,11 +34,10 @@ from protocol import (
     Welcome,
 )
 from server import engine
-from server.adapters.app import WarServer, serving
+from server.adapters.app import WarServer
 from server.adapters.config import Settings
-from server.adapters.logs import get_logger
-from server.adapters.store import SqliteStore
-from server.core.hub import Hub, HubSettings
+from server.adapters.serving import serving
+from server.core.hub import Hub
 from server.core.wire import engine_rules, event_message, game_over_message
 from tests.e2e._client import GAME_EVENTS, Client
 
@@ -54,18 +53,23 @@ __all__ = [
     "strip_seq",
 ]
 
-FAST = HubSettings(calm_delay=0.02, quick_delay=0.01, computer_delay=0.01)
-"""Paces for tests: a seat on auto (or the computer) readies 10-20 ms after it may."""
+FAST: dict[str, Any] = {"calm_delay": 0.02, "quick_delay": 0.01, "computer_delay": 0.01}
+"""Paces for tests (`Settings` fields): a seat on auto (or the computer) readies 10-20 ms
+after it may."""
 
 
 class OffsetClock:
-    """``time.time()`` plus an offset a test can raise (the Hub's wall clock)."""
+    """``time.time()`` plus an offset a test can raise (the Hub's wall clock), and
+    `monotonic`, ``time.monotonic()`` plus the same offset (the transport limits')."""
 
     def __init__(self) -> None:
         self.offset = 0.0
 
     def __call__(self) -> float:
         return time.time() + self.offset
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self.offset
 
 
 @dataclass(slots=True)
@@ -128,25 +132,16 @@ class War:
 
 @asynccontextmanager
 async def start_war(tmp_path: Path, **changes: Any) -> AsyncIterator[War]:
-    """Run a server (``changes``: Settings fields) until the block ends, then stop it."""
-    hub_only = set(HubSettings.__dataclass_fields__) - set(Settings.__dataclass_fields__)
-    hub_fields = {k: changes.pop(k) for k in list(changes) if k in hub_only}
+    """Run a server (``changes``: `Settings` fields, the room core's among them) until the
+    block ends, then stop it."""
     values: dict[str, Any] = {"port": 0, "db": tmp_path / "war.sqlite3", "rate_limit": 1000.0}
+    values.update(FAST)
     values.update(changes)
     settings = Settings(**values)
     clock = OffsetClock()
-    hub_settings = dataclasses.replace(
-        FAST,
-        password=settings.password,
-        max_rooms=settings.max_rooms,
-        max_spectators=settings.max_spectators,
-        max_failed_joins=settings.max_failed_joins,
-        away_timeout_seconds=settings.away_timeout,
-        **hub_fields,
-    )
-    hub = Hub(SqliteStore(settings.db), hub_settings, now=clock(), logger=get_logger())
-    async with serving(settings, hub=hub, clock=clock) as server:
-        war = War(server, hub, clock, settings.db)
+    async with serving(settings, clock=clock, monotonic=clock.monotonic) as server:
+        assert isinstance(server.hub, Hub)
+        war = War(server, server.hub, clock, settings.db)
         try:
             yield war
         finally:

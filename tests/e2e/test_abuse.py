@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -45,11 +44,9 @@ from protocol import (
     decode_server_message,
     encode,
 )
-from server.adapters.app import WarServer, serving
+from server.adapters.app import WarServer
 from server.adapters.config import Settings
-from server.adapters.logs import get_logger
-from server.adapters.store import SqliteStore
-from server.core.hub import Hub, HubSettings
+from server.adapters.serving import serving
 
 pytestmark = pytest.mark.slow
 
@@ -72,10 +69,11 @@ async def running(tmp_path: Path) -> AsyncIterator[WarServer]:
         ping_interval=0.5,
         ping_timeout=0.5,
         close_timeout=1.0,
+        quick_delay=0.1,
+        calm_delay=0.1,
+        computer_delay=0.1,
     )
-    paces = HubSettings(quick_delay=0.1, calm_delay=0.1, computer_delay=0.1)
-    hub = Hub(SqliteStore(settings.db), paces, now=time.time(), logger=get_logger())
-    async with serving(settings, hub=hub) as server:
+    async with serving(settings) as server:
         yield server
 
 

@@ -167,6 +167,15 @@ WATCH_FLIGHTS = """() => {
 }"""
 
 
+# The winner's glow: its own, or my turn's when the winner is me and it is my turn again.
+GLOW = """() => {
+  const seat = document.querySelector('.seat.won');
+  return getComputedStyle(seat, seat.matches('.me.awaited') ? '::before' : '::after');
+}"""
+GLOW_SHOWN = f"() => ({GLOW})().opacity === '1'"
+GLOW_FADE = f"({GLOW})().transitionDuration"
+
+
 def calm_deal() -> int:
     """The smallest deal whose first round is a plain battle (no war)."""
     rules = engine.Rules()
@@ -189,5 +198,9 @@ async def test_the_haul_flies_unless_motion_is_reduced(
     await expect(tab.page.locator(".seat.won .haul")).to_have_text(" +2")
     flights = await tab.page.evaluate("window.__flights")
     assert flights == (0 if reduced else 2)  # one card back from each seat's cards
+    # The winner's glow fades in by opacity (composited), at once with reduced motion.
+    await tab.page.wait_for_function(GLOW_SHOWN)
+    fade = await tab.page.evaluate(GLOW_FADE)
+    assert fade == ("0s" if reduced else "0.3s")
     await expect(tab.page.locator(".card.flyer")).to_have_count(0)  # landed and gone
     await tab.assert_clean()

@@ -69,6 +69,7 @@ def test_create_room_on_the_wire_has_every_field_and_the_version() -> None:
             "both_short": "play_on",
             "won_cards": "shuffle",
             "fixed_order": "winner",
+            "taken_back": "as_won",
             "round_limit": None,
             "tie_break": "draw",
         },
@@ -116,6 +117,7 @@ def test_rules_map_matches_the_engine_shape() -> None:
         "both_short": "end",
         "won_cards": "fixed",
         "fixed_order": "seat0",
+        "taken_back": "as_won",
         "round_limit": 50,
         "tie_break": "battle",
     }

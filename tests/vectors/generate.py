@@ -60,7 +60,7 @@ from protocol import (
 )
 from protocol.fields import AutoPlay
 from server import engine
-from server.core.hub import HubSettings
+from server.core.settings import HubSettings
 from tests._kit.decks import GIVEN_BACK, arrange
 from tests.client._record import Recording
 from tests.server.core._roomkit import Peer, RoomKit

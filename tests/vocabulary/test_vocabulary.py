@@ -117,6 +117,7 @@ def test_the_defaults_are_the_standard_game() -> None:
         "both_short": "play_on",
         "won_cards": "shuffle",
         "fixed_order": "winner",
+        "taken_back": "as_won",
         "round_limit": None,
         "tie_break": "draw",
     }

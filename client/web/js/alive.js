@@ -12,6 +12,7 @@ export class Alive {
     this.win = win;
     this.storage = storage;
     this.context = null;
+    this.snap = null; // the flip's sound, made at the first flip
     this.lock = null;
     this.wantLock = false;
     this.refused = false; // asked and refused: not again until the page is shown again
@@ -82,18 +83,23 @@ export class Alive {
   flip() {
     if (!this.ready()) return;
     const c = this.context;
-    const length = 0.07;
-    const buffer = c.createBuffer(1, Math.ceil(c.sampleRate * length), c.sampleRate);
-    const data = buffer.getChannelData(0);
-    for (let i = 0; i < data.length; i += 1) data[i] = (Math.random() * 2 - 1) * (1 - i / data.length) ** 3;
+    if (this.snap === null) {
+      // Made once, played at every flip: a burst of noise, band-passed, fading out.
+      const length = 0.07;
+      const buffer = c.createBuffer(1, Math.ceil(c.sampleRate * length), c.sampleRate);
+      const data = buffer.getChannelData(0);
+      for (let i = 0; i < data.length; i += 1) data[i] = (Math.random() * 2 - 1) * (1 - i / data.length) ** 3;
+      const filter = c.createBiquadFilter();
+      const gain = c.createGain();
+      filter.type = "bandpass";
+      filter.frequency.value = 2400;
+      gain.gain.value = 0.35;
+      filter.connect(gain).connect(c.destination);
+      this.snap = { buffer, input: filter };
+    }
     const noise = c.createBufferSource();
-    const filter = c.createBiquadFilter();
-    const gain = c.createGain();
-    noise.buffer = buffer;
-    filter.type = "bandpass";
-    filter.frequency.value = 2400;
-    gain.gain.value = 0.35;
-    noise.connect(filter).connect(gain).connect(c.destination);
+    noise.buffer = this.snap.buffer;
+    noise.connect(this.snap.input);
     noise.start();
   }
 

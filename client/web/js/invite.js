@@ -48,7 +48,7 @@ export class Invitation {
     this.doc = doc;
     this.addresses = [];
     this.inviting = null;
-    this.drawnQr = null;
+    this.drawnQr = this.drawn = null;
     this.qr = null; // the QR module, loaded when first needed
     const share = doc.defaultView?.navigator.share;
     for (const button of doc.querySelectorAll("[data-share]")) {
@@ -68,12 +68,16 @@ export class Invitation {
    * first one that others can reach when this page was opened on 127.0.0.1 or localhost. */
   useAddresses(addresses) {
     this.addresses = Array.isArray(addresses) ? addresses.filter((a) => typeof a === "string") : [];
-    this.drawnQr = null;
+    this.drawnQr = this.drawn = null;
   }
 
   draw(view) {
     const share = this.$("share");
     const inviting = view.phase === "waiting" && view.player_code !== null && view.seats.some((s) => s.name === null);
+    // Drawn again only when something it shows changed (not at every message of a game).
+    const drawn = `${inviting}|${spectating(view)}|${view.player_code}|${view.watch_code}|${this.doc.location.href}`;
+    if (drawn === this.drawn) return;
+    this.drawn = drawn;
     share.hidden = spectating(view) || view.watch_code === null;
     if (share.hidden) return;
     if (inviting !== this.inviting) share.open = this.inviting = inviting; // open while inviting

@@ -284,11 +284,11 @@ export class Table {
     this.land(); // a newer haul lands the one in the air
     const target = taken && this.panels[taken.seat]?.pile;
     if (!target?.animate || this.reducedMotion() || view.phase !== "playing") return;
+    // Every position read before the first flyer is added: one layout, not one a seat.
     const to = target.getBoundingClientRect();
-    for (const panel of this.panels) {
-      const seat = Number(panel.node.dataset.seat);
-      if (!(taken.face_up[seat]?.length || taken.face_down[seat])) continue;
-      const from = panel.cards.getBoundingClientRect();
+    const laid = (seat) => taken.face_up[seat]?.length || taken.face_down[seat];
+    const froms = this.panels.filter((panel) => laid(Number(panel.node.dataset.seat))).map((panel) => panel.cards.getBoundingClientRect());
+    for (const from of froms) {
       const [x, y] = [from.left + from.width / 2 - 24, from.top + from.height / 2 - 34];
       const flyer = this.el("span", "card back flyer");
       flyer.setAttribute("aria-hidden", "true");

@@ -1,6 +1,7 @@
 """Stand-in Hubs for transport tests, so that only the app is under test.
 
-`BaseHub` holds what every stand-in shares; `StandInHub` is the one these tests use:
+`BaseHub` holds what every stand-in shares (and a `MemoryStore` of its own, which the
+server closes when it stops); `StandInHub` is the one these tests use:
 
 ``watch_room`` opens a connection (a snapshot back); ``resync`` answers with ``burst``
 snapshots to the sender (a spectator asking for the room again and again); ``ready``
@@ -30,11 +31,13 @@ from protocol import (
     Snapshot,
     WatchRoom,
 )
-from server.adapters.app import WarServer, serving
+from server.adapters.app import WarServer
 from server.adapters.config import Settings
-from server.core.actions import Action, Close, ConnId, Send
+from server.adapters.serving import serving
+from server.core.actions import Action, Close, ConnId, Output, Send
+from tests._kit.stores import MemoryStore
 
-__all__ = ["STATE", "BaseHub", "StandInHub", "standin_server"]
+__all__ = ["STATE", "BaseHub", "StandInHub", "output", "standin_server"]
 
 STATE = RoomState(
     room="r1",
@@ -44,6 +47,11 @@ STATE = RoomState(
 )
 
 
+def output(*actions: Action) -> Output:
+    """A stand-in's answer: ``actions``, and nothing to store."""
+    return Output(list(actions), [])
+
+
 class BaseHub:
     """What every stand-in Hub of these tests shares: one room ``r1``, which holds the
     connections in `open`; no deadlines; refusals answered with nothing."""
@@ -51,22 +59,33 @@ class BaseHub:
     def __init__(self) -> None:
         self.open: set[ConnId] = set()
         self.known: set[ConnId] = set()
-        self.closed = False
+        self.store = MemoryStore()
 
-    def connect(self, conn: ConnId, peer: str, now: float) -> list[Action]:
+    @property
+    def closed(self) -> bool:
+        """The server closed this hub's store (it stopped)."""
+        return self.store.closed
+
+    def connect(self, conn: ConnId, peer: str, now: float) -> Output:
         self.known.add(conn)
-        return []
+        return output()
 
-    def refuse(self, conn: ConnId, error: ProtocolError, now: float) -> list[Action]:
-        return []
+    def refuse(self, conn: ConnId, error: ProtocolError, now: float) -> Output:
+        return output()
 
-    def disconnect(self, conn: ConnId, now: float) -> list[Action]:
+    def disconnect(self, conn: ConnId, now: float) -> Output:
         self.open.discard(conn)
         self.known.discard(conn)
-        return []
+        return output()
 
-    def wake(self, now: float) -> list[Action]:
-        return []
+    def wake(self, now: float) -> Output:
+        return output()
+
+    def committed(self) -> None:
+        pass
+
+    def failed(self, error: Exception, now: float) -> Output:
+        return output()
 
     def next_deadline(self) -> float | None:
         return None
@@ -86,15 +105,6 @@ class BaseHub:
     def store_failing(self) -> bool:
         return False
 
-    def begin_batch(self) -> None:
-        pass
-
-    def end_batch(self, now: float) -> list[Action] | None:
-        return None
-
-    def close(self) -> None:
-        self.closed = True
-
 
 class StandInHub(BaseHub):
     """See the module docstring."""
@@ -106,18 +116,18 @@ class StandInHub(BaseHub):
         self.gone = asyncio.Event()
         self.opened = asyncio.Event()
 
-    def handle(self, conn: ConnId, message: ClientMessage, now: float) -> list[Action]:
+    def handle(self, conn: ConnId, message: ClientMessage, now: float) -> Output:
         if isinstance(message, WatchRoom):
             self.open.add(conn)
             self.opened.set()
-            return [Send((conn,), Snapshot(seq=0, state=STATE))]
+            return output(Send((conn,), Snapshot(seq=0, state=STATE)))
         if isinstance(message, Resync):
-            return [Send((conn,), Snapshot(seq=0, state=STATE)) for _ in range(self.burst)]
+            return output(*(Send((conn,), Snapshot(seq=0, state=STATE)) for _ in range(self.burst)))
         if isinstance(message, Ready):
-            return [Close(conn, CloseCode.RATE_LIMITED, "rate limit exceeded")]
-        return []
+            return output(Close(conn, CloseCode.RATE_LIMITED, "rate limit exceeded"))
+        return output()
 
-    def disconnect(self, conn: ConnId, now: float) -> list[Action]:
+    def disconnect(self, conn: ConnId, now: float) -> Output:
         self.disconnects += 1
         self.gone.set()
         return super().disconnect(conn, now)
@@ -132,5 +142,5 @@ async def standin_server(
     the_hub = hub if hub is not None else StandInHub()
     values: dict[str, Any] = {"port": 0, "db": tmp_path / "unused.sqlite3"}
     values.update(changes)
-    async with serving(Settings(**values), hub=the_hub) as server:
+    async with serving(Settings(**values), hub=the_hub, store=the_hub.store) as server:
         yield server, the_hub

@@ -37,12 +37,13 @@ from protocol import (
     WatchRoom,
     encode,
 )
-from server.adapters.app import WarServer, serving
+from server.adapters.app import WarServer
 from server.adapters.config import INVALID_MESSAGE_BURST, Settings
-from server.core.actions import Action, Close, ConnId, Send
+from server.adapters.serving import serving
+from server.core.actions import Action, Close, ConnId, Output, Send
 from tests._kit.net import http_get
 from tests.e2e._client import Client, ExpectError
-from tests.server.adapters._standin import BaseHub
+from tests.server.adapters._standin import BaseHub, output
 from tests.server.adapters._tls import self_signed
 
 STATE = RoomState(
@@ -64,44 +65,44 @@ class EchoHub(BaseHub):
         self.disconnected: list[ConnId] = []
         self.gone = asyncio.Event()
 
-    def connect(self, conn: ConnId, peer: str, now: float) -> list[Action]:
+    def connect(self, conn: ConnId, peer: str, now: float) -> Output:
         assert peer == "127.0.0.1"
         return super().connect(conn, peer, now)
 
-    def handle(self, conn: ConnId, message: ClientMessage, now: float) -> list[Action]:
+    def handle(self, conn: ConnId, message: ClientMessage, now: float) -> Output:
         if isinstance(message, JoinRoom) and message.name == "boom":
             raise RuntimeError("a bug in the room")
         if isinstance(message, WatchRoom):
             self.open.add(conn)
-            return [Send((conn,), Snapshot(seq=self.seq, state=STATE))]
+            return output(Send((conn,), Snapshot(seq=self.seq, state=STATE)))
         if isinstance(message, Resync):
             self.seq += 1
             everyone = tuple(sorted(self.open))
-            return [Send(everyone, SpectatorsChanged(seq=self.seq, count=len(everyone)))]
-        return [Send((conn,), Error(code="not_needed", message="echo hub ignores this"))]
+            return output(Send(everyone, SpectatorsChanged(seq=self.seq, count=len(everyone))))
+        return output(Send((conn,), Error(code="not_needed", message="echo hub ignores this")))
 
-    def refuse(self, conn: ConnId, error: ProtocolError, now: float) -> list[Action]:
+    def refuse(self, conn: ConnId, error: ProtocolError, now: float) -> Output:
         actions: list[Action] = [Send((conn,), Error(code=error.code.value, message=str(error)))]
         close = CLOSE_CODE_FOR_ERROR.get(error.code)
         if close is None and conn not in self.open:
             close = CloseCode.REFUSED
         if close is not None:
             actions.append(Close(conn, close, error.code.value))
-        return actions
+        return output(*actions)
 
-    def disconnect(self, conn: ConnId, now: float) -> list[Action]:
+    def disconnect(self, conn: ConnId, now: float) -> Output:
         self.disconnected.append(conn)
         self.gone.set()
         return super().disconnect(conn, now)
 
-    def wake(self, now: float) -> list[Action]:
+    def wake(self, now: float) -> Output:
         due = [d for d in self.deadlines if d <= now]
         if not due:
-            return []
+            return output()
         self.deadlines = [d for d in self.deadlines if d > now]
         self.woken.append(now)
         self.seq += 1
-        return [Send(tuple(sorted(self.open)), TimeUp(seq=self.seq))]
+        return output(Send(tuple(sorted(self.open)), TimeUp(seq=self.seq)))
 
     def next_deadline(self) -> float | None:
         return min(self.deadlines, default=None)
@@ -129,7 +130,9 @@ async def echo_server(
 ) -> AsyncIterator[tuple[WarServer, EchoHub]]:
     hub = EchoHub()
     kwargs = {} if clock is None else {"clock": clock}
-    async with serving(settings_for(tmp_path, **changes), hub=hub, **kwargs) as server:
+    async with serving(
+        settings_for(tmp_path, **changes), hub=hub, store=hub.store, **kwargs
+    ) as server:
         yield server, hub
 
 
@@ -221,11 +224,11 @@ async def test_oversize_frame_gets_too_large_then_1009(tmp_path: Path, size: int
         await client.send_raw(b"\x00" * size)
         error = await client.expect_error(ErrorCode.TOO_LARGE)
         assert "1024" in error.message
-        code, _ = await client.expect_close()
+        code, reason = await client.expect_close()
         other = await watcher(server)  # the server is fine
         await other.send(Resync())
         await other.expect(SpectatorsChanged)
-    assert code == CloseCode.MESSAGE_TOO_BIG
+    assert (code, reason) == (CloseCode.MESSAGE_TOO_BIG, "too_large")  # §7: the error code
 
 
 async def test_a_flood_is_refused_once_then_closed_4001(tmp_path: Path) -> None:
@@ -261,7 +264,8 @@ async def test_too_many_connections_from_one_address(tmp_path: Path) -> None:
         second = await watcher(server)
         third = await Client.connect(url(server))
         await third.expect_error(ErrorCode.TOO_MANY_CONNECTIONS)
-        code, _ = await third.expect_close()
+        code, reason = await third.expect_close()
+        assert reason == "too_many_connections"  # PROTOCOL.md §7: the error code
         assert hub.connections == 2  # the refused one never reached the Hub
         hub.gone.clear()
         await first.close()
@@ -309,15 +313,15 @@ class StuckHub(EchoHub):
         super().__init__()
         self.wakes = 0
 
-    def wake(self, now: float) -> list[Action]:
+    def wake(self, now: float) -> Output:
         self.wakes += 1
-        return []
+        return output()
 
 
 async def test_a_deadline_the_hub_never_clears_does_not_spin_the_loop(tmp_path: Path) -> None:
     hub = StuckHub()
     hub.deadlines.append(0.0)  # long past, and wake never clears it
-    async with serving(settings_for(tmp_path), hub=hub) as server:
+    async with serving(settings_for(tmp_path), hub=hub, store=hub.store) as server:
         client = await watcher(server)  # the loop still serves connections
         for _ in range(3):
             await client.send(Resync())
@@ -325,9 +329,9 @@ async def test_a_deadline_the_hub_never_clears_does_not_spin_the_loop(tmp_path: 
     assert 1 <= hub.wakes <= 50  # one try a second, not a busy loop
 
 
-async def test_shutdown_closes_clients_with_1012_and_closes_the_hub(tmp_path: Path) -> None:
+async def test_shutdown_closes_clients_with_1012_and_closes_the_store(tmp_path: Path) -> None:
     hub = EchoHub()
-    async with serving(settings_for(tmp_path), hub=hub) as server:
+    async with serving(settings_for(tmp_path), hub=hub, store=hub.store) as server:
         clients = [await watcher(server) for _ in range(2)]
     for client in clients:
         code, _ = await client.expect_close()

@@ -1,68 +1,87 @@
-"""Group commit in the app: the actions of a batch wait for `end_batch`, and when its
+"""Group commit in the app: the actions of a batch wait for its commit, and when the
 commit fails only the Hub's recovery reaches the people of its rooms.
 
-The stand-in Hub answers ``watch_room`` with a snapshot; its ``end_batch`` says the
-commit failed when told to, and returns what the real Hub returns then
-(``store_unavailable`` and close 1013 for each connection of the room). The snapshot,
-held for the commit, must never reach the client.
+The stand-in Hub answers ``watch_room`` with a snapshot and a room row to store; its
+store (a `FlakyStore`) fails when told to, and the stand-in's ``failed`` answers as the
+real Hub does (``store_unavailable`` and close 1013 for each connection of the room).
+The snapshot, held for the commit, must never reach the client.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from protocol import CloseCode, Error, ErrorCode, Snapshot, WatchRoom
-from server.core.actions import Action, Close, Send
+from protocol import ClientMessage, CloseCode, Error, ErrorCode, Snapshot, WatchRoom
+from server import engine
+from server.core.actions import Action, ConnId, Output, Write
+from server.core.records import GameRecord, RoomRecord, SeatRecord
+from server.core.replies import come_back
+from tests._kit.stores import FlakyStore
 from tests.e2e._client import Client
 from tests.server.adapters._standin import StandInHub, standin_server
 
+ROOM = RoomRecord(
+    room_id="r1",
+    player_code="PPPP-PPPP",
+    watch_code="WWWW-WWWW",
+    rules=engine.Rules(),
+    minutes=None,
+    seats=(SeatRecord("Ann"), SeatRecord()),
+    game=GameRecord(number=1, deal=1, revealed=False),
+    created=0.0,
+    last_active=0.0,
+)
 
-class FailingCommitHub(StandInHub):
-    """A `StandInHub` whose batches fail to commit while ``failing`` is true."""
+
+class WritingHub(StandInHub):
+    """A `StandInHub` whose ``watch_room`` also writes room ``r1``, over a `FlakyStore`."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.failing = False
-        self.batches = 0
+        self.flaky = self.store = FlakyStore()
         self.commits = 0
+        self.failures = 0
 
-    def begin_batch(self) -> None:
-        self.batches += 1
+    def handle(self, conn: ConnId, message: ClientMessage, now: float) -> Output:
+        answer = super().handle(conn, message, now)
+        if not isinstance(message, WatchRoom):
+            return answer
+        return Output(answer.actions, [Write(ROOM, None)])
 
-    def end_batch(self, now: float) -> list[Action] | None:
-        if not self.failing:
-            self.commits += 1
-            return None
+    def committed(self) -> None:
+        self.commits += 1
+
+    def failed(self, error: Exception, now: float) -> Output:
+        self.failures += 1
         recovery: list[Action] = []
         for conn in sorted(self.open):
-            recovery += [
-                Send((conn,), Error(code=ErrorCode.STORE_UNAVAILABLE, message="cannot save")),
-                Close(conn, CloseCode.TRY_AGAIN_LATER, "store_unavailable"),
-            ]
+            recovery += come_back(conn, ErrorCode.STORE_UNAVAILABLE)
         self.open.clear()
-        return recovery
+        return Output(recovery, [])
 
 
 async def test_a_failed_commit_sends_only_the_recovery(tmp_path: Path) -> None:
-    hub = FailingCommitHub()
+    hub = WritingHub()
     async with standin_server(tmp_path, hub) as (server, _):
         client = await Client.connect(f"ws://127.0.0.1:{server.port}/")
-        hub.failing = True
+        hub.flaky.broken = True
         await client.send(WatchRoom(code="WATCH"))
         first = await client.recv()
         assert isinstance(first, Error), first  # not the snapshot the batch held
         assert first.code == ErrorCode.STORE_UNAVAILABLE
-        code, _ = await client.expect_close()
-        assert code == CloseCode.TRY_AGAIN_LATER
+        code, reason = await client.expect_close()
+        assert (code, reason) == (CloseCode.TRY_AGAIN_LATER, "store_unavailable")
         assert client.of(Snapshot) == []
+        assert hub.failures == 1
+        assert hub.store.load_all() == []
 
 
 async def test_a_committed_batch_releases_its_actions(tmp_path: Path) -> None:
-    hub = FailingCommitHub()
+    hub = WritingHub()
     async with standin_server(tmp_path, hub) as (server, _):
         client = await Client.connect(f"ws://127.0.0.1:{server.port}/")
-        commits = hub.commits
         await client.send(WatchRoom(code="WATCH"))
         await client.expect(Snapshot)
-        assert hub.commits > commits  # the snapshot went out after a commit
+        assert hub.commits == 1  # the snapshot went out after the commit
+        assert hub.store.load_all() == [ROOM]
         await client.close()

@@ -18,7 +18,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from protocol import Resync, WatchRoom, encode
-from server.core.limits import RateLimiter, Verdict
+from server.adapters.limits import RateLimiter, Verdict
 from tests.server.adapters._raw import masked_frame, upgrade
 from tests.server.adapters._standin import StandInHub, standin_server
 

@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from protocol import CloseCode, CreateRoom, Error, ErrorCode, Welcome
-from server.adapters.app import serving
 from server.adapters.config import Settings
+from server.adapters.serving import serving
 from server.adapters.store import SqliteStore
-from server.core.hub import Hub, HubSettings
+from server.core.hub import Hub
+from server.core.settings import HubSettings
 from tests.e2e._client import Client
 
 MAX_ROOMS = 200
@@ -45,10 +46,12 @@ async def _create(port: int) -> Client:
 async def test_a_full_disk_gives_store_unavailable_and_healthz_says_so(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "war.sqlite3")
     hub = Hub(
-        store, HubSettings(max_rooms=MAX_ROOMS, max_rooms_per_address=MAX_ROOMS), now=time.time()
+        store.load_all(),
+        HubSettings(max_rooms=MAX_ROOMS, max_rooms_per_ip=MAX_ROOMS),
+        now=time.time(),
     )
     settings = Settings(port=0, db=tmp_path / "war.sqlite3", max_rooms=MAX_ROOMS)
-    async with serving(settings, hub=hub) as server:
+    async with serving(settings, hub=hub, store=store) as server:
         port = server.port
         assert await asyncio.to_thread(_health, port) == (
             200,

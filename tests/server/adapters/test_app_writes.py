@@ -30,11 +30,12 @@ from protocol import (
     WaitingFor,
     WatchRoom,
 )
-from server.adapters.app import WarServer, serving
+from server.adapters.app import WarServer
 from server.adapters.config import Settings
-from server.core.actions import Action, Close, ConnId, Send
+from server.adapters.serving import serving
+from server.core.actions import Close, ConnId, Output, Send
 from tests.e2e._client import Client
-from tests.server.adapters._standin import BaseHub
+from tests.server.adapters._standin import BaseHub, output
 
 STATE = RoomState(
     room="r1",
@@ -52,25 +53,25 @@ class BurstHub(BaseHub):
         super().__init__()
         self.seq = 0
 
-    def handle(self, conn: ConnId, message: ClientMessage, now: float) -> list[Action]:
+    def handle(self, conn: ConnId, message: ClientMessage, now: float) -> Output:
         if isinstance(message, WatchRoom):
             self.open.add(conn)
-            return [Send((conn,), Snapshot(seq=self.seq, state=STATE))]
+            return output(Send((conn,), Snapshot(seq=self.seq, state=STATE)))
         everyone = tuple(sorted(self.open))
         if isinstance(message, Resync):
             self.seq += 3
-            return [
+            return output(
                 Send(everyone, SpectatorsChanged(seq=self.seq - 2, count=len(everyone))),
                 Send(everyone, TimeUp(seq=self.seq - 1)),
                 Send(everyone, WaitingFor(seq=self.seq, seats=(0, 1))),
-            ]
+            )
         if isinstance(message, VoteFinish):
-            return [
+            return output(
                 Send((conn,), Error(code="game_over", message="bye")),
                 Close(conn, CloseCode.ROOM_CLOSED, "room closed"),
                 Send(everyone, WaitingFor(seq=self.seq, seats=())),
-            ]
-        return []
+            )
+        return output()
 
 
 @asynccontextmanager

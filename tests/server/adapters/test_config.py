@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
 import pytest
 
+from protocol import CreateRoom
 from server.adapters.config import (
     OPTIONS,
     ConfigError,
@@ -17,6 +19,8 @@ from server.adapters.config import (
     default_db_path,
     load_settings,
 )
+from server.core.settings import HubSettings, declared
+from tests.server.core._roomkit import RoomKit, error_codes
 
 HOME = {"HOME": "/home/ann"}
 CONTRACT = {  # the settings of docs/hosting.md: flag -> (env, default as parsed)
@@ -337,3 +341,33 @@ def test_settings_are_frozen() -> None:
     settings = Settings(db=Path("x"))
     with pytest.raises(AttributeError):
         settings.port = 1  # type: ignore[misc]
+
+
+def test_each_setting_is_declared_once_under_one_name() -> None:
+    """One declaration per setting: its flag and variable are its field's name, its help
+    and its --help default come from the declaration, and nothing is left undeclared."""
+    options = {option.field: option for option in OPTIONS}
+    for field, declaration in declared(Settings):
+        if not declaration.flag:
+            assert field.name not in options
+            continue
+        option = options.pop(field.name)
+        assert option.flag == "--" + field.name.replace("_", "-")
+        assert option.env == "WAR_" + field.name.upper()
+        assert option.help == declaration.help
+        assert option.parse is declaration.parse
+    assert options == {}
+    assert {f.name for f in dataclasses.fields(Settings)} == {f.name for f, _ in declared(Settings)}
+    assert {f.name for f in dataclasses.fields(HubSettings)} <= {
+        f.name for f in dataclasses.fields(Settings)
+    }
+
+
+def test_the_room_core_gets_the_settings_as_they_were_read() -> None:
+    """``--max-rooms-per-ip 1`` reaches the hub under that name: no mapping between."""
+    settings = load_settings(["--max-rooms-per-ip", "1", "--away-timeout", "7"], HOME)
+    assert isinstance(settings, HubSettings)
+    kit = RoomKit(settings)
+    kit.send(kit.connect(), CreateRoom(name="Ann"))
+    assert error_codes(kit.send(kit.connect(), CreateRoom(name="Eve"))) == ["too_many_rooms"]
+    assert kit.hub.rooms == 1

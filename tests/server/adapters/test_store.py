@@ -15,16 +15,14 @@ from hypothesis import strategies as st
 
 from protocol import CreateRoom, JoinRoom, Ready, ResumeSeat, RulesSpec
 from server import engine
-from server.adapters.store import (
-    _CODES_UNIQUE,
-    PAGE_SIZE,
-    SCHEMA_VERSION,
-    WAL_CHECKPOINT_BYTES,
-    SqliteStore,
-)
+from server.adapters._schema import CODES_UNIQUE, PAGE_SIZE, SCHEMA_VERSION, WAL_CHECKPOINT_BYTES
+from server.adapters.store import SqliteStore, Store
+from server.core.actions import Delete, Write
 from server.core.codes import hash_token, normalize_code
-from server.core.records import GameRecord, MemoryStore, RoomRecord, SeatRecord, Store
+from server.core.phases import Stage
+from server.core.records import GameRecord, RoomRecord, SeatRecord
 from server.errors import StoreError
+from tests._kit.stores import MemoryStore
 from tests.server.core._roomkit import RoomKit
 
 
@@ -55,21 +53,21 @@ def _save_all(store: Store, *records: RoomRecord) -> RoomRecord:
     """Store the first record as a new room and each next one over the one before it."""
     before: RoomRecord | None = None
     for record in records:
-        store.save_room(record, before=before)
+        store.apply([Write(record, before)])
         before = record
     assert before is not None
     return before
 
 
 def test_create_and_load_round_trip(store: Store) -> None:
-    store.save_room(_record(), before=None)
-    store.save_room(_record("room0", created=50.0), before=None)
+    store.apply([Write(_record(), None)])
+    store.apply([Write(_record("room0", created=50.0), None)])
     assert store.load_all() == [_record("room0", created=50.0), _record()]
 
 
 def test_every_change_is_read_back(store: Store) -> None:
     first = _record()
-    game = GameRecord(number=2, deal=7, revealed=False, started=True, deadline=900.0)
+    game = GameRecord(number=2, deal=7, revealed=False, stage=Stage.PLAYING, deadline=900.0)
     started = dataclasses.replace(first, game=game, seq=10)
     played = dataclasses.replace(
         started, game=dataclasses.replace(game, steps=42, stop_step=40, finished=True), seq=230
@@ -83,7 +81,7 @@ def test_every_change_is_read_back(store: Store) -> None:
     touched = dataclasses.replace(seated, last_active=555.0, seq=232)
     before: RoomRecord | None = None
     for record in (first, started, played, ready, seated, touched):
-        store.save_room(record, before=before)
+        store.apply([Write(record, before)])
         assert store.load_all() == [record]
         before = record
 
@@ -94,7 +92,7 @@ def test_flags_and_votes_are_stored(store: Store) -> None:
         number=3,
         deal=9,
         revealed=True,
-        started=True,
+        stage=Stage.PLAYING,
         steps=12,
         ready=(0, 3),
         finish_votes=(1, 2, 3),
@@ -105,11 +103,11 @@ def test_flags_and_votes_are_stored(store: Store) -> None:
 
 
 def test_delete_forgets_the_room_and_its_seats(store: Store) -> None:
-    store.save_room(_record(), before=None)
-    store.delete_room("room1")
-    store.delete_room("room1")  # already gone: no error
+    store.apply([Write(_record(), None)])
+    store.apply([Delete("room1")])
+    store.apply([Delete("room1")])  # already gone: no error
     assert store.load_all() == []
-    store.save_room(_record(), before=None)  # the id and codes are free again
+    store.apply([Write(_record(), None)])  # the id and codes are free again
     assert len(store.load_all()) == 1
 
 
@@ -117,14 +115,14 @@ def test_delete_forgets_the_room_and_its_seats(store: Store) -> None:
     "change",
     [
         {"seq": 4},
-        {"game": GameRecord(1, 1, False, started=True)},
+        {"game": GameRecord(1, 1, False, stage=Stage.PLAYING)},
         {"seats": (SeatRecord("Ann", "ab" * 32), SeatRecord("Ben"))},
     ],
 )
 def test_a_change_to_an_unknown_room_raises(store: Store, change: dict[str, object]) -> None:
     before = _record("nope")
     with pytest.raises(StoreError, match="nope"):
-        store.save_room(dataclasses.replace(before, **change), before=before)  # type: ignore[arg-type]
+        store.apply([Write(dataclasses.replace(before, **change), before)])  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -139,7 +137,7 @@ def test_a_change_to_an_unknown_room_raises(store: Store, change: dict[str, obje
 def test_a_change_must_be_of_the_same_room(store: Store, other: dict[str, object]) -> None:
     before = _save_all(store, _record())
     with pytest.raises(StoreError, match="not a later state"):
-        store.save_room(dataclasses.replace(before, seq=9, **other), before=before)  # type: ignore[arg-type]
+        store.apply([Write(dataclasses.replace(before, seq=9, **other), before)])  # type: ignore[arg-type]
     assert store.load_all() == [before]
 
 
@@ -147,9 +145,9 @@ def test_a_change_must_be_of_the_same_room(store: Store, other: dict[str, object
     "clash", [{"room_id": "room1"}, {"player_code": "Proom1"}, {"watch_code": "Wroom1"}]
 )
 def test_an_id_or_code_in_use_is_refused(store: Store, clash: dict[str, str]) -> None:
-    store.save_room(_record(), before=None)
+    store.apply([Write(_record(), None)])
     with pytest.raises(StoreError):
-        store.save_room(dataclasses.replace(_record("room2"), **clash), before=None)  # type: ignore[arg-type]
+        store.apply([Write(dataclasses.replace(_record("room2"), **clash), None)])  # type: ignore[arg-type]
     assert len(store.load_all()) == 1
 
 
@@ -161,11 +159,11 @@ def test_sqlite_writes_only_what_changed(tmp_path: Path) -> None:
     statements: list[str] = []
     store._db.set_trace_callback(statements.append)
     step = dataclasses.replace(first, game=dataclasses.replace(first.game, steps=1), seq=4)
-    store.save_room(step, before=first)
+    store.apply([Write(step, first)])
     assert [sql.split(" SET")[0] for sql in statements] == ["UPDATE rooms"]
     statements.clear()
     ben = dataclasses.replace(step, seats=(step.seats[0], SeatRecord("Ben", "cd" * 32)), seq=5)
-    store.save_room(ben, before=step)
+    store.apply([Write(ben, step)])
     assert [sql.split(" SET")[0] for sql in statements] == [
         "BEGIN IMMEDIATE",
         "UPDATE rooms",
@@ -175,10 +173,10 @@ def test_sqlite_writes_only_what_changed(tmp_path: Path) -> None:
     assert "WHERE room_id = 'room1' AND seat = 1" in statements[2]
     statements.clear()
     token = dataclasses.replace(ben, seats=(ben.seats[0], SeatRecord("Ben", "ef" * 32)))
-    store.save_room(token, before=ben)  # a new token, nothing else
+    store.apply([Write(token, ben)])  # a new token, nothing else
     assert [sql.split(" SET")[0] for sql in statements] == ["UPDATE seats"]
     statements.clear()
-    store.save_room(token, before=token)  # nothing changed: nothing written
+    store.apply([Write(token, token)])  # nothing changed: nothing written
     assert statements == []
     store._db.set_trace_callback(None)
     assert store.load_all() == [token]
@@ -195,13 +193,13 @@ def test_a_full_disk_is_a_store_error_and_changes_nothing(tmp_path: Path) -> Non
     saved: list[RoomRecord] = []
     with pytest.raises(StoreError, match="database or disk is full"):
         for record in crowd:
-            store.save_room(record, before=None)
+            store.apply([Write(record, None)])
             saved.append(record)
     assert store.load_all() == [first, *saved]  # not the room that did not fit
     step = dataclasses.replace(first, seq=first.seq + 1)
-    store.save_room(step, before=first)  # a change in place needs no new page
+    store.apply([Write(step, first)])  # a change in place needs no new page
     store._db.execute(f"PRAGMA max_page_count = {pages * 1000}")  # room on the disk again
-    store.save_room(crowd[-1], before=None)
+    store.apply([Write(crowd[-1], None)])
     assert store.load_all()[-1] == crowd[-1]
     store.close()
 
@@ -209,7 +207,7 @@ def test_a_full_disk_is_a_store_error_and_changes_nothing(tmp_path: Path) -> Non
 def test_sqlite_file_settings_and_parent_directory(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "er" / "war.sqlite3"
     store = SqliteStore(path)
-    store.save_room(_record(), before=None)
+    store.apply([Write(_record(), None)])
     store.close()
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -237,7 +235,7 @@ def test_a_committed_write_is_visible_to_another_connection_at_once(tmp_path: Pa
     path = tmp_path / "w.db"
     store = SqliteStore(path)
     first = _save_all(store, _record())
-    store.save_room(dataclasses.replace(first, game=GameRecord(1, 2, True, steps=17)), before=first)
+    store.apply([Write(dataclasses.replace(first, game=GameRecord(1, 2, True, steps=17)), first)])
     other = SqliteStore(path)  # a second connection, as a restarted process would open
     assert other.load_all()[0].game.steps == 17
     other.close()
@@ -258,7 +256,7 @@ def test_reopening_the_file_rebuilds_identical_games(tmp_path: Path) -> None:
                 kit.send(peer, Ready(step=step))
     before = room.state(kit.now)
     assert before.step >= 60
-    kit.hub.close()
+    kit.store.close()
 
     again = RoomKit(store=SqliteStore(path), now=kit.now)
     rebuilt = again.hub.room(before.room)
@@ -270,7 +268,7 @@ def test_reopening_the_file_rebuilds_identical_games(tmp_path: Path) -> None:
     assert rebuilt.game.table == room.game.table
     # and the next steps are the same steps
     assert rebuilt.game.step() == room.game.step()
-    again.hub.close()
+    again.store.close()
 
 
 # The layout of schema version 1, as the server wrote it before seats kept the previous
@@ -355,7 +353,7 @@ def test_a_version_1_store_is_migrated_and_keeps_working(tmp_path: Path) -> None
     for peer in (ann, ben):
         kit.send(peer, Ready(step=5))
     assert kit.room(ann).game.steps == 6
-    kit.hub.close()
+    kit.store.close()
     reopened = SqliteStore(path)  # the current version now: opened as it is
     (record,) = reopened.load_all()
     assert record.game.steps == 6
@@ -409,7 +407,7 @@ def _old_store(path: Path, version: int) -> None:
     db = sqlite3.connect(path)
     db.executescript(_SCHEMA_V2)
     if version == 3:
-        for statement in _CODES_UNIQUE:
+        for statement in CODES_UNIQUE:
             db.execute(statement)
         db.execute("PRAGMA user_version = 3")
     rules = json.dumps(_as_0_1(engine.Rules(players=3).to_dict()), sort_keys=True)
@@ -441,7 +439,9 @@ def test_an_older_store_is_migrated_and_its_flags_survive_from_then_on(
     store = SqliteStore(path)
     (record,) = store.load_all()
     store.close()
-    assert record.game == GameRecord(number=1, deal=4242, revealed=False, started=True, steps=7)
+    assert record.game == GameRecord(
+        number=1, deal=4242, revealed=False, stage=Stage.PLAYING, steps=7
+    )
     assert record.seats == (
         SeatRecord("Ann", hash_token(_ANN)),
         SeatRecord("Ben", hash_token(_BEN), previous_token_hash=hash_token("ben-before-" * 3)),
@@ -470,7 +470,7 @@ def test_an_older_store_is_migrated_and_its_flags_survive_from_then_on(
     again.send(ben2, Ready(step=7))
     again.advance(1)  # Cy's quick auto-play
     assert room.game.steps == 8
-    again.hub.close()
+    again.store.close()
 
 
 # --- codes are unique in the form the hub compares them in ------------------------------
@@ -486,21 +486,21 @@ def test_an_older_store_is_migrated_and_its_flags_survive_from_then_on(
 def test_a_code_taken_in_another_form_is_refused(
     store: Store, first: dict[str, str], second: dict[str, str]
 ) -> None:
-    store.save_room(_record("room1", **first), before=None)
+    store.apply([Write(_record("room1", **first), None)])
     with pytest.raises(StoreError):
-        store.save_room(_record("room2", **second), before=None)
+        store.apply([Write(_record("room2", **second), None)])
     assert [r.room_id for r in store.load_all()] == ["room1"]
 
 
 def test_a_room_whose_two_codes_are_one_is_refused(store: Store) -> None:
     with pytest.raises(StoreError):
-        store.save_room(_record(player_code="K7MX-QD4R", watch_code="k7mxqd4r"), before=None)
+        store.apply([Write(_record(player_code="K7MX-QD4R", watch_code="k7mxqd4r"), None)])
     assert store.load_all() == []
 
 
 def test_different_codes_are_all_accepted(store: Store) -> None:
-    store.save_room(_record("room1", player_code="K7MX-QD4R", watch_code="ABCD-EFGH"), before=None)
-    store.save_room(_record("room2", player_code="K7MX-QD4S", watch_code="ABCD-EFGJ"), before=None)
+    store.apply([Write(_record("room1", player_code="K7MX-QD4R", watch_code="ABCD-EFGH"), None)])
+    store.apply([Write(_record("room2", player_code="K7MX-QD4S", watch_code="ABCD-EFGJ"), None)])
     assert len(store.load_all()) == 2
 
 
@@ -539,7 +539,7 @@ def test_a_version_2_store_is_migrated_to_normalized_codes(tmp_path: Path) -> No
     store = SqliteStore(path)
     assert [r.room_id for r in store.load_all()] == ["room1"]
     with pytest.raises(StoreError):
-        store.save_room(_record("room3", player_code="k7mx-qd4r"), before=None)
+        store.apply([Write(_record("room3", player_code="k7mx-qd4r"), None)])
     store.close()
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -563,11 +563,18 @@ _OLD = {"fixed_order": "seat0", "both_short": "end"}
 
 
 def _v4_store(path: Path, rules: dict[str, object]) -> None:
-    """A version-4 file (today's layout) holding room ``r4`` with ``rules`` as stored."""
-    store = SqliteStore(path)
-    store.close()
+    """A version-4 file (version 3 with the ready flags and the votes) holding room ``r4``
+    with ``rules`` as stored."""
     db = sqlite3.connect(path)
-    db.execute("PRAGMA user_version = 4")
+    db.executescript(_SCHEMA_V2)
+    for statement in (
+        *CODES_UNIQUE,
+        "ALTER TABLE rooms ADD COLUMN ready INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE rooms ADD COLUMN finish_votes INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE rooms ADD COLUMN rematch_votes TEXT NOT NULL DEFAULT '[]'",
+        "PRAGMA user_version = 4",
+    ):
+        db.execute(statement)
     db.execute(
         "INSERT INTO rooms (room_id, player_code, watch_code, rules, minutes, created, "
         "last_active, seq, game_number, deal, revealed, started, steps, stop_step, finished, "
@@ -602,7 +609,7 @@ def test_rooms_stored_before_version_5_keep_the_rules_they_were_played_by(
         engine.BothShort.END,
     )
     new = _record("new", rules=engine.Rules(players=3, won_cards=engine.WonCards.FIXED))
-    store.save_room(new, before=None)
+    store.apply([Write(new, None)])
     store.close()
     reopened = SqliteStore(path)  # version 5 now: opened as it is, nothing rewritten
     rules = {record.room_id: record.rules for record in reopened.load_all()}
@@ -623,63 +630,53 @@ def _rules_as_stored(path: Path, room_id: str) -> dict[str, object]:
     return {key: value for key, value in data.items() if key not in _OLD}
 
 
-def test_a_batch_is_stored_at_its_commit_all_or_nothing(store: Store) -> None:
-    """Group commit: the writes between ``begin`` and ``commit`` become durable together;
-    ``rollback`` leaves the store as it was before ``begin``."""
+def test_a_batch_is_stored_all_or_nothing(store: Store) -> None:
+    """Group commit: the changes of one `apply` become durable together, or none of them
+    (here the last one clashes, and the step and the new room before it are not stored)."""
     first = _save_all(store, _record())
     step = dataclasses.replace(first, seq=first.seq + 1)
     other = _record("room2", created=200.0)
-    store.begin()
-    store.save_room(step, before=first)
-    store.save_room(other, before=None)
-    store.rollback()
+    clash = _record("room3", created=300.0, player_code=other.watch_code)
+    with pytest.raises(StoreError):
+        store.apply([Write(step, first), Write(other, None), Write(clash, None)])
     assert store.load_all() == [first]
-    store.begin()
-    store.save_room(step, before=first)
-    store.save_room(other, before=None)
-    store.commit()
+    store.apply([Write(step, first), Write(other, None), Delete("room9")])
     assert store.load_all() == [step, other]
 
 
-def test_a_batch_is_invisible_to_another_connection_until_its_commit(tmp_path: Path) -> None:
-    path = tmp_path / "w.db"
-    store = SqliteStore(path)
+def test_a_batch_is_one_transaction(tmp_path: Path) -> None:
+    """Many changes, one ``BEGIN IMMEDIATE`` … ``COMMIT``: one commit for the batch."""
+    store = SqliteStore(tmp_path / "w.db")
     first = _save_all(store, _record())
-    reader = sqlite3.connect(path)
-    seq = "SELECT seq FROM rooms WHERE room_id = 'room1'"
-    store.begin()
-    store.save_room(dataclasses.replace(first, seq=99), before=first)
-    assert reader.execute(seq).fetchone() == (first.seq,)  # a kill -9 now loses nothing sent
-    store.commit()
-    assert reader.execute(seq).fetchone() == (99,)
-    reader.close()
+    statements: list[str] = []
+    store._db.set_trace_callback(statements.append)
+    step = dataclasses.replace(first, seq=first.seq + 1)
+    store.apply([Write(step, first), Write(_record("room2"), None), Delete("room1")])
+    store._db.set_trace_callback(None)
+    assert statements[0] == "BEGIN IMMEDIATE"
+    assert statements[-1] == "COMMIT"
+    assert statements.count("BEGIN IMMEDIATE") == statements.count("COMMIT") == 1
+    assert store.load_all() == [_record("room2")]
     store.close()
 
 
-def test_a_full_disk_in_a_batch_stores_all_of_it_or_none(tmp_path: Path) -> None:
-    """SQLite may roll a transaction back by itself when the disk is full: the batch's
-    commit then fails, and nothing written in the batch, before or after, is stored."""
+def test_a_full_disk_in_a_batch_stores_none_of_it(tmp_path: Path) -> None:
+    """SQLite's "database or disk is full" in the middle of a batch: nothing of it, before
+    or after the write that did not fit, is stored, and the store takes writes again once
+    there is room."""
     store = SqliteStore(tmp_path / "w.db")
     first = _save_all(store, _record())
     pages = store._db.execute("PRAGMA page_count").fetchone()[0]
     store._db.execute(f"PRAGMA max_page_count = {pages}")
     step = dataclasses.replace(first, seq=first.seq + 1)
     crowd = [_record(f"room{n}", seats=(SeatRecord("x" * 200),) * 4) for n in range(100, 140)]
-    store.begin()
-    store.save_room(step, before=first)
-    saved: list[RoomRecord] = []
-    with pytest.raises(StoreError, match="database or disk is full"):
-        for record in crowd:
-            store.save_room(record, before=None)
-            saved.append(record)
     later = dataclasses.replace(step, seq=step.seq + 1)
-    store.save_room(later, before=step)  # a change in place needs no new page
-    try:
-        store.commit()
-    except StoreError:
-        store.rollback()
-        assert store.load_all() == [first]
-    else:
-        assert store.load_all() == [later, *saved]
+    batch = [Write(step, first), *(Write(record, None) for record in crowd), Write(later, step)]
+    with pytest.raises(StoreError, match="database or disk is full"):
+        store.apply(batch)
+    assert store.load_all() == [first]
+    store.apply([Write(step, first)])  # a change in place needs no new page
     store._db.execute(f"PRAGMA max_page_count = {pages * 1000}")
+    store.apply(batch[1:])
+    assert store.load_all() == [later, *crowd]
     store.close()

@@ -28,8 +28,10 @@ import pytest
 
 from protocol import encode
 from server import engine
-from server.adapters.store import SCHEMA_VERSION, SqliteStore
-from server.core.hub import Hub, HubSettings
+from server.adapters._schema import SCHEMA_VERSION
+from server.adapters.store import SqliteStore
+from server.core.hub import Hub
+from server.core.settings import HubSettings
 from server.core.wire import event_message, game_over_message
 
 FIXTURE = Path(__file__).parent / "stored_0_1"
@@ -105,7 +107,7 @@ def test_the_0_1_store_is_migrated_and_every_room_keeps_its_rules(store: SqliteS
 
 
 def test_every_stored_room_replays_to_the_steps_it_played(store: SqliteStore) -> None:
-    hub = Hub(store, HubSettings(), now=2_000_000.0)  # rebuilds every room, as a restart does
+    hub = Hub(store.load_all(), HubSettings(), now=2_000_000.0)  # as a restart rebuilds them
     try:
         for room in _rooms():
             rebuilt = hub.room(room["room"])
@@ -117,7 +119,7 @@ def test_every_stored_room_replays_to_the_steps_it_played(store: SqliteStore) ->
                 last = room["events"][-1]
                 assert rebuilt.game.counts == tuple(last["counts"]), room["label"]
     finally:
-        hub.close()
+        store.close()
 
 
 def test_the_both_short_ends_are_the_only_summaries_counted_anew() -> None:

@@ -15,10 +15,12 @@ import pytest
 from structlog.testing import capture_logs
 
 from server import engine
-from server.adapters import store as store_module
+from server.adapters import _schema
 from server.adapters.store import SqliteStore, StoreLock
-from server.core.hub import Hub, HubSettings
+from server.core.actions import Write
+from server.core.hub import Hub
 from server.core.records import GameRecord, RoomRecord, SeatRecord
+from server.core.settings import HubSettings
 from server.errors import StoreError
 
 
@@ -56,7 +58,7 @@ def _mode(path: Path) -> int:
 def test_a_new_store_and_its_wal_and_shm_are_readable_by_the_owner_only(tmp_path: Path) -> None:
     path = tmp_path / "war.sqlite3"
     store = SqliteStore(path)
-    store.save_room(_record("room1"), before=None)
+    store.apply([Write(_record("room1"), None)])
     wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
     assert wal.exists()
     assert shm.exists()
@@ -68,7 +70,7 @@ def test_a_store_that_fails_to_be_made_leaves_no_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "war.sqlite3"
-    monkeypatch.setattr(store_module, "_SCHEMA", "CREATE TABLE broken (")
+    monkeypatch.setattr(_schema, "SCHEMA", "CREATE TABLE broken (")
     with pytest.raises(sqlite3.Error):
         SqliteStore(path)
     assert list(tmp_path.iterdir()) == []  # neither the store nor a half-made one
@@ -113,7 +115,7 @@ def test_a_truncated_store_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "war.sqlite3"
     store = SqliteStore(path)
     for n in range(300):
-        store.save_room(_record(f"room{n}", watch_code=f"W{n}{'x' * 30}"), before=None)
+        store.apply([Write(_record(f"room{n}", watch_code=f"W{n}{'x' * 30}"), None)])
     store.close()
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
@@ -151,7 +153,7 @@ def test_a_room_that_does_not_parse_is_skipped_logged_and_keeps_its_codes(
     path = tmp_path / "war.sqlite3"
     store = SqliteStore(path)
     for room_id in ("good", "badjson", "baddeal"):
-        store.save_room(_record(room_id), before=None)
+        store.apply([Write(_record(room_id), None)])
     store.close()
     _damage(path, "badjson", "rules", "{not json")
     _damage(path, "baddeal", "deal", "seven")
@@ -166,20 +168,21 @@ def test_a_room_that_does_not_parse_is_skipped_logged_and_keeps_its_codes(
     fresh = _record("fresh")
     for clash in ({"room_id": "badjson"}, {"player_code": "Pbaddeal"}, {"watch_code": "Wbadjson"}):
         with pytest.raises(StoreError):
-            store.save_room(dataclasses.replace(fresh, **clash), before=None)  # type: ignore[arg-type]
+            store.apply([Write(dataclasses.replace(fresh, **clash), None)])  # type: ignore[arg-type]
     store.close()
 
 
 def test_a_hub_starts_with_the_rooms_that_load(tmp_path: Path) -> None:
     path = tmp_path / "war.sqlite3"
     store = SqliteStore(path)
-    store.save_room(_record("good"), before=None)
-    store.save_room(_record("bad"), before=None)
+    store.apply([Write(_record("good"), None)])
+    store.apply([Write(_record("bad"), None)])
     store.close()
     _damage(path, "bad", "rules", "[")
-    hub = Hub(SqliteStore(path), HubSettings(), now=200.0)
+    store = SqliteStore(path)
+    hub = Hub(store.load_all(), HubSettings(), now=200.0)
     assert hub.rooms == 1
-    hub.close()
+    store.close()
 
 
 # --- the lock ------------------------------------------------------------------------------

@@ -22,8 +22,9 @@ from websockets.http11 import Request
 
 from protocol import Error, ErrorCode, WatchRoom
 from server.adapters._compact import compact
-from server.adapters.app import WarServer, serving
+from server.adapters.app import WarServer
 from server.adapters.config import Settings
+from server.adapters.serving import serving
 from server.adapters.web import CONTENT_SECURITY_POLICY, WebFiles, WebFilesError, web_root
 from tests.e2e._client import Client
 

@@ -1,10 +1,13 @@
 """The room test kit: the sans-I/O hub on a fake clock, fake connections, and inboxes.
 
-Every `Action` the hub returns is applied here as the app would: a `Send` appends the
-message to each recipient's inbox (after an encode/decode round trip through the real
-codec, so whatever the hub sends is valid on the wire), a `Close` records the code and
-ends the connection (and tells the hub, as the app does). Each connection also checks
-the protocol's seq rule: after its ``welcome``, room messages arrive with seq +1 each.
+Every `Output` the hub returns is applied here as the app applies it: its changes are
+committed to the kit's store by the app's own batch (`server.adapters.batch.Batch`, one
+batch per hub call here), the hub is told, and the actions it releases are carried
+out: a `Send` appends the message to each recipient's inbox (after an encode/decode
+round trip through the real codec, so whatever the hub sends is valid on the wire), a
+`Close` records the code and ends the connection (and tells the hub, as the app does).
+Each connection also checks the protocol's seq rule: after its ``welcome``, room
+messages arrive with seq +1 each.
 
 Shared helpers of the room tests live here too: `seated` (a room with every seat taken),
 `expected_events` (a whole game's event messages, from the engine through the server's
@@ -19,7 +22,7 @@ import dataclasses
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from protocol import (
     CardsLaidDown,
@@ -44,16 +47,21 @@ from protocol import (
     encode,
 )
 from server import engine
-from server.core.actions import Action, Close, Send
-from server.core.hub import Hub, HubSettings
-from server.core.records import MemoryStore, RoomRecord, Store
+from server.adapters.batch import Batch
+from server.core.actions import Action, Close, Output, Send
+from server.core.hub import Hub
+from server.core.logger import Logger
+from server.core.records import RoomRecord
 from server.core.room import Room
+from server.core.settings import HubSettings
 from server.core.wire import event_message
-from server.errors import StoreError
+from tests._kit.stores import MemoryStore
+
+if TYPE_CHECKING:
+    from server.adapters.store import Store
 
 __all__ = [
     "GAME_EVENTS",
-    "FlakyStore",
     "Peer",
     "RoomKit",
     "SeededSource",
@@ -78,41 +86,6 @@ class SeededSource:
 
     def token_bytes(self, nbytes: int | None = None, /) -> bytes:
         return self._random.randbytes(32 if nbytes is None else nbytes)
-
-
-class FlakyStore(MemoryStore):
-    """A `MemoryStore` whose writes fail as a full disk's do (`StoreError`, nothing stored).
-
-    A write fails while ``broken`` is true, and whenever ``fail_when(record, before)``
-    (None for a delete) says so; a batch's commit fails while ``broken`` is true.
-    ``failures`` counts the writes and commits that failed.
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.broken = False
-        self.fail_when: Callable[[RoomRecord | None, RoomRecord | None], bool] | None = None
-        self.failures = 0
-
-    def _check(self, record: RoomRecord | None, before: RoomRecord | None) -> None:
-        failing = self.fail_when is not None and self.fail_when(record, before)
-        if self.broken or failing:
-            self.failures += 1
-            raise StoreError("database or disk is full")
-
-    def save_room(self, record: RoomRecord, *, before: RoomRecord | None) -> None:
-        self._check(record, before)
-        super().save_room(record, before=before)
-
-    def delete_room(self, room_id: str) -> None:
-        self._check(None, None)
-        super().delete_room(room_id)
-
-    def commit(self) -> None:
-        if self.broken:
-            self.failures += 1
-            raise StoreError("database or disk is full")
-        super().commit()
 
 
 @dataclass
@@ -173,11 +146,19 @@ class RoomKit:
         store: Store | None = None,
         now: float = 1_000_000.0,
         seed: int = 0,
+        logger: Logger | None = None,
     ) -> None:
         self.now = now
         self.store: Store = MemoryStore() if store is None else store
         self.settings = HubSettings() if settings is None else settings
-        self.hub = Hub(self.store, self.settings, now=now, random=SeededSource(seed))
+        self.hub = Hub(
+            self.store.load_all(),
+            self.settings,
+            now=now,
+            random=SeededSource(seed),
+            logger=logger,
+        )
+        self.batch = Batch(self.store, self.hub)
         self.peers: dict[int, Peer] = {}
         self._next_conn = 1
         self.actions: list[Action] = []
@@ -199,8 +180,10 @@ class RoomKit:
         peer.closed = peer.closed or 1006
         return self.apply(self.hub.disconnect(peer.conn, self.now))
 
-    def apply(self, actions: Iterable[Action]) -> list[Action]:
-        done = list(actions)
+    def apply(self, output: Output | Iterable[Action]) -> list[Action]:
+        """Commit a hub call's ``output`` (as the app does) and carry out the actions it
+        releases, or carry out ``actions`` as they are; returns what was carried out."""
+        done = self.commit(output) if isinstance(output, Output) else list(output)
         self.actions += done
         for action in done:
             if isinstance(action, Send):
@@ -216,6 +199,12 @@ class RoomKit:
                 target.closed = action.code
                 self.apply(self.hub.disconnect(action.conn, self.now))
         return done
+
+    def commit(self, output: Output) -> list[Action]:
+        """Commit a hub call's ``output`` as the app does (a batch of its own); return
+        the actions it releases, not carried out."""
+        self.batch.add(output, self.now)
+        return self.batch.commit(self.now)
 
     # --------------------------------------------------------------- the clock
     def advance(self, seconds: float) -> None:

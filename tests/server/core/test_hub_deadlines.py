@@ -24,29 +24,29 @@ from protocol import (
     SetAutoPlay,
     WatchRoom,
 )
-from server.core.hub import HubSettings
 from server.core.room import Room
+from server.core.settings import HubSettings
 from tests.server.core._roomkit import Peer, RoomKit
 
 SETTINGS = HubSettings(
-    idle_room_seconds=50.0,
-    away_timeout_seconds=7.0,
+    idle_room_minutes=50 / 60,
+    away_timeout=7.0,
     quick_delay=0.3,
     calm_delay=1.5,
     max_failed_joins=1_000_000,  # stale tokens are tried on purpose
-    max_rooms_per_address=1_000_000,  # every room is opened from one address
+    max_rooms_per_ip=1_000_000,  # every room is opened from one address
 )
 
 
 def brute_force_deadline(kit: RoomKit) -> float | None:
     """What the hub's earliest deadline must be: a look at every room."""
     times: list[float] = []
-    for room in kit.hub._rooms.values():
+    for room in kit.hub.directory:
         due = room.next_deadline()
         if due is not None:
             times.append(due)
         if not room.connections:
-            times.append(room.last_active + kit.settings.idle_room_seconds)
+            times.append(room.last_active + kit.settings.idle_room_minutes * 60.0)
     return min(times, default=None)
 
 
@@ -127,7 +127,7 @@ def count_calls(monkeypatch: pytest.MonkeyPatch, name: str) -> list[str]:
 
 
 def test_a_message_and_a_wake_touch_only_their_room(monkeypatch: pytest.MonkeyPatch) -> None:
-    kit = RoomKit(HubSettings(max_rooms=1000, max_rooms_per_address=1000, quick_delay=0.3))
+    kit = RoomKit(HubSettings(max_rooms=1000, max_rooms_per_ip=1000, quick_delay=0.3))
     rooms = []
     for _ in range(300):
         ann, ben = kit.connect(), kit.connect()

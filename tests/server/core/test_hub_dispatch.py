@@ -18,8 +18,10 @@ from protocol import (
     Snapshot,
     WatchRoom,
 )
-from server.core.hub import HubSettings, HubStats
-from tests.server.core._roomkit import FlakyStore, RoomKit, error_codes, seated
+from server.core.hub import HubStats
+from server.core.settings import HubSettings
+from tests._kit.stores import FlakyStore
+from tests.server.core._roomkit import RoomKit, error_codes, seated
 
 
 def test_the_password_guards_room_creation() -> None:
@@ -147,7 +149,7 @@ def test_undecodable_frames_get_an_error_and_the_documented_close(
 
 
 def test_idle_rooms_are_removed_but_not_while_someone_is_there() -> None:
-    kit = RoomKit(HubSettings(idle_room_seconds=100))
+    kit = RoomKit(HubSettings(idle_room_minutes=100 / 60))
     ann, ben = seated(kit)
     lonely = kit.connect()
     kit.send(lonely, CreateRoom(name="Lo"))

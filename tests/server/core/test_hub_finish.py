@@ -28,9 +28,9 @@ from protocol import (
 )
 from server import engine
 from server.adapters.store import SqliteStore
-from server.core.hub import HubSettings
 from server.core.phases import Stage
 from server.core.room import Room
+from server.core.settings import HubSettings
 from server.core.wire import engine_rules
 from tests._kit.games import LONG_DEAL, LONG_RULES, LONG_STEPS
 from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated

@@ -14,7 +14,8 @@ import pytest
 
 from protocol import CloseCode, CreateRoom, JoinRoom, Leave, RoomPhase, RulesSpec
 from server.adapters.store import SqliteStore
-from server.core.hub import RESTART_GRACE_SECONDS, HubSettings
+from server.core.rooms import RESTART_GRACE_SECONDS
+from server.core.settings import HubSettings
 from tests.server.core._roomkit import Peer, RoomKit, error_codes
 
 HOUR = 3600.0
@@ -27,7 +28,7 @@ def _create(kit: RoomKit, address: str, **options: object) -> Peer:
 
 
 def test_one_address_holds_at_most_its_rooms() -> None:
-    kit = RoomKit(HubSettings(max_rooms_per_address=3))
+    kit = RoomKit(HubSettings(max_rooms_per_ip=3))
     rooms = [_create(kit, "192.0.2.9") for _ in range(3)]
     for peer in rooms:
         kit.drop(peer)  # gone, but the rooms stay
@@ -46,7 +47,7 @@ def test_one_address_holds_at_most_its_rooms() -> None:
 
 
 def test_an_ipv6_slash_64_is_one_address() -> None:
-    kit = RoomKit(HubSettings(max_rooms_per_address=2))
+    kit = RoomKit(HubSettings(max_rooms_per_ip=2))
     _create(kit, "2001:db8:1:2::1")
     _create(kit, "2001:db8:1:2:ffff::9")
     hopper = kit.connect("2001:db8:1:2:abcd::77")
@@ -72,7 +73,7 @@ def test_failed_joins_from_one_slash_64_are_counted_together() -> None:
 
 
 def test_the_per_address_memory_is_bounded_by_the_rooms_held() -> None:
-    kit = RoomKit(HubSettings(max_rooms_per_address=2, idle_waiting_room_seconds=60))
+    kit = RoomKit(HubSettings(max_rooms_per_ip=2, idle_waiting_room_minutes=1))
     for n in range(300):
         kit.drop(_create(kit, f"192.0.2.{n % 250}"))
         kit.advance(1)
@@ -84,7 +85,7 @@ def test_the_per_address_memory_is_bounded_by_the_rooms_held() -> None:
 
 
 def test_a_room_still_waiting_expires_in_minutes() -> None:
-    kit = RoomKit(HubSettings(idle_room_seconds=24 * HOUR, idle_waiting_room_seconds=600))
+    kit = RoomKit(HubSettings(idle_room_minutes=24 * 60, idle_waiting_room_minutes=10))
     waiting = _create(kit, "192.0.2.9")
     playing = _create(kit, "192.0.2.10", computers=1)
     assert kit.room(playing).phase is RoomPhase.PLAYING
@@ -99,7 +100,7 @@ def test_a_room_still_waiting_expires_in_minutes() -> None:
 
 
 def test_a_waiting_room_with_someone_in_it_stays() -> None:
-    kit = RoomKit(HubSettings(idle_waiting_room_seconds=600))
+    kit = RoomKit(HubSettings(idle_waiting_room_minutes=10))
     _create(kit, "192.0.2.9")  # the creator waits, connected
     kit.advance(10 * 600)
     assert kit.hub.rooms == 1
@@ -114,13 +115,13 @@ def _left_at_zero(
     peers = [_create(first, address, computers=computers) for address in addresses]
     for peer in peers:
         first.drop(peer)  # the last activity, stored with the seat going away
-    first.hub.close()
+    first.store.close()
     return peers
 
 
 def test_a_restart_is_no_activity(tmp_path: Path) -> None:
     path = tmp_path / "war.db"
-    settings = HubSettings(idle_room_seconds=10 * HOUR)
+    settings = HubSettings(idle_room_minutes=10 * 60)
     _left_at_zero(path, settings, ("192.0.2.9",))
     # back 6 hours later: the room is removed 10 hours after its last activity, not
     # 10 hours after the restart
@@ -134,7 +135,7 @@ def test_a_restart_is_no_activity(tmp_path: Path) -> None:
 
 def test_after_a_long_downtime_players_get_a_grace_period(tmp_path: Path) -> None:
     path = tmp_path / "war.db"
-    settings = HubSettings(idle_room_seconds=10 * HOUR)
+    settings = HubSettings(idle_room_minutes=10 * 60)
     ann, _ = _left_at_zero(path, settings, ("192.0.2.9", "192.0.2.10"))
     # the server was down for two days: both rooms are overdue, but their players may
     # still come back for a while
@@ -151,7 +152,7 @@ def test_after_a_long_downtime_players_get_a_grace_period(tmp_path: Path) -> Non
 @pytest.mark.parametrize("waiting", [True, False])
 def test_the_grace_period_is_never_longer_than_the_idle_time(tmp_path: Path, waiting: bool) -> None:
     path = tmp_path / "war.db"
-    settings = HubSettings(idle_room_seconds=120, idle_waiting_room_seconds=60)
+    settings = HubSettings(idle_room_minutes=2, idle_waiting_room_minutes=1)
     _left_at_zero(path, settings, ("192.0.2.9",), computers=0 if waiting else 1)
     second = RoomKit(settings, store=SqliteStore(path), now=HOUR)
     second.advance(60 if waiting else 120)

@@ -8,21 +8,16 @@ import structlog
 from structlog.testing import capture_logs
 
 from protocol import CreateRoom, JoinRoom, Leave, ResumeSeat, VoteFinish
-from server.core.hub import Hub, HubSettings
-from server.core.records import MemoryStore
-from tests.server.core._roomkit import FlakyStore, RoomKit, SeededSource
+from server.core.actions import Delete, Write
+from server.core.hub import Hub
+from server.core.settings import HubSettings
+from tests._kit.stores import FlakyStore, MemoryStore
+from tests.server.core._roomkit import RoomKit
 
 
 def test_room_events_are_logged_without_codes_or_tokens() -> None:
     with capture_logs() as lines:
-        kit = RoomKit()
-        kit.hub = Hub(
-            kit.store,
-            kit.settings,
-            now=kit.now,
-            random=SeededSource(3),
-            logger=structlog.get_logger(),
-        )
+        kit = RoomKit(seed=3, logger=structlog.get_logger())
         ann, ben = kit.connect(), kit.connect()
         kit.send(ann, CreateRoom(name="Ann", deal=5))
         kit.send(ben, JoinRoom(code=ann.welcome.player_code or "", name="Ben"))
@@ -66,11 +61,10 @@ def test_a_stored_room_that_does_not_rebuild_is_skipped_and_logged() -> None:
     ann = kit.connect()
     kit.send(ann, CreateRoom(name="Ann"))
     (record,) = store.load_all()
-    store.delete_room(record.room_id)
     bad = dataclasses.replace(record, game=dataclasses.replace(record.game, deal=-1))
-    store.save_room(bad, before=None)
+    store.apply([Delete(record.room_id), Write(bad, None)])
     with capture_logs() as lines:
-        hub = Hub(store, HubSettings(), now=kit.now, logger=structlog.get_logger())
+        hub = Hub(store.load_all(), HubSettings(), now=kit.now, logger=structlog.get_logger())
     assert hub.rooms == 0
     assert [line["event"] for line in lines] == ["room_not_loaded"]
     assert lines[0]["room"] == record.room_id
@@ -82,20 +76,18 @@ def test_the_codes_of_a_room_that_did_not_rebuild_stay_reserved() -> None:
     ann = kit.connect()
     kit.send(ann, CreateRoom(name="Ann"))
     (record,) = store.load_all()
-    store.delete_room(record.room_id)
     bad = dataclasses.replace(record, game=dataclasses.replace(record.game, deal=-1))
-    store.save_room(bad, before=None)
-    hub = Hub(store, HubSettings(), now=kit.now)
+    store.apply([Delete(record.room_id), Write(bad, None)])
+    hub = Hub(store.load_all(), HubSettings(), now=kit.now)
     for code in (record.player_code, record.watch_code):
-        assert hub._code_taken(code)
-        assert hub._code_taken(code.lower().replace("-", ""))
-    assert not hub._code_taken("2222-2222")
+        assert hub.directory.code_taken(code)
+        assert hub.directory.code_taken(code.lower().replace("-", ""))
+    assert not hub.directory.code_taken("2222-2222")
 
 
 def test_a_failed_write_is_logged_once_with_its_room_and_no_secret() -> None:
     store = FlakyStore()
-    kit = RoomKit(store=store)
-    kit.hub = Hub(store, kit.settings, now=kit.now, logger=structlog.get_logger())
+    kit = RoomKit(store=store, logger=structlog.get_logger())
     ann = kit.connect()
     kit.send(ann, CreateRoom(name="Ann"))
     store.broken = True

@@ -30,10 +30,11 @@ from protocol import (
     VoteFinish,
     WatchRoom,
 )
-from server.core.hub import HubSettings
-from server.core.records import RoomRecord, Store, same_state
-from server.core.room import rebuild_game
-from tests.server.core._roomkit import FlakyStore, Peer, RoomKit
+from server.adapters.store import Store
+from server.core.records import RoomRecord, same_state
+from server.core.settings import HubSettings
+from tests._kit.stores import FlakyStore
+from tests.server.core._roomkit import Peer, RoomKit
 
 CONNS = 5
 
@@ -79,7 +80,7 @@ class World:
     """Fake connections that reconnect when closed, and every code and token ever seen."""
 
     def __init__(self, store: Store | None = None) -> None:
-        settings = HubSettings(away_timeout_seconds=5, max_failed_joins=1000)
+        settings = HubSettings(away_timeout=5, max_failed_joins=1000)
         self.kit = RoomKit(settings, store=store)
         self.peers: list[Peer] = [self.kit.connect() for _ in range(CONNS)]
         self.everyone: list[Peer] = list(self.peers)
@@ -139,7 +140,7 @@ def _check_games(world: World) -> None:
         room = hub.room(room_id)
         assert room is not None
         assert record.game == room.game_record
-        replay = rebuild_game(record.rules, record.game)
+        replay = record.game.replay(record.rules)
         live = room.game
         assert (replay.steps, replay.counts, replay.table, replay.outcome) == (
             live.steps,
@@ -243,7 +244,7 @@ def test_any_write_may_fail(
         room = hub.room(record.room_id)
         if room is None:
             continue  # its delete failed: it comes back after a restart, then goes idle
-        replay = rebuild_game(record.rules, record.game)
+        replay = record.game.replay(record.rules)
         assert (replay.steps, replay.counts, replay.outcome) == (
             room.game.steps,
             room.game.counts,

@@ -88,7 +88,7 @@ def test_a_time_limit_that_ran_out_while_the_server_was_down(tmp_path: Path) -> 
     first.send(ann, CreateRoom(name="Ann", minutes=1, deal=8))
     first.send(ben, JoinRoom(code=ann.welcome.player_code or "", name="Ben"))
     first.advance(20)
-    first.hub.close()
+    first.store.close()
 
     second = _open(path, now=5000.0 + 300)
     room_id = ann.welcome.state.room
@@ -105,7 +105,7 @@ def test_a_time_limit_that_ran_out_while_the_server_was_down(tmp_path: Path) -> 
     (over,) = watcher.of(GameOver)
     assert over.termination is Termination.TIME_LIMIT
     assert room.game_record.stop_step == 0
-    second.hub.close()
+    second.store.close()
     third = _open(path, now=second.now + 1)
     again = third.hub.room(room_id)
     assert again is not None
@@ -126,7 +126,7 @@ def test_finished_games_votes_and_left_seats_survive(tmp_path: Path) -> None:
     room = first.room(ann)
     assert room.phase is RoomPhase.OVER
     result = room.state(first.now).result
-    first.hub.close()
+    first.store.close()
 
     second = _open(path, now=20.0)
     rebuilt = second.hub.room(room.room_id)
@@ -141,7 +141,7 @@ def test_finished_games_votes_and_left_seats_survive(tmp_path: Path) -> None:
     assert rebuilt.game_record.deal == 99
     second.play_round_robin([ann2, ben2], max_steps=30)
     assert rebuilt.game.steps == 30
-    second.hub.close()
+    second.store.close()
 
     third = _open(path, now=30.0)
     final = third.hub.room(room.room_id)

@@ -33,11 +33,12 @@ from protocol import (
     WatchRoom,
 )
 from server import engine
-from server.core.hub import STORE_RETRY_SECONDS, HubSettings
 from server.core.records import same_state
 from server.core.room import Room
+from server.core.rooms import STORE_RETRY_SECONDS
+from server.core.settings import HubSettings
+from tests._kit.stores import FlakyStore
 from tests.server.core._roomkit import (
-    FlakyStore,
     Peer,
     RoomKit,
     expected_events,
@@ -111,7 +112,7 @@ def test_a_failed_write_as_the_second_player_fills_the_room() -> None:
 
 def test_a_room_nobody_comes_back_to_is_still_removed_when_idle() -> None:
     store = FlakyStore()
-    kit = RoomKit(HubSettings(idle_room_seconds=600), store=store)
+    kit = RoomKit(HubSettings(idle_room_minutes=10), store=store)
     ann = kit.connect()
     kit.send(ann, CreateRoom(name="Ann"))
     store.broken = True
@@ -308,7 +309,7 @@ CASES = {
         lambda k, p: k.advance(30),
         # the server plays the seat calmly (its stored auto stays Ben's own: off)
         lambda r: r.state(r.last_active).seats[1].auto is AutoPlay.CALM,
-        HubSettings(away_timeout_seconds=30),
+        HubSettings(away_timeout=30),
     ),
 }
 

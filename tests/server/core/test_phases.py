@@ -1,4 +1,5 @@
-"""The stage × command table, walked cell by cell through a real hub.
+"""The room's state machine: the stage × command table, walked cell by cell through a real
+hub, and the stage × event transitions.
 
 For every (command, stage, who) of `server.core.phases.TABLE`: a room in that stage, a
 connection of that kind, the command sent; an accepted command gets no error, a refused
@@ -7,8 +8,10 @@ one gets the cell's code with a sentence naming the command and the stage.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,8 +36,22 @@ from protocol import (
     WatchRoom,
     WonCards,
 )
-from server.core.phases import COMMANDS, TABLE, Stage, Who, refusal
-from tests.server.core._roomkit import Peer, RoomKit, seated
+from server.core.phases import (
+    COMMANDS,
+    ROWS,
+    SEATS_OPEN,
+    TABLE,
+    TRANSITIONS,
+    Event,
+    Stage,
+    Who,
+    accepted,
+    advance,
+    may,
+    refusal,
+)
+from server.core.room import Room
+from tests.server.core._roomkit import Peer, RoomKit, SeededSource, seated
 
 
 def _room_in(stage: Stage) -> tuple[RoomKit, Peer]:
@@ -159,3 +176,59 @@ def test_protocol_md_shows_this_table() -> None:
                 code = re.fullmatch(r"`([a-z_]+)`", verdict)
                 shown[command, stage, Who(who)] = code[1] if code else None
     assert shown == dict(TABLE)
+
+
+def test_the_transitions_are_the_drawing_of_the_docstring() -> None:
+    assert {
+        (stage, event): following
+        for stage, events in TRANSITIONS.items()
+        for event, following in events.items()
+    } == {
+        (Stage.WAITING, Event.SEATS_FILLED): Stage.PLAYING,
+        (Stage.PLAYING, Event.TIME_UP): Stage.PLAYING,
+        (Stage.PLAYING, Event.GAME_ENDED): Stage.OVER,
+        (Stage.PLAYING, Event.FINISH_AGREED): Stage.FINISHING,
+        (Stage.FINISHING, Event.PLAYED_OUT): Stage.OVER,
+        (Stage.OVER, Event.REMATCH_AGREED): Stage.PLAYING,
+    }
+    assert set(TRANSITIONS) == set(Stage)
+
+
+def test_an_event_a_stage_does_not_list_cannot_happen_in_it() -> None:
+    for stage in Stage:
+        for event in Event:
+            assert may(stage, event) == (event in TRANSITIONS[stage])
+            if not may(stage, event):
+                with pytest.raises(ValueError, match=f"{event.value} cannot happen while"):
+                    advance(stage, event)
+
+
+def test_the_public_views_agree_with_the_table() -> None:
+    assert list(ROWS) == list(dict.fromkeys((command, who) for command, _, who in TABLE))
+    for (command, who), verdicts in ROWS.items():
+        assert list(verdicts) == list(Stage)
+        for stage, verdict in verdicts.items():
+            assert TABLE[command, stage, who] == verdict
+        assert accepted(command, who) == {s for s, v in verdicts.items() if v is None}
+    assert accepted("ready", Who.SEAT) == {Stage.PLAYING}
+    assert {Stage.WAITING} == SEATS_OPEN
+    assert [stage.started for stage in Stage] == [False, True, True, True]
+
+
+def test_a_stored_stage_its_game_does_not_replay_to_is_refused() -> None:
+    """The stage is stored, not derived; a record whose stage its replay contradicts does
+    not describe a room (it is skipped when loaded, as any record that does not rebuild)."""
+    kit = RoomKit()
+    ann, ben = seated(kit, deal=7)
+    kit.send(ann, Ready(step=0))
+    kit.send(ben, Ready(step=0))
+    record = kit.room(ann).record()
+    assert (record.game.stage, record.game.steps) == (Stage.PLAYING, 1)
+    for wrong in (Stage.WAITING, Stage.OVER):
+        game = dataclasses.replace(record.game, stage=wrong)
+        with pytest.raises(ValueError, match="does not replay as one"):
+            Room(dataclasses.replace(record, game=game), **_room_args(kit))
+
+
+def _room_args(kit: RoomKit) -> dict[str, Any]:
+    return {"settings": kit.settings, "random": SeededSource(0), "now": kit.now}

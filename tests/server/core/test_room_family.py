@@ -29,8 +29,8 @@ from protocol import (
     SetAutoPlay,
     VoteFinish,
 )
-from server.core.hub import HubSettings
 from server.core.room import Room
+from server.core.settings import HubSettings
 from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated
 
 
@@ -139,7 +139,7 @@ def test_nobody_present_means_no_vote_is_complete() -> None:
 # --- an away player no longer stalls the table -----------------------------------------------
 def test_the_server_plays_an_away_seat_calmly_after_two_minutes_by_default() -> None:
     kit = RoomKit()  # the default settings: a 120 s away-timeout
-    assert kit.settings.away_timeout_seconds == 120
+    assert kit.settings.away_timeout == 120
     ann, ben = seated(kit)
     room = kit.room(ann)
     kit.send(ann, Ready(step=0))
@@ -164,7 +164,7 @@ def test_the_server_plays_an_away_seat_calmly_after_two_minutes_by_default() -> 
 
 
 def test_an_away_timeout_of_0_never_plays_for_anyone() -> None:
-    kit = RoomKit(HubSettings(away_timeout_seconds=0))
+    kit = RoomKit(HubSettings(away_timeout=0))
     ann, ben = seated(kit)
     kit.drop(ben)
     kit.advance(24 * 3600)

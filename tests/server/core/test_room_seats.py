@@ -21,9 +21,10 @@ from protocol import (
     SpectatorsChanged,
     WatchRoom,
 )
-from server.core.hub import HubSettings
+from server.core.phases import Stage
+from server.core.play import played
 from server.core.records import GameRecord
-from server.core.room import played
+from server.core.settings import HubSettings
 from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated
 
 
@@ -36,7 +37,7 @@ def _resume(kit: RoomKit, peer: Peer) -> Peer:
 
 
 def test_away_then_resume_with_a_new_token_and_the_old_one_is_refused() -> None:
-    kit = RoomKit(HubSettings(away_timeout_seconds=0))  # 0: the game waits for Ben
+    kit = RoomKit(HubSettings(away_timeout=0))  # 0: the game waits for Ben
     ann, ben = seated(kit)
     room = kit.room(ann)
     kit.send(ann, Ready(step=0))
@@ -95,7 +96,7 @@ def test_resume_with_a_wrong_room_or_a_garbage_token() -> None:
 
 
 def test_away_timeout_puts_an_absent_seat_on_calm_auto_play() -> None:
-    kit = RoomKit(HubSettings(away_timeout_seconds=30))
+    kit = RoomKit(HubSettings(away_timeout=30))
     ann, ben = seated(kit)
     room = kit.room(ann)
     kit.drop(ben)
@@ -118,7 +119,7 @@ def test_away_timeout_puts_an_absent_seat_on_calm_auto_play() -> None:
 
 
 def test_a_seat_back_before_the_away_timeout_stays_off_auto() -> None:
-    kit = RoomKit(HubSettings(away_timeout_seconds=30))
+    kit = RoomKit(HubSettings(away_timeout=30))
     ann, ben = seated(kit)
     kit.drop(ben)
     kit.advance(10)
@@ -219,7 +220,7 @@ def test_the_fast_game_record_of_a_step_keeps_every_other_field() -> None:
         number=3,
         deal=2**64 - 1,
         revealed=True,
-        started=True,
+        stage=Stage.PLAYING,
         steps=9,
         stop_step=8,
         finished=True,

@@ -30,9 +30,9 @@ from protocol import (
 from server.adapters.store import SqliteStore
 from server.core.actions import Action, Send
 from server.core.codes import hash_token
-from server.core.hub import HubSettings
-from server.core.records import MemoryStore
-from tests.server.core._roomkit import FlakyStore, Peer, RoomKit, error_codes, seated
+from server.core.settings import HubSettings
+from tests._kit.stores import FlakyStore, MemoryStore
+from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated
 
 
 def _resume(kit: RoomKit, room_id: str, token: str) -> Peer:
@@ -49,7 +49,7 @@ def _resume_unread(kit: RoomKit, room_id: str, token: str) -> tuple[Peer, str, l
     actions (not carried out: the caller decides what reaches whom).
     """
     peer = kit.connect()
-    actions = kit.hub.handle(peer.conn, ResumeSeat(room=room_id, token=token), kit.now)
+    actions = kit.commit(kit.hub.handle(peer.conn, ResumeSeat(room=room_id, token=token), kit.now))
     welcomes = [
         a.message
         for a in actions
@@ -216,7 +216,7 @@ def test_a_frame_that_does_not_decode_confirms_the_token_too(
     thief = kit.connect()
     assert error_codes(kit.send(thief, ResumeSeat(room=room_id, token=t0))) == ["bad_token"]
     # stored before the error went out: a restart does not bring the earlier token back
-    kit.hub.close()
+    kit.store.close()
     later = RoomKit(store=SqliteStore(tmp_path / "war.db"), now=kit.now + 1)
     thief = later.connect()
     assert error_codes(later.send(thief, ResumeSeat(room=room_id, token=t0))) == ["bad_token"]

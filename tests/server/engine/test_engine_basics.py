@@ -273,6 +273,7 @@ def test_no_public_attribute_reveals_hidden_cards() -> None:
         "outcome",
         "phase",
         "play_out",
+        "replay",
         "round",
         "rules",
         "standings",

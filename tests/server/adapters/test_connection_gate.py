@@ -1,4 +1,5 @@
-"""server.core.limits.ConnectionGate with a fake clock: new connections per address, penalties."""
+"""`server.adapters.limits.ConnectionGate` on a fake clock: new connections per address,
+penalties."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.core.limits import ConnectionGate, Refusal, TokenBucket
+from server.adapters.limits import ConnectionGate, Throttle
+from server.core.limits import TokenBucket
 
 
 def gate(
@@ -26,8 +28,8 @@ def test_a_burst_is_admitted_then_the_rate_applies() -> None:
     g = gate(rate=5.0, burst=20)
     assert [g.admit("203.0.113.5", 0.0) for _ in range(20)] == [None] * 20
     refusal = g.admit("203.0.113.5", 0.0)
-    assert refusal == Refusal(retry_after=0.2, penalized=False, first=True)
-    assert g.admit("203.0.113.5", 0.1) == Refusal(retry_after=0.1, penalized=False, first=False)
+    assert refusal == Throttle(retry_after=0.2, penalized=False, first=True)
+    assert g.admit("203.0.113.5", 0.1) == Throttle(retry_after=0.1, penalized=False, first=False)
     assert g.admit("203.0.113.5", 0.2) is None  # one token every 0.2 s
     assert g.admit("203.0.113.5", 0.2) is not None
 
@@ -73,7 +75,7 @@ def test_a_penalty_refuses_the_address_until_it_ends() -> None:
     assert g.admit("203.0.113.5", 0.0) is None
     assert g.penalize("203.0.113.5", 1.0) == 10.0
     refusal = g.admit("203.0.113.5", 1.0)
-    assert refusal == Refusal(retry_after=10.0, penalized=True, first=True)
+    assert refusal == Throttle(retry_after=10.0, penalized=True, first=True)
     refusal = g.admit("203.0.113.5", 10.5)
     assert refusal is not None
     assert refusal.penalized

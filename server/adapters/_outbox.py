@@ -1,0 +1,93 @@
+"""The outbox: the Hub's actions carried out on the WebSocket connections.
+
+Each `Send` is encoded once (`protocol.encode`, the one codec) and its frame queued for
+every connection it names that is open (like ``websockets.broadcast``: a connection that
+is closing is skipped, and nothing waits for a slow client, which its own bounds drop,
+`server.adapters._connection`). The frames queued for a connection are written when the
+list of actions ends, or before a `Close`, so they go out ahead of its close frame: a
+step's three messages reach a connection in one ``transport.write`` (one system call)
+instead of three. bench/load.py measured 53% of the server's time in socket writes at
+full speed, and +22% steps/s from this. A `Close` starts the connection's closing
+handshake (once), with the reason cut to what a close frame holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+
+from websockets.protocol import State
+
+from protocol import EncodeError, encode
+from server.adapters._connection import GuardedConnection
+from server.adapters.logs import get_logger
+from server.core.actions import Action, Close, ConnId, Send
+
+__all__ = ["MAX_REASON_BYTES", "Outbox"]
+
+MAX_REASON_BYTES = 123
+"""a close frame's reason limit (RFC 6455)"""
+
+log = get_logger()
+
+
+class Outbox:
+    """Carries out actions on ``sockets`` (every open connection, by id); ``closing``:
+    the connections a close was started for; ``tasks``: the closing handshakes under way.
+    The containers are the caller's, shared."""
+
+    def __init__(
+        self,
+        sockets: dict[ConnId, GuardedConnection],
+        closing: set[ConnId],
+        tasks: set[asyncio.Task[None]],
+    ) -> None:
+        self._sockets = sockets
+        self._closing = closing
+        self._tasks = tasks
+
+    def perform(self, actions: Iterable[Action]) -> None:
+        """Carry out ``actions`` in order (see the module docstring)."""
+        queued: dict[ConnId, GuardedConnection] = {}
+        for action in actions:
+            if isinstance(action, Send):
+                self._send(action, queued)
+            else:
+                _flush(queued)
+                self._close(action)
+        _flush(queued)
+
+    def _send(self, action: Send, queued: dict[ConnId, GuardedConnection]) -> None:
+        try:
+            data = encode(action.message)
+        except EncodeError:
+            log.exception("encode_failed", message_type=type(action.message).__name__)
+            return
+        for conn in action.to:
+            ws = self._sockets.get(conn)
+            # like websockets.broadcast: skip connections that are not open (closing)
+            if ws is None or ws.protocol.state is not State.OPEN:
+                continue
+            ws.queue(data)
+            queued[conn] = ws
+
+    def _close(self, action: Close) -> None:
+        ws = self._sockets.get(action.conn)
+        if ws is None or action.conn in self._closing:
+            return
+        self._closing.add(action.conn)
+        task = asyncio.create_task(ws.close(action.code, _short(action.reason)))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+def _short(reason: str) -> str:
+    data = reason.encode()[:MAX_REASON_BYTES]
+    return data.decode(errors="ignore")
+
+
+def _flush(queued: dict[ConnId, GuardedConnection]) -> None:
+    """Write each connection's queued frames in one go (each checks its send buffer)."""
+    for ws in queued.values():
+        ws.flush()
+    queued.clear()

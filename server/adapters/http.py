@@ -1,0 +1,168 @@
+"""The HTTP side of the server's port: ``/healthz``, the browser table's files, and the
+refusals before the WebSocket handshake.
+
+websockets hands every request to `HttpFront.process_request` before its opening
+handshake (its ``process_request`` hook): ``GET /healthz`` answers 200 with JSON
+``{"status": "ok", "rooms": N, "connections": N}``, or 503 with ``"status":
+"store_failing"`` while the store cannot write (a full disk: from a failed commit until
+one succeeds again, `server.core.hub.Hub.store_failing`); other plain HTTP requests get
+the browser table's files (`server.adapters.web`; none with ``--no-web``); a WebSocket
+opened by another site's page gets 403 (`server.adapters._origin`); and per address
+(`server.adapters.limits.ConnectionGate`, on the app's monotonic clock), new connections
+at most ``--connect-rate`` a second in bursts of ``--connect-burst``, and none for
+``--abuse-penalty`` seconds (doubling on repeats) after one of its connections was
+closed for abuse (4001, or 1008 for invalid frames): HTTP 429 Too Many Requests with
+``Retry-After``. Anything else goes on to the handshake.
+"""
+
+from __future__ import annotations
+
+import http
+import json
+import math
+from collections.abc import Callable
+from typing import Protocol
+
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from server.adapters._forwarded import ClientAddress, Network, client_address
+from server.adapters._origin import origin_allowed
+from server.adapters._quiet import LogThrottle
+from server.adapters.config import Settings
+from server.adapters.limits import ConnectionGate, Throttle
+from server.adapters.logs import get_logger
+from server.adapters.web import WebFiles
+
+__all__ = ["HEALTH_PATH", "Health", "HttpFront", "client_of", "headers_of", "peer_of"]
+
+HEALTH_PATH = "/healthz"
+_SHOWN_ORIGIN_CHARS = 100  # of a refused Origin header, in the log (client text)
+
+log = get_logger()
+
+
+class Health(Protocol):
+    """What ``/healthz`` reports of a server (`server.adapters.app.WarServer` is one)."""
+
+    @property
+    def rooms(self) -> int: ...
+    @property
+    def store_failing(self) -> bool: ...
+    @property
+    def connection_count(self) -> int: ...
+
+
+class HttpFront:
+    """The answers to plain HTTP requests and the refusals before the handshake of
+    ``server`` (see the module docstring). It owns the per-address `gate` (the app
+    penalizes an address through it) and the browser table's files (`web`: set once they
+    are loaded; None: ``--no-web``). ``quiet`` throttles its log lines, on ``monotonic``."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        server: Health,
+        quiet: LogThrottle,
+        monotonic: Callable[[], float],
+    ) -> None:
+        self.settings = settings
+        self._server = server
+        self._quiet = quiet
+        self._monotonic = monotonic
+        self.gate = ConnectionGate(
+            settings.connect_rate,
+            settings.connect_burst,
+            penalty=settings.abuse_penalty,
+            penalty_max=settings.abuse_penalty_max,
+        )
+        self.web: WebFiles | None = None
+
+    def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        """Answer /healthz and the browser table's files (`server.adapters.web`); refuse
+        a WebSocket from another site's page (403) and a new connection its address may
+        not open now (429); None lets the WebSocket handshake go on."""
+        if request.path.split("?", 1)[0] == HEALTH_PATH:
+            return self._health(connection)
+        if self.web is not None and (page := self.web.respond(request)) is not None:
+            return page  # the browser table's files (not a WebSocket upgrade)
+        origin = request.headers.get("Origin")
+        if not origin_allowed(origin, request.headers.get("Host"), self.settings.allowed_origins):
+            return self._other_site(connection, str(origin))
+        client = client_of(connection, request.headers, self.settings.trusted_proxies)
+        refusal = self.gate.admit(client.address, self._monotonic())
+        if refusal is None:
+            return None
+        return _too_many_requests(connection, client.address, refusal)
+
+    def _other_site(self, connection: ServerConnection, origin: str) -> Response:
+        """HTTP 403 for a browser WebSocket opened by another site's page (logged once a
+        minute per origin)."""
+        shown = origin[:_SHOWN_ORIGIN_CHARS]
+        suppressed = self._quiet.allow(("origin_refused", shown), self._monotonic())
+        if suppressed is not None:
+            log.warning("origin_refused", origin=shown, also_refused=suppressed)
+        return connection.respond(
+            http.HTTPStatus.FORBIDDEN,
+            "a WebSocket from another site's page is refused (see --allowed-origins)\n",
+        )
+
+    def _health(self, connection: ServerConnection) -> Response:
+        server = self._server
+        failing = server.store_failing
+        body = json.dumps(
+            {
+                "status": "store_failing" if failing else "ok",
+                "rooms": server.rooms,
+                "connections": server.connection_count,
+            }
+        )
+        status = http.HTTPStatus.SERVICE_UNAVAILABLE if failing else http.HTTPStatus.OK
+        response = connection.respond(status, body)
+        del response.headers["Content-Type"]
+        response.headers["Content-Type"] = "application/json"
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+
+def _too_many_requests(connection: ServerConnection, peer: str, refusal: Throttle) -> Response:
+    """HTTP 429 with Retry-After (whole seconds, at least 1), instead of the handshake."""
+    seconds = max(1, math.ceil(refusal.retry_after))
+    if refusal.penalized:
+        why = "a connection from this address was closed for abuse"
+    else:
+        why = "too many new connections from this address"
+    if refusal.first:
+        log.info(
+            "connection_throttled",
+            peer=peer,
+            reason="penalty" if refusal.penalized else "connect rate",
+            retry_after=seconds,
+        )
+    response = connection.respond(
+        http.HTTPStatus.TOO_MANY_REQUESTS, f"{why}; retry after {seconds} s\n"
+    )
+    response.headers["Retry-After"] = str(seconds)
+    return response
+
+
+def peer_of(ws: ServerConnection) -> str:
+    address = ws.remote_address
+    if isinstance(address, tuple) and address:
+        return str(address[0])
+    return str(address or "")
+
+
+def client_of(
+    ws: ServerConnection, headers: Headers | None, trusted: tuple[Network, ...]
+) -> ClientAddress:
+    """Who ``ws`` is from: the TCP peer, or from a trusted proxy what X-Forwarded-For
+    (in ``headers``, the handshake request's) says."""
+    forwarded = headers.get_all("X-Forwarded-For") if headers is not None and trusted else []
+    return client_address(peer_of(ws), forwarded, trusted)
+
+
+def headers_of(ws: ServerConnection) -> Headers | None:
+    return ws.request.headers if ws.request is not None else None

@@ -1,0 +1,244 @@
+"""Serving: a `WarServer` started with its store, its Hub and its TLS, and run until a
+signal.
+
+Use::
+
+    async with serving(settings) as server:    # bound; server.port is the real port
+        ...
+    await run_server(settings)                  # until SIGTERM/SIGINT
+
+`serving` checks the TLS files, takes the store's lock (a second server on the same
+store refuses to start), opens the store, rebuilds every room into the Hub, starts the
+server, announces it (and warns about how it is exposed: `server.adapters._exposure`),
+and on exit stops it as on SIGTERM: stop accepting, close every client with 1012, commit
+the last batch, close the store. `run_server` also raises the process's open-files
+limit (every connection is a descriptor) and installs the signal handlers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import resource
+import signal
+import ssl
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from server.adapters import _exposure
+from server.adapters._connection import NOFILE_CEILING
+from server.adapters.app import Clocks, HubLike, WarServer
+from server.adapters.config import Settings
+from server.adapters.logs import get_logger
+from server.errors import TlsKeyError
+
+if TYPE_CHECKING:
+    from server.adapters.store import Store
+
+__all__ = [
+    "build_hub",
+    "open_store",
+    "raise_open_files_limit",
+    "run_server",
+    "serving",
+    "tls_context",
+]
+
+log = get_logger()
+
+
+def open_store(settings: Settings) -> Store:
+    """The SQLite store at ``settings.db`` (its folder is created).
+
+    Raises:
+        OSError: the store's folder cannot be created.
+        server.errors.StoreError: the store cannot be opened.
+    """
+    from server.adapters.store import SqliteStore  # noqa: PLC0415 (keep the app importable alone)
+
+    settings.db.parent.mkdir(parents=True, exist_ok=True)
+    return SqliteStore(settings.db)
+
+
+def build_hub(settings: Settings, store: Store, now: float) -> HubLike:
+    """The real Hub, built from every room ``store`` holds, with ``settings`` (the room
+    core's part of them: `server.core.settings.HubSettings`).
+
+    Raises:
+        server.errors.StoreError: the store cannot be loaded.
+    """
+    from server.core.hub import Hub  # noqa: PLC0415 (keep the app importable alone)
+
+    return Hub(store.load_all(), settings, now=now, logger=log)
+
+
+def tls_context(settings: Settings) -> ssl.SSLContext | None:
+    """A server TLS context from ``--certfile``/``--keyfile``, or None without them.
+
+    A key protected by a passphrase is refused with `TlsKeyError` instead of OpenSSL's
+    prompt on the terminal (the server runs unattended: nobody would answer it).
+
+    Raises:
+        ssl.SSLError, OSError: the files are not a matching PEM certificate and key.
+        server.errors.TlsKeyError: the key needs a passphrase.
+    """
+    if settings.certfile is None or settings.keyfile is None:
+        return None
+    keyfile = settings.keyfile
+
+    def no_passphrase() -> bytes:
+        raise TlsKeyError(
+            f"the TLS key {str(keyfile)!r} is protected by a passphrase, which war-server "
+            "cannot ask for: give --keyfile a copy without one, readable only by the "
+            "server (openssl pkey -in KEY -out KEY.plain; chmod 600 KEY.plain)"
+        )
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(settings.certfile, keyfile, password=no_passphrase)
+    return context
+
+
+@asynccontextmanager
+async def serving(
+    settings: Settings,
+    *,
+    hub: HubLike | None = None,
+    store: Store | None = None,
+    clock: Callable[[], float] = time.time,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> AsyncIterator[WarServer]:
+    """Start a server: the real Hub over the SQLite store at ``settings.db``, or ``hub``
+    (built from ``store``'s rooms; a stand-in that writes nothing needs none). ``clock``
+    is the Hub's (wall time), ``monotonic`` the transport limits' (`WarServer`).
+
+    Yields once it accepts connections; on exit it stops as on SIGTERM (clients get
+    1012, the last batch is committed, the store is closed).
+
+    Raises:
+        OSError: the address cannot be bound, or the store's folder cannot be made.
+        ssl.SSLError: the TLS files do not load.
+        server.errors.TlsKeyError: the TLS key needs a passphrase.
+        server.errors.StoreError: the store cannot be opened, or another server holds it.
+    """
+    context = tls_context(settings)  # bad TLS files fail before the store is opened
+    async with _store_locked(settings, hub is None):
+        if hub is None:
+            store = open_store(settings)
+            try:
+                hub = build_hub(settings, store, clock())
+            except BaseException:
+                store.close()
+                raise
+        clocks = Clocks(wall=clock, monotonic=monotonic)
+        server = WarServer(settings, hub, store, clocks=clocks, ssl_context=context)
+        try:
+            await server.start()
+        except BaseException:
+            if store is not None:
+                store.close()
+            raise
+        async with _serving(settings, server) as started:
+            yield started
+
+
+@asynccontextmanager
+async def _store_locked(settings: Settings, lock: bool) -> AsyncIterator[None]:
+    """Hold `StoreLock` on ``settings.db`` for the block (if ``lock``): a second server
+    on the same store refuses to start."""
+    if not lock:
+        yield
+        return
+    from server.adapters.store import StoreLock  # noqa: PLC0415 (keep the app importable alone)
+
+    settings.db.parent.mkdir(parents=True, exist_ok=True)
+    held = StoreLock(settings.db)
+    try:
+        yield
+    finally:
+        held.release()
+
+
+@asynccontextmanager
+async def _serving(settings: Settings, server: WarServer) -> AsyncIterator[WarServer]:
+    """Announce a started ``server`` (and warn about its exposure); stop it at the end."""
+    log.info(
+        "listening",
+        host=settings.host,
+        port=server.port,
+        tls=settings.tls,
+        db=str(settings.db),
+        rooms=server.hub.rooms,
+        password_required=settings.password is not None,
+        open_files_limit=resource.getrlimit(resource.RLIMIT_NOFILE)[0],
+    )
+    for warning in _exposure.startup_warnings(
+        _exposure.bound_addresses(server.sockets),
+        tls=settings.tls,
+        password=settings.password is not None,
+        behind_proxy=bool(settings.trusted_proxies),
+    ):
+        log.warning(warning.event, **warning.fields)
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+async def run_server(
+    settings: Settings,
+    *,
+    on_ready: Callable[[WarServer], Any] | None = None,
+    stop: asyncio.Event | None = None,
+) -> None:
+    """Serve until SIGTERM/SIGINT (or ``stop`` is set), then shut down cleanly.
+
+    ``on_ready`` is called with the running server once it accepts connections.
+    Raises what `serving` raises.
+    """
+    stopping = stop if stop is not None else asyncio.Event()
+    raise_open_files_limit()
+    loop = asyncio.get_running_loop()
+    installed: list[signal.Signals] = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, _on_signal, sig, stopping)
+        except (NotImplementedError, RuntimeError, ValueError):
+            continue  # not the main thread, or a platform without signal handlers
+        installed.append(sig)
+    try:
+        async with serving(settings) as server:
+            if on_ready is not None:
+                on_ready(server)
+            await stopping.wait()
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+
+
+def raise_open_files_limit() -> int:
+    """Raise this process's soft open-files limit to its hard limit; return the limit.
+
+    Every connection is a file descriptor; the soft limit is often 1,024 while the hard
+    one (systemd's LimitNOFILE, compose's ``ulimits``) allows far more. A raise is logged
+    (``open_files_limit``), as is a refusal; the ``listening`` line shows the limit in
+    any case. Never raises: a system that refuses (a seccomp filter, a container) leaves
+    the limit as it was.
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = NOFILE_CEILING if hard == resource.RLIM_INFINITY else hard
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        except (OSError, ValueError) as error:
+            log.warning("open_files_limit", limit=soft, hard_limit=hard, error=str(error))
+            return soft
+        log.info("open_files_limit", limit=target, hard_limit=hard, raised_from=soft)
+        return target
+    return soft  # already there: the "listening" line shows it
+
+
+def _on_signal(sig: signal.Signals, stopping: asyncio.Event) -> None:
+    log.info("signal_received", signal=sig.name)
+    stopping.set()

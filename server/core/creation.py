@@ -1,0 +1,61 @@
+"""Room creation: the record of a new room, from a ``create_room``.
+
+Seat 0 is the creator's (with the hash of a fresh token), then the open seats for the
+people to come, then the computer's seats (named "Computer", or "Computer 1", "Computer
+2"…). The deal is the one asked for (then it is revealed from the start: a family
+replaying a deal) or a random one, kept secret until the game ends. The room id and
+both codes are fresh (`server.core.directory.Directory`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from protocol import CreateRoom, ErrorCode
+from server.core.codes import RandomSource, hash_token, new_deal, new_token
+from server.core.directory import Directory
+from server.core.records import GameRecord, RoomRecord, SeatRecord
+from server.core.refusals import Refusal
+from server.core.wire import engine_rules
+
+__all__ = ["new_room"]
+
+
+def new_room(
+    message: CreateRoom,
+    now: float,
+    *,
+    directory: Directory,
+    random: RandomSource,
+    id_taken: Callable[[str], bool],
+) -> tuple[RoomRecord, str] | Refusal:
+    """The record of the room ``message`` asks for, created at ``now``, and the creator's
+    token; or the `Refusal` of settings the rules do not allow (``bad_value``). The room
+    id is one the directory does not know and for which ``id_taken`` is false."""
+    try:
+        message.validate()  # the codec did; a hub called directly must be as strict
+        rules = engine_rules(message.rules)
+    except ValueError as error:  # RulesError is a ValueError
+        return Refusal(ErrorCode.BAD_VALUE, str(error))
+    token = new_token(random)
+    seats = [SeatRecord(message.name, hash_token(token))]
+    seats += [SeatRecord() for _ in range(1, rules.players - message.computers)]
+    for number in range(1, message.computers + 1):
+        name = "Computer" if message.computers == 1 else f"Computer {number}"
+        seats.append(SeatRecord(name, None, computer=True))
+    revealed = message.deal is not None
+    deal = message.deal if message.deal is not None else new_deal(random)
+    player_code = directory.fresh_code(random)
+    room_id = directory.fresh_id(random, id_taken)  # drawn in this order since 0.1
+    record = RoomRecord(
+        room_id=room_id,
+        player_code=player_code,
+        watch_code=directory.fresh_code(random, other_than=player_code),
+        rules=rules,
+        minutes=message.minutes,
+        seats=tuple(seats),
+        game=GameRecord(number=1, deal=deal, revealed=revealed),
+        created=now,
+        last_active=now,
+    )
+    return record, token

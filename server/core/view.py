@@ -1,0 +1,122 @@
+"""The room's view: the state everyone at the table sees (nothing hidden), and a welcome.
+
+`room_state` is what a ``welcome``, a ``snapshot`` and the tests read: every seat (name,
+whether the computer plays it, connected, ready, auto-play, out, cards, the table, its
+votes), the game's step, round and war, who is awaited, the time left, and the deal once
+it may be known (revealed from the start, or the game is over). Face-down cards and
+piles are never shown.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from protocol import AutoPlay, RematchDeal, RoomPhase, RoomState, RulesSpec, SeatState, Welcome
+from server import engine
+from server.core.actions import ConnId, Send
+from server.core.records import GameRecord
+from server.core.seats import Seats
+from server.core.wire import game_result
+
+__all__ = ["Viewed", "room_state", "welcome"]
+
+
+class Viewed(Protocol):
+    """What the view reads of a room (`server.core.table.Table` is one)."""
+
+    room_id: str
+    player_code: str
+    watch_code: str
+    seq: int
+    minutes: int | None
+    rules: engine.Rules
+    rules_spec: RulesSpec
+    game: engine.Game
+    game_record: GameRecord
+    seats: Seats
+
+    @property
+    def awaits_readies(self) -> bool: ...
+
+    def waiting_for(self) -> tuple[int, ...]: ...
+
+
+def room_state(room: Viewed, now: float) -> RoomState:
+    """``room`` as everyone at the table sees it at ``now``."""
+    game = room.game
+    record = room.game_record
+    phase = record.stage.phase
+    waiting = room.waiting_for()
+    at_war = room.awaits_readies and game.phase is engine.Phase.WAR
+    return RoomState(
+        room=room.room_id,
+        phase=phase,
+        rules=room.rules_spec,
+        seats=_seats(room),
+        game=record.number,
+        step=game.steps,
+        round=game.round,
+        war_depth=game.depth if at_war else 0,
+        war_seats=game.next_seats if at_war else (),
+        waiting_for=waiting,
+        spectators=room.seats.spectators,
+        minutes=room.minutes,
+        seconds_left=_seconds_left(room, now),
+        deal=record.deal if record.revealed or phase is RoomPhase.OVER else None,
+        result=game_result(game),
+    )
+
+
+def welcome(room: Viewed, conn: ConnId, seat: int | None, token: str | None, now: float) -> Send:
+    """The ``welcome`` of ``conn`` to ``room``: at ``seat`` with ``token`` (and the player
+    code), or watching (None, None)."""
+    return Send(
+        (conn,),
+        Welcome(
+            seq=room.seq,
+            seat=seat,
+            token=token,
+            player_code=room.player_code if seat is not None else None,
+            watch_code=room.watch_code,
+            state=room_state(room, now),
+        ),
+    )
+
+
+def _seats(room: Viewed) -> tuple[SeatState, ...]:
+    game = room.game
+    record = room.game_record
+    started = record.started
+    table = game.table
+    active = set(game.active)
+    rematch = dict(record.rematch_votes)
+    rules = room.rules
+    return tuple(
+        SeatState(
+            seat=index,
+            name=seat.name,
+            computer=seat.computer,
+            connected=seat.conn is not None,
+            ready=index in record.ready,
+            auto=AutoPlay.QUICK if seat.computer else seat.mode,
+            out=started and index not in active,
+            count=game.counts[index] if started else 0,
+            face_up=tuple(engine.card_label(card, rules) for card in table.face_up[index]),
+            face_down=table.face_down[index],
+            finish_vote=index in record.finish_votes,
+            rematch_vote=RematchDeal(rematch[index]) if index in rematch else None,
+        )
+        for index, seat in enumerate(room.seats)
+    )
+
+
+def _seconds_left(room: Viewed, now: float) -> int | None:
+    """The time limit's seconds left (None: no limit, or the game has not started; 0 once
+    it ran out or the game is over)."""
+    record = room.game_record
+    deadline = record.deadline
+    if room.minutes is None or deadline is None or not record.started:
+        return None
+    if record.stage.phase is RoomPhase.OVER or record.stop_step is not None:
+        return 0
+    return min(room.minutes * 60, max(0, int(deadline - now)))

@@ -1,0 +1,146 @@
+// What the table does again at every message, and what it keeps (docs/performance.md,
+// "The browser table"): the flip's sound is made once and played at every flip; the
+// invitation is written again only when something it shows changed.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { Alive } from "../../../client/web/js/alive.js";
+import { Invitation } from "../../../client/web/js/invite.js";
+import { initialView } from "../../../client/web/js/view.js";
+
+// --- a Web Audio stand-in that counts what is made and started
+function audio() {
+  const made = { buffers: 0, filters: 0, gains: 0, sources: [], oscillators: 0 };
+  const node = (extra = {}) => ({ connect: (next) => next, ...extra });
+  const param = () => ({ value: 0, setValueAtTime() {}, exponentialRampToValueAtTime() {} });
+  class Context {
+    constructor() {
+      this.state = "running";
+      this.sampleRate = 8000;
+      this.currentTime = 0;
+      this.destination = node();
+    }
+    createBuffer(channels, length) {
+      made.buffers += 1;
+      const data = new Float32Array(length);
+      return { getChannelData: () => data };
+    }
+    createBiquadFilter() {
+      made.filters += 1;
+      return node({ type: "", frequency: param() });
+    }
+    createGain() {
+      made.gains += 1;
+      return node({ gain: param() });
+    }
+    createBufferSource() {
+      const source = node({ buffer: null, started: 0 });
+      source.start = () => (source.started += 1);
+      made.sources.push(source);
+      return source;
+    }
+    createOscillator() {
+      made.oscillators += 1;
+      return node({ type: "", frequency: param(), start() {}, stop() {} });
+    }
+  }
+  const listeners = {};
+  const win = {
+    AudioContext: Context,
+    addEventListener: (type, listener) => (listeners[type] = listener),
+    setTimeout: (callback) => callback(),
+    navigator: { vibrate() {} },
+    document: { addEventListener() {}, visibilityState: "visible" },
+  };
+  return { made, win, tap: () => listeners.pointerdown() };
+}
+
+test("the flip's sound is made once and played at every flip", () => {
+  const { made, win, tap } = audio();
+  const alive = new Alive(win);
+  alive.hear({ type: "cards_turned" }, 0);
+  assert.equal(made.sources.length, 0, "nothing plays before the page was touched");
+  tap();
+  for (let i = 0; i < 3; i += 1) alive.hear({ type: "cards_turned" }, 0);
+  assert.equal(made.sources.length, 3, "every flip is heard");
+  assert.deepEqual(made.sources.map((s) => s.started), [1, 1, 1]);
+  assert.ok(made.sources.every((s) => s.buffer !== null && s.buffer === made.sources[0].buffer), "the same sound");
+  assert.deepEqual([made.buffers, made.filters, made.gains], [1, 1, 1], "made once");
+  alive.setSound(false);
+  alive.hear({ type: "cards_turned" }, 0);
+  assert.equal(made.sources.length, 3, "quiet when the sound is off");
+});
+
+// --- a document stand-in that counts every text written
+function page(href = "http://192.168.1.20:8765/") {
+  const nodes = new Map();
+  const writes = [];
+  const element = (id) => {
+    let text = "";
+    return {
+      id,
+      hidden: false,
+      open: false,
+      classList: { toggle() {} },
+      get textContent() {
+        return text;
+      },
+      set textContent(value) {
+        writes.push(id);
+        text = value;
+      },
+    };
+  };
+  const doc = {
+    location: { href },
+    defaultView: { navigator: {} },
+    querySelectorAll: () => [],
+    getElementById: (id) => {
+      if (!nodes.has(id)) nodes.set(id, element(id));
+      return nodes.get(id);
+    },
+  };
+  return { doc, writes, node: (id) => doc.getElementById(id) };
+}
+
+const playing = (extra = {}) => ({
+  ...initialView(),
+  last_seq: 4,
+  my_seat: 0,
+  phase: "playing",
+  player_code: "K7MX-QD4R",
+  watch_code: "9HWT-2CBN",
+  seats: [{ seat: 0, name: "Ann" }, { seat: 1, name: "Computer" }],
+  ...extra,
+});
+
+test("the invitation is written again only when what it shows changed", () => {
+  const { doc, writes, node } = page();
+  const invitation = new Invitation(doc);
+  invitation.draw(playing());
+  assert.equal(node("watch-link").textContent, "http://192.168.1.20:8765/#watch=9HWT-2CBN");
+  assert.equal(node("share-title").textContent, "Let others watch");
+  assert.ok(writes.length > 0);
+  writes.length = 0;
+  for (let step = 1; step < 5; step += 1) invitation.draw(playing({ step, round: step }));
+  assert.deepEqual(writes, [], "a game's messages leave it alone");
+  invitation.draw(playing({ watch_code: "ABCD-EFGH" }));
+  assert.equal(node("watch-link").textContent, "http://192.168.1.20:8765/#watch=ABCD-EFGH");
+  writes.length = 0;
+  invitation.draw(playing({ watch_code: "ABCD-EFGH", my_seat: null }));
+  assert.equal(node("share").hidden, true, "a spectator has no invitation");
+  invitation.draw(playing({ watch_code: "ABCD-EFGH" }));
+  assert.equal(node("share").hidden, false);
+  assert.ok(writes.includes("watch-link"), "shown again, written again");
+});
+
+test("the server's addresses redraw the links", () => {
+  const { doc, node } = page("http://127.0.0.1:8765/");
+  const invitation = new Invitation(doc);
+  invitation.draw(playing());
+  assert.equal(node("watch-link").textContent, "http://127.0.0.1:8765/#watch=9HWT-2CBN");
+  invitation.useAddresses(["http://192.168.1.20:8765/"]);
+  invitation.draw(playing());
+  assert.equal(node("watch-link").textContent, "http://192.168.1.20:8765/#watch=9HWT-2CBN");
+});
