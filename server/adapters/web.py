@@ -54,9 +54,10 @@ CONTENT_TYPES: Mapping[str, str] = {
     ".svg": "image/svg+xml",
     ".png": "image/png",
     ".webmanifest": "application/manifest+json",
+    ".json": "application/json; charset=utf-8",
 }
-"""The files served, by suffix (anything else in the folder stays private), and
-``LICENSE`` files as plain text."""
+"""The files served, by suffix (anything else in the folder stays private; ``.json`` only
+under `CATALOGS`), and ``LICENSE`` files as plain text."""
 
 CONTENT_SECURITY_POLICY = "; ".join(
     (
@@ -79,6 +80,10 @@ ENTRY = "js/main.js"
 """The page's script; index.html loads it, and it imports the rest."""
 VENDOR = "vendor/"
 """Vendored files are served byte for byte (their checksums hold for what is sent)."""
+CATALOGS = "lang/"
+"""The message catalogs (``lang/<tag>.json``): the page fetches the one it speaks."""
+FIRST_CATALOG = "lang/en.json"
+"""The catalog a first visit in the page's default language loads (`WebFiles.page_paths`)."""
 VERSION_MARK = "@VERSION@"
 """Written in index.html where the versioned folder's name goes (``v/@VERSION@/``)."""
 PRELOAD_MARK = "<!-- @PRELOAD@ -->"
@@ -129,6 +134,8 @@ def _etag(body: bytes) -> str:
 def _content_type(path: PurePosixPath) -> str | None:
     if path.name == _LICENSE:
         return "text/plain; charset=utf-8"
+    if path.suffix == ".json" and not path.as_posix().startswith(CATALOGS):
+        return None
     return CONTENT_TYPES.get(path.suffix)
 
 
@@ -172,7 +179,7 @@ class WebFiles:
                 for path in sorted(folder.rglob("*"))
                 if path.is_file()
                 and path.name != INDEX
-                and _content_type(PurePosixPath(path.name)) is not None
+                and _content_type(PurePosixPath(path.relative_to(folder).as_posix())) is not None
             }
         except OSError as error:
             message = f"cannot read the browser table's files in {folder}: {error}"
@@ -186,9 +193,15 @@ class WebFiles:
 
     @property
     def page_paths(self) -> tuple[str, ...]:
-        """What a browser loads for the page: ``/``, the stylesheet, the icon and the
-        modules (not the licence)."""
-        return tuple(p for p in self.paths if not p.endswith(_LICENSE))
+        """What a browser loads for the page: ``/``, the stylesheet, the icon, the
+        modules and one catalog (`FIRST_CATALOG`; not the licence)."""
+        prefix = f"/v/{self.version}/"
+        return tuple(
+            p
+            for p in self.paths
+            if not p.endswith(_LICENSE)
+            and (not p.startswith(prefix + CATALOGS) or p == prefix + FIRST_CATALOG)
+        )
 
     @property
     def page_bytes(self) -> int:

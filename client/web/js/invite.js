@@ -1,6 +1,7 @@
 // The invitation: the links, their QR code, Share or Copy, and a warning when the page's
 // own address reaches only this machine (README.md).
 
+import { said } from "./catalog.js";
 import { spectating } from "./view.js";
 
 const LOOPBACK = /^(127(\.\d{1,3}){3}|localhost|\[::1\])$/i;
@@ -28,19 +29,14 @@ export function linkBase(location, addresses = []) {
   return own.href;
 }
 
-/** What to say about the links' address, or null when it is one others can reach. */
+/** What to say about the links' address (a said() message), or null when it is one
+ * others can reach. */
 export function localWarning(location, base) {
   const host = new URL(location.href).hostname;
   if (!isLoopback(host)) return null;
   const used = new URL(base);
-  if (!isLoopback(used.hostname)) {
-    return `These links use ${used.origin}/, this machine's address on the home network (${host} works only on this machine).`;
-  }
-  return (
-    `This page was opened as ${host}, which works only on this machine: phones cannot open these links. ` +
-    "Open the table at this machine's network address (such as http://192.168.1.20:8765/); " +
-    "if relatives still cannot reach it, start the server with make run HOST=0.0.0.0."
-  );
+  if (!isLoopback(used.hostname)) return said("page.local_warning_used", { origin: used.origin, host });
+  return said("page.local_warning", { host });
 }
 
 export class Invitation {
@@ -50,6 +46,7 @@ export class Invitation {
     this.inviting = null;
     this.drawnQr = this.drawn = null;
     this.qr = null; // the QR module, loaded when first needed
+    this.words = null; // the catalog of the last drawing
     const share = doc.defaultView?.navigator.share;
     for (const button of doc.querySelectorAll("[data-share]")) {
       button.hidden = typeof share !== "function";
@@ -71,29 +68,31 @@ export class Invitation {
     this.drawnQr = this.drawn = null;
   }
 
-  draw(view) {
+  /** Draw it for `view`, in `words` (the viewer's catalog). */
+  draw(view, words) {
     const share = this.$("share");
     const inviting = view.phase === "waiting" && view.player_code !== null && view.seats.some((s) => s.name === null);
     // Drawn again only when something it shows changed (not at every message of a game).
-    const drawn = `${inviting}|${spectating(view)}|${view.player_code}|${view.watch_code}|${this.doc.location.href}`;
+    const drawn = `${inviting}|${spectating(view)}|${view.player_code}|${view.watch_code}|${this.doc.location.href}|${words.tag}`;
     if (drawn === this.drawn) return;
     this.drawn = drawn;
+    this.words = words;
     share.hidden = spectating(view) || view.watch_code === null;
     if (share.hidden) return;
     if (inviting !== this.inviting) share.open = this.inviting = inviting; // open while inviting
-    this.$("share-title").textContent = inviting ? "Invite the family" : "Let others watch";
+    this.$("share-title").textContent = words.text(inviting ? "page.invite" : "page.let_watch");
     share.classList.toggle("later", !inviting); // out of the way while playing
     this.$("share-join").hidden = !inviting;
     const location = this.doc.location;
     const base = linkBase(location, this.addresses);
     const warning = localWarning(location, base);
     this.$("local-warning").hidden = warning === null;
-    this.$("local-warning").textContent = warning ?? "";
+    this.$("local-warning").textContent = warning === null ? "" : words.say(warning);
     const join = inviting ? `${base}#join=${view.player_code}` : "";
     this.$("join-link").textContent = join;
     this.$("watch-link").textContent = `${base}#watch=${view.watch_code}`;
-    const codes = `watchers ${view.watch_code}`;
-    this.$("share-codes").textContent = inviting ? `players ${view.player_code}, ${codes}` : codes;
+    const codes = { player: view.player_code, watch: view.watch_code };
+    this.$("share-codes").textContent = words.text(inviting ? "page.codes_inviting" : "page.codes", codes);
     if (inviting && join !== this.drawnQr) this.drawQr(join);
   }
 
@@ -106,7 +105,8 @@ export class Invitation {
   async share(button) {
     const url = this.$(button.dataset.share).textContent;
     try {
-      await this.doc.defaultView.navigator.share({ title: "Family War", text: "Come to my table for a game of War:", url });
+      const words = this.words;
+      await this.doc.defaultView.navigator.share({ title: words.text("app.title"), text: words.text("page.share_text"), url });
     } catch {
       // dismissed, or refused: the link is still there to copy
     }
@@ -127,7 +127,7 @@ export class Invitation {
       this.doc.getSelection()?.addRange(range);
       copied = this.doc.execCommand?.("copy") ?? false;
     }
-    button.textContent = copied ? "Copied ✓" : "Selected: copy it";
+    button.textContent = this.words.text(copied ? "page.copied" : "page.selected");
     setTimeout(() => {
       button.textContent = label;
     }, 2500);

@@ -6,7 +6,9 @@ import { follow, noCountdown, secondsLeft, warning } from "./countdown.js";
 import { InputKind, releaseFocusAfterPointer, typing } from "./input.js";
 import { cycleAuto, finish, rematch, setAuto, turnOver } from "./intents.js";
 import { Invitation } from "./invite.js";
+import { NO_WORDS, choose, load, remember, remembered, speakPage } from "./lang.js";
 import { Table } from "./render.js";
+import { said } from "./catalog.js";
 import { describe, status } from "./sentences.js";
 import { SeatStore } from "./store.js";
 import { initialView, welcomed } from "./view.js";
@@ -16,39 +18,33 @@ const doc = document;
 const $ = (id) => doc.getElementById(id);
 const field = (name) => doc.querySelector(`#create-form [name="${name}"]`);
 const seats = new SeatStore();
+// The viewer's words: the picked language, else the browser's (lang.js); fetched first.
+let words = await load(choose(remembered(storage()), globalThis.navigator?.languages ?? []));
+if (words === null) {
+  $("trouble").hidden = false;
+  $("trouble").textContent = NO_WORDS;
+  throw new Error(NO_WORDS);
+}
 const motion = globalThis.matchMedia?.("(prefers-reduced-motion: reduce)");
 // The hook for the server's network addresses: when the server tells a page opened on
 // this machine its addresses on the network, pass them to invitation.useAddresses(urls).
 const invitation = new Invitation(doc);
-const table = new Table(doc, { reducedMotion: () => Boolean(motion?.matches), invitation });
+const table = new Table(doc, { reducedMotion: () => Boolean(motion?.matches), invitation, words });
 const input = new InputKind(globalThis, () => connection !== null && redraw());
 const alive = new Alive(globalThis, storage());
 const now = () => performance.now() / 1000;
 // bench/web.py puts an array here to time each message to the redrawn table.
 const timing = Array.isArray(globalThis.__warTiming) ? globalThis.__warTiming : null;
-const PLAIN = {
-  unknown_code: "There is no game with that code. Check the code, or ask for a new link.",
-  room_full: "That game is full: every seat is taken.",
-  reconnecting: "The connection dropped. Reconnecting…",
-  bad_password: "That password is not right.",
-  password_required: "This server asks for a password to create a room.",
-  too_many_rooms: "The server has as many rooms as it can hold; try again later.",
-  spectators_full: "As many people are watching as the game allows; try again later.",
-  too_many_connections: "Too many windows are open on this network; close one and try again.",
-  too_many_failures: "Too many wrong codes from your network; wait a minute and try again.",
-  unsupported_version: "This page is older than the server: reload the page.",
-  bad_token: "Your seat could not be found any more.",
-  store_unavailable: "The server cannot save games right now.",
-  4002: "This seat is now played in another window or on another device.",
-  4003: "The room was closed.",
-  1001: "The server shut down.",
-};
+// The refusals and closes told in a plain sentence of their own (page.plain); the rest say
+// the reason (page.ended).
+const PLAIN = new Set(Object.keys(words.data.messages.page.plain).filter((code) => code !== "select" && code !== "other"));
+const plainText = (code, reason) => words.text("page.plain", { code: PLAIN.has(String(code)) ? String(code) : "other", reason });
 
 let connection = null;
 let view = initialView();
 let countdown = noCountdown();
 let clock = null;
-let reconnecting = null; // what the status line says while the connection is away
+let reconnecting = null; // what the status line says while the connection is away (a key)
 let readySentFor = null; // the step of a ready sent on this connection: a double tap sends one
 let saidStep = null; // the step of the sentence under the cards
 let leaveArmed = null;
@@ -119,7 +115,7 @@ function enter(opening, options = {}) {
   countdown = noCountdown();
   reconnecting = readySentFor = autoAsked = saidStep = null;
   table.reset();
-  table.draw(view, status(view, null));
+  table.draw(view, status(view, null, { words }));
   show("table");
   const current = new Connection({
     url: socketUrl(location),
@@ -141,11 +137,11 @@ function stop() {
 
 function onEvent(event) {
   if (event.kind === "received") return received(event);
-  if (event.kind === "notice") return table.say([event.text], "notice");
+  if (event.kind === "notice") return table.say([words.say(event.text)], "notice");
   if (event.kind === "ended") return ended(event);
   // One plain sentence, in the status line by the (now inactive) button; the reason and
   // the attempts are for logs, not for the family.
-  reconnecting = PLAIN.reconnecting + (view.my_seat !== null ? " Your seat is kept." : "");
+  reconnecting = view.my_seat !== null ? "page.reconnecting_seat" : "page.reconnecting";
   return redraw();
 }
 
@@ -163,10 +159,10 @@ function received({ message, before, view: after, at }) {
   if (view.seats[view.my_seat]?.auto === autoAsked) autoAsked = null; // the room caught up
   const t = now();
   countdown = follow(countdown, before, message, after, t);
-  const lines = describe(before, message, after, after.my_seat, { table: true });
+  const lines = describe(before, message, after, after.my_seat, { table: true, words });
   const [marked, line] = warning(countdown, t);
   countdown = marked;
-  table.say(line === null ? lines : [...lines, line]);
+  table.say(line === null ? lines : [...lines, words.say(line)]);
   underTheCards(message, lines);
   alive.hear(message, after.my_seat);
   if (message.type === "game_started" && doc.activeElement === doc.body && after.my_seat !== null) {
@@ -196,7 +192,8 @@ function underTheCards(message, lines) {
 
 function redraw() {
   const offline = reconnecting !== null;
-  table.draw(view, reconnecting ?? status(view, view.my_seat, { touch: input.touch }), { offline });
+  const told = offline ? words.text(reconnecting) : status(view, view.my_seat, { touch: input.touch, words });
+  table.draw(view, told, { offline });
   alive.awake(connection !== null && !offline && welcomed(view) && view.phase === "playing");
 }
 
@@ -205,34 +202,44 @@ function ended(event) {
   const current = connection;
   if (event.ok && current?.left) {
     home();
-    trouble("You left the table.");
+    trouble(words.text("page.you_left"));
     return;
   }
-  if (event.ok && event.reason === "closed") return; // we closed it: another room, or home
+  if (event.ok && event.reason.key === "close.closed") return; // we closed it: another room, or home
   const code = event.code ?? event.closeCode;
   if (code === "password_required" || code === "bad_password") {
     home();
     $("create").open = true;
-    trouble(PLAIN[code]);
+    trouble(plainText(code, event.reason));
     field("password").focus();
     return;
   }
-  const unreachable = /^cannot connect|cannot reach the server/.test(event.reason);
+  const unreachable = cannotReach(event.reason);
   if (!welcomed(view)) return refused(code, event, unreachable, current);
-  let text = PLAIN[code];
-  if (text === undefined && unreachable) text = "The server cannot be reached. Is it running?";
-  text ??= `${event.reason.slice(0, 1).toUpperCase()}${event.reason.slice(1)}.`;
+  const text = endedText(code, event.reason, unreachable);
   reconnecting = null;
   trouble(null);
   redraw();
   let again = null;
-  if (unreachable || /^gave up/.test(event.reason) || code === 4002 || code === 1001) {
+  if (unreachable || event.reason.key === "close.gave_up" || code === 4002 || code === 1001) {
     const [kind, fragmentCode] = fragment();
     const opening = kind === null ? current.opening : { type: `${kind}_room`, code: fragmentCode, name: seats.name || "Player" };
     if (kind === "watch") delete opening.name;
     again = () => enter(opening, { resumeOnly: kind === "join" });
   }
   endedPanel(text, again);
+}
+
+// Whether the connection ended because the server could not be reached (at once, or
+// after giving up reconnecting).
+function cannotReach(reason) {
+  if (reason.key === "close.gave_up") return cannotReach(reason.values.reason);
+  return reason.key === "close.cannot_connect" || reason.key === "close.cannot_reach";
+}
+
+function endedText(code, reason, unreachable) {
+  if (!PLAIN.has(String(code)) && unreachable) return words.text("page.unreachable");
+  return plainText(code, reason);
 }
 
 // Refused before any welcome: no table behind the message (it would say "Connecting…").
@@ -244,9 +251,7 @@ function refused(code, event, unreachable, current) {
   const [kind] = fragment();
   const full = code === "room_full" && kind === "join";
   show(full ? "invite" : null);
-  let text = PLAIN[code];
-  if (text === undefined && unreachable) text = "The server cannot be reached. Is it running?";
-  text ??= `${event.reason.slice(0, 1).toUpperCase()}${event.reason.slice(1)}.`;
+  const text = endedText(code, event.reason, unreachable);
   const again = unreachable ? () => enter(current.opening) : null;
   endedPanel(text, again, full);
   if (full) {
@@ -267,7 +272,7 @@ function tickClock() {
 function onTick() {
   const [marked, line] = warning(countdown, now());
   countdown = marked;
-  if (line !== null) table.say([line]);
+  if (line !== null) table.say([words.say(line)]);
   tickClock();
 }
 
@@ -278,20 +283,21 @@ function stopClock() {
 
 // --- what the player does
 function act(intent) {
-  const sent = typeof intent !== "string" && Boolean(connection?.send(intent));
-  if (!sent) $("status").textContent = typeof intent === "string" ? intent : "Not connected right now; try again in a moment.";
+  const refusal = "key" in intent; // a said() message: why nothing is sent now
+  const sent = !refusal && Boolean(connection?.send(intent));
+  if (!sent) $("status").textContent = words.say(refusal ? intent : said("keys.not_connected"));
   return sent;
 }
 
 function turn() {
   const intent = turnOver(view, readySentFor); // a second tap is told it is ready already
   // Only a ready that went out counts: one tapped while reconnecting was never sent.
-  if (act(intent) && typeof intent !== "string") readySentFor = view.step;
+  if (act(intent)) readySentFor = view.step;
 }
 
 function leave() {
   if (leaveArmed === null) {
-    $("leave").textContent = input.touch ? "Leave for good? Tap again" : "Leave for good? Press q again";
+    $("leave").textContent = words.text("page.leave_armed", { input: input.touch ? "touch" : "keys" });
     $("leave").classList.add("armed");
     leaveArmed = setTimeout(disarmLeave, 4000);
     return;
@@ -303,7 +309,7 @@ function leave() {
 function disarmLeave() {
   clearTimeout(leaveArmed);
   leaveArmed = null;
-  $("leave").textContent = "Leave the table";
+  $("leave").textContent = words.text("page.leave");
   $("leave").classList.remove("armed");
 }
 
@@ -361,13 +367,13 @@ function createRoom(event) {
   const number = Number(form.get("limit_number"));
   const high = limit === "minutes" ? MAX_MINUTES : MAX_ROUND_LIMIT;
   if (/minutes|rounds/.test(limit) && !(Number.isInteger(number) && number >= 1 && number <= high)) {
-    return trouble(`The number of ${limit} must be a whole number from 1 to ${high}.`);
+    return trouble(words.text("page.bad_limit", { what: limit, most: high }));
   }
   if (limit === "minutes") opening.minutes = number;
   else if (limit !== "none") rules.round_limit = limit === "rounds" ? number : Number(limit);
   const deal = String(form.get("deal")).replace(/\s+/g, "");
   if (deal && !(/^\d{1,20}$/.test(deal) && BigInt(deal) <= MAX_DEAL)) {
-    return trouble(`The deal number must be a whole number from 0 to ${MAX_DEAL}.`);
+    return trouble(words.text("page.bad_deal", { most: String(MAX_DEAL) }));
   }
   if (deal) opening.deal = BigInt(deal) <= Number.MAX_SAFE_INTEGER ? Number(deal) : BigInt(deal);
   if (form.get("password")) opening.password = form.get("password");
@@ -378,7 +384,7 @@ function createRoom(event) {
 function joinWithCode(event) {
   event.preventDefault();
   const code = String(new FormData(event.target).get("code")).trim().toUpperCase();
-  if (!/^[A-Z0-9-]{4,32}$/.test(code)) return trouble("A code has 4 to 32 letters, digits and hyphens, like K7MX-QD4R.");
+  if (!/^[A-Z0-9-]{4,32}$/.test(code)) return trouble(words.text("page.bad_code", { example: "K7MX-QD4R" }));
   const watch = event.submitter?.value === "watch";
   const name = watch ? null : typedName($("start-name"));
   if (!watch && name === null) return undefined;
@@ -396,24 +402,39 @@ function acceptInvite(event) {
 function watchInstead(event) {
   event.preventDefault();
   const code = String(new FormData(event.target).get("code")).trim().toUpperCase();
-  if (!/^[A-Z0-9-]{4,32}$/.test(code)) return trouble("A code has 4 to 32 letters, digits and hyphens, like 9HWT-2CBN.");
+  if (!/^[A-Z0-9-]{4,32}$/.test(code)) return trouble(words.text("page.bad_code", { example: "9HWT-2CBN" }));
   setHash(`#watch=${code}`);
   return route();
 }
 
 function soundButton() {
   $("sound").setAttribute("aria-pressed", String(alive.on));
-  $("sound").textContent = alive.on ? "Sound on" : "Sound off";
+  $("sound").textContent = words.text(alive.on ? "page.sound_on" : "page.sound_off");
 }
 
 function formChanged(event) {
   const limit = field("limit").value;
   $("limit-number-field").hidden = !/minutes|rounds/.test(limit);
-  $("limit-number-label").textContent = limit === "minutes" ? `Minutes (1 to ${MAX_MINUTES})` : "Rounds";
+  const label = limit === "minutes" ? words.text("page.limit_number_minutes", { most: MAX_MINUTES }) : words.text("page.limit_number_rounds");
+  $("limit-number-label").textContent = label;
   const most = Number(doc.querySelector('#create-form [name="players"]:checked').value) - 1;
   const computers = field("computers");
   for (const option of computers.options) option.disabled = Number(option.value) > most;
   if (Number(computers.value) > most || event?.target.name === "players") computers.value = String(Math.min(Number(computers.value), most));
+}
+
+// --- the language: the picker's choice is remembered; what is said from now on is in it
+async function pickLanguage(event) {
+  const picked = await load(event.target.value);
+  if (picked === null) return;
+  remember(storage(), picked.tag);
+  words = picked;
+  speakPage(doc, words, $("language"));
+  table.speak(words);
+  if (leaveArmed !== null) disarmLeave();
+  formChanged();
+  soundButton();
+  redraw();
 }
 
 // --- wiring
@@ -439,10 +460,12 @@ releaseFocusAfterPointer(doc, $("controls"), input);
 releaseFocusAfterPointer(doc, $("actions"), input);
 releaseFocusAfterPointer(doc, $("share"), input);
 on("home", "click", home);
+on("language", "change", pickLanguage);
 doc.addEventListener("keydown", keyDown);
 addEventListener("hashchange", route);
 addEventListener("online", () => connection?.retryNow());
 doc.addEventListener("visibilitychange", () => doc.visibilityState === "visible" && connection?.retryNow());
+speakPage(doc, words, $("language"));
 formChanged();
 soundButton();
 route();

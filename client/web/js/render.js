@@ -1,14 +1,13 @@
 // Draws a view into the DOM, and nothing else (README.md).
 
-import { cardName, isRed, rankLabel, SUIT_SYMBOLS } from "./cards.js";
+import { cardName, isRed, SUIT_SYMBOLS } from "./cards.js";
+import { count, said, war } from "./catalog.js";
 import { clockText } from "./countdown.js";
-import { joinWords, longestName, resultSentence, rulesLine, rulesSentence, votesSentence, warName, who } from "./sentences.js";
+import { longestName, persons, resultSentence, rulesLine, rulesSentence, votesSentence } from "./sentences.js";
 import { mine, myTurn, nameOf, spectating, welcomed } from "./view.js";
 
 export const MAX_LOG_LINES = 120;
 const FLIGHT_MS = 600;
-const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
-const capital = (text) => text.slice(0, 1).toUpperCase() + text.slice(1);
 
 /** A deal number to read out: "18 446 744 073 709 551 615" (groups of three past 4 digits). */
 export function dealText(deal) {
@@ -16,26 +15,27 @@ export function dealText(deal) {
   return digits.length > 4 ? digits.replace(/\B(?=(\d{3})+$)/g, " ") : digits;
 }
 
-/** Short words on a seat, as the terminal table has them: ["you", "ready ✓", "auto calm"]. */
+/** Short words on a seat, as the terminal table has them, each a catalog key (seat.*) and
+ * its values: [["seat.you"], ["seat.ready"], ["seat.auto", {mode}]]. */
 export function seatMarks(view, record, me) {
-  if (record.name === null) return ["waiting for a player"];
+  if (record.name === null) return [["seat.open"]];
   const marks = [];
   const seat = record.seat;
-  if (seat === me) marks.push("you");
-  if (view.left.includes(seat)) marks.push("left");
-  else if (record.computer) !record.name.toLowerCase().includes("computer") && marks.push("computer");
-  else if (!record.connected) marks.push("away");
-  if (record.out) marks.push("out of the game");
+  if (seat === me) marks.push(["seat.you"]);
+  if (view.left.includes(seat)) marks.push(["seat.left"]);
+  else if (record.computer) !record.name.toLowerCase().includes("computer") && marks.push(["seat.computer"]);
+  else if (!record.connected) marks.push(["seat.away"]);
+  if (record.out) marks.push(["seat.out"]);
   else if (view.phase === "playing") {
-    if (record.ready) marks.push("ready ✓");
+    if (record.ready) marks.push(["seat.ready"]);
     else if (view.waiting_for.includes(seat)) {
-      if (seat !== me) marks.push("not ready");
-      else if (record.auto === "off") marks.push("your turn");
-    } else if (view.war_depth && !view.war_seats.includes(seat)) marks.push("sits out the war");
+      if (seat !== me) marks.push(["seat.not_ready"]);
+      else if (record.auto === "off") marks.push(["seat.turn"]);
+    } else if (view.war_depth && !view.war_seats.includes(seat)) marks.push(["seat.sits_out"]);
   }
-  if (record.auto !== "off" && !record.computer) marks.push(`auto ${record.auto}`);
-  if (record.finish_vote && view.phase === "playing") marks.push("voted to finish");
-  if (record.rematch_vote !== null) marks.push(`rematch: ${record.rematch_vote} deal`);
+  if (record.auto !== "off" && !record.computer) marks.push(["seat.auto", { mode: said("auto.mode", { mode: record.auto }) }]);
+  if (record.finish_vote && view.phase === "playing") marks.push(["seat.voted"]);
+  if (record.rematch_vote !== null) marks.push(["seat.rematch", { wish: record.rematch_vote }]);
   return marks;
 }
 
@@ -43,28 +43,29 @@ export function seatMarks(view, record, me) {
  * 26" with a limit ("round 27, tie-break" past it), the rounds played once it is over. */
 function roundText(view) {
   const limit = view.rules.round_limit;
-  if (view.phase === "over") return plural(view.round, "round");
-  if (view.phase !== "playing") return limit === null ? null : `${limit}-round game`;
+  if (view.phase === "over") return said("where.rounds", { rounds: count("round", view.round) });
+  if (view.phase !== "playing") return limit === null ? null : said("where.round_game", { limit });
   const playing = view.round + 1;
-  if (limit === null) return `round ${playing}`;
-  return playing > limit ? `round ${playing}, tie-break` : `round ${playing} of ${limit}`;
+  if (limit === null) return said("where.round", { round: playing });
+  return playing > limit ? said("where.tie_break", { round: playing }) : said("where.round_of", { round: playing, limit });
 }
 
-/** The line under the title: "game 2 · round 12 of 50 · 3 watching · deal 42". */
-export function whereLine(view) {
+/** The line under the title in `words`: "game 2 · round 12 of 50 · 3 watching · deal 42". */
+export function whereLine(view, words) {
   if (!welcomed(view)) return "";
   const parts = [];
-  if (view.game > 1) parts.push(`game ${view.game}`);
+  if (view.game > 1) parts.push(said("where.game", { game: view.game }));
   parts.push(roundText(view));
-  if (view.minutes !== null) parts.push(`${view.minutes}-minute game`);
+  if (view.minutes !== null) parts.push(said("where.minute_game", { minutes: view.minutes }));
   const others = view.spectators - 1;
-  if (spectating(view)) parts.push(`you are watching${others > 0 ? ` with ${others} more` : ""}`);
-  else if (view.spectators) parts.push(`${view.spectators} watching`);
-  if (view.deal !== null && view.phase !== "over") parts.push(`deal ${dealText(view.deal)}`);
-  return parts.filter((part) => part !== null).join(" · ");
+  if (spectating(view)) parts.push(others > 0 ? said("where.you_watch_with", { others }) : said("where.you_watch"));
+  else if (view.spectators) parts.push(said("where.watching", { count: view.spectators }));
+  if (view.deal !== null && view.phase !== "over") parts.push(said("where.deal", { deal: dealText(view.deal) }));
+  return parts.filter((part) => part !== null).map((part) => words.say(part)).join(" · ");
 }
 
-/** What a seat shows on the table: [label, face-up cards, face-down count, won?]. */
+/** What a seat shows on the table: [label (a catalog key, or ""), face-up cards,
+ * face-down count, won?]. */
 function tableOf(view, record) {
   const seat = record.seat;
   if (record.face_up.length || record.face_down) return ["", record.face_up, record.face_down, false];
@@ -72,10 +73,10 @@ function tableOf(view, record) {
   if (view.phase !== "playing") return ["", [], 0, false];
   if (taken !== null && (taken.face_up[seat]?.length || taken.face_down[seat])) {
     const won = taken.seat === seat;
-    return [won ? "last round: won" : "last round", taken.face_up[seat], taken.face_down[seat], won];
+    return [won ? "table.last_round_won" : "table.last_round", taken.face_up[seat], taken.face_down[seat], won];
   }
   const shown = view.last_flip?.cards.find(([s]) => s === seat); // all a resumed view knows
-  return shown ? ["last card", [shown[1]], 0, false] : ["", [], 0, false];
+  return shown ? ["table.last_card", [shown[1]], 0, false] : ["", [], 0, false];
 }
 
 function setText(node, text) {
@@ -83,8 +84,10 @@ function setText(node, text) {
 }
 
 export class Table {
-  constructor(doc, { reducedMotion = () => false, invitation = null } = {}) {
+  /** `words`: the viewer's catalog (catalog.js); `speak()` changes it. */
+  constructor(doc, { reducedMotion = () => false, invitation = null, words } = {}) {
     this.doc = doc;
+    this.words = words;
     this.reducedMotion = reducedMotion;
     this.invitation = invitation;
     this.flights = [];
@@ -100,6 +103,13 @@ export class Table {
     node.className = className;
     if (text !== undefined) node.textContent = text;
     return node;
+  }
+
+  /** Speak `words` from the next drawing on (what is drawn already is drawn again). */
+  speak(words) {
+    this.words = words;
+    for (const panel of this.panels) panel.drawn = panel.marked = "";
+    delete this.$("over").dataset.drawn;
   }
 
   /** Forget the drawn table (a new room). */
@@ -132,20 +142,21 @@ export class Table {
    * connection is away, so nothing can be sent (the buttons look it). */
   draw(view, status, { offline = false } = {}) {
     const me = view.my_seat;
+    const w = this.words;
     const playing = view.phase === "playing";
     const player = !spectating(view) && me !== null;
-    setText(this.$("where"), whereLine(view));
+    setText(this.$("where"), whereLine(view, w));
     this.$("rules").hidden = !welcomed(view);
-    setText(this.$("rules-line"), welcomed(view) ? rulesLine(view.rules, view.minutes) : "");
-    setText(this.$("rules-full"), welcomed(view) ? `Rules: ${rulesSentence(view.rules, view.minutes)}` : "");
-    this.invitation?.draw(view);
+    const rules = welcomed(view) ? rulesSentence(view.rules, view.minutes, { words: w }) : null;
+    setText(this.$("rules-line"), rules === null ? "" : rulesLine(view.rules, view.minutes, { words: w }));
+    setText(this.$("rules-full"), rules === null ? "" : w.text("said.rules", { rules }));
+    this.invitation?.draw(view, w);
     this.drawSeats(view, me);
-    const war = this.$("war");
-    war.hidden = !view.war_depth;
-    const fighters = joinWords(view.war_seats.map((s) => who(view, s, me)));
-    if (view.war_depth) setText(war, `${capital(warName(view.war_depth))} between ${fighters}!`);
+    const fight = this.$("war");
+    fight.hidden = !view.war_depth;
+    if (view.war_depth) setText(fight, w.text("table.war_between", { war: war(view.war_depth), names: persons(view, view.war_seats, me) }));
     setText(this.$("status"), status);
-    const votes = votesSentence(view, me);
+    const votes = votesSentence(view, me, { words: w });
     this.$("votes").hidden = votes === null;
     setText(this.$("votes"), votes ?? "");
     this.drawOver(view, me);
@@ -161,11 +172,11 @@ export class Table {
     if (record !== null) {
       for (const radio of this.doc.querySelectorAll("#auto input")) radio.checked = radio.value === record.auto;
       this.$("finish").setAttribute("aria-disabled", String(record.finish_vote || record.out));
-      setText(this.$("finish"), record.finish_vote ? "Voted to finish now ✓" : "Finish now: play the rest out at once");
+      setText(this.$("finish"), w.text(record.finish_vote ? "page.finish_voted" : "page.finish"));
       this.$("rematch-new").classList.toggle("chosen", record.rematch_vote === "new");
       this.$("rematch-same").classList.toggle("chosen", record.rematch_vote === "same");
     }
-    this.doc.title = ready ? "Your turn · Family War" : "Family War";
+    this.doc.title = w.text(ready ? "app.your_turn" : "app.title");
     this.$("table").dataset.step = String(view.step); // for tests: the step drawn
     this.fly(view);
   }
@@ -192,11 +203,13 @@ export class Table {
   drawSeat(view, record, me, panel) {
     const { node } = panel;
     const seat = record.seat;
-    setText(panel.name, record.name ?? `Seat ${seat + 1}`);
+    const w = this.words;
+    setText(panel.name, record.name ?? w.text("seat.number", { n: seat + 1 }));
     const marks = seatMarks(view, record, me);
-    if (marks.join("|") !== panel.marked) {
-      panel.marked = marks.join("|");
-      panel.marks.replaceChildren(...marks.map((m) => this.el("span", `mark ${markClass(m)}`, m)));
+    const marked = JSON.stringify(marks);
+    if (marked !== panel.marked) {
+      panel.marked = marked;
+      panel.marks.replaceChildren(...marks.map(([key, values]) => this.el("span", `mark ${MARK_CLASSES[key] ?? ""}`, w.text(key, values))));
     }
     const [label, faceUp, faceDown, won] = tableOf(view, record);
     node.classList.toggle("me", seat === me);
@@ -207,7 +220,7 @@ export class Table {
     node.classList.toggle("in-war", view.war_depth > 0 && view.war_seats.includes(seat));
     panel.pile.hidden = view.phase === "waiting";
     setText(panel.count, String(record.count));
-    setText(panel.word, record.count === 1 ? "card" : "cards");
+    setText(panel.word, w.text("table.cards_word", { n: record.count }));
     setText(panel.haul, won ? ` +${view.last_taken.count}` : "");
     const drawn = `${label}|${faceUp}|${faceDown}|${view.phase}`;
     if (drawn === panel.drawn) return;
@@ -227,24 +240,24 @@ export class Table {
     }
     if (!row.childElementCount && view.phase === "playing") row.append(this.el("span", "card empty"));
     panel.cards.classList.toggle("past", Boolean(label));
-    panel.cards.replaceChildren(...(label ? [this.el("span", "table-label", label)] : []), row);
+    panel.cards.replaceChildren(...(label ? [this.el("span", "table-label", w.text(label))] : []), row);
   }
 
   card(card, small) {
     const node = this.el("span", `card face ${isRed(card) ? "red" : "black"}${small ? " small" : ""}`);
     node.setAttribute("role", "img");
-    node.setAttribute("aria-label", cardName(card));
-    const rank = rankLabel(card);
+    node.setAttribute("aria-label", cardName(card, this.words));
+    const rank = this.words.label(card);
     const suit = SUIT_SYMBOLS[card[1]];
     node.append(this.el("span", "corner", rank + suit), this.el("span", "rank", rank), this.el("span", "suit", suit));
     return node;
   }
 
-  back(count) {
-    const node = this.el("span", `card back${count > 1 ? " stack" : ""}${count > 2 ? " deep" : ""}`);
+  back(many) {
+    const node = this.el("span", `card back${many > 1 ? " stack" : ""}${many > 2 ? " deep" : ""}`);
     node.setAttribute("role", "img");
-    node.setAttribute("aria-label", `${plural(count, "card")} face down`);
-    if (count > 1) node.append(this.el("span", "back-count", `×${count}`));
+    node.setAttribute("aria-label", this.words.text("table.face_down", { cards: count("card", many) }));
+    if (many > 1) node.append(this.el("span", "back-count", `×${many}`));
     return node;
   }
 
@@ -253,9 +266,16 @@ export class Table {
     const result = view.result;
     box.hidden = view.phase !== "over" || result === null;
     if (box.hidden) return;
-    setText(this.$("result"), resultSentence(view, result, me));
+    const w = this.words;
+    setText(this.$("result"), resultSentence(view, result, me, { words: w }));
     const s = result.summary;
-    const rows = [["Rounds", s.rounds], ["Wars", s.wars], ["Longest war", longestName(s.longest_war)], ["Biggest haul", plural(s.biggest_haul, "card")], ["Deal", dealText(s.deal)]];
+    const rows = [
+      [w.text("figures.rounds"), s.rounds],
+      [w.text("figures.wars"), s.wars],
+      [w.text("figures.longest"), w.say(longestName(s.longest_war))],
+      [w.text("figures.haul"), w.word(count("card", s.biggest_haul))],
+      [w.text("figures.deal"), dealText(s.deal)],
+    ];
     const final = [...view.seats].sort((a, b) => b.count - a.count || a.seat - b.seat);
     const drawn = `${rows}|${final.map((r) => [r.seat, r.count, r.name])}`;
     if (box.dataset.drawn === drawn) return;
@@ -263,8 +283,8 @@ export class Table {
     this.$("figures").replaceChildren(...rows.flatMap(([k, v]) => [this.el("dt", "", k), this.el("dd", "", String(v))]));
     const items = final.map((r) => {
       const item = this.el("li", r.seat === result.winner ? "winner" : "");
-      const who = nameOf(view, r.seat) + (r.seat === me ? " (you)" : "");
-      item.append(this.el("span", "final-name", who), this.el("span", "final-count", plural(r.count, "card")));
+      const name = r.seat === me ? w.text("seat.final_you", { name: nameOf(view, r.seat) }) : nameOf(view, r.seat);
+      item.append(this.el("span", "final-name", name), this.el("span", "final-count", w.word(count("card", r.count))));
       return item;
     });
     this.$("final").replaceChildren(...items);
@@ -273,7 +293,7 @@ export class Table {
   /** Show the time left (seconds, or null for no limit), or that time is up. */
   clock(seconds, up) {
     this.$("clock").hidden = seconds === null;
-    if (seconds !== null) setText(this.$("clock"), up ? "Time is up" : `${clockText(seconds)} left`);
+    if (seconds !== null) setText(this.$("clock"), up ? this.words.text("clock.up") : this.words.text("clock.left", { clock: clockText(seconds) }));
   }
 
   // --- the haul's flight to the winner's pile
@@ -315,10 +335,12 @@ export class Table {
   }
 }
 
-function markClass(mark) {
-  if (mark === "you") return "mark-you";
-  if (mark.startsWith("ready")) return "mark-ready";
-  if (mark === "your turn") return "mark-turn";
-  if (/^(away|left|out)/.test(mark)) return "mark-away";
-  return mark.startsWith("auto") ? "mark-auto" : "";
-}
+const MARK_CLASSES = {
+  "seat.you": "mark-you",
+  "seat.ready": "mark-ready",
+  "seat.turn": "mark-turn",
+  "seat.away": "mark-away",
+  "seat.left": "mark-away",
+  "seat.out": "mark-away",
+  "seat.auto": "mark-auto",
+};

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 
 import { Catalog, CatalogError, YOU, card, count, named } from "../../../client/web/js/catalog.js";
+import { LANGUAGES as PAGE_LANGUAGES, choose, load, match } from "../../../client/web/js/lang.js";
 import { LANGUAGES, VECTORS, WEB, loadCatalog } from "./_vectors.mjs";
 
 const formats = readdirSync(join(VECTORS, "functions")).filter((name) => /^format-.+\.json$/.test(name));
@@ -44,4 +45,32 @@ test("card grammar and plurals differ by language", () => {
   assert.match(say("es", "said.beats", beats), /reina de Ben/);
   const cards = (tag, n) => new Catalog(loadCatalog(tag), { strict: true }).word(count("card", n));
   assert.deepEqual([1, 2, 5, 22].map((n) => cards("pl", n)), ["1 karta", "2 karty", "5 kart", "22 karty"]);
+});
+
+test("the picker's languages are the catalogs, named in their own words", () => {
+  assert.deepEqual(PAGE_LANGUAGES.map(([tag]) => tag), LANGUAGES);
+  for (const [tag, name] of PAGE_LANGUAGES) assert.equal(loadCatalog(tag).language.name, name, tag);
+});
+
+test("the page speaks the picked language, else the browser's first it knows, else English", () => {
+  assert.equal(choose(null, ["pl-PL", "en-US"]), "pl");
+  assert.equal(choose("fr", ["pl-PL"]), "fr");
+  assert.equal(choose("xx", ["pt-BR", "de_AT", "es"]), "de");
+  assert.equal(choose(null, ["pt-BR"]), "en");
+  assert.equal(choose(null, []), "en");
+  assert.equal(match("ES-es"), "es");
+  assert.equal(match(""), null);
+});
+
+test("only the chosen catalog is fetched; English when it cannot be", async () => {
+  const asked = [];
+  const fetcher = async (url) => {
+    asked.push(String(url).split("/").slice(-2).join("/"));
+    if (String(url).endsWith("/pl.json")) return { ok: false };
+    return { ok: true, json: async () => loadCatalog(String(url).split("/").pop().slice(0, -5)) };
+  };
+  assert.equal((await load("de", fetcher)).tag, "de");
+  assert.deepEqual(asked, ["lang/de.json"]);
+  assert.equal((await load("pl", fetcher)).tag, "en");
+  assert.equal(await load("en", async () => ({ ok: false })), null);
 });

@@ -15,8 +15,18 @@ import {
   shouldReconnect,
   socketUrl,
 } from "../../../client/web/js/connection.js";
+import { Catalog } from "../../../client/web/js/catalog.js";
 import { SeatStore } from "../../../client/web/js/store.js";
 import { MemoryStorage } from "./_storage.mjs";
+import { loadCatalog } from "./_vectors.mjs";
+
+// The events and decisions with their said() reasons and notices said in English.
+const en = new Catalog(loadCatalog("en"), { strict: true });
+const told = (event) => {
+  const out = { ...event };
+  for (const name of ["reason", "notice", "text"]) if (out[name]?.key !== undefined) out[name] = en.say(out[name]);
+  return out;
+};
 
 const encoder = new Encoder({ useBigInt64: true });
 const decoder = new Decoder({ useBigInt64: true });
@@ -62,7 +72,7 @@ function world({ stored = null } = {}) {
       url: "ws://war.test:8765/",
       opening,
       seats,
-      onEvent: (event) => events.push(event),
+      onEvent: (event) => events.push(told(event)),
       WebSocketImpl: FakeSocket,
       setTimer: (fn, ms) => timers.push({ fn, ms }) - 1,
       clearTimer: (id) => {
@@ -204,7 +214,7 @@ test("final closes end it with the reason; 4002 does not reconnect", () => {
   }
 });
 
-test("a refused opening ends with the server's sentence", () => {
+test("a refused opening ends with what the refusal means, in the client's words", () => {
   const w = world();
   w.make({ type: "join_room", code: "NOPE-NOPE", name: "Ben" }).start();
   w.last().open();
@@ -213,7 +223,7 @@ test("a refused opening ends with the server's sentence", () => {
   assert.deepEqual(w.events.at(-1), {
     kind: "ended",
     ok: false,
-    reason: "no room with this code",
+    reason: "there is no game with that code",
     code: "unknown_code",
     closeCode: 4004,
   });
@@ -312,9 +322,9 @@ test("the pure decisions", () => {
   assert.equal(backoffDelay(40, 0.25, 10, 1), 10);
   for (const code of [null, 1006, 1011, 1012, 1013, 4001, 4005]) assert.ok(shouldReconnect(code), code);
   for (const code of [1000, 1001, 1003, 1008, 1009, 4000, 4002, 4003, 4004]) assert.ok(!shouldReconnect(code), code);
-  assert.equal(closedBecause(null), "the connection dropped");
-  assert.equal(closedBecause(1012), "the server is restarting");
-  assert.equal(closedBecause(1013, { code: "too_many_rooms", message: "" }), "too many rooms");
+  assert.equal(en.say(closedBecause(null)), "the connection dropped");
+  assert.equal(en.say(closedBecause(1012)), "the server is restarting");
+  assert.equal(en.say(closedBecause(1013, { code: "too_many_rooms", message: "" })), "the server has as many rooms as it can hold");
   assert.equal(socketUrl(new URL("http://192.168.1.20:8765/#join=K7MX-QD4R")), "ws://192.168.1.20:8765/");
   assert.equal(socketUrl(new URL("https://war.example.org/family/?x=1#watch=AB")), "wss://war.example.org/family/");
 });
@@ -339,7 +349,7 @@ const ending = (changes = {}) => ({
 });
 
 test("the reconnect policy, as client/policy.py decides", () => {
-  const d = (changes) => decide(ending(changes), POLICY, 0.5);
+  const d = (changes) => told(decide(ending(changes), POLICY, 0.5));
   assert.deepEqual(d({ closing: true }), { kind: "stop", ok: true, reason: "closed", code: null });
   assert.deepEqual(d({ left: true }), { kind: "stop", ok: true, reason: "you left the room", code: null });
   assert.equal(d({ storedSeat: true, error: { code: "bad_token", message: "" }, closeCode: 4004 }).kind, "join_anew");

@@ -1,6 +1,7 @@
 // The time limit's countdown, as client/countdown.py counts it (the same cases).
 
 import assert from "node:assert/strict";
+import { said } from "../../../client/web/js/catalog.js";
 import { test } from "node:test";
 
 import { clockText, follow, noCountdown, secondsLeft, warning } from "../../../client/web/js/countdown.js";
@@ -23,13 +24,13 @@ test("a start sets the deadline and the one-minute line comes once", () => {
   assert.deepEqual(warning(countdown, 300)[1], null);
   let line;
   [countdown, line] = warning(countdown, 340);
-  assert.equal(line, "One minute left.");
+  assert.deepEqual(line, said("clock.one_minute"));
   assert.equal(warning(countdown, 341)[1], null);
 });
 
 test("a late look says how much is left; a near end at a welcome needs no line", () => {
   const late = follow(noCountdown(), initialView(), { type: "snapshot" }, playing(300), 0);
-  assert.equal(warning(late, 270)[1], "Less than a minute left: 0:30.");
+  assert.deepEqual(warning(late, 270)[1], said("clock.less_than_minute", { clock: "0:30" }));
   const near = follow(noCountdown(), initialView(), { type: "welcome" }, playing(50), 0);
   assert.equal(warning(near, 10)[1], null);
 });

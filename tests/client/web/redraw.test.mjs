@@ -6,8 +6,12 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { Alive } from "../../../client/web/js/alive.js";
+import { Catalog } from "../../../client/web/js/catalog.js";
 import { Invitation } from "../../../client/web/js/invite.js";
 import { initialView } from "../../../client/web/js/view.js";
+import { loadCatalog } from "./_vectors.mjs";
+
+const en = new Catalog(loadCatalog("en"), { strict: true });
 
 // --- a Web Audio stand-in that counts what is made and started
 function audio() {
@@ -118,19 +122,19 @@ const playing = (extra = {}) => ({
 test("the invitation is written again only when what it shows changed", () => {
   const { doc, writes, node } = page();
   const invitation = new Invitation(doc);
-  invitation.draw(playing());
+  invitation.draw(playing(), en);
   assert.equal(node("watch-link").textContent, "http://192.168.1.20:8765/#watch=9HWT-2CBN");
   assert.equal(node("share-title").textContent, "Let others watch");
   assert.ok(writes.length > 0);
   writes.length = 0;
-  for (let step = 1; step < 5; step += 1) invitation.draw(playing({ step, round: step }));
+  for (let step = 1; step < 5; step += 1) invitation.draw(playing({ step, round: step }), en);
   assert.deepEqual(writes, [], "a game's messages leave it alone");
-  invitation.draw(playing({ watch_code: "ABCD-EFGH" }));
+  invitation.draw(playing({ watch_code: "ABCD-EFGH" }), en);
   assert.equal(node("watch-link").textContent, "http://192.168.1.20:8765/#watch=ABCD-EFGH");
   writes.length = 0;
-  invitation.draw(playing({ watch_code: "ABCD-EFGH", my_seat: null }));
+  invitation.draw(playing({ watch_code: "ABCD-EFGH", my_seat: null }), en);
   assert.equal(node("share").hidden, true, "a spectator has no invitation");
-  invitation.draw(playing({ watch_code: "ABCD-EFGH" }));
+  invitation.draw(playing({ watch_code: "ABCD-EFGH" }), en);
   assert.equal(node("share").hidden, false);
   assert.ok(writes.includes("watch-link"), "shown again, written again");
 });
@@ -138,9 +142,9 @@ test("the invitation is written again only when what it shows changed", () => {
 test("the server's addresses redraw the links", () => {
   const { doc, node } = page("http://127.0.0.1:8765/");
   const invitation = new Invitation(doc);
-  invitation.draw(playing());
+  invitation.draw(playing(), en);
   assert.equal(node("watch-link").textContent, "http://127.0.0.1:8765/#watch=9HWT-2CBN");
   invitation.useAddresses(["http://192.168.1.20:8765/"]);
-  invitation.draw(playing());
+  invitation.draw(playing(), en);
   assert.equal(node("watch-link").textContent, "http://192.168.1.20:8765/#watch=9HWT-2CBN");
 });

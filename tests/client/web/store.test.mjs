@@ -2,6 +2,7 @@
 // forgotten after 30 days; a browser that refuses storage is survived, and said so.
 
 import assert from "node:assert/strict";
+import { said } from "../../../client/web/js/catalog.js";
 import { test } from "node:test";
 
 import { MAX_AGE_MS, SeatStore, normalizeCode } from "../../../client/web/js/store.js";
@@ -40,7 +41,7 @@ test("the name is remembered", () => {
 
 test("a browser without storage, or with a full one, is survived", () => {
   const none = new SeatStore(null);
-  assert.match(none.put("AAAA-AAAA", record), /does not let the page remember/);
+  assert.deepEqual(none.put("AAAA-AAAA", record), said("close.no_memory"));
   assert.equal(none.get("AAAA-AAAA"), null);
   assert.equal(none.name, "");
   const full = new MemoryStorage();
@@ -49,5 +50,5 @@ test("a browser without storage, or with a full one, is survived", () => {
     error.name = "QuotaExceededError";
     throw error;
   };
-  assert.equal(new SeatStore(full).put("AAAA-AAAA", record), "this browser did not let the page remember your seat (QuotaExceededError)");
+  assert.deepEqual(new SeatStore(full).put("AAAA-AAAA", record), said("close.no_memory_because", { problem: "QuotaExceededError" }));
 });

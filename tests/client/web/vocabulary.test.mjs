@@ -3,6 +3,8 @@
 // copies: the wire's checks, the defaults, the close codes' meaning, the phase table.
 
 import assert from "node:assert/strict";
+import { said } from "../../../client/web/js/catalog.js";
+import { LANGUAGES, loadCatalog } from "./_vectors.mjs";
 import { test } from "node:test";
 
 import { Encoder } from "../../../client/web/vendor/msgpack/Encoder.mjs";
@@ -48,12 +50,16 @@ test("the field bounds are the protocol's", () => {
   assert.throws(() => decodeServerMessage(pack({ type: "error", code })), WireError);
 });
 
-test("the close codes mean what client/policy.py says", () => {
-  for (const [code, reason] of Object.entries(vocabulary.CLOSE_REASONS)) {
-    assert.equal(closedBecause(Number(code)), reason);
-    assert.equal(shouldReconnect(Number(code)), vocabulary.RETRY_CLOSE_CODES.includes(Number(code)));
+test("every close code the server sends has its own words in every catalog", () => {
+  const codes = new Set([...Object.values(vocabulary.CLOSE_AFTER_ERROR), ...vocabulary.RETRY_CLOSE_CODES, ...vocabulary.ROOM_ENDED_CLOSE_CODES]);
+  for (const tag of LANGUAGES) {
+    const reasons = loadCatalog(tag).messages.close.reason;
+    for (const code of codes) {
+      assert.ok(Object.hasOwn(reasons, String(code)), `${tag}: ${code}`);
+      assert.deepEqual(closedBecause(code), said("close.reason", { code }));
+    }
   }
-  for (const code of Object.values(vocabulary.CLOSE_AFTER_ERROR)) assert.ok(Object.hasOwn(vocabulary.CLOSE_REASONS, code), code);
+  for (const code of codes) assert.equal(shouldReconnect(code), vocabulary.RETRY_CLOSE_CODES.includes(code));
   assert.equal(POLICY, vocabulary.RECONNECT_POLICY);
 });
 

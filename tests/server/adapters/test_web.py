@@ -295,3 +295,21 @@ def test_no_javascript_line_leaves_a_template_literal_open() -> None:
     for module in (web_root() / "js").glob("*.js"):
         for number, line in enumerate(module.read_text().splitlines(), 1):
             assert line.count("`") % 2 == 0, f"{module.name}:{number}"
+
+
+def test_every_catalog_is_served_as_json_for_a_year_and_a_visit_loads_one() -> None:
+    files = WebFiles.load()
+    prefix = f"/v/{files.version}/"
+    catalogs = sorted(p for p in files.paths if p.startswith(prefix + "lang/"))
+    tags = sorted(path.stem for path in (web_root() / "lang").glob("*.json"))
+    assert catalogs == [f"{prefix}lang/{tag}.json" for tag in tags]
+    assert len(tags) >= 5
+    for path in catalogs:
+        answer = files.respond(Request(path, Headers()))
+        assert answer is not None and answer.status_code == 200, path
+        assert answer.headers["Content-Type"] == "application/json; charset=utf-8"
+        assert "immutable" in answer.headers["Cache-Control"]
+        assert answer.body == (web_root() / path.removeprefix(prefix)).read_bytes()
+    # only one catalog counts in what a first visit loads, and other JSON stays private
+    assert [p for p in files.page_paths if "/lang/" in p] == [f"{prefix}lang/en.json"]
+    assert not any(p.endswith("package.json") for p in files.paths)
