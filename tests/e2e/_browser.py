@@ -135,10 +135,13 @@ async def open_tab(
     reduced_motion: bool = False,
     init_script: str | None = None,
     touch: bool = False,
+    locale: str = "en-US",
 ) -> Tab:
     """Open ``url`` in a fresh context (its own storage), recording problems; ``touch``: a
-    phone's touch screen (``has_touch`` and ``is_mobile``), no mouse."""
+    phone's touch screen (``has_touch`` and ``is_mobile``), no mouse; ``locale``: the
+    browser's language (``navigator.languages``), which the page speaks."""
     context = await browser.new_context(
+        locale=locale,
         viewport=viewport or PHONE,
         reduced_motion="reduce" if reduced_motion else "no-preference",
         has_touch=touch,
@@ -214,7 +217,7 @@ async def create_room(
     """Fill in "Create a room for the family" and send it."""
     page = tab.page
     await page.fill("#start-name", name)
-    await page.click("summary:has-text('Create a room')")
+    await page.click("#create summary")
     await page.check(f"#create-form input[name=players][value='{players}']")
     await page.check(f"#create-form input[name=face_down][value='{face_down}']")
     await page.select_option("#create-form select[name=computers]", str(computers))
