@@ -83,11 +83,21 @@ async def _pump(stream: asyncio.StreamReader, lines: list[str], client: ClientPr
 
 @asynccontextmanager
 async def client_process(
-    args: Sequence[str], state: Path, stdin: int | None = asyncio.subprocess.DEVNULL
+    args: Sequence[str],
+    state: Path,
+    stdin: int | None = asyncio.subprocess.DEVNULL,
+    *,
+    locale: str = "C.UTF-8",
 ) -> AsyncIterator[ClientProcess]:
-    """Start ``war-client ARGS`` with ``WAR_CLIENT_STATE=state``; kill it on exit."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("WAR_")}
-    env.update(WAR_CLIENT_STATE=str(state), PYTHONUNBUFFERED="1")
+    """Start ``war-client ARGS`` with ``WAR_CLIENT_STATE=state``; kill it on exit.
+    ``locale``: its ``LANG`` (``LC_ALL`` and ``LC_MESSAGES`` unset), which decides its
+    language without ``--lang``: English by default, whatever the machine's locale."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("WAR_") and k not in ("LC_ALL", "LC_MESSAGES")
+    }
+    env.update(WAR_CLIENT_STATE=str(state), PYTHONUNBUFFERED="1", LANG=locale)
     process = await asyncio.create_subprocess_exec(
         str(WAR_CLIENT),
         *args,

@@ -86,7 +86,9 @@ async def test_the_whole_game_with_the_keyboard_only(
 ) -> None:
     tab = await open_tab(browser, page_url(server))
     page = tab.page
-    await page.keyboard.press("Tab")  # the name field comes first
+    await page.keyboard.press("Tab")  # the language picker in the header comes first
+    await expect(page.locator("#language")).to_be_focused()
+    await page.keyboard.press("Tab")  # then the name field
     await page.keyboard.type("Ben")
     await page.keyboard.press("Enter")  # in the name field: play the computer
     status = page.locator("#status")
