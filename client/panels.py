@@ -22,12 +22,13 @@ from textual.events import Resize
 from textual.geometry import Offset
 from textual.widgets import Static
 
+from client._words import the_computer
 from client.catalog import Catalog, Count, said
 from client.drawing import CARD_HEIGHT, CARD_WIDTH, card_back, card_face, mini_card, side_by_side
 from client.view import ViewState
 from protocol import AutoPlay, RoomPhase, SeatState
 
-__all__ = ["FlyingCards", "SaidLines", "SeatPanel", "seat_flags", "seat_title"]
+__all__ = ["FlyingCards", "SaidLines", "SeatPanel", "seat_flags", "seat_name", "seat_title"]
 
 
 def seat_title(view: ViewState, record: SeatState, me: int | None, words: Catalog) -> str:
@@ -44,10 +45,18 @@ def seat_title(view: ViewState, record: SeatState, me: int | None, words: Catalo
             notes.append("seat.computer")
     elif not record.connected:
         notes.append("seat.away")
+    name = seat_name(view, record, words)
     if not notes:
-        return record.name
+        return name
     said_ = ", ".join(words.text(note) for note in notes)
-    return words.text("seat.title", name=record.name, notes=said_)
+    return words.text("seat.title", name=name, notes=said_)
+
+
+def seat_name(view: ViewState, record: SeatState, words: Catalog) -> str:
+    """A seated player's name; the room's one computer opponent's in the viewer's words."""
+    if the_computer(view, record.seat):
+        return words.text("seat.the_computer")
+    return record.name or ""
 
 
 def seat_flags(view: ViewState, record: SeatState, me: int | None, words: Catalog) -> list[str]:

@@ -1,6 +1,6 @@
 """Pictures of the browser table: the start page, a double war and game over on a phone, four
 players in a war on a 320 px phone, a war at four on a tablet, the invitation (its QR code)
-while waiting for players.
+while waiting for players, and one double war in Polish and in Spanish on a phone.
 
 They are written to ``$WAR_SCREENSHOTS`` when it is set (``WAR_SCREENSHOTS=docs/screenshots
 make pytest``, then pick the best for docs/), else to the test's temporary folder. Each is
@@ -90,3 +90,33 @@ async def test_screenshots_of_the_table(tmp_path: Path, browser: Browser, folder
         for tab in (start, phone, small, tablet, waiting):
             await tab.assert_clean()
     assert PHONE["width"] == 390
+
+
+async def test_screenshots_of_one_war_in_two_languages(
+    tmp_path: Path, browser: Browser, folder: Path
+) -> None:
+    async with server_process(tmp_path / "war.sqlite3") as server:
+        url = f"http://127.0.0.1:{server.port}/"
+        deal = war_deal(depth=2)
+        for locale, name, war in (
+            ("pl-PL", "Babcia", "Podwójna wojna: ty i komputer!"),
+            ("es-ES", "Abuela", "¡Guerra doble entre tú y el ordenador!"),
+        ):
+            tab = await open_tab(browser, url, reduced_motion=True, touch=True, locale=locale)
+            page = tab.page
+            await page.fill("#start-name", name)
+            await page.tap("#create summary")
+            await page.select_option("#create-form select[name=computers]", "1")
+            await page.fill("#create-form input[name=deal]", str(deal))
+            await page.tap("#create-form button[type=submit]")
+            turn = page.locator("#turn")
+            await expect(turn).to_have_attribute("aria-disabled", "false")
+            await turn.tap()  # tapped, as on a phone: the status line says "tap"
+            await expect(page.locator("#war")).to_be_visible()
+            await expect(turn).to_have_attribute("aria-disabled", "false")
+            await turn.tap()
+            await expect(page.locator("#war")).to_have_text(war)
+            await expect(page.locator("#seats .card.back").first).to_be_visible()
+            await shoot(tab, folder / f"table-phone-double-war-{locale[:2]}.png")
+            await tab.assert_clean()
+            await tab.context.close()

@@ -3,7 +3,7 @@
 import { cardName, isRed, SUIT_SYMBOLS } from "./cards.js";
 import { count, said, war } from "./catalog.js";
 import { clockText } from "./countdown.js";
-import { longestName, persons, resultSentence, rulesLine, rulesSentence, votesSentence } from "./sentences.js";
+import { longestName, persons, resultSentence, rulesLine, rulesSentence, theComputer, votesSentence } from "./sentences.js";
 import { mine, myTurn, nameOf, spectating, welcomed } from "./view.js";
 
 export const MAX_LOG_LINES = 120;
@@ -204,7 +204,7 @@ export class Table {
     const { node } = panel;
     const seat = record.seat;
     const w = this.words;
-    setText(panel.name, record.name ?? w.text("seat.number", { n: seat + 1 }));
+    setText(panel.name, record.name === null ? w.text("seat.number", { n: seat + 1 }) : seatName(view, seat, w));
     const marks = seatMarks(view, record, me);
     const marked = JSON.stringify(marks);
     if (marked !== panel.marked) {
@@ -283,7 +283,7 @@ export class Table {
     this.$("figures").replaceChildren(...rows.flatMap(([k, v]) => [this.el("dt", "", k), this.el("dd", "", String(v))]));
     const items = final.map((r) => {
       const item = this.el("li", r.seat === result.winner ? "winner" : "");
-      const name = r.seat === me ? w.text("seat.final_you", { name: nameOf(view, r.seat) }) : nameOf(view, r.seat);
+      const name = r.seat === me ? w.text("seat.final_you", { name: nameOf(view, r.seat) }) : seatName(view, r.seat, w);
       item.append(this.el("span", "final-name", name), this.el("span", "final-count", w.word(count("card", r.count))));
       return item;
     });
@@ -334,6 +334,9 @@ export class Table {
     flight.flyer.remove();
   }
 }
+
+/** A seated player's name; the room's one computer opponent's in the viewer's words. */
+export const seatName = (view, seat, words) => (theComputer(view, seat) ? words.text("seat.the_computer") : nameOf(view, seat));
 
 const MARK_CLASSES = {
   "seat.you": "mark-you",

@@ -8,7 +8,7 @@ import { awayWaited, nameOf, openSeats, seatOf, stillToVote, welcomed } from "./
 
 // --- who is who, as client/_words.py: language-neutral words
 // The room's one computer opponent (the server names it "Computer") is "the computer".
-const theComputer = (view, seat) => seatOf(view, seat)?.computer === true && view.seats[seat].name === "Computer";
+export const theComputer = (view, seat) => seatOf(view, seat)?.computer === true && view.seats[seat].name === "Computer";
 
 /** The seat by its name (an open seat by its number), never "you" or "the computer". */
 export function nameWord(view, seat) {
