@@ -17,7 +17,8 @@ const all = vectors();
 
 test("there are vectors to check, in every language", () => {
   assert.ok(all.length >= 8, `only ${all.length} vector files`);
-  assert.deepEqual(LANGUAGES, ["en", "de", "es", "fr", "pl"]);
+  assert.equal(LANGUAGES[0], "en");
+  for (const tag of ["de", "es", "fr", "pl"]) assert.ok(LANGUAGES.includes(tag), tag);
 });
 
 for (const [name, vector] of all) {
