@@ -9,6 +9,9 @@ spans whole lines). Every line break stays, so a line number in the browser's co
 the line in the repository. Nothing inside a line changes; vendored files are served byte
 for byte (their checksums hold for what is sent).
 
+The message catalogs (``.json``) are data, not code: they are served as compact JSON (the
+same value, no whitespace between its tokens), a fifth lighter than as written.
+
 This is safe for our sources because a line break inside a string or a template literal
 would be changed: tests/server/adapters/test_web.py checks that no JavaScript line opens
 a template literal it does not close, and the browser tests run the compacted page.
@@ -16,9 +19,11 @@ a template literal it does not close, and the browser tests run the compacted pa
 
 from __future__ import annotations
 
+import json
+
 __all__ = ["compact"]
 
-COMPACTED = frozenset({".html", ".css", ".js"})
+COMPACTED = frozenset({".html", ".css", ".js", ".json"})
 """What is compacted (vendored ``.mjs`` modules are not)."""
 
 
@@ -27,6 +32,11 @@ def compact(text: str, suffix: str) -> str:
     empty, line breaks kept; unchanged for a suffix not in `COMPACTED`."""
     if suffix not in COMPACTED:
         return text
+    if suffix == ".json":
+        try:
+            return json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
+        except ValueError:
+            return text  # not JSON after all: served as written (the catalogs' tests say so)
     lines = [line.strip() for line in text.split("\n")]
     if suffix == ".html":
         return "\n".join(lines)
