@@ -1,5 +1,5 @@
 """The browser table in the viewer's own language: pages whose browser speaks Spanish,
-German or Polish play a whole game at four with a war, on a touch phone at 320 and 390 px,
+German, Polish or French play a whole game at four with a war, on a touch phone at 320 and 390 px,
 with no horizontal scroll and no English left on the table besides names; the picker in
 the header changes the language and is remembered; two relatives at one table read it in
 two languages at once.
@@ -28,7 +28,7 @@ WIDTH = """() => [document.documentElement.scrollWidth, innerWidth,
     .filter((n) => n.getBoundingClientRect().right > innerWidth)
     .map((n) => `${n.tagName}.${n.className}#${n.id}`).slice(0, 8)]"""
 """The page's width, the window's, and what sticks out on the right."""
-TURN_OVER = {"es": "Dar la vuelta", "de": "Aufdecken", "pl": "Odkryj"}
+TURN_OVER = {"es": "Dar la vuelta", "de": "Aufdecken", "pl": "Odkryj", "fr": "Retourner"}
 """The big button, in each language (a check that the page speaks it, not English)."""
 
 
@@ -73,7 +73,7 @@ def test_the_checker_finds_english_and_spares_the_other_languages() -> None:
 
 
 @in_the_module_loop
-@pytest.mark.parametrize("locale", ["es-ES", "de-DE", "pl-PL"])
+@pytest.mark.parametrize("locale", ["es-ES", "de-DE", "pl-PL", "fr-FR"])
 async def test_a_whole_game_with_a_war_in_the_browsers_language(
     server: ServerProcess, browser: Browser, locale: str
 ) -> None:
