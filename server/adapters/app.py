@@ -83,6 +83,7 @@ if TYPE_CHECKING:
 
 __all__ = ["QUIET_SECONDS", "Clocks", "HubLike", "WarServer"]
 
+_RATE_LIMITED = "too many messages: at most {:g} a second; this one was dropped"
 _WAKE_RETRY_SECONDS = 1.0  # after Hub.wake raised, wait this long before trying again
 QUIET_SECONDS = 60.0
 """one log line per address (or per kind of accept failure) per this many seconds"""
@@ -344,14 +345,8 @@ class WarServer:
         """Answer a message the rate limit did not accept; True if it closed (4001)."""
         if verdict is Verdict.REFUSE:
             log.info("rate_limited")
-            message = Error(
-                code=ErrorCode.RATE_LIMITED,
-                message=(
-                    f"too many messages: at most {self.settings.rate_limit:g} a second; "
-                    "this one was dropped"
-                ),
-            )
-            self._execute([Send((conn,), message)])
+            said = _RATE_LIMITED.format(self.settings.rate_limit)
+            self._execute([Send((conn,), Error(code=ErrorCode.RATE_LIMITED, message=said))])
         elif verdict is Verdict.CLOSE:
             log.info("rate_limit_close")
             self._execute([Close(conn, CloseCode.RATE_LIMITED, "rate limit exceeded")])
