@@ -52,9 +52,12 @@ CONTRACT = {  # the settings of docs/hosting.md: flag -> (env, default as parsed
     "--handshake-timeout": ("WAR_HANDSHAKE_TIMEOUT", 5.0),
     "--max-handshakes-per-ip": ("WAR_MAX_HANDSHAKES_PER_IP", 32),
     "--allowed-origins": ("WAR_ALLOWED_ORIGINS", ()),
+    "--allowed-hosts": ("WAR_ALLOWED_HOSTS", ()),
+    "--public-url": ("WAR_PUBLIC_URL", None),
+    "--health-counts": ("WAR_HEALTH_COUNTS", False),
     "--no-web": ("WAR_NO_WEB", False),
 }
-SWITCHES = {"--no-web"}  # flags without a value
+SWITCHES = {"--no-web", "--health-counts"}  # flags without a value
 
 
 def test_defaults_match_the_contract() -> None:
