@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
+from server.adapters._values import networks
 from tests._kit.net import HTTP_TIMEOUT
 from tests.server.adapters._standin import standin_server
 
@@ -104,7 +105,8 @@ async def test_an_unreadable_request_is_400(tmp_path: Path, raw: bytes) -> None:
 @pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH"])
 async def test_post_with_a_body_is_405(tmp_path: Path, method: str) -> None:
     async with standin_server(tmp_path) as (server, _hub):
-        raw = f"{method} / HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Length: 5\r\n\r\nhello"
+        host = f"Host: 127.0.0.1:{server.port}\r\n"
+        raw = f"{method} / HTTP/1.1\r\n{host}Content-Length: 5\r\n\r\nhello"
         status, headers, _ = await exchange(server.port, raw.encode())
         assert status == 405
         assert headers["allow"] == "GET, HEAD"
@@ -176,8 +178,6 @@ async def test_healthz_counts_for_loopback_only_unless_told(tmp_path: Path) -> N
 async def test_healthz_behind_a_proxy_tells_a_remote_client_only_the_status(
     tmp_path: Path,
 ) -> None:
-    from server.adapters._values import networks
-
     proxy = networks("127.0.0.1")
     raw = b"GET /healthz HTTP/1.1\r\nHost: war.example.org\r\nX-Forwarded-For: 203.0.113.9\r\n\r\n"
     async with standin_server(tmp_path, trusted_proxies=proxy) as (server, _hub):
