@@ -206,6 +206,20 @@ class HubSettings:
         ),
     )
     # --- no flag: fixed for production, shortened by tests --------------------------
+    seat_request_seconds: float = setting(
+        60.0,
+        Setting(
+            help="seconds the table has to answer a request for an away seat by its name",
+            flag=False,
+        ),
+    )
+    reclaim_seconds: float = setting(
+        600.0,
+        Setting(
+            help="seconds the device a seat was taken from may still take it back with its token",
+            flag=False,
+        ),
+    )
     calm_delay: float = setting(
         1.5, Setting(help="seconds calm auto-play takes to ready", flag=False)
     )
