@@ -128,6 +128,7 @@ export const CLOSE_AFTER_ERROR = frozen({
   binary_only: 1003,
   too_large: 1009,
   internal_error: 1011,
+  seat_taken_back: 4002,
   store_unavailable: 1013,
 });
 
@@ -193,4 +194,8 @@ export const PHASE_TABLE = frozen({
   },
   leave: { seat: {  }, spectator: {  } },
   resync: { seat: {  }, spectator: {  } },
+  answer_seat_request: {
+    seat: {  },
+    spectator: { waiting: "not_seated", playing: "not_seated", over: "not_seated" },
+  },
 });
