@@ -203,7 +203,8 @@ def test_a_player_who_lost_the_token_takes_the_away_seat_back_by_code_and_name()
     old_token = ben.welcome.token or ""
     kit.drop(ben)
     tablet = _asks(kit, ann.welcome.player_code or "", "P1")
-    assert ann.inbox[-1] == SeatRequested(seq=room.seq, seat=1, seconds=60)
+    asked = ann.inbox[-1]
+    assert asked == SeatRequested(seq=room.seq, seat=1, seconds=60)
     kit.send(ann, AnswerSeatRequest(seat=1, allow=True))
     welcome = tablet.welcome
     assert welcome.seat == 1
@@ -213,7 +214,7 @@ def test_a_player_who_lost_the_token_takes_the_away_seat_back_by_code_and_name()
     ended = SeatRequestEnded(
         seq=room.seq, seat=1, outcome=RequestOutcome.ALLOWED, by=0, reclaim=600
     )
-    assert ann.inbox[-1] == ended
+    assert ann.inbox[-1] == ended, asked
     assert tablet.inbox[-1] == ended  # the new device is told the old one may take it back
     kit.send(tablet, Ready(step=0))
     assert room.state(kit.now).seats[1].ready
