@@ -196,6 +196,16 @@ class HubSettings:
             metavar="MINUTES",
         ),
     )
+    idle_computer_room_minutes: float = setting(
+        30,
+        Setting(
+            help="remove a game against the computer whose one player has been away this long; "
+            "a room counts against its creator's --max-rooms-per-ip only while someone is in "
+            "it or was within this time",
+            parse=whole(1, _MINUTES_MAX),
+            metavar="MINUTES",
+        ),
+    )
     away_timeout: float = setting(
         120.0,
         Setting(

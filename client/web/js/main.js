@@ -9,6 +9,7 @@ import { Invitation } from "./invite.js";
 import { Table } from "./render.js";
 import { describe, status } from "./sentences.js";
 import { SeatStore } from "./store.js";
+import { REFUSALS, SeatQuestion, answer, waitingLine } from "./takeover.js";
 import { initialView, welcomed } from "./view.js";
 import { MAX_DEAL, MAX_MINUTES, MAX_ROUND_LIMIT } from "./vocabulary.js";
 
@@ -23,6 +24,7 @@ const invitation = new Invitation(doc);
 const table = new Table(doc, { reducedMotion: () => Boolean(motion?.matches), invitation });
 const input = new InputKind(globalThis, () => connection !== null && redraw());
 const alive = new Alive(globalThis, storage());
+const seatQuestion = new SeatQuestion(doc, (allow) => act(answer(view, allow)));
 const now = () => performance.now() / 1000;
 // bench/web.py puts an array here to time each message to the redrawn table.
 const timing = Array.isArray(globalThis.__warTiming) ? globalThis.__warTiming : null;
@@ -39,6 +41,7 @@ const PLAIN = {
   unsupported_version: "This page is older than the server: reload the page.",
   bad_token: "Your seat could not be found any more.",
   store_unavailable: "The server cannot save games right now.",
+  ...REFUSALS,
   4002: "This seat is now played in another window or on another device.",
   4003: "The room was closed.",
   1001: "The server shut down.",
@@ -52,6 +55,7 @@ let reconnecting = null; // what the status line says while the connection is aw
 let readySentFor = null; // the step of a ready sent on this connection: a double tap sends one
 let saidStep = null; // the step of the sentence under the cards
 let leaveArmed = null;
+let askingLine = null; // while the table is asked whether this device may take a seat
 let autoAsked = null; // a mode sent, not yet confirmed: two quick presses step twice
 
 function storage() {
@@ -117,7 +121,7 @@ function enter(opening, options = {}) {
   stop();
   view = initialView();
   countdown = noCountdown();
-  reconnecting = readySentFor = autoAsked = saidStep = null;
+  reconnecting = readySentFor = autoAsked = saidStep = askingLine = null;
   table.reset();
   table.draw(view, status(view, null));
   show("table");
@@ -151,6 +155,7 @@ function onEvent(event) {
 
 function received({ message, before, view: after, at }) {
   view = after;
+  if (message.type === "seat_request_waiting") askingLine = waitingLine(message);
   if (message.type === "welcome") {
     reconnecting = readySentFor = null; // a new connection: a ready that was lost may go again
     trouble(null);
@@ -196,7 +201,9 @@ function underTheCards(message, lines) {
 
 function redraw() {
   const offline = reconnecting !== null;
-  table.draw(view, reconnecting ?? status(view, view.my_seat, { touch: input.touch }), { offline });
+  const asking = welcomed(view) ? null : askingLine;
+  table.draw(view, reconnecting ?? asking ?? status(view, view.my_seat, { touch: input.touch }), { offline });
+  seatQuestion.draw(view);
   alive.awake(connection !== null && !offline && welcomed(view) && view.phase === "playing");
 }
 
@@ -243,13 +250,14 @@ function refused(code, event, unreachable, current) {
   trouble(null);
   const [kind] = fragment();
   const full = code === "room_full" && kind === "join";
-  show(full ? "invite" : null);
+  const rename = /^name_/.test(code) && kind === "join"; // pick another name
+  show(full || rename ? "invite" : null);
   let text = PLAIN[code];
   if (text === undefined && unreachable) text = "The server cannot be reached. Is it running?";
   text ??= `${event.reason.slice(0, 1).toUpperCase()}${event.reason.slice(1)}.`;
   const again = unreachable ? () => enter(current.opening) : null;
   endedPanel(text, again, full);
-  if (full) {
+  if (full || rename) {
     $("invite-name").select();
     $("invite-name").focus();
   }

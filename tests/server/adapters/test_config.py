@@ -45,6 +45,7 @@ CONTRACT = {  # the settings of docs/hosting.md: flag -> (env, default as parsed
     "--max-failed-joins": ("WAR_MAX_FAILED_JOINS", 10),
     "--idle-room-minutes": ("WAR_IDLE_ROOM_MINUTES", 1440),
     "--idle-waiting-room-minutes": ("WAR_IDLE_WAITING_ROOM_MINUTES", 30),
+    "--idle-computer-room-minutes": ("WAR_IDLE_COMPUTER_ROOM_MINUTES", 30),
     "--away-timeout": ("WAR_AWAY_TIMEOUT", 120.0),
     "--trusted-proxies": ("WAR_TRUSTED_PROXIES", ()),
     "--max-send-buffer": ("WAR_MAX_SEND_BUFFER", 262144),
