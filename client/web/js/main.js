@@ -9,7 +9,7 @@ import { Invitation } from "./invite.js";
 import { Table } from "./render.js";
 import { describe, status } from "./sentences.js";
 import { SeatStore } from "./store.js";
-import { REFUSALS, SeatQuestion, answer, waitingLine } from "./takeover.js";
+import { REFUSALS, SeatQuestion, SharedComputer, answer, waitingLine } from "./takeover.js";
 import { initialView, welcomed } from "./view.js";
 import { MAX_DEAL, MAX_MINUTES, MAX_ROUND_LIMIT } from "./vocabulary.js";
 
@@ -25,6 +25,7 @@ const table = new Table(doc, { reducedMotion: () => Boolean(motion?.matches), in
 const input = new InputKind(globalThis, () => connection !== null && redraw());
 const alive = new Alive(globalThis, storage());
 const seatQuestion = new SeatQuestion(doc, (allow) => act(answer(view, allow)));
+const sharedComputer = new SharedComputer(doc);
 const now = () => performance.now() / 1000;
 // bench/web.py puts an array here to time each message to the redrawn table.
 const timing = Array.isArray(globalThis.__warTiming) ? globalThis.__warTiming : null;
@@ -97,21 +98,28 @@ function fragment() {
 }
 
 function route() {
-  stop();
+  stop({ leaving: true });
   trouble(null);
   endedPanel(null);
   const [kind, code] = fragment();
   if (kind === "watch") return enter({ type: "watch_room", code });
   const stored = kind === "join" ? seats.get(code) : null;
-  if (stored !== null) return enter({ type: "join_room", code, name: stored.name || seats.name || "Player" });
+  sharedComputer.offer(stored); // a seat kept here: continue as its player, or someone else?
   const screen = kind === "join" ? "invite" : "start";
-  $(`${screen}-name`).value = seats.name;
+  $(`${screen}-name`).value = stored === null ? seats.name : "";
   show(screen);
+  if (stored !== null) return $("continue-as").focus();
   return kind === "join" ? $("invite-name").focus() : undefined;
 }
 
+function continueAs() {
+  const [, code] = fragment();
+  const stored = code === null ? null : seats.get(code);
+  if (stored !== null) enter({ type: "join_room", code, name: stored.name || seats.name || "Player" });
+}
+
 function home() {
-  stop();
+  stop({ leaving: true });
   setHash("");
   route();
 }
@@ -136,9 +144,12 @@ function enter(opening, options = {}) {
   current.start();
 }
 
-function stop() {
+// `leaving`: the player goes to the start page (or another room): the seat is left for
+// good (leave), so that the room does not wait for nobody; a closed tab or a reload is not.
+function stop({ leaving = false } = {}) {
   const old = connection;
   connection = null;
+  if (leaving && old !== null && welcomed(view)) old.send({ type: "leave" });
   old?.close();
   stopClock();
 }
@@ -251,6 +262,7 @@ function refused(code, event, unreachable, current) {
   const [kind] = fragment();
   const full = code === "room_full" && kind === "join";
   const rename = /^name_/.test(code) && kind === "join"; // pick another name
+  sharedComputer.offer(null);
   show(full || rename ? "invite" : null);
   let text = PLAIN[code];
   if (text === undefined && unreachable) text = "The server cannot be reached. Is it running?";
@@ -398,7 +410,8 @@ function acceptInvite(event) {
   event.preventDefault();
   const name = typedName($("invite-name"));
   const [, code] = fragment();
-  if (name !== null && code !== null) enter({ type: "join_room", code, name });
+  // someone else at a computer that keeps another name's seat: a seat of their own
+  if (name !== null && code !== null) enter({ type: "join_room", code, name }, { fresh: true });
 }
 
 function watchInstead(event) {
@@ -432,6 +445,8 @@ on("create-form", "submit", createRoom);
 on("create-form", "change", formChanged);
 on("join-form", "submit", joinWithCode);
 on("invite-form", "submit", acceptInvite);
+on("continue-as", "click", continueAs);
+on("someone-else", "click", () => sharedComputer.someoneElse());
 on("turn", "click", turn);
 on("finish", "click", () => act(finish(view)));
 on("leave", "click", leave);

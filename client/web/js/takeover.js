@@ -19,6 +19,7 @@ export const REFUSALS = {
   seat_taken: "Your seat was taken on another device (the table allowed it, or it was away long).",
   seat_taken_back: "The device this seat was taken from took it back.",
 };
+// The shared computer's words are in index.html (#stored: "Join as someone else") and below.
 
 /** Whether this viewpoint is asked: seated, and someone asks for another seat. */
 export const canAnswer = (view) => view.seat_request !== null && view.my_seat !== null && view.my_seat !== view.seat_request;
@@ -69,5 +70,32 @@ export class SeatQuestion {
     const asked = canAnswer(view);
     this.$("seat-request").hidden = !asked;
     if (asked) this.$("seat-request-text").textContent = question(nameOf(view, view.seat_request));
+  }
+}
+
+/** A shared computer asks (#stored, on the invitation): this browser keeps another
+ * name's seat at this table; continue as that name, or join as someone else. */
+export class SharedComputer {
+  constructor(doc) {
+    this.$ = (id) => doc.getElementById(id);
+  }
+
+  /** Show the choice for `stored` (a SeatStore record), or the plain invitation (null). */
+  offer(stored) {
+    const choose = stored !== null;
+    this.$("stored").hidden = !choose;
+    this.$("invite-form").hidden = choose;
+    if (choose) {
+      const name = stored.name || "Player";
+      this.$("stored-text").textContent = `This browser keeps ${name}'s seat at this table.`;
+      this.$("continue-as").textContent = `Continue as ${name}`;
+    }
+  }
+
+  someoneElse() {
+    this.$("stored").hidden = true;
+    this.$("invite-form").hidden = false;
+    this.$("invite-name").value = "";
+    this.$("invite-name").focus();
   }
 }
