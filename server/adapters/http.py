@@ -2,17 +2,22 @@
 refusals before the WebSocket handshake.
 
 websockets hands every request to `HttpFront.process_request` before its opening
-handshake (its ``process_request`` hook): ``GET /healthz`` answers 200 with JSON
-``{"status": "ok", "rooms": N, "connections": N}``, or 503 with ``"status":
-"store_failing"`` while the store cannot write (a full disk: from a failed commit until
-one succeeds again, `server.core.hub.Hub.store_failing`); other plain HTTP requests get
-the browser table's files (`server.adapters.web`; none with ``--no-web``); a WebSocket
-opened by another site's page gets 403 (`server.adapters._origin`); and per address
-(`server.adapters.limits.ConnectionGate`, on the app's monotonic clock), new connections
-at most ``--connect-rate`` a second in bursts of ``--connect-burst``, and none for
-``--abuse-penalty`` seconds (doubling on repeats) after one of its connections was
-closed for abuse (4001, or 1008 for invalid frames): HTTP 429 Too Many Requests with
-``Retry-After``. Anything else goes on to the handshake.
+handshake (its ``process_request`` hook); a request it could not read, a method other
+than GET and HEAD, and a header sent twice were answered before that (400 or 405,
+`server.adapters._screen`). ``GET /healthz`` answers 200 with JSON ``{"status": "ok"}``,
+with ``"rooms"`` and ``"connections"`` for a loopback client or with ``--health-counts``,
+or 503 with ``"status": "store_failing"`` while the store cannot write (a full disk: from
+a failed commit until one succeeds again, `server.core.hub.Hub.store_failing`); a host
+name the server does not go by gets 403 (`server.adapters._hosts`: DNS rebinding); other
+plain HTTP requests get the browser table's files (`server.adapters.web`; none with
+``--no-web``); a WebSocket opened by another site's page gets 403
+(`server.adapters._origin`); and per address (`server.adapters.limits.ConnectionGate`, on
+the app's monotonic clock), new connections at most ``--connect-rate`` a second in
+bursts of ``--connect-burst``, and none for ``--abuse-penalty`` seconds (doubling on
+repeats) after one of its connections was closed for abuse (4001, or 1008 for invalid
+frames): HTTP 429 Too Many Requests with ``Retry-After``. Anything else goes on to the
+handshake. Every refusal is counted per address and logged once a minute per kind
+(`server.adapters._edge`); nothing here raises (a bug answers 400, never a traceback).
 """
 
 from __future__ import annotations
