@@ -99,27 +99,26 @@ def _too_wide(network: Network) -> bool:
     return network.prefixlen < MIN_PUBLIC_PROXY_PREFIX[6]
 
 
-def origins(text: str) -> tuple[str, ...]:
+def _listed(text: str, read: Callable[[str], str]) -> tuple[str, ...]:
+    """A comma-separated list (``none`` or nothing: empty), each entry ``read``, each once."""
     if text.strip().lower() in {"", "none"}:
         return ()
-    origins: list[str] = []
+    items: list[str] = []
     for item in text.split(","):
         if not item.strip():
             raise ValueError(f"an empty entry in the list {text.strip()!r}")
-        origins.append(normal_origin(item))
-    return tuple(dict.fromkeys(origins))
+        items.append(read(item))
+    return tuple(dict.fromkeys(items))
+
+
+def origins(text: str) -> tuple[str, ...]:
+    """A comma-separated list of origins (`normal_origin`)."""
+    return _listed(text, normal_origin)
 
 
 def hosts(text: str) -> tuple[str, ...]:
     """A comma-separated list of host names or ``.suffix`` entries (`normal_host`)."""
-    if text.strip().lower() in {"", "none"}:
-        return ()
-    names: list[str] = []
-    for item in text.split(","):
-        if not item.strip():
-            raise ValueError(f"an empty entry in the list {text.strip()!r}")
-        names.append(normal_host(item))
-    return tuple(dict.fromkeys(names))
+    return _listed(text, normal_host)
 
 
 def public_url(text: str) -> str:
