@@ -40,6 +40,7 @@ from client.connection import Ended, Link, Notice, Received, Reconnecting
 from client.countdown import Countdown, clock_text, follow, warning
 from client.intents import for_key, set_auto
 from client.links import link_lines
+from client.seat_words import PLAIN_HINT, answer, can_answer
 from client.sentences import describe, rules_sentence, score, status, votes_sentence
 from client.view import ViewState
 from protocol import (
@@ -55,6 +56,7 @@ from protocol import (
     Snapshot,
     Welcome,
 )
+from protocol.seat_requests import SeatRequested
 
 __all__ = ["HIDDEN", "LineRenderer", "Streams", "message_json"]
 
@@ -69,7 +71,8 @@ _CONFIRM_LEAVE = (
 _HELP = (
     "Commands: enter = turn over, a = next auto-play mode (or a off|calm|quick), "
     "f = vote to finish, r = rematch with a new deal, d = replay this deal, "
-    "s = score and status, rules = the rules, q twice = leave."
+    "s = score and status, rules = the rules, q twice = leave; when someone asks for a "
+    "seat: allow or refuse."
 )
 
 
@@ -183,6 +186,8 @@ class LineRenderer:
         else:
             for line in describe(before, message, view, view.my_seat):
                 self._say(line)
+            if isinstance(message, SeatRequested) and can_answer(view):
+                self._say(PLAIN_HINT)
             self._how_to_turn_over()
             self._set_alarm(now)
         if isinstance(message, Welcome):
@@ -330,6 +335,8 @@ class LineRenderer:
         if word == "q":
             self._left = True
             return Leave()
+        if word in ("allow", "refuse"):
+            return answer(self.view, allow=word == "allow")
         if word == "a" and rest:
             try:
                 return set_auto(self.view, AutoPlay(rest))

@@ -42,6 +42,7 @@ from client._words import (
 from client.cards import rank_word
 from client.countdown import clock_text
 from client.results import result_sentence, summary_sentence
+from client.seat_words import ended_sentence, requested_sentence, waiting_sentence
 from client.standing import rules_sentence, score, status, votes_sentence
 from client.view import ViewState
 from protocol import (
@@ -71,6 +72,7 @@ from protocol import (
     Welcome,
     still_to_vote,
 )
+from protocol.seat_requests import SeatRequested, SeatRequestEnded, SeatRequestWaiting
 
 __all__ = [
     "describe",
@@ -403,5 +405,8 @@ _TELLERS: dict[type[ServerMessage], Callable[[ViewState, Any, ViewState, int | N
     CardsReturned: _returned,
     PlayerOut: _out,
     GameOver: _over,
+    SeatRequestWaiting: lambda before, message, after, me: (waiting_sentence(after, message),),
+    SeatRequested: lambda before, message, after, me: (requested_sentence(after, message, me),),
+    SeatRequestEnded: lambda before, message, after, me: (ended_sentence(after, message, me),),
 }
 """Who tells which message (see :func:`describe`)."""

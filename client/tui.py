@@ -44,6 +44,7 @@ from client.countdown import WARN_SECONDS, Countdown, clock_text, follow, warnin
 from client.drawing import CARD_HEIGHT, CARD_WIDTH
 from client.intents import accepted_phases, cycle_auto, finish, rematch, turn_over
 from client.panels import FlyingCards, SaidLines, SeatPanel
+from client.seat_words import TUI_HINT, answer, can_answer
 from client.sentences import describe, join_words, rules_sentence, status, war_name
 from client.table_text import codes_line, summary_box, top_line
 from client.view import ViewState
@@ -64,6 +65,7 @@ from protocol import (
     VoteFinish,
     Welcome,
 )
+from protocol.seat_requests import SeatRequested
 
 __all__ = ["FLIGHT_SECONDS", "HIGHLIGHT_SECONDS", "FlyingCards", "Haul", "SeatPanel", "WarApp"]
 
@@ -144,6 +146,8 @@ class WarApp(App[None]):
         Binding("r", "rematch", "Rematch"),
         Binding("d", "replay", "Same deal"),
         Binding("question_mark", "rules", "Rules", key_display="?"),
+        Binding("y", "allow", "Allow", show=False),
+        Binding("n", "refuse", "Refuse", show=False),
         Binding("q", "leave", "Leave"),
         Binding("ctrl+q", "close_table", "Close", show=False, priority=True),
     ]
@@ -223,6 +227,8 @@ class WarApp(App[None]):
                 if isinstance(message, Welcome | Snapshot):
                     self._ready_sent = None  # a new connection, or a fresh start
                 self.said.extend(describe(before, message, view, view.my_seat, table=True))
+                if isinstance(message, SeatRequested) and can_answer(view):
+                    self.said.append(TUI_HINT)
                 if view.phase is not RoomPhase.PLAYING or view.game != before.game:
                     self._land()
                 mine = isinstance(message, AutoPlayChanged) and message.seat == view.my_seat
@@ -413,6 +419,14 @@ class WarApp(App[None]):
         """``?``: show or hide the rules in force."""
         self.show_rules = not self.show_rules
         self._redraw()
+
+    async def action_allow(self) -> None:
+        """``y``: let another device take the seat someone asks for."""
+        await self._send(answer(self.view, allow=True))
+
+    async def action_refuse(self) -> None:
+        """``n``: refuse it."""
+        await self._send(answer(self.view, allow=False))
 
     async def action_finish(self) -> None:
         """``f``: vote to play the rest out at once."""

@@ -50,12 +50,14 @@ from protocol import (
     WarDeclared,
     Welcome,
 )
+from protocol.seat_requests import SeatRequested, SeatRequestEnded, SeatRequestWaiting
 
 __all__ = ["RECENT_LIMIT", "Flip", "Taken", "ViewState", "apply", "apply_all"]
 
 RoomMessage = (
     PlayerJoined | PlayerLeft | ConnectionChanged | ReadyChanged | WaitingFor | AutoPlayChanged
     | FinishVoted | RematchVoted | SpectatorsChanged | GameStarted | TimeUp | GameEvent
+    | SeatRequested | SeatRequestEnded
     | GameOver
 )  # fmt: skip
 
@@ -79,6 +81,8 @@ def apply(view: ViewState, message: ServerMessage) -> ViewState:
         return _from_state(view, message.state, message.seq) if view.welcomed else view
     if isinstance(message, Error):
         return replace(view, last_error=message)
+    if isinstance(message, SeatRequestWaiting):  # to the asker, before any welcome
+        return replace(view, asking_for=message.seat)
     return _in_order(view, message)
 
 
@@ -344,6 +348,14 @@ def _player_out(view: ViewState, message: PlayerOut) -> ViewState:
     return _with_seat(view, message.seat, out=True)
 
 
+def _seat_requested(view: ViewState, message: SeatRequested) -> ViewState:
+    return replace(view, seat_request=message.seat)
+
+
+def _seat_request_ended(view: ViewState, message: SeatRequestEnded) -> ViewState:
+    return replace(view, seat_request=None)
+
+
 _Reducer = Callable[[ViewState, Any], ViewState]
 _ROOM_CHANGES: dict[type[RoomMessage], _Reducer] = {
     PlayerJoined: _player_joined,
@@ -358,6 +370,8 @@ _ROOM_CHANGES: dict[type[RoomMessage], _Reducer] = {
     GameStarted: _game_started,
     TimeUp: _time_up,
     GameOver: _game_over,
+    SeatRequested: _seat_requested,
+    SeatRequestEnded: _seat_request_ended,
 }
 """How each room change (every room message but the game events) changes the view."""
 _GAME_EVENTS: dict[type[GameEvent], _Reducer] = {

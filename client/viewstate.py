@@ -97,6 +97,11 @@ class ViewState:
     recent: tuple[ServerMessage, ...] = ()
     last_seq: int | None = None
     needs_resync: bool = False
+    seat_request: int | None = None
+    """The away seat someone asks to take on another device (``seat_requested``), until
+    the request ends: a seated player answers it."""
+    asking_for: int | None = None
+    """The seat this connection asked the table for (``seat_request_waiting``)."""
 
     # --- questions a renderer asks ---------------------------------------------------------
     @property

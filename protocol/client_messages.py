@@ -25,6 +25,7 @@ from protocol.fields import (
     Steps,
     Token,
 )
+from protocol.seat_requests import AnswerSeatRequest
 from protocol.state import RulesSpec
 
 __all__ = [
@@ -169,7 +170,7 @@ class Resync:
 
 ClientMessage = (
     CreateRoom | JoinRoom | WatchRoom | ResumeSeat | Ready | SetAutoPlay | VoteFinish
-    | Rematch | Leave | Resync
+    | Rematch | Leave | Resync | AnswerSeatRequest
 )  # fmt: skip
 """Any client → server message."""
 
@@ -178,7 +179,7 @@ CLIENT_MESSAGE_TYPES: dict[str, type[ClientMessage]] = {
     cls.TYPE: cls
     for cls in (
         CreateRoom, JoinRoom, WatchRoom, ResumeSeat, Ready, SetAutoPlay, VoteFinish,
-        Rematch, Leave, Resync,
+        Rematch, Leave, Resync, AnswerSeatRequest,
     )
 }  # fmt: skip
 """Client message classes by their wire ``type``."""

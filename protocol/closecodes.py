@@ -70,6 +70,8 @@ CLOSE_CODE_FOR_ERROR: Mapping[ErrorCode, CloseCode] = MappingProxyType(
         ErrorCode.BINARY_ONLY: CloseCode.UNSUPPORTED_DATA,
         ErrorCode.TOO_LARGE: CloseCode.MESSAGE_TOO_BIG,
         ErrorCode.INTERNAL_ERROR: CloseCode.INTERNAL_ERROR,
+        # the device a seat was taken from took it back: this one is superseded
+        ErrorCode.SEAT_TAKEN_BACK: CloseCode.REPLACED,
         # the room's connections after a failed write: come back and resume in a moment
         ErrorCode.STORE_UNAVAILABLE: CloseCode.TRY_AGAIN_LATER,
     }

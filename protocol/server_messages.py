@@ -36,6 +36,7 @@ from protocol.fields import (
     Termination,
     Token,
 )
+from protocol.seat_requests import SeatRequested, SeatRequestEnded, SeatRequestWaiting
 from protocol.state import RoomState, Summary
 
 __all__ = [
@@ -331,6 +332,7 @@ ServerMessage = (
     | ReadyChanged | WaitingFor | AutoPlayChanged | FinishVoted | RematchVoted
     | SpectatorsChanged | GameStarted | TimeUp | CardsTurned | CardsLaidDown
     | WarDeclared | CardsTaken | CardsReturned | PlayerOut | GameOver
+    | SeatRequestWaiting | SeatRequested | SeatRequestEnded
 )  # fmt: skip
 """Any server → client message."""
 
@@ -342,6 +344,7 @@ SERVER_MESSAGE_TYPES: dict[str, type[ServerMessage]] = {
         ReadyChanged, WaitingFor, AutoPlayChanged, FinishVoted, RematchVoted,
         SpectatorsChanged, GameStarted, TimeUp, CardsTurned, CardsLaidDown,
         WarDeclared, CardsTaken, CardsReturned, PlayerOut, GameOver,
+        SeatRequestWaiting, SeatRequested, SeatRequestEnded,
     )
 }  # fmt: skip
 """Server message classes by their wire ``type``."""

@@ -12,8 +12,10 @@ from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from server.adapters._forwarded import Network
+from server.adapters._hosts import normal_host
 from server.adapters._origin import normal_origin
 
 __all__ = [
@@ -21,9 +23,11 @@ __all__ = [
     "choice",
     "existing_file",
     "host",
+    "hosts",
     "networks",
     "origins",
     "path",
+    "public_url",
     "switch",
 ]
 
@@ -95,15 +99,38 @@ def _too_wide(network: Network) -> bool:
     return network.prefixlen < MIN_PUBLIC_PROXY_PREFIX[6]
 
 
-def origins(text: str) -> tuple[str, ...]:
+def _listed(text: str, read: Callable[[str], str]) -> tuple[str, ...]:
+    """A comma-separated list (``none`` or nothing: empty), each entry ``read``, each once."""
     if text.strip().lower() in {"", "none"}:
         return ()
-    origins: list[str] = []
+    items: list[str] = []
     for item in text.split(","):
         if not item.strip():
             raise ValueError(f"an empty entry in the list {text.strip()!r}")
-        origins.append(normal_origin(item))
-    return tuple(dict.fromkeys(origins))
+        items.append(read(item))
+    return tuple(dict.fromkeys(items))
+
+
+def origins(text: str) -> tuple[str, ...]:
+    """A comma-separated list of origins (`normal_origin`)."""
+    return _listed(text, normal_origin)
+
+
+def hosts(text: str) -> tuple[str, ...]:
+    """A comma-separated list of host names or ``.suffix`` entries (`normal_host`)."""
+    return _listed(text, normal_host)
+
+
+def public_url(text: str) -> str:
+    """An http(s) URL with a host name: where people reach the server."""
+    try:
+        parts = urlsplit(text.strip())
+        parts.port  # noqa: B018 (raises ValueError for a bad port)
+    except ValueError:
+        raise ValueError(f"not a URL: {text.strip()!r}") from None
+    if parts.scheme.lower() not in {"http", "https"} or not parts.hostname:
+        raise ValueError(f"not an http(s) URL with a host: {text.strip()!r}")
+    return text.strip()
 
 
 _YES = frozenset({"1", "true", "yes", "on"})

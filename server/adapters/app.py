@@ -61,6 +61,7 @@ from server.adapters._connection import (
     TransportGuard,
     connection_class,
 )
+from server.adapters._edge import EdgeLog
 from server.adapters._outbox import Outbox
 from server.adapters._quiet import LogThrottle, route_accept_errors
 from server.adapters.batch import Batch
@@ -151,11 +152,15 @@ class WarServer:
         self._sockets: dict[ConnId, GuardedConnection] = {}
         self._closing: set[ConnId] = set()
         self._slots = AddressSlots(settings.max_connections_per_ip)
+        self._edge = EdgeLog(QUIET_SECONDS, self._monotonic, settings.max_handshakes_per_ip)
         self._guard = TransportGuard(
-            settings, on_abort=self._aborted, on_handshake_refused=self._handshake_refused
+            settings,
+            on_abort=self._aborted,
+            on_handshake_refused=self._edge.handshake_refused,
+            on_request_refused=self._edge.request_refused,
         )
         self._quiet = LogThrottle(QUIET_SECONDS)
-        self._http = HttpFront(settings, server=self, quiet=self._quiet, monotonic=self._monotonic)
+        self._http = HttpFront(settings, server=self, edge=self._edge, monotonic=self._monotonic)
         self._tasks: set[asyncio.Task[None]] = set()
         self._outbox = Outbox(self._sockets, self._closing, self._tasks)
         self._rearm = asyncio.Event()
@@ -376,19 +381,6 @@ class WarServer:
         log.warning("connection_aborted", reason=reason, unsent=unsent, peer=peer)
         if reason == "send_buffer_full":
             self._penalize(peer)
-
-    def _handshake_refused(self, key: str) -> None:
-        """An address has --max-handshakes-per-ip connections in the handshake already."""
-        now = self._monotonic()
-        suppressed = self._quiet.allow(("handshake_refused", key), now)
-        if suppressed is not None:
-            log.warning(
-                "handshake_refused",
-                peer=key,
-                reason="too many connections in the opening handshake",
-                limit=self.settings.max_handshakes_per_ip,
-                also_refused=suppressed,
-            )
 
     def _penalize(self, peer: str) -> None:
         """``peer``'s connection was just closed for abuse: refuse its address a while."""

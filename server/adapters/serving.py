@@ -21,9 +21,11 @@ import asyncio
 import resource
 import signal
 import ssl
+import stat
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from server.adapters import _exposure
@@ -42,6 +44,7 @@ __all__ = [
     "raise_open_files_limit",
     "run_server",
     "serving",
+    "tighten_store_mode",
     "tls_context",
 ]
 
@@ -58,7 +61,43 @@ def open_store(settings: Settings) -> Store:
     from server.adapters.store import SqliteStore  # noqa: PLC0415 (keep the app importable alone)
 
     settings.db.parent.mkdir(parents=True, exist_ok=True)
-    return SqliteStore(settings.db)
+    tighten_store_mode(settings.db)
+    store = SqliteStore(settings.db)
+    tighten_store_mode(settings.db)  # a -wal or -shm SQLite made just now
+    return store
+
+
+STORE_SUFFIXES = ("", "-wal", "-shm")
+"""The store's files: the database, its write-ahead log and its shared-memory index."""
+
+
+def tighten_store_mode(db: Path) -> list[Path]:
+    """Make each of the store's files (`STORE_SUFFIXES`) that others may read or write
+    readable by its owner only (0600), with a warning that says so (a store restored
+    from a backup with ``cp`` is often 0644: its codes would be readable by every user
+    of the machine); the files changed."""
+    changed = []
+    for suffix in STORE_SUFFIXES:
+        file = db.with_name(db.name + suffix)
+        try:
+            mode = stat.S_IMODE(file.stat().st_mode)
+            if not mode & 0o077:
+                continue
+            file.chmod(0o600)
+        except FileNotFoundError:
+            continue
+        except OSError as error:  # not ours to change: say so, the server still runs
+            log.warning("store_mode_unchanged", file=str(file), mode=oct(mode), error=str(error))
+            continue
+        log.warning(
+            "store_mode_tightened",
+            file=str(file),
+            was=oct(mode),
+            now="0o600",
+            why="other users of this machine could read the store's codes",
+        )
+        changed.append(file)
+    return changed
 
 
 def build_hub(settings: Settings, store: Store, now: float) -> HubLike:

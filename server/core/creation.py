@@ -14,6 +14,7 @@ from collections.abc import Callable
 from protocol import CreateRoom, ErrorCode
 from server.core.codes import RandomSource, hash_token, new_deal, new_token
 from server.core.directory import Directory
+from server.core.naming import name_refusal
 from server.core.records import GameRecord, RoomRecord, SeatRecord
 from server.core.refusals import Refusal
 from server.core.wire import engine_rules
@@ -37,6 +38,9 @@ def new_room(
         rules = engine_rules(message.rules)
     except ValueError as error:  # RulesError is a ValueError
         return Refusal(ErrorCode.BAD_VALUE, str(error))
+    refused = name_refusal(message.name)
+    if refused is not None:
+        return refused
     token = new_token(random)
     seats = [SeatRecord(message.name, hash_token(token))]
     seats += [SeatRecord() for _ in range(1, rules.players - message.computers)]

@@ -298,7 +298,10 @@ class Hub:
         """A new room for ``message``: held, then stored by its first call, which seats
         the creator."""
         peer = self._peers.get(conn, "")
-        refused = self._admission.creation(message.password, peer, len(self._rooms))
+        rooms = self._rooms
+        refused = self._admission.creation(
+            message.password, peer, len(rooms), lambda room_id: rooms.in_use(room_id, now)
+        )
         if refused is not None:
             return self._refusal(conn, refused, now)
         made = new_room(

@@ -146,6 +146,8 @@ _ROWS: dict[tuple[str, Who], tuple[_Verdict, _Verdict, _Verdict, _Verdict]] = {
     ("leave", Who.SPECTATOR): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
     ("resync", Who.SEAT): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
     ("resync", Who.SPECTATOR): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
+    ("answer_seat_request", Who.SEAT): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
+    ("answer_seat_request", Who.SPECTATOR): (_NOT_SEATED, _NOT_SEATED, _NOT_SEATED, _NOT_SEATED),
 }
 
 ROWS: Mapping[tuple[str, Who], Mapping[Stage, ErrorCode | None]] = MappingProxyType(

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from protocol import (
     AutoPlay,
+    ErrorCode,
     Leave,
     Ready,
     Rematch,
@@ -47,6 +48,7 @@ from protocol import (
     VoteFinish,
 )
 from protocol.closecodes import CloseCode
+from protocol.seat_requests import AnswerSeatRequest
 from server.core import phases
 from server.core.actions import Action, Close, ConnId, Effects, Send
 from server.core.arrivals import Arrivals
@@ -56,12 +58,14 @@ from server.core.pacing import Pacing
 from server.core.phases import Event, Stage, Who
 from server.core.play import Play
 from server.core.records import RoomRecord
+from server.core.refusals import Refusal
 from server.core.settings import HubSettings
 from server.core.table import Table
+from server.core.takeover import Takeover, Times
 
 __all__ = ["InRoomMessage", "Room"]
 
-InRoomMessage = Ready | SetAutoPlay | VoteFinish | Rematch | Leave | Resync
+InRoomMessage = Ready | SetAutoPlay | VoteFinish | Rematch | Leave | Resync | AnswerSeatRequest
 """The client messages a room handles (opening messages are the hub's)."""
 
 
@@ -97,9 +101,14 @@ class Room(Table):
         self._arrivals = Arrivals(
             self, self._play, random=random, max_spectators=settings.max_spectators
         )
+        times = Times(
+            settings.seat_request_seconds, settings.reclaim_seconds, settings.away_timeout
+        )
+        self._takeover = Takeover(self, self._arrivals, random=random, times=times)
         if self.stage is Stage.FINISHING:  # a restart mid-finish: the replay finished it
             self.advance(Event.PLAYED_OUT)
         for seat in self.seats:
+            seat.away_since = now
             if seat.human and seat.auto is AutoPlay.OFF:
                 seat.away_deadline = pacing.away_deadline(now)
         self.schedule(now)
@@ -127,7 +136,9 @@ class Room(Table):
     def has(self, conn: ConnId) -> bool:
         """Whether ``conn`` is in this room (seated or watching)."""
         seats = self.seats
-        return seats.watching(conn) or seats.seat_of(conn) is not None
+        return (
+            seats.watching(conn) or seats.seat_of(conn) is not None or self._takeover.asking(conn)
+        )
 
     def next_deadline(self) -> float | None:
         """The earliest time `wake` has something to do, or None (always while finishing:
@@ -137,6 +148,8 @@ class Room(Table):
         seats = self.seats
         times = [seat.due for seat in seats if seat.due is not None]
         times += [seat.away_deadline for seat in seats if seat.away_deadline is not None]
+        if self._takeover.deadline is not None:
+            times.append(self._takeover.deadline)
         limit = self._play.time_limit_due()
         if limit is not None:
             times.append(limit)
@@ -148,8 +161,11 @@ class Room(Table):
         return self._arrivals.open_for_creator(conn, token, now)
 
     def join(self, conn: ConnId, name: str, now: float) -> Effects:
-        """``conn`` takes the lowest open seat as ``name`` or, if a seat named exactly
-        ``name`` is away, takes that seat back (`server.core.arrivals`)."""
+        """``conn`` takes the lowest open seat as ``name`` (`server.core.arrivals`) or, if
+        a seat of that name is away, asks the table for it (`server.core.takeover`)."""
+        away = self.seats.away_named(name)
+        if away is not None and phases.refusal("join_room", self.stage, Who.NEWCOMER) is None:
+            return self._takeover.ask(away, conn, now)
         return self._arrivals.join(conn, name, now)
 
     def watch(self, conn: ConnId, now: float) -> Effects:
@@ -157,8 +173,19 @@ class Room(Table):
         return self._arrivals.watch(conn, now)
 
     def resume(self, conn: ConnId, token: str, now: float) -> Effects:
-        """``conn`` takes back the seat of ``token``; a new token is issued (stored first)."""
-        return self._arrivals.resume(conn, token, now)
+        """``conn`` takes back the seat of ``token``; a new token is issued (stored first).
+        A token of a seat taken over elsewhere takes it back for a while, then is told so
+        (`server.core.takeover`)."""
+        effects = self._arrivals.resume(conn, token, now)
+        refused = effects.refused
+        if refused is not None and refused.code is ErrorCode.BAD_TOKEN:
+            return self._takeover.reclaim_seat(conn, token, now) or effects
+        index = self.seats.seat_of(conn)
+        if refused is None and index is not None:
+            ended = self._takeover.returned(index)
+            if ended:
+                return self.effects(effects.actions + ended)
+        return effects
 
     # ------------------------------------------------------------------ commands
     def handle(self, conn: ConnId, message: InRoomMessage, now: float) -> Effects:
@@ -169,6 +196,12 @@ class Room(Table):
         token stops working. A refused command comes back in `Effects.refused`.
         """
         self.last_active = now
+        if self._takeover.asking(conn):  # waits for the table's answer: only leave counts
+            if isinstance(message, Leave):
+                bye = Close(conn, CloseCode.NORMAL, "left the room")
+                return self.effects([*self._takeover.withdraw(now), bye])
+            text = "waiting for the table's answer to your request"
+            return self.effects([], Refusal(ErrorCode.NOT_SEATED, text))
         index = self.seats.seat_of(conn)
         if index is not None:
             self._arrivals.confirm(index)
@@ -178,6 +211,9 @@ class Room(Table):
             refused = self._play.ready_refusal(index, message.step)
         if refused is not None:  # nothing changed (but the token's confirmation)
             return self.effects([], refused)
+        if isinstance(message, AnswerSeatRequest):
+            assert index is not None  # the table refuses it to spectators
+            return self._takeover.answer(index, message, now)
         return self.effects(self._command(conn, index, message, now))
 
     def _command(
@@ -196,6 +232,7 @@ class Room(Table):
             return play.set_auto(index, message.mode, now)
         if isinstance(message, VoteFinish):
             return play.vote_finish(index, now)
+        assert isinstance(message, Rematch)  # (answer_seat_request is handled before)
         return play.vote_rematch(index, message.deal, now)
 
     def confirm(self, conn: ConnId, now: float) -> Effects:
@@ -209,7 +246,10 @@ class Room(Table):
         return self.effects([])
 
     def disconnect(self, conn: ConnId, now: float) -> Effects:
-        """``conn`` is gone: its seat is away (kept for a resume), or one spectator fewer."""
+        """``conn`` is gone: its seat is away (kept for a resume), or one spectator fewer,
+        or its request for a seat is withdrawn."""
+        if self._takeover.asking(conn):
+            return self.effects(self._takeover.withdraw(now))
         return self.effects(self._arrivals.disconnect(conn, now))
 
     def wake(self, now: float) -> Effects:
@@ -217,7 +257,7 @@ class Room(Table):
         auto-play (nothing while finishing: the play-out queue calls `play_slice`)."""
         if self.stage is Stage.FINISHING:
             return self.effects([])
-        actions: list[Action] = []
+        actions: list[Action] = self._takeover.expire(now)
         limit = self._play.time_limit_due()
         if limit is not None and limit <= now:
             actions += self._play.time_up(now)
@@ -240,8 +280,11 @@ class Room(Table):
 
     def close_all(self, reason: str) -> list[Action]:
         """Close every connection of the room (4003 room closed) and forget them."""
+        everyone = self.seats.connections
+        asker = self._takeover.asker
         actions: list[Action] = [
-            Close(conn, CloseCode.ROOM_CLOSED, reason) for conn in self.seats.connections
+            Close(conn, CloseCode.ROOM_CLOSED, reason)
+            for conn in (everyone if asker is None else (*everyone, asker))
         ]
         self.seats.clear()
         if self.log is not None:

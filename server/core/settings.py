@@ -196,6 +196,16 @@ class HubSettings:
             metavar="MINUTES",
         ),
     )
+    idle_computer_room_minutes: float = setting(
+        30,
+        Setting(
+            help="remove a game against the computer whose one player has been away this long; "
+            "a room counts against its creator's --max-rooms-per-ip only while someone is in "
+            "it or was within this time",
+            parse=whole(1, _MINUTES_MAX),
+            metavar="MINUTES",
+        ),
+    )
     away_timeout: float = setting(
         120.0,
         Setting(
@@ -206,6 +216,20 @@ class HubSettings:
         ),
     )
     # --- no flag: fixed for production, shortened by tests --------------------------
+    seat_request_seconds: float = setting(
+        60.0,
+        Setting(
+            help="seconds the table has to answer a request for an away seat by its name",
+            flag=False,
+        ),
+    )
+    reclaim_seconds: float = setting(
+        600.0,
+        Setting(
+            help="seconds the device a seat was taken from may still take it back with its token",
+            flag=False,
+        ),
+    )
     calm_delay: float = setting(
         1.5, Setting(help="seconds calm auto-play takes to ready", flag=False)
     )

@@ -52,6 +52,7 @@ from protocol import (
     WarDeclared,
     Welcome,
 )
+from protocol.seat_requests import AnswerSeatRequest, SeatRequested
 from tests.client._fake import TIMEOUT, FakeLink
 
 
@@ -660,3 +661,19 @@ async def test_a_stop_signal_closes_the_link_as_going_away() -> None:
         await pilot.pause()
         await link.drained()
     assert (link.closed, link.close_code, app.return_code) == (True, 1001, 143)
+
+
+async def test_y_and_n_answer_a_seat_request(table: tuple[WarApp, FakeLink, Pilot[None]]) -> None:
+    app, link, pilot = table
+    link.push(welcome(), *START)
+    await settle(link, pilot)
+    await pilot.press("y")
+    await pilot.pause()
+    assert link.sent == [], "nobody asks: nothing is sent"
+    link.push(SeatRequested(seq=5, seat=1, seconds=60))
+    await settle(link, pilot)
+    said = text(app, "#said")
+    assert "Someone wants to take Ben's seat from another device — let them?" in said
+    assert "Press y to allow, n to refuse." in said
+    await pilot.press("n")
+    assert await link.next_sent() == AnswerSeatRequest(seat=1, allow=False)

@@ -60,6 +60,14 @@ from protocol import (
     Welcome,
     WonCards,
 )
+from protocol.seat_requests import (
+    MAX_REQUEST_SECONDS,
+    AnswerSeatRequest,
+    RequestOutcome,
+    SeatRequested,
+    SeatRequestEnded,
+    SeatRequestWaiting,
+)
 
 seqs = st.integers(0, 2**63 - 1)
 steps = st.integers(0, 2**63 - 1)
@@ -183,6 +191,7 @@ CLIENT_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
     VoteFinish: st.just(VoteFinish()),
     Rematch: st.builds(Rematch, deal=st.sampled_from(RematchDeal)),
     Leave: st.just(Leave()),
+    AnswerSeatRequest: st.builds(AnswerSeatRequest, seat=seats, allow=st.booleans()),
     Resync: st.just(Resync()),
 }
 
@@ -214,6 +223,20 @@ SERVER_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
     FinishVoted: st.builds(FinishVoted, seq=seqs, seat=seats),
     RematchVoted: st.builds(RematchVoted, seq=seqs, seat=seats, deal=st.sampled_from(RematchDeal)),
     SpectatorsChanged: st.builds(SpectatorsChanged, seq=seqs, count=st.integers(0, 1_000_000)),
+    SeatRequestWaiting: st.builds(
+        SeatRequestWaiting, seq=seqs, seat=seats, seconds=st.integers(0, MAX_REQUEST_SECONDS)
+    ),
+    SeatRequested: st.builds(
+        SeatRequested, seq=seqs, seat=seats, seconds=st.integers(0, MAX_REQUEST_SECONDS)
+    ),
+    SeatRequestEnded: st.builds(
+        SeatRequestEnded,
+        seq=seqs,
+        seat=seats,
+        outcome=st.sampled_from(RequestOutcome),
+        by=st.none() | seats,
+        reclaim=st.integers(0, MAX_REQUEST_SECONDS),
+    ),
     GameStarted: st.builds(
         GameStarted,
         seq=seqs,

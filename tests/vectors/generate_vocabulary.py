@@ -43,6 +43,7 @@ import client.view
 import protocol
 import protocol.client_messages
 import protocol.fields
+import protocol.seat_requests
 import protocol.state
 import vocabulary
 from protocol.fields import IntRange, MaxItems, Text
@@ -68,11 +69,13 @@ _ENUMS: tuple[type[Enum], ...] = (
     protocol.AutoPlay,
     protocol.RematchDeal,
     protocol.RoomPhase,
+    protocol.seat_requests.RequestOutcome,
 )
 _FIELD_MODULES: tuple[ModuleType, ...] = (
     protocol.fields,
     protocol.state,
     protocol.client_messages,
+    protocol.seat_requests,
 )
 
 

@@ -84,13 +84,15 @@ export function socketUrl(location) {
 
 export class Connection {
   // {url, opening (create_room, join_room or watch_room; v is added), seats (a SeatStore),
-  // onEvent, resumeOnly (a refused stored seat is not replaced by a new one)}; and, for
+  // onEvent, resumeOnly (a refused stored seat is not replaced by a new one), fresh (the
+  // stored seat of the code is not resumed: someone else joins)}; and, for
   // tests, policy, WebSocketImpl, setTimer, clearTimer, now (seconds), random.
   constructor(options) {
     Object.assign(this, {
       seats: null,
       policy: POLICY,
       resumeOnly: false,
+      fresh: false,
       WebSocketImpl: globalThis.WebSocket,
       setTimer: (fn, ms) => setTimeout(fn, ms),
       clearTimer: (id) => clearTimeout(id),
@@ -259,7 +261,8 @@ export class Connection {
   }
 
   firstOpening() {
-    const stored = this.opening.type === "join_room" ? this.seats?.get(this.opening.code) : null;
+    const keep = this.opening.type === "join_room" && !this.fresh; // fresh: someone else here
+    const stored = keep ? this.seats?.get(this.opening.code) : null;
     return stored ? { type: "resume_seat", v: PROTOCOL_VERSION, room: stored.room, token: stored.token } : this.opening;
   }
 

@@ -9,6 +9,7 @@ import { Invitation } from "./invite.js";
 import { Table } from "./render.js";
 import { describe, status } from "./sentences.js";
 import { SeatStore } from "./store.js";
+import { REFUSALS, SeatQuestion, SharedComputer, answer, waitingLine } from "./takeover.js";
 import { initialView, welcomed } from "./view.js";
 import { MAX_DEAL, MAX_MINUTES, MAX_ROUND_LIMIT } from "./vocabulary.js";
 
@@ -23,6 +24,8 @@ const invitation = new Invitation(doc);
 const table = new Table(doc, { reducedMotion: () => Boolean(motion?.matches), invitation });
 const input = new InputKind(globalThis, () => connection !== null && redraw());
 const alive = new Alive(globalThis, storage());
+const seatQuestion = new SeatQuestion(doc, (allow) => act(answer(view, allow)));
+const sharedComputer = new SharedComputer(doc);
 const now = () => performance.now() / 1000;
 // bench/web.py puts an array here to time each message to the redrawn table.
 const timing = Array.isArray(globalThis.__warTiming) ? globalThis.__warTiming : null;
@@ -39,6 +42,7 @@ const PLAIN = {
   unsupported_version: "This page is older than the server: reload the page.",
   bad_token: "Your seat could not be found any more.",
   store_unavailable: "The server cannot save games right now.",
+  ...REFUSALS,
   4002: "This seat is now played in another window or on another device.",
   4003: "The room was closed.",
   1001: "The server shut down.",
@@ -52,6 +56,7 @@ let reconnecting = null; // what the status line says while the connection is aw
 let readySentFor = null; // the step of a ready sent on this connection: a double tap sends one
 let saidStep = null; // the step of the sentence under the cards
 let leaveArmed = null;
+let askingLine = null; // while the table is asked whether this device may take a seat
 let autoAsked = null; // a mode sent, not yet confirmed: two quick presses step twice
 
 function storage() {
@@ -93,21 +98,28 @@ function fragment() {
 }
 
 function route() {
-  stop();
+  stop({ leaving: true });
   trouble(null);
   endedPanel(null);
   const [kind, code] = fragment();
   if (kind === "watch") return enter({ type: "watch_room", code });
   const stored = kind === "join" ? seats.get(code) : null;
-  if (stored !== null) return enter({ type: "join_room", code, name: stored.name || seats.name || "Player" });
+  sharedComputer.offer(stored); // a seat kept here: continue as its player, or someone else?
   const screen = kind === "join" ? "invite" : "start";
-  $(`${screen}-name`).value = seats.name;
+  $(`${screen}-name`).value = stored === null ? seats.name : "";
   show(screen);
+  if (stored !== null) return $("continue-as").focus();
   return kind === "join" ? $("invite-name").focus() : undefined;
 }
 
+function continueAs() {
+  const [, code] = fragment();
+  const stored = code === null ? null : seats.get(code);
+  if (stored !== null) enter({ type: "join_room", code, name: stored.name || seats.name || "Player" });
+}
+
 function home() {
-  stop();
+  stop({ leaving: true });
   setHash("");
   route();
 }
@@ -117,7 +129,7 @@ function enter(opening, options = {}) {
   stop();
   view = initialView();
   countdown = noCountdown();
-  reconnecting = readySentFor = autoAsked = saidStep = null;
+  reconnecting = readySentFor = autoAsked = saidStep = askingLine = null;
   table.reset();
   table.draw(view, status(view, null));
   show("table");
@@ -132,9 +144,12 @@ function enter(opening, options = {}) {
   current.start();
 }
 
-function stop() {
+// `leaving`: the player goes to the start page (or another room): the seat is left for
+// good (leave), so that the room does not wait for nobody; a closed tab or a reload is not.
+function stop({ leaving = false } = {}) {
   const old = connection;
   connection = null;
+  if (leaving && old !== null && welcomed(view)) old.send({ type: "leave" });
   old?.close();
   stopClock();
 }
@@ -151,6 +166,7 @@ function onEvent(event) {
 
 function received({ message, before, view: after, at }) {
   view = after;
+  if (message.type === "seat_request_waiting") askingLine = waitingLine(message);
   if (message.type === "welcome") {
     reconnecting = readySentFor = null; // a new connection: a ready that was lost may go again
     trouble(null);
@@ -196,7 +212,9 @@ function underTheCards(message, lines) {
 
 function redraw() {
   const offline = reconnecting !== null;
-  table.draw(view, reconnecting ?? status(view, view.my_seat, { touch: input.touch }), { offline });
+  const asking = welcomed(view) ? null : askingLine;
+  table.draw(view, reconnecting ?? asking ?? status(view, view.my_seat, { touch: input.touch }), { offline });
+  seatQuestion.draw(view);
   alive.awake(connection !== null && !offline && welcomed(view) && view.phase === "playing");
 }
 
@@ -243,13 +261,15 @@ function refused(code, event, unreachable, current) {
   trouble(null);
   const [kind] = fragment();
   const full = code === "room_full" && kind === "join";
-  show(full ? "invite" : null);
+  const rename = /^name_/.test(code) && kind === "join"; // pick another name
+  sharedComputer.offer(null);
+  show(full || rename ? "invite" : null);
   let text = PLAIN[code];
   if (text === undefined && unreachable) text = "The server cannot be reached. Is it running?";
   text ??= `${event.reason.slice(0, 1).toUpperCase()}${event.reason.slice(1)}.`;
   const again = unreachable ? () => enter(current.opening) : null;
   endedPanel(text, again, full);
-  if (full) {
+  if (full || rename) {
     $("invite-name").select();
     $("invite-name").focus();
   }
@@ -390,7 +410,8 @@ function acceptInvite(event) {
   event.preventDefault();
   const name = typedName($("invite-name"));
   const [, code] = fragment();
-  if (name !== null && code !== null) enter({ type: "join_room", code, name });
+  // someone else at a computer that keeps another name's seat: a seat of their own
+  if (name !== null && code !== null) enter({ type: "join_room", code, name }, { fresh: true });
 }
 
 function watchInstead(event) {
@@ -424,6 +445,8 @@ on("create-form", "submit", createRoom);
 on("create-form", "change", formChanged);
 on("join-form", "submit", joinWithCode);
 on("invite-form", "submit", acceptInvite);
+on("continue-as", "click", continueAs);
+on("someone-else", "click", () => sharedComputer.someoneElse());
 on("turn", "click", turn);
 on("finish", "click", () => act(finish(view)));
 on("leave", "click", leave);

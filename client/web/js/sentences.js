@@ -1,6 +1,7 @@
 // The words of war-client for seat `me` (null: a spectator), as client/sentences.py;
 // both are checked against tests/vectors/.
 
+import { endedLine, requestedLine, waitingLine } from "./takeover.js";
 import { rankWord } from "./cards.js";
 import { clockText } from "./countdown.js";
 import { awayWaited, nameOf, openSeats, seatOf, stillToVote, welcomed } from "./view.js";
@@ -55,6 +56,12 @@ export function describe(before, message, after, me, { table = false } = {}) {
       return [`${m.computer ? `${m.name} (the computer)` : m.name} takes seat ${m.seat + 1}.`];
     case "player_left":
       return [`${cap(does(before, m.seat, me, "leave", "leaves"))} the table.`];
+    case "seat_request_waiting":
+      return [waitingLine(m)];
+    case "seat_requested":
+      return [requestedLine(after, m, me)];
+    case "seat_request_ended":
+      return [endedLine(after, m, me)];
     case "connection_changed":
       if (m.seat === me) return [];
       if (m.rejoined) return [`${nameOf(after, m.seat)} is back, on another device (with the player code).`];

@@ -12,7 +12,7 @@ export function initialView() {
     round: 0, war_depth: 0, war_seats: [], waiting_for: [], spectators: 0, minutes: null,
     seconds_left: null, deal: null, result: null, player_code: null, watch_code: null,
     time_up: false, left: [], last_flip: null, last_taken: null, last_error: null,
-    recent: [], last_seq: null, needs_resync: false,
+    recent: [], last_seq: null, needs_resync: false, seat_request: null, asking_for: null,
   };
 }
 
@@ -74,6 +74,8 @@ export function apply(view, message) {
       return welcomed(view) ? fromState(view, message.state, message.seq) : view;
     case "error":
       return { ...view, last_error: message };
+    case "seat_request_waiting": // to the asker, before any welcome
+      return { ...view, asking_for: message.seat };
     default:
       break;
   }
@@ -102,6 +104,8 @@ function fromState(view, state, seq) {
     last_error: view.last_error,
     last_seq: seq,
     needs_resync: false,
+    seat_request: null,
+    asking_for: null,
   };
 }
 
@@ -165,6 +169,10 @@ function roomMessage(view, m) {
       return { ...view, time_up: true, seconds_left: view.minutes ? 0 : null };
     case "game_over":
       return gameOver(view, m);
+    case "seat_requested":
+      return { ...view, seat_request: m.seat };
+    case "seat_request_ended":
+      return { ...view, seat_request: null };
     default:
       return gameEvent(view, m);
   }

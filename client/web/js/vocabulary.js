@@ -32,6 +32,7 @@ export const ENUMS = frozen({
   auto_play: ["off", "calm", "quick"],
   rematch_deal: ["new", "same"],
   room_phase: ["waiting", "playing", "over"],
+  request_outcome: ["allowed", "away_long", "refused", "expired", "withdrawn", "returned"],
 });
 
 /** The most players a game has (seats 0 to MAX_PLAYERS-1). */
@@ -79,6 +80,7 @@ export const INTEGERS = frozen({
   game_number: [1, 9223372036854775807n],
   minutes: [1, 1440],
   players: [2, 4],
+  request_seconds: [0, 86400],
   round: [0, 9223372036854775807n],
   round_limit: [1, 1000000],
   seat: [0, 3],
@@ -128,6 +130,7 @@ export const CLOSE_AFTER_ERROR = frozen({
   binary_only: 1003,
   too_large: 1009,
   internal_error: 1011,
+  seat_taken_back: 4002,
   store_unavailable: 1013,
 });
 
@@ -193,4 +196,8 @@ export const PHASE_TABLE = frozen({
   },
   leave: { seat: {  }, spectator: {  } },
   resync: { seat: {  }, spectator: {  } },
+  answer_seat_request: {
+    seat: {  },
+    spectator: { waiting: "not_seated", playing: "not_seated", over: "not_seated" },
+  },
 });

@@ -208,6 +208,15 @@ export const SERVER = {
   cards_returned: { ...event, counts },
   player_out: { ...event, seat, reason: enumOf(ENUMS.out_reason) },
   game_over: { seq, step: steps, winner: nil(seat), termination, summary, counts },
+  seat_request_waiting: { seq, seat, seconds: counted(INTEGERS.request_seconds) },
+  seat_requested: { seq, seat, seconds: counted(INTEGERS.request_seconds) },
+  seat_request_ended: {
+    seq,
+    seat,
+    outcome: enumOf(ENUMS.request_outcome),
+    by: [nil(seat), null],
+    reclaim: [counted(INTEGERS.request_seconds), 0],
+  },
 };
 const CHECKS = Object.fromEntries(Object.entries(SERVER).map(([type, fields]) => [type, record(fields)]));
 

@@ -45,6 +45,7 @@ CONTRACT = {  # the settings of docs/hosting.md: flag -> (env, default as parsed
     "--max-failed-joins": ("WAR_MAX_FAILED_JOINS", 10),
     "--idle-room-minutes": ("WAR_IDLE_ROOM_MINUTES", 1440),
     "--idle-waiting-room-minutes": ("WAR_IDLE_WAITING_ROOM_MINUTES", 30),
+    "--idle-computer-room-minutes": ("WAR_IDLE_COMPUTER_ROOM_MINUTES", 30),
     "--away-timeout": ("WAR_AWAY_TIMEOUT", 120.0),
     "--trusted-proxies": ("WAR_TRUSTED_PROXIES", ()),
     "--max-send-buffer": ("WAR_MAX_SEND_BUFFER", 262144),
@@ -52,9 +53,12 @@ CONTRACT = {  # the settings of docs/hosting.md: flag -> (env, default as parsed
     "--handshake-timeout": ("WAR_HANDSHAKE_TIMEOUT", 5.0),
     "--max-handshakes-per-ip": ("WAR_MAX_HANDSHAKES_PER_IP", 32),
     "--allowed-origins": ("WAR_ALLOWED_ORIGINS", ()),
+    "--allowed-hosts": ("WAR_ALLOWED_HOSTS", ()),
+    "--public-url": ("WAR_PUBLIC_URL", None),
+    "--health-counts": ("WAR_HEALTH_COUNTS", False),
     "--no-web": ("WAR_NO_WEB", False),
 }
-SWITCHES = {"--no-web"}  # flags without a value
+SWITCHES = {"--no-web", "--health-counts"}  # flags without a value
 
 
 def test_defaults_match_the_contract() -> None:

@@ -46,6 +46,7 @@ from protocol import (
     decode_server_message,
     encode,
 )
+from protocol.seat_requests import SeatRequestWaiting
 from server import engine
 from server.adapters.batch import Batch
 from server.core.actions import Action, Close, Output, Send
@@ -104,7 +105,7 @@ class Peer:
         self.inbox.append(message)
         if isinstance(message, Welcome):
             self.last_welcome = message
-        if isinstance(message, Welcome | Snapshot):
+        if isinstance(message, Welcome | Snapshot | SeatRequestWaiting):
             self.last_seq = message.seq
         elif not isinstance(message, Error):
             if self.last_seq is None or message.seq != self.last_seq + 1:
