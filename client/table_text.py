@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from client._words import join_words, who
+from client.results import PLACE_WORDS, places
 from client.sentences import longest_name, result_sentence, votes_sentence
 from client.view import ViewState
 from protocol import RoomPhase
@@ -83,6 +85,11 @@ def summary_box(view: ViewState) -> Text:
     text.append("\n")
     for label, value in rows:
         text.append(f"\n{label:<14}{value}")
+    if len(result.standings) > 2:  # the server's places, never worked out here
+        text.append("\n")
+        for place, seats in places(result):
+            named = join_words(who(view, s, view.my_seat) for s in seats)
+            text.append(f"\n{PLACE_WORDS.get(place, str(place)):<4}{named}")
     if (votes := votes_sentence(view, view.my_seat)) is not None:
         text.append(f"\n\n{votes}", style="italic")
     return text

@@ -40,6 +40,7 @@ from protocol import (
     PlayerOut,
     ReadyChanged,
     RematchVoted,
+    RoomInfo,
     RoomPhase,
     RoomState,
     ServerMessage,
@@ -79,6 +80,8 @@ def apply(view: ViewState, message: ServerMessage) -> ViewState:
         return _from_state(view, message.state, message.seq) if view.welcomed else view
     if isinstance(message, Error):
         return replace(view, last_error=message)
+    if isinstance(message, RoomInfo):  # a look-up's answer: no room is open
+        return view
     return _in_order(view, message)
 
 
@@ -266,7 +269,10 @@ def _game_over(view: ViewState, message: GameOver) -> ViewState:
     view = _new_step(view, message.step)
     view = _with_counts(view, message.counts, clear_table=clear)
     result = GameResult(
-        winner=message.winner, termination=message.termination, summary=message.summary
+        winner=message.winner,
+        termination=message.termination,
+        summary=message.summary,
+        standings=message.standings,
     )
     return replace(
         view,

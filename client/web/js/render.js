@@ -2,7 +2,7 @@
 
 import { cardName, isRed, rankLabel, SUIT_SYMBOLS } from "./cards.js";
 import { clockText } from "./countdown.js";
-import { joinWords, longestName, resultSentence, rulesLine, rulesSentence, votesSentence, warName, who } from "./sentences.js";
+import { joinWords, longestName, PLACE_WORDS, places, resultSentence, rulesLine, rulesSentence, votesSentence, warName, who } from "./sentences.js";
 import { mine, myTurn, nameOf, spectating, welcomed } from "./view.js";
 
 export const MAX_LOG_LINES = 120;
@@ -256,14 +256,17 @@ export class Table {
     setText(this.$("result"), resultSentence(view, result, me));
     const s = result.summary;
     const rows = [["Rounds", s.rounds], ["Wars", s.wars], ["Longest war", longestName(s.longest_war)], ["Biggest haul", plural(s.biggest_haul, "card")], ["Deal", dealText(s.deal)]];
-    const final = [...view.seats].sort((a, b) => b.count - a.count || a.seat - b.seat);
-    const drawn = `${rows}|${final.map((r) => [r.seat, r.count, r.name])}`;
+    // In the server's standings (seat order from a server that gives none), never by count.
+    const placed = places(result).flatMap(([place, seats]) => seats.map((seat) => ({ ...view.seats[seat], place })));
+    const final = placed.length ? placed : view.seats.map((r) => ({ ...r, place: null }));
+    const drawn = `${rows}|${final.map((r) => [r.seat, r.count, r.name, r.place])}`;
     if (box.dataset.drawn === drawn) return;
     box.dataset.drawn = drawn;
     this.$("figures").replaceChildren(...rows.flatMap(([k, v]) => [this.el("dt", "", k), this.el("dd", "", String(v))]));
     const items = final.map((r) => {
       const item = this.el("li", r.seat === result.winner ? "winner" : "");
       const who = nameOf(view, r.seat) + (r.seat === me ? " (you)" : "");
+      if (r.place !== null) item.append(this.el("span", "final-place", PLACE_WORDS[r.place] ?? String(r.place)));
       item.append(this.el("span", "final-name", who), this.el("span", "final-count", plural(r.count, "card")));
       return item;
     });

@@ -101,8 +101,11 @@ export function describe(before, message, after, me, { table = false } = {}) {
       const [verb, out] = m.seat === me ? ["have", "are"] : ["has", "is"];
       return [`${cap(who(after, m.seat, me))} ${verb} ${why} and ${out} out.`];
     }
-    case "game_over":
-      return after.result === null ? [] : [resultSentence(after, after.result, me), summarySentence(after.result)];
+    case "game_over": {
+      if (after.result === null) return [];
+      const placed = standingsSentence(after, after.result, me);
+      return [resultSentence(after, after.result, me), summarySentence(after.result), ...(placed === null ? [] : [placed])];
+    }
     default:
       return [];
   }
@@ -142,6 +145,8 @@ function welcomeLines(view, me, table, first) {
     else lines.push(`${on}.`);
   } else if (view.phase === "over" && view.result !== null) {
     lines.push(resultSentence(view, view.result, me));
+    const placed = standingsSentence(view, view.result, me);
+    if (placed !== null) lines.push(placed);
   } else if (missing && !table) {
     lines.push(`Waiting for ${plural(missing, "more player")}.`);
     if (view.player_code !== null) lines.push(`Player code: ${view.player_code}.`);
@@ -277,6 +282,25 @@ function winnerClause(view, result, counts, me) {
     .filter(([s]) => s !== winner && !view.seats[s].out)
     .map(([s, count]) => `${whose(view, s, me)} ${count}`);
   return `${win.slice(0, -1)} with ${counts.get(winner)} cards to ${joinWords(rest)}.`;
+}
+
+/** A place in the standings, in words. */
+export const PLACE_WORDS = { 1: "1st", 2: "2nd", 3: "3rd", 4: "4th" };
+
+/** The server's standings as [[place, [seat, ...]], ...], first place first (seats that
+ * share a place together, in seat order); empty when the server did not say. */
+export function places(result) {
+  const grouped = new Map();
+  (result.standings ?? []).forEach((place, seat) => grouped.set(place, [...(grouped.get(place) ?? []), seat]));
+  return [...grouped].sort((a, b) => a[0] - b[0]);
+}
+
+/** "Standings: 1st Ben, 2nd you, 3rd Grandma and Sam." for three or four players, as the
+ * server gives them; null for two (the result says it all) or without standings. */
+export function standingsSentence(view, result, me) {
+  if ((result.standings ?? []).length < 3) return null;
+  const parts = places(result).map(([place, seats]) => `${PLACE_WORDS[place] ?? place} ${joinWords(seats.map((s) => who(view, s, me)))}`);
+  return `Standings: ${parts.join(", ")}.`;
 }
 
 /** The game's figures, the same for everyone. */

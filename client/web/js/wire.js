@@ -130,6 +130,7 @@ const rematch = enumOf(ENUMS.rematch_deal);
 const seats = list(seat, MAX_PLAYERS);
 const counts = list(count, MAX_PLAYERS);
 const empty = () => [];
+const standings = [list(counted(INTEGERS.place), MAX_PLAYERS), empty];
 const termination = enumOf(ENUMS.termination);
 const summary = record({ rounds: round, wars: round, longest_war: depth, biggest_haul: count, deal });
 
@@ -173,7 +174,7 @@ const state = record({
   minutes: [nil(counted(INTEGERS.minutes)), null],
   seconds_left: [nil(counted(INTEGERS.seconds_left)), null],
   deal: [nil(deal), null],
-  result: [nil(record({ winner: nil(seat), termination, summary })), null],
+  result: [nil(record({ winner: nil(seat), termination, summary, standings })), null],
 });
 
 const event = { seq, step: steps, round };
@@ -187,9 +188,18 @@ export const SERVER = {
     player_code: [nil(code), null],
     watch_code: [nil(code), null],
     state,
+    addresses: [nil(list(text(TEXTS.page_url), MAX_ITEMS.page_urls)), null],
   },
   snapshot: { seq, state },
   error: { code: text(TEXTS.error_code_text), message: [text(TEXTS.error_text), ""] },
+  room_info: {
+    seq,
+    host: [nil(name), null],
+    players: counted(INTEGERS.seat_count),
+    free: [counted(INTEGERS.seat_count), 0],
+    away: [counted(INTEGERS.seat_count), 0],
+    phase: enumOf(ENUMS.room_phase),
+  },
   player_joined: { seq, seat, name, computer: [bool, false] },
   player_left: { seq, seat },
   connection_changed: { seq, seat, connected: bool, rejoined: [bool, false] },
@@ -207,7 +217,7 @@ export const SERVER = {
   cards_taken: { ...event, seat, count, counts },
   cards_returned: { ...event, counts },
   player_out: { ...event, seat, reason: enumOf(ENUMS.out_reason) },
-  game_over: { seq, step: steps, winner: nil(seat), termination, summary, counts },
+  game_over: { seq, step: steps, winner: nil(seat), termination, summary, counts, standings },
 };
 const CHECKS = Object.fromEntries(Object.entries(SERVER).map(([type, fields]) => [type, record(fields)]));
 
