@@ -9,6 +9,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from client._words import join_words, who
+from client.links import local_warning, shared_page
 from client.results import PLACE_WORDS, places
 from client.sentences import longest_name, result_sentence, votes_sentence
 from client.view import ViewState
@@ -64,7 +65,9 @@ def codes_line(view: ViewState, page: str | None) -> Text:
         parts.append(f"Watch code: {view.watch_code}")
     parts.append("read them aloud")
     if page is not None and view.player_code:
-        parts.append(f"or send {page}#join={view.player_code}")
+        parts.append(f"or send {shared_page(page, view.addresses)}#join={view.player_code}")
+        if (warning := local_warning(page, view.addresses)) is not None:
+            parts.append(warning)
     return Text(" · ".join(parts))
 
 

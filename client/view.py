@@ -75,6 +75,7 @@ def apply(view: ViewState, message: ServerMessage) -> ViewState:
             my_seat=message.seat,
             player_code=message.player_code,
             watch_code=message.watch_code,
+            addresses=message.addresses,
         )
     if isinstance(message, Snapshot):
         return _from_state(view, message.state, message.seq) if view.welcomed else view

@@ -2,10 +2,10 @@
 
 Every setting is declared once, as a field with its default, its reader and its help
 (`server.core.settings.setting`): the room core's in `server.core.settings.HubSettings`,
-the transport's and the process's here, in `Settings`, which extends it. The flag and
-the variable are the field's name (``max_rooms_per_ip``: ``--max-rooms-per-ip``,
-``WAR_MAX_ROOMS_PER_IP``), `OPTIONS` and ``--help`` (with each default) are built from the
-declarations, and the object `load_settings` returns is the one the core gets.
+the invitation's in `server.adapters._invitation`, the others here, in `Settings`. The
+flag and the variable are the field's name (``max_rooms_per_ip``: ``--max-rooms-per-ip``,
+``WAR_MAX_ROOMS_PER_IP``), `OPTIONS` and ``--help`` (with each default) are built from
+the declarations, and the object `load_settings` returns is the one the core gets.
 
 Every flag has an environment variable (the flag wins over the variable, the variable
 over the default). An empty variable counts as unset, so ``WAR_PASSWORD=`` in an env file
@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from server.adapters._forwarded import Network
+from server.adapters._invitation import InvitationSettings
 from server.adapters._values import choice, existing_file, host, networks, origins, path, switch
 from server.core.settings import HubSettings, Setting, declared, seconds, setting, whole
 
@@ -92,11 +93,10 @@ _DB_SHOWN = "$XDG_DATA_HOME/family-war/war.sqlite3 or ~/.local/share/family-war/
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Settings(HubSettings):
-    """Everything `war-server` needs to run, checked: the room core's settings
-    (`HubSettings`, which the Hub gets as they are) and the transport's and the
-    process's. Fields declared without a flag are fixed for production and exist so
-    tests can shorten them."""
+class Settings(InvitationSettings):
+    """Everything `war-server` needs to run, checked: the room core's (`HubSettings`, as
+    the Hub gets them), the invitation's (`InvitationSettings`), the transport's and the
+    process's. Fields without a flag are fixed for production; tests shorten them."""
 
     host: str = setting(
         "127.0.0.1",

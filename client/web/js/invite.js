@@ -9,9 +9,9 @@ const LOOPBACK = /^(127(\.\d{1,3}){3}|localhost|\[::1\])$/i;
 export const isLoopback = (hostname) => LOOPBACK.test(hostname);
 
 /** The address the links start with (no fragment): the page's own, or, on a page opened
- * on this machine, the first network address of `addresses` (full URLs such as
- * "http://192.168.1.20:8765/", which the server tells a page on its own machine), with
- * the page's own path. */
+ * on this machine, the first address of `addresses` that others can reach (full URLs
+ * such as "http://192.168.1.20:8765/" or the server's --public-url, which the server
+ * tells a page on its own machine), as the server gives it. */
 export function linkBase(location, addresses = []) {
   const own = new URL(location.href);
   own.hash = "";
@@ -19,7 +19,8 @@ export function linkBase(location, addresses = []) {
   for (const address of addresses) {
     let url;
     try {
-      url = new URL(own.pathname + own.search, address);
+      url = new URL(address);
+      url.hash = "";
     } catch {
       continue; // not a URL: ignored
     }
@@ -28,13 +29,20 @@ export function linkBase(location, addresses = []) {
   return own.href;
 }
 
-/** What to say about the links' address, or null when it is one others can reach. */
-export function localWarning(location, base) {
+/** What to say about the links' address, or null when it is one others can reach;
+ * `addresses`: what the server told (null: nothing; [] it listens on this machine alone). */
+export function localWarning(location, base, addresses = null) {
   const host = new URL(location.href).hostname;
   if (!isLoopback(host)) return null;
   const used = new URL(base);
   if (!isLoopback(used.hostname)) {
     return `These links use ${used.origin}/, this machine's address on the home network (${host} works only on this machine).`;
+  }
+  if (Array.isArray(addresses) && addresses.length === 0) {
+    return (
+      "The server listens on this machine alone: relatives' phones cannot reach it. " +
+      "To play on the home network, stop it and start it with make run HOST=0.0.0.0 (or war-server --host 0.0.0.0)."
+    );
   }
   return (
     `This page was opened as ${host}, which works only on this machine: phones cannot open these links. ` +
@@ -46,7 +54,7 @@ export function localWarning(location, base) {
 export class Invitation {
   constructor(doc) {
     this.doc = doc;
-    this.addresses = [];
+    this.addresses = null; // what the server told: null until a welcome says
     this.inviting = null;
     this.drawnQr = this.drawn = null;
     this.qr = null; // the QR module, loaded when first needed
@@ -64,10 +72,14 @@ export class Invitation {
     return this.doc.getElementById(id);
   }
 
-  /** The hook for the server's network addresses (full URLs): links are built from the
-   * first one that others can reach when this page was opened on 127.0.0.1 or localhost. */
+  /** The server's addresses for a page on its own machine (the welcome's `addresses`:
+   * full URLs; [] when it listens on loopback alone; null when it did not say): links are
+   * built from the first one that others can reach when this page was opened on
+   * 127.0.0.1 or localhost. */
   useAddresses(addresses) {
-    this.addresses = Array.isArray(addresses) ? addresses.filter((a) => typeof a === "string") : [];
+    const told = Array.isArray(addresses) ? addresses.filter((a) => typeof a === "string") : null;
+    if (JSON.stringify(told) === JSON.stringify(this.addresses)) return;
+    this.addresses = told;
     this.drawnQr = this.drawn = null;
   }
 
@@ -85,8 +97,8 @@ export class Invitation {
     share.classList.toggle("later", !inviting); // out of the way while playing
     this.$("share-join").hidden = !inviting;
     const location = this.doc.location;
-    const base = linkBase(location, this.addresses);
-    const warning = localWarning(location, base);
+    const base = linkBase(location, this.addresses ?? []);
+    const warning = localWarning(location, base, this.addresses);
     this.$("local-warning").hidden = warning === null;
     this.$("local-warning").textContent = warning ?? "";
     const join = inviting ? `${base}#join=${view.player_code}` : "";

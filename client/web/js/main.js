@@ -6,6 +6,7 @@ import { follow, noCountdown, secondsLeft, warning } from "./countdown.js";
 import { InputKind, releaseFocusAfterPointer, typing } from "./input.js";
 import { cycleAuto, finish, rematch, setAuto, turnOver } from "./intents.js";
 import { Invitation } from "./invite.js";
+import { lookUp, tableLine } from "./lookup.js";
 import { Table } from "./render.js";
 import { describe, status } from "./sentences.js";
 import { SeatStore } from "./store.js";
@@ -17,8 +18,8 @@ const $ = (id) => doc.getElementById(id);
 const field = (name) => doc.querySelector(`#create-form [name="${name}"]`);
 const seats = new SeatStore();
 const motion = globalThis.matchMedia?.("(prefers-reduced-motion: reduce)");
-// The hook for the server's network addresses: when the server tells a page opened on
-// this machine its addresses on the network, pass them to invitation.useAddresses(urls).
+// The server tells a page opened on this machine its addresses on the network (the
+// welcome's addresses): the invitation builds its links from them.
 const invitation = new Invitation(doc);
 const table = new Table(doc, { reducedMotion: () => Boolean(motion?.matches), invitation });
 const input = new InputKind(globalThis, () => connection !== null && redraw());
@@ -29,6 +30,7 @@ const timing = Array.isArray(globalThis.__warTiming) ? globalThis.__warTiming : 
 const PLAIN = {
   unknown_code: "There is no game with that code. Check the code, or ask for a new link.",
   room_full: "That game is full: every seat is taken.",
+  watch_code: "That is a watch code: watch instead?",
   reconnecting: "The connection dropped. Reconnecting…",
   bad_password: "That password is not right.",
   password_required: "This server asks for a password to create a room.",
@@ -72,8 +74,10 @@ function trouble(text) {
   $("trouble").textContent = text ?? "";
 }
 
-function endedPanel(text, again = null, full = false) {
+function endedPanel(text, again = null, full = false, watchCode = null) {
   $("full-help").hidden = !full;
+  $("watch-code").hidden = watchCode === null;
+  $("watch-code").onclick = () => watchWith(watchCode);
   $("ended").hidden = !text;
   $("ended-text").textContent = text ?? "";
   $("again").hidden = again === null;
@@ -103,7 +107,30 @@ function route() {
   const screen = kind === "join" ? "invite" : "start";
   $(`${screen}-name`).value = seats.name;
   show(screen);
-  return kind === "join" ? $("invite-name").focus() : undefined;
+  if (kind !== "join") return undefined;
+  lookTable(code);
+  return $("invite-name").focus();
+}
+
+// Whose table the invitation opens, said before a name is typed; a watch code offers to
+// watch instead. Nothing is said if the look-up fails (the join says why).
+let looking = null;
+async function lookTable(code) {
+  looking = code;
+  $("invite-table").hidden = true;
+  const answer = await lookUp(socketUrl(location), code);
+  if (looking !== code || fragment()[1] !== code || answer === null) return;
+  if (answer.type === "room_info") {
+    $("invite-table").textContent = tableLine(answer);
+    $("invite-table").hidden = false;
+  } else if (answer.code === "watch_code") {
+    endedPanel(PLAIN.watch_code, null, false, code);
+  }
+}
+
+function watchWith(code) {
+  setHash(`#watch=${code}`);
+  route();
 }
 
 function home() {
@@ -152,6 +179,7 @@ function onEvent(event) {
 function received({ message, before, view: after, at }) {
   view = after;
   if (message.type === "welcome") {
+    invitation.useAddresses(message.addresses);
     reconnecting = readySentFor = null; // a new connection: a ready that was lost may go again
     trouble(null);
     endedPanel(null);
@@ -244,11 +272,12 @@ function refused(code, event, unreachable, current) {
   const [kind] = fragment();
   const full = code === "room_full" && kind === "join";
   show(full ? "invite" : null);
+  const watchCode = code === "watch_code" ? (current.opening.code ?? null) : null;
   let text = PLAIN[code];
   if (text === undefined && unreachable) text = "The server cannot be reached. Is it running?";
   text ??= `${event.reason.slice(0, 1).toUpperCase()}${event.reason.slice(1)}.`;
   const again = unreachable ? () => enter(current.opening) : null;
-  endedPanel(text, again, full);
+  endedPanel(text, again, full, watchCode);
   if (full) {
     $("invite-name").select();
     $("invite-name").focus();

@@ -52,6 +52,7 @@ CONTRACT = {  # the settings of docs/hosting.md: flag -> (env, default as parsed
     "--handshake-timeout": ("WAR_HANDSHAKE_TIMEOUT", 5.0),
     "--max-handshakes-per-ip": ("WAR_MAX_HANDSHAKES_PER_IP", 32),
     "--allowed-origins": ("WAR_ALLOWED_ORIGINS", ()),
+    "--public-url": ("WAR_PUBLIC_URL", None),
     "--no-web": ("WAR_NO_WEB", False),
 }
 SWITCHES = {"--no-web"}  # flags without a value
