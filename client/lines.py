@@ -39,7 +39,7 @@ from typing import Any, TextIO
 from client.connection import Ended, Link, Notice, Received, Reconnecting
 from client.countdown import Countdown, clock_text, follow, warning
 from client.intents import for_key, set_auto
-from client.links import link_lines, local_warning, shared_page
+from client.links import link_lines, local_warning, refusal_line, shared_page
 from client.sentences import describe, rules_sentence, score, status, votes_sentence
 from client.view import ViewState
 from protocol import (
@@ -205,7 +205,7 @@ class LineRenderer:
             self._say(_LEFT)
         if self._over or event.ok:
             return 0
-        reason = event.reason
+        reason = refusal_line(event.reason, event.code)
         if self.json_lines and event.code is not None:
             reason = f"{reason} ({event.code})"  # for scripts: the machine-readable code
         print(f"war-client: {reason}", file=self.err, flush=True)

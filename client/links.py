@@ -11,7 +11,28 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["LOOPBACK_ONLY", "link_lines", "local_warning", "page_url", "shared_page"]
+__all__ = [
+    "LOOPBACK_ONLY",
+    "WATCH_INSTEAD",
+    "link_lines",
+    "local_warning",
+    "page_url",
+    "refusal_line",
+    "shared_page",
+]
+
+WATCH_INSTEAD = (
+    "That is a watch code: watch instead? It lets you watch, not sit down: "
+    "war-client --watch CODE with the same code."
+)
+"""What a client says when a code given to take a seat is the room's watch code."""
+
+
+def refusal_line(reason: str, code: str | None) -> str:
+    """The line a client ends with: the server's ``reason``, or for a watch code given to
+    sit down (error ``watch_code``) the offer to watch instead."""
+    return WATCH_INSTEAD if code == "watch_code" else reason
+
 
 LOOPBACK_ONLY = (
     "The server listens on this machine alone: relatives' phones cannot reach it. To play "
