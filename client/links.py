@@ -35,8 +35,9 @@ def refusal_line(reason: str, code: str | None) -> str:
 
 
 LOOPBACK_ONLY = (
-    "The server listens on this machine alone: relatives' phones cannot reach it. To play "
-    "on the home network, start it with make run HOST=0.0.0.0 (or war-server --host 0.0.0.0)."
+    "127.0.0.1 works only on this machine, and the server listens on this machine alone: "
+    "relatives' phones cannot reach it. To play on the home network, start it with "
+    "make run HOST=0.0.0.0 (or war-server --host 0.0.0.0)."
 )
 """What a client on the server's machine says when the server can be reached nowhere else."""
 

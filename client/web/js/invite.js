@@ -40,7 +40,7 @@ export function localWarning(location, base, addresses = null) {
   }
   if (Array.isArray(addresses) && addresses.length === 0) {
     return (
-      "The server listens on this machine alone: relatives' phones cannot reach it. " +
+      `This page was opened as ${host}, which works only on this machine, and the server listens on this machine alone: relatives' phones cannot reach it. ` +
       "To play on the home network, stop it and start it with make run HOST=0.0.0.0 (or war-server --host 0.0.0.0)."
     );
   }
