@@ -12,7 +12,6 @@ when it is set, else to the test's temporary folder.
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 
 import pytest
@@ -20,27 +19,16 @@ import zxingcpp
 from PIL import Image
 from playwright.async_api import ViewportSize, expect
 
-from tests.e2e._browser import Tab, chromium, create_room, open_tab
+from tests.e2e._browser import chromium, create_room, open_tab, screenshot_folder, shoot
 from tests.e2e._war import start_war
 
 pytestmark = pytest.mark.slow
 
 SMALL: ViewportSize = {"width": 320, "height": 640}
 LAN = "192.168.1.20"
-PNG = b"\x89PNG\r\n\x1a\n"
 
 
-def folder(tmp_path: Path) -> Path:
-    chosen = os.environ.get("WAR_SCREENSHOTS")
-    path = Path(chosen) if chosen else tmp_path / "screenshots"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-async def shoot(tab: Tab, path: Path) -> None:
-    await tab.page.evaluate("window.scrollTo(0, 0)")
-    picture = await tab.page.screenshot(path=path, animations="disabled", caret="hide")
-    assert picture.startswith(PNG)
+folder = screenshot_folder
 
 
 def code_in(url: str, kind: str) -> str:
