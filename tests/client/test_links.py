@@ -18,6 +18,8 @@ from client.links import (
     refusal_line,
     shared_page,
 )
+from client.table_text import codes_line
+from client.view import ViewState, apply
 from protocol import PlayerJoined, RoomPhase, RoomState, RulesSpec, SeatState, Welcome
 from tests.client._fake import FakeLink
 
@@ -132,3 +134,12 @@ async def test_a_watch_code_given_to_sit_down_offers_to_watch() -> None:
     assert await renderer.run() == 1
     assert err.getvalue() == f"war-client: {WATCH_INSTEAD}\n"
     assert WATCH_INSTEAD.startswith("That is a watch code: watch instead?")
+
+
+def test_the_terminal_table_shares_the_servers_address() -> None:
+    view = apply(ViewState(), replace(welcome(0), addresses=("http://192.168.1.20:8765/",)))
+    line = codes_line(view, "http://127.0.0.1:8765/").plain
+    assert "or send http://192.168.1.20:8765/#join=K7MX-QD4R" in line
+    assert "127.0.0.1 works only on this machine" in line
+    alone = apply(ViewState(), replace(welcome(0), addresses=()))
+    assert LOOPBACK_ONLY in codes_line(alone, "http://127.0.0.1:8765/").plain

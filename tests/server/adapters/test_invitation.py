@@ -17,7 +17,13 @@ from structlog.testing import capture_logs
 
 from protocol import CloseCode, ErrorCode, JoinRoom, LookUp, RoomInfo, RulesSpec, Welcome
 from server.adapters._exposure import reachable_addresses
-from server.adapters._invitation import HOME_NETWORK_ADVICE, page_addresses, startup_lines
+from server.adapters._forwarded import ClientAddress
+from server.adapters._invitation import (
+    HOME_NETWORK_ADVICE,
+    page_addresses,
+    startup_lines,
+    told_addresses,
+)
 from server.adapters._values import public_url
 from server.adapters.config import ConfigError, load_settings
 from tests.e2e._client import Client
@@ -188,3 +194,21 @@ async def test_a_join_with_a_watch_code_is_told_so(tmp_path: Path) -> None:
         error = await ben.expect_error(ErrorCode.WATCH_CODE)
         assert "watch code" in error.message
         assert (await ben.expect_close())[0] == CloseCode.REFUSED
+
+
+@pytest.mark.parametrize(
+    ("client", "told"),
+    [
+        (ClientAddress("127.0.0.1"), True),
+        (ClientAddress("::1"), True),
+        (ClientAddress("192.168.1.5"), False),
+        (ClientAddress("2001:db8::5"), False),
+        # a proxy on this machine naming its client: a page elsewhere
+        (ClientAddress("203.0.113.5", proxy="127.0.0.1"), False),
+        # a proxy naming 127.0.0.1 (anyone can write that header): still not this machine
+        (ClientAddress("127.0.0.1", proxy="127.0.0.1"), False),
+        (ClientAddress("not an address"), False),
+    ],
+)
+def test_only_this_machine_is_told(client: ClientAddress, told: bool) -> None:
+    assert told_addresses(client) is told
