@@ -283,8 +283,6 @@ def _welcome(
             lines.append(f"{on}.")
     elif view.phase is RoomPhase.OVER and view.result is not None:
         lines.append(result_sentence(view, view.result, me))
-        if (placed := standings_sentence(view, view.result, me)) is not None:
-            lines.append(placed)
     elif view.open_seats and not table:
         lines.append(f"Waiting for {plural(len(view.open_seats), 'more player')}.")
         if view.player_code is not None:

@@ -8,10 +8,8 @@ const LOOPBACK = /^(127(\.\d{1,3}){3}|localhost|\[::1\])$/i;
 /** Whether `hostname` (a URL's) is this machine only: 127.x.x.x, localhost, [::1]. */
 export const isLoopback = (hostname) => LOOPBACK.test(hostname);
 
-/** The address the links start with (no fragment): the page's own, or, on a page opened
- * on this machine, the first address of `addresses` that others can reach (full URLs
- * such as "http://192.168.1.20:8765/" or the server's --public-url, which the server
- * tells a page on its own machine), as the server gives it. */
+/** The address the links start with: the page's own, or, on a page opened on this
+ * machine, the first of the server's `addresses` (welcome.addresses) others can reach. */
 export function linkBase(location, addresses = []) {
   const own = new URL(location.href);
   own.hash = "";
@@ -22,15 +20,15 @@ export function linkBase(location, addresses = []) {
       url = new URL(address);
       url.hash = "";
     } catch {
-      continue; // not a URL: ignored
+      // not a URL: ignored
+      continue;
     }
     if (/^https?:$/.test(url.protocol) && !isLoopback(url.hostname)) return url.href;
   }
   return own.href;
 }
 
-/** What to say about the links' address, or null when it is one others can reach;
- * `addresses`: what the server told (null: nothing; [] it listens on this machine alone). */
+/** What to say about the links' address, or null when others can reach it. */
 export function localWarning(location, base, addresses = null) {
   const host = new URL(location.href).hostname;
   if (!isLoopback(host)) return null;
@@ -40,8 +38,8 @@ export function localWarning(location, base, addresses = null) {
   }
   if (Array.isArray(addresses) && addresses.length === 0) {
     return (
-      `This page was opened as ${host}, which works only on this machine, and the server listens on this machine alone: relatives' phones cannot reach it. ` +
-      "To play on the home network, stop it and start it with make run HOST=0.0.0.0 (or war-server --host 0.0.0.0)."
+      `${host} works only on this machine, and relatives' phones cannot reach this server: ` +
+      "start it with make run HOST=0.0.0.0 (war-server --host 0.0.0.0) for the home network."
     );
   }
   return (
@@ -54,10 +52,11 @@ export function localWarning(location, base, addresses = null) {
 export class Invitation {
   constructor(doc) {
     this.doc = doc;
-    this.addresses = null; // what the server told: null until a welcome says
+    this.addresses = null;
     this.inviting = null;
     this.drawnQr = this.drawn = null;
-    this.qr = null; // the QR module, loaded when first needed
+    // the QR module, loaded when first needed
+    this.qr = null;
     const share = doc.defaultView?.navigator.share;
     for (const button of doc.querySelectorAll("[data-share]")) {
       button.hidden = typeof share !== "function";
@@ -72,13 +71,10 @@ export class Invitation {
     return this.doc.getElementById(id);
   }
 
-  /** The server's addresses for a page on its own machine (the welcome's `addresses`:
-   * full URLs; [] when it listens on loopback alone; null when it did not say): links are
-   * built from the first one that others can reach when this page was opened on
-   * 127.0.0.1 or localhost. */
+  /** The welcome's `addresses` (null: not told; []: the server is on loopback alone). */
   useAddresses(addresses) {
     const told = Array.isArray(addresses) ? addresses.filter((a) => typeof a === "string") : null;
-    if (JSON.stringify(told) === JSON.stringify(this.addresses)) return;
+    if (String(told) === String(this.addresses)) return;
     this.addresses = told;
     this.drawnQr = this.drawn = null;
   }
@@ -92,9 +88,11 @@ export class Invitation {
     this.drawn = drawn;
     share.hidden = spectating(view) || view.watch_code === null;
     if (share.hidden) return;
-    if (inviting !== this.inviting) share.open = this.inviting = inviting; // open while inviting
+    // open while inviting
+    if (inviting !== this.inviting) share.open = this.inviting = inviting;
     this.$("share-title").textContent = inviting ? "Invite the family" : "Let others watch";
-    share.classList.toggle("later", !inviting); // out of the way while playing
+    // out of the way while playing
+    share.classList.toggle("later", !inviting);
     this.$("share-join").hidden = !inviting;
     const location = this.doc.location;
     const base = linkBase(location, this.addresses ?? []);

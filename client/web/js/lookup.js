@@ -41,6 +41,19 @@ export function lookUp(url, code, { WebSocketImpl = globalThis.WebSocket, setTim
   });
 }
 
+/** Say in `node` whose table player `code` opens (`url`: the server's ws:// URL), if
+ * `still()` the page shows that code; `watch()` when it is a watch code. */
+export async function sayTable(node, url, code, still, watch) {
+  const answer = await lookUp(url, code);
+  if (answer === null || !still()) return;
+  if (answer.type === "room_info") {
+    node.textContent = tableLine(answer);
+    node.hidden = false;
+  } else if (answer.code === "watch_code") {
+    watch();
+  }
+}
+
 const possessive = (name) => (/s$/i.test(name) ? `${name}'` : `${name}'s`);
 
 /** What the join page says of a looked-up table: "Grandma's table — 2 of 4 seats free". */

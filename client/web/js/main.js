@@ -6,7 +6,6 @@ import { follow, noCountdown, secondsLeft, warning } from "./countdown.js";
 import { InputKind, releaseFocusAfterPointer, typing } from "./input.js";
 import { cycleAuto, finish, rematch, setAuto, turnOver } from "./intents.js";
 import { Invitation } from "./invite.js";
-import { lookUp, tableLine } from "./lookup.js";
 import { Table } from "./render.js";
 import { describe, status } from "./sentences.js";
 import { SeatStore } from "./store.js";
@@ -18,8 +17,6 @@ const $ = (id) => doc.getElementById(id);
 const field = (name) => doc.querySelector(`#create-form [name="${name}"]`);
 const seats = new SeatStore();
 const motion = globalThis.matchMedia?.("(prefers-reduced-motion: reduce)");
-// The server tells a page opened on this machine its addresses on the network (the
-// welcome's addresses): the invitation builds its links from them.
 const invitation = new Invitation(doc);
 const table = new Table(doc, { reducedMotion: () => Boolean(motion?.matches), invitation });
 const input = new InputKind(globalThis, () => connection !== null && redraw());
@@ -108,24 +105,11 @@ function route() {
   $(`${screen}-name`).value = seats.name;
   show(screen);
   if (kind !== "join") return undefined;
-  lookTable(code);
-  return $("invite-name").focus();
-}
-
-// Whose table the invitation opens, said before a name is typed; a watch code offers to
-// watch instead. Nothing is said if the look-up fails (the join says why).
-let looking = null;
-async function lookTable(code) {
-  looking = code;
+  // whose table it is (lookup.js, loaded only here), or an offer to watch
   $("invite-table").hidden = true;
-  const answer = await lookUp(socketUrl(location), code);
-  if (looking !== code || fragment()[1] !== code || answer === null) return;
-  if (answer.type === "room_info") {
-    $("invite-table").textContent = tableLine(answer);
-    $("invite-table").hidden = false;
-  } else if (answer.code === "watch_code") {
-    endedPanel(PLAIN.watch_code, null, false, code);
-  }
+  const watch = () => endedPanel(PLAIN.watch_code, null, false, code);
+  import("./lookup.js").then((m) => m.sayTable($("invite-table"), socketUrl(location), code, () => fragment()[1] === code, watch));
+  return $("invite-name").focus();
 }
 
 function watchWith(code) {

@@ -145,8 +145,6 @@ function welcomeLines(view, me, table, first) {
     else lines.push(`${on}.`);
   } else if (view.phase === "over" && view.result !== null) {
     lines.push(resultSentence(view, view.result, me));
-    const placed = standingsSentence(view, view.result, me);
-    if (placed !== null) lines.push(placed);
   } else if (missing && !table) {
     lines.push(`Waiting for ${plural(missing, "more player")}.`);
     if (view.player_code !== null) lines.push(`Player code: ${view.player_code}.`);
@@ -284,19 +282,16 @@ function winnerClause(view, result, counts, me) {
   return `${win.slice(0, -1)} with ${counts.get(winner)} cards to ${joinWords(rest)}.`;
 }
 
-/** A place in the standings, in words. */
 export const PLACE_WORDS = { 1: "1st", 2: "2nd", 3: "3rd", 4: "4th" };
 
-/** The server's standings as [[place, [seat, ...]], ...], first place first (seats that
- * share a place together, in seat order); empty when the server did not say. */
+/** The server's standings as [[place, [seat, ...]], ...], first place first. */
 export function places(result) {
   const grouped = new Map();
   (result.standings ?? []).forEach((place, seat) => grouped.set(place, [...(grouped.get(place) ?? []), seat]));
   return [...grouped].sort((a, b) => a[0] - b[0]);
 }
 
-/** "Standings: 1st Ben, 2nd you, 3rd Grandma and Sam." for three or four players, as the
- * server gives them; null for two (the result says it all) or without standings. */
+/** "Standings: 1st Ben, 2nd you, 3rd Grandma and Sam."; null for two players. */
 export function standingsSentence(view, result, me) {
   if ((result.standings ?? []).length < 3) return null;
   const parts = places(result).map(([place, seats]) => `${PLACE_WORDS[place] ?? place} ${joinWords(seats.map((s) => who(view, s, me)))}`);

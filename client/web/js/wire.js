@@ -28,7 +28,8 @@ export class WireError extends Error {
 }
 
 const decoder = new Decoder({
-  useBigInt64: true, // deal numbers use all 64 bits
+  // deal numbers use all 64 bits
+  useBigInt64: true,
   maxStrLength: MAX_SERVER_MESSAGE_BYTES,
   maxBinLength: 0,
   maxArrayLength: 64,
@@ -43,7 +44,8 @@ function show(value) {
   try {
     text = JSON.stringify(value) ?? String(value);
   } catch {
-    text = String(value); // a bigint, or a map holding one
+    // a bigint, or a map holding one
+    text = String(value);
   }
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
@@ -58,7 +60,8 @@ function int(low, high) {
     const number = typeof value === "bigint" && value >= -SAFE && value <= SAFE ? Number(value) : value;
     const fits = typeof high === "bigint" ? typeof number === "bigint" || Number.isInteger(number) : Number.isInteger(number);
     if (!fits || number < low || number > high) bad(path, `an int in ${low}..${high}`, value);
-    return number; // a bigint only beyond 2**53 (a deal)
+    // a bigint only beyond 2**53 (a deal)
+    return number;
   };
 }
 
@@ -131,6 +134,7 @@ const seats = list(seat, MAX_PLAYERS);
 const counts = list(count, MAX_PLAYERS);
 const empty = () => [];
 const standings = [list(counted(INTEGERS.place), MAX_PLAYERS), empty];
+const seatCount = counted(INTEGERS.seat_count);
 const termination = enumOf(ENUMS.termination);
 const summary = record({ rounds: round, wars: round, longest_war: depth, biggest_haul: count, deal });
 
@@ -195,9 +199,9 @@ export const SERVER = {
   room_info: {
     seq,
     host: [nil(name), null],
-    players: counted(INTEGERS.seat_count),
-    free: [counted(INTEGERS.seat_count), 0],
-    away: [counted(INTEGERS.seat_count), 0],
+    players: seatCount,
+    free: [seatCount, 0],
+    away: [seatCount, 0],
     phase: enumOf(ENUMS.room_phase),
   },
   player_joined: { seq, seat, name, computer: [bool, false] },

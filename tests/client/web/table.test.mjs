@@ -111,7 +111,7 @@ test("links from a page on this machine warn, or use the server's network addres
   // behind a proxy: the server's --public-url, path and all
   assert.equal(linkBase(local, ["https://war.example.org/family/"]), "https://war.example.org/family/");
   // the server listens on this machine alone: say so, and how to start it for the family
-  assert.match(localWarning(local, linkBase(local, []), []), /^This page was opened as 127\.0\.0\.1, which works only on this machine, and the server listens on this machine alone: relatives' phones cannot reach it\..*make run HOST=0\.0\.0\.0 \(or war-server --host 0\.0\.0\.0\)\.$/);
+  assert.match(localWarning(local, linkBase(local, []), []), /^127\.0\.0\.1 works only on this machine, and relatives' phones cannot reach this server: start it with make run HOST=0\.0\.0\.0 \(war-server --host 0\.0\.0\.0\) for the home network\.$/);
   assert.match(localWarning(local, linkBase(local), null), /^This page was opened as 127\.0\.0\.1/, "a server that did not say");
 });
 
