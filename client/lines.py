@@ -39,7 +39,7 @@ from typing import Any, TextIO
 from client.connection import Ended, Link, Notice, Received, Reconnecting
 from client.countdown import Countdown, clock_text, follow, warning
 from client.intents import for_key, set_auto
-from client.links import link_lines
+from client.links import link_lines, local_warning, refusal_line, shared_page
 from client.seat_words import PLAIN_HINT, answer, can_answer
 from client.sentences import describe, rules_sentence, score, status, votes_sentence
 from client.view import ViewState
@@ -210,7 +210,7 @@ class LineRenderer:
             self._say(_LEFT)
         if self._over or event.ok:
             return 0
-        reason = event.reason
+        reason = refusal_line(event.reason, event.code)
         if self.json_lines and event.code is not None:
             reason = f"{reason} ({event.code})"  # for scripts: the machine-readable code
         print(f"war-client: {reason}", file=self.err, flush=True)
@@ -235,8 +235,11 @@ class LineRenderer:
             return
         if view.phase is not RoomPhase.WAITING or not view.open_seats:
             return
-        for line in link_lines(self.page, view.player_code, view.watch_code):
+        page = shared_page(self.page, view.addresses)
+        for line in link_lines(page, view.player_code, view.watch_code):
             self._notice(line)
+        if (warning := local_warning(self.page, view.addresses)) is not None:
+            self._notice(warning)
 
     def _how_to_turn_over(self) -> None:
         """The first time the game waits for a player who types commands: how to play."""

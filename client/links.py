@@ -11,7 +11,65 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["link_lines", "page_url"]
+__all__ = [
+    "LOOPBACK_ONLY",
+    "WATCH_INSTEAD",
+    "link_lines",
+    "local_warning",
+    "page_url",
+    "refusal_line",
+    "shared_page",
+]
+
+WATCH_INSTEAD = (
+    "That is a watch code: watch instead? It lets you watch, not sit down: "
+    "war-client --watch CODE with the same code."
+)
+"""What a client says when a code given to take a seat is the room's watch code."""
+
+
+def refusal_line(reason: str, code: str | None) -> str:
+    """The line a client ends with: the server's ``reason``, or for a watch code given to
+    sit down (error ``watch_code``) the offer to watch instead."""
+    return WATCH_INSTEAD if code == "watch_code" else reason
+
+
+LOOPBACK_ONLY = (
+    "127.0.0.1 works only on this machine, and the server listens on this machine alone: "
+    "relatives' phones cannot reach it. To play on the home network, start it with "
+    "make run HOST=0.0.0.0 (or war-server --host 0.0.0.0)."
+)
+"""What a client on the server's machine says when the server can be reached nowhere else."""
+
+
+def _loopback(page: str) -> bool:
+    host = (urlsplit(page).hostname or "").lower()
+    return host in {"localhost", "::1"} or host.startswith("127.")
+
+
+def shared_page(page: str, addresses: tuple[str, ...] | None) -> str:
+    """The address the links start with: ``page`` (the table's address as this client
+    reached it), or, when that works only on this machine (127.0.0.1, localhost, ::1),
+    the first of the server's ``addresses`` (its ``--public-url``, or its network
+    addresses: ``welcome.addresses``)."""
+    if _loopback(page) and addresses:
+        return addresses[0]
+    return page
+
+
+def local_warning(page: str, addresses: tuple[str, ...] | None) -> str | None:
+    """What to say about the links' address, or None when others can open it."""
+    if not _loopback(page):
+        return None
+    host = urlsplit(page).hostname
+    if addresses:
+        return f"The links use {addresses[0]} ({host} works only on this machine)."
+    if addresses is not None:
+        return LOOPBACK_ONLY
+    return (
+        f"{host} works only on this machine: phones cannot open these links; "
+        "send them with this machine's network address (such as http://192.168.1.20:8765/)."
+    )
 
 
 def page_url(url: str) -> str:

@@ -2,7 +2,9 @@
 
 :func:`result_sentence` ("Game over: you have all 52 cards. You win!") is written for seat
 ``me`` (None for a spectator); :func:`summary_sentence` ("12 rounds, no wars, biggest
-haul: 2 cards, deal 7.") is the same for everyone.
+haul: 2 cards, deal 7.") is the same for everyone; :func:`standings_sentence` ("Standings:
+1st Ben, 2nd you, 3rd Grandma and Sam.") says each place of a game of three or four, as the
+server's ``standings`` give them (never worked out here).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from client._words import cap, does, join_words, longest_name, plural, who, whos
 from client.view import ViewState
 from protocol import GameResult, PlayerOut, Termination
 
-__all__ = ["result_sentence", "summary_sentence"]
+__all__ = ["PLACE_WORDS", "places", "result_sentence", "standings_sentence", "summary_sentence"]
 
 _WHY = {
     Termination.BOTH_SHORT: "everyone in a war ran out of cards at once",
@@ -74,6 +76,31 @@ def _winner_clause(
         if s != winner and not view.seats[s].out
     ]
     return f"{win[:-1]} with {counts[winner]} cards to {join_words(rest)}."
+
+
+PLACE_WORDS = {1: "1st", 2: "2nd", 3: "3rd", 4: "4th"}
+"""A place in the standings, in words."""
+
+
+def places(result: GameResult) -> list[tuple[int, list[int]]]:
+    """The server's standings as ``[(place, [seat, ...]), ...]``, first place first (seats
+    that share a place together, in seat order); empty when the server did not say."""
+    grouped: dict[int, list[int]] = {}
+    for seat, place in enumerate(result.standings):
+        grouped.setdefault(place, []).append(seat)
+    return sorted(grouped.items())
+
+
+def standings_sentence(view: ViewState, result: GameResult, me: int | None) -> str | None:
+    """Each place of a game of three or four: "Standings: 1st Ben, 2nd you, 3rd Grandma
+    and Sam."; None for two players (the result says it all) or without standings."""
+    if len(result.standings) < 3:
+        return None
+    parts = [
+        f"{PLACE_WORDS.get(place, str(place))} {join_words(who(view, s, me) for s in seats)}"
+        for place, seats in places(result)
+    ]
+    return f"Standings: {', '.join(parts)}."
 
 
 def summary_sentence(result: GameResult) -> str:

@@ -41,7 +41,7 @@ from client._words import (
 )
 from client.cards import rank_word
 from client.countdown import clock_text
-from client.results import result_sentence, summary_sentence
+from client.results import result_sentence, standings_sentence, summary_sentence
 from client.seat_words import ended_sentence, requested_sentence, waiting_sentence
 from client.standing import rules_sentence, score, status, votes_sentence
 from client.view import ViewState
@@ -81,6 +81,7 @@ __all__ = [
     "result_sentence",
     "rules_sentence",
     "score",
+    "standings_sentence",
     "status",
     "summary_sentence",
     "votes_sentence",
@@ -230,7 +231,9 @@ def _over(before: ViewState, message: GameOver, after: ViewState, me: int | None
     result = after.result
     if result is None:  # pragma: no cover - the reducer always sets it
         return ()
-    return (result_sentence(after, result, me), summary_sentence(result))
+    placed = standings_sentence(after, result, me)
+    said = (result_sentence(after, result, me), summary_sentence(result))
+    return said if placed is None else (*said, placed)
 
 
 def _away_play(view: ViewState, seat: int, me: int | None, *, playing: bool) -> str:

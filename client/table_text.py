@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from client._words import join_words, who
+from client.links import local_warning, shared_page
+from client.results import PLACE_WORDS, places
 from client.sentences import longest_name, result_sentence, votes_sentence
 from client.view import ViewState
 from protocol import RoomPhase
@@ -62,7 +65,9 @@ def codes_line(view: ViewState, page: str | None) -> Text:
         parts.append(f"Watch code: {view.watch_code}")
     parts.append("read them aloud")
     if page is not None and view.player_code:
-        parts.append(f"or send {page}#join={view.player_code}")
+        parts.append(f"or send {shared_page(page, view.addresses)}#join={view.player_code}")
+        if (warning := local_warning(page, view.addresses)) is not None:
+            parts.append(warning)
     return Text(" · ".join(parts))
 
 
@@ -83,6 +88,11 @@ def summary_box(view: ViewState) -> Text:
     text.append("\n")
     for label, value in rows:
         text.append(f"\n{label:<14}{value}")
+    if len(result.standings) > 2:  # the server's places, never worked out here
+        text.append("\n")
+        for place, seats in places(result):
+            named = join_words(who(view, s, view.my_seat) for s in seats)
+            text.append(f"\n{PLACE_WORDS.get(place, str(place)):<4}{named}")
     if (votes := votes_sentence(view, view.my_seat)) is not None:
         text.append(f"\n\n{votes}", style="italic")
     return text

@@ -43,6 +43,7 @@ from client.connection import Ended, Link, LinkEvent, Notice, Received, Reconnec
 from client.countdown import WARN_SECONDS, Countdown, clock_text, follow, warning
 from client.drawing import CARD_HEIGHT, CARD_WIDTH
 from client.intents import accepted_phases, cycle_auto, finish, rematch, turn_over
+from client.links import refusal_line
 from client.panels import FlyingCards, SaidLines, SeatPanel
 from client.seat_words import TUI_HINT, answer, can_answer
 from client.sentences import describe, join_words, rules_sentence, status, war_name
@@ -246,8 +247,8 @@ class WarApp(App[None]):
                 self.reconnecting = f"Reconnecting… ({reason}; attempt {attempt})"
             case Notice(text=text):
                 self.said.append(text[:1].upper() + text[1:] + ".")
-            case Ended(ok=ok, reason=reason):
-                self.end_reason = None if ok else reason
+            case Ended(ok=ok, reason=reason, code=refused):
+                self.end_reason = None if ok else refusal_line(reason, refused)
                 code = 0 if ok else 1
                 self.exit(return_code=128 + signal.SIGTERM if self._signalled else code)
                 return

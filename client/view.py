@@ -40,6 +40,7 @@ from protocol import (
     PlayerOut,
     ReadyChanged,
     RematchVoted,
+    RoomInfo,
     RoomPhase,
     RoomState,
     ServerMessage,
@@ -76,6 +77,7 @@ def apply(view: ViewState, message: ServerMessage) -> ViewState:
             my_seat=message.seat,
             player_code=message.player_code,
             watch_code=message.watch_code,
+            addresses=message.addresses,
         )
     if isinstance(message, Snapshot):
         return _from_state(view, message.state, message.seq) if view.welcomed else view
@@ -83,6 +85,8 @@ def apply(view: ViewState, message: ServerMessage) -> ViewState:
         return replace(view, last_error=message)
     if isinstance(message, SeatRequestWaiting):  # to the asker, before any welcome
         return replace(view, asking_for=message.seat)
+    if isinstance(message, RoomInfo):  # a look-up's answer: no room is open
+        return view
     return _in_order(view, message)
 
 
@@ -270,7 +274,10 @@ def _game_over(view: ViewState, message: GameOver) -> ViewState:
     view = _new_step(view, message.step)
     view = _with_counts(view, message.counts, clear_table=clear)
     result = GameResult(
-        winner=message.winner, termination=message.termination, summary=message.summary
+        winner=message.winner,
+        termination=message.termination,
+        summary=message.summary,
+        standings=message.standings,
     )
     return replace(
         view,

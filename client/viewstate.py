@@ -89,6 +89,9 @@ class ViewState:
     result: GameResult | None = None
     player_code: str | None = None
     watch_code: str | None = None
+    addresses: tuple[str, ...] | None = None
+    """What the server told a client on its own machine: the browser table's addresses
+    others can open (``welcome.addresses``; ``()``: it listens on loopback alone)."""
     time_up: bool = False
     left: frozenset[int] = frozenset()
     last_flip: Flip | None = None

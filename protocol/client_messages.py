@@ -1,7 +1,8 @@
 """Client → server messages: the four that open a connection, then those sent in a room.
 
 Opening (the first message of a connection, each carries ``v``, the protocol version):
-``create_room``, ``join_room``, ``watch_room``, ``resume_seat``; then ``ready``,
+``create_room``, ``join_room``, ``watch_room``, ``resume_seat``, and ``look_up`` (whose
+table a player code opens, answered by ``room_info`` and a close); then ``ready``,
 ``set_auto_play``, ``vote_finish``, ``rematch``, ``leave``, ``resync``. See
 :mod:`protocol.messages` for how a message travels.
 """
@@ -36,6 +37,7 @@ __all__ = [
     "CreateRoom",
     "JoinRoom",
     "Leave",
+    "LookUp",
     "Ready",
     "Rematch",
     "ResumeSeat",
@@ -118,6 +120,16 @@ class ResumeSeat:
     token: Token
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LookUp:
+    """Ask whose table a player code opens and how many seats are free, before joining;
+    answered by ``room_info`` and a close (1000). An unknown code is a failed attempt."""
+
+    TYPE: ClassVar[str] = "look_up"
+    v: Version = PROTOCOL_VERSION
+    code: Code
+
+
 # === client → server: in a room ============================================================
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ready:
@@ -169,8 +181,8 @@ class Resync:
 
 
 ClientMessage = (
-    CreateRoom | JoinRoom | WatchRoom | ResumeSeat | Ready | SetAutoPlay | VoteFinish
-    | Rematch | Leave | Resync | AnswerSeatRequest
+    CreateRoom | JoinRoom | WatchRoom | ResumeSeat | LookUp | Ready | SetAutoPlay
+    | VoteFinish | Rematch | Leave | Resync | AnswerSeatRequest
 )  # fmt: skip
 """Any client → server message."""
 
@@ -178,8 +190,8 @@ ClientMessage = (
 CLIENT_MESSAGE_TYPES: dict[str, type[ClientMessage]] = {
     cls.TYPE: cls
     for cls in (
-        CreateRoom, JoinRoom, WatchRoom, ResumeSeat, Ready, SetAutoPlay, VoteFinish,
-        Rematch, Leave, Resync, AnswerSeatRequest,
+        CreateRoom, JoinRoom, WatchRoom, ResumeSeat, LookUp, Ready, SetAutoPlay,
+        VoteFinish, Rematch, Leave, Resync, AnswerSeatRequest,
     )
 }  # fmt: skip
 """Client message classes by their wire ``type``."""

@@ -61,6 +61,7 @@ CLOSE_CODE_FOR_ERROR: Mapping[ErrorCode, CloseCode] = MappingProxyType(
         ErrorCode.PASSWORD_REQUIRED: CloseCode.REFUSED,
         ErrorCode.BAD_PASSWORD: CloseCode.REFUSED,
         ErrorCode.UNKNOWN_CODE: CloseCode.REFUSED,
+        ErrorCode.WATCH_CODE: CloseCode.REFUSED,
         ErrorCode.BAD_TOKEN: CloseCode.REFUSED,
         ErrorCode.ROOM_FULL: CloseCode.REFUSED,
         ErrorCode.SPECTATORS_FULL: CloseCode.TRY_AGAIN_LATER,

@@ -53,6 +53,9 @@ class ErrorCode(StrEnum):
     """The password to create rooms is wrong."""
     UNKNOWN_CODE = "unknown_code"
     """No room has this player code (join) or watch code (watch)."""
+    WATCH_CODE = "watch_code"
+    """A ``join_room`` (or ``look_up``) with the room's watch code: it lets you watch
+    (``watch_room``), not sit down."""
     BAD_TOKEN = "bad_token"  # noqa: S105 (an error code, not a secret)
     """The seat token is unknown or was replaced by a newer one."""
     ROOM_FULL = "room_full"

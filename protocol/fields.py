@@ -61,17 +61,22 @@ __all__ = [
     "Minutes",
     "Name",
     "OutReason",
+    "PageUrl",
+    "PageUrls",
     "Password",
+    "Place",
     "RematchDeal",
     "RoomId",
     "RoomPhase",
     "Round",
     "RoundLimit",
     "Seat",
+    "SeatCount",
     "Seats",
     "Seq",
     "ShortWar",
     "Spectators",
+    "Standings",
     "Steps",
     "TakenBack",
     "Termination",
@@ -175,12 +180,23 @@ ErrorCodeText = Annotated[str, Text(1, 40, re.compile(r"[a-z][a-z0-9_]*"))]
 """An error code string (an ErrorCode value; newer servers may send new codes)."""
 ErrorText = Annotated[str, Text(0, 500)]
 """An error's human sentence."""
+PageUrl = Annotated[str, Text(8, 200, re.compile(r"https?://[!-~]+"))]
+"""An address of the browser table (``http://192.168.1.20:8765/``): printable ASCII."""
 
 # --- arrays -------------------------------------------------------------------------------
 Seats = Annotated[tuple[Seat, ...], MaxItems(MAX_PLAYERS)]
 """Seat numbers (a war's players, the seats the game waits for)."""
 Counts = Annotated[tuple[CardCount, ...], MaxItems(MAX_PLAYERS)]
 """Every seat's card count, index = seat."""
+SeatCount = Annotated[int, IntRange(0, MAX_PLAYERS)]
+"""A number of seats."""
+Place = Annotated[int, IntRange(1, MAX_PLAYERS)]
+"""A seat's place at the end of a game: 1 is first."""
+PageUrls = Annotated[tuple[PageUrl, ...], MaxItems(16)]
+"""The addresses of the browser table another device may open."""
+Standings = Annotated[tuple[Place, ...], MaxItems(MAX_PLAYERS)]
+"""Every seat's place at game over, index = seat; seats that share a place have the same
+number (RULES.md, "Standings")."""
 
 
 # --- enums of the wire alone (the game's are the vocabulary's) ---------------------------

@@ -26,12 +26,16 @@ from protocol.fields import (
     MaxItems,
     Name,
     OutReason,
+    PageUrls,
     RematchDeal,
+    RoomPhase,
     Round,
     Seat,
+    SeatCount,
     Seats,
     Seq,
     Spectators,
+    Standings,
     Steps,
     Termination,
     Token,
@@ -56,6 +60,7 @@ __all__ = [
     "PlayerOut",
     "ReadyChanged",
     "RematchVoted",
+    "RoomInfo",
     "ServerMessage",
     "Snapshot",
     "SpectatorsChanged",
@@ -74,6 +79,9 @@ class Welcome:
     ``seat``/``token`` are None for a spectator. ``token`` is this seat's new secret: keep
     it to ``resume_seat`` (any earlier token of the seat stops working). The codes are
     None when this connection may not see them (a spectator never gets the player code).
+    ``addresses``: the browser table's addresses another device can open (the public URL,
+    or one for each network address of the machine; ``()`` when it listens on loopback
+    alone), told only to a connection from the machine itself; None to every other.
     """
 
     TYPE: ClassVar[str] = "welcome"
@@ -84,6 +92,7 @@ class Welcome:
     player_code: Code | None = None
     watch_code: Code | None = None
     state: RoomState
+    addresses: PageUrls | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -106,6 +115,21 @@ class Error:
     TYPE: ClassVar[str] = "error"
     code: ErrorCodeText
     message: ErrorText = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoomInfo:
+    """The answer to ``look_up``: whose table (``host``, seat 0's name), its seats, how
+    many are free and how many are away, and its phase; ``seq``: the room's latest, as a
+    ``welcome`` carries it. Never a token or a code."""
+
+    TYPE: ClassVar[str] = "room_info"
+    seq: Seq
+    host: Name | None = None
+    players: SeatCount
+    free: SeatCount = 0
+    away: SeatCount = 0
+    phase: RoomPhase
 
 
 # === server → room: room changes ===========================================================
@@ -313,7 +337,9 @@ class PlayerOut:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GameOver:
-    """The game ended: ``winner`` (None = draw), why, the summary and the final counts.
+    """The game ended: ``winner`` (None = draw), why, the summary, the final counts and
+    each seat's place (``standings``, index = seat: 1 is first, a shared place the same
+    number; empty from a server that does not say).
 
     The summary's ``deal`` reveals the deal number.
     """
@@ -325,10 +351,11 @@ class GameOver:
     termination: Termination
     summary: Summary
     counts: Counts
+    standings: Standings = ()
 
 
 ServerMessage = (
-    Welcome | Snapshot | Error | PlayerJoined | PlayerLeft | ConnectionChanged
+    Welcome | Snapshot | Error | RoomInfo | PlayerJoined | PlayerLeft | ConnectionChanged
     | ReadyChanged | WaitingFor | AutoPlayChanged | FinishVoted | RematchVoted
     | SpectatorsChanged | GameStarted | TimeUp | CardsTurned | CardsLaidDown
     | WarDeclared | CardsTaken | CardsReturned | PlayerOut | GameOver
@@ -340,7 +367,7 @@ ServerMessage = (
 SERVER_MESSAGE_TYPES: dict[str, type[ServerMessage]] = {
     cls.TYPE: cls
     for cls in (
-        Welcome, Snapshot, Error, PlayerJoined, PlayerLeft, ConnectionChanged,
+        Welcome, Snapshot, Error, RoomInfo, PlayerJoined, PlayerLeft, ConnectionChanged,
         ReadyChanged, WaitingFor, AutoPlayChanged, FinishVoted, RematchVoted,
         SpectatorsChanged, GameStarted, TimeUp, CardsTurned, CardsLaidDown,
         WarDeclared, CardsTaken, CardsReturned, PlayerOut, GameOver,

@@ -35,6 +35,7 @@ from protocol.fields import (
     Seats,
     ShortWar,
     Spectators,
+    Standings,
     Steps,
     TakenBack,
     Termination,
@@ -116,11 +117,13 @@ class Summary:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GameResult:
-    """How a game ended: ``winner`` seat (None for a draw), why, and the summary."""
+    """How a game ended: ``winner`` seat (None for a draw), why, the summary, and each
+    seat's place (``standings``, index = seat; empty from a server that does not say)."""
 
     winner: Seat | None
     termination: Termination
     summary: Summary
+    standings: Standings = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -230,6 +230,8 @@ class GuardedConnection(ServerConnection):
     guard: ClassVar[TransportGuard]
     client: str | None = None
     """the client's address as the app counts it (set by the app once known)"""
+    told: bool = False
+    """a page on this machine: its ``welcome`` tells the invitation's addresses"""
 
     def __init__(self, protocol: ServerProtocol, *args: Any, **kwargs: Any) -> None:
         protocol.__class__ = _SaysTooLarge  # websockets makes it; only ``fail`` differs

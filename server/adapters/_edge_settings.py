@@ -5,15 +5,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from server.adapters._values import hosts, origins, public_url, switch
-from server.core.settings import HubSettings, Setting, setting
+from server.adapters._invitation import InvitationSettings
+from server.adapters._values import hosts, origins, switch
+from server.core.settings import Setting, setting
 
 __all__ = ["EdgeSettings"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class EdgeSettings(HubSettings):
-    """The room core's settings and the HTTP edge's."""
+class EdgeSettings(InvitationSettings):
+    """The room core's settings, the invitation's and the HTTP edge's (the host name of
+    ``public_url`` is allowed, as ``allowed_hosts`` are)."""
 
     allowed_origins: tuple[str, ...] = setting(
         (),
@@ -34,15 +36,6 @@ class EdgeSettings(HubSettings):
             "a request for any other name gets HTTP 403 (DNS rebinding)",
             parse=hosts,
             metavar="LIST",
-        ),
-    )
-    public_url: str | None = setting(
-        None,
-        Setting(
-            help="the address people use to reach the server (https://war.example.org); its "
-            "host name is allowed (see --allowed-hosts)",
-            parse=public_url,
-            metavar="URL",
         ),
     )
     health_counts: bool = setting(

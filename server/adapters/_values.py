@@ -12,13 +12,14 @@ from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from server.adapters._forwarded import Network
 from server.adapters._hosts import normal_host
 from server.adapters._origin import normal_origin
 
 __all__ = [
+    "MAX_PUBLIC_URL",
     "MIN_PUBLIC_PROXY_PREFIX",
     "choice",
     "existing_file",
@@ -31,6 +32,8 @@ __all__ = [
     "switch",
 ]
 
+MAX_PUBLIC_URL = 200
+"""The longest --public-url: the wire's ``welcome.addresses`` entries hold no more"""
 MIN_PUBLIC_PROXY_PREFIX = {4: 8, 6: 16}
 """A trusted proxy network with public addresses needs at least this prefix length"""
 _MAPPED = ipaddress.IPv6Network("::ffff:0:0/96")
@@ -42,6 +45,31 @@ def host(text: str) -> str:
     if not host or any(c.isspace() for c in host):
         raise ValueError(f"not a host name or address: {text!r}")
     return host
+
+
+def public_url(text: str) -> str:
+    """The address people open the browser table at behind a proxy or TLS: ``http://`` or
+    ``https://``, a host, an optional port and path; no user, query or fragment (the page
+    puts a room's codes in the fragment); printable ASCII of at most `MAX_PUBLIC_URL`
+    characters (what the wire's ``welcome.addresses`` hold). A bare host gets the path
+    ``/``, so that a link is the URL and ``#join=CODE``."""
+    url = text.strip()
+    if len(url) > MAX_PUBLIC_URL or not all("!" <= c <= "~" for c in url):
+        raise ValueError(
+            f"not a URL of printable ASCII up to {MAX_PUBLIC_URL} characters: {text!r}"
+        )
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not url.startswith(f"{parts.scheme}://"):
+        raise ValueError(f"the URL must start with http:// or https://, not {text!r}")
+    try:
+        parts.port  # noqa: B018 (read to check it)
+    except ValueError:
+        raise ValueError(f"not a valid port in {text!r}") from None
+    if not parts.hostname or "@" in parts.netloc:
+        raise ValueError(f"the URL must name a host (and no user): {text!r}")
+    if "#" in url or "?" in url:
+        raise ValueError(f"the URL must have no ?query and no #fragment: {text!r}")
+    return urlunsplit((parts.scheme, parts.netloc, parts.path or "/", "", ""))
 
 
 def path(text: str) -> Path:
@@ -119,18 +147,6 @@ def origins(text: str) -> tuple[str, ...]:
 def hosts(text: str) -> tuple[str, ...]:
     """A comma-separated list of host names or ``.suffix`` entries (`normal_host`)."""
     return _listed(text, normal_host)
-
-
-def public_url(text: str) -> str:
-    """An http(s) URL with a host name: where people reach the server."""
-    try:
-        parts = urlsplit(text.strip())
-        parts.port  # noqa: B018 (raises ValueError for a bad port)
-    except ValueError:
-        raise ValueError(f"not a URL: {text.strip()!r}") from None
-    if parts.scheme.lower() not in {"http", "https"} or not parts.hostname:
-        raise ValueError(f"not an http(s) URL with a host: {text.strip()!r}")
-    return text.strip()
 
 
 _YES = frozenset({"1", "true", "yes", "on"})

@@ -56,12 +56,9 @@ from protocol import (
     decode_client_message,
     encode,
 )
-from server.adapters._connection import (
-    GuardedConnection,
-    TransportGuard,
-    connection_class,
-)
+from server.adapters._connection import GuardedConnection, TransportGuard, connection_class
 from server.adapters._edge import EdgeLog
+from server.adapters._invitation import invitation, told_addresses
 from server.adapters._outbox import Outbox
 from server.adapters._quiet import LogThrottle, route_accept_errors
 from server.adapters.batch import Batch
@@ -195,6 +192,7 @@ class WarServer:
             compression=None,
             server_header=None,
         )
+        self._outbox.addresses = invitation(self)
         self._timer = asyncio.create_task(self._run_timer(), name="war-timer")
         self._restore_handler = route_accept_errors(
             asyncio.get_running_loop(), self._quiet, self._monotonic
@@ -270,7 +268,7 @@ class WarServer:
         conn = next(self._ids)
         client = client_of(ws, headers_of(ws), self.settings.trusted_proxies)
         peer = client.address
-        ws.client = peer
+        ws.client, ws.told = peer, told_addresses(client)
         bind(conn=conn, peer=peer)
         if client.ignored is not None:
             log.debug("forwarded_for_ignored", reason=client.ignored)

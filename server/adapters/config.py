@@ -2,10 +2,10 @@
 
 Every setting is declared once, as a field with its default, its reader and its help
 (`server.core.settings.setting`): the room core's in `server.core.settings.HubSettings`,
-the transport's and the process's here, in `Settings`, which extends it. The flag and
-the variable are the field's name (``max_rooms_per_ip``: ``--max-rooms-per-ip``,
-``WAR_MAX_ROOMS_PER_IP``), `OPTIONS` and ``--help`` (with each default) are built from the
-declarations, and the object `load_settings` returns is the one the core gets.
+the invitation's in `server.adapters._invitation`, the others here, in `Settings`. The
+flag and the variable are the field's name (``max_rooms_per_ip``: ``--max-rooms-per-ip``,
+``WAR_MAX_ROOMS_PER_IP``), `OPTIONS` and ``--help`` (with each default) are built from
+the declarations, and the object `load_settings` returns is the one the core gets.
 
 Every flag has an environment variable (the flag wins over the variable, the variable
 over the default). An empty variable counts as unset, so ``WAR_PASSWORD=`` in an env file
@@ -95,9 +95,9 @@ _DB_SHOWN = "$XDG_DATA_HOME/family-war/war.sqlite3 or ~/.local/share/family-war/
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Settings(EdgeSettings):
     """Everything `war-server` needs to run, checked: the room core's settings
-    (`HubSettings`, which the Hub gets as they are), the HTTP edge's (`EdgeSettings`),
-    and the transport's and the process's. Fields declared without a flag are fixed for
-    production and exist so tests can shorten them."""
+    (`HubSettings`, which the Hub gets as they are), the invitation's and the HTTP edge's
+    (`EdgeSettings`), and the transport's and the process's. Fields declared without a
+    flag are fixed for production and exist so tests can shorten them."""
 
     host: str = setting(
         "127.0.0.1",

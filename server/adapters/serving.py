@@ -9,9 +9,10 @@ Use::
 
 `serving` checks the TLS files, takes the store's lock (a second server on the same
 store refuses to start), opens the store, rebuilds every room into the Hub, starts the
-server, announces it (and warns about how it is exposed: `server.adapters._exposure`),
-and on exit stops it as on SIGTERM: stop accepting, close every client with 1012, commit
-the last batch, close the store. `run_server` also raises the process's open-files
+server, announces it (warns about how it is exposed, `server.adapters._exposure`, and
+says the addresses to open, `server.adapters._invitation`), and on exit stops it as on
+SIGTERM: stop accepting, close every client with 1012, commit the last batch, close the
+store. `run_server` also raises the process's open-files
 limit (every connection is a descriptor) and installs the signal handlers.
 """
 
@@ -28,7 +29,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from server.adapters import _exposure
+from server.adapters import _exposure, _invitation
 from server.adapters._connection import NOFILE_CEILING
 from server.adapters.app import Clocks, HubLike, WarServer
 from server.adapters.config import Settings
@@ -219,6 +220,9 @@ async def _serving(settings: Settings, server: WarServer) -> AsyncIterator[WarSe
         behind_proxy=bool(settings.trusted_proxies),
     ):
         log.warning(warning.event, **warning.fields)
+    addresses = _invitation.invitation(server)
+    for line in _invitation.startup_lines(addresses, public_url=settings.public_url is not None):
+        (log.info if addresses else log.warning)(line.event, **line.fields)
     try:
         yield server
     finally:

@@ -41,6 +41,7 @@ from protocol import (
     CreateRoom,
     ErrorCode,
     JoinRoom,
+    LookUp,
     ProtocolError,
     ResumeSeat,
     RoomPhase,
@@ -53,6 +54,7 @@ from server.core.creation import new_room
 from server.core.directory import Directory
 from server.core.limits import address_key
 from server.core.logger import Logger
+from server.core.lookup import not_found, room_info
 from server.core.phases import Stage
 from server.core.playout import PlayOuts
 from server.core.records import RoomRecord
@@ -64,7 +66,7 @@ from server.core.settings import HubSettings
 
 __all__ = ["Hub", "HubStats"]
 
-_OPENING = CreateRoom | JoinRoom | WatchRoom | ResumeSeat
+_OPENING = CreateRoom | JoinRoom | WatchRoom | ResumeSeat | LookUp
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,14 +280,22 @@ class Hub:
             return self._create(conn, message, now)
         directory = self._rooms.directory
         room: Room | None
-        if isinstance(message, JoinRoom):
+        if isinstance(message, JoinRoom | LookUp):
             room = directory.by_player_code(message.code)
         elif isinstance(message, WatchRoom):
             room = directory.by_watch_code(message.code)
         else:
             room = directory.get(message.room)
         if room is None:
-            return self._refusal(conn, _not_found(message), now)
+            return self._refusal(conn, not_found(message, directory), now)
+        if isinstance(message, LookUp):
+            return room_info(conn, room)
+        return self._enter(conn, room, message, now)
+
+    def _enter(
+        self, conn: ConnId, room: Room, message: JoinRoom | WatchRoom | ResumeSeat, now: float
+    ) -> list[Action]:
+        """``conn``'s opening ``message`` for ``room``, which its code or id found."""
         if isinstance(message, JoinRoom):
             name = message.name
             return self._run(room, now, lambda: room.join(conn, name, now), conn=conn, opener=True)
@@ -407,10 +417,3 @@ class Hub:
     def _output(self, actions: list[Action]) -> Output:
         """The call's ``actions`` and the changes it made."""
         return Output(actions, self._rooms.ledger.take())
-
-
-def _not_found(message: JoinRoom | WatchRoom | ResumeSeat) -> Refusal:
-    """The refusal of an opening message whose code or room is unknown."""
-    if isinstance(message, ResumeSeat):
-        return Refusal(ErrorCode.BAD_TOKEN, "this seat token is unknown or was replaced")
-    return Refusal(ErrorCode.UNKNOWN_CODE, f"no room has the code {message.code[:32]!r}")

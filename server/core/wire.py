@@ -92,6 +92,7 @@ def game_result(game: engine.Game) -> GameResult | None:
         winner=outcome.winner,
         termination=outcome.termination,
         summary=summary(game.summary),
+        standings=game.standings or (),
     )
 
 
@@ -107,6 +108,7 @@ def game_over_message(game: engine.Game, seq: int) -> GameOver:
         termination=outcome.termination,
         summary=summary(game.summary),
         counts=game.counts,
+        standings=game.standings or (),
     )
 
 

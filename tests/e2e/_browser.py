@@ -42,6 +42,8 @@ __all__ = [
     "count_of",
     "create_room",
     "open_tab",
+    "screenshot_folder",
+    "shoot",
     "war_deal",
 ]
 
@@ -225,3 +227,21 @@ async def create_room(
     await expect(page.locator("#log li").last).to_have_text(
         f"You are {name}, at seat 1 of {players}."
     )
+
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def screenshot_folder(tmp_path: Path) -> Path:
+    """Where screenshots go: ``$WAR_SCREENSHOTS`` when it is set, else a temporary folder."""
+    chosen = os.environ.get("WAR_SCREENSHOTS")
+    path = Path(chosen) if chosen else tmp_path / "screenshots"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+async def shoot(tab: Tab, path: Path) -> None:
+    """A screenshot of ``tab`` scrolled to the top, written to ``path``."""
+    await tab.page.evaluate("window.scrollTo(0, 0)")
+    picture = await tab.page.screenshot(path=path, animations="disabled", caret="hide")
+    assert picture.startswith(PNG)

@@ -30,6 +30,7 @@ from protocol import (
     GameStarted,
     JoinRoom,
     Leave,
+    LookUp,
     OutReason,
     PlayerJoined,
     PlayerLeft,
@@ -41,6 +42,7 @@ from protocol import (
     RematchVoted,
     ResumeSeat,
     Resync,
+    RoomInfo,
     RoomPhase,
     RoomState,
     RulesSpec,
@@ -78,6 +80,8 @@ deals = st.integers(0, 2**64 - 1)
 cards = st.sampled_from(ALL_CARDS)
 seat_lists = st.lists(seats, max_size=4).map(tuple)
 count_lists = st.lists(card_counts, max_size=4).map(tuple)
+place_lists = st.lists(st.integers(1, 4), max_size=4).map(tuple)
+page_urls = st.from_regex(r"https?://[!-~]{1,60}", fullmatch=True)
 
 _visible = st.characters(
     blacklist_categories=("Cc", "Cf", "Cs", "Zl", "Zp"),
@@ -172,6 +176,7 @@ def room_states(draw: st.DrawFn) -> RoomState:
                 winner=st.none() | in_room,
                 termination=st.sampled_from(Termination),
                 summary=summaries,
+                standings=place_lists,
             )
         ),
     )
@@ -186,6 +191,7 @@ CLIENT_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
     JoinRoom: st.builds(JoinRoom, code=codes, name=names),
     WatchRoom: st.builds(WatchRoom, code=codes),
     ResumeSeat: st.builds(ResumeSeat, room=room_ids, token=tokens),
+    LookUp: st.builds(LookUp, code=codes),
     Ready: st.builds(Ready, step=steps),
     SetAutoPlay: st.builds(SetAutoPlay, mode=st.sampled_from(AutoPlay)),
     VoteFinish: st.just(VoteFinish()),
@@ -204,6 +210,7 @@ SERVER_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
         player_code=st.none() | codes,
         watch_code=st.none() | codes,
         state=room_states(),
+        addresses=st.none() | st.lists(page_urls, max_size=16).map(tuple),
     ),
     Snapshot: st.builds(Snapshot, seq=seqs, state=room_states()),
     Error: st.builds(
@@ -211,6 +218,15 @@ SERVER_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
         code=st.sampled_from(ErrorCode).map(str)
         | st.from_regex(r"[a-z][a-z0-9_]{0,39}", fullmatch=True),
         message=st.text(max_size=500),
+    ),
+    RoomInfo: st.builds(
+        RoomInfo,
+        seq=seqs,
+        host=st.none() | names,
+        players=st.integers(0, 4),
+        free=st.integers(0, 4),
+        away=st.integers(0, 4),
+        phase=st.sampled_from(RoomPhase),
     ),
     PlayerJoined: st.builds(PlayerJoined, seq=seqs, seat=seats, name=names, computer=st.booleans()),
     PlayerLeft: st.builds(PlayerLeft, seq=seqs, seat=seats),
@@ -265,6 +281,7 @@ SERVER_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
         termination=st.sampled_from(Termination),
         summary=summaries,
         counts=count_lists,
+        standings=place_lists,
     ),
 }
 

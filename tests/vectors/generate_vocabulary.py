@@ -143,11 +143,16 @@ class _Raw(str):
 
 
 def _max_items() -> dict[str, int]:
-    """The longest arrays a record may hold (seats, face-up cards)."""
+    """The longest arrays a record may hold (seats, face-up cards, a welcome's addresses)."""
     hints = typing.get_type_hints(protocol.RoomState, include_extras=True)
     seat_hints = typing.get_type_hints(protocol.SeatState, include_extras=True)
     out = {}
-    for name, hint in (("seats", hints["seats"]), ("face_up", seat_hints["face_up"])):
+    arrays = (
+        ("seats", hints["seats"]),
+        ("face_up", seat_hints["face_up"]),
+        ("page_urls", protocol.fields.PageUrls),
+    )
+    for name, hint in arrays:
         out[name] = next(m.count for m in typing.get_args(hint)[1:] if isinstance(m, MaxItems))
     return out
 

@@ -18,8 +18,6 @@ const $ = (id) => doc.getElementById(id);
 const field = (name) => doc.querySelector(`#create-form [name="${name}"]`);
 const seats = new SeatStore();
 const motion = globalThis.matchMedia?.("(prefers-reduced-motion: reduce)");
-// The hook for the server's network addresses: when the server tells a page opened on
-// this machine its addresses on the network, pass them to invitation.useAddresses(urls).
 const invitation = new Invitation(doc);
 const table = new Table(doc, { reducedMotion: () => Boolean(motion?.matches), invitation });
 const input = new InputKind(globalThis, () => connection !== null && redraw());
@@ -32,6 +30,7 @@ const timing = Array.isArray(globalThis.__warTiming) ? globalThis.__warTiming : 
 const PLAIN = {
   unknown_code: "There is no game with that code. Check the code, or ask for a new link.",
   room_full: "That game is full: every seat is taken.",
+  watch_code: "That is a watch code: watch instead?",
   reconnecting: "The connection dropped. Reconnecting…",
   bad_password: "That password is not right.",
   password_required: "This server asks for a password to create a room.",
@@ -77,8 +76,10 @@ function trouble(text) {
   $("trouble").textContent = text ?? "";
 }
 
-function endedPanel(text, again = null, full = false) {
+function endedPanel(text, again = null, full = false, watchCode = null) {
   $("full-help").hidden = !full;
+  $("watch-code").hidden = watchCode === null;
+  $("watch-code").onclick = () => watchWith(watchCode);
   $("ended").hidden = !text;
   $("ended-text").textContent = text ?? "";
   $("again").hidden = again === null;
@@ -108,8 +109,18 @@ function route() {
   const screen = kind === "join" ? "invite" : "start";
   $(`${screen}-name`).value = stored === null ? seats.name : "";
   show(screen);
+  if (kind !== "join") return undefined;
+  // whose table it is (lookup.js, loaded only here), or an offer to watch
+  $("invite-table").hidden = true;
+  const watch = () => endedPanel(PLAIN.watch_code, null, false, code);
+  import("./lookup.js").then((m) => m.sayTable($("invite-table"), socketUrl(location), code, () => fragment()[1] === code, watch));
   if (stored !== null) return $("continue-as").focus();
-  return kind === "join" ? $("invite-name").focus() : undefined;
+  return $("invite-name").focus();
+}
+
+function watchWith(code) {
+  setHash(`#watch=${code}`);
+  route();
 }
 
 function continueAs() {
@@ -168,6 +179,7 @@ function received({ message, before, view: after, at }) {
   view = after;
   if (message.type === "seat_request_waiting") askingLine = waitingLine(message);
   if (message.type === "welcome") {
+    invitation.useAddresses(message.addresses);
     reconnecting = readySentFor = null; // a new connection: a ready that was lost may go again
     trouble(null);
     endedPanel(null);
@@ -264,11 +276,12 @@ function refused(code, event, unreachable, current) {
   const rename = /^name_/.test(code) && kind === "join"; // pick another name
   sharedComputer.offer(null);
   show(full || rename ? "invite" : null);
+  const watchCode = code === "watch_code" ? (current.opening.code ?? null) : null;
   let text = PLAIN[code];
   if (text === undefined && unreachable) text = "The server cannot be reached. Is it running?";
   text ??= `${event.reason.slice(0, 1).toUpperCase()}${event.reason.slice(1)}.`;
   const again = unreachable ? () => enter(current.opening) : null;
-  endedPanel(text, again, full);
+  endedPanel(text, again, full, watchCode);
   if (full || rename) {
     $("invite-name").select();
     $("invite-name").focus();

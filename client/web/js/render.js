@@ -2,7 +2,7 @@
 
 import { cardName, isRed, rankLabel, SUIT_SYMBOLS } from "./cards.js";
 import { clockText } from "./countdown.js";
-import { joinWords, longestName, resultSentence, rulesLine, rulesSentence, votesSentence, warName, who } from "./sentences.js";
+import { joinWords, longestName, PLACE_WORDS, places, resultSentence, rulesLine, rulesSentence, votesSentence, warName, who } from "./sentences.js";
 import { mine, myTurn, nameOf, spectating, welcomed } from "./view.js";
 
 export const MAX_LOG_LINES = 120;
@@ -74,7 +74,8 @@ function tableOf(view, record) {
     const won = taken.seat === seat;
     return [won ? "last round: won" : "last round", taken.face_up[seat], taken.face_down[seat], won];
   }
-  const shown = view.last_flip?.cards.find(([s]) => s === seat); // all a resumed view knows
+  // all a resumed view knows
+  const shown = view.last_flip?.cards.find(([s]) => s === seat);
   return shown ? ["last card", [shown[1]], 0, false] : ["", [], 0, false];
 }
 
@@ -149,7 +150,8 @@ export class Table {
     this.$("votes").hidden = votes === null;
     setText(this.$("votes"), votes ?? "");
     this.drawOver(view, me);
-    this.$("actions").hidden = this.$("controls").hidden = !player; // a spectator has no buttons
+    // a spectator has no buttons
+    this.$("actions").hidden = this.$("controls").hidden = !player;
     this.$("turn").hidden = this.$("auto").hidden = this.$("finish").hidden = !playing;
     const ready = myTurn(view) && !offline;
     this.$("turn").setAttribute("aria-disabled", String(!ready));
@@ -166,7 +168,8 @@ export class Table {
       this.$("rematch-same").classList.toggle("chosen", record.rematch_vote === "same");
     }
     this.doc.title = ready ? "Your turn · Family War" : "Family War";
-    this.$("table").dataset.step = String(view.step); // for tests: the step drawn
+    // for tests: the step drawn
+    this.$("table").dataset.step = String(view.step);
     this.fly(view);
   }
 
@@ -256,14 +259,17 @@ export class Table {
     setText(this.$("result"), resultSentence(view, result, me));
     const s = result.summary;
     const rows = [["Rounds", s.rounds], ["Wars", s.wars], ["Longest war", longestName(s.longest_war)], ["Biggest haul", plural(s.biggest_haul, "card")], ["Deal", dealText(s.deal)]];
-    const final = [...view.seats].sort((a, b) => b.count - a.count || a.seat - b.seat);
-    const drawn = `${rows}|${final.map((r) => [r.seat, r.count, r.name])}`;
+    // the server's standings, never by count
+    const placed = places(result).flatMap(([place, seats]) => seats.map((seat) => ({ ...view.seats[seat], place })));
+    const final = placed.length ? placed : view.seats;
+    const drawn = `${rows}|${final.map((r) => [r.seat, r.count, r.name, r.place])}`;
     if (box.dataset.drawn === drawn) return;
     box.dataset.drawn = drawn;
     this.$("figures").replaceChildren(...rows.flatMap(([k, v]) => [this.el("dt", "", k), this.el("dd", "", String(v))]));
     const items = final.map((r) => {
       const item = this.el("li", r.seat === result.winner ? "winner" : "");
       const who = nameOf(view, r.seat) + (r.seat === me ? " (you)" : "");
+      if (r.place) item.append(this.el("span", "final-place", PLACE_WORDS[r.place]));
       item.append(this.el("span", "final-name", who), this.el("span", "final-count", plural(r.count, "card")));
       return item;
     });
@@ -281,7 +287,8 @@ export class Table {
     const taken = view.last_taken;
     if (taken === this.lastTaken) return;
     this.lastTaken = taken;
-    this.land(); // a newer haul lands the one in the air
+    // a newer haul lands the one in the air
+    this.land();
     const target = taken && this.panels[taken.seat]?.pile;
     if (!target?.animate || this.reducedMotion() || view.phase !== "playing") return;
     // Every position read before the first flyer is added: one layout, not one a seat.

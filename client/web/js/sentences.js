@@ -108,8 +108,11 @@ export function describe(before, message, after, me, { table = false } = {}) {
       const [verb, out] = m.seat === me ? ["have", "are"] : ["has", "is"];
       return [`${cap(who(after, m.seat, me))} ${verb} ${why} and ${out} out.`];
     }
-    case "game_over":
-      return after.result === null ? [] : [resultSentence(after, after.result, me), summarySentence(after.result)];
+    case "game_over": {
+      if (after.result === null) return [];
+      const placed = standingsSentence(after, after.result, me);
+      return [resultSentence(after, after.result, me), summarySentence(after.result), ...(placed === null ? [] : [placed])];
+    }
     default:
       return [];
   }
@@ -284,6 +287,22 @@ function winnerClause(view, result, counts, me) {
     .filter(([s]) => s !== winner && !view.seats[s].out)
     .map(([s, count]) => `${whose(view, s, me)} ${count}`);
   return `${win.slice(0, -1)} with ${counts.get(winner)} cards to ${joinWords(rest)}.`;
+}
+
+export const PLACE_WORDS = { 1: "1st", 2: "2nd", 3: "3rd", 4: "4th" };
+
+/** The server's standings as [[place, [seat, ...]], ...], first place first. */
+export function places(result) {
+  const grouped = new Map();
+  (result.standings ?? []).forEach((place, seat) => grouped.set(place, [...(grouped.get(place) ?? []), seat]));
+  return [...grouped].sort((a, b) => a[0] - b[0]);
+}
+
+/** "Standings: 1st Ben, 2nd you, 3rd Grandma and Sam."; null for two players. */
+export function standingsSentence(view, result, me) {
+  if ((result.standings ?? []).length < 3) return null;
+  const parts = places(result).map(([place, seats]) => `${PLACE_WORDS[place] ?? place} ${joinWords(seats.map((s) => who(view, s, me)))}`);
+  return `Standings: ${parts.join(", ")}.`;
 }
 
 /** The game's figures, the same for everyone. */

@@ -216,7 +216,7 @@ function gameOver(view, m) {
   return {
     ...next,
     phase: "over",
-    result: { winner: m.winner, termination: m.termination, summary: m.summary },
+    result: { winner: m.winner, termination: m.termination, summary: m.summary, standings: m.standings },
     deal: m.summary.deal,
     round: m.summary.rounds,
     seconds_left: view.minutes !== null ? 0 : null,

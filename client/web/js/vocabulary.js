@@ -79,11 +79,13 @@ export const INTEGERS = frozen({
   face_down: [1, 3],
   game_number: [1, 9223372036854775807n],
   minutes: [1, 1440],
+  place: [1, 4],
   players: [2, 4],
   request_seconds: [0, 86400],
   round: [0, 9223372036854775807n],
   round_limit: [1, 1000000],
   seat: [0, 3],
+  seat_count: [0, 4],
   seconds_left: [0, 86400],
   seq: [0, 9223372036854775807n],
   spectators: [0, 1000000],
@@ -101,6 +103,7 @@ export const TEXTS = frozen({
   error_code_text: { min: 1, max: 40, pattern: "[a-z][a-z0-9_]*" },
   error_text: { min: 0, max: 500 },
   name: { min: 1, max: 24, printable: true },
+  page_url: { min: 8, max: 200, pattern: "https?://[!-~]+" },
   password: { min: 1, max: 128, printable: true },
   room_id: { min: 1, max: 32, pattern: "[A-Za-z0-9-]+" },
   token: { min: 16, max: 128, pattern: "[A-Za-z0-9_-]+" },
@@ -110,7 +113,7 @@ export const TEXTS = frozen({
 export const UNPRINTABLE_CATEGORIES = frozen(["Cc", "Cf", "Cs", "Zl", "Zp"]);
 
 /** The longest arrays of the room's state. */
-export const MAX_ITEMS = frozen({ seats: 4, face_up: 52 });
+export const MAX_ITEMS = frozen({ seats: 4, face_up: 52, page_urls: 16 });
 
 /**
  * The errors after which the server closes the connection, and with which close code; any
@@ -121,6 +124,7 @@ export const CLOSE_AFTER_ERROR = frozen({
   password_required: 4004,
   bad_password: 4004,
   unknown_code: 4004,
+  watch_code: 4004,
   bad_token: 4004,
   room_full: 4004,
   spectators_full: 1013,

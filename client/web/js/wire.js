@@ -28,7 +28,8 @@ export class WireError extends Error {
 }
 
 const decoder = new Decoder({
-  useBigInt64: true, // deal numbers use all 64 bits
+  // deal numbers use all 64 bits
+  useBigInt64: true,
   maxStrLength: MAX_SERVER_MESSAGE_BYTES,
   maxBinLength: 0,
   maxArrayLength: 64,
@@ -43,7 +44,8 @@ function show(value) {
   try {
     text = JSON.stringify(value) ?? String(value);
   } catch {
-    text = String(value); // a bigint, or a map holding one
+    // a bigint, or a map holding one
+    text = String(value);
   }
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
@@ -58,7 +60,8 @@ function int(low, high) {
     const number = typeof value === "bigint" && value >= -SAFE && value <= SAFE ? Number(value) : value;
     const fits = typeof high === "bigint" ? typeof number === "bigint" || Number.isInteger(number) : Number.isInteger(number);
     if (!fits || number < low || number > high) bad(path, `an int in ${low}..${high}`, value);
-    return number; // a bigint only beyond 2**53 (a deal)
+    // a bigint only beyond 2**53 (a deal)
+    return number;
   };
 }
 
@@ -130,6 +133,8 @@ const rematch = enumOf(ENUMS.rematch_deal);
 const seats = list(seat, MAX_PLAYERS);
 const counts = list(count, MAX_PLAYERS);
 const empty = () => [];
+const standings = [list(counted(INTEGERS.place), MAX_PLAYERS), empty];
+const seatCount = counted(INTEGERS.seat_count);
 const termination = enumOf(ENUMS.termination);
 const summary = record({ rounds: round, wars: round, longest_war: depth, biggest_haul: count, deal });
 
@@ -173,7 +178,7 @@ const state = record({
   minutes: [nil(counted(INTEGERS.minutes)), null],
   seconds_left: [nil(counted(INTEGERS.seconds_left)), null],
   deal: [nil(deal), null],
-  result: [nil(record({ winner: nil(seat), termination, summary })), null],
+  result: [nil(record({ winner: nil(seat), termination, summary, standings })), null],
 });
 
 const event = { seq, step: steps, round };
@@ -187,9 +192,18 @@ export const SERVER = {
     player_code: [nil(code), null],
     watch_code: [nil(code), null],
     state,
+    addresses: [nil(list(text(TEXTS.page_url), MAX_ITEMS.page_urls)), null],
   },
   snapshot: { seq, state },
   error: { code: text(TEXTS.error_code_text), message: [text(TEXTS.error_text), ""] },
+  room_info: {
+    seq,
+    host: [nil(name), null],
+    players: seatCount,
+    free: [seatCount, 0],
+    away: [seatCount, 0],
+    phase: enumOf(ENUMS.room_phase),
+  },
   player_joined: { seq, seat, name, computer: [bool, false] },
   player_left: { seq, seat },
   connection_changed: { seq, seat, connected: bool, rejoined: [bool, false] },
@@ -207,7 +221,7 @@ export const SERVER = {
   cards_taken: { ...event, seat, count, counts },
   cards_returned: { ...event, counts },
   player_out: { ...event, seat, reason: enumOf(ENUMS.out_reason) },
-  game_over: { seq, step: steps, winner: nil(seat), termination, summary, counts },
+  game_over: { seq, step: steps, winner: nil(seat), termination, summary, counts, standings },
   seat_request_waiting: { seq, seat, seconds: counted(INTEGERS.request_seconds) },
   seat_requested: { seq, seat, seconds: counted(INTEGERS.request_seconds) },
   seat_request_ended: {

@@ -67,6 +67,8 @@ def replay(rules: engine.Rules, room: dict[str, Any]) -> list[dict[str, Any]]:
     if room["finished"]:
         game.finish()
         events.append(_wire(game_over_message(game, 0)))
+    for event in events:  # 0.1's game_over had no standings (0.3 added them)
+        event.pop("standings", None)
     return events
 
 

@@ -24,6 +24,7 @@ from protocol import (
     FixedOrder,
     JoinRoom,
     Leave,
+    LookUp,
     Ready,
     Rematch,
     RematchDeal,
@@ -90,6 +91,7 @@ def _message(command: str, kit: RoomKit, ann: Peer) -> ClientMessage:
         "join_room": JoinRoom(code=welcome.player_code or "", name="Newcomer"),
         "watch_room": WatchRoom(code=welcome.watch_code or ""),
         "resume_seat": ResumeSeat(room=welcome.state.room, token=welcome.token or ""),
+        "look_up": LookUp(code=welcome.player_code or ""),
         "ready": Ready(step=room.game.steps),
         "set_auto_play": SetAutoPlay(mode=AutoPlay.QUICK),
         "vote_finish": VoteFinish(),
@@ -133,7 +135,7 @@ def test_every_cell_of_the_table(command: str, stage: Stage, who: Who) -> None:
 
 
 def test_the_table_has_every_command_for_everyone_it_may_come_from() -> None:
-    opening = {"join_room", "watch_room", "resume_seat"}
+    opening = {"join_room", "watch_room", "resume_seat", "look_up"}
     assert set(COMMANDS) == set(CLIENT_MESSAGE_TYPES) - {"create_room"}
     for command in COMMANDS:
         kinds = [Who.NEWCOMER] if command in opening else [Who.SEAT, Who.SPECTATOR]
