@@ -87,6 +87,10 @@ class ErrorCode(StrEnum):
     """This seat is already ready for the next flip."""
     STALE = "stale"
     """The message refers to a step that is no longer the current one."""
+    TALK_NOT_ALLOWED = "talk_not_allowed"
+    """The room's ``talk`` setting does not let this connection send this (a spectator's
+    message in a ``players`` room, a message in a ``reactions`` room, anything when
+    ``off``)."""
     INTERNAL_ERROR = "internal_error"
     """A bug on the server; the room carries on if it can."""
     STORE_UNAVAILABLE = "store_unavailable"

@@ -26,8 +26,10 @@ from protocol.fields import (
     MaxItems,
     Name,
     OutReason,
+    Reaction,
     RematchDeal,
     Round,
+    SayText,
     Seat,
     Seats,
     Seq,
@@ -36,7 +38,7 @@ from protocol.fields import (
     Termination,
     Token,
 )
-from protocol.state import RoomState, Summary
+from protocol.state import Evening, RoomState, Summary
 
 __all__ = [
     "SERVER_MESSAGE_TYPES",
@@ -53,8 +55,10 @@ __all__ = [
     "PlayerJoined",
     "PlayerLeft",
     "PlayerOut",
+    "Reacted",
     "ReadyChanged",
     "RematchVoted",
+    "Said",
     "ServerMessage",
     "Snapshot",
     "SpectatorsChanged",
@@ -231,6 +235,27 @@ class TimeUp:
     seq: Seq
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reacted:
+    """Someone reacted: ``seat`` (None: someone watching) and the reaction's name."""
+
+    TYPE: ClassVar[str] = "reacted"
+    seq: Seq
+    seat: Seat | None = None
+    reaction: Reaction
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Said:
+    """Someone said something: ``seat`` (None: someone watching) and the text (plain
+    text, never markup)."""
+
+    TYPE: ClassVar[str] = "said"
+    seq: Seq
+    seat: Seat | None = None
+    text: SayText
+
+
 # === server → room: game events (mirror the engine's events) ===============================
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CardsTurned:
@@ -314,7 +339,8 @@ class PlayerOut:
 class GameOver:
     """The game ended: ``winner`` (None = draw), why, the summary and the final counts.
 
-    The summary's ``deal`` reveals the deal number.
+    The summary's ``deal`` reveals the deal number. ``evening``: the room's finished games,
+    this one last (as ``state.evening``).
     """
 
     TYPE: ClassVar[str] = "game_over"
@@ -324,13 +350,14 @@ class GameOver:
     termination: Termination
     summary: Summary
     counts: Counts
+    evening: Evening = ()
 
 
 ServerMessage = (
     Welcome | Snapshot | Error | PlayerJoined | PlayerLeft | ConnectionChanged
     | ReadyChanged | WaitingFor | AutoPlayChanged | FinishVoted | RematchVoted
     | SpectatorsChanged | GameStarted | TimeUp | CardsTurned | CardsLaidDown
-    | WarDeclared | CardsTaken | CardsReturned | PlayerOut | GameOver
+    | WarDeclared | CardsTaken | CardsReturned | PlayerOut | GameOver | Reacted | Said
 )  # fmt: skip
 """Any server → client message."""
 
@@ -341,7 +368,7 @@ SERVER_MESSAGE_TYPES: dict[str, type[ServerMessage]] = {
         Welcome, Snapshot, Error, PlayerJoined, PlayerLeft, ConnectionChanged,
         ReadyChanged, WaitingFor, AutoPlayChanged, FinishVoted, RematchVoted,
         SpectatorsChanged, GameStarted, TimeUp, CardsTurned, CardsLaidDown,
-        WarDeclared, CardsTaken, CardsReturned, PlayerOut, GameOver,
+        WarDeclared, CardsTaken, CardsReturned, PlayerOut, GameOver, Reacted, Said,
     )
 }  # fmt: skip
 """Server message classes by their wire ``type``."""
