@@ -41,4 +41,12 @@ PHASE_TABLE: Final[dict[str, dict[str, dict[str, str]]]] = {
         "seat": {},
         "spectator": {},
     },
+    "react": {
+        "seat": {},
+        "spectator": {},
+    },
+    "say": {
+        "seat": {},
+        "spectator": {},
+    },
 }

@@ -68,6 +68,8 @@ _ENUMS: tuple[type[Enum], ...] = (
     protocol.AutoPlay,
     protocol.RematchDeal,
     protocol.RoomPhase,
+    protocol.TalkSetting,
+    protocol.Reaction,
 )
 _FIELD_MODULES: tuple[ModuleType, ...] = (
     protocol.fields,
@@ -131,6 +133,8 @@ def _fields() -> tuple[dict[str, list[int]], dict[str, dict[str, Any]]]:
                     limits["pattern"] = constraint.pattern.pattern
                 if constraint.printable:
                     limits["printable"] = True
+                if constraint.normalize:
+                    limits["normalize"] = True
                 texts[_snake(name)] = limits
     return dict(sorted(integers.items())), dict(sorted(texts.items()))
 
@@ -144,7 +148,13 @@ def _max_items() -> dict[str, int]:
     hints = typing.get_type_hints(protocol.RoomState, include_extras=True)
     seat_hints = typing.get_type_hints(protocol.SeatState, include_extras=True)
     out = {}
-    for name, hint in (("seats", hints["seats"]), ("face_up", seat_hints["face_up"])):
+    pairs = (
+        ("seats", hints["seats"]),
+        ("face_up", seat_hints["face_up"]),
+        ("talk", hints["talk"]),
+        ("evening", hints["evening"]),
+    )
+    for name, hint in pairs:
         out[name] = next(m.count for m in typing.get_args(hint)[1:] if isinstance(m, MaxItems))
     return out
 
@@ -179,7 +189,8 @@ def exports() -> dict[str, tuple[str, Any]]:
         "TEXTS": (
             "each text field type: its length in characters (code points), the pattern it"
             " matches whole if any, printable if it may hold no character of"
-            " UNPRINTABLE_CATEGORIES and not only spaces",
+            " UNPRINTABLE_CATEGORIES and not only spaces, normalize if it is checked after NFC"
+            " and stripping the spaces around it",
             texts,
         ),
         "UNPRINTABLE_CATEGORIES": (
