@@ -4,7 +4,8 @@
 readers and scripts; a player may type commands on stdin (enter: turn over, ``a``: next
 auto-play mode, ``a quick``: that mode, ``f``: vote to finish, ``r``: a rematch with a
 new deal, ``d``: replay this deal, ``s``: the score and where the game stands,
-``rules``: the rules in force, ``q`` twice: leave, anything else: the list); the first
+``rules``: the rules in force, ``say TEXT``: a message to the table, ``react NAME``: a
+reaction, ``q`` twice: leave, anything else: the list); the first
 time the game waits for the player it says how to turn over ("Press enter to turn over.").
 ``--json`` writes every server message received, decoded, as one JSON object per line
 (the seat's secret token is replaced by ``"<hidden>"``); notices go to stderr so stdout
@@ -41,6 +42,7 @@ from client.countdown import Countdown, clock_text, follow, warning
 from client.intents import for_key, set_auto
 from client.links import link_lines
 from client.sentences import describe, rules_sentence, score, status, votes_sentence
+from client.talk import evening_score, react_intent, say_intent
 from client.view import ViewState
 from protocol import (
     AutoPlay,
@@ -69,7 +71,9 @@ _CONFIRM_LEAVE = (
 _HELP = (
     "Commands: enter = turn over, a = next auto-play mode (or a off|calm|quick), "
     "f = vote to finish, r = rematch with a new deal, d = replay this deal, "
-    "s = score and status, rules = the rules, q twice = leave."
+    "s = score and status, rules = the rules, say TEXT = a message to the table, "
+    "react NAME = a reaction (clap, wow, laugh, sad, love, party, scared, oops, good_game, "
+    "well_played, oh_no, one_more), q twice = leave."
 )
 
 
@@ -296,7 +300,8 @@ class LineRenderer:
 
     async def command(self, text: str) -> str | None:
         """Carry out one typed command; returns what to tell the player, if anything."""
-        word, _, rest = text.lower().partition(" ")
+        word, _, rest = text.partition(" ")  # a message keeps its case
+        word = word.lower()
         asked, self._leave_asked = self._leave_asked, False
         if (answer := self._question(word, asked)) is not None:
             return answer
@@ -330,6 +335,9 @@ class LineRenderer:
         if word == "q":
             self._left = True
             return Leave()
+        if word in {"say", "react"}:
+            return (say_intent if word == "say" else react_intent)(self.view, rest)
+        rest = rest.lower()
         if word == "a" and rest:
             try:
                 return set_auto(self.view, AutoPlay(rest))
@@ -349,6 +357,8 @@ class LineRenderer:
         parts.append(status(self.view, me, plain=True))
         if (clock := self.time_left()) is not None:
             parts.append(clock)
+        if self.view.evening:
+            parts.append(f"The evening so far: {evening_score(self.view.evening)}.")
         return " ".join(parts)
 
 

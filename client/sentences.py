@@ -43,6 +43,7 @@ from client.cards import rank_word
 from client.countdown import clock_text
 from client.results import result_sentence, summary_sentence
 from client.standing import rules_sentence, score, status, votes_sentence
+from client.talk import evening_score, talk_line
 from client.view import ViewState
 from protocol import (
     AutoPlay,
@@ -59,6 +60,7 @@ from protocol import (
     PlayerJoined,
     PlayerLeft,
     PlayerOut,
+    Reacted,
     RematchDeal,
     RematchVoted,
     RoomPhase,
@@ -71,6 +73,7 @@ from protocol import (
     Welcome,
     still_to_vote,
 )
+from protocol import Said as SaidMessage
 
 __all__ = [
     "describe",
@@ -228,7 +231,16 @@ def _over(before: ViewState, message: GameOver, after: ViewState, me: int | None
     result = after.result
     if result is None:  # pragma: no cover - the reducer always sets it
         return ()
-    return (result_sentence(after, result, me), summary_sentence(result))
+    lines: Said = (result_sentence(after, result, me), summary_sentence(result))
+    if after.evening:
+        lines += (f"The evening so far: {evening_score(after.evening)}.",)
+    return lines
+
+
+def _talked(
+    before: ViewState, message: Reacted | SaidMessage, after: ViewState, me: int | None
+) -> Said:
+    return (talk_line(after, after.talk[-1], me),) if after.talk else ()
 
 
 def _away_play(view: ViewState, seat: int, me: int | None, *, playing: bool) -> str:
@@ -403,5 +415,7 @@ _TELLERS: dict[type[ServerMessage], Callable[[ViewState, Any, ViewState, int | N
     CardsReturned: _returned,
     PlayerOut: _out,
     GameOver: _over,
+    Reacted: _talked,
+    SaidMessage: _talked,
 }
 """Who tells which message (see :func:`describe`)."""

@@ -21,7 +21,8 @@ from protocol import (
 
 
 def _say(text: object) -> bytes:
-    return msgpack.packb({"type": "say", "text": text})
+    packed: bytes = msgpack.packb({"type": "say", "text": text})
+    return packed
 
 
 BAD_SAYS = {

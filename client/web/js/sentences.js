@@ -3,6 +3,7 @@
 
 import { rankWord } from "./cards.js";
 import { clockText } from "./countdown.js";
+import { eveningScore, talkLine } from "./talk.js";
 import { awayWaited, nameOf, openSeats, seatOf, stillToVote, welcomed } from "./view.js";
 
 const WAR_NAMES = { 1: "war", 2: "double war", 3: "triple war", 4: "quadruple war" };
@@ -101,8 +102,14 @@ export function describe(before, message, after, me, { table = false } = {}) {
       const [verb, out] = m.seat === me ? ["have", "are"] : ["has", "is"];
       return [`${cap(who(after, m.seat, me))} ${verb} ${why} and ${out} out.`];
     }
-    case "game_over":
-      return after.result === null ? [] : [resultSentence(after, after.result, me), summarySentence(after.result)];
+    case "game_over": {
+      if (after.result === null) return [];
+      const lines = [resultSentence(after, after.result, me), summarySentence(after.result)];
+      return after.evening.length ? [...lines, `The evening so far: ${eveningScore(after.evening)}.`] : lines;
+    }
+    case "said":
+    case "reacted":
+      return after.talk.length ? [talkLine(after, after.talk[after.talk.length - 1], me)] : [];
     default:
       return [];
   }

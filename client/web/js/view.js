@@ -1,5 +1,6 @@
 // The view state and its reducer, as client/view.py (README.md).
 
+import { withLine } from "./talk.js";
 import { RECENT_LIMIT, RULE_DEFAULTS } from "./vocabulary.js";
 
 /** The rules a view shows before its welcome: every setting's default (vocabulary/). */
@@ -12,7 +13,7 @@ export function initialView() {
     round: 0, war_depth: 0, war_seats: [], waiting_for: [], spectators: 0, minutes: null,
     seconds_left: null, deal: null, result: null, player_code: null, watch_code: null,
     time_up: false, left: [], last_flip: null, last_taken: null, last_error: null,
-    recent: [], last_seq: null, needs_resync: false,
+    recent: [], talk: [], talk_setting: "players", evening: [], last_seq: null, needs_resync: false,
   };
 }
 
@@ -165,6 +166,10 @@ function roomMessage(view, m) {
       return { ...view, time_up: true, seconds_left: view.minutes ? 0 : null };
     case "game_over":
       return gameOver(view, m);
+    case "said":
+      return withLine(view, { seat: m.seat, text: m.text });
+    case "reacted":
+      return withLine(view, { seat: m.seat, reaction: m.reaction });
     default:
       return gameEvent(view, m);
   }
@@ -215,6 +220,7 @@ function gameOver(view, m) {
     war_depth: 0,
     war_seats: [],
     waiting_for: [],
+    evening: m.evening.length ? m.evening : view.evening,
   };
 }
 
