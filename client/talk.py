@@ -26,7 +26,9 @@ __all__ = [
     "reaction_text",
     "say_intent",
     "talk_line",
+    "talk_lines",
     "talk_refused",
+    "typed_intent",
 ]
 
 REACTIONS: dict[Reaction, str] = {
@@ -155,3 +157,17 @@ def react_intent(view: ViewState, name: str) -> React | str:
             return React(reaction=reaction)
     names = ", ".join(reaction.value for reaction in Reaction)
     return f"No such reaction: {wanted!r} ({names})."
+
+
+def typed_intent(view: ViewState, typed: str) -> Say | React | str:
+    """What a line typed into the table's message box sends: ``/NAME`` a reaction (by its
+    name, ``/clap``), anything else a message."""
+    text = typed.strip()
+    if text.startswith("/") and " " not in text:
+        return react_intent(view, text[1:])
+    return say_intent(view, text)
+
+
+def talk_lines(view: ViewState, me: int | None, count: int) -> list[str]:
+    """The room's last ``count`` lines of talk, oldest first, as :func:`talk_line` says them."""
+    return [talk_line(view, line, me) for line in view.talk[-count:]]
