@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Page, expect
+from playwright.async_api import Browser, Page, ViewportSize, expect
 
 from tests.e2e._browser import Tab, chromium, create_room, open_tab
 from tests.e2e._client_process import ClientProcess, client_process
@@ -23,7 +23,7 @@ from tests.e2e._process import server_process
 pytestmark = pytest.mark.slow
 
 SHOTS = Path(__file__).parents[2] / "docs" / "screenshots"
-SMALL = {"width": 320, "height": 640}
+SMALL: ViewportSize = {"width": 320, "height": 640}
 
 
 @pytest.fixture
