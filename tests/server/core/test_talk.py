@@ -23,8 +23,10 @@ from protocol import (
     React,
     Reacted,
     Reaction,
+    Ready,
     Rematch,
     RematchDeal,
+    RulesSpec,
     Said,
     Say,
     TalkLine,
@@ -264,3 +266,22 @@ def test_talk_is_never_logged() -> None:
     text = repr(lines)
     assert "Grandma" not in text and "scared" not in text
     assert [line["event"] for line in lines] == ["room_created", "seat_joined", "game_started"]
+
+
+def test_an_out_player_still_talks() -> None:
+    kit = RoomKit(MANY)
+    rules = RulesSpec(players=3, face_down=3)
+    ann, ben, cy = seated(kit, players=3, deal=7652, rules=rules)  # Cy runs short at step 6
+    room = kit.room(ann)
+    while 2 in room.game.active:
+        step = room.game.steps
+        for seat in room.waiting_for():
+            kit.send((ann, ben, cy)[seat], Ready(step=step))
+    assert room.state(kit.now).seats[2].out
+    kit.send(cy, React(reaction=Reaction.OH_NO))
+    kit.send(cy, Say(text="I am out, go on"))
+    assert cy.errors() == []
+    assert [m.text for m in ann.of(Said)] == ["I am out, go on"]
+    assert ben.of(Reacted)[-1] == Reacted(
+        seq=ben.of(Reacted)[-1].seq, seat=2, reaction=Reaction.OH_NO
+    )
