@@ -4,7 +4,8 @@
 readers and scripts; a player may type commands on stdin (enter: turn over, ``a``: next
 auto-play mode, ``a quick``: that mode, ``f``: vote to finish, ``r``: a rematch with a
 new deal, ``d``: replay this deal, ``s``: the score and where the game stands,
-``rules``: the rules in force, ``q`` twice: leave, anything else: the list); the first
+``rules``: the rules in force, ``say TEXT``: a message to the table, ``react NAME``: a
+reaction, ``q`` twice: leave, anything else: the list); the first
 time the game waits for the player it says how to turn over ("Press enter to turn over.").
 ``--json`` writes every server message received, decoded, as one JSON object per line
 (the seat's secret token is replaced by ``"<hidden>"``); notices go to stderr so stdout
@@ -42,6 +43,7 @@ from client.intents import for_key, set_auto
 from client.links import link_lines, local_warning, refusal_line, shared_page
 from client.seat_words import PLAIN_HINT, answer, can_answer
 from client.sentences import describe, rules_sentence, score, status, votes_sentence
+from client.talk import evening_score, react_intent, say_intent
 from client.view import ViewState
 from protocol import (
     AutoPlay,
@@ -71,8 +73,10 @@ _CONFIRM_LEAVE = (
 _HELP = (
     "Commands: enter = turn over, a = next auto-play mode (or a off|calm|quick), "
     "f = vote to finish, r = rematch with a new deal, d = replay this deal, "
-    "s = score and status, rules = the rules, q twice = leave; when someone asks for a "
-    "seat: allow or refuse."
+    "s = score and status, rules = the rules, say TEXT = a message to the table, "
+    "react NAME = a reaction (clap, wow, laugh, sad, love, party, scared, oops, good_game, "
+    "well_played, oh_no, one_more), q twice = leave; when someone asks for a seat: allow "
+    "or refuse."
 )
 
 
@@ -304,7 +308,8 @@ class LineRenderer:
 
     async def command(self, text: str) -> str | None:
         """Carry out one typed command; returns what to tell the player, if anything."""
-        word, _, rest = text.lower().partition(" ")
+        word, _, rest = text.partition(" ")  # a message keeps its case
+        word = word.lower()
         asked, self._leave_asked = self._leave_asked, False
         if (answer := self._question(word, asked)) is not None:
             return answer
@@ -340,6 +345,12 @@ class LineRenderer:
             return Leave()
         if word in ("allow", "refuse"):
             return answer(self.view, allow=word == "allow")
+        if word in {"say", "react"}:
+            return (say_intent if word == "say" else react_intent)(self.view, rest)
+        return self._keyed(word, rest.lower())
+
+    def _keyed(self, word: str, rest: str) -> ClientMessage | str | None:
+        """A word for one of the table's keys, or ``a MODE``."""
         if word == "a" and rest:
             try:
                 return set_auto(self.view, AutoPlay(rest))
@@ -359,6 +370,8 @@ class LineRenderer:
         parts.append(status(self.view, me, plain=True))
         if (clock := self.time_left()) is not None:
             parts.append(clock)
+        if self.view.evening:
+            parts.append(f"The evening so far: {evening_score(self.view.evening)}.")
         return " ".join(parts)
 
 

@@ -45,4 +45,12 @@ PHASE_TABLE: Final[dict[str, dict[str, dict[str, str]]]] = {
         "seat": {},
         "spectator": {"waiting": "not_seated", "playing": "not_seated", "over": "not_seated"},
     },
+    "react": {
+        "seat": {},
+        "spectator": {},
+    },
+    "say": {
+        "seat": {},
+        "spectator": {},
+    },
 }

@@ -44,6 +44,7 @@ from client.countdown import clock_text
 from client.results import result_sentence, standings_sentence, summary_sentence
 from client.seat_words import ended_sentence, requested_sentence, waiting_sentence
 from client.standing import rules_sentence, score, status, votes_sentence
+from client.talk import evening_score, talk_line
 from client.view import ViewState
 from protocol import (
     AutoPlay,
@@ -60,6 +61,7 @@ from protocol import (
     PlayerJoined,
     PlayerLeft,
     PlayerOut,
+    Reacted,
     RematchDeal,
     RematchVoted,
     RoomPhase,
@@ -72,6 +74,7 @@ from protocol import (
     Welcome,
     still_to_vote,
 )
+from protocol import Said as SaidMessage
 from protocol.seat_requests import SeatRequested, SeatRequestEnded, SeatRequestWaiting
 
 __all__ = [
@@ -231,9 +234,18 @@ def _over(before: ViewState, message: GameOver, after: ViewState, me: int | None
     result = after.result
     if result is None:  # pragma: no cover - the reducer always sets it
         return ()
-    placed = standings_sentence(after, result, me)
-    said = (result_sentence(after, result, me), summary_sentence(result))
-    return said if placed is None else (*said, placed)
+    lines: Said = (result_sentence(after, result, me), summary_sentence(result))
+    if (placed := standings_sentence(after, result, me)) is not None:
+        lines += (placed,)
+    if after.evening:
+        lines += (f"The evening so far: {evening_score(after.evening)}.",)
+    return lines
+
+
+def _talked(
+    before: ViewState, message: Reacted | SaidMessage, after: ViewState, me: int | None
+) -> Said:
+    return (talk_line(after, after.talk[-1], me),) if after.talk else ()
 
 
 def _away_play(view: ViewState, seat: int, me: int | None, *, playing: bool) -> str:
@@ -411,5 +423,7 @@ _TELLERS: dict[type[ServerMessage], Callable[[ViewState, Any, ViewState, int | N
     SeatRequestWaiting: lambda before, message, after, me: (waiting_sentence(after, message),),
     SeatRequested: lambda before, message, after, me: (requested_sentence(after, message, me),),
     SeatRequestEnded: lambda before, message, after, me: (ended_sentence(after, message, me),),
+    Reacted: _talked,
+    SaidMessage: _talked,
 }
 """Who tells which message (see :func:`describe`)."""

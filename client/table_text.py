@@ -12,6 +12,7 @@ from client._words import join_words, who
 from client.links import local_warning, shared_page
 from client.results import PLACE_WORDS, places
 from client.sentences import longest_name, result_sentence, votes_sentence
+from client.talk import evening_score
 from client.view import ViewState
 from protocol import RoomPhase
 
@@ -35,7 +36,8 @@ def round_text(view: ViewState) -> str | None:
 
 
 def top_line(view: ViewState) -> Text:
-    """The header: ``Family War · game 2 · round 3 of 26 · 2 watching · deal 42``."""
+    """The header: ``Family War · game 2 · round 3 of 26 · 2 watching · Grandma 1 – Ben 0 ·
+    deal 42`` (the evening's score once a game is over)."""
     parts = ["Family War"]
     if view.welcomed:
         if view.game > 1:
@@ -51,6 +53,8 @@ def top_line(view: ViewState) -> Text:
             parts.append(f"{view.spectators} watching")
         if view.watch_code and not view.spectating:
             parts.append(f"watch code {view.watch_code}")
+        if view.evening:
+            parts.append(evening_score(view.evening))
         if view.deal is not None and view.phase is not RoomPhase.OVER:
             parts.append(f"deal {view.deal}")  # last: a long number may not fit
     return Text(" · ".join(parts))

@@ -12,7 +12,8 @@ with Textual's ``animation_level`` at ``"none"`` nothing flies and the pile coun
 
 Keys (the footer shows those that apply now): space/enter turn over, ``a`` auto-play
 off → calm → quick, ``f`` vote to finish, ``r`` rematch with a new deal, ``d`` replay this
-deal, ``?`` the rules in force, ``q`` leave the room for good. Ctrl+Q closes the window
+deal, ``?`` the rules in force, ``m`` a message to the table (the talk shows beside the
+log, :mod:`client.tui_talk`), ``q`` leave the room for good. Ctrl+Q closes the window
 but keeps the seat: run the same ``--join`` again to come back. Either way
 :attr:`WarApp.farewell` is the one line to print once the table is gone.
 
@@ -48,6 +49,8 @@ from client.panels import FlyingCards, SaidLines, SeatPanel
 from client.seat_words import TUI_HINT, answer, can_answer
 from client.sentences import describe, join_words, rules_sentence, status, war_name
 from client.table_text import codes_line, summary_box, top_line
+from client.talk import typed_intent
+from client.tui_talk import MessageBox, TalkPanel, evening_text
 from client.view import ViewState
 from protocol import (
     AutoPlay,
@@ -139,6 +142,7 @@ class WarApp(App[None]):
     #clock.short { background: $warning 30%; }
     #summary { border: double $success; padding: 0 2; margin: 0 2; height: auto; }
     #rules { padding: 0 1; color: $text-muted; height: auto; }
+    #talk-row { height: 1fr; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("space,enter", "turn_over", "Turn over", key_display="space"),
@@ -149,6 +153,7 @@ class WarApp(App[None]):
         Binding("question_mark", "rules", "Rules", key_display="?"),
         Binding("y", "allow", "Allow", show=False),
         Binding("n", "refuse", "Refuse", show=False),
+        Binding("m", "message", "Message", show=False),  # the talk panel names it
         Binding("q", "leave", "Leave"),
         Binding("ctrl+q", "close_table", "Close", show=False, priority=True),
     ]
@@ -200,7 +205,10 @@ class WarApp(App[None]):
             yield Static(id="clock", markup=False)
         yield Static(id="rules", markup=False)
         yield Static(id="summary", markup=False)
-        yield SaidLines(id="said")
+        with Horizontal(id="talk-row"):
+            yield SaidLines(id="said")
+            yield TalkPanel(id="talk")
+        yield MessageBox(id="message")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -356,7 +364,8 @@ class WarApp(App[None]):
         said.show(self.said)
         summary = self.query_one("#summary", Static)
         summary.display = view.phase is RoomPhase.OVER and view.result is not None
-        summary.update(summary_box(view))
+        summary.update(summary_box(view) + evening_text(view))
+        self.query_one("#talk", TalkPanel).show(view)
         rules = self.query_one("#rules", Static)
         rules.display = view.welcomed and (self.show_rules or view.phase is RoomPhase.WAITING)
         rules.update(Text(f"Rules: {rules_sentence(view.rules, view.minutes)}"))
@@ -456,6 +465,16 @@ class WarApp(App[None]):
             self.farewell = STOPPED_WATCHING_LINE
         await self.link.close()
         self.exit(return_code=0)
+
+    def action_message(self) -> None:
+        """``m``: open the message box (enter sends, escape closes)."""
+        self.query_one("#message", MessageBox).open()
+
+    async def on_input_submitted(self, event: MessageBox.Submitted) -> None:
+        box = self.query_one("#message", MessageBox)
+        if await self._send(typed_intent(self.view, event.value)):
+            box.close()
+            self.set_focus(None)
 
     def _disarm_leave(self) -> None:
         self._leave_armed = None

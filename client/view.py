@@ -23,6 +23,7 @@ from typing import Any
 
 from client.viewstate import RECENT_LIMIT, Flip, GameEvent, Taken, ViewState
 from protocol import (
+    MAX_TALK,
     AutoPlay,
     AutoPlayChanged,
     CardsLaidDown,
@@ -38,14 +39,17 @@ from protocol import (
     PlayerJoined,
     PlayerLeft,
     PlayerOut,
+    Reacted,
     ReadyChanged,
     RematchVoted,
     RoomInfo,
     RoomPhase,
     RoomState,
+    Said,
     ServerMessage,
     Snapshot,
     SpectatorsChanged,
+    TalkLine,
     TimeUp,
     WaitingFor,
     WarDeclared,
@@ -59,6 +63,7 @@ RoomMessage = (
     PlayerJoined | PlayerLeft | ConnectionChanged | ReadyChanged | WaitingFor | AutoPlayChanged
     | FinishVoted | RematchVoted | SpectatorsChanged | GameStarted | TimeUp | GameEvent
     | SeatRequested | SeatRequestEnded
+    | Reacted | Said
     | GameOver
 )  # fmt: skip
 
@@ -140,6 +145,9 @@ def _from_state(view: ViewState, state: RoomState, seq: int) -> ViewState:
         last_taken=view.last_taken if state.room == view.room else None,
         last_error=view.last_error,
         recent=view.recent if state.room == view.room else (),
+        talk=state.talk,
+        talk_setting=state.talk_setting,
+        evening=state.evening,
         last_seq=seq,
         needs_resync=False,
     )
@@ -289,7 +297,16 @@ def _game_over(view: ViewState, message: GameOver) -> ViewState:
         war_depth=0,
         war_seats=(),
         waiting_for=(),
+        evening=message.evening or view.evening,
     )
+
+
+def _talked(view: ViewState, message: Reacted | Said) -> ViewState:
+    if isinstance(message, Said):
+        line = TalkLine(seat=message.seat, text=message.text)
+    else:
+        line = TalkLine(seat=message.seat, reaction=message.reaction)
+    return replace(view, talk=(*view.talk, line)[-MAX_TALK:])
 
 
 def _new_step(view: ViewState, step: int) -> ViewState:
@@ -379,6 +396,8 @@ _ROOM_CHANGES: dict[type[RoomMessage], _Reducer] = {
     GameOver: _game_over,
     SeatRequested: _seat_requested,
     SeatRequestEnded: _seat_request_ended,
+    Reacted: _talked,
+    Said: _talked,
 }
 """How each room change (every room message but the game events) changes the view."""
 _GAME_EVENTS: dict[type[GameEvent], _Reducer] = {

@@ -16,12 +16,15 @@ from protocol import (
     CardsTaken,
     CardsTurned,
     Error,
+    EveningGame,
     GameResult,
     PlayerOut,
     RoomPhase,
     RulesSpec,
     SeatState,
     ServerMessage,
+    TalkLine,
+    TalkSetting,
     WarDeclared,
 )
 
@@ -67,8 +70,9 @@ class ViewState:
     ``time_up`` and game over); :mod:`client.countdown` counts down from it.
     ``last_flip`` stays after the cards are taken so a sentence can say which card won;
     ``last_taken`` is the latest haul. ``left`` are seats whose player left for good.
-    ``recent`` holds the latest applied room messages, oldest first. ``last_seq`` is None
-    until a ``welcome``.
+    ``recent`` holds the latest applied room messages, oldest first. ``talk`` the room's
+    last messages and reactions (at most `protocol.MAX_TALK`, oldest first), ``evening``
+    its finished games. ``last_seq`` is None until a ``welcome``.
     """
 
     my_seat: int | None = None
@@ -98,6 +102,9 @@ class ViewState:
     last_taken: Taken | None = None
     last_error: Error | None = None
     recent: tuple[ServerMessage, ...] = ()
+    talk: tuple[TalkLine, ...] = ()
+    talk_setting: TalkSetting = TalkSetting.PLAYERS
+    evening: tuple[EveningGame, ...] = ()
     last_seq: int | None = None
     needs_resync: bool = False
     seat_request: int | None = None

@@ -27,15 +27,20 @@ from protocol.codec import (
 )
 from protocol.errors import EncodeError, ErrorCode, ProtocolError
 from protocol.fields import (
+    MAX_EVENING,
+    MAX_SAY_CHARS,
+    MAX_TALK,
     Aces,
     AutoPlay,
     BothShort,
     FixedOrder,
     OutReason,
+    Reaction,
     RematchDeal,
     RoomPhase,
     ShortWar,
     TakenBack,
+    TalkSetting,
     Termination,
     TieBreak,
     WonCards,
@@ -64,6 +69,8 @@ from protocol.messages import (
     PlayerJoined,
     PlayerLeft,
     PlayerOut,
+    React,
+    Reacted,
     Ready,
     ReadyChanged,
     Rematch,
@@ -71,6 +78,8 @@ from protocol.messages import (
     ResumeSeat,
     Resync,
     RoomInfo,
+    Said,
+    Say,
     ServerMessage,
     SetAutoPlay,
     Snapshot,
@@ -83,7 +92,15 @@ from protocol.messages import (
     Welcome,
 )
 from protocol.options import option_name, option_names, option_value
-from protocol.state import GameResult, RoomState, RulesSpec, SeatState, Summary
+from protocol.state import (
+    EveningGame,
+    GameResult,
+    RoomState,
+    RulesSpec,
+    SeatState,
+    Summary,
+    TalkLine,
+)
 from protocol.votes import finish_voters, rematch_voters, still_to_vote
 
 __all__ = [
@@ -92,7 +109,10 @@ __all__ = [
     "CLIENT_MESSAGE_TYPES",
     "CLOSE_CODE_FOR_ERROR",
     "MAX_CLIENT_MESSAGE_BYTES",
+    "MAX_EVENING",
+    "MAX_SAY_CHARS",
     "MAX_SERVER_MESSAGE_BYTES",
+    "MAX_TALK",
     "PROTOCOL_VERSION",
     "RANKS",
     "SERVER_MESSAGE_TYPES",
@@ -114,6 +134,7 @@ __all__ = [
     "EncodeError",
     "Error",
     "ErrorCode",
+    "EveningGame",
     "FinishVoted",
     "FixedOrder",
     "GameOver",
@@ -128,6 +149,9 @@ __all__ = [
     "PlayerLeft",
     "PlayerOut",
     "ProtocolError",
+    "React",
+    "Reacted",
+    "Reaction",
     "Ready",
     "ReadyChanged",
     "Rematch",
@@ -139,6 +163,8 @@ __all__ = [
     "RoomPhase",
     "RoomState",
     "RulesSpec",
+    "Said",
+    "Say",
     "SeatState",
     "ServerMessage",
     "SetAutoPlay",
@@ -147,6 +173,8 @@ __all__ = [
     "SpectatorsChanged",
     "Summary",
     "TakenBack",
+    "TalkLine",
+    "TalkSetting",
     "Termination",
     "TieBreak",
     "TimeUp",

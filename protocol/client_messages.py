@@ -3,8 +3,9 @@
 Opening (the first message of a connection, each carries ``v``, the protocol version):
 ``create_room``, ``join_room``, ``watch_room``, ``resume_seat``, and ``look_up`` (whose
 table a player code opens, answered by ``room_info`` and a close); then ``ready``,
-``set_auto_play``, ``vote_finish``, ``rematch``, ``leave``, ``resync``. See
-:mod:`protocol.messages` for how a message travels.
+``set_auto_play``, ``vote_finish``, ``rematch``, ``leave``, ``resync``,
+``answer_seat_request``, ``react``, ``say``. See :mod:`protocol.messages` for how a
+message travels.
 """
 
 from __future__ import annotations
@@ -21,9 +22,12 @@ from protocol.fields import (
     Minutes,
     Name,
     Password,
+    Reaction,
     RematchDeal,
     RoomId,
+    SayText,
     Steps,
+    TalkSetting,
     Token,
 )
 from protocol.seat_requests import AnswerSeatRequest
@@ -38,10 +42,12 @@ __all__ = [
     "JoinRoom",
     "Leave",
     "LookUp",
+    "React",
     "Ready",
     "Rematch",
     "ResumeSeat",
     "Resync",
+    "Say",
     "SetAutoPlay",
     "Version",
     "VoteFinish",
@@ -65,7 +71,9 @@ class CreateRoom:
     ``computers``: how many seats the computer plays (0 .. players-1; it plays exactly as
     a person on quick auto-play). A limit is either ``rules.round_limit`` (rounds) or
     ``minutes`` (the server's clock), not both. ``deal``: play this deal number (then it
-    is revealed from the start). ``password``: the server's, if it has one.
+    is revealed from the start). ``password``: the server's, if it has one. ``talk``: who
+    may talk in the room (a server allows at most its ``--talk``: more is lowered to it,
+    and ``state.talk_setting`` says what the room got).
     """
 
     TYPE: ClassVar[str] = "create_room"
@@ -76,6 +84,7 @@ class CreateRoom:
     computers: Computers = 0
     minutes: Minutes | None = None
     password: Password | None = None
+    talk: TalkSetting = TalkSetting.PLAYERS
 
     def validate(self) -> None:
         """Raise ValueError if the options do not go together (called by the codec)."""
@@ -180,9 +189,26 @@ class Resync:
     TYPE: ClassVar[str] = "resync"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class React:
+    """A reaction to the table (one of the fixed names, never free text)."""
+
+    TYPE: ClassVar[str] = "react"
+    reaction: Reaction
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Say:
+    """A short message to the table: 1..120 characters after NFC and stripping, one line,
+    no control or format characters (a bad text is ``bad_value``, as a bad name is)."""
+
+    TYPE: ClassVar[str] = "say"
+    text: SayText
+
+
 ClientMessage = (
     CreateRoom | JoinRoom | WatchRoom | ResumeSeat | LookUp | Ready | SetAutoPlay
-    | VoteFinish | Rematch | Leave | Resync | AnswerSeatRequest
+    | VoteFinish | Rematch | Leave | Resync | AnswerSeatRequest | React | Say
 )  # fmt: skip
 """Any client → server message."""
 
@@ -191,7 +217,7 @@ CLIENT_MESSAGE_TYPES: dict[str, type[ClientMessage]] = {
     cls.TYPE: cls
     for cls in (
         CreateRoom, JoinRoom, WatchRoom, ResumeSeat, LookUp, Ready, SetAutoPlay,
-        VoteFinish, Rematch, Leave, Resync, AnswerSeatRequest,
+        VoteFinish, Rematch, Leave, Resync, AnswerSeatRequest, React, Say,
     )
 }  # fmt: skip
 """Client message classes by their wire ``type``."""

@@ -115,6 +115,10 @@ class ErrorCode(StrEnum):
     """An answer to a seat request that is not (or no longer) asked."""
     SEAT_TAKEN_BACK = "seat_taken_back"
     """The device this seat was taken from took it back with its token (close 4002)."""
+    TALK_NOT_ALLOWED = "talk_not_allowed"
+    """The room's ``talk`` setting does not let this connection send this (a spectator's
+    message in a ``players`` room, a message in a ``reactions`` room, anything when
+    ``off``)."""
     INTERNAL_ERROR = "internal_error"
     """A bug on the server; the room carries on if it can."""
     STORE_UNAVAILABLE = "store_unavailable"

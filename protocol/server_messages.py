@@ -27,9 +27,11 @@ from protocol.fields import (
     Name,
     OutReason,
     PageUrls,
+    Reaction,
     RematchDeal,
     RoomPhase,
     Round,
+    SayText,
     Seat,
     SeatCount,
     Seats,
@@ -41,7 +43,7 @@ from protocol.fields import (
     Token,
 )
 from protocol.seat_requests import SeatRequested, SeatRequestEnded, SeatRequestWaiting
-from protocol.state import RoomState, Summary
+from protocol.state import Evening, RoomState, Summary
 
 __all__ = [
     "SERVER_MESSAGE_TYPES",
@@ -58,9 +60,11 @@ __all__ = [
     "PlayerJoined",
     "PlayerLeft",
     "PlayerOut",
+    "Reacted",
     "ReadyChanged",
     "RematchVoted",
     "RoomInfo",
+    "Said",
     "ServerMessage",
     "Snapshot",
     "SpectatorsChanged",
@@ -256,6 +260,27 @@ class TimeUp:
     seq: Seq
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reacted:
+    """Someone reacted: ``seat`` (None: someone watching) and the reaction's name."""
+
+    TYPE: ClassVar[str] = "reacted"
+    seq: Seq
+    seat: Seat | None = None
+    reaction: Reaction
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Said:
+    """Someone said something: ``seat`` (None: someone watching) and the text (plain
+    text, never markup)."""
+
+    TYPE: ClassVar[str] = "said"
+    seq: Seq
+    seat: Seat | None = None
+    text: SayText
+
+
 # === server → room: game events (mirror the engine's events) ===============================
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CardsTurned:
@@ -341,7 +366,8 @@ class GameOver:
     each seat's place (``standings``, index = seat: 1 is first, a shared place the same
     number; empty from a server that does not say).
 
-    The summary's ``deal`` reveals the deal number.
+    The summary's ``deal`` reveals the deal number. ``evening``: the room's finished games,
+    this one last (as ``state.evening``).
     """
 
     TYPE: ClassVar[str] = "game_over"
@@ -352,6 +378,7 @@ class GameOver:
     summary: Summary
     counts: Counts
     standings: Standings = ()
+    evening: Evening = ()
 
 
 ServerMessage = (
@@ -359,7 +386,7 @@ ServerMessage = (
     | ReadyChanged | WaitingFor | AutoPlayChanged | FinishVoted | RematchVoted
     | SpectatorsChanged | GameStarted | TimeUp | CardsTurned | CardsLaidDown
     | WarDeclared | CardsTaken | CardsReturned | PlayerOut | GameOver
-    | SeatRequestWaiting | SeatRequested | SeatRequestEnded
+    | SeatRequestWaiting | SeatRequested | SeatRequestEnded | Reacted | Said
 )  # fmt: skip
 """Any server → client message."""
 
@@ -371,7 +398,7 @@ SERVER_MESSAGE_TYPES: dict[str, type[ServerMessage]] = {
         ReadyChanged, WaitingFor, AutoPlayChanged, FinishVoted, RematchVoted,
         SpectatorsChanged, GameStarted, TimeUp, CardsTurned, CardsLaidDown,
         WarDeclared, CardsTaken, CardsReturned, PlayerOut, GameOver,
-        SeatRequestWaiting, SeatRequested, SeatRequestEnded,
+        SeatRequestWaiting, SeatRequested, SeatRequestEnded, Reacted, Said,
     )
 }  # fmt: skip
 """Server message classes by their wire ``type``."""

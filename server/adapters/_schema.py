@@ -7,11 +7,14 @@ ready flags and the finish and rematch votes, none; 4 → 5: every stored room's
 the rules it was played by, ``fixed_order: seat0`` and ``both_short: end``, see
 `_OLD_RULES`; 5 → 6: each room's stage is stored, worked out for a room stored before
 from its flags and its replayed game, and the ``started`` flag it replaces is dropped,
-see `_derive_stages`). A room is one row of ``rooms`` (its codes and rules, its current
-game with its stage, its seq, and the seats' ready flags and votes, one bit per seat)
-and one row of ``seats`` per seat. The deal is stored as text because it may exceed
-SQLite's signed 64-bit integers; the rules as the JSON of the engine's
-``Rules.to_dict()``.
+see `_derive_stages`; 6 → 7: each room's ``talk`` setting, ``players`` for the rooms
+stored before, and the tables ``talk`` and ``evening``, empty). A room is one row of
+``rooms`` (its codes and rules, its current game with its stage, its seq, and the
+seats' ready flags and votes, one bit per seat), one row of ``seats`` per seat, one row
+of ``talk`` per message or reaction it keeps (the last 50) and one row of ``evening``
+per finished game it remembers (the last 100), both deleted with the room (``ON DELETE
+CASCADE``). The deal is stored as text because it may exceed SQLite's signed 64-bit
+integers; the rules as the JSON of the engine's ``Rules.to_dict()``.
 
 Codes are unique on the form the hub compares them in (`server.core.codes.normalize_code`:
 upper case, no hyphens), among player and watch codes together, exactly as the hub
@@ -51,6 +54,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "SELECT_ROOMS",
     "TABLES",
+    "TALK_TABLES",
     "UPDATE_ROOM",
     "UPDATE_SEAT",
     "WAL_CHECKPOINT_BYTES",
@@ -60,7 +64,7 @@ __all__ = [
     "state_row",
 ]
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """The store layout this code writes; older stores (from 1) are migrated on opening."""
 PAGE_SIZE = 1024
 """Bytes per page of a new store (SQLite's default is 4096). Every commit appends the
@@ -88,6 +92,31 @@ BEGIN
 END""",
 )
 """Version 3: codes unique in their normalized form across both kinds (see above)."""
+
+
+TALK_TABLES = (
+    """CREATE TABLE talk (
+    room_id   TEXT NOT NULL REFERENCES rooms(room_id) ON DELETE CASCADE,
+    seq       INTEGER NOT NULL,
+    at        REAL NOT NULL,
+    seat      INTEGER,
+    text      TEXT,
+    reaction  TEXT,
+    PRIMARY KEY (room_id, seq)
+) STRICT, WITHOUT ROWID""",
+    """CREATE TABLE evening (
+    room_id     TEXT NOT NULL REFERENCES rooms(room_id) ON DELETE CASCADE,
+    game        INTEGER NOT NULL,
+    deal        TEXT NOT NULL,
+    winner      INTEGER,
+    termination TEXT NOT NULL,
+    rounds      INTEGER NOT NULL,
+    names       TEXT NOT NULL,
+    PRIMARY KEY (room_id, game)
+) STRICT, WITHOUT ROWID""",
+)
+"""Version 7: a room's talk (one row per line, the seq of its message) and its evening
+(one row per finished game; ``names`` the JSON list of the seats' names then)."""
 
 
 _STAGE_VALUES = ", ".join(f"'{stage.value}'" for stage in Stage)
@@ -143,7 +172,8 @@ CREATE TABLE rooms (
     ready        INTEGER NOT NULL DEFAULT 0,
     finish_votes INTEGER NOT NULL DEFAULT 0,
     rematch_votes TEXT NOT NULL DEFAULT '[]',
-    stage        TEXT NOT NULL DEFAULT 'waiting' CHECK (stage IN ({_STAGE_VALUES}))
+    stage        TEXT NOT NULL DEFAULT 'waiting' CHECK (stage IN ({_STAGE_VALUES})),
+    talk         TEXT NOT NULL DEFAULT 'players'
 ) STRICT;
 CREATE TABLE seats (
     room_id     TEXT NOT NULL REFERENCES rooms(room_id) ON DELETE CASCADE,
@@ -156,7 +186,7 @@ CREATE TABLE seats (
     previous_token_hash TEXT,
     PRIMARY KEY (room_id, seat)
 ) STRICT;
-""" + "".join(statement + ";\n" for statement in CODES_UNIQUE)
+""" + "".join(statement + ";\n" for statement in (*CODES_UNIQUE, *TALK_TABLES))
 # Each entry brings a store from the version it is keyed by to the next one, with the
 # statements run in order inside the one migration transaction. A new column is added
 # last, so a migrated store and a new one have the same columns in the same order: to
@@ -179,6 +209,7 @@ MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = 
         _derive_stages,
         "ALTER TABLE rooms DROP COLUMN started",
     ),
+    6: ("ALTER TABLE rooms ADD COLUMN talk TEXT NOT NULL DEFAULT 'players'", *TALK_TABLES),
 }
 
 MODE = 0o600  # the store holds room codes and deal numbers
@@ -188,8 +219,8 @@ RESTORE = 'restore a backup (docs/hosting.md, "Back up the store")'
 INSERT_ROOM = (
     "INSERT INTO rooms (room_id, player_code, watch_code, rules, minutes, created, "
     "last_active, seq, game_number, deal, revealed, steps, stop_step, finished, "
-    "deadline, ready, finish_votes, rematch_votes, stage) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "deadline, ready, finish_votes, rematch_votes, stage, talk) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 UPDATE_ROOM = (
     "UPDATE rooms SET last_active = ?, seq = ?, game_number = ?, deal = ?, revealed = ?, "
@@ -199,7 +230,7 @@ UPDATE_ROOM = (
 SELECT_ROOMS = (
     "SELECT room_id, player_code, watch_code, rules, minutes, created, last_active, seq, "
     "game_number, deal, revealed, steps, stop_step, finished, deadline, ready, "
-    "finish_votes, rematch_votes, stage FROM rooms ORDER BY created, room_id"
+    "finish_votes, rematch_votes, stage, talk FROM rooms ORDER BY created, room_id"
 )
 INSERT_SEAT = (
     "INSERT INTO seats (room_id, seat, name, token_hash, computer, auto, left_room, "

@@ -3,7 +3,8 @@
 Seat 0 is the creator's (with the hash of a fresh token), then the open seats for the
 people to come, then the computer's seats (named "Computer", or "Computer 1", "Computer
 2"…). The deal is the one asked for (then it is revealed from the start: a family
-replaying a deal) or a random one, kept secret until the game ends. The room id and
+replaying a deal) or a random one, kept secret until the game ends. Its talk setting is
+the one asked for, lowered to the server's ``--talk`` (`server.core.talk.clamp`). The room id and
 both codes are fresh (`server.core.directory.Directory`).
 """
 
@@ -32,7 +33,8 @@ def new_room(
 ) -> tuple[RoomRecord, str] | Refusal:
     """The record of the room ``message`` asks for, created at ``now``, and the creator's
     token; or the `Refusal` of settings the rules do not allow (``bad_value``). The room
-    id is one the directory does not know and for which ``id_taken`` is false."""
+    id is one the directory does not know and for which ``id_taken`` is false. The room
+    gets the talk setting ``message`` asks for (the hub lowered it to the server's)."""
     try:
         message.validate()  # the codec did; a hub called directly must be as strict
         rules = engine_rules(message.rules)
@@ -61,5 +63,6 @@ def new_room(
         game=GameRecord(number=1, deal=deal, revealed=revealed),
         created=now,
         last_active=now,
+        talk_setting=message.talk.value,
     )
     return record, token

@@ -32,6 +32,7 @@ hub plays in `wake`, at most one per call.
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -63,6 +64,7 @@ from server.core.replies import internal_error, refusal_actions
 from server.core.room import Room
 from server.core.rooms import Rooms
 from server.core.settings import HubSettings
+from server.core.talk import clamp
 
 __all__ = ["Hub", "HubStats"]
 
@@ -102,6 +104,7 @@ class Hub:
         self._logger = logger
         self._peers: dict[ConnId, str] = {}  # each connection → its peer address
         self._admission = Admission(settings)
+        self._talk = settings.talk
         self._playouts = PlayOuts(settings, now)
         self._rooms = Rooms(
             settings,
@@ -315,7 +318,7 @@ class Hub:
         if refused is not None:
             return self._refusal(conn, refused, now)
         made = new_room(
-            message,
+            dataclasses.replace(message, talk=clamp(message.talk, self._talk)),
             now,
             directory=self._rooms.directory,
             random=self._random,

@@ -150,6 +150,11 @@ _ROWS: dict[tuple[str, Who], tuple[_Verdict, _Verdict, _Verdict, _Verdict]] = {
     ("resync", Who.SPECTATOR): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
     ("answer_seat_request", Who.SEAT): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
     ("answer_seat_request", Who.SPECTATOR): (_NOT_SEATED, _NOT_SEATED, _NOT_SEATED, _NOT_SEATED),
+    # talk in every stage; who may is the room's talk setting (server.core.talk)
+    ("react", Who.SEAT): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
+    ("react", Who.SPECTATOR): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
+    ("say", Who.SEAT): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
+    ("say", Who.SPECTATOR): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
 }
 
 ROWS: Mapping[tuple[str, Who], Mapping[Stage, ErrorCode | None]] = MappingProxyType(

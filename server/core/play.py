@@ -21,6 +21,7 @@ from protocol import (
     AutoPlay,
     AutoPlayChanged,
     ErrorCode,
+    EveningGame,
     FinishVoted,
     GameStarted,
     ReadyChanged,
@@ -39,6 +40,7 @@ from server.core.phases import Event
 from server.core.records import GameRecord
 from server.core.refusals import Refusal
 from server.core.table import Table
+from server.core.talk import evening_wire
 from server.core.wire import event_message, game_over_message
 
 __all__ = ["Play", "played"]
@@ -118,9 +120,13 @@ class Play:
         for seat in table.seats:
             seat.due = None
         actions: list[Action] = []
-        for event in events:
-            actions += table.to_room(event_message(event, table.game, table.next_seq()))
         outcome = table.game.outcome
+        evening: tuple[EveningGame, ...] = ()
+        if outcome is not None:
+            table.note_game_over()
+            evening = evening_wire(table.evening)
+        for event in events:
+            actions += table.to_room(event_message(event, table.game, table.next_seq(), evening))
         if outcome is not None:
             played_out = phases.may(table.stage, Event.PLAYED_OUT)  # the last slice
             table.advance(Event.PLAYED_OUT if played_out else Event.GAME_ENDED)
@@ -206,7 +212,9 @@ class Play:
         if table.game.outcome is None:
             actions = table.emit(lambda seq: WaitingFor(seq=seq, seats=())) if first else []
             return table.effects(actions, work=work)
-        actions = table.emit(lambda seq: game_over_message(table.game, seq))
+        table.note_game_over()
+        evening = evening_wire(table.evening)
+        actions = table.emit(lambda seq: game_over_message(table.game, seq, evening))
         return table.effects(actions + self._after_play((), now), work=work)
 
     # ------------------------------------------------------------------ the next game

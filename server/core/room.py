@@ -40,9 +40,11 @@ from protocol import (
     AutoPlay,
     ErrorCode,
     Leave,
+    React,
     Ready,
     Rematch,
     Resync,
+    Say,
     SetAutoPlay,
     Snapshot,
     VoteFinish,
@@ -62,10 +64,19 @@ from server.core.refusals import Refusal
 from server.core.settings import HubSettings
 from server.core.table import Table
 from server.core.takeover import Takeover, Times
+from server.core.talk import (
+    TalkBuckets,
+    TalkSettings,
+    talk_line,
+    talk_message,
+    talk_refusal,
+    with_line,
+)
 
 __all__ = ["InRoomMessage", "Room"]
 
-InRoomMessage = Ready | SetAutoPlay | VoteFinish | Rematch | Leave | Resync | AnswerSeatRequest
+_Command = Ready | SetAutoPlay | VoteFinish | Rematch | Leave | Resync | AnswerSeatRequest
+InRoomMessage = _Command | React | Say
 """The client messages a room handles (opening messages are the hub's)."""
 
 
@@ -97,6 +108,15 @@ class Room(Table):
             away_timeout=settings.away_timeout,
         )
         super().__init__(record, pacing=pacing, logger=logger)
+        self.talk_most = settings.talk
+        self._talk_buckets = TalkBuckets(
+            TalkSettings(
+                say_rate=settings.say_rate,
+                say_burst=settings.say_burst,
+                react_rate=settings.react_rate,
+                react_burst=settings.react_burst,
+            )
+        )
         self._play = Play(self, random)
         self._arrivals = Arrivals(
             self, self._play, random=random, max_spectators=settings.max_spectators
@@ -209,20 +229,27 @@ class Room(Table):
         refused = phases.refusal(message.TYPE, self.game_record.stage, who)
         if refused is None and isinstance(message, Ready) and index is not None:
             refused = self._play.ready_refusal(index, message.step)
+        if refused is None and isinstance(message, React | Say):
+            say = isinstance(message, Say)
+            refused = talk_refusal(self.talk_allowed, say=say, seated=index is not None)
+            refused = refused or self._talk_buckets.refusal(conn, say=say, now=now)
         if refused is not None:  # nothing changed (but the token's confirmation)
             return self.effects([], refused)
         if isinstance(message, AnswerSeatRequest):
             assert index is not None  # the table refuses it to spectators
             return self._takeover.answer(index, message, now)
+        if isinstance(message, React | Say):
+            return self.effects(self._talk(index, message, now))
         return self.effects(self._command(conn, index, message, now))
 
     def _command(
-        self, conn: ConnId, index: int | None, message: InRoomMessage, now: float
+        self, conn: ConnId, index: int | None, message: _Command, now: float
     ) -> list[Action]:
         """Carry out ``message``, which `phases.TABLE` accepts (and whose content is fine)."""
         if isinstance(message, Resync):
             return [Send((conn,), Snapshot(seq=self.seq, state=self.state(now)))]
         if isinstance(message, Leave):
+            self._talk_buckets.forget(conn)
             return self._arrivals.leave(conn, now)
         assert index is not None  # the table refuses the rest to spectators
         play = self._play
@@ -234,6 +261,15 @@ class Room(Table):
             return play.vote_finish(index, now)
         assert isinstance(message, Rematch)  # (answer_seat_request is handled before)
         return play.vote_rematch(index, message.deal, now)
+
+    def _talk(self, index: int | None, message: React | Say, now: float) -> list[Action]:
+        """Announce a reaction or a message (which the room's setting allows) and keep it
+        (never logged)."""
+        text = message.text if isinstance(message, Say) else None
+        reaction = message.reaction if isinstance(message, React) else None
+        line = talk_line(self.next_seq(), now, index, text, reaction)
+        self.talk = with_line(self.talk, line)
+        return self.to_room(talk_message(line))
 
     def confirm(self, conn: ConnId, now: float) -> Effects:
         """``conn`` sent something the hub refused before the room saw it (a frame that

@@ -2,8 +2,9 @@
 
 `room_state` is what a ``welcome``, a ``snapshot`` and the tests read: every seat (name,
 whether the computer plays it, connected, ready, auto-play, out, cards, the table, its
-votes), the game's step, round and war, who is awaited, the time left, and the deal once
-it may be known (revealed from the start, or the game is over). Face-down cards and
+votes), the game's step, round and war, who is awaited, the time left, the deal once
+it may be known (revealed from the start, or the game is over), the room's last talk, who
+may talk, and its evening of finished games. Face-down cards and
 piles are never shown.
 """
 
@@ -11,11 +12,21 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from protocol import AutoPlay, RematchDeal, RoomPhase, RoomState, RulesSpec, SeatState, Welcome
+from protocol import (
+    AutoPlay,
+    RematchDeal,
+    RoomPhase,
+    RoomState,
+    RulesSpec,
+    SeatState,
+    TalkSetting,
+    Welcome,
+)
 from server import engine
 from server.core.actions import ConnId, Send
-from server.core.records import GameRecord
+from server.core.records import EveningRecord, GameRecord, TalkRecord
 from server.core.seats import Seats
+from server.core.talk import evening_wire, talk_wire
 from server.core.wire import game_result
 
 __all__ = ["Viewed", "room_state", "welcome"]
@@ -34,9 +45,14 @@ class Viewed(Protocol):
     game: engine.Game
     game_record: GameRecord
     seats: Seats
+    talk: tuple[TalkRecord, ...]
+    evening: tuple[EveningRecord, ...]
 
     @property
     def awaits_readies(self) -> bool: ...
+
+    @property
+    def talk_allowed(self) -> TalkSetting: ...
 
     def waiting_for(self) -> tuple[int, ...]: ...
 
@@ -64,6 +80,9 @@ def room_state(room: Viewed, now: float) -> RoomState:
         seconds_left=_seconds_left(room, now),
         deal=record.deal if record.revealed or phase is RoomPhase.OVER else None,
         result=game_result(game),
+        talk=talk_wire(room.talk),
+        talk_setting=room.talk_allowed,
+        evening=evening_wire(room.evening),
     )
 
 

@@ -212,8 +212,10 @@ async def create_room(
     rounds: str = "none",
     deal: int | None = None,
     face_down: int = 1,
+    talk: str | None = None,
 ) -> None:
-    """Fill in "Create a room for the family" and send it."""
+    """Fill in "Create a room for the family" and send it (``talk``: who may talk, if not
+    the page's default)."""
     page = tab.page
     await page.fill("#start-name", name)
     await page.click("summary:has-text('Create a room')")
@@ -223,6 +225,8 @@ async def create_room(
     await page.select_option("#create-form select[name=limit]", rounds)
     if deal is not None:
         await page.fill("#create-form input[name=deal]", str(deal))
+    if talk is not None:
+        await page.check(f"#create-form input[name=talk][value='{talk}']")
     await page.click("#create-form button[type=submit]")
     await expect(page.locator("#log li").last).to_have_text(
         f"You are {name}, at seat 1 of {players}."

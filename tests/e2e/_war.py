@@ -150,10 +150,13 @@ async def start_war(tmp_path: Path, **changes: Any) -> AsyncIterator[War]:
 
 
 def strip_seq(messages: Iterable[ServerMessage]) -> list[ServerMessage]:
-    """The messages with ``seq`` zeroed (rooms number them; the engine does not)."""
+    """The messages with ``seq`` zeroed (rooms number them; the engine does not), and a
+    ``game_over``'s ``evening`` left out (the room's, not the game's)."""
     out: list[ServerMessage] = []
     for message in messages:
         value: Any = message
+        if isinstance(value, GameOver):
+            value = dataclasses.replace(value, evening=())
         out.append(dataclasses.replace(value, seq=0))
     return out
 

@@ -7,6 +7,7 @@ round-trip test compares two independent readings of the format.
 from __future__ import annotations
 
 import string
+import unicodedata
 from typing import Any
 
 from hypothesis import strategies as st
@@ -24,6 +25,7 @@ from protocol import (
     CreateRoom,
     Error,
     ErrorCode,
+    EveningGame,
     FinishVoted,
     GameOver,
     GameResult,
@@ -35,6 +37,9 @@ from protocol import (
     PlayerJoined,
     PlayerLeft,
     PlayerOut,
+    React,
+    Reacted,
+    Reaction,
     Ready,
     ReadyChanged,
     Rematch,
@@ -46,12 +51,16 @@ from protocol import (
     RoomPhase,
     RoomState,
     RulesSpec,
+    Said,
+    Say,
     SeatState,
     SetAutoPlay,
     ShortWar,
     Snapshot,
     SpectatorsChanged,
     Summary,
+    TalkLine,
+    TalkSetting,
     Termination,
     TieBreak,
     TimeUp,
@@ -91,6 +100,12 @@ names = st.text(_visible, min_size=1, max_size=24).filter(lambda s: s.strip() !=
 passwords = st.text(_visible, min_size=1, max_size=128).filter(lambda s: s.strip() != "")
 codes = st.text(string.ascii_letters + string.digits + "-", min_size=4, max_size=32)
 room_ids = st.text(string.ascii_letters + string.digits + "-", min_size=1, max_size=32)
+says = (
+    st.text(_visible, min_size=1, max_size=130)
+    .map(lambda s: unicodedata.normalize("NFC", s).strip())
+    .filter(lambda s: 1 <= len(s) <= 120)
+)
+reactions = st.sampled_from(Reaction)
 tokens = st.text(string.ascii_letters + string.digits + "-_", min_size=16, max_size=128)
 
 
@@ -118,6 +133,7 @@ def create_rooms(draw: st.DrawFn) -> CreateRoom:
         computers=draw(st.integers(0, room_rules.players - 1)),
         minutes=minutes,
         password=draw(st.none() | passwords),
+        talk=draw(st.sampled_from(TalkSetting)),
     )
 
 
@@ -150,10 +166,29 @@ summaries = st.builds(
 
 
 @st.composite
+def _evening_game(draw: st.DrawFn) -> EveningGame:
+    game_names = tuple(draw(st.lists(st.none() | names, min_size=2, max_size=4)))
+    return EveningGame(
+        game=draw(st.integers(1, 2**63 - 1)),
+        deal=draw(deals),
+        winner=draw(st.none() | st.integers(0, len(game_names) - 1)),
+        termination=draw(st.sampled_from(Termination)),
+        rounds=draw(steps),
+        names=game_names,
+    )
+
+
+evenings = _evening_game()
+
+
+@st.composite
 def room_states(draw: st.DrawFn) -> RoomState:
     room_rules = draw(rules())
     players = room_rules.players
     in_room = st.integers(0, players - 1)
+    talk_line = st.builds(TalkLine, seat=st.none() | in_room, text=says) | st.builds(
+        TalkLine, seat=st.none() | in_room, reaction=reactions
+    )
     return RoomState(
         room=draw(room_ids),
         phase=draw(st.sampled_from(RoomPhase)),
@@ -179,6 +214,9 @@ def room_states(draw: st.DrawFn) -> RoomState:
                 standings=place_lists,
             )
         ),
+        talk=tuple(draw(st.lists(talk_line, max_size=6))),
+        talk_setting=draw(st.sampled_from(TalkSetting)),
+        evening=tuple(draw(st.lists(evenings, max_size=4))),
     )
 
 
@@ -199,6 +237,8 @@ CLIENT_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
     Leave: st.just(Leave()),
     AnswerSeatRequest: st.builds(AnswerSeatRequest, seat=seats, allow=st.booleans()),
     Resync: st.just(Resync()),
+    React: st.builds(React, reaction=reactions),
+    Say: st.builds(Say, text=says),
 }
 
 SERVER_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
@@ -282,7 +322,10 @@ SERVER_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
         summary=summaries,
         counts=count_lists,
         standings=place_lists,
+        evening=st.lists(evenings, max_size=3).map(tuple),
     ),
+    Reacted: st.builds(Reacted, seq=seqs, seat=st.none() | seats, reaction=reactions),
+    Said: st.builds(Said, seq=seqs, seat=st.none() | seats, text=says),
 }
 
 client_messages = st.one_of(*CLIENT_STRATEGIES.values())

@@ -77,6 +77,7 @@ def test_create_room_on_the_wire_has_every_field_and_the_version() -> None:
         "computers": 0,
         "minutes": None,
         "password": None,
+        "talk": "players",
     }
 
 

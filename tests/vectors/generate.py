@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from client.sentences import describe, rules_sentence, status, votes_sentence
+from client.talk import evening_lines, evening_score
 from client.view import ViewState, apply
 from protocol import (
     Aces,
@@ -40,14 +41,18 @@ from protocol import (
     Error,
     JoinRoom,
     Leave,
+    React,
+    Reaction,
     Ready,
     Rematch,
     RematchDeal,
     ResumeSeat,
     Resync,
     RulesSpec,
+    Say,
     SetAutoPlay,
     ShortWar,
+    TalkSetting,
     VoteFinish,
     WatchRoom,
     WonCards,
@@ -111,6 +116,9 @@ def digest(view: ViewState) -> dict[str, Any]:
         "seq": view.last_seq,
         "resync": view.needs_resync,
         "rules": rules_sentence(view.rules, view.minutes),
+        "talk": [len(view.talk), view.talk_setting.value],
+        "evening": evening_score(view.evening),
+        "games": evening_lines(view.evening),
     }
 
 
@@ -320,6 +328,35 @@ def family_evening() -> dict[str, Any]:
     return scene.vector()
 
 
+def table_talk() -> dict[str, Any]:
+    """Deal 90210 with talk for everyone: three games and what was said around them."""
+    scene = Scene(
+        "table-talk",
+        "Grandma and Ben, talk open to all, a spectator: reactions and messages from each "
+        "(a phrase, an emoji, a message with spaces around it), a spectator's cheer, three "
+        "games finished by vote with rematches in between, and the evening's score.",
+    )
+    grandma = scene.open("grandma", CreateRoom(name="Grandma", deal=90210, talk=TalkSetting.ALL))
+    scene.open("ben", JoinRoom(code=grandma.welcome.player_code or "", name="Ben"))
+    scene.open("watcher", WatchRoom(code=grandma.welcome.watch_code or ""))
+    scene.play(2, "grandma", "ben")
+    scene.send("ben", React(reaction=Reaction.CLAP))
+    scene.send("watcher", Say(text="  Go Grandma!  "))
+    scene.send("grandma", React(reaction=Reaction.GOOD_GAME))
+    scene.send("watcher", React(reaction=Reaction.WOW))
+    for game in range(3):
+        scene.send("grandma", VoteFinish())
+        scene.send("ben", VoteFinish())
+        scene.kit.run_until(scene.kit.now + 5, stop=lambda: scene.room("ben").phase == "over")
+        if game < 2:
+            scene.send("ben", Say(text="One more? I want my revenge"))
+            scene.send("grandma", React(reaction=Reaction.ONE_MORE))
+            scene.send("grandma", Rematch(deal=RematchDeal.NEW))
+            scene.send("ben", Rematch(deal=RematchDeal.NEW))
+    scene.send("ben", React(reaction=Reaction.PARTY))
+    return scene.vector()
+
+
 def short_war(rule: ShortWar, deal: int, steps: int) -> Callable[[], dict[str, Any]]:
     """Deals 949 and 8308 run short within six steps (found by searching the engine)."""
 
@@ -409,6 +446,7 @@ def scenes() -> list[dict[str, Any]]:
         three_players(),
         four_players(),
         family_evening(),
+        table_talk(),
         short_war(ShortWar.LOSE, 949, 10)(),
         short_war(ShortWar.LAST_CARD, 8308, 10)(),
         time_limit(),

@@ -70,6 +70,8 @@ _ENUMS: tuple[type[Enum], ...] = (
     protocol.RematchDeal,
     protocol.RoomPhase,
     protocol.seat_requests.RequestOutcome,
+    protocol.TalkSetting,
+    protocol.Reaction,
 )
 _FIELD_MODULES: tuple[ModuleType, ...] = (
     protocol.fields,
@@ -134,6 +136,8 @@ def _fields() -> tuple[dict[str, list[int]], dict[str, dict[str, Any]]]:
                     limits["pattern"] = constraint.pattern.pattern
                 if constraint.printable:
                     limits["printable"] = True
+                if constraint.normalize:
+                    limits["normalize"] = True
                 texts[_snake(name)] = limits
     return dict(sorted(integers.items())), dict(sorted(texts.items()))
 
@@ -151,6 +155,8 @@ def _max_items() -> dict[str, int]:
         ("seats", hints["seats"]),
         ("face_up", seat_hints["face_up"]),
         ("page_urls", protocol.fields.PageUrls),
+        ("talk", hints["talk"]),
+        ("evening", hints["evening"]),
     )
     for name, hint in arrays:
         out[name] = next(m.count for m in typing.get_args(hint)[1:] if isinstance(m, MaxItems))
@@ -187,7 +193,8 @@ def exports() -> dict[str, tuple[str, Any]]:
         "TEXTS": (
             "each text field type: its length in characters (code points), the pattern it"
             " matches whole if any, printable if it may hold no character of"
-            " UNPRINTABLE_CATEGORIES and not only spaces",
+            " UNPRINTABLE_CATEGORIES and not only spaces, normalize if it is checked after NFC"
+            " and stripping the spaces around it",
             texts,
         ),
         "UNPRINTABLE_CATEGORIES": (

@@ -7,6 +7,7 @@ import { InputKind, releaseFocusAfterPointer, typing } from "./input.js";
 import { cycleAuto, finish, rematch, setAuto, turnOver } from "./intents.js";
 import { Invitation } from "./invite.js";
 import { Table } from "./render.js";
+import { TalkBar } from "./talkbar.js";
 import { describe, status } from "./sentences.js";
 import { SeatStore } from "./store.js";
 import { REFUSALS, SeatQuestion, SharedComputer, answer, waitingLine } from "./takeover.js";
@@ -24,6 +25,12 @@ const input = new InputKind(globalThis, () => connection !== null && redraw());
 const alive = new Alive(globalThis, storage());
 const seatQuestion = new SeatQuestion(doc, (allow) => act(answer(view, allow)));
 const sharedComputer = new SharedComputer(doc);
+const talk = new TalkBar(doc, {
+  send: (message) => Boolean(connection?.send(message)),
+  tell: (text) => ($("status").textContent = text),
+  storage: storage(),
+  tone: () => alive.on && alive.ready() && alive.tone(880, alive.context.currentTime, 0.12, { type: "sine", volume: 0.08 }),
+});
 const now = () => performance.now() / 1000;
 // bench/web.py puts an array here to time each message to the redrawn table.
 const timing = Array.isArray(globalThis.__warTiming) ? globalThis.__warTiming : null;
@@ -197,6 +204,7 @@ function received({ message, before, view: after, at }) {
   table.say(line === null ? lines : [...lines, line]);
   underTheCards(message, lines);
   alive.hear(message, after.my_seat);
+  talk.hear(message, after);
   if (message.type === "game_started" && doc.activeElement === doc.body && after.my_seat !== null) {
     $("turn").focus({ preventScroll: true });
   }
@@ -227,6 +235,7 @@ function redraw() {
   const asking = welcomed(view) ? null : askingLine;
   table.draw(view, reconnecting ?? asking ?? status(view, view.my_seat, { touch: input.touch }), { offline });
   seatQuestion.draw(view);
+  talk.draw(view);
   alive.awake(connection !== null && !offline && welcomed(view) && view.phase === "playing");
 }
 
@@ -389,7 +398,7 @@ function createRoom(event) {
   const players = Number(form.get("players"));
   const rules = { players, face_down: Number(form.get("face_down")) };
   for (const key of ["aces", "short_war", "won_cards", "tie_break"]) rules[key] = form.get(key);
-  const opening = { type: "create_room", name, rules, computers: Math.min(Number(form.get("computers")), players - 1) };
+  const opening = { type: "create_room", name, rules, computers: Math.min(Number(form.get("computers")), players - 1), talk: form.get("talk") };
   const limit = form.get("limit");
   const number = Number(form.get("limit_number"));
   const high = limit === "minutes" ? MAX_MINUTES : MAX_ROUND_LIMIT;
@@ -474,6 +483,7 @@ on("sound", "click", () => {
 releaseFocusAfterPointer(doc, $("controls"), input);
 releaseFocusAfterPointer(doc, $("actions"), input);
 releaseFocusAfterPointer(doc, $("share"), input);
+releaseFocusAfterPointer(doc, $("reactions"), input);
 on("home", "click", home);
 doc.addEventListener("keydown", keyDown);
 addEventListener("hashchange", route);

@@ -1,6 +1,7 @@
 // Draws a view into the DOM, and nothing else (README.md).
 
 import { cardName, isRed, rankLabel, SUIT_SYMBOLS } from "./cards.js";
+import { eveningScore } from "./talk.js";
 import { clockText } from "./countdown.js";
 import { joinWords, longestName, PLACE_WORDS, places, resultSentence, rulesLine, rulesSentence, votesSentence, warName, who } from "./sentences.js";
 import { mine, myTurn, nameOf, spectating, welcomed } from "./view.js";
@@ -60,6 +61,7 @@ export function whereLine(view) {
   const others = view.spectators - 1;
   if (spectating(view)) parts.push(`you are watching${others > 0 ? ` with ${others} more` : ""}`);
   else if (view.spectators) parts.push(`${view.spectators} watching`);
+  if (view.evening.length) parts.push(eveningScore(view.evening));
   if (view.deal !== null && view.phase !== "over") parts.push(`deal ${dealText(view.deal)}`);
   return parts.filter((part) => part !== null).join(" · ");
 }

@@ -4,6 +4,7 @@
 import { endedLine, requestedLine, waitingLine } from "./takeover.js";
 import { rankWord } from "./cards.js";
 import { clockText } from "./countdown.js";
+import { eveningScore, talkLine } from "./talk.js";
 import { awayWaited, nameOf, openSeats, seatOf, stillToVote, welcomed } from "./view.js";
 
 const WAR_NAMES = { 1: "war", 2: "double war", 3: "triple war", 4: "quadruple war" };
@@ -111,8 +112,12 @@ export function describe(before, message, after, me, { table = false } = {}) {
     case "game_over": {
       if (after.result === null) return [];
       const placed = standingsSentence(after, after.result, me);
-      return [resultSentence(after, after.result, me), summarySentence(after.result), ...(placed === null ? [] : [placed])];
+      const lines = [resultSentence(after, after.result, me), summarySentence(after.result), ...(placed === null ? [] : [placed])];
+      return after.evening.length ? [...lines, `The evening so far: ${eveningScore(after.evening)}.`] : lines;
     }
+    case "said":
+    case "reacted":
+      return after.talk.length ? [talkLine(after, after.talk[after.talk.length - 1], me)] : [];
     default:
       return [];
   }

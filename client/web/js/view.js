@@ -1,5 +1,6 @@
 // The view state and its reducer, as client/view.py (README.md).
 
+import { withLine } from "./talk.js";
 import { RECENT_LIMIT, RULE_DEFAULTS } from "./vocabulary.js";
 
 /** The rules a view shows before its welcome: every setting's default (vocabulary/). */
@@ -12,7 +13,8 @@ export function initialView() {
     round: 0, war_depth: 0, war_seats: [], waiting_for: [], spectators: 0, minutes: null,
     seconds_left: null, deal: null, result: null, player_code: null, watch_code: null,
     time_up: false, left: [], last_flip: null, last_taken: null, last_error: null,
-    recent: [], last_seq: null, needs_resync: false, seat_request: null, asking_for: null,
+    recent: [], talk: [], talk_setting: "players", evening: [], last_seq: null, needs_resync: false,
+    seat_request: null, asking_for: null,
   };
 }
 
@@ -173,6 +175,10 @@ function roomMessage(view, m) {
       return { ...view, seat_request: m.seat };
     case "seat_request_ended":
       return { ...view, seat_request: null };
+    case "said":
+      return withLine(view, { seat: m.seat, text: m.text });
+    case "reacted":
+      return withLine(view, { seat: m.seat, reaction: m.reaction });
     default:
       return gameEvent(view, m);
   }
@@ -223,6 +229,7 @@ function gameOver(view, m) {
     war_depth: 0,
     war_seats: [],
     waiting_for: [],
+    evening: m.evening.length ? m.evening : view.evening,
   };
 }
 

@@ -16,7 +16,7 @@ const frozen = (value) => {
 export const PROTOCOL_VERSION = 1;
 
 /** The largest server frame a client accepts. */
-export const MAX_SERVER_MESSAGE_BYTES = 65536;
+export const MAX_SERVER_MESSAGE_BYTES = 131072;
 
 /** Every enum of the wire: its values, in order. */
 export const ENUMS = frozen({
@@ -33,6 +33,21 @@ export const ENUMS = frozen({
   rematch_deal: ["new", "same"],
   room_phase: ["waiting", "playing", "over"],
   request_outcome: ["allowed", "away_long", "refused", "expired", "withdrawn", "returned"],
+  talk_setting: ["all", "players", "reactions", "off"],
+  reaction: [
+    "clap",
+    "wow",
+    "laugh",
+    "sad",
+    "love",
+    "party",
+    "scared",
+    "oops",
+    "good_game",
+    "well_played",
+    "oh_no",
+    "one_more",
+  ],
 });
 
 /** The most players a game has (seats 0 to MAX_PLAYERS-1). */
@@ -95,7 +110,8 @@ export const INTEGERS = frozen({
 
 /**
  * Each text field type: its length in characters (code points), the pattern it matches whole
- * if any, printable if it may hold no character of UNPRINTABLE_CATEGORIES and not only spaces.
+ * if any, printable if it may hold no character of UNPRINTABLE_CATEGORIES and not only spaces,
+ * normalize if it is checked after NFC and stripping the spaces around it.
  */
 export const TEXTS = frozen({
   card: { min: 2, max: 2, pattern: "[2-9TJQKA][SHDC]" },
@@ -106,6 +122,7 @@ export const TEXTS = frozen({
   page_url: { min: 8, max: 200, pattern: "https?://[!-~]+" },
   password: { min: 1, max: 128, printable: true },
   room_id: { min: 1, max: 32, pattern: "[A-Za-z0-9-]+" },
+  say_text: { min: 1, max: 120, printable: true, normalize: true },
   token: { min: 16, max: 128, pattern: "[A-Za-z0-9_-]+" },
 });
 
@@ -113,7 +130,7 @@ export const TEXTS = frozen({
 export const UNPRINTABLE_CATEGORIES = frozen(["Cc", "Cf", "Cs", "Zl", "Zp"]);
 
 /** The longest arrays of the room's state. */
-export const MAX_ITEMS = frozen({ seats: 4, face_up: 52, page_urls: 16 });
+export const MAX_ITEMS = frozen({ seats: 4, face_up: 52, page_urls: 16, talk: 50, evening: 100 });
 
 /**
  * The errors after which the server closes the connection, and with which close code; any
@@ -204,4 +221,6 @@ export const PHASE_TABLE = frozen({
     seat: {  },
     spectator: { waiting: "not_seated", playing: "not_seated", over: "not_seated" },
   },
+  react: { seat: {  }, spectator: {  } },
+  say: { seat: {  }, spectator: {  } },
 });

@@ -32,7 +32,7 @@ const decoder = new Decoder({
   useBigInt64: true,
   maxStrLength: MAX_SERVER_MESSAGE_BYTES,
   maxBinLength: 0,
-  maxArrayLength: 64,
+  maxArrayLength: 128,
   maxMapLength: 32,
   maxExtLength: 0,
 });
@@ -75,9 +75,10 @@ function oneOf(...allowed) {
 
 // As protocol/fields.py: lengths in characters (code points), patterns matched whole.
 const UNPRINTABLE = new RegExp(`[${UNPRINTABLE_CATEGORIES.map((c) => `\\p{${c}}`).join("")}]`, "u");
-function text({ min, max, pattern = null, printable = false }) {
+function text({ min, max, pattern = null, printable = false, normalize = false }) {
   const whole = pattern === null ? null : new RegExp(`^(?:${pattern})$`);
-  return (value, path) => {
+  return (given, path) => {
+    const value = normalize && typeof given === "string" ? given.normalize("NFC").trim() : given;
     const length = typeof value === "string" ? [...value].length : -1;
     if (length < min || length > max) bad(path, `a string of ${min}..${max} characters`, value);
     if (whole !== null && !whole.test(value)) bad(path, `a string matching ${pattern}`, value);
@@ -137,6 +138,23 @@ const standings = [list(counted(INTEGERS.place), MAX_PLAYERS), empty];
 const seatCount = counted(INTEGERS.seat_count);
 const termination = enumOf(ENUMS.termination);
 const summary = record({ rounds: round, wars: round, longest_war: depth, biggest_haul: count, deal });
+const sayText = text(TEXTS.say_text);
+const reaction = enumOf(ENUMS.reaction);
+// A talk line has a text or a reaction, never both (the other key is left out).
+const talkLine = (value, path) => {
+  const line = record({ seat: [nil(seat), null], text: [nil(sayText), null], reaction: [nil(reaction), null] })(value, path);
+  if ((line.text === null) === (line.reaction === null)) bad(path, "a talk line with a text or a reaction", value);
+  return line.text === null ? { seat: line.seat, reaction: line.reaction } : { seat: line.seat, text: line.text };
+};
+const eveningGame = record({
+  game: counted(INTEGERS.game_number),
+  deal,
+  winner: nil(seat),
+  termination,
+  rounds: round,
+  names: list(nil(name), MAX_PLAYERS),
+});
+const evening = list(eveningGame, MAX_ITEMS.evening);
 
 // The rules: every setting optional, its default vocabulary/'s; an enum setting takes the
 // values of the enum of its name.
@@ -179,6 +197,9 @@ const state = record({
   seconds_left: [nil(counted(INTEGERS.seconds_left)), null],
   deal: [nil(deal), null],
   result: [nil(record({ winner: nil(seat), termination, summary, standings })), null],
+  talk: [list(talkLine, MAX_ITEMS.talk), empty],
+  talk_setting: [enumOf(ENUMS.talk_setting), "players"],
+  evening: [evening, empty],
 });
 
 const event = { seq, step: steps, round };
@@ -221,7 +242,7 @@ export const SERVER = {
   cards_taken: { ...event, seat, count, counts },
   cards_returned: { ...event, counts },
   player_out: { ...event, seat, reason: enumOf(ENUMS.out_reason) },
-  game_over: { seq, step: steps, winner: nil(seat), termination, summary, counts, standings },
+  game_over: { seq, step: steps, winner: nil(seat), termination, summary, counts, standings, evening: [evening, empty] },
   seat_request_waiting: { seq, seat, seconds: counted(INTEGERS.request_seconds) },
   seat_requested: { seq, seat, seconds: counted(INTEGERS.request_seconds) },
   seat_request_ended: {
@@ -231,6 +252,8 @@ export const SERVER = {
     by: [nil(seat), null],
     reclaim: [counted(INTEGERS.request_seconds), 0],
   },
+  reacted: { seq, seat: [nil(seat), null], reaction },
+  said: { seq, seat: [nil(seat), null], text: sayText },
 };
 const CHECKS = Object.fromEntries(Object.entries(SERVER).map(([type, fields]) => [type, record(fields)]));
 

@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { rulesSentence } from "../../../client/web/js/sentences.js";
+import { eveningLines, eveningScore } from "../../../client/web/js/talk.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const REPO = join(here, "..", "..", "..");
@@ -58,5 +59,8 @@ export function digest(view) {
     seq: view.last_seq,
     resync: view.needs_resync,
     rules: rulesSentence(view.rules, view.minutes),
+    talk: [view.talk.length, view.talk_setting],
+    evening: eveningScore(view.evening),
+    games: eveningLines(view.evening),
   };
 }

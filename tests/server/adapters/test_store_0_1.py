@@ -55,6 +55,7 @@ def store(tmp_path: Path) -> SqliteStore:
 def _wire(message: object) -> dict[str, Any]:
     data: dict[str, Any] = msgpack.unpackb(encode(message))  # type: ignore[arg-type]
     del data["seq"]
+    data.pop("evening", None)  # the room's evening, not the game's
     return data
 
 

@@ -308,5 +308,12 @@ def expected_events(rules: engine.Rules, deal: int) -> list[ServerMessage]:
 
 
 def game_events(peer: Peer) -> list[ServerMessage]:
-    """The event messages ``peer`` received, in order, with seq 0 (see `expected_events`)."""
-    return [dataclasses.replace(m, seq=0) for m in peer.inbox if isinstance(m, GAME_EVENTS)]
+    """The event messages ``peer`` received, in order, with seq 0 (see `expected_events`)
+    and a ``game_over``'s ``evening`` left out (the room's, not the game's)."""
+    return [
+        dataclasses.replace(m, seq=0, evening=())
+        if isinstance(m, GameOver)
+        else dataclasses.replace(m, seq=0)
+        for m in peer.inbox
+        if isinstance(m, GAME_EVENTS)
+    ]

@@ -21,10 +21,13 @@ from protocol import (
     ClientMessage,
     CreateRoom,
     Error,
+    ErrorCode,
     FixedOrder,
     JoinRoom,
     Leave,
     LookUp,
+    React,
+    Reaction,
     Ready,
     Rematch,
     RematchDeal,
@@ -32,6 +35,7 @@ from protocol import (
     Resync,
     RoomPhase,
     RulesSpec,
+    Say,
     SetAutoPlay,
     VoteFinish,
     WatchRoom,
@@ -99,6 +103,8 @@ def _message(command: str, kit: RoomKit, ann: Peer) -> ClientMessage:
         "leave": Leave(),
         "resync": Resync(),
         "answer_seat_request": AnswerSeatRequest(seat=1, allow=True),
+        "react": React(reaction=Reaction.CLAP),
+        "say": Say(text="Good game!"),
     }
     return messages[command]
 
@@ -126,6 +132,9 @@ def test_every_cell_of_the_table(command: str, stage: Stage, who: Who) -> None:
     if expected is None and command == "answer_seat_request":
         # accepted, but nobody asks for a seat: refused for its content
         assert [error.code for error in errors] == ["no_seat_request"]
+    elif command == "say" and who is Who.SPECTATOR:  # the phase table accepts it; the room's
+        # talk setting (players, the default) does not (tests/server/core/test_talk.py)
+        assert [error.code for error in errors] == [ErrorCode.TALK_NOT_ALLOWED]
     elif expected is None:
         assert errors == [], errors
     else:
