@@ -25,20 +25,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
-import enum
-import json
 import os
 import stat
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TextIO
 
 from client.connection import Ended, Link, Notice, Received, Reconnecting
 from client.countdown import Countdown, clock_text, follow, warning
+from client.fairwatch import fingerprint_line, verdict_line
 from client.intents import for_key, set_auto
+from client.jsonline import HIDDEN, message_json
 from client.links import link_lines
 from client.sentences import describe, rules_sentence, score, status, votes_sentence
 from client.view import ViewState
@@ -58,8 +57,6 @@ from protocol import (
 
 __all__ = ["HIDDEN", "LineRenderer", "Streams", "message_json"]
 
-HIDDEN = "<hidden>"
-"""What ``--json`` prints instead of a seat token."""
 _LEFT = "You left the room."
 _KEYS = {"": "space", "t": "space", "turn": "space", "a": "a", "f": "f", "r": "r", "d": "d"}
 """The typed words that are keys of the table (`client.intents.KEYS`)."""
@@ -71,26 +68,6 @@ _HELP = (
     "f = vote to finish, r = rematch with a new deal, d = replay this deal, "
     "s = score and status, rules = the rules, q twice = leave."
 )
-
-
-def _plain_value(value: Any) -> Any:
-    if isinstance(value, enum.Enum):
-        return value.value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain_value(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, (tuple, list)):
-        return [_plain_value(item) for item in value]
-    return value
-
-
-def message_json(message: ServerMessage) -> str:
-    """One line of JSON for ``message``: ``{"type": …, fields…}``, the token hidden."""
-    body: dict[str, Any] = {"type": message.TYPE}
-    fields = _plain_value(message)
-    if isinstance(message, Welcome) and fields.get("token") is not None:
-        fields["token"] = HIDDEN
-    body.update(fields)
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +105,7 @@ class LineRenderer:
         self.err = streams.err
         self.commands = streams.commands
         self.view = ViewState()
+        self._fingerprint_said: tuple[object, ...] | None = None
         self.clock = clock
         self.countdown = Countdown()
         self._over = False
@@ -159,6 +137,7 @@ class LineRenderer:
         match event:
             case Received(message=message, before=before, view=view):
                 await self._received(message, before, view)
+                self._fair(event)
             case Reconnecting(attempt=attempt, delay=delay, reason=reason):
                 self._notice(f"Reconnecting… ({reason}; attempt {attempt} in {delay:.1f} s)")
             case Notice(text=text):
@@ -199,6 +178,20 @@ class LineRenderer:
                 self._say(status(view, view.my_seat, plain=True))
             else:
                 await self.link.close()
+
+    def _fair(self, event: Received) -> None:
+        """The fingerprint once a game (from the first message that shows it), and the
+        check of the deal at game over (`client.fairwatch`); ``--json`` prints neither."""
+        if self.json_lines:
+            return
+        said = (event.view.room, event.view.game, event.fingerprint)
+        if event.fingerprint is not None and self._fingerprint_said != said:
+            self._fingerprint_said = said
+            self._say(fingerprint_line(event.fingerprint))
+        if event.fair is not None:
+            self._say(verdict_line(event.fair))
+            for line in event.fair.proved:
+                self._say(f"  {line[:1].upper()}{line[1:]}.")
 
     def _ended(self, event: Ended) -> int:
         if self._left and not self.json_lines:

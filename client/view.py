@@ -42,6 +42,7 @@ from protocol import (
     RematchVoted,
     RoomPhase,
     RoomState,
+    SeedDropped,
     ServerMessage,
     Snapshot,
     SpectatorsChanged,
@@ -55,8 +56,8 @@ __all__ = ["RECENT_LIMIT", "Flip", "Taken", "ViewState", "apply", "apply_all"]
 
 RoomMessage = (
     PlayerJoined | PlayerLeft | ConnectionChanged | ReadyChanged | WaitingFor | AutoPlayChanged
-    | FinishVoted | RematchVoted | SpectatorsChanged | GameStarted | TimeUp | GameEvent
-    | GameOver
+    | FinishVoted | RematchVoted | SpectatorsChanged | GameStarted | SeedDropped | TimeUp
+    | GameEvent | GameOver
 )  # fmt: skip
 
 
@@ -356,6 +357,7 @@ _ROOM_CHANGES: dict[type[RoomMessage], _Reducer] = {
     RematchVoted: _rematch_voted,
     SpectatorsChanged: _spectators_changed,
     GameStarted: _game_started,
+    SeedDropped: lambda view, _message: view,  # the fair-deal check follows it (fairwatch)
     TimeUp: _time_up,
     GameOver: _game_over,
 }

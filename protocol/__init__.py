@@ -69,6 +69,7 @@ from protocol.messages import (
     RematchVoted,
     ResumeSeat,
     Resync,
+    SeedDropped,
     ServerMessage,
     SetAutoPlay,
     Snapshot,
@@ -81,7 +82,7 @@ from protocol.messages import (
     Welcome,
 )
 from protocol.options import option_name, option_names, option_value
-from protocol.state import GameResult, RoomState, RulesSpec, SeatState, Summary
+from protocol.state import Fairness, GameResult, RoomState, RulesSpec, SeatState, Summary
 from protocol.votes import finish_voters, rematch_voters, still_to_vote
 
 __all__ = [
@@ -112,6 +113,7 @@ __all__ = [
     "EncodeError",
     "Error",
     "ErrorCode",
+    "Fairness",
     "FinishVoted",
     "FixedOrder",
     "GameOver",
@@ -136,6 +138,7 @@ __all__ = [
     "RoomState",
     "RulesSpec",
     "SeatState",
+    "SeedDropped",
     "ServerMessage",
     "SetAutoPlay",
     "ShortWar",

@@ -16,6 +16,7 @@ from protocol.fields import (
     AutoPlay,
     Code,
     Deal,
+    Hex64,
     IntRange,
     Minutes,
     Name,
@@ -63,6 +64,8 @@ class CreateRoom:
     a person on quick auto-play). A limit is either ``rules.round_limit`` (rounds) or
     ``minutes`` (the server's clock), not both. ``deal``: play this deal number (then it
     is revealed from the start). ``password``: the server's, if it has one.
+    ``seed_commitment``: the SHA-256 of this client's seed for a fair deal (PROTOCOL.md
+    §10); ``join_room`` and ``rematch`` carry it too.
     """
 
     TYPE: ClassVar[str] = "create_room"
@@ -73,6 +76,7 @@ class CreateRoom:
     computers: Computers = 0
     minutes: Minutes | None = None
     password: Password | None = None
+    seed_commitment: Hex64 | None = None
 
     def validate(self) -> None:
         """Raise ValueError if the options do not go together (called by the codec)."""
@@ -96,6 +100,7 @@ class JoinRoom:
     v: Version = PROTOCOL_VERSION
     code: Code
     name: Name
+    seed_commitment: Hex64 | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -124,10 +129,13 @@ class Ready:
 
     ``step`` echoes the game's current step (``RoomState.step``, then the ``step`` of the
     latest game event): a ready sent for an earlier step is refused as ``stale``.
+    ``seed``: the seat's seed for a fair deal, with its first ready of the game (it must
+    match the ``seed_commitment`` the seat made, else ``seed_mismatch``).
     """
 
     TYPE: ClassVar[str] = "ready"
     step: Steps
+    seed: Hex64 | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -151,6 +159,7 @@ class Rematch:
 
     TYPE: ClassVar[str] = "rematch"
     deal: RematchDeal
+    seed_commitment: Hex64 | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

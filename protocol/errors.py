@@ -87,6 +87,8 @@ class ErrorCode(StrEnum):
     """This seat is already ready for the next flip."""
     STALE = "stale"
     """The message refers to a step that is no longer the current one."""
+    SEED_MISMATCH = "seed_mismatch"
+    """The ``seed`` of a ``ready`` does not hash to the ``seed_commitment`` the seat made."""
     INTERNAL_ERROR = "internal_error"
     """A bug on the server; the room carries on if it can."""
     STORE_UNAVAILABLE = "store_unavailable"

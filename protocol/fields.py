@@ -56,6 +56,7 @@ __all__ = [
     "ErrorText",
     "FixedOrder",
     "GameNumber",
+    "Hex64",
     "IntRange",
     "MaxItems",
     "Minutes",
@@ -171,6 +172,8 @@ Token = Annotated[str, Text(16, 128, re.compile(r"[A-Za-z0-9_-]+"))]
 """A seat's secret token (URL-safe base64 alphabet)."""
 Password = Annotated[str, Text(1, MAX_PASSWORD_CHARS, printable=True)]
 """The server's password to create rooms."""
+Hex64 = Annotated[str, Text(64, 64, re.compile(r"[0-9a-f]{64}"))]
+"""32 bytes as 64 lowercase hex digits: a fair deal's seed or commitment (PROTOCOL.md §10)."""
 ErrorCodeText = Annotated[str, Text(1, 40, re.compile(r"[a-z][a-z0-9_]*"))]
 """An error code string (an ErrorCode value; newer servers may send new codes)."""
 ErrorText = Annotated[str, Text(0, 500)]

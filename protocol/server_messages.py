@@ -23,6 +23,7 @@ from protocol.fields import (
     ErrorCodeText,
     ErrorText,
     GameNumber,
+    Hex64,
     MaxItems,
     Name,
     OutReason,
@@ -36,7 +37,7 @@ from protocol.fields import (
     Termination,
     Token,
 )
-from protocol.state import RoomState, Summary
+from protocol.state import Fairness, RoomState, Summary
 
 __all__ = [
     "SERVER_MESSAGE_TYPES",
@@ -55,6 +56,7 @@ __all__ = [
     "PlayerOut",
     "ReadyChanged",
     "RematchVoted",
+    "SeedDropped",
     "ServerMessage",
     "Snapshot",
     "SpectatorsChanged",
@@ -213,6 +215,8 @@ class GameStarted:
     """A game begins (seats filled, or a rematch): ``counts`` per seat, ``step`` 0.
 
     ``deal`` is set only when it is revealed (the creator chose it, or "same deal").
+    Otherwise the server picks it fairly (PROTOCOL.md §10): ``deal_commitment`` is its
+    commitment and ``seed_commitments`` each seat's (None: that seat contributes none).
     """
 
     TYPE: ClassVar[str] = "game_started"
@@ -220,6 +224,19 @@ class GameStarted:
     game: GameNumber
     counts: Counts
     deal: Deal | None = None
+    deal_commitment: Hex64 | None = None
+    seed_commitments: Annotated[tuple[Hex64 | None, ...], MaxItems(MAX_PLAYERS)] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeedDropped:
+    """``seat`` committed to a seed but the first cards are turned without it (it was
+    readied by auto-play, the computer or a client that did not reveal it): it
+    contributes nothing to the deal (PROTOCOL.md §10)."""
+
+    TYPE: ClassVar[str] = "seed_dropped"
+    seq: Seq
+    seat: Seat
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -314,7 +331,8 @@ class PlayerOut:
 class GameOver:
     """The game ended: ``winner`` (None = draw), why, the summary and the final counts.
 
-    The summary's ``deal`` reveals the deal number.
+    The summary's ``deal`` reveals the deal number; ``fairness`` the seeds it was derived
+    from, when the server picked it fairly.
     """
 
     TYPE: ClassVar[str] = "game_over"
@@ -324,12 +342,13 @@ class GameOver:
     termination: Termination
     summary: Summary
     counts: Counts
+    fairness: Fairness | None = None
 
 
 ServerMessage = (
     Welcome | Snapshot | Error | PlayerJoined | PlayerLeft | ConnectionChanged
     | ReadyChanged | WaitingFor | AutoPlayChanged | FinishVoted | RematchVoted
-    | SpectatorsChanged | GameStarted | TimeUp | CardsTurned | CardsLaidDown
+    | SpectatorsChanged | GameStarted | SeedDropped | TimeUp | CardsTurned | CardsLaidDown
     | WarDeclared | CardsTaken | CardsReturned | PlayerOut | GameOver
 )  # fmt: skip
 """Any server → client message."""
@@ -340,7 +359,7 @@ SERVER_MESSAGE_TYPES: dict[str, type[ServerMessage]] = {
     for cls in (
         Welcome, Snapshot, Error, PlayerJoined, PlayerLeft, ConnectionChanged,
         ReadyChanged, WaitingFor, AutoPlayChanged, FinishVoted, RematchVoted,
-        SpectatorsChanged, GameStarted, TimeUp, CardsTurned, CardsLaidDown,
+        SpectatorsChanged, GameStarted, SeedDropped, TimeUp, CardsTurned, CardsLaidDown,
         WarDeclared, CardsTaken, CardsReturned, PlayerOut, GameOver,
     )
 }  # fmt: skip

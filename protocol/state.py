@@ -22,6 +22,7 @@ from protocol.fields import (
     Depth,
     FixedOrder,
     GameNumber,
+    Hex64,
     IntRange,
     MaxItems,
     Minutes,
@@ -43,7 +44,7 @@ from protocol.fields import (
 )
 from vocabulary import DEFAULTS, FACE_DOWN_COUNTS, MIN_PLAYERS, check_face_down
 
-__all__ = ["GameResult", "RoomState", "RulesSpec", "SeatState", "Summary"]
+__all__ = ["Fairness", "GameResult", "RoomState", "RulesSpec", "SeatState", "Summary"]
 
 Players = Annotated[int, IntRange(MIN_PLAYERS, MAX_PLAYERS)]
 FaceDown = Annotated[int, IntRange(min(FACE_DOWN_COUNTS), max(FACE_DOWN_COUNTS))]
@@ -101,6 +102,7 @@ class SeatState:
     face_down: CardCount = 0
     finish_vote: bool = False
     rematch_vote: RematchDeal | None = None
+    seed_commitment: Hex64 | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -112,6 +114,15 @@ class Summary:
     longest_war: Depth
     biggest_haul: CardCount
     deal: Deal
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fairness:
+    """What a fair deal reveals at game over (PROTOCOL.md §10): the server's seed and each
+    seat's seed (None for a seat that contributed none), in seat order."""
+
+    server_seed: Hex64
+    seeds: Annotated[tuple[Hex64 | None, ...], MaxItems(MAX_PLAYERS)]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -136,6 +147,9 @@ class RoomState:
     - ``minutes``: the time limit, ``seconds_left`` what remained when this was sent.
     - ``deal``: only if revealed (the creator chose it, or the game is over).
     - ``result``: set when ``phase`` is ``over``.
+    - ``deal_commitment``: the server's commitment to a deal it picks (fair deals), from
+      the game's start; ``fairness``: what it revealed, once the game is over. Each
+      seat's ``seed_commitment`` is the one that seat made for this game.
     """
 
     room: RoomId
@@ -153,6 +167,8 @@ class RoomState:
     seconds_left: SecondsLeft | None = None
     deal: Deal | None = None
     result: GameResult | None = None
+    deal_commitment: Hex64 | None = None
+    fairness: Fairness | None = None
 
     def validate(self) -> None:
         """Raise ValueError if the snapshot contradicts itself (called by the codec)."""

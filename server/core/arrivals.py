@@ -26,7 +26,7 @@ from protocol import (
     SpectatorsChanged,
 )
 from protocol.closecodes import CloseCode
-from server.core import phases
+from server.core import fairdeal, phases
 from server.core.actions import Action, Close, ConnId, Effects
 from server.core.codes import RandomSource, hash_token, new_token, token_matches
 from server.core.phases import Who
@@ -71,15 +71,17 @@ class Arrivals:
             table.log.info("room_created", seat=0, players=table.rules.players)
         return table.effects(actions + self._play.start_if_full(now))
 
-    def join(self, conn: ConnId, name: str, now: float) -> Effects:
+    def join(self, conn: ConnId, name: str, now: float, commitment: str | None = None) -> Effects:
         """``conn`` takes the lowest open seat as ``name`` or, if a seat named exactly
-        ``name`` is away, takes that seat back."""
+        ``name`` is away, takes that seat back; ``commitment``: its seed commitment."""
         table = self._table
         refused = phases.refusal("join_room", table.stage, Who.NEWCOMER)
         if refused is not None:
             return table.effects([], refused)
         away = table.seats.away_named(name)
         if away is not None:
+            if not table.stage.started:  # nobody can reveal yet: a new seed may replace it
+                self._commit(away, commitment)
             return self._rejoin(away, conn, now)
         index = table.seats.open_seat()
         if index is None:
@@ -88,6 +90,7 @@ class Arrivals:
             return table.effects([], Refusal(ErrorCode.ROOM_FULL, text, failed_attempt=started))
         token = new_token(self._random)
         table.seats.set(index, SeatRecord(name, hash_token(token)))
+        self._commit(index, commitment)
         table.last_active = now
         actions = table.emit(lambda seq: PlayerJoined(seq=seq, seat=index, name=name))
         table.seats.attach(index, conn)
@@ -95,6 +98,14 @@ class Arrivals:
         if table.log is not None:
             table.log.info("seat_joined", seat=index)
         return table.effects(actions + self._play.start_if_full(now))
+
+    def _commit(self, index: int, commitment: str | None) -> None:
+        """Seat ``index``'s seed commitment for the fair deal of a game not yet started."""
+        table = self._table
+        fair = table.game_record.fair
+        if fair is not None and fair.commitments[index] != commitment:
+            fair = fairdeal.with_commitment(fair, index, commitment)
+            table.game_record = dataclasses.replace(table.game_record, fair=fair)
 
     def _rejoin(self, index: int, conn: ConnId, now: float) -> Effects:
         """Seat ``index``, away, is taken back on ``conn`` without its token (``join_room``
@@ -246,8 +257,15 @@ class Arrivals:
             finish_votes=tuple(vote for vote in record.finish_votes if vote != index),
             rematch_votes=tuple(vote for vote in record.rematch_votes if vote[0] != index),
         )
+        table.game_record = dataclasses.replace(
+            table.game_record,
+            rematch_commitments=tuple(
+                c for c in table.game_record.rematch_commitments if c[0] != index
+            ),
+        )
         if table.stage in phases.SEATS_OPEN:
             seats.set(index, OPEN_SEAT)
+            self._commit(index, None)
         else:
             seats.change(index, token_hash=None, previous_token_hash=None, left=True)
         if table.log is not None:

@@ -287,8 +287,10 @@ class Hub:
         if room is None:
             return self._refusal(conn, _not_found(message), now)
         if isinstance(message, JoinRoom):
-            name = message.name
-            return self._run(room, now, lambda: room.join(conn, name, now), conn=conn, opener=True)
+            name, committed = message.name, message.seed_commitment
+            return self._run(
+                room, now, lambda: room.join(conn, name, now, committed), conn=conn, opener=True
+            )
         if isinstance(message, WatchRoom):
             return self._run(room, now, lambda: room.watch(conn, now), conn=conn, opener=True)
         token = message.token

@@ -147,10 +147,11 @@ class Room(Table):
         """The creator (seat 0, built with ``token``'s hash) arrives on ``conn``."""
         return self._arrivals.open_for_creator(conn, token, now)
 
-    def join(self, conn: ConnId, name: str, now: float) -> Effects:
+    def join(self, conn: ConnId, name: str, now: float, commitment: str | None = None) -> Effects:
         """``conn`` takes the lowest open seat as ``name`` or, if a seat named exactly
-        ``name`` is away, takes that seat back (`server.core.arrivals`)."""
-        return self._arrivals.join(conn, name, now)
+        ``name`` is away, takes that seat back (`server.core.arrivals`); ``commitment``:
+        its seed commitment for a fair deal, if its client sent one."""
+        return self._arrivals.join(conn, name, now, commitment)
 
     def watch(self, conn: ConnId, now: float) -> Effects:
         """``conn`` watches. Refused with spectators_full at the cap."""
@@ -176,6 +177,8 @@ class Room(Table):
         refused = phases.refusal(message.TYPE, self.game_record.stage, who)
         if refused is None and isinstance(message, Ready) and index is not None:
             refused = self._play.ready_refusal(index, message.step)
+            if refused is None and message.seed is not None:
+                refused = self._play.reveal(index, message.seed)  # kept with the ready
         if refused is not None:  # nothing changed (but the token's confirmation)
             return self.effects([], refused)
         return self.effects(self._command(conn, index, message, now))
@@ -196,7 +199,7 @@ class Room(Table):
             return play.set_auto(index, message.mode, now)
         if isinstance(message, VoteFinish):
             return play.vote_finish(index, now)
-        return play.vote_rematch(index, message.deal, now)
+        return play.vote_rematch(index, message.deal, now, message.seed_commitment)
 
     def confirm(self, conn: ConnId, now: float) -> Effects:
         """``conn`` sent something the hub refused before the room saw it (a frame that

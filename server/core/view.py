@@ -13,6 +13,7 @@ from typing import Protocol
 
 from protocol import AutoPlay, RematchDeal, RoomPhase, RoomState, RulesSpec, SeatState, Welcome
 from server import engine
+from server.core import fairdeal
 from server.core.actions import ConnId, Send
 from server.core.records import GameRecord
 from server.core.seats import Seats
@@ -48,6 +49,8 @@ def room_state(room: Viewed, now: float) -> RoomState:
     phase = record.stage.phase
     waiting = room.waiting_for()
     at_war = room.awaits_readies and game.phase is engine.Phase.WAR
+    fair = record.fair
+    over = phase is RoomPhase.OVER and fair is not None and fair.settled
     return RoomState(
         room=room.room_id,
         phase=phase,
@@ -64,6 +67,8 @@ def room_state(room: Viewed, now: float) -> RoomState:
         seconds_left=_seconds_left(room, now),
         deal=record.deal if record.revealed or phase is RoomPhase.OVER else None,
         result=game_result(game),
+        deal_commitment=None if fair is None else fair.deal_commitment,
+        fairness=fairdeal.fairness(fair) if fair is not None and over else None,
     )
 
 
@@ -91,6 +96,7 @@ def _seats(room: Viewed) -> tuple[SeatState, ...]:
     active = set(game.active)
     rematch = dict(record.rematch_votes)
     rules = room.rules
+    committed = (None,) * len(room.seats) if record.fair is None else record.fair.commitments
     return tuple(
         SeatState(
             seat=index,
@@ -105,6 +111,7 @@ def _seats(room: Viewed) -> tuple[SeatState, ...]:
             face_down=table.face_down[index],
             finish_vote=index in record.finish_votes,
             rematch_vote=RematchDeal(rematch[index]) if index in rematch else None,
+            seed_commitment=committed[index],
         )
         for index, seat in enumerate(room.seats)
     )
