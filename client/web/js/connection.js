@@ -84,11 +84,13 @@ export function socketUrl(location) {
 
 export class Connection {
   // {url, opening (create_room, join_room or watch_room; v is added), seats (a SeatStore),
-  // onEvent, resumeOnly (a refused stored seat is not replaced by a new one)}; and, for
+  // onEvent, resumeOnly (a refused stored seat is not replaced by a new one), fair (a
+  // fair.js Fair: this page's seeds, and the check at game over)}; and, for
   // tests, policy, WebSocketImpl, setTimer, clearTimer, now (seconds), random.
   constructor(options) {
     Object.assign(this, {
       seats: null,
+      fair: null,
       policy: POLICY,
       resumeOnly: false,
       WebSocketImpl: globalThis.WebSocket,
@@ -120,6 +122,8 @@ export class Connection {
       this.left = true;
       this.forgetSeat();
     }
+    if (this.fair !== null) message = this.fair.outgoing(message, this.view);
+    if (message.type === "rematch" && message.seed_commitment) this.keepSeed();
     ws.send(encodeClientMessage(message));
     return true;
   }
@@ -190,7 +194,8 @@ export class Connection {
     if (this.view.needs_resync && !before.needs_resync && ws.readyState === 1) {
       ws.send(encodeClientMessage({ type: "resync" }));
     }
-    this.emit({ kind: "received", message, before, view: this.view, at });
+    const check = this.fair?.follow(message) ?? null;
+    this.emit({ kind: "received", message, before, view: this.view, at, check, fingerprint: this.fair?.fingerprint ?? null });
     return message.type === "welcome";
   }
 
@@ -260,6 +265,7 @@ export class Connection {
 
   firstOpening() {
     const stored = this.opening.type === "join_room" ? this.seats?.get(this.opening.code) : null;
+    if (stored) this.fair?.restore(stored);
     return stored ? { type: "resume_seat", v: PROTOCOL_VERSION, room: stored.room, token: stored.token } : this.opening;
   }
 
@@ -280,8 +286,15 @@ export class Connection {
       token: welcome.token,
       seat,
       name: welcome.state.seats[seat]?.name ?? "",
+      ...this.fair?.kept(),
     });
     if (problem !== null) this.emit({ kind: "notice", text: problem });
+  }
+
+  // A rematch's seed, kept with the seat token before its commitment goes.
+  keepSeed() {
+    const stored = this.seats !== null && this.code !== null ? this.seats.get(this.code) : null;
+    if (stored) this.seats.put(this.code, { ...stored, ...this.fair.kept() });
   }
 
   forgetSeat() {

@@ -2,6 +2,8 @@
 
 import { Alive } from "./alive.js";
 import { Connection, socketUrl } from "./connection.js";
+import { Fair } from "./fair.js";
+import { FairView } from "./fairview.js";
 import { follow, noCountdown, secondsLeft, warning } from "./countdown.js";
 import { InputKind, releaseFocusAfterPointer, typing } from "./input.js";
 import { cycleAuto, finish, rematch, setAuto, turnOver } from "./intents.js";
@@ -45,6 +47,8 @@ const PLAIN = {
 };
 
 let connection = null;
+let fairView = null; // the fingerprint and the check at game over (fairview.js)
+let entered = 0; // the latest enter(): an earlier one still hashing its seed gives way
 let view = initialView();
 let countdown = noCountdown();
 let clock = null;
@@ -113,8 +117,14 @@ function home() {
 }
 
 // --- the connection
-function enter(opening, options = {}) {
+async function enter(unsealed, options = {}) {
   stop();
+  const fair = new Fair();
+  fairView = new FairView(doc, fair);
+  fairView.reset();
+  const ticket = ++entered;
+  const opening = await fair.opening(unsealed); // a seed's commitment for a fair deal
+  if (ticket !== entered) return;
   view = initialView();
   countdown = noCountdown();
   reconnecting = readySentFor = autoAsked = saidStep = null;
@@ -125,6 +135,7 @@ function enter(opening, options = {}) {
     url: socketUrl(location),
     opening,
     seats,
+    fair,
     onEvent: (event) => connection === current && onEvent(event),
     ...options,
   });
@@ -149,8 +160,10 @@ function onEvent(event) {
   return redraw();
 }
 
-function received({ message, before, view: after, at }) {
+function received(event) {
+  const { message, before, view: after, at } = event;
   view = after;
+  fairView.follow(event);
   if (message.type === "welcome") {
     reconnecting = readySentFor = null; // a new connection: a ready that was lost may go again
     trouble(null);

@@ -124,6 +124,7 @@ const deal = int(...INTEGERS.deal);
 const card = text(TEXTS.card);
 const name = text(TEXTS.name);
 const code = text(TEXTS.code);
+const hex = text(TEXTS.hex64);
 const enumOf = (values) => oneOf(...values);
 const auto = enumOf(ENUMS.auto_play);
 const rematch = enumOf(ENUMS.rematch_deal);
@@ -131,6 +132,7 @@ const seats = list(seat, MAX_PLAYERS);
 const counts = list(count, MAX_PLAYERS);
 const empty = () => [];
 const termination = enumOf(ENUMS.termination);
+const fairness = record({ server_seed: hex, seeds: list(nil(hex), MAX_PLAYERS) });
 const summary = record({ rounds: round, wars: round, longest_war: depth, biggest_haul: count, deal });
 
 // The rules: every setting optional, its default vocabulary/'s; an enum setting takes the
@@ -160,6 +162,7 @@ const state = record({
       face_down: [count, 0],
       finish_vote: [bool, false],
       rematch_vote: [nil(rematch), null],
+      seed_commitment: [nil(hex), null],
     }),
     MAX_ITEMS.seats,
   ),
@@ -174,6 +177,8 @@ const state = record({
   seconds_left: [nil(counted(INTEGERS.seconds_left)), null],
   deal: [nil(deal), null],
   result: [nil(record({ winner: nil(seat), termination, summary })), null],
+  deal_commitment: [nil(hex), null],
+  fairness: [nil(fairness), null],
 });
 
 const event = { seq, step: steps, round };
@@ -199,7 +204,15 @@ export const SERVER = {
   finish_voted: { seq, seat },
   rematch_voted: { seq, seat, deal: rematch },
   spectators_changed: { seq, count: counted(INTEGERS.spectators) },
-  game_started: { seq, game: counted(INTEGERS.game_number), counts, deal: [nil(deal), null] },
+  game_started: {
+    seq,
+    game: counted(INTEGERS.game_number),
+    counts,
+    deal: [nil(deal), null],
+    deal_commitment: [nil(hex), null],
+    seed_commitments: [list(nil(hex), MAX_PLAYERS), empty],
+  },
+  seed_dropped: { seq, seat },
   time_up: { seq },
   cards_turned: { ...event, depth, cards: list(pair(seat, card), MAX_PLAYERS) },
   cards_laid_down: { ...event, depth, counts: list(pair(seat, count), MAX_PLAYERS) },
@@ -207,7 +220,7 @@ export const SERVER = {
   cards_taken: { ...event, seat, count, counts },
   cards_returned: { ...event, counts },
   player_out: { ...event, seat, reason: enumOf(ENUMS.out_reason) },
-  game_over: { seq, step: steps, winner: nil(seat), termination, summary, counts },
+  game_over: { seq, step: steps, winner: nil(seat), termination, summary, counts, fairness: [nil(fairness), null] },
 };
 const CHECKS = Object.fromEntries(Object.entries(SERVER).map(([type, fields]) => [type, record(fields)]));
 
