@@ -65,6 +65,7 @@ from protocol import (
     JoinRoom,
     Leave,
     ProtocolError,
+    Ready,
     Rematch,
     ResumeSeat,
     Resync,
@@ -227,6 +228,8 @@ class Connection:
             self._left = True
             self._forget_seat()
         committed = self._watch.commitment(self.view.my_seat)
+        if self._seeds.auto_first(message, self.view):
+            await self.send(Ready(step=0))  # reveal before auto-play turns the first cards
         message = self._seeds.outgoing(message, self.view.game, self.view.step, committed)
         if isinstance(message, Rematch):
             self._keep_seed()
@@ -360,6 +363,9 @@ class Connection:
                     await ws.send(encode(Resync()))
                 mine = self._seeds.mine(self.view.game) if self.view.my_seat is not None else None
                 fair = self._watch.follow(message, mine)
+                due = self._seeds.reveal_due(self.view, self._watch.commitment(self.view.my_seat))
+                if due is not None:
+                    await self.send(due)
                 yield Received(message, before, self.view, fair, self._watch.fingerprint)
         except ConnectionClosed:
             return

@@ -74,11 +74,20 @@ def check_game(game: RecordedGame, my_seed: bytes | None) -> FairVerdict:
         game.end.summary.deal,
         game.seed_commitments,
     )
-    result = check_fair_deal(claim, shown(game), my_seat=game.seat, my_seed=my_seed)
+    dropped = game.seat is not None and my_seed is not None and _dropped(game, game.seat)
+    mine = None if dropped else my_seed  # the table was told: my seat turned without it
+    result = check_fair_deal(claim, shown(game), my_seat=game.seat, my_seed=mine)
     proved = result.reveal.proved
+    if dropped:
+        proved += ("this client's seed was not used: its seat was readied without it",)
     if result.replay is not None and result.replay.ok:
         proved += ("every card shown is the card the deal gives",)
     return FairVerdict(game.number, result.ok, problem=result.problem, proved=proved)
+
+
+def _dropped(game: RecordedGame, seat: int) -> bool:
+    kept = game.seed_commitments
+    return kept is not None and 0 <= seat < len(kept) and kept[seat] is None
 
 
 class FairWatch:

@@ -12,7 +12,18 @@ derivation.
 from __future__ import annotations
 
 import dataclasses
-from protocol import ClientMessage, CreateRoom, JoinRoom, Ready, Rematch, WatchRoom
+
+from client.viewstate import ViewState
+from protocol import (
+    AutoPlay,
+    ClientMessage,
+    CreateRoom,
+    JoinRoom,
+    Ready,
+    Rematch,
+    SetAutoPlay,
+    WatchRoom,
+)
 from protocol.fairness import commitment, new_seed
 
 __all__ = ["Seeds"]
@@ -28,6 +39,7 @@ class Seeds:
     def __init__(self) -> None:
         self._by_game: dict[int, bytes] = {}
         self._unplaced: bytes | None = None
+        self._revealed: int | None = None
 
     def opening(
         self, message: CreateRoom | JoinRoom | WatchRoom
@@ -61,6 +73,30 @@ class Seeds:
                 del self._by_game[old]
             return dataclasses.replace(message, seed_commitment=commitment(seed))
         return message
+
+    def reveal_due(self, view: ViewState, committed: str | None) -> Ready | None:
+        """The ``ready`` that reveals this game's seed now, if the seat plays by itself
+        (auto-play) and the game waits for its first ready: else the server's auto-play
+        would turn the first cards without it (`outgoing` puts the seed in). Once a game."""
+        me = view.me
+        if me is None or me.auto is AutoPlay.OFF or view.step != 0 or not view.my_turn:
+            return None
+        seed = self._by_game.get(view.game)
+        if seed is None or committed != commitment(seed) or self._revealed == view.game:
+            return None
+        self._revealed = view.game
+        return Ready(step=0)
+
+    def auto_first(self, message: ClientMessage, view: ViewState) -> bool:
+        """Whether ``message`` turns auto-play on while the game waits for this seat's
+        first ready: the seed goes first, with a ``ready``."""
+        return (
+            isinstance(message, SetAutoPlay)
+            and message.mode is not AutoPlay.OFF
+            and view.step == 0
+            and view.my_turn
+            and self._by_game.get(view.game) is not None
+        )
 
     def mine(self, game: int) -> bytes | None:
         """The seed this client committed to for ``game``, if it did."""

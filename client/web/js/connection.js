@@ -122,6 +122,7 @@ export class Connection {
       this.left = true;
       this.forgetSeat();
     }
+    if (this.fair?.autoFirst(message, this.view)) this.send({ type: "ready", step: 0 }); // the seed goes first
     if (this.fair !== null) message = this.fair.outgoing(message, this.view);
     if (message.type === "rematch" && message.seed_commitment) this.keepSeed();
     ws.send(encodeClientMessage(message));
@@ -195,6 +196,8 @@ export class Connection {
       ws.send(encodeClientMessage({ type: "resync" }));
     }
     const check = this.fair?.follow(message) ?? null;
+    const due = this.fair?.revealDue(this.view) ?? null;
+    if (due !== null) this.send(due);
     this.emit({ kind: "received", message, before, view: this.view, at, check, fingerprint: this.fair?.fingerprint ?? null });
     return message.type === "welcome";
   }

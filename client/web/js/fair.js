@@ -8,6 +8,7 @@
 // the vendored SHA-256, imported when the player sits down.
 
 import { fingerprint } from "./engine/fingerprint.js";
+import { mine as mySeat, myTurn } from "./view.js";
 
 const SEED_BYTES = 32;
 const DECK = { ranks: 13, suits: 4 };
@@ -49,6 +50,7 @@ export class Fair {
     this.game = null; // what the table was shown of the current game
     this.rules = null;
     this.seat = null;
+    this.revealed = null;
   }
 
   /** `opening` (create_room or join_room) with a fresh seed's commitment. */
@@ -76,16 +78,35 @@ export class Fair {
   /** `message` as it should go now: the first ready of a game reveals its seed (the one
    * the table shows this seat committed to), a rematch commits to the next game's. */
   outgoing(message, view) {
-    if (message.type === "ready" && view.step === 0 && this.game !== null) {
-      const seed = this.seeds.get(view.game);
-      const shown = this.game.seed_commitments?.[view.my_seat] ?? null;
-      if (seed !== undefined && shown !== null && shown === this.game.mySeedCommitment) return { ...message, seed };
+    if (message.type === "ready" && view.step === 0 && this.canReveal(view)) {
+      return { ...message, seed: this.seeds.get(view.game) };
     }
     if (message.type === "rematch" && this.next !== null && this.next.game === view.game + 1) {
       this.seeds.set(this.next.game, this.next.seed);
       return { ...message, seed_commitment: this.next.commitment };
     }
     return message;
+  }
+
+  /** The ready that reveals this game's seed now, if the seat plays by itself (auto-play)
+   * and the game waits for its first ready (else auto-play would turn the first cards
+   * without it); or null. Once a game. */
+  revealDue(view) {
+    const me = mySeat(view);
+    if (me === null || me.auto === "off" || view.step !== 0 || !myTurn(view) || this.revealed === view.game) return null;
+    if (!this.canReveal(view)) return null;
+    this.revealed = view.game;
+    return { type: "ready", step: 0 };
+  }
+
+  /** Whether `message` turns auto-play on while the game waits for this seat's first ready. */
+  autoFirst(message, view) {
+    return message.type === "set_auto_play" && message.mode !== "off" && view.step === 0 && myTurn(view) && this.canReveal(view);
+  }
+
+  canReveal(view) {
+    const shown = this.game?.seed_commitments?.[view.my_seat] ?? null;
+    return this.seeds.has(view.game) && shown !== null && shown === this.game.mySeedCommitment;
   }
 
   // The seed for a rematch, hashed ahead (a tap must send at once).
@@ -181,9 +202,12 @@ export class Fair {
       seed_commitments: game.seed_commitments,
     };
     const seed = this.seeds.get(game.number);
-    const mine = this.seat !== null && seed !== undefined ? { seat: this.seat, seed: fromHex(seed) } : {};
+    // a seat readied without its seed was dropped, and the table told: nothing of mine to find
+    const dropped = this.seat !== null && game.seed_commitments?.[this.seat] === null;
+    const mine = this.seat !== null && seed !== undefined && !dropped ? { seat: this.seat, seed: fromHex(seed) } : {};
     const result = checkFairDeal(claim, shown, mine);
     const proved = [...result.reveal.proved];
+    if (dropped && seed !== undefined) proved.push("this client's seed was not used: its seat was readied without it");
     let problem = result.reveal.problem;
     if (result.replay !== null) {
       if (result.replay.mismatch === null) proved.push("every card shown is the card the deal gives");

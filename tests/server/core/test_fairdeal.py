@@ -116,7 +116,7 @@ def test_a_seed_that_does_not_match_its_commitment_is_refused() -> None:
     assert ann.closed is None
     assert room.game_record.ready == ()  # nothing was done
     kit.send(ann, Ready(step=0, seed=ANN_SEED.hex()))
-    assert room.game_record.ready == (0,)
+    assert list(room.game_record.ready) == [0]
 
 
 def test_a_malformed_seed_is_a_bad_value() -> None:

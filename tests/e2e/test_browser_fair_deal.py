@@ -1,0 +1,83 @@
+"""Fair deals at a real table: two pages and `war-client --plain` finish a game, and each
+says the deal was checked; every screen shows the same fingerprint from the start; the
+game record the page saves, and a `war-client --json` record, pass `war-sim verify`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser, expect
+
+from server.sim.verify import main as verify
+from tests.e2e._browser import PHONE, chromium, create_room, open_tab
+from tests.e2e._client_process import client_process
+from tests.e2e._process import server_process
+
+pytestmark = pytest.mark.slow
+
+CHECKED = "Fair deal ✓ — checked on this phone"
+PRINT = re.compile(r"[2-9A-HJKMNP-TV-Z]{4}-[2-9A-HJKMNP-TV-Z]{4}-[2-9A-HJKMNP-TV-Z]{4}")
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    async with chromium() as launched:
+        yield launched
+
+
+async def test_two_pages_and_war_client_plain_each_check_the_deal(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with server_process(tmp_path / "war.sqlite3") as server:
+        url = f"ws://127.0.0.1:{server.port}/"
+        ann = await open_tab(browser, f"http://127.0.0.1:{server.port}/", viewport=PHONE)
+        await create_room(ann, "Ann", players=3, rounds="26")
+        join_link = await ann.page.locator("#join-link").inner_text()
+        watch_link = await ann.page.locator("#watch-link").inner_text()
+        ben = await open_tab(browser, join_link, viewport=PHONE, touch=True)
+        await ben.page.fill("#invite-name", "Ben")
+        await ben.page.click("#invite-form button[type=submit]")
+        await expect(ben.page.locator("#log li").last).to_have_text("You are Ben, at seat 2 of 3.")
+        recorder_args = [url, "--watch", watch_link.split("#watch=")[1], "--json"]
+        async with client_process(recorder_args, tmp_path / "recorder.json") as recorder:
+            await recorder.expect(r'^\{"type":"welcome"')
+            cy_args = [url, "--name", "Cy", "--join", join_link.split("#join=")[1], "--plain"]
+            async with client_process([*cy_args, "--auto", "quick"], tmp_path / "cy.json") as cy:
+                found = await cy.expect(r"^Fair deal fingerprint: (\S+) ")
+                fingerprint = found.group(1)
+                assert PRINT.fullmatch(fingerprint)
+                for tab in (ann, ben):  # the same fingerprint on every screen, from the start
+                    await expect(tab.page.locator("#fingerprint")).to_contain_text(fingerprint)
+                    await tab.page.screenshot(path=tmp_path / "start.png")
+                await ann.page.click("#auto label:has-text('quick')")
+                await ben.page.tap("#auto label:has-text('quick')")
+                assert await cy.wait(within=180) == 0, cy.err
+            assert await recorder.wait(within=60) == 0, recorder.err
+        for tab in (ann, ben):
+            await expect(tab.page.locator("#fair-line")).to_have_text(CHECKED, timeout=30_000)
+            await expect(tab.page.locator("#fingerprint")).to_contain_text(fingerprint)
+        await ben.page.tap("#fair-line")
+        await expect(ben.page.locator("#fair-proved li").first).to_be_visible()
+        proved = await ben.page.locator("#fair-proved li").all_inner_texts()
+        assert "This client's seed (seat 1) is in the deal." in proved
+        assert "Every card shown is the card the deal gives." in proved
+        await ann.page.click("#fair-line")  # the details: what was checked, and the record
+        await ann.page.screenshot(path=tmp_path / "checked.png")
+        async with ann.page.expect_download() as saving:
+            await ann.page.click("#fair-export")
+        saved = tmp_path / "page-record.jsonl"
+        await (await saving.value).save_as(saved)
+        await ann.assert_clean()
+        await ben.assert_clean()
+    assert "Fair deal: checked." in cy.out
+    assert cy.out.index(
+        f"Fair deal fingerprint: {fingerprint} (everyone at the table should see the same)"
+    ) < cy.out.index("Fair deal: checked.")
+    record = tmp_path / "recorder.jsonl"
+    record.write_text("\n".join(recorder.out) + "\n", encoding="utf-8")
+    assert verify([str(record)]) == 0
+    assert verify([str(saved)]) == 0
