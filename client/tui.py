@@ -42,6 +42,7 @@ from textual.widgets import Footer, Static
 from client.connection import Ended, Link, LinkEvent, Notice, Received, Reconnecting
 from client.countdown import WARN_SECONDS, Countdown, clock_text, follow, warning
 from client.drawing import CARD_HEIGHT, CARD_WIDTH
+from client.fairwatch import FairVerdict, fingerprint_line, verdict_line
 from client.intents import accepted_phases, cycle_auto, finish, rematch, turn_over
 from client.panels import FlyingCards, SaidLines, SeatPanel
 from client.sentences import describe, join_words, rules_sentence, status, war_name
@@ -54,6 +55,7 @@ from protocol import (
     CardsTurned,
     ClientMessage,
     CloseCode,
+    GameStarted,
     Leave,
     Ready,
     Rematch,
@@ -134,6 +136,7 @@ class WarApp(App[None]):
     #status { width: 1fr; padding: 0 1; text-style: bold; }
     #clock { width: auto; padding: 0 1; text-style: bold; }
     #clock.short { background: $warning 30%; }
+    #fair { padding: 0 1; height: auto; }
     #summary { border: double $success; padding: 0 2; margin: 0 2; height: auto; }
     #rules { padding: 0 1; color: $text-muted; height: auto; }
     """
@@ -180,6 +183,8 @@ class WarApp(App[None]):
         self._auto_asked: AutoPlay | None = None  # sent, not yet confirmed by the room
         self._ready_sent: int | None = None  # the step of a ready sent on this connection
         self.show_rules = False
+        self.fingerprint: str | None = None
+        self.fair_check: FairVerdict | None = None
         self._leave_armed: Timer | None = None  # a first q, waiting for the second
         self.farewell: str | None = None
         """One line for the terminal once the table is gone (``q``, Ctrl+Q)."""
@@ -195,6 +200,7 @@ class WarApp(App[None]):
             yield Static(id="clock", markup=False)
         yield Static(id="rules", markup=False)
         yield Static(id="summary", markup=False)
+        yield Static(id="fair", markup=False)
         yield SaidLines(id="said")
         yield Footer()
 
@@ -223,6 +229,7 @@ class WarApp(App[None]):
                 if isinstance(message, Welcome | Snapshot):
                     self._ready_sent = None  # a new connection, or a fresh start
                 self.said.extend(describe(before, message, view, view.my_seat, table=True))
+                self._follow_fair(event)
                 if view.phase is not RoomPhase.PLAYING or view.game != before.game:
                     self._land()
                 mine = isinstance(message, AutoPlayChanged) and message.seat == view.my_seat
@@ -246,6 +253,24 @@ class WarApp(App[None]):
                 self.exit(return_code=128 + signal.SIGTERM if self._signalled else code)
                 return
         self._redraw()
+
+    def _follow_fair(self, event: Received) -> None:
+        """The fingerprint of the game's commitment, and at game over the check's result."""
+        if isinstance(event.message, GameStarted):
+            self.fair_check = None
+        self.fingerprint = event.fingerprint
+        if event.fair is not None:
+            self.fair_check = event.fair
+
+    def _draw_fair(self) -> None:
+        fair = self.query_one("#fair", Static)
+        lines = [] if self.fingerprint is None else [fingerprint_line(self.fingerprint)]
+        check = self.fair_check
+        if check is not None:
+            lines.append(verdict_line(check))
+        fair.display = bool(lines)
+        failed = check is not None and check.ok is False
+        fair.update(Text("\n".join(lines), style="bold red" if failed else ""))
 
     # --- the time limit ----------------------------------------------------------------
     def tick(self) -> None:
@@ -350,6 +375,7 @@ class WarApp(App[None]):
         summary = self.query_one("#summary", Static)
         summary.display = view.phase is RoomPhase.OVER and view.result is not None
         summary.update(summary_box(view))
+        self._draw_fair()
         rules = self.query_one("#rules", Static)
         rules.display = view.welcomed and (self.show_rules or view.phase is RoomPhase.WAITING)
         rules.update(Text(f"Rules: {rules_sentence(view.rules, view.minutes)}"))

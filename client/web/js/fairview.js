@@ -12,8 +12,8 @@ export const WORDS = {
   chosenFailed: (problem) => `The chosen deal's cards do not match: ${problem}`,
   notChecked: (problem) => `Fair deal not checked: ${problem}`,
   about:
-    "The server locked in its secret before anyone added theirs, every player's phone added a secret of its own, " +
-    "and at the end this phone replayed the whole game with its own copy of the rules.",
+    "The server locked in its secret before anyone added theirs, each player's phone or computer could add a secret " +
+    "of its own, and at the end this phone replayed the whole game with its own copy of the rules.",
   checking: "Checking the deal on this phone…",
   saved: "Game record saved: war-sim verify can check it on a computer.",
 };
