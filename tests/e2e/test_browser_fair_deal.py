@@ -1,10 +1,14 @@
 """Fair deals at a real table: two pages and `war-client --plain` finish a game, and each
 says the deal was checked; every screen shows the same fingerprint from the start; the
 game record the page saves, and a `war-client --json` record, pass `war-sim verify`.
+
+Its pictures (the fingerprint at the start, the check at the end, on a 390 px phone) go to
+``$WAR_SCREENSHOTS`` when it is set, else to the test's temporary folder.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -23,6 +27,12 @@ CHECKED = "Fair deal ✓ — checked on this phone"
 PRINT = re.compile(r"[2-9A-HJKMNP-TV-Z]{4}-[2-9A-HJKMNP-TV-Z]{4}-[2-9A-HJKMNP-TV-Z]{4}")
 
 
+def _pictures(tmp_path: Path) -> Path:
+    path = Path(os.environ.get("WAR_SCREENSHOTS") or tmp_path)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 @pytest.fixture
 async def browser() -> AsyncIterator[Browser]:
     async with chromium() as launched:
@@ -32,6 +42,7 @@ async def browser() -> AsyncIterator[Browser]:
 async def test_two_pages_and_war_client_plain_each_check_the_deal(
     tmp_path: Path, browser: Browser
 ) -> None:
+    pictures = _pictures(tmp_path)
     async with server_process(tmp_path / "war.sqlite3") as server:
         url = f"ws://127.0.0.1:{server.port}/"
         ann = await open_tab(browser, f"http://127.0.0.1:{server.port}/", viewport=PHONE)
@@ -52,7 +63,7 @@ async def test_two_pages_and_war_client_plain_each_check_the_deal(
                 assert PRINT.fullmatch(fingerprint)
                 for tab in (ann, ben):  # the same fingerprint on every screen, from the start
                     await expect(tab.page.locator("#fingerprint")).to_contain_text(fingerprint)
-                    await tab.page.screenshot(path=tmp_path / "start.png")
+                await ben.page.screenshot(path=pictures / "fair-fingerprint-phone.png")
                 await ann.page.click("#auto label:has-text('quick')")
                 await ben.page.tap("#auto label:has-text('quick')")
                 assert await cy.wait(within=180) == 0, cy.err
@@ -66,7 +77,8 @@ async def test_two_pages_and_war_client_plain_each_check_the_deal(
         assert "This client's seed (seat 1) is in the deal." in proved
         assert "Every card shown is the card the deal gives." in proved
         await ann.page.click("#fair-line")  # the details: what was checked, and the record
-        await ann.page.screenshot(path=tmp_path / "checked.png")
+        await ann.page.locator("#over").scroll_into_view_if_needed()
+        await ann.page.screenshot(path=pictures / "fair-checked-phone.png", full_page=True)
         async with ann.page.expect_download() as saving:
             await ann.page.click("#fair-export")
         saved = tmp_path / "page-record.jsonl"

@@ -55,6 +55,8 @@ def store(tmp_path: Path) -> SqliteStore:
 def _wire(message: object) -> dict[str, Any]:
     data: dict[str, Any] = msgpack.unpackb(encode(message))  # type: ignore[arg-type]
     del data["seq"]
+    if data.get("fairness", "") is None:
+        del data["fairness"]  # added since 0.1 (a chosen deal's game_over carries none)
     return data
 
 

@@ -311,6 +311,4 @@ def game_events(peer: Peer) -> list[ServerMessage]:
     and a ``game_over`` without its fair deal's reveal (tests/server/core/test_fairdeal.py
     checks that)."""
     events = [dataclasses.replace(m, seq=0) for m in peer.inbox if isinstance(m, GAME_EVENTS)]
-    return [
-        dataclasses.replace(m, fairness=None) if isinstance(m, GameOver) else m for m in events
-    ]
+    return [dataclasses.replace(m, fairness=None) if isinstance(m, GameOver) else m for m in events]
