@@ -7,7 +7,7 @@
 // commitment is hashed by crypto.subtle where the page has it (a secure context), else by
 // the vendored SHA-256, imported when the player sits down.
 
-import { fingerprint } from "./engine/fingerprint.js";
+import { fingerprint } from "./fingerprint.js";
 import { mine as mySeat, myTurn } from "./view.js";
 
 const SEED_BYTES = 32;

@@ -10,7 +10,7 @@
 import { hmac } from "../../vendor/noble-hashes/hmac.js";
 import { sha256 } from "../../vendor/noble-hashes/sha2.js";
 import { checkReplay } from "./check.js";
-import { FINGERPRINT_ALPHABET, fingerprint as fingerprintOf } from "./fingerprint.js";
+import { FINGERPRINT_ALPHABET, fingerprint as fingerprintOf } from "../fingerprint.js";
 import { RULE_FIELDS } from "./rules.js";
 
 export const SEED_BYTES = 32;

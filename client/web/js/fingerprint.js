@@ -1,6 +1,6 @@
 // The fingerprint of a deal commitment (protocol/PROTOCOL.md §10), in a module of its own
 // with no imports: the table shows it from the start of a game, long before it loads the
-// engine and the hashes (fairness.js re-exports it, and its vectors check it).
+// engine and the hashes (engine/fairness.js re-exports it, and its vectors check it).
 
 export const FINGERPRINT_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ";
 const HEX64 = /^[0-9a-f]{64}$/;
