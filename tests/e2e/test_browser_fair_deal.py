@@ -93,3 +93,32 @@ async def test_two_pages_and_war_client_plain_each_check_the_deal(
     record.write_text("\n".join(recorder.out) + "\n", encoding="utf-8")
     assert verify([str(record)]) == 0
     assert verify([str(saved)]) == 0
+
+
+async def test_a_reload_between_commit_and_reveal_still_reveals_the_pages_seed(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with server_process(tmp_path / "war.sqlite3") as server:
+        url = f"ws://127.0.0.1:{server.port}/"
+        ann = await open_tab(browser, f"http://127.0.0.1:{server.port}/", viewport=PHONE)
+        await create_room(ann, "Ann", players=2, rounds="26")
+        code = (await ann.page.locator("#join-link").inner_text()).split("#join=")[1]
+        ben_args = [url, "--name", "Ben", "--join", code, "--plain", "--auto", "quick"]
+        async with client_process(ben_args, tmp_path / "ben.json") as ben:
+            await ben.expect(r"^Fair deal fingerprint: ")
+            stored = await ann.page.evaluate(
+                "Object.entries(localStorage).filter(([k]) => k.startsWith('family-war.seat.'))"
+                ".map(([, v]) => JSON.parse(v))"
+            )
+            assert [s["seed_game"] for s in stored] == [1] and len(stored[0]["seed"]) == 64
+            await ann.page.reload()  # committed, not yet revealed: the seed is in localStorage
+            await expect(ann.page.locator("#fingerprint")).to_contain_text("Deal fingerprint")
+            await ann.turn_over()  # the first ready: it reveals the kept seed
+            await ann.page.click("#auto label:has-text('quick')")
+            assert await ben.wait(within=180) == 0, ben.err
+        await expect(ann.page.locator("#fair-line")).to_have_text(CHECKED, timeout=30_000)
+        await ann.page.click("#fair-line")
+        proved = await ann.page.locator("#fair-proved li").all_inner_texts()
+        assert "This client's seed (seat 0) is in the deal." in proved
+        await ann.assert_clean()
+    assert "Fair deal: checked." in ben.out

@@ -283,6 +283,7 @@ export class Connection {
 
   keepSeat(welcome) {
     if (this.seats === null || this.code === null) return;
+    this.fair?.place(welcome); // its seed is kept with the token
     const seat = welcome.seat;
     const problem = this.seats.put(this.code, {
       room: welcome.state.room,

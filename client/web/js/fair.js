@@ -68,6 +68,15 @@ export class Fair {
     }
   }
 
+  /** The welcome of the opening: its seed is for the game it sat down in. */
+  place(welcome) {
+    this.seat = welcome.seat;
+    if (this.unplaced !== null && welcome.seat !== null) {
+      if (!this.seeds.has(welcome.state.game)) this.seeds.set(welcome.state.game, this.unplaced);
+      this.unplaced = null;
+    }
+  }
+
   /** What to keep with the seat token: the newest seed and its game. */
   kept() {
     if (!this.seeds.size) return {};
@@ -135,13 +144,7 @@ export class Fair {
   }
 
   state(message) {
-    if (message.type === "welcome") {
-      this.seat = message.seat;
-      if (this.unplaced !== null && message.seat !== null) {
-        if (!this.seeds.has(message.state.game)) this.seeds.set(message.state.game, this.unplaced);
-        this.unplaced = null;
-      }
-    }
+    if (message.type === "welcome") this.place(message);
     const state = message.state;
     this.rules = { ...state.rules, ...DECK };
     if (this.game === null || this.game.number !== state.game) this.begin(state.game, state.step, state.deal_commitment, null);

@@ -34,6 +34,7 @@ from protocol.errors import ProtocolError
 from protocol.fairness import commitment, derive_deal
 from server.adapters.store import SqliteStore
 from server.core.settings import HubSettings
+from tests._kit.stores import MemoryStore
 from tests.server.core._roomkit import Peer, RoomKit, error_codes
 
 ANN_SEED = bytes(range(32))
@@ -210,3 +211,18 @@ def test_a_chosen_deal_and_the_same_deal_again_claim_nothing_a_new_deal_commits_
     verdict = _verdict(ann, seeds[ann.conn])
     assert verdict is not None and verdict.ok and not verdict.chosen, verdict
     assert ann.of(WaitingFor)[-1].seats == ()
+
+
+def test_a_ready_with_its_seed_is_still_one_write() -> None:
+    kit = RoomKit()
+    ann, ben = _table(kit)
+    store = kit.store
+    assert isinstance(store, MemoryStore)
+    writes = store.writes
+    kit.send(ann, Ready(step=0, seed=ANN_SEED.hex()))
+    assert store.writes == writes + 1  # the ready flag and the seed, in one row
+    kit.send(ben, Ready(step=0, seed=BEN_SEED.hex()))
+    assert store.writes == writes + 2  # the last seed, the settled deal and the first flip
+    record = store.load_all()[0]
+    assert record.game.fair is not None and record.game.fair.settled
+    assert record.game.fair.seeds == (ANN_SEED.hex(), BEN_SEED.hex())
