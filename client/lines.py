@@ -136,8 +136,9 @@ class LineRenderer:
     async def _event(self, event: Received | Reconnecting | Notice | Ended) -> int | None:
         match event:
             case Received(message=message, before=before, view=view):
+                self._checked(event)  # before the game-over lines: those stay last
                 await self._received(message, before, view)
-                self._fair(event)
+                self._fingerprint(event)
             case Reconnecting(attempt=attempt, delay=delay, reason=reason):
                 self._notice(f"Reconnecting… ({reason}; attempt {attempt} in {delay:.1f} s)")
             case Notice(text=text):
@@ -179,19 +180,23 @@ class LineRenderer:
             else:
                 await self.link.close()
 
-    def _fair(self, event: Received) -> None:
-        """The fingerprint once a game (from the first message that shows it), and the
-        check of the deal at game over (`client.fairwatch`); ``--json`` prints neither."""
-        if self.json_lines:
-            return
+    def _fingerprint(self, event: Received) -> None:
+        """The fingerprint of the game's commitment, once a game, from the first message
+        that shows it (`client.fairwatch`); ``--json`` prints no such line."""
         said = (event.view.room, event.view.game, event.fingerprint)
-        if event.fingerprint is not None and self._fingerprint_said != said:
-            self._fingerprint_said = said
-            self._say(fingerprint_line(event.fingerprint))
-        if event.fair is not None:
+        if self.json_lines or event.fingerprint is None or self._fingerprint_said == said:
+            return
+        if self._over and not self._staying:
+            return
+        self._fingerprint_said = said
+        self._say(fingerprint_line(event.fingerprint))
+
+    def _checked(self, event: Received) -> None:
+        """At game over, what the check of a fair deal found (a chosen deal was said so)."""
+        if self.json_lines or event.fair is None or event.fair.chosen:
+            return
+        if not (self._over and not self._staying):
             self._say(verdict_line(event.fair))
-            for line in event.fair.proved:
-                self._say(f"  {line[:1].upper()}{line[1:]}.")
 
     def _ended(self, event: Ended) -> int:
         if self._left and not self.json_lines:
