@@ -106,6 +106,8 @@ class Received:
     """At a ``game_over``: what this client's check of the deal found (`client.fairwatch`)."""
     fingerprint: str | None = None
     """The fingerprint of the game's deal commitment, for people to compare aloud."""
+    no_seed: tuple[int, ...] = ()
+    """The seats of a fair deal that add no seed of their own (as the table shows them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,7 +368,9 @@ class Connection:
                 due = self._seeds.reveal_due(self.view, self._watch.commitment(self.view.my_seat))
                 if due is not None:
                     await self.send(due)
-                yield Received(message, before, self.view, fair, self._watch.fingerprint)
+                watch = self._watch
+                no_seed = tuple(watch.no_seed())
+                yield Received(message, before, self.view, fair, watch.fingerprint, no_seed)
         except ConnectionClosed:
             return
 

@@ -22,7 +22,15 @@ from protocol.record import RecordedGame, RecordError, RecordReader
 from server.engine import Rules, RulesError
 from server.engine.check import End, Flip, Shown, Take, check_replay
 
-__all__ = ["FairVerdict", "FairWatch", "check_game", "fingerprint_line", "verdict_line"]
+__all__ = [
+    "FairVerdict",
+    "FairWatch",
+    "check_game",
+    "dropped_line",
+    "fingerprint_line",
+    "no_seed_line",
+    "verdict_line",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +109,13 @@ class FairWatch:
         self.fingerprint: str | None = None
         """The current game's fingerprint (None: the deal claims no commitment)."""
 
+    def no_seed(self) -> list[int]:
+        """The seats of the current fair deal that add no seed (None: no commitment)."""
+        game = self._reader.current
+        if game is None or game.deal_commitment is None or game.seed_commitments is None:
+            return []
+        return [seat for seat, c in enumerate(game.seed_commitments) if c is None]
+
     def commitment(self, seat: int | None) -> str | None:
         """The seed commitment the table shows for ``seat`` in the current game."""
         game = self._reader.current
@@ -132,6 +147,16 @@ class FairWatch:
 def fingerprint_line(print_: str) -> str:
     """The line that gives the fingerprint people compare aloud."""
     return f"Fair deal fingerprint: {print_} (everyone at the table should see the same)"
+
+
+def no_seed_line(names: list[str]) -> str:
+    """The line that names the seats that add no seed to the deal (at its start)."""
+    return f"No seed from {', '.join(names)}: the deal does not depend on that seat."
+
+
+def dropped_line(name: str) -> str:
+    """The line for a seat dropped from the deal (``seed_dropped``)."""
+    return f"{name}'s seed was not revealed in time: the deal goes on without it."
 
 
 def verdict_line(verdict: FairVerdict) -> str:

@@ -35,7 +35,7 @@ from typing import TextIO
 
 from client.connection import Ended, Link, Notice, Received, Reconnecting
 from client.countdown import Countdown, clock_text, follow, warning
-from client.fairwatch import fingerprint_line, verdict_line
+from client.fairwatch import dropped_line, fingerprint_line, no_seed_line, verdict_line
 from client.intents import for_key, set_auto
 from client.jsonline import HIDDEN, message_json
 from client.links import link_lines
@@ -49,6 +49,7 @@ from protocol import (
     Leave,
     Ready,
     RoomPhase,
+    SeedDropped,
     ServerMessage,
     SetAutoPlay,
     Snapshot,
@@ -139,6 +140,7 @@ class LineRenderer:
                 self._checked(event)  # before the game-over lines: those stay last
                 await self._received(message, before, view)
                 self._fingerprint(event)
+                self._dropped(event)
             case Reconnecting(attempt=attempt, delay=delay, reason=reason):
                 self._notice(f"Reconnecting… ({reason}; attempt {attempt} in {delay:.1f} s)")
             case Notice(text=text):
@@ -186,10 +188,18 @@ class LineRenderer:
         said = (event.view.room, event.view.game, event.fingerprint)
         if self.json_lines or event.fingerprint is None or self._fingerprint_said == said:
             return
+        if event.view.phase is RoomPhase.WAITING:
+            return  # from the start of the game: every seat's commitment is known then
         if self._over and not self._staying:
             return
         self._fingerprint_said = said
         self._say(fingerprint_line(event.fingerprint))
+        if event.no_seed:
+            self._say(no_seed_line([event.view.name(seat) for seat in event.no_seed]))
+
+    def _dropped(self, event: Received) -> None:
+        if isinstance(event.message, SeedDropped) and not self.json_lines:
+            self._say(dropped_line(event.view.name(event.message.seat)))
 
     def _checked(self, event: Received) -> None:
         """At game over, what the check of a fair deal found (a chosen deal was said so)."""

@@ -264,7 +264,9 @@ class WarApp(App[None]):
 
     def _draw_fair(self) -> None:
         fair = self.query_one("#fair", Static)
-        lines = [] if self.fingerprint is None else [fingerprint_line(self.fingerprint)]
+        waiting = self.view.phase is RoomPhase.WAITING
+        shown = self.fingerprint is not None and not waiting
+        lines = [fingerprint_line(self.fingerprint)] if shown and self.fingerprint else []
         check = self.fair_check
         if check is not None:
             lines.append(verdict_line(check))

@@ -138,6 +138,12 @@ export class Fair {
     return null;
   }
 
+  /** The seats of the current fair deal that add no seed (the computer, a dropped seat). */
+  noSeed() {
+    if (!this.game?.deal_commitment || !this.game.seed_commitments) return [];
+    return this.game.seed_commitments.flatMap((c, seat) => (c === null ? [seat] : []));
+  }
+
   /** The fingerprint of the current game's commitment, or null (a deal shown, or none). */
   get fingerprint() {
     return this.game?.deal_commitment ? fingerprint(this.game.deal_commitment) : null;

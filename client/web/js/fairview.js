@@ -5,6 +5,7 @@
 
 export const WORDS = {
   fingerprint: (print) => `Deal fingerprint <b>${print}</b> — everyone at the table should see the same`,
+  noSeed: (names) => `No seed from ${names.join(", ")}: the deal does not depend on that seat.`,
   chosenDeal: "This deal was chosen, not drawn: nothing to prove about it",
   ok: "Fair deal ✓ — checked on this phone",
   failed: (problem) => `Fair deal check FAILED: ${problem}`,
@@ -36,11 +37,14 @@ export class FairView {
   }
 
   /** A received event: the fingerprint (or that the deal was chosen); the check's result. */
-  follow({ message, fingerprint, check }) {
+  follow({ message, view, fingerprint, check }) {
     const { print, box } = this.el;
     if (message.type === "game_started") box.hidden = true;
-    if (fingerprint !== null) {
+    if (view.phase === "waiting") print.hidden = true; // from the start of the game
+    else if (fingerprint !== null) {
       print.innerHTML = WORDS.fingerprint(fingerprint);
+      const none = this.fair.noSeed().map((seat) => view.seats[seat]?.name ?? `seat ${seat + 1}`);
+      if (none.length) print.append(" ", WORDS.noSeed(none));
       print.hidden = false;
     } else if (this.fair.game?.shown_deal != null) {
       print.textContent = WORDS.chosenDeal;

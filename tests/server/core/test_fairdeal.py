@@ -15,7 +15,7 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from client.fairwatch import FairVerdict, FairWatch
+from client.fairwatch import FairVerdict, FairWatch, no_seed_line
 from protocol import (
     CreateRoom,
     ErrorCode,
@@ -152,6 +152,11 @@ def test_a_computer_seat_and_a_client_that_never_committed_contribute_nothing() 
     ann, ben = _table(kit, ben=None, rules=RulesSpec(players=3), computers=1)
     (started,) = ann.of(GameStarted)
     assert started.seed_commitments == (commitment(ANN_SEED), None, None)
+    watch = FairWatch()
+    for message in ann.inbox:
+        watch.follow(message)
+    assert watch.no_seed() == [1, 2]  # what each client tells its player
+    assert no_seed_line(["Ben", "Computer"]).startswith("No seed from Ben, Computer:")
     _play_out(kit, [ann, ben], [ANN_SEED, None])
     (over,) = ann.of(GameOver)
     assert over.fairness is not None and over.fairness.seeds == (ANN_SEED.hex(), None, None)
