@@ -230,7 +230,7 @@ class Connection:
             self._left = True
             self._forget_seat()
         committed = self._watch.commitment(self.view.my_seat)
-        if self._seeds.auto_first(message, self.view):
+        if self._seeds.auto_first(message, self.view, committed):
             await self.send(Ready(step=0))  # reveal before auto-play turns the first cards
         message = self._seeds.outgoing(message, self.view.game, self.view.step, committed)
         if isinstance(message, Rematch):

@@ -87,15 +87,20 @@ class Seeds:
         self._revealed = view.game
         return Ready(step=0)
 
-    def auto_first(self, message: ClientMessage, view: ViewState) -> bool:
+    def auto_first(
+        self, message: ClientMessage, view: ViewState, committed: str | None = None
+    ) -> bool:
         """Whether ``message`` turns auto-play on while the game waits for this seat's
-        first ready: the seed goes first, with a ``ready``."""
+        first ready, with a seed to reveal (the one the table shows it ``committed`` to):
+        the seed goes first, with a ``ready``."""
+        seed = self._by_game.get(view.game)
         return (
             isinstance(message, SetAutoPlay)
             and message.mode is not AutoPlay.OFF
             and view.step == 0
             and view.my_turn
-            and self._by_game.get(view.game) is not None
+            and seed is not None
+            and committed == commitment(seed)
         )
 
     def mine(self, game: int) -> bytes | None:

@@ -71,8 +71,10 @@ def test_turning_auto_play_on_before_the_first_ready_reveals_first() -> None:
     assert isinstance(opening, JoinRoom)
     view = apply(ViewState(), _welcome(T1, opening.seed_commitment, AutoPlay.OFF))
     assert view.my_turn and view.step == 0
-    assert seeds.auto_first(SetAutoPlay(mode=AutoPlay.QUICK), view)
-    assert not seeds.auto_first(SetAutoPlay(mode=AutoPlay.OFF), view)
+    shown = opening.seed_commitment
+    assert seeds.auto_first(SetAutoPlay(mode=AutoPlay.QUICK), view, shown)
+    assert not seeds.auto_first(SetAutoPlay(mode=AutoPlay.OFF), view, shown)
+    assert not seeds.auto_first(SetAutoPlay(mode=AutoPlay.QUICK), view, None)  # not mine
     on_auto = apply(ViewState(), _welcome(T1, opening.seed_commitment, AutoPlay.QUICK))
     assert seeds.reveal_due(on_auto, opening.seed_commitment) == Ready(step=0)
     assert seeds.reveal_due(on_auto, opening.seed_commitment) is None  # once a game
