@@ -5,6 +5,7 @@
 
 export const WORDS = {
   fingerprint: (print) => `Deal fingerprint <b>${print}</b> — everyone at the table should see the same`,
+  dropped: (name) => `${name}'s seed was not revealed in time: the deal goes on without it.`,
   noSeed: (names) => `No seed from ${names.join(", ")}: the deal does not depend on that seat.`,
   chosenDeal: "This deal was chosen, not drawn: nothing to prove about it",
   ok: "Fair deal ✓ — checked on this phone",
@@ -36,7 +37,8 @@ export class FairView {
     this.el.print.hidden = this.el.box.hidden = true;
   }
 
-  /** A received event: the fingerprint (or that the deal was chosen); the check's result. */
+  /** A received event: the fingerprint (or that the deal was chosen); the check's result.
+   * Returns the lines to say in the log (a seat dropped from the deal). */
   follow({ message, view, fingerprint, check }) {
     const { print, box } = this.el;
     if (message.type === "game_started") box.hidden = true;
@@ -54,6 +56,8 @@ export class FairView {
       this.show({ ok: null, checking: true });
       const pending = (this.pending = check.then((result) => pending === this.pending && this.show(result)));
     }
+    if (message.type !== "seed_dropped") return [];
+    return [WORDS.dropped(view.seats[message.seat]?.name ?? `seat ${message.seat + 1}`)];
   }
 
   show(result) {

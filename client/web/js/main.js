@@ -163,7 +163,7 @@ function onEvent(event) {
 function received(event) {
   const { message, before, view: after, at } = event;
   view = after;
-  fairView.follow(event);
+  const fairLines = fairView.follow(event);
   if (message.type === "welcome") {
     reconnecting = readySentFor = null; // a new connection: a ready that was lost may go again
     trouble(null);
@@ -176,7 +176,7 @@ function received(event) {
   if (view.seats[view.my_seat]?.auto === autoAsked) autoAsked = null; // the room caught up
   const t = now();
   countdown = follow(countdown, before, message, after, t);
-  const lines = describe(before, message, after, after.my_seat, { table: true });
+  const lines = [...describe(before, message, after, after.my_seat, { table: true }), ...fairLines];
   const [marked, line] = warning(countdown, t);
   countdown = marked;
   table.say(line === null ? lines : [...lines, line]);
