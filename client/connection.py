@@ -359,7 +359,7 @@ class Connection:
                 ):
                     self._refusal = message  # what the close that follows is about
                 if isinstance(message, Welcome):
-                    await self._welcomed(ws, message)
+                    await self._welcomed(ws, message, opened=not isinstance(opening, ResumeSeat))
                 before, self.view = self.view, apply(self.view, message)
                 if self.view.needs_resync and not before.needs_resync:
                     await ws.send(encode(Resync()))
@@ -374,11 +374,11 @@ class Connection:
         except ConnectionClosed:
             return
 
-    async def _welcomed(self, ws: ClientConnection, welcome: Welcome) -> None:
+    async def _welcomed(self, ws: ClientConnection, welcome: Welcome, *, opened: bool) -> None:
         first = not self._ever_welcomed
         self._ever_welcomed = self._open = True
         if welcome.token is not None and welcome.seat is not None:
-            self._seeds.seated(welcome.state.game)
+            self._seeds.seated(welcome.state.game, opened=opened)
             self._token = welcome.token
             self._code = welcome.player_code or self._code
             self._keep_seat(welcome)

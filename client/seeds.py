@@ -50,10 +50,12 @@ class Seeds:
         seed = self._unplaced = new_seed()
         return dataclasses.replace(message, seed_commitment=commitment(seed))
 
-    def seated(self, game: int) -> None:
-        """The ``welcome`` of the opening: its seed is for ``game``."""
-        if self._unplaced is not None:
-            self._by_game.setdefault(game, self._unplaced)
+    def seated(self, game: int, *, opened: bool = True) -> None:
+        """A ``welcome`` into ``game``: of the opening (``opened``: its commitment is the
+        seat's now, a seed kept from an older seat gives way), or of a resume (a seed kept
+        with the seat's token stays)."""
+        if self._unplaced is not None and opened:
+            self._by_game[game] = self._unplaced
             self._unplaced = None
 
     def outgoing(
