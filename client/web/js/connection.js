@@ -208,6 +208,7 @@ export class Connection {
     if (welcome.token !== null && welcome.seat !== null) {
       this.token = welcome.token;
       this.code = welcome.player_code ?? this.code;
+      this.fair?.place(welcome, this.current.type !== "resume_seat"); // kept with the token next
       this.keepSeat(welcome);
     }
   }
@@ -283,7 +284,6 @@ export class Connection {
 
   keepSeat(welcome) {
     if (this.seats === null || this.code === null) return;
-    this.fair?.place(welcome); // its seed is kept with the token
     const seat = welcome.seat;
     const problem = this.seats.put(this.code, {
       room: welcome.state.room,

@@ -68,11 +68,12 @@ export class Fair {
     }
   }
 
-  /** The welcome of the opening: its seed is for the game it sat down in. */
-  place(welcome) {
+  /** A welcome: of the opening (`opened`: its seed is the seat's for the game it sat down
+   * in, a seed kept from an older seat gives way), or of a resume (the kept seed stays). */
+  place(welcome, opened = false) {
     this.seat = welcome.seat;
-    if (this.unplaced !== null && welcome.seat !== null) {
-      if (!this.seeds.has(welcome.state.game)) this.seeds.set(welcome.state.game, this.unplaced);
+    if (this.unplaced !== null && welcome.seat !== null && opened) {
+      this.seeds.set(welcome.state.game, this.unplaced);
       this.unplaced = null;
     }
   }
