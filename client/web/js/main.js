@@ -2,8 +2,6 @@
 
 import { Alive } from "./alive.js";
 import { Connection, socketUrl } from "./connection.js";
-import { Fair } from "./fair.js";
-import { FairView } from "./fairview.js";
 import { follow, noCountdown, secondsLeft, warning } from "./countdown.js";
 import { InputKind, releaseFocusAfterPointer, typing } from "./input.js";
 import { cycleAuto, finish, rematch, setAuto, turnOver } from "./intents.js";
@@ -119,12 +117,14 @@ function home() {
 // --- the connection
 async function enter(unsealed, options = {}) {
   stop();
-  const fair = new Fair();
-  fairView = new FairView(doc, fair);
-  fairView.reset();
   const ticket = ++entered;
+  // fair deals: loaded when a player sits down or watches, not with the start page
+  const [{ Fair }, { FairView }] = await Promise.all([import("./fair.js"), import("./fairview.js")]);
+  const fair = new Fair();
   const opening = await fair.opening(unsealed); // a seed's commitment for a fair deal
   if (ticket !== entered) return;
+  fairView = new FairView(doc, fair);
+  fairView.reset();
   view = initialView();
   countdown = noCountdown();
   reconnecting = readySentFor = autoAsked = saidStep = null;
