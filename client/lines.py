@@ -26,20 +26,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
-import enum
-import json
 import os
 import stat
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TextIO
 
 from client.connection import Ended, Link, Notice, Received, Reconnecting
 from client.countdown import Countdown, clock_text, follow, warning
+from client.fairwatch import dropped_line, fingerprint_line, no_seed_line, verdict_line
 from client.intents import for_key, set_auto
+from client.jsonline import HIDDEN, message_json
 from client.links import link_lines, local_warning, refusal_line, shared_page
 from client.seat_words import PLAIN_HINT, answer, can_answer
 from client.sentences import describe, rules_sentence, score, status, votes_sentence
@@ -53,6 +52,7 @@ from protocol import (
     Leave,
     Ready,
     RoomPhase,
+    SeedDropped,
     ServerMessage,
     SetAutoPlay,
     Snapshot,
@@ -62,8 +62,6 @@ from protocol.seat_requests import SeatRequested
 
 __all__ = ["HIDDEN", "LineRenderer", "Streams", "message_json"]
 
-HIDDEN = "<hidden>"
-"""What ``--json`` prints instead of a seat token."""
 _LEFT = "You left the room."
 _KEYS = {"": "space", "t": "space", "turn": "space", "a": "a", "f": "f", "r": "r", "d": "d"}
 """The typed words that are keys of the table (`client.intents.KEYS`)."""
@@ -78,26 +76,6 @@ _HELP = (
     "well_played, oh_no, one_more), q twice = leave; when someone asks for a seat: allow "
     "or refuse."
 )
-
-
-def _plain_value(value: Any) -> Any:
-    if isinstance(value, enum.Enum):
-        return value.value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain_value(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, (tuple, list)):
-        return [_plain_value(item) for item in value]
-    return value
-
-
-def message_json(message: ServerMessage) -> str:
-    """One line of JSON for ``message``: ``{"type": …, fields…}``, the token hidden."""
-    body: dict[str, Any] = {"type": message.TYPE}
-    fields = _plain_value(message)
-    if isinstance(message, Welcome) and fields.get("token") is not None:
-        fields["token"] = HIDDEN
-    body.update(fields)
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +113,7 @@ class LineRenderer:
         self.err = streams.err
         self.commands = streams.commands
         self.view = ViewState()
+        self._fingerprint_said: tuple[object, ...] | None = None
         self.clock = clock
         self.countdown = Countdown()
         self._over = False
@@ -165,7 +144,10 @@ class LineRenderer:
     async def _event(self, event: Received | Reconnecting | Notice | Ended) -> int | None:
         match event:
             case Received(message=message, before=before, view=view):
+                self._checked(event)  # before the game-over lines: those stay last
                 await self._received(message, before, view)
+                self._fingerprint(event)
+                self._dropped(event)
             case Reconnecting(attempt=attempt, delay=delay, reason=reason):
                 self._notice(f"Reconnecting… ({reason}; attempt {attempt} in {delay:.1f} s)")
             case Notice(text=text):
@@ -208,6 +190,32 @@ class LineRenderer:
                 self._say(status(view, view.my_seat, plain=True))
             else:
                 await self.link.close()
+
+    def _fingerprint(self, event: Received) -> None:
+        """The fingerprint of the game's commitment, once a game, from the first message
+        that shows it (`client.fairwatch`); ``--json`` prints no such line."""
+        said = (event.view.room, event.view.game, event.fingerprint)
+        if self.json_lines or event.fingerprint is None or self._fingerprint_said == said:
+            return
+        if event.view.phase is RoomPhase.WAITING:
+            return  # from the start of the game: every seat's commitment is known then
+        if self._over and not self._staying:
+            return
+        self._fingerprint_said = said
+        self._say(fingerprint_line(event.fingerprint))
+        if event.no_seed:
+            self._say(no_seed_line([event.view.name(seat) for seat in event.no_seed]))
+
+    def _dropped(self, event: Received) -> None:
+        if isinstance(event.message, SeedDropped) and not self.json_lines:
+            self._say(dropped_line(event.view.name(event.message.seat)))
+
+    def _checked(self, event: Received) -> None:
+        """At game over, what the check of a fair deal found (a chosen deal was said so)."""
+        if self.json_lines or event.fair is None or event.fair.chosen:
+            return
+        if not (self._over and not self._staying):
+            self._say(verdict_line(event.fair))
 
     def _ended(self, event: Ended) -> int:
         if self._left and not self.json_lines:

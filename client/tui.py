@@ -45,7 +45,7 @@ from client.countdown import WARN_SECONDS, Countdown, clock_text, follow, warnin
 from client.drawing import CARD_HEIGHT, CARD_WIDTH
 from client.intents import accepted_phases, cycle_auto, finish, rematch, turn_over
 from client.links import refusal_line
-from client.panels import FlyingCards, SaidLines, SeatPanel
+from client.panels import FairLine, FlyingCards, SaidLines, SeatPanel
 from client.seat_words import TUI_HINT, answer, can_answer
 from client.sentences import describe, join_words, rules_sentence, status, war_name
 from client.table_text import codes_line, summary_box, top_line
@@ -140,6 +140,7 @@ class WarApp(App[None]):
     #status { width: 1fr; padding: 0 1; text-style: bold; }
     #clock { width: auto; padding: 0 1; text-style: bold; }
     #clock.short { background: $warning 30%; }
+    #fair { padding: 0 1; height: auto; }
     #summary { border: double $success; padding: 0 2; margin: 0 2; height: auto; }
     #rules { padding: 0 1; color: $text-muted; height: auto; }
     #talk-row { height: 1fr; }
@@ -205,6 +206,7 @@ class WarApp(App[None]):
             yield Static(id="clock", markup=False)
         yield Static(id="rules", markup=False)
         yield Static(id="summary", markup=False)
+        yield FairLine(id="fair")
         with Horizontal(id="talk-row"):
             yield SaidLines(id="said")
             yield TalkPanel(id="talk")
@@ -238,6 +240,7 @@ class WarApp(App[None]):
                 self.said.extend(describe(before, message, view, view.my_seat, table=True))
                 if isinstance(message, SeatRequested) and can_answer(view):
                     self.said.append(TUI_HINT)
+                self.query_one("#fair", FairLine).follow(event)
                 if view.phase is not RoomPhase.PLAYING or view.game != before.game:
                     self._land()
                 mine = isinstance(message, AutoPlayChanged) and message.seat == view.my_seat
@@ -366,6 +369,7 @@ class WarApp(App[None]):
         summary.display = view.phase is RoomPhase.OVER and view.result is not None
         summary.update(summary_box(view) + evening_text(view))
         self.query_one("#talk", TalkPanel).show(view)
+        self.query_one("#fair", FairLine).show(view)
         rules = self.query_one("#rules", Static)
         rules.display = view.welcomed and (self.show_rules or view.phase is RoomPhase.WAITING)
         rules.update(Text(f"Rules: {rules_sentence(view.rules, view.minutes)}"))

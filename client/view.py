@@ -46,6 +46,7 @@ from protocol import (
     RoomPhase,
     RoomState,
     Said,
+    SeedDropped,
     ServerMessage,
     Snapshot,
     SpectatorsChanged,
@@ -61,7 +62,8 @@ __all__ = ["RECENT_LIMIT", "Flip", "Taken", "ViewState", "apply", "apply_all"]
 
 RoomMessage = (
     PlayerJoined | PlayerLeft | ConnectionChanged | ReadyChanged | WaitingFor | AutoPlayChanged
-    | FinishVoted | RematchVoted | SpectatorsChanged | GameStarted | TimeUp | GameEvent
+    | FinishVoted | RematchVoted | SpectatorsChanged | GameStarted | SeedDropped | TimeUp
+    | GameEvent
     | SeatRequested | SeatRequestEnded
     | Reacted | Said
     | GameOver
@@ -392,6 +394,7 @@ _ROOM_CHANGES: dict[type[RoomMessage], _Reducer] = {
     RematchVoted: _rematch_voted,
     SpectatorsChanged: _spectators_changed,
     GameStarted: _game_started,
+    SeedDropped: lambda view, _message: view,  # the fair-deal check follows it (fairwatch)
     TimeUp: _time_up,
     GameOver: _game_over,
     SeatRequested: _seat_requested,

@@ -80,6 +80,7 @@ from protocol.messages import (
     RoomInfo,
     Said,
     Say,
+    SeedDropped,
     ServerMessage,
     SetAutoPlay,
     Snapshot,
@@ -94,6 +95,7 @@ from protocol.messages import (
 from protocol.options import option_name, option_names, option_value
 from protocol.state import (
     EveningGame,
+    Fairness,
     GameResult,
     RoomState,
     RulesSpec,
@@ -135,6 +137,7 @@ __all__ = [
     "Error",
     "ErrorCode",
     "EveningGame",
+    "Fairness",
     "FinishVoted",
     "FixedOrder",
     "GameOver",
@@ -166,6 +169,7 @@ __all__ = [
     "Said",
     "Say",
     "SeatState",
+    "SeedDropped",
     "ServerMessage",
     "SetAutoPlay",
     "ShortWar",

@@ -18,6 +18,7 @@ from protocol.fields import (
     AutoPlay,
     Code,
     Deal,
+    Hex64,
     IntRange,
     Minutes,
     Name,
@@ -73,7 +74,9 @@ class CreateRoom:
     ``minutes`` (the server's clock), not both. ``deal``: play this deal number (then it
     is revealed from the start). ``password``: the server's, if it has one. ``talk``: who
     may talk in the room (a server allows at most its ``--talk``: more is lowered to it,
-    and ``state.talk_setting`` says what the room got).
+    and ``state.talk_setting`` says what the room got). ``seed_commitment``: the SHA-256
+    of this client's seed for a fair deal (PROTOCOL.md §10); ``join_room`` and
+    ``rematch`` carry it too.
     """
 
     TYPE: ClassVar[str] = "create_room"
@@ -85,6 +88,7 @@ class CreateRoom:
     minutes: Minutes | None = None
     password: Password | None = None
     talk: TalkSetting = TalkSetting.PLAYERS
+    seed_commitment: Hex64 | None = None
 
     def validate(self) -> None:
         """Raise ValueError if the options do not go together (called by the codec)."""
@@ -108,6 +112,7 @@ class JoinRoom:
     v: Version = PROTOCOL_VERSION
     code: Code
     name: Name
+    seed_commitment: Hex64 | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -146,10 +151,13 @@ class Ready:
 
     ``step`` echoes the game's current step (``RoomState.step``, then the ``step`` of the
     latest game event): a ready sent for an earlier step is refused as ``stale``.
+    ``seed``: the seat's seed for a fair deal, with its first ready of the game (it must
+    match the ``seed_commitment`` the seat made, else ``seed_mismatch``).
     """
 
     TYPE: ClassVar[str] = "ready"
     step: Steps
+    seed: Hex64 | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -173,6 +181,7 @@ class Rematch:
 
     TYPE: ClassVar[str] = "rematch"
     deal: RematchDeal
+    seed_commitment: Hex64 | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

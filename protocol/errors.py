@@ -119,6 +119,8 @@ class ErrorCode(StrEnum):
     """The room's ``talk`` setting does not let this connection send this (a spectator's
     message in a ``players`` room, a message in a ``reactions`` room, anything when
     ``off``)."""
+    SEED_MISMATCH = "seed_mismatch"
+    """The ``seed`` of a ``ready`` does not hash to the ``seed_commitment`` the seat made."""
     INTERNAL_ERROR = "internal_error"
     """A bug on the server; the room carries on if it can."""
     STORE_UNAVAILABLE = "store_unavailable"

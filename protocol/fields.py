@@ -59,6 +59,7 @@ __all__ = [
     "ErrorText",
     "FixedOrder",
     "GameNumber",
+    "Hex64",
     "IntRange",
     "MaxItems",
     "Minutes",
@@ -195,6 +196,8 @@ Password = Annotated[str, Text(1, MAX_PASSWORD_CHARS, printable=True)]
 SayText = Annotated[str, Text(1, MAX_SAY_CHARS, printable=True, normalize=True)]
 """A short message: NFC, stripped, 1..120 characters, one line, the characters a name may
 have (no control or format characters: no newline, bidi override or zero-width)."""
+Hex64 = Annotated[str, Text(64, 64, re.compile(r"[0-9a-f]{64}"))]
+"""32 bytes as 64 lowercase hex digits: a fair deal's seed or commitment (PROTOCOL.md §10)."""
 ErrorCodeText = Annotated[str, Text(1, 40, re.compile(r"[a-z][a-z0-9_]*"))]
 """An error code string (an ErrorCode value; newer servers may send new codes)."""
 ErrorText = Annotated[str, Text(0, 500)]

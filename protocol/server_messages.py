@@ -23,6 +23,7 @@ from protocol.fields import (
     ErrorCodeText,
     ErrorText,
     GameNumber,
+    Hex64,
     MaxItems,
     Name,
     OutReason,
@@ -43,7 +44,7 @@ from protocol.fields import (
     Token,
 )
 from protocol.seat_requests import SeatRequested, SeatRequestEnded, SeatRequestWaiting
-from protocol.state import Evening, RoomState, Summary
+from protocol.state import Evening, Fairness, RoomState, Summary
 
 __all__ = [
     "SERVER_MESSAGE_TYPES",
@@ -65,6 +66,7 @@ __all__ = [
     "RematchVoted",
     "RoomInfo",
     "Said",
+    "SeedDropped",
     "ServerMessage",
     "Snapshot",
     "SpectatorsChanged",
@@ -242,6 +244,8 @@ class GameStarted:
     """A game begins (seats filled, or a rematch): ``counts`` per seat, ``step`` 0.
 
     ``deal`` is set only when it is revealed (the creator chose it, or "same deal").
+    Otherwise the server picks it fairly (PROTOCOL.md §10): ``deal_commitment`` is its
+    commitment and ``seed_commitments`` each seat's (None: that seat contributes none).
     """
 
     TYPE: ClassVar[str] = "game_started"
@@ -249,6 +253,19 @@ class GameStarted:
     game: GameNumber
     counts: Counts
     deal: Deal | None = None
+    deal_commitment: Hex64 | None = None
+    seed_commitments: Annotated[tuple[Hex64 | None, ...], MaxItems(MAX_PLAYERS)] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeedDropped:
+    """``seat`` committed to a seed but the first cards are turned without it (it was
+    readied by auto-play, the computer or a client that did not reveal it): it
+    contributes nothing to the deal (PROTOCOL.md §10)."""
+
+    TYPE: ClassVar[str] = "seed_dropped"
+    seq: Seq
+    seat: Seat
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -366,8 +383,9 @@ class GameOver:
     each seat's place (``standings``, index = seat: 1 is first, a shared place the same
     number; empty from a server that does not say).
 
-    The summary's ``deal`` reveals the deal number. ``evening``: the room's finished games,
-    this one last (as ``state.evening``).
+    The summary's ``deal`` reveals the deal number; ``fairness`` the seeds it was derived
+    from, when the server picked it fairly. ``evening``: the room's finished games, this
+    one last (as ``state.evening``).
     """
 
     TYPE: ClassVar[str] = "game_over"
@@ -379,12 +397,13 @@ class GameOver:
     counts: Counts
     standings: Standings = ()
     evening: Evening = ()
+    fairness: Fairness | None = None
 
 
 ServerMessage = (
     Welcome | Snapshot | Error | RoomInfo | PlayerJoined | PlayerLeft | ConnectionChanged
     | ReadyChanged | WaitingFor | AutoPlayChanged | FinishVoted | RematchVoted
-    | SpectatorsChanged | GameStarted | TimeUp | CardsTurned | CardsLaidDown
+    | SpectatorsChanged | GameStarted | SeedDropped | TimeUp | CardsTurned | CardsLaidDown
     | WarDeclared | CardsTaken | CardsReturned | PlayerOut | GameOver
     | SeatRequestWaiting | SeatRequested | SeatRequestEnded | Reacted | Said
 )  # fmt: skip
@@ -396,7 +415,7 @@ SERVER_MESSAGE_TYPES: dict[str, type[ServerMessage]] = {
     for cls in (
         Welcome, Snapshot, Error, RoomInfo, PlayerJoined, PlayerLeft, ConnectionChanged,
         ReadyChanged, WaitingFor, AutoPlayChanged, FinishVoted, RematchVoted,
-        SpectatorsChanged, GameStarted, TimeUp, CardsTurned, CardsLaidDown,
+        SpectatorsChanged, GameStarted, SeedDropped, TimeUp, CardsTurned, CardsLaidDown,
         WarDeclared, CardsTaken, CardsReturned, PlayerOut, GameOver,
         SeatRequestWaiting, SeatRequested, SeatRequestEnded, Reacted, Said,
     )

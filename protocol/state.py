@@ -24,6 +24,7 @@ from protocol.fields import (
     Depth,
     FixedOrder,
     GameNumber,
+    Hex64,
     IntRange,
     MaxItems,
     Minutes,
@@ -51,6 +52,7 @@ from vocabulary import DEFAULTS, FACE_DOWN_COUNTS, MIN_PLAYERS, check_face_down
 
 __all__ = [
     "EveningGame",
+    "Fairness",
     "GameResult",
     "RoomState",
     "RulesSpec",
@@ -115,6 +117,7 @@ class SeatState:
     face_down: CardCount = 0
     finish_vote: bool = False
     rematch_vote: RematchDeal | None = None
+    seed_commitment: Hex64 | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -126,6 +129,15 @@ class Summary:
     longest_war: Depth
     biggest_haul: CardCount
     deal: Deal
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fairness:
+    """What a fair deal reveals at game over (PROTOCOL.md §10): the server's seed and each
+    seat's seed (None for a seat that contributed none), in seat order."""
+
+    server_seed: Hex64
+    seeds: Annotated[tuple[Hex64 | None, ...], MaxItems(MAX_PLAYERS)]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -195,6 +207,9 @@ class RoomState:
     - ``talk``: the last messages and reactions (at most 50, oldest first);
       ``talk_setting``: who may talk here (the room's setting, within the server's).
     - ``evening``: the room's finished games (at most the last 100, oldest first).
+    - ``deal_commitment``: the server's commitment to a deal it picks (fair deals), from
+      the game's start; ``fairness``: what it revealed, once the game is over. Each
+      seat's ``seed_commitment`` is the one that seat made for this game.
     """
 
     room: RoomId
@@ -215,6 +230,8 @@ class RoomState:
     talk: Talk = ()
     talk_setting: TalkSetting = TalkSetting.PLAYERS
     evening: Evening = ()
+    deal_commitment: Hex64 | None = None
+    fairness: Fairness | None = None
 
     def validate(self) -> None:
         """Raise ValueError if the snapshot contradicts itself (called by the codec)."""

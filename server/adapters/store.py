@@ -316,10 +316,10 @@ class SqliteStore:
             room_id, player_code, watch_code, rules, minutes, created, last_active, seq = row[:8]
             seq, last_active = talk.room_seq(room_id, seq, last_active)
             try:
-                game = game_of(row[8:19])
+                game = game_of(row[8:20])
                 room_rules = Rules.from_dict(json.loads(rules))
                 lines, evening = talk.of(room_id)
-                talk_setting = TalkSetting(row[19]).value
+                talk_setting = TalkSetting(row[20]).value
             except (TypeError, ValueError) as error:  # RulesError is a ValueError
                 # one bad row must not keep every family out; the row stays, with its codes
                 get_logger().error(

@@ -29,7 +29,7 @@ from protocol import (
     SpectatorsChanged,
 )
 from protocol.closecodes import CloseCode
-from server.core import phases
+from server.core import fairdeal, phases
 from server.core.actions import Action, Close, ConnId, Effects
 from server.core.codes import RandomSource, hash_token, new_token, token_matches
 from server.core.naming import name_refusal
@@ -75,9 +75,9 @@ class Arrivals:
             table.log.info("room_created", seat=0, players=table.rules.players)
         return table.effects(actions + self._play.start_if_full(now))
 
-    def join(self, conn: ConnId, name: str, now: float) -> Effects:
+    def join(self, conn: ConnId, name: str, now: float, commitment: str | None = None) -> Effects:
         """``conn`` takes the lowest open seat as ``name`` or, if a seat named exactly
-        ``name`` is away, takes that seat back."""
+        ``name`` is away, takes that seat back; ``commitment``: its seed commitment."""
         table = self._table
         refused = phases.refusal("join_room", table.stage, Who.NEWCOMER)
         if refused is not None:
@@ -95,6 +95,7 @@ class Arrivals:
             return table.effects([], refused)
         token = new_token(self._random)
         table.seats.set(index, SeatRecord(name, hash_token(token)))
+        self._commit(index, commitment)
         table.last_active = now
         actions = table.emit(lambda seq: PlayerJoined(seq=seq, seat=index, name=name))
         table.seats.attach(index, conn)
@@ -103,12 +104,25 @@ class Arrivals:
             table.log.info("seat_joined", seat=index)
         return table.effects(actions + self._play.start_if_full(now))
 
-    def rejoin(self, index: int, conn: ConnId, now: float) -> list[Action]:
+    def _commit(self, index: int, commitment: str | None) -> None:
+        """Seat ``index``'s seed commitment for the fair deal of a game not yet started."""
+        table = self._table
+        fair = table.game_record.fair
+        if fair is not None and fair.commitments[index] != commitment:
+            fair = fairdeal.with_commitment(fair, index, commitment)
+            table.game_record = dataclasses.replace(table.game_record, fair=fair)
+
+    def rejoin(
+        self, index: int, conn: ConnId, now: float, commitment: str | None = None
+    ) -> list[Action]:
         """Seat ``index``, away, is taken back on ``conn`` without its token (``join_room``
         with the player code and the seat's name, allowed: `server.core.takeover`). A new
         token is issued; the earlier ones stop working here (the takeover keeps them for
-        a way back). The table is told (``rejoined``)."""
+        a way back). The table is told (``rejoined``). Before the game starts, the new
+        device's seed ``commitment`` replaces the old one's (nobody can reveal yet)."""
         table = self._table
+        if not table.stage.started:
+            self._commit(index, commitment)
         fresh = new_token(self._random)
         table.seats.change(index, token_hash=hash_token(fresh), previous_token_hash=None)
         table.last_active = now
@@ -255,8 +269,15 @@ class Arrivals:
             finish_votes=tuple(vote for vote in record.finish_votes if vote != index),
             rematch_votes=tuple(vote for vote in record.rematch_votes if vote[0] != index),
         )
+        table.game_record = dataclasses.replace(
+            table.game_record,
+            rematch_commitments=tuple(
+                c for c in table.game_record.rematch_commitments if c[0] != index
+            ),
+        )
         if table.stage in phases.SEATS_OPEN:
             seats.set(index, OPEN_SEAT)
+            self._commit(index, None)
         else:
             seats.change(index, token_hash=None, previous_token_hash=None, left=True)
         if table.log is not None:

@@ -3,8 +3,10 @@
 Seat 0 is the creator's (with the hash of a fresh token), then the open seats for the
 people to come, then the computer's seats (named "Computer", or "Computer 1", "Computer
 2"…). The deal is the one asked for (then it is revealed from the start: a family
-replaying a deal) or a random one, kept secret until the game ends. Its talk setting is
-the one asked for, lowered to the server's ``--talk`` (`server.core.talk.clamp`). The room id and
+replaying a deal) or one the server picks fairly (`server.core.fairdeal`: its seed is
+drawn and committed now, the deal derived when the first cards are turned), kept secret
+until the game ends. Its talk setting is the one asked for, lowered to the server's
+``--talk`` (`server.core.talk.clamp`). The room id and
 both codes are fresh (`server.core.directory.Directory`).
 """
 
@@ -15,6 +17,7 @@ from collections.abc import Callable
 from protocol import CreateRoom, ErrorCode
 from server.core.codes import RandomSource, hash_token, new_deal, new_token
 from server.core.directory import Directory
+from server.core.fairdeal import new_fair
 from server.core.naming import name_refusal
 from server.core.records import GameRecord, RoomRecord, SeatRecord
 from server.core.refusals import Refusal
@@ -53,14 +56,19 @@ def new_room(
     deal = message.deal if message.deal is not None else new_deal(random)
     player_code = directory.fresh_code(random)
     room_id = directory.fresh_id(random, id_taken)  # drawn in this order since 0.1
+    watch_code = directory.fresh_code(random, other_than=player_code)
+    fair = None  # a chosen deal claims nothing; a deal the server picks is committed now
+    if not revealed:
+        commitments = [message.seed_commitment, *([None] * (rules.players - 1))]
+        fair = new_fair(random, commitments)
     record = RoomRecord(
         room_id=room_id,
         player_code=player_code,
-        watch_code=directory.fresh_code(random, other_than=player_code),
+        watch_code=watch_code,
         rules=rules,
         minutes=message.minutes,
         seats=tuple(seats),
-        game=GameRecord(number=1, deal=deal, revealed=revealed),
+        game=GameRecord(number=1, deal=deal, revealed=revealed, fair=fair),
         created=now,
         last_active=now,
         talk_setting=message.talk.value,

@@ -300,8 +300,10 @@ class Hub:
     ) -> list[Action]:
         """``conn``'s opening ``message`` for ``room``, which its code or id found."""
         if isinstance(message, JoinRoom):
-            name = message.name
-            return self._run(room, now, lambda: room.join(conn, name, now), conn=conn, opener=True)
+            name, committed = message.name, message.seed_commitment
+            return self._run(
+                room, now, lambda: room.join(conn, name, now, committed), conn=conn, opener=True
+            )
         if isinstance(message, WatchRoom):
             return self._run(room, now, lambda: room.watch(conn, now), conn=conn, opener=True)
         token = message.token

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from server.core.fairdeal import FairRecord
 from server.core.phases import Stage
 from server.engine import Game, Rules
 
@@ -68,6 +69,8 @@ class GameRecord:
     ready: tuple[int, ...] = ()
     finish_votes: tuple[int, ...] = ()
     rematch_votes: tuple[tuple[int, str], ...] = ()
+    fair: FairRecord | None = None
+    rematch_commitments: tuple[tuple[int, str], ...] = ()
 
     @property
     def started(self) -> bool:

@@ -180,13 +180,14 @@ class Room(Table):
         """The creator (seat 0, built with ``token``'s hash) arrives on ``conn``."""
         return self._arrivals.open_for_creator(conn, token, now)
 
-    def join(self, conn: ConnId, name: str, now: float) -> Effects:
+    def join(self, conn: ConnId, name: str, now: float, commitment: str | None = None) -> Effects:
         """``conn`` takes the lowest open seat as ``name`` (`server.core.arrivals`) or, if
-        a seat of that name is away, asks the table for it (`server.core.takeover`)."""
+        a seat of that name is away, asks the table for it (`server.core.takeover`);
+        ``commitment``: its seed commitment for a fair deal, if its client sent one."""
         away = self.seats.away_named(name)
         if away is not None and phases.refusal("join_room", self.stage, Who.NEWCOMER) is None:
-            return self._takeover.ask(away, conn, now)
-        return self._arrivals.join(conn, name, now)
+            return self._takeover.ask(away, conn, now, commitment)
+        return self._arrivals.join(conn, name, now, commitment)
 
     def watch(self, conn: ConnId, now: float) -> Effects:
         """``conn`` watches. Refused with spectators_full at the cap."""
@@ -229,6 +230,8 @@ class Room(Table):
         refused = phases.refusal(message.TYPE, self.game_record.stage, who)
         if refused is None and isinstance(message, Ready) and index is not None:
             refused = self._play.ready_refusal(index, message.step)
+            if refused is None and message.seed is not None:
+                refused = self._play.reveal(index, message.seed)  # kept with the ready
         if refused is None and isinstance(message, React | Say):
             say = isinstance(message, Say)
             refused = talk_refusal(self.talk_allowed, say=say, seated=index is not None)
@@ -260,7 +263,7 @@ class Room(Table):
         if isinstance(message, VoteFinish):
             return play.vote_finish(index, now)
         assert isinstance(message, Rematch)  # (answer_seat_request is handled before)
-        return play.vote_rematch(index, message.deal, now)
+        return play.vote_rematch(index, message.deal, now, message.seed_commitment)
 
     def _talk(self, index: int | None, message: React | Say, now: float) -> list[Action]:
         """Announce a reaction or a message (which the room's setting allows) and keep it

@@ -59,6 +59,7 @@ class _Pending:
     seat: int
     conn: ConnId
     deadline: float
+    commitment: str | None  # the asker's seed commitment (fair deals), if it sent one
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,8 +117,9 @@ class Takeover:
         return None if self._pending is None else self._pending.conn
 
     # ------------------------------------------------------------------ asking
-    def ask(self, index: int, conn: ConnId, now: float) -> Effects:
-        """``conn`` asks for away seat ``index`` by its name (a started room)."""
+    def ask(self, index: int, conn: ConnId, now: float, commitment: str | None = None) -> Effects:
+        """``conn`` asks for away seat ``index`` by its name (a started room);
+        ``commitment``: its seed commitment for a fair deal, if its client sent one."""
         table = self._table
         if self._pending is not None:
             text = "someone is asking the table for a seat already; try again in a minute"
@@ -133,8 +135,9 @@ class Takeover:
                     f"{int(away)} s; it can be taken by its name after {int(self.after)} s"
                 )
                 return table.effects([], Refusal(ErrorCode.SEAT_AWAY_TOO_BRIEFLY, text))
-            return table.effects(self._hand_over(index, conn, now, RequestOutcome.AWAY_LONG, None))
-        self._pending = _Pending(index, conn, now + self.wait)
+            asked = _Pending(index, conn, now, commitment)
+            return table.effects(self._hand_over(asked, now, RequestOutcome.AWAY_LONG, None))
+        self._pending = _Pending(index, conn, now + self.wait, commitment)
         seconds = int(self.wait)
         if table.log is not None:
             table.log.info("seat_requested", seat=index)
@@ -153,7 +156,7 @@ class Takeover:
         self._pending = None
         if message.allow:
             outcome = RequestOutcome.ALLOWED
-            return table.effects(self._hand_over(pending.seat, pending.conn, now, outcome, by))
+            return table.effects(self._hand_over(pending, now, outcome, by))
         text = "the players at the table did not let this device take the seat"
         return table.effects(
             self._ended(pending, RequestOutcome.REFUSED, by, ErrorCode.SEAT_REQUEST_REFUSED, text)
@@ -208,16 +211,18 @@ class Takeover:
         return actions
 
     def _hand_over(
-        self, index: int, conn: ConnId, now: float, outcome: RequestOutcome, by: int | None
+        self, asked: _Pending, now: float, outcome: RequestOutcome, by: int | None
     ) -> list[Action]:
-        """``conn`` takes seat ``index``; its earlier tokens are kept for `reclaim`."""
+        """The asker takes the seat it asked for; its earlier tokens are kept for
+        `reclaim`."""
         table = self._table
+        index = asked.seat
         record = table.seats[index].record
         displaced = _Displaced(
             index, (record.token_hash, record.previous_token_hash), now + self.reclaim, by
         )
         self._displaced = [*self._displaced, displaced][-MAX_DISPLACED:]
-        actions = self._arrivals.rejoin(index, conn, now)
+        actions = self._arrivals.rejoin(index, asked.conn, now, asked.commitment)
         reclaim = int(self.reclaim)
         actions += table.emit(
             lambda seq: SeatRequestEnded(

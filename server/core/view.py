@@ -23,6 +23,7 @@ from protocol import (
     Welcome,
 )
 from server import engine
+from server.core import fairdeal
 from server.core.actions import ConnId, Send
 from server.core.records import EveningRecord, GameRecord, TalkRecord
 from server.core.seats import Seats
@@ -64,6 +65,8 @@ def room_state(room: Viewed, now: float) -> RoomState:
     phase = record.stage.phase
     waiting = room.waiting_for()
     at_war = room.awaits_readies and game.phase is engine.Phase.WAR
+    fair = record.fair
+    over = phase is RoomPhase.OVER and fair is not None and fair.settled
     return RoomState(
         room=room.room_id,
         phase=phase,
@@ -83,6 +86,8 @@ def room_state(room: Viewed, now: float) -> RoomState:
         talk=talk_wire(room.talk),
         talk_setting=room.talk_allowed,
         evening=evening_wire(room.evening),
+        deal_commitment=None if fair is None else fair.deal_commitment,
+        fairness=fairdeal.fairness(fair) if fair is not None and over else None,
     )
 
 
@@ -110,6 +115,7 @@ def _seats(room: Viewed) -> tuple[SeatState, ...]:
     active = set(game.active)
     rematch = dict(record.rematch_votes)
     rules = room.rules
+    committed = (None,) * len(room.seats) if record.fair is None else record.fair.commitments
     return tuple(
         SeatState(
             seat=index,
@@ -124,6 +130,7 @@ def _seats(room: Viewed) -> tuple[SeatState, ...]:
             face_down=table.face_down[index],
             finish_vote=index in record.finish_votes,
             rematch_vote=RematchDeal(rematch[index]) if index in rematch else None,
+            seed_commitment=committed[index],
         )
         for index, seat in enumerate(room.seats)
     )

@@ -11,8 +11,9 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
-from client.connection import Ended, Notice, Reconnecting
+from client.connection import Ended, Notice, Received, Reconnecting
 from client.drawing import CARD_HEIGHT
+from client.fairwatch import FairVerdict
 from client.panels import SaidLines
 from client.tui import (
     CLOSED_LINE,
@@ -24,6 +25,7 @@ from client.tui import (
     SeatPanel,
     WarApp,
 )
+from client.view import apply
 from protocol import (
     AutoPlay,
     AutoPlayChanged,
@@ -677,3 +679,25 @@ async def test_y_and_n_answer_a_seat_request(table: tuple[WarApp, FakeLink, Pilo
     assert "Press y to allow, n to refuse." in said
     await pilot.press("n")
     assert await link.next_sent() == AnswerSeatRequest(seat=1, allow=False)
+
+
+async def test_the_fingerprint_from_the_start_and_the_check_at_game_over(
+    table: tuple[WarApp, FakeLink, Pilot[None]],
+) -> None:
+    app, link, pilot = table
+    link.push(welcome(), *START)
+    await settle(link, pilot)
+    assert not app.query_one("#fair", Static).display  # no commitment shown: nothing to say
+    link.event(
+        Received(WaitingFor(seq=5, seats=(0, 1)), link.view, link.view, None, "DWRA-TF24-RV9T")
+    )
+    await settle(link, pilot)
+    assert "Fair deal fingerprint: DWRA-TF24-RV9T" in text(app, "#fair")
+    over = ben_wins(6)
+    before, link.view = link.view, apply(link.view, over)
+    failed = FairVerdict(1, False, problem="the server seed does not match the deal commitment")
+    link.event(Received(over, before, link.view, failed, "DWRA-TF24-RV9T"))
+    await settle(link, pilot)
+    shown = text(app, "#fair")
+    assert "DWRA-TF24-RV9T" in shown
+    assert "Fair deal: FAILED — the server seed does not match the deal commitment." in shown

@@ -55,6 +55,8 @@ const PLAIN = {
 };
 
 let connection = null;
+let fairView = null; // the fingerprint and the check at game over (fairview.js)
+let entered = 0; // the latest enter(): an earlier one still hashing its seed gives way
 let view = initialView();
 let countdown = noCountdown();
 let clock = null;
@@ -143,8 +145,16 @@ function home() {
 }
 
 // --- the connection
-function enter(opening, options = {}) {
+async function enter(unsealed, options = {}) {
   stop();
+  const ticket = ++entered;
+  // fair deals: loaded when a player sits down or watches, not with the start page
+  const [{ Fair }, { FairView }] = await Promise.all([import("./fair.js"), import("./fairview.js")]);
+  const fair = new Fair();
+  const opening = await fair.opening(unsealed); // a seed's commitment for a fair deal
+  if (ticket !== entered) return;
+  fairView = new FairView(doc, fair);
+  fairView.reset();
   view = initialView();
   countdown = noCountdown();
   reconnecting = readySentFor = autoAsked = saidStep = askingLine = null;
@@ -155,6 +165,7 @@ function enter(opening, options = {}) {
     url: socketUrl(location),
     opening,
     seats,
+    fair,
     onEvent: (event) => connection === current && onEvent(event),
     ...options,
   });
@@ -182,9 +193,11 @@ function onEvent(event) {
   return redraw();
 }
 
-function received({ message, before, view: after, at }) {
+function received(event) {
+  const { message, before, view: after, at } = event;
   view = after;
   if (message.type === "seat_request_waiting") askingLine = waitingLine(message);
+  const fairLines = fairView.follow(event);
   if (message.type === "welcome") {
     invitation.useAddresses(message.addresses);
     reconnecting = readySentFor = null; // a new connection: a ready that was lost may go again
@@ -198,7 +211,7 @@ function received({ message, before, view: after, at }) {
   if (view.seats[view.my_seat]?.auto === autoAsked) autoAsked = null; // the room caught up
   const t = now();
   countdown = follow(countdown, before, message, after, t);
-  const lines = describe(before, message, after, after.my_seat, { table: true });
+  const lines = [...describe(before, message, after, after.my_seat, { table: true }), ...fairLines];
   const [marked, line] = warning(countdown, t);
   countdown = marked;
   table.say(line === null ? lines : [...lines, line]);

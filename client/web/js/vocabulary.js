@@ -118,6 +118,7 @@ export const TEXTS = frozen({
   code: { min: 4, max: 32, pattern: "[A-Za-z0-9-]+" },
   error_code_text: { min: 1, max: 40, pattern: "[a-z][a-z0-9_]*" },
   error_text: { min: 0, max: 500 },
+  hex64: { min: 64, max: 64, pattern: "[0-9a-f]{64}" },
   name: { min: 1, max: 24, printable: true },
   page_url: { min: 8, max: 200, pattern: "https?://[!-~]+" },
   password: { min: 1, max: 128, printable: true },

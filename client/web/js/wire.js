@@ -128,6 +128,7 @@ const deal = int(...INTEGERS.deal);
 const card = text(TEXTS.card);
 const name = text(TEXTS.name);
 const code = text(TEXTS.code);
+const hex = text(TEXTS.hex64);
 const enumOf = (values) => oneOf(...values);
 const auto = enumOf(ENUMS.auto_play);
 const rematch = enumOf(ENUMS.rematch_deal);
@@ -137,6 +138,7 @@ const empty = () => [];
 const standings = [list(counted(INTEGERS.place), MAX_PLAYERS), empty];
 const seatCount = counted(INTEGERS.seat_count);
 const termination = enumOf(ENUMS.termination);
+const fairness = record({ server_seed: hex, seeds: list(nil(hex), MAX_PLAYERS) });
 const summary = record({ rounds: round, wars: round, longest_war: depth, biggest_haul: count, deal });
 const sayText = text(TEXTS.say_text);
 const reaction = enumOf(ENUMS.reaction);
@@ -183,6 +185,7 @@ const state = record({
       face_down: [count, 0],
       finish_vote: [bool, false],
       rematch_vote: [nil(rematch), null],
+      seed_commitment: [nil(hex), null],
     }),
     MAX_ITEMS.seats,
   ),
@@ -200,6 +203,8 @@ const state = record({
   talk: [list(talkLine, MAX_ITEMS.talk), empty],
   talk_setting: [enumOf(ENUMS.talk_setting), "players"],
   evening: [evening, empty],
+  deal_commitment: [nil(hex), null],
+  fairness: [nil(fairness), null],
 });
 
 const event = { seq, step: steps, round };
@@ -234,7 +239,15 @@ export const SERVER = {
   finish_voted: { seq, seat },
   rematch_voted: { seq, seat, deal: rematch },
   spectators_changed: { seq, count: counted(INTEGERS.spectators) },
-  game_started: { seq, game: counted(INTEGERS.game_number), counts, deal: [nil(deal), null] },
+  game_started: {
+    seq,
+    game: counted(INTEGERS.game_number),
+    counts,
+    deal: [nil(deal), null],
+    deal_commitment: [nil(hex), null],
+    seed_commitments: [list(nil(hex), MAX_PLAYERS), empty],
+  },
+  seed_dropped: { seq, seat },
   time_up: { seq },
   cards_turned: { ...event, depth, cards: list(pair(seat, card), MAX_PLAYERS) },
   cards_laid_down: { ...event, depth, counts: list(pair(seat, count), MAX_PLAYERS) },
@@ -242,7 +255,17 @@ export const SERVER = {
   cards_taken: { ...event, seat, count, counts },
   cards_returned: { ...event, counts },
   player_out: { ...event, seat, reason: enumOf(ENUMS.out_reason) },
-  game_over: { seq, step: steps, winner: nil(seat), termination, summary, counts, standings, evening: [evening, empty] },
+  game_over: {
+    seq,
+    step: steps,
+    winner: nil(seat),
+    termination,
+    summary,
+    counts,
+    standings,
+    evening: [evening, empty],
+    fairness: [nil(fairness), null],
+  },
   seat_request_waiting: { seq, seat, seconds: counted(INTEGERS.request_seconds) },
   seat_requested: { seq, seat, seconds: counted(INTEGERS.request_seconds) },
   seat_request_ended: {

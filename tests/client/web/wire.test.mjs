@@ -53,8 +53,25 @@ test("a welcome gets every default filled in", () => {
     face_down: 0,
     finish_vote: false,
     rematch_vote: null,
+    seed_commitment: null,
   });
   assert.equal(message.state.game, 1);
+  assert.equal(message.state.deal_commitment, null);
+  assert.equal(message.state.fairness, null);
+});
+
+test("the fair-deal fields are checked: 64 lowercase hex digits, or nil", () => {
+  const hex = "ab".repeat(32);
+  const started = decodeServerMessage(pack({ type: "game_started", seq: 3, game: 1, counts: [26, 26], deal_commitment: hex, seed_commitments: [hex, null] }));
+  assert.deepEqual(started.seed_commitments, [hex, null]);
+  const over = { type: "game_over", seq: 9, step: 1, winner: 0, termination: "all_cards", counts: [52, 0] };
+  const summary = { rounds: 1, wars: 0, longest_war: 0, biggest_haul: 2, deal: 1 };
+  const fairness = { server_seed: hex, seeds: [hex, null] };
+  assert.deepEqual(decodeServerMessage(pack({ ...over, summary, fairness })).fairness, fairness);
+  for (const bad of ["AB".repeat(32), "ab".repeat(31), 7]) {
+    assert.throws(() => decodeServerMessage(pack({ ...over, summary, fairness: { ...fairness, server_seed: bad } })), /bad_value|must/);
+  }
+  assert.equal(decodeServerMessage(pack({ type: "seed_dropped", seq: 4, seat: 1 })).seat, 1);
 });
 
 test("unknown fields are ignored, at any level", () => {

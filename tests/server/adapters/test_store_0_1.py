@@ -56,6 +56,8 @@ def _wire(message: object) -> dict[str, Any]:
     data: dict[str, Any] = msgpack.unpackb(encode(message))  # type: ignore[arg-type]
     del data["seq"]
     data.pop("evening", None)  # the room's evening, not the game's
+    if data.get("fairness", "") is None:
+        del data["fairness"]  # added since 0.1 (a chosen deal's game_over carries none)
     return data
 
 

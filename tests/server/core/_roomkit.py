@@ -308,10 +308,11 @@ def expected_events(rules: engine.Rules, deal: int) -> list[ServerMessage]:
 
 
 def game_events(peer: Peer) -> list[ServerMessage]:
-    """The event messages ``peer`` received, in order, with seq 0 (see `expected_events`)
-    and a ``game_over``'s ``evening`` left out (the room's, not the game's)."""
+    """The event messages ``peer`` received, in order, with seq 0 (see `expected_events`),
+    and a ``game_over`` without its ``evening`` (the room's, not the game's) and its fair
+    deal's reveal (tests/server/core/test_fairdeal.py checks that)."""
     return [
-        dataclasses.replace(m, seq=0, evening=())
+        dataclasses.replace(m, seq=0, evening=(), fairness=None)
         if isinstance(m, GameOver)
         else dataclasses.replace(m, seq=0)
         for m in peer.inbox
