@@ -54,6 +54,7 @@ from protocol import (
     Said,
     Say,
     SeatState,
+    SeedDropped,
     SetAutoPlay,
     ShortWar,
     Snapshot,
@@ -277,6 +278,7 @@ SERVER_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
         AutoPlayChanged, seq=seqs, seat=seats, mode=st.sampled_from(AutoPlay)
     ),
     FinishVoted: st.builds(FinishVoted, seq=seqs, seat=seats),
+    SeedDropped: st.builds(SeedDropped, seq=seqs, seat=seats),
     RematchVoted: st.builds(RematchVoted, seq=seqs, seat=seats, deal=st.sampled_from(RematchDeal)),
     SpectatorsChanged: st.builds(SpectatorsChanged, seq=seqs, count=st.integers(0, 1_000_000)),
     SeatRequestWaiting: st.builds(
