@@ -165,6 +165,8 @@ class ServerProcess:
         self.nofile = nofile
         self.lines: collections.deque[str] = collections.deque(maxlen=tail)
         self.line_count = 0
+        self.log_bytes = 0
+        """bytes the server wrote to its log (stdout and stderr) so far"""
         self._proc: asyncio.subprocess.Process | None = None
         self._drain: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[None] | None = None
@@ -248,6 +250,7 @@ class ServerProcess:
             line = raw.decode("utf-8", "replace").rstrip("\n")
             self.lines.append(line)
             self.line_count += 1
+            self.log_bytes += len(raw)
             if self._ready is not None and not self._ready.done():
                 found = self.spec.ready.search(line)
                 if found:

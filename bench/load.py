@@ -19,6 +19,13 @@ scenario on a freshly started server with a fresh database:
           ``--duration`` s after one period of warm-up.
 ``full``  ``--full-rooms`` rooms, each player readying as soon as the server waits for it;
           measure steps and rounds per second for ``--full-duration`` s after warm-up.
+``talk``  (war-server only, not in the default list) ``--talk-rooms`` paced rooms as in
+          ``pace``, measured for ``--duration`` s, then as long again while one more
+          room's creator sends ``say`` at ``--talk-send-rate`` a second (the transport's
+          default rate limit, 20: the most a connection may send without being closed;
+          the server takes one every 2 seconds after a burst of 5 and refuses the rest):
+          the honest delay without and with the talker, the server's CPU both times,
+          and what the talker sent, got through and had refused (bench/_talker.py).
 ``abuse`` (war-server only, not in the default list) ``--abuse-rooms`` paced rooms as in
           ``pace`` while ``--abusers`` clients of each kind (``--abuse-kinds``: flood,
           garbage, slow consumer, connection hog by default, bench/_abuse.py; also
@@ -85,6 +92,7 @@ from bench._server import (
     self_rss_kib,
     war_server_spec,
 )
+from bench._talker import Talker
 
 __all__ = ["main"]
 
@@ -115,7 +123,8 @@ ABUSE_FLAGS = (
 """the server's defaults for the limits abusers meet, and 127.0.0.1 trusted as a proxy"""
 LEGACY_UNKNOWN_FLAGS = ("--max-rooms-per-ip", "--max-handshakes-per-ip")
 """flags (each with a value) release 0.1's war-server does not know: ``--compat 0.1``"""
-SCENARIOS = (Mode.IDLE, Mode.PACE, Mode.FULL, ABUSE)
+TALK = "talk"
+SCENARIOS = (Mode.IDLE, Mode.PACE, Mode.FULL, ABUSE, TALK)
 TARGETS = ("war", "baseline", "baseline1")
 
 
@@ -159,6 +168,13 @@ def _build_parser() -> argparse.ArgumentParser:
         "--abuse-kinds",
         default=",".join(KINDS),
         help=f"comma list of abuser kinds: {', '.join(KINDS + ATTACKS)}",
+    )
+    add("--talk-rooms", type=int, default=200, help="honest paced rooms in the talk scenario")
+    add(
+        "--talk-send-rate",
+        type=float,
+        default=20.0,
+        help="say messages a second the talker sends (talk scenario)",
     )
     add("--trickle", type=int, default=400, help="half-finished upgrades kept open (trickle)")
     add("--server-env", action="append", default=[], help="NAME=VALUE for war-server (repeat)")
@@ -322,6 +338,8 @@ class Bench:
         extra = list(WAR_LIMIT_FLAGS)
         if tag == ABUSE:  # the default limits: the abusers must meet them
             extra += ABUSE_FLAGS
+        if tag == TALK:  # the talker meets the transport's default rate limit
+            extra += ("--rate-limit", "20")
         if self.args.compat == "0.1":
             pairs = zip(extra[::2], extra[1::2], strict=True)
             extra = [x for pair in pairs if pair[0] not in LEGACY_UNKNOWN_FLAGS for x in pair]
@@ -343,7 +361,7 @@ class Bench:
                 raise SystemExit(f"unknown scenario {scenario!r} ({', '.join(SCENARIOS)})")
         for scenario in scenarios:
             for target in targets:
-                skip = (scenario == ABUSE and target != "war") or (
+                skip = (scenario in {ABUSE, TALK} and target != "war") or (
                     scenario == Mode.IDLE and target == "baseline1"
                 )
                 if skip:
@@ -354,6 +372,7 @@ class Bench:
                     Mode.PACE: self._pace,
                     Mode.FULL: self._full,
                     ABUSE: self._abuse,
+                    TALK: self._talk,
                 }[scenario]
                 server = ServerProcess(
                     self._spec(target, scenario),
@@ -432,6 +451,36 @@ class Bench:
             figures.update(profiler.stop())
         await load.close()
         return Result(target, Mode.PACE, figures)
+
+    async def _talk(self, target: str, server: ServerProcess) -> Result:
+        """``--talk-rooms`` paced rooms, measured without and then with one connection
+        sending ``say`` at ``--talk-send-rate`` (the transport's limit by default)."""
+        args = self.args
+        load = self._load(server, args.spectators)
+        made = await load.add_rooms(args.talk_rooms)
+        talker = Talker(HOST, server.port, args.talk_send_rate)
+        await talker.open()
+        load.start(Mode.PACE)
+        await asyncio.sleep(args.pace + 0.1)
+        load.stats.reset()
+        quiet = await self._window(server, load, args.duration)
+        load.stats.reset()
+        talker.start()
+        loud = await self._window(server, load, args.duration)
+        await talker.stop()
+        load.pause()
+        keep = ("delay_p50_ms", "delay_p99_ms", "delay_max_ms", "errors", "server_cpu_pct")
+        figures = {
+            "rooms": made,
+            "connections": load.connections + 2,
+            "pace_s": args.pace,
+            **{f"quiet_{k}": v for k, v in quiet.items() if k in keep},
+            **{f"talking_{k}": v for k, v in loud.items() if k in keep},
+            "steps_per_s": loud["steps_per_s"],
+            **talker.figures(loud["seconds"]),
+        }
+        await load.close()
+        return Result(target, TALK, figures)
 
     async def _abuse(self, target: str, server: ServerProcess) -> Result:
         args = self.args

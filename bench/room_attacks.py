@@ -23,6 +23,8 @@ attacking, then for ``--duration`` s while the attack runs:
             loop, as fast as the server answers.
 ``rooms``   one stranger (one address) opens connections as fast as the server lets
             it and creates a room on each, then drops the connection, in a loop.
+``headers``, ``takeover``: see ``bench/_trust.py`` (duplicated headers and other bad
+            requests from ``--flooders`` addresses; strangers asking for an away seat).
 
 Reported per attack: the honest delay (p50, p99, max) without and with the attack, the
 server's RSS and CPU in both windows, and what the attacker got (finishes played out;
@@ -52,6 +54,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from bench._loadlib import LoadStats, Mode, RoomLoad, percentile
 from bench._server import ServerProcess, raise_nofile_limit, war_server_spec
+from bench._trust import header_flooder, takeover_attempts
 from protocol import (
     CreateRoom,
     Error,
@@ -78,7 +81,7 @@ LONG_RULES = RulesSpec(
     players=4, won_cards=WonCards.FIXED, fixed_order=FixedOrder.SEAT0, round_limit=1_000_000
 )
 LONG_DEAL = 374
-ATTACKS = ("finish", "rooms")
+ATTACKS = ("finish", "rooms", "headers", "takeover")
 SERVER_FLAGS = ("--trusted-proxies", "127.0.0.1")
 """the server's defaults otherwise: the limits an attacker meets"""
 
@@ -216,18 +219,33 @@ async def _run_attack(attack: str, args: argparse.Namespace, db_dir: Path) -> di
         await asyncio.sleep(args.pace + 0.5)  # every room has beaten once
         quiet = await _window(server, load, args.duration)
         attacker = Attacker()
-        if attack == "finish":
+        cleanup = None
+        log_bytes = server.log_bytes
+        if attack == "headers":
+            for n in range(args.flooders):
+                coroutine = header_flooder(
+                    server.port, f"203.0.113.{n + 1}", attacker.counts, attacker.stopping
+                )
+                attacker.tasks.append(asyncio.create_task(coroutine))
+        elif attack == "takeover":
+            cleanup = await takeover_attempts(
+                server.port, args.flooders, attacker.counts, attacker.stopping
+            )
+        elif attack == "finish":
             for n in range(args.finishers):
                 coroutine = _finisher(server.port, f"203.0.113.{n + 1}", attacker)
                 attacker.tasks.append(asyncio.create_task(coroutine))
-        else:
+        elif attack == "rooms":
             coroutine = _room_flooder(server.port, "203.0.113.66", attacker)
             attacker.tasks.append(asyncio.create_task(coroutine))
         started = time.perf_counter()
         await asyncio.sleep(args.ramp)
         attacked = await _window(server, load, args.duration)
         attacker_seconds = time.perf_counter() - started
+        logged = server.log_bytes - log_bytes
         await attacker.stop()
+        if cleanup is not None:
+            await cleanup()
         load.pause()
         honest_create = await _honest_create(server.port) if attack == "rooms" else None
         await load.close()
@@ -238,6 +256,7 @@ async def _run_attack(attack: str, args: argparse.Namespace, db_dir: Path) -> di
             "without_attack": quiet,
             "under_attack": attacked,
             "attacker_seconds": round(attacker_seconds, 1),
+            "log_bytes_per_minute": round(logged * 60 / attacker_seconds),
             "attacker": dict(attacker.counts),
             "honest_create_after": honest_create,
         }
@@ -252,12 +271,13 @@ def _build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add = parser.add_argument
-    add("--attacks", default=",".join(ATTACKS), help="comma list of: finish, rooms")
+    add("--attacks", default=",".join(ATTACKS), help="comma list of: " + ", ".join(ATTACKS))
     add("--rooms", type=int, default=50, help="honest paced rooms (2 players + 1 spectator)")
     add("--pace", type=float, default=1.0, help="seconds between steps per honest room")
     add("--duration", type=float, default=30.0, help="seconds of each measured window")
     add("--ramp", type=float, default=5.0, help="seconds of attack before measuring")
     add("--finishers", type=int, default=1, help="strangers finishing in a loop (finish)")
+    add("--flooders", type=int, default=8, help="addresses flooding (headers, takeover)")
     add("--seed", type=int, default=7, help="honest deals are seed + room index")
     add("--war-server", default=None, help="war-server command; none: this venv's")
     add("--json", action="store_true", help="print one JSON document instead of text")
@@ -292,6 +312,7 @@ def _print_text(report: dict[str, Any]) -> None:
     print(f"# bench.room_attacks  {conditions['when']}  {conditions['machine']}")
     for row in report["results"]:
         print(f"{row['attack']}: {row['honest_rooms']} honest rooms; attacker {row['attacker']}")
+        print(f"  log while attacked: {row['log_bytes_per_minute']} bytes a minute")
         for name in ("without_attack", "under_attack"):
             w = row[name]
             print(

@@ -32,6 +32,7 @@ from protocol import (
     JoinRoom,
     RulesSpec,
     ShortWar,
+    TalkSetting,
     TieBreak,
     WatchRoom,
     WonCards,
@@ -193,6 +194,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     computers.add_argument("--computers", type=_positive, help="the computer plays N seats")
     rules.add_argument("--password", help="the server's password to create rooms")
+    rules.add_argument(
+        "--talk",
+        choices=[setting.value for setting in TalkSetting],
+        default=TalkSetting.PLAYERS.value,
+        help="who may talk at the table: all, players (spectators react only), reactions "
+        "(nobody writes) or off (default %(default)s; the server may allow less)",
+    )
     play = parser.add_argument_group("playing")
     play.add_argument(
         "--auto",
@@ -224,6 +232,7 @@ CREATE_ONLY = (
     "vs_computer",
     "computers",
     "password",
+    "talk",
 )
 """The options only a room's creator gives (the rules group); given with --join or --watch,
 that is, different from the parser's default, they are refused."""
@@ -348,6 +357,7 @@ def _create(args: argparse.Namespace, name: str, *, local: bool) -> CreateRoom:
         computers=computers,
         minutes=args.minutes,
         password=password or None,
+        talk=TalkSetting(args.talk),
     )
 
 

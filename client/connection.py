@@ -49,7 +49,9 @@ from websockets.exceptions import (
 
 from client.catalog import Said, said
 from client.errors import StateFileError
+from client.fairwatch import FairVerdict, FairWatch
 from client.policy import Ending, JoinAnew, Policy, Reopen, Retry, Stop, decide
+from client.seeds import Seeds
 from client.statefile import SeatRecord, StateFile
 from client.tls import explain_tls
 from client.view import ViewState, apply
@@ -64,6 +66,8 @@ from protocol import (
     JoinRoom,
     Leave,
     ProtocolError,
+    Ready,
+    Rematch,
     ResumeSeat,
     Resync,
     RoomPhase,
@@ -99,6 +103,12 @@ class Received:
     message: ServerMessage
     before: ViewState
     view: ViewState
+    fair: FairVerdict | None = None
+    """At a ``game_over``: what this client's check of the deal found (`client.fairwatch`)."""
+    fingerprint: str | None = None
+    """The fingerprint of the game's deal commitment, for people to compare aloud."""
+    no_seed: tuple[int, ...] = ()
+    """The seats of a fair deal that add no seed of their own (as the table shows them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +217,10 @@ class Connection:
         self._left = False
         self._refusal: Error | None = None
         self._pending: list[LinkEvent] = []
+        self._seeds = Seeds()
+        self._seat_record: SeatRecord | None = None
+        self._watch = FairWatch()
+        self.opening = self._seeds.opening(opening)
 
     # --- what renderers call -------------------------------------------------------------
     async def send(self, message: ClientMessage) -> bool:
@@ -217,6 +231,12 @@ class Connection:
         if isinstance(message, Leave):
             self._left = True
             self._forget_seat()
+        committed = self._watch.commitment(self.view.my_seat)
+        if self._seeds.auto_first(message, self.view, committed):
+            await self.send(Ready(step=0))  # reveal before auto-play turns the first cards
+        message = self._seeds.outgoing(message, self.view.game, self.view.step, committed)
+        if isinstance(message, Rematch):
+            self._keep_seed()
         try:
             await ws.send(encode(message))
         except ConnectionClosed:
@@ -341,18 +361,26 @@ class Connection:
                 ):
                     self._refusal = message  # what the close that follows is about
                 if isinstance(message, Welcome):
-                    await self._welcomed(ws, message)
+                    await self._welcomed(ws, message, opened=not isinstance(opening, ResumeSeat))
                 before, self.view = self.view, apply(self.view, message)
                 if self.view.needs_resync and not before.needs_resync:
                     await ws.send(encode(Resync()))
-                yield Received(message, before, self.view)
+                mine = self._seeds.mine(self.view.game) if self.view.my_seat is not None else None
+                fair = self._watch.follow(message, mine)
+                due = self._seeds.reveal_due(self.view, self._watch.commitment(self.view.my_seat))
+                if due is not None:
+                    await self.send(due)
+                watch = self._watch
+                no_seed = tuple(watch.no_seed())
+                yield Received(message, before, self.view, fair, watch.fingerprint, no_seed)
         except ConnectionClosed:
             return
 
-    async def _welcomed(self, ws: ClientConnection, welcome: Welcome) -> None:
+    async def _welcomed(self, ws: ClientConnection, welcome: Welcome, *, opened: bool) -> None:
         first = not self._ever_welcomed
         self._ever_welcomed = self._open = True
         if welcome.token is not None and welcome.seat is not None:
+            self._seeds.seated(welcome.state.game, opened=opened)
             self._token = welcome.token
             self._code = welcome.player_code or self._code
             self._keep_seat(welcome)
@@ -365,6 +393,7 @@ class Connection:
         if isinstance(self.opening, JoinRoom) and self._seats is not None:
             record = self._seats.get(self.url, self.opening.code)
             if record is not None:
+                self._seeds.restore(record.seed, record.seed_game)
                 return ResumeSeat(room=record.room, token=record.token)
         return self.opening
 
@@ -381,9 +410,29 @@ class Connection:
             return
         seat = welcome.seat if welcome.seat is not None else 0
         name = welcome.state.seats[seat].name or ""
+        seed, seed_game = self._seeds.latest() or (None, None)
         record = SeatRecord(
-            room=welcome.state.room, token=welcome.token, seat=seat, name=name, saved=time.time()
+            room=welcome.state.room,
+            token=welcome.token,
+            seat=seat,
+            name=name,
+            saved=time.time(),
+            seed=seed,
+            seed_game=seed_game,
         )
+        self._seat_record = record
+        try:
+            self._seats.put(self.url, self._code, record)
+        except StateFileError as error:
+            self._pending.append(Notice(said("close.state_file", problem=str(error))))
+
+    def _keep_seed(self) -> None:
+        """A rematch's new seed, kept with the seat token before its commitment is sent."""
+        record = self._seat_record
+        if self._seats is None or self._code is None or record is None:
+            return
+        seed, seed_game = self._seeds.latest() or (None, None)
+        self._seat_record = record = replace(record, seed=seed, seed_game=seed_game)
         try:
             self._seats.put(self.url, self._code, record)
         except StateFileError as error:

@@ -4,7 +4,8 @@
 readers and scripts; a player may type commands on stdin (enter: turn over, ``a``: next
 auto-play mode, ``a quick``: that mode, ``f``: vote to finish, ``r``: a rematch with a
 new deal, ``d``: replay this deal, ``s``: the score and where the game stands,
-``rules``: the rules in force, ``q`` twice: leave, anything else: the list); the first
+``rules``: the rules in force, ``say TEXT``: a message to the table, ``react NAME``: a
+reaction, ``q`` twice: leave, anything else: the list); the first
 time the game waits for the player it says how to turn over ("Press enter to turn over.").
 ``--json`` writes every server message received, decoded, as one JSON object per line
 (the seat's secret token is replaced by ``"<hidden>"``); notices go to stderr so stdout
@@ -27,24 +28,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
-import enum
-import json
 import os
 import stat
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TextIO
 
+from client._words import named
 from client.catalog import Number, Said, said
 from client.connection import Ended, Link, Notice, Received, Reconnecting
 from client.countdown import Countdown, clock_text, follow, warning
+from client.fairwatch import dropped_line, fingerprint_line, no_seed_line, verdict_line
 from client.intents import for_key, set_auto
+from client.jsonline import HIDDEN, message_json
 from client.language import Viewer
-from client.links import link_lines
+from client.links import link_lines, local_warning, refusal_line, shared_page
+from client.seat_words import PLAIN_HINT, answer, can_answer
 from client.sentences import describe, rules_sentence, score, status, votes_sentence
+from client.talk import evening_score, react_intent, say_intent
 from client.view import ViewState
 from protocol import (
     AutoPlay,
@@ -54,38 +57,18 @@ from protocol import (
     Leave,
     Ready,
     RoomPhase,
+    SeedDropped,
     ServerMessage,
     SetAutoPlay,
     Snapshot,
     Welcome,
 )
+from protocol.seat_requests import SeatRequested
 
 __all__ = ["HIDDEN", "LineRenderer", "Streams", "message_json"]
 
-HIDDEN = "<hidden>"
-"""What ``--json`` prints instead of a seat token."""
 _KEYS = {"": "space", "t": "space", "turn": "space", "a": "a", "f": "f", "r": "r", "d": "d"}
 """The typed words that are keys of the table (`client.intents.KEYS`)."""
-
-
-def _plain_value(value: Any) -> Any:
-    if isinstance(value, enum.Enum):
-        return value.value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain_value(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, (tuple, list)):
-        return [_plain_value(item) for item in value]
-    return value
-
-
-def message_json(message: ServerMessage) -> str:
-    """One line of JSON for ``message``: ``{"type": …, fields…}``, the token hidden."""
-    body: dict[str, Any] = {"type": message.TYPE}
-    fields = _plain_value(message)
-    if isinstance(message, Welcome) and fields.get("token") is not None:
-        fields["token"] = HIDDEN
-    body.update(fields)
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +107,7 @@ class LineRenderer:
         self.err = streams.err
         self.commands = streams.commands
         self.view = ViewState()
+        self._fingerprint_said: tuple[object, ...] | None = None
         self.clock = clock
         self.countdown = Countdown()
         self._over = False
@@ -154,7 +138,10 @@ class LineRenderer:
     async def _event(self, event: Received | Reconnecting | Notice | Ended) -> int | None:
         match event:
             case Received(message=message, before=before, view=view):
+                self._checked(event)  # before the game-over lines: those stay last
                 await self._received(message, before, view)
+                self._fingerprint(event)
+                self._dropped(event)
             case Reconnecting(attempt=attempt, delay=delay, reason=reason):
                 delay_s = Number(delay)
                 line = said("plain.reconnecting", reason=reason, attempt=attempt, delay=delay_s)
@@ -181,6 +168,8 @@ class LineRenderer:
         else:
             for line in describe(before, message, view, view.my_seat, words=self.words):
                 self._say(line)
+            if isinstance(message, SeatRequested) and can_answer(view):
+                self._say(self.words.say(PLAIN_HINT))
             self._how_to_turn_over()
             self._set_alarm(now)
         if isinstance(message, Welcome):
@@ -198,12 +187,39 @@ class LineRenderer:
             else:
                 await self.link.close()
 
+    def _fingerprint(self, event: Received) -> None:
+        """The fingerprint of the game's commitment, once a game, from the first message
+        that shows it (`client.fairwatch`); ``--json`` prints no such line."""
+        said = (event.view.room, event.view.game, event.fingerprint)
+        if self.json_lines or event.fingerprint is None or self._fingerprint_said == said:
+            return
+        if event.view.phase is RoomPhase.WAITING:
+            return  # from the start of the game: every seat's commitment is known then
+        if self._over and not self._staying:
+            return
+        self._fingerprint_said = said
+        self._say(self.words.say(fingerprint_line(event.fingerprint)))
+        if event.no_seed:
+            none = [named(event.view, seat) for seat in event.no_seed]
+            self._say(self.words.say(no_seed_line(none)))
+
+    def _dropped(self, event: Received) -> None:
+        if isinstance(event.message, SeedDropped) and not self.json_lines:
+            self._say(self.words.say(dropped_line(named(event.view, event.message.seat))))
+
+    def _checked(self, event: Received) -> None:
+        """At game over, what the check of a fair deal found (a chosen deal was said so)."""
+        if self.json_lines or event.fair is None or event.fair.chosen:
+            return
+        if not (self._over and not self._staying):
+            self._say(self.words.say(verdict_line(event.fair)))
+
     def _ended(self, event: Ended) -> int:
         if self._left and not self.json_lines:
             self._say(self.words.text("plain.left"))
         if self._over or event.ok:
             return 0
-        reason = self.words.say(event.reason)
+        reason = self.words.say(refusal_line(event.reason, event.code))
         if self.json_lines and event.code is not None:
             reason = f"{reason} ({event.code})"  # for scripts: the machine-readable code
         print(f"war-client: {reason}", file=self.err, flush=True)
@@ -228,8 +244,11 @@ class LineRenderer:
             return
         if view.phase is not RoomPhase.WAITING or not view.open_seats:
             return
-        for line in link_lines(self.page, view.player_code, view.watch_code):
+        page = shared_page(self.page, view.addresses)
+        for line in link_lines(page, view.player_code, view.watch_code):
             self._notice(self.words.say(line))
+        if (warning := local_warning(self.page, view.addresses)) is not None:
+            self._notice(self.words.say(warning))
 
     def _how_to_turn_over(self) -> None:
         """The first time the game waits for a player who types commands, out of a war
@@ -297,7 +316,8 @@ class LineRenderer:
 
     async def command(self, text: str) -> str | None:
         """Carry out one typed command; returns what to tell the player, if anything."""
-        word, _, rest = text.lower().partition(" ")
+        word, _, rest = text.partition(" ")  # a message keeps its case
+        word = word.lower()
         asked, self._leave_asked = self._leave_asked, False
         words = self.words
         if (answer := self._question(word, asked)) is not None:
@@ -333,6 +353,16 @@ class LineRenderer:
         if word == "q":
             self._left = True
             return Leave()
+        if word in ("allow", "refuse"):
+            return answer(self.view, allow=word == "allow")
+        if word in {"say", "react"}:
+            if word == "say":
+                return say_intent(self.view, rest)
+            return react_intent(self.view, rest, words=self.words)
+        return self._keyed(word, rest.lower())
+
+    def _keyed(self, word: str, rest: str) -> ClientMessage | Said | None:
+        """A word for one of the table's keys, or ``a MODE``."""
         if word == "a" and rest:
             try:
                 return set_auto(self.view, AutoPlay(rest))
@@ -352,6 +382,9 @@ class LineRenderer:
         parts.append(status(self.view, me, words=words, plain=True))
         if (clock := self.time_left()) is not None:
             parts.append(clock)
+        if self.view.evening:
+            evening = evening_score(self.view.evening, words=words)
+            parts.append(words.text("talk.evening_so_far", score=evening))
         return " ".join(parts)
 
 

@@ -13,7 +13,41 @@ from urllib.parse import urlsplit, urlunsplit
 
 from client.catalog import Said, said
 
-__all__ = ["link_lines", "page_url"]
+__all__ = ["link_lines", "local_warning", "page_url", "refusal_line", "shared_page"]
+
+
+def refusal_line(reason: Said, code: str | None) -> Said:
+    """The line a client ends with: the server's ``reason``, or for a watch code given to
+    sit down (error ``watch_code``) the offer to watch instead (``plain.watch_instead``)."""
+    return said("plain.watch_instead") if code == "watch_code" else reason
+
+
+def _loopback(page: str) -> bool:
+    host = (urlsplit(page).hostname or "").lower()
+    return host in {"localhost", "::1"} or host.startswith("127.")
+
+
+def shared_page(page: str, addresses: tuple[str, ...] | None) -> str:
+    """The address the links start with: ``page`` (the table's address as this client
+    reached it), or, when that works only on this machine (127.0.0.1, localhost, ::1),
+    the first of the server's ``addresses`` (its ``--public-url``, or its network
+    addresses: ``welcome.addresses``)."""
+    if _loopback(page) and addresses:
+        return addresses[0]
+    return page
+
+
+def local_warning(page: str, addresses: tuple[str, ...] | None) -> Said | None:
+    """What to say about the links' address (``plain.links_use``, ``plain.loopback_only``,
+    ``plain.local_only``), or None when others can open it."""
+    if not _loopback(page):
+        return None
+    host = urlsplit(page).hostname or ""
+    if addresses:
+        return said("plain.links_use", link=addresses[0], host=host)
+    if addresses is not None:
+        return said("plain.loopback_only")
+    return said("plain.local_only", host=host)
 
 
 def page_url(url: str) -> str:

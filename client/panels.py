@@ -9,6 +9,8 @@ be read).
 "+N"), drawn on a layer above the table, along the rows where the cards lie, while it
 moves.
 :class:`SaidLines` shows the newest sentences that fit, the latest at the bottom.
+:class:`FairLine` shows the fair deal's fingerprint from the start of a game and the
+check's result at game over (`client.fairwatch`).
 """
 
 from __future__ import annotations
@@ -24,11 +26,21 @@ from textual.widgets import Static
 
 from client._words import the_computer
 from client.catalog import Catalog, Count, said
+from client.connection import Received
 from client.drawing import CARD_HEIGHT, CARD_WIDTH, card_back, card_face, mini_card, side_by_side
+from client.fairwatch import FairVerdict, fingerprint_line, verdict_line
 from client.view import ViewState
-from protocol import AutoPlay, RoomPhase, SeatState
+from protocol import AutoPlay, GameStarted, RoomPhase, SeatState
 
-__all__ = ["FlyingCards", "SaidLines", "SeatPanel", "seat_flags", "seat_name", "seat_title"]
+__all__ = [
+    "FairLine",
+    "FlyingCards",
+    "SaidLines",
+    "SeatPanel",
+    "seat_flags",
+    "seat_name",
+    "seat_title",
+]
 
 
 def seat_title(view: ViewState, record: SeatState, me: int | None, words: Catalog) -> str:
@@ -237,3 +249,31 @@ class SaidLines(Static):
                 break
             shown.append(line)
         return shown[::-1]
+
+
+class FairLine(Static):
+    """The fingerprint of the game's commitment (not while the room waits), and at game
+    over the check's result, in red if it failed; hidden while there is nothing to say."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(markup=False, id=id)
+        self.fingerprint: str | None = None
+        self.check: FairVerdict | None = None
+
+    def follow(self, event: Received) -> None:
+        """Keep what ``event`` tells: a new game clears the last check."""
+        if isinstance(event.message, GameStarted):
+            self.check = None
+        self.fingerprint = event.fingerprint
+        if event.fair is not None:
+            self.check = event.fair
+
+    def show(self, view: ViewState, words: Catalog) -> None:
+        shown = self.fingerprint is not None and view.phase is not RoomPhase.WAITING
+        lines = [fingerprint_line(self.fingerprint)] if shown and self.fingerprint else []
+        if self.check is not None:
+            lines.append(verdict_line(self.check))
+        said_ = [words.say(line) for line in lines]
+        self.display = bool(lines)
+        failed = self.check is not None and self.check.ok is False
+        self.update(Text("\n".join(said_), style="bold red" if failed else ""))

@@ -41,4 +41,16 @@ PHASE_TABLE: Final[dict[str, dict[str, dict[str, str]]]] = {
         "seat": {},
         "spectator": {},
     },
+    "answer_seat_request": {
+        "seat": {},
+        "spectator": {"waiting": "not_seated", "playing": "not_seated", "over": "not_seated"},
+    },
+    "react": {
+        "seat": {},
+        "spectator": {},
+    },
+    "say": {
+        "seat": {},
+        "spectator": {},
+    },
 }

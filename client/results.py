@@ -2,7 +2,9 @@
 
 :func:`result_sentence` ("Game over: you have all 52 cards. You win!") is written for seat
 ``me`` (None for a spectator); :func:`summary_sentence` ("12 rounds, no wars, biggest
-haul: 2 cards, deal 7.") is the same for everyone. Both in the viewer's ``words``.
+haul: 2 cards, deal 7.") is the same for everyone; :func:`standings_sentence` ("Standings:
+1st Ben, 2nd you, 3rd Grandma and Sam.") says each place of a game of three or four, as the
+server's ``standings`` give them (never worked out here). All in the viewer's ``words``.
 """
 
 from __future__ import annotations
@@ -12,7 +14,14 @@ from client.catalog import Catalog, Count, Said, said
 from client.view import ViewState
 from protocol import GameResult, PlayerOut, Termination
 
-__all__ = ["longest_name", "result_sentence", "summary_sentence"]
+__all__ = [
+    "longest_name",
+    "place_word",
+    "places",
+    "result_sentence",
+    "standings_sentence",
+    "summary_sentence",
+]
 
 
 def result_sentence(view: ViewState, result: GameResult, me: int | None, *, words: Catalog) -> str:
@@ -73,6 +82,34 @@ def _winner_clause(
 def longest_name(depth: int) -> Said:
     """The longest war of a game in a word: ``0`` → "none", ``2`` → "double"."""
     return said("summary.longest", depth=depth)
+
+
+def place_word(place: int) -> Said:
+    """A place in the standings in words ("1st"; ``result.place``)."""
+    return said("result.place", place=str(place) if 1 <= place <= 4 else "other", n=place)
+
+
+def places(result: GameResult) -> list[tuple[int, list[int]]]:
+    """The server's standings as ``[(place, [seat, ...]), ...]``, first place first (seats
+    that share a place together, in seat order); empty when the server did not say."""
+    grouped: dict[int, list[int]] = {}
+    for seat, place in enumerate(result.standings):
+        grouped.setdefault(place, []).append(seat)
+    return sorted(grouped.items())
+
+
+def standings_sentence(
+    view: ViewState, result: GameResult, me: int | None, *, words: Catalog
+) -> str | None:
+    """Each place of a game of three or four: "Standings: 1st Ben, 2nd you, 3rd Grandma
+    and Sam."; None for two players (the result says it all) or without standings."""
+    if len(result.standings) < 3:
+        return None
+    parts = [
+        said("result.standing", place=place_word(place), names=[who(view, s, me) for s in seats])
+        for place, seats in places(result)
+    ]
+    return words.text("result.standings", places=", ".join(words.say(part) for part in parts))
 
 
 def summary_sentence(result: GameResult, *, words: Catalog) -> str:

@@ -30,8 +30,10 @@ from client._words import card_of, named, persons, the_computer, who
 from client.catalog import YOU, Catalog, Count, Said, War, said
 from client.countdown import clock_text
 from client.policy import error_reason
-from client.results import longest_name, result_sentence, summary_sentence
+from client.results import longest_name, result_sentence, standings_sentence, summary_sentence
+from client.seat_words import ended_sentence, requested_sentence, waiting_sentence
 from client.standing import rules_sentence, score, status, votes_sentence
+from client.talk import evening_score, talk_line
 from client.view import ViewState
 from protocol import (
     AutoPlay,
@@ -48,6 +50,7 @@ from protocol import (
     PlayerJoined,
     PlayerLeft,
     PlayerOut,
+    Reacted,
     RematchVoted,
     RoomPhase,
     ServerMessage,
@@ -59,6 +62,8 @@ from protocol import (
     Welcome,
     still_to_vote,
 )
+from protocol import Said as SaidMessage
+from protocol.seat_requests import SeatRequested, SeatRequestEnded, SeatRequestWaiting
 
 __all__ = [
     "describe",
@@ -67,6 +72,7 @@ __all__ = [
     "result_sentence",
     "rules_sentence",
     "score",
+    "standings_sentence",
     "status",
     "summary_sentence",
     "votes_sentence",
@@ -224,7 +230,18 @@ def _over(
     result = after.result
     if result is None:  # pragma: no cover - the reducer always sets it
         return ()
-    return (result_sentence(after, result, me, words=w), summary_sentence(result, words=w))
+    lines: Lines = (result_sentence(after, result, me, words=w), summary_sentence(result, words=w))
+    if (placed := standings_sentence(after, result, me, words=w)) is not None:
+        lines += (placed,)
+    if after.evening:
+        lines += (w.text("talk.evening_so_far", score=evening_score(after.evening, words=w)),)
+    return lines
+
+
+def _talked(
+    before: ViewState, message: Reacted | SaidMessage, after: ViewState, me: int | None, w: Catalog
+) -> Lines:
+    return (talk_line(after, after.talk[-1], me, words=w),) if after.talk else ()
 
 
 def _played_again(before: ViewState, after: ViewState) -> bool:
@@ -410,5 +427,16 @@ _TELLERS: dict[type[ServerMessage], _Teller] = {
     CardsReturned: _returned,
     PlayerOut: _out,
     GameOver: _over,
+    SeatRequestWaiting: lambda before, message, after, me, w: (
+        waiting_sentence(after, message, words=w),
+    ),
+    SeatRequested: lambda before, message, after, me, w: (
+        requested_sentence(after, message, me, words=w),
+    ),
+    SeatRequestEnded: lambda before, message, after, me, w: (
+        ended_sentence(after, message, me, words=w),
+    ),
+    Reacted: _talked,
+    SaidMessage: _talked,
 }
 """Who tells which message (see :func:`describe`)."""

@@ -1,7 +1,9 @@
 """Seat tokens kept on disk, so the same ``--join CODE`` after a crash resumes the seat.
 
 The file is small JSON (``{"version": 1, "seats": {KEY: {...}}}``), one entry per
-(server, player code): the room id, the seat's latest token, the seat number and the name.
+(server, player code): the room id, the seat's latest token, the seat number and the name,
+and the seat's fair-deal seed (hex) with the number of the game it is for, so a restart
+between the commitment and the reveal still reveals it (`client.seeds`).
 Where it lives: ``$WAR_CLIENT_STATE`` if set (a file path), else
 ``$XDG_STATE_HOME/family-war/client.json``, else ``~/.local/state/family-war/client.json``.
 
@@ -40,13 +42,16 @@ _VERSION = 1
 
 @dataclass(frozen=True, slots=True)
 class SeatRecord:
-    """What resumes one seat: the room's id, the seat's latest token, who sat there."""
+    """What resumes one seat: the room's id, the seat's latest token, who sat there, and
+    its fair-deal ``seed`` (64 hex digits) for game number ``seed_game``."""
 
     room: str
     token: str
     seat: int
     name: str
     saved: float
+    seed: str | None = None
+    seed_game: int | None = None
 
     @classmethod
     def from_json(cls, value: object) -> SeatRecord | None:
@@ -59,7 +64,18 @@ class SeatRecord:
             return None
         if type(seat) is not int or not isinstance(saved, (int, float)) or isinstance(saved, bool):
             return None
-        return cls(room=room, token=token, seat=seat, name=name, saved=float(saved))
+        seed, seed_game = value.get("seed"), value.get("seed_game")
+        if not (isinstance(seed, str) and type(seed_game) is int):
+            seed, seed_game = None, None
+        return cls(
+            room=room,
+            token=token,
+            seat=seat,
+            name=name,
+            saved=float(saved),
+            seed=seed,
+            seed_game=seed_game,
+        )
 
 
 def seat_key(server: str, code: str) -> str:

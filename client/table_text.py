@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from client._words import persons
 from client.catalog import Catalog, Count, Said, said
+from client.links import local_warning, shared_page
+from client.results import place_word, places
 from client.sentences import longest_name, result_sentence, votes_sentence
+from client.talk import evening_score
 from client.view import ViewState
 from protocol import RoomPhase
 
@@ -34,8 +38,9 @@ def round_text(view: ViewState) -> Said | None:
 
 
 def top_line(view: ViewState, words: Catalog) -> Text:
-    """The header: ``Family War · game 2 · round 3 of 26 · 2 watching · deal 42``."""
-    parts: list[Said] = [said("app.title")]
+    """The header: ``Family War · game 2 · round 3 of 26 · 2 watching · Grandma 1 – Ben 0 ·
+    deal 42`` (the evening's score once a game is over)."""
+    parts: list[Said | str] = [said("app.title")]
     if view.welcomed:
         if view.game > 1:
             parts.append(said("where.game", game=view.game))
@@ -53,9 +58,11 @@ def top_line(view: ViewState, words: Catalog) -> Text:
             parts.append(said("where.watching", count=view.spectators))
         if view.watch_code and not view.spectating:
             parts.append(said("where.watch_code", code=view.watch_code))
+        if view.evening:
+            parts.append(evening_score(view.evening, words=words))
         if view.deal is not None and view.phase is not RoomPhase.OVER:
             parts.append(said("where.deal", deal=view.deal))  # last: a long number may not fit
-    return Text(" · ".join(words.say(part) for part in parts))
+    return Text(" · ".join(part if isinstance(part, str) else words.say(part) for part in parts))
 
 
 def codes_line(view: ViewState, page: str | None, words: Catalog) -> Text:
@@ -67,7 +74,10 @@ def codes_line(view: ViewState, page: str | None, words: Catalog) -> Text:
         parts.append(said("tui.watch_code", code=view.watch_code))
     parts.append(said("tui.read_aloud"))
     if page is not None and view.player_code:
-        parts.append(said("tui.or_send", link=f"{page}#join={view.player_code}"))
+        link = f"{shared_page(page, view.addresses)}#join={view.player_code}"
+        parts.append(said("tui.or_send", link=link))
+        if (warning := local_warning(page, view.addresses)) is not None:
+            parts.append(warning)
     return Text(" · ".join(words.say(part) for part in parts))
 
 
@@ -90,6 +100,11 @@ def summary_box(view: ViewState, words: Catalog) -> Text:
     text.append("\n")
     for label, (_, value) in zip(labels, rows, strict=True):
         text.append(f"\n{label:<{width}}{value}")
+    if len(result.standings) > 2:  # the server's places, never worked out here
+        text.append("\n")
+        for place, seats in places(result):
+            named = words.say(said("result.names", names=persons(view, seats, view.my_seat)))
+            text.append(f"\n{words.say(place_word(place)):<4}{named}")
     if (votes := votes_sentence(view, view.my_seat, words=words)) is not None:
         text.append(f"\n\n{votes}", style="italic")
     return text

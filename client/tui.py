@@ -12,7 +12,8 @@ with Textual's ``animation_level`` at ``"none"`` nothing flies and the pile coun
 
 Keys (the footer shows those that apply now): space/enter turn over, ``a`` auto-play
 off → calm → quick, ``f`` vote to finish, ``r`` rematch with a new deal, ``d`` replay this
-deal, ``?`` the rules in force, ``q`` leave the room for good. Ctrl+Q closes the window
+deal, ``?`` the rules in force, ``m`` a message to the table (the talk shows beside the
+log, :mod:`client.tui_talk`), ``q`` leave the room for good. Ctrl+Q closes the window
 but keeps the seat: run the same ``--join`` again to come back. Either way
 :attr:`WarApp.farewell` is the one line to print once the table is gone.
 
@@ -46,9 +47,13 @@ from client.countdown import WARN_SECONDS, Countdown, clock_text, follow, warnin
 from client.drawing import CARD_HEIGHT, CARD_WIDTH
 from client.intents import accepted_phases, cycle_auto, finish, rematch, turn_over
 from client.language import Viewer
-from client.panels import FlyingCards, SaidLines, SeatPanel
+from client.links import refusal_line
+from client.panels import FairLine, FlyingCards, SaidLines, SeatPanel
+from client.seat_words import TUI_HINT, answer, can_answer
 from client.sentences import describe_table, rules_sentence, status
 from client.table_text import codes_line, summary_box, top_line
+from client.talk import typed_intent
+from client.tui_talk import MessageBox, TalkPanel, evening_text
 from client.view import ViewState
 from protocol import (
     AutoPlay,
@@ -67,6 +72,7 @@ from protocol import (
     VoteFinish,
     Welcome,
 )
+from protocol.seat_requests import SeatRequested
 
 __all__ = ["FLIGHT_SECONDS", "HIGHLIGHT_SECONDS", "FlyingCards", "Haul", "SeatPanel", "WarApp"]
 
@@ -145,10 +151,15 @@ class WarApp(App[None]):
     #status { width: 1fr; padding: 0 1; text-style: bold; }
     #clock { width: auto; padding: 0 1; text-style: bold; }
     #clock.short { background: $warning 30%; }
+    #fair { padding: 0 1; height: auto; }
     #summary { border: double $success; padding: 0 2; margin: 0 2; height: auto; }
     #rules { padding: 0 1; color: $text-muted; height: auto; }
+    #talk-row { height: 1fr; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "allow", show=False),
+        Binding("n", "refuse", show=False),
+        Binding("m", "message", show=False),  # the talk panel names it
         Binding("ctrl+q", "close_table", "Close", show=False, priority=True),
     ]
 
@@ -205,7 +216,11 @@ class WarApp(App[None]):
             yield Static(id="clock", markup=False)
         yield Static(id="rules", markup=False)
         yield Static(id="summary", markup=False)
-        yield SaidLines(id="said")
+        yield FairLine(id="fair")
+        with Horizontal(id="talk-row"):
+            yield SaidLines(id="said")
+            yield TalkPanel(id="talk")
+        yield MessageBox(self.words, id="message")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -234,6 +249,9 @@ class WarApp(App[None]):
                     self._ready_sent = None  # a new connection, or a fresh start
                 told = describe_table(before, message, view, view.my_seat, words=self.words)
                 self.said.extend(told)
+                if isinstance(message, SeatRequested) and can_answer(view):
+                    self.said.append(self.words.say(TUI_HINT))
+                self.query_one("#fair", FairLine).follow(event)
                 if view.phase is not RoomPhase.PLAYING or view.game != before.game:
                     self._land()
                 mine = isinstance(message, AutoPlayChanged) and message.seat == view.my_seat
@@ -252,8 +270,8 @@ class WarApp(App[None]):
                 self.reconnecting = self.words.say(line)
             case Notice(text=text):
                 self.said.append(self.words.text("tui.notice", notice=text))
-            case Ended(ok=ok, reason=reason):
-                self.end_reason = None if ok else reason
+            case Ended(ok=ok, reason=reason, code=refused):
+                self.end_reason = None if ok else refusal_line(reason, refused)
                 code = 0 if ok else 1
                 self.exit(return_code=128 + signal.SIGTERM if self._signalled else code)
                 return
@@ -368,7 +386,9 @@ class WarApp(App[None]):
         said.show(self.said)
         summary = self.query_one("#summary", Static)
         summary.display = view.phase is RoomPhase.OVER and view.result is not None
-        summary.update(summary_box(view, words))
+        summary.update(summary_box(view, words) + evening_text(view, words))
+        self.query_one("#talk", TalkPanel).show(view, words)
+        self.query_one("#fair", FairLine).show(view, words)
         rules = self.query_one("#rules", Static)
         rules.display = view.welcomed and (self.show_rules or view.phase is RoomPhase.WAITING)
         in_force = rules_sentence(view.rules, view.minutes, words=words)
@@ -434,6 +454,14 @@ class WarApp(App[None]):
         self.show_rules = not self.show_rules
         self._redraw()
 
+    async def action_allow(self) -> None:
+        """``y``: let another device take the seat someone asks for."""
+        await self._send(answer(self.view, allow=True))
+
+    async def action_refuse(self) -> None:
+        """``n``: refuse it."""
+        await self._send(answer(self.view, allow=False))
+
     async def action_finish(self) -> None:
         """``f``: vote to play the rest out at once."""
         await self._send(finish(self.view))
@@ -461,6 +489,16 @@ class WarApp(App[None]):
             self.farewell = STOPPED_WATCHING_LINE
         await self.link.close()
         self.exit(return_code=0)
+
+    def action_message(self) -> None:
+        """``m``: open the message box (enter sends, escape closes)."""
+        self.query_one("#message", MessageBox).open()
+
+    async def on_input_submitted(self, event: MessageBox.Submitted) -> None:
+        box = self.query_one("#message", MessageBox)
+        if await self._send(typed_intent(self.view, event.value, words=self.words)):
+            box.close()
+            self.set_focus(None)
 
     def _disarm_leave(self) -> None:
         self._leave_armed = None

@@ -23,6 +23,7 @@ from typing import Any
 
 from client.viewstate import RECENT_LIMIT, Flip, GameEvent, Taken, ViewState
 from protocol import (
+    MAX_TALK,
     AutoPlay,
     AutoPlayChanged,
     CardsLaidDown,
@@ -38,24 +39,33 @@ from protocol import (
     PlayerJoined,
     PlayerLeft,
     PlayerOut,
+    Reacted,
     ReadyChanged,
     RematchVoted,
+    RoomInfo,
     RoomPhase,
     RoomState,
+    Said,
+    SeedDropped,
     ServerMessage,
     Snapshot,
     SpectatorsChanged,
+    TalkLine,
     TimeUp,
     WaitingFor,
     WarDeclared,
     Welcome,
 )
+from protocol.seat_requests import SeatRequested, SeatRequestEnded, SeatRequestWaiting
 
 __all__ = ["RECENT_LIMIT", "Flip", "Taken", "ViewState", "apply", "apply_all"]
 
 RoomMessage = (
     PlayerJoined | PlayerLeft | ConnectionChanged | ReadyChanged | WaitingFor | AutoPlayChanged
-    | FinishVoted | RematchVoted | SpectatorsChanged | GameStarted | TimeUp | GameEvent
+    | FinishVoted | RematchVoted | SpectatorsChanged | GameStarted | SeedDropped | TimeUp
+    | GameEvent
+    | SeatRequested | SeatRequestEnded
+    | Reacted | Said
     | GameOver
 )  # fmt: skip
 
@@ -74,11 +84,16 @@ def apply(view: ViewState, message: ServerMessage) -> ViewState:
             my_seat=message.seat,
             player_code=message.player_code,
             watch_code=message.watch_code,
+            addresses=message.addresses,
         )
     if isinstance(message, Snapshot):
         return _from_state(view, message.state, message.seq) if view.welcomed else view
     if isinstance(message, Error):
         return replace(view, last_error=message)
+    if isinstance(message, SeatRequestWaiting):  # to the asker, before any welcome
+        return replace(view, asking_for=message.seat)
+    if isinstance(message, RoomInfo):  # a look-up's answer: no room is open
+        return view
     return _in_order(view, message)
 
 
@@ -132,6 +147,9 @@ def _from_state(view: ViewState, state: RoomState, seq: int) -> ViewState:
         last_taken=view.last_taken if state.room == view.room else None,
         last_error=view.last_error,
         recent=view.recent if state.room == view.room else (),
+        talk=state.talk,
+        talk_setting=state.talk_setting,
+        evening=state.evening,
         last_seq=seq,
         needs_resync=False,
     )
@@ -266,7 +284,10 @@ def _game_over(view: ViewState, message: GameOver) -> ViewState:
     view = _new_step(view, message.step)
     view = _with_counts(view, message.counts, clear_table=clear)
     result = GameResult(
-        winner=message.winner, termination=message.termination, summary=message.summary
+        winner=message.winner,
+        termination=message.termination,
+        summary=message.summary,
+        standings=message.standings,
     )
     return replace(
         view,
@@ -278,7 +299,16 @@ def _game_over(view: ViewState, message: GameOver) -> ViewState:
         war_depth=0,
         war_seats=(),
         waiting_for=(),
+        evening=message.evening or view.evening,
     )
+
+
+def _talked(view: ViewState, message: Reacted | Said) -> ViewState:
+    if isinstance(message, Said):
+        line = TalkLine(seat=message.seat, text=message.text)
+    else:
+        line = TalkLine(seat=message.seat, reaction=message.reaction)
+    return replace(view, talk=(*view.talk, line)[-MAX_TALK:])
 
 
 def _new_step(view: ViewState, step: int) -> ViewState:
@@ -344,6 +374,14 @@ def _player_out(view: ViewState, message: PlayerOut) -> ViewState:
     return _with_seat(view, message.seat, out=True)
 
 
+def _seat_requested(view: ViewState, message: SeatRequested) -> ViewState:
+    return replace(view, seat_request=message.seat)
+
+
+def _seat_request_ended(view: ViewState, message: SeatRequestEnded) -> ViewState:
+    return replace(view, seat_request=None)
+
+
 _Reducer = Callable[[ViewState, Any], ViewState]
 _ROOM_CHANGES: dict[type[RoomMessage], _Reducer] = {
     PlayerJoined: _player_joined,
@@ -356,8 +394,13 @@ _ROOM_CHANGES: dict[type[RoomMessage], _Reducer] = {
     RematchVoted: _rematch_voted,
     SpectatorsChanged: _spectators_changed,
     GameStarted: _game_started,
+    SeedDropped: lambda view, _message: view,  # the fair-deal check follows it (fairwatch)
     TimeUp: _time_up,
     GameOver: _game_over,
+    SeatRequested: _seat_requested,
+    SeatRequestEnded: _seat_request_ended,
+    Reacted: _talked,
+    Said: _talked,
 }
 """How each room change (every room message but the game events) changes the view."""
 _GAME_EVENTS: dict[type[GameEvent], _Reducer] = {

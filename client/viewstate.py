@@ -16,12 +16,15 @@ from protocol import (
     CardsTaken,
     CardsTurned,
     Error,
+    EveningGame,
     GameResult,
     PlayerOut,
     RoomPhase,
     RulesSpec,
     SeatState,
     ServerMessage,
+    TalkLine,
+    TalkSetting,
     WarDeclared,
 )
 
@@ -67,8 +70,9 @@ class ViewState:
     ``time_up`` and game over); :mod:`client.countdown` counts down from it.
     ``last_flip`` stays after the cards are taken so a sentence can say which card won;
     ``last_taken`` is the latest haul. ``left`` are seats whose player left for good.
-    ``recent`` holds the latest applied room messages, oldest first. ``last_seq`` is None
-    until a ``welcome``.
+    ``recent`` holds the latest applied room messages, oldest first. ``talk`` the room's
+    last messages and reactions (at most `protocol.MAX_TALK`, oldest first), ``evening``
+    its finished games. ``last_seq`` is None until a ``welcome``.
     """
 
     my_seat: int | None = None
@@ -89,14 +93,25 @@ class ViewState:
     result: GameResult | None = None
     player_code: str | None = None
     watch_code: str | None = None
+    addresses: tuple[str, ...] | None = None
+    """What the server told a client on its own machine: the browser table's addresses
+    others can open (``welcome.addresses``; ``()``: it listens on loopback alone)."""
     time_up: bool = False
     left: frozenset[int] = frozenset()
     last_flip: Flip | None = None
     last_taken: Taken | None = None
     last_error: Error | None = None
     recent: tuple[ServerMessage, ...] = ()
+    talk: tuple[TalkLine, ...] = ()
+    talk_setting: TalkSetting = TalkSetting.PLAYERS
+    evening: tuple[EveningGame, ...] = ()
     last_seq: int | None = None
     needs_resync: bool = False
+    seat_request: int | None = None
+    """The away seat someone asks to take on another device (``seat_requested``), until
+    the request ends: a seated player answers it."""
+    asking_for: int | None = None
+    """The seat this connection asked the table for (``seat_request_waiting``)."""
 
     # --- questions a renderer asks ---------------------------------------------------------
     @property

@@ -12,6 +12,7 @@ import dataclasses
 import enum
 import types
 import typing
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
@@ -66,6 +67,8 @@ def _text_converter(rule: Text | None) -> tuple[Convert, Convert]:
     def check(value: Any, path: str) -> str:
         if not isinstance(value, str):
             bad(path, expected, value)
+        if rule.normalize:
+            value = unicodedata.normalize("NFC", value).strip()
         if not rule.min_len <= len(value) <= rule.max_len:
             bad(path, expected, value)
         if rule.pattern is not None and rule.pattern.fullmatch(value) is None:
@@ -157,7 +160,9 @@ class RecordConverter:
 
     ``reject_unknown``: unknown keys are an ``unknown_field`` error (client → server);
     otherwise they are ignored (server → client, so old clients read newer servers).
-    ``tag``: the message ``type`` value, written first and allowed as a key.
+    ``tag``: the message ``type`` value, written first and allowed as a key. A class's
+    ``OMIT_NONE`` (a frozenset of field names) lists the fields left out of the map when
+    they are None (a talk line has a ``text`` or a ``reaction``, never both).
     """
 
     def __init__(self, cls: type[Any], *, reject_unknown: bool, tag: str | None) -> None:
@@ -165,6 +170,7 @@ class RecordConverter:
         self.reject_unknown = reject_unknown
         self.tag = tag
         self.validate = getattr(cls, "validate", None)
+        self.omit_none: frozenset[str] = getattr(cls, "OMIT_NONE", frozenset())
         hints = typing.get_type_hints(cls, include_extras=True)
         self.fields: list[tuple[str, Convert, Convert, bool]] = []
         for field in dataclasses.fields(cls):
@@ -202,7 +208,10 @@ class RecordConverter:
             bad(path, f"a {self.cls.__name__}", value)
         wire: dict[str, Any] = {} if self.tag is None else {"type": self.tag}
         for name, _, encode, _ in self.fields:
-            wire[name] = encode(getattr(value, name), f"{path}.{name}")
+            item = getattr(value, name)
+            if item is None and name in self.omit_none:
+                continue
+            wire[name] = encode(item, f"{path}.{name}")
         self._check(value, path)
         return wire
 

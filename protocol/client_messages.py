@@ -1,9 +1,11 @@
 """Client → server messages: the four that open a connection, then those sent in a room.
 
 Opening (the first message of a connection, each carries ``v``, the protocol version):
-``create_room``, ``join_room``, ``watch_room``, ``resume_seat``; then ``ready``,
-``set_auto_play``, ``vote_finish``, ``rematch``, ``leave``, ``resync``. See
-:mod:`protocol.messages` for how a message travels.
+``create_room``, ``join_room``, ``watch_room``, ``resume_seat``, and ``look_up`` (whose
+table a player code opens, answered by ``room_info`` and a close); then ``ready``,
+``set_auto_play``, ``vote_finish``, ``rematch``, ``leave``, ``resync``,
+``answer_seat_request``, ``react``, ``say``. See :mod:`protocol.messages` for how a
+message travels.
 """
 
 from __future__ import annotations
@@ -16,15 +18,20 @@ from protocol.fields import (
     AutoPlay,
     Code,
     Deal,
+    Hex64,
     IntRange,
     Minutes,
     Name,
     Password,
+    Reaction,
     RematchDeal,
     RoomId,
+    SayText,
     Steps,
+    TalkSetting,
     Token,
 )
+from protocol.seat_requests import AnswerSeatRequest
 from protocol.state import RulesSpec
 
 __all__ = [
@@ -35,10 +42,13 @@ __all__ = [
     "CreateRoom",
     "JoinRoom",
     "Leave",
+    "LookUp",
+    "React",
     "Ready",
     "Rematch",
     "ResumeSeat",
     "Resync",
+    "Say",
     "SetAutoPlay",
     "Version",
     "VoteFinish",
@@ -62,7 +72,11 @@ class CreateRoom:
     ``computers``: how many seats the computer plays (0 .. players-1; it plays exactly as
     a person on quick auto-play). A limit is either ``rules.round_limit`` (rounds) or
     ``minutes`` (the server's clock), not both. ``deal``: play this deal number (then it
-    is revealed from the start). ``password``: the server's, if it has one.
+    is revealed from the start). ``password``: the server's, if it has one. ``talk``: who
+    may talk in the room (a server allows at most its ``--talk``: more is lowered to it,
+    and ``state.talk_setting`` says what the room got). ``seed_commitment``: the SHA-256
+    of this client's seed for a fair deal (PROTOCOL.md §10); ``join_room`` and
+    ``rematch`` carry it too.
     """
 
     TYPE: ClassVar[str] = "create_room"
@@ -73,6 +87,8 @@ class CreateRoom:
     computers: Computers = 0
     minutes: Minutes | None = None
     password: Password | None = None
+    talk: TalkSetting = TalkSetting.PLAYERS
+    seed_commitment: Hex64 | None = None
 
     def validate(self) -> None:
         """Raise ValueError if the options do not go together (called by the codec)."""
@@ -96,6 +112,7 @@ class JoinRoom:
     v: Version = PROTOCOL_VERSION
     code: Code
     name: Name
+    seed_commitment: Hex64 | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -117,6 +134,16 @@ class ResumeSeat:
     token: Token
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LookUp:
+    """Ask whose table a player code opens and how many seats are free, before joining;
+    answered by ``room_info`` and a close (1000). An unknown code is a failed attempt."""
+
+    TYPE: ClassVar[str] = "look_up"
+    v: Version = PROTOCOL_VERSION
+    code: Code
+
+
 # === client → server: in a room ============================================================
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ready:
@@ -124,10 +151,13 @@ class Ready:
 
     ``step`` echoes the game's current step (``RoomState.step``, then the ``step`` of the
     latest game event): a ready sent for an earlier step is refused as ``stale``.
+    ``seed``: the seat's seed for a fair deal, with its first ready of the game (it must
+    match the ``seed_commitment`` the seat made, else ``seed_mismatch``).
     """
 
     TYPE: ClassVar[str] = "ready"
     step: Steps
+    seed: Hex64 | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -151,6 +181,7 @@ class Rematch:
 
     TYPE: ClassVar[str] = "rematch"
     deal: RematchDeal
+    seed_commitment: Hex64 | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -167,9 +198,26 @@ class Resync:
     TYPE: ClassVar[str] = "resync"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class React:
+    """A reaction to the table (one of the fixed names, never free text)."""
+
+    TYPE: ClassVar[str] = "react"
+    reaction: Reaction
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Say:
+    """A short message to the table: 1..120 characters after NFC and stripping, one line,
+    no control or format characters (a bad text is ``bad_value``, as a bad name is)."""
+
+    TYPE: ClassVar[str] = "say"
+    text: SayText
+
+
 ClientMessage = (
-    CreateRoom | JoinRoom | WatchRoom | ResumeSeat | Ready | SetAutoPlay | VoteFinish
-    | Rematch | Leave | Resync
+    CreateRoom | JoinRoom | WatchRoom | ResumeSeat | LookUp | Ready | SetAutoPlay
+    | VoteFinish | Rematch | Leave | Resync | AnswerSeatRequest | React | Say
 )  # fmt: skip
 """Any client → server message."""
 
@@ -177,8 +225,8 @@ ClientMessage = (
 CLIENT_MESSAGE_TYPES: dict[str, type[ClientMessage]] = {
     cls.TYPE: cls
     for cls in (
-        CreateRoom, JoinRoom, WatchRoom, ResumeSeat, Ready, SetAutoPlay, VoteFinish,
-        Rematch, Leave, Resync,
+        CreateRoom, JoinRoom, WatchRoom, ResumeSeat, LookUp, Ready, SetAutoPlay,
+        VoteFinish, Rematch, Leave, Resync, AnswerSeatRequest, React, Say,
     )
 }  # fmt: skip
 """Client message classes by their wire ``type``."""

@@ -61,6 +61,7 @@ CLOSE_CODE_FOR_ERROR: Mapping[ErrorCode, CloseCode] = MappingProxyType(
         ErrorCode.PASSWORD_REQUIRED: CloseCode.REFUSED,
         ErrorCode.BAD_PASSWORD: CloseCode.REFUSED,
         ErrorCode.UNKNOWN_CODE: CloseCode.REFUSED,
+        ErrorCode.WATCH_CODE: CloseCode.REFUSED,
         ErrorCode.BAD_TOKEN: CloseCode.REFUSED,
         ErrorCode.ROOM_FULL: CloseCode.REFUSED,
         ErrorCode.SPECTATORS_FULL: CloseCode.TRY_AGAIN_LATER,
@@ -70,6 +71,8 @@ CLOSE_CODE_FOR_ERROR: Mapping[ErrorCode, CloseCode] = MappingProxyType(
         ErrorCode.BINARY_ONLY: CloseCode.UNSUPPORTED_DATA,
         ErrorCode.TOO_LARGE: CloseCode.MESSAGE_TOO_BIG,
         ErrorCode.INTERNAL_ERROR: CloseCode.INTERNAL_ERROR,
+        # the device a seat was taken from took it back: this one is superseded
+        ErrorCode.SEAT_TAKEN_BACK: CloseCode.REPLACED,
         # the room's connections after a failed write: come back and resume in a moment
         ErrorCode.STORE_UNAVAILABLE: CloseCode.TRY_AGAIN_LATER,
     }

@@ -4,7 +4,7 @@ Nothing else in the project calls msgpack for the wire.
 
 Decoding is strict and bounded. Each call is a fresh ``msgpack.unpackb`` (no decoder
 object survives an error), after a size check, with tight limits: strings at most
-``max_bytes``, arrays at most 64 items, maps at most 32 pairs, no bin, no ext types
+``max_bytes``, arrays at most 128 items, maps at most 32 pairs, no bin, no ext types
 (``max_ext_len=0`` and an ext hook that refuses), string map keys only, UTF-8 only,
 exactly one value (trailing bytes refused), and nesting at most `MAX_DEPTH` levels (no
 message of ours nests more than five; deeper input is ``malformed``, checked level by
@@ -52,13 +52,15 @@ __all__ = [
 
 MAX_CLIENT_MESSAGE_BYTES = 4096
 """Default size limit of a client → server message (the server's ``--max-message-bytes``)."""
-MAX_SERVER_MESSAGE_BYTES = 65536
-"""Default size limit of a server → client message (a snapshot is well under 4 KiB)."""
+MAX_SERVER_MESSAGE_BYTES = 131072
+"""Default size limit of a server → client message (a snapshot is well under 4 KiB; one
+with a full talk window and a hundred games of the evening, every name and message at its
+longest in four-byte characters, under 80 KiB)."""
 
 MAX_DEPTH = 8
 """Deepest nesting a message may have (a map is one level); no message of ours needs
 more than five."""
-_MAX_ARRAY_LEN = 64
+_MAX_ARRAY_LEN = 128
 _MAX_MAP_LEN = 32
 
 

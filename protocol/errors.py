@@ -53,6 +53,9 @@ class ErrorCode(StrEnum):
     """The password to create rooms is wrong."""
     UNKNOWN_CODE = "unknown_code"
     """No room has this player code (join) or watch code (watch)."""
+    WATCH_CODE = "watch_code"
+    """A ``join_room`` (or ``look_up``) with the room's watch code: it lets you watch
+    (``watch_room``), not sit down."""
     BAD_TOKEN = "bad_token"  # noqa: S105 (an error code, not a secret)
     """The seat token is unknown or was replaced by a newer one."""
     ROOM_FULL = "room_full"
@@ -70,6 +73,27 @@ class ErrorCode(StrEnum):
     NOT_IN_ROOM = "not_in_room"
     """The first message must be create_room, join_room, watch_room or resume_seat."""
 
+    NAME_TAKEN = "name_taken"
+    """Another seat of the room has this name, or one that looks the same (case, accents
+    folded, invisible characters removed, look-alike letters: `protocol.names`)."""
+    NAME_INVISIBLE = "name_invisible"
+    """The name shows no character (only spaces, blank or invisible characters)."""
+    NAME_RESERVED = "name_reserved"
+    """The name is (or looks like) a word the clients use for others: "you", "Computer"."""
+    SEAT_IN_USE = "seat_in_use"
+    """The seat of that name is connected: only its own device (its token) takes it."""
+    SEAT_REQUEST_PENDING = "seat_request_pending"
+    """Someone already asks the table for a seat of this room; try again in a minute."""
+    SEAT_REQUEST_REFUSED = "seat_request_refused"
+    """The table refused to let this device take the seat."""
+    SEAT_REQUEST_EXPIRED = "seat_request_expired"
+    """Nobody at the table answered the request in time."""
+    SEAT_AWAY_TOO_BRIEFLY = "seat_away_too_briefly"
+    """Nobody is at the table to ask, and the seat has not been away long enough to be
+    taken by its name alone."""
+    SEAT_TAKEN = "seat_taken"
+    """This device's seat was taken over on another device (the table allowed it, or it
+    was away long): this token no longer takes it back."""
     # --- in a room -----------------------------------------------------------------------
     RATE_LIMITED = "rate_limited"
     """Too many messages per second on this connection."""
@@ -87,6 +111,16 @@ class ErrorCode(StrEnum):
     """This seat is already ready for the next flip."""
     STALE = "stale"
     """The message refers to a step that is no longer the current one."""
+    NO_SEAT_REQUEST = "no_seat_request"
+    """An answer to a seat request that is not (or no longer) asked."""
+    SEAT_TAKEN_BACK = "seat_taken_back"
+    """The device this seat was taken from took it back with its token (close 4002)."""
+    TALK_NOT_ALLOWED = "talk_not_allowed"
+    """The room's ``talk`` setting does not let this connection send this (a spectator's
+    message in a ``players`` room, a message in a ``reactions`` room, anything when
+    ``off``)."""
+    SEED_MISMATCH = "seed_mismatch"
+    """The ``seed`` of a ``ready`` does not hash to the ``seed_commitment`` the seat made."""
     INTERNAL_ERROR = "internal_error"
     """A bug on the server; the room carries on if it can."""
     STORE_UNAVAILABLE = "store_unavailable"

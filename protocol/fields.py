@@ -37,11 +37,14 @@ from vocabulary import (
 
 __all__ = [
     "MAX_DEAL",
+    "MAX_EVENING",
     "MAX_MINUTES",
     "MAX_PASSWORD_CHARS",
     "MAX_PLAYERS",
     "MAX_ROUND_LIMIT",
+    "MAX_SAY_CHARS",
     "MAX_SEQ",
+    "MAX_TALK",
     "UNPRINTABLE_CATEGORIES",
     "Aces",
     "AutoPlay",
@@ -56,24 +59,33 @@ __all__ = [
     "ErrorText",
     "FixedOrder",
     "GameNumber",
+    "Hex64",
     "IntRange",
     "MaxItems",
     "Minutes",
     "Name",
     "OutReason",
+    "PageUrl",
+    "PageUrls",
     "Password",
+    "Place",
+    "Reaction",
     "RematchDeal",
     "RoomId",
     "RoomPhase",
     "Round",
     "RoundLimit",
+    "SayText",
     "Seat",
+    "SeatCount",
     "Seats",
     "Seq",
     "ShortWar",
     "Spectators",
+    "Standings",
     "Steps",
     "TakenBack",
+    "TalkSetting",
     "Termination",
     "Text",
     "TieBreak",
@@ -86,6 +98,12 @@ MAX_SEQ = 2**63 - 1
 MAX_MINUTES = 24 * 60
 MAX_PASSWORD_CHARS = 128
 """The longest password a ``create_room`` may carry (a server's must fit in it)."""
+MAX_SAY_CHARS = 120
+"""The longest message a ``say`` may carry, in characters after NFC normalization."""
+MAX_TALK = 50
+"""How many messages and reactions a room keeps (``state.talk``)."""
+MAX_EVENING = 100
+"""How many finished games a room remembers (``state.evening``, ``game_over.evening``)."""
 
 
 _UNPRINTABLE_ASCII = re.compile(r"[\x00-\x1f\x7f]")
@@ -117,12 +135,16 @@ class Text:
     category Cc), format characters (Cf: bidirectional overrides and isolates such as
     U+202E and U+2066-U+2069, zero-width characters such as U+200B, U+FEFF), surrogates,
     U+2028/U+2029, and a text that is only whitespace.
+
+    ``normalize``: the text is NFC-normalized and stripped of surrounding whitespace
+    before it is checked (and is decoded so).
     """
 
     min_len: int
     max_len: int
     pattern: re.Pattern[str] | None = None
     printable: bool = False
+    normalize: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,16 +193,32 @@ Token = Annotated[str, Text(16, 128, re.compile(r"[A-Za-z0-9_-]+"))]
 """A seat's secret token (URL-safe base64 alphabet)."""
 Password = Annotated[str, Text(1, MAX_PASSWORD_CHARS, printable=True)]
 """The server's password to create rooms."""
+SayText = Annotated[str, Text(1, MAX_SAY_CHARS, printable=True, normalize=True)]
+"""A short message: NFC, stripped, 1..120 characters, one line, the characters a name may
+have (no control or format characters: no newline, bidi override or zero-width)."""
+Hex64 = Annotated[str, Text(64, 64, re.compile(r"[0-9a-f]{64}"))]
+"""32 bytes as 64 lowercase hex digits: a fair deal's seed or commitment (PROTOCOL.md §10)."""
 ErrorCodeText = Annotated[str, Text(1, 40, re.compile(r"[a-z][a-z0-9_]*"))]
 """An error code string (an ErrorCode value; newer servers may send new codes)."""
 ErrorText = Annotated[str, Text(0, 500)]
 """An error's human sentence."""
+PageUrl = Annotated[str, Text(8, 200, re.compile(r"https?://[!-~]+"))]
+"""An address of the browser table (``http://192.168.1.20:8765/``): printable ASCII."""
 
 # --- arrays -------------------------------------------------------------------------------
 Seats = Annotated[tuple[Seat, ...], MaxItems(MAX_PLAYERS)]
 """Seat numbers (a war's players, the seats the game waits for)."""
 Counts = Annotated[tuple[CardCount, ...], MaxItems(MAX_PLAYERS)]
 """Every seat's card count, index = seat."""
+SeatCount = Annotated[int, IntRange(0, MAX_PLAYERS)]
+"""A number of seats."""
+Place = Annotated[int, IntRange(1, MAX_PLAYERS)]
+"""A seat's place at the end of a game: 1 is first."""
+PageUrls = Annotated[tuple[PageUrl, ...], MaxItems(16)]
+"""The addresses of the browser table another device may open."""
+Standings = Annotated[tuple[Place, ...], MaxItems(MAX_PLAYERS)]
+"""Every seat's place at game over, index = seat; seats that share a place have the same
+number (RULES.md, "Standings")."""
 
 
 # --- enums of the wire alone (the game's are the vocabulary's) ---------------------------
@@ -205,3 +243,35 @@ class RoomPhase(StrEnum):
     WAITING = "waiting"
     PLAYING = "playing"
     OVER = "over"
+
+
+class TalkSetting(StrEnum):
+    """Who may talk in a room (the room setting ``talk``), from the most to the least.
+
+    ``all``: players and spectators send messages and reactions; ``players`` (the
+    default): players (out players too) do, spectators read; ``reactions``: everyone
+    reacts, nobody writes; ``off``: neither.
+    """
+
+    ALL = "all"
+    PLAYERS = "players"
+    REACTIONS = "reactions"
+    OFF = "off"
+
+
+class Reaction(StrEnum):
+    """A reaction: a name on the wire, never free text (each client shows its own emoji or
+    phrase for it)."""
+
+    CLAP = "clap"
+    WOW = "wow"
+    LAUGH = "laugh"
+    SAD = "sad"
+    LOVE = "love"
+    PARTY = "party"
+    SCARED = "scared"
+    OOPS = "oops"
+    GOOD_GAME = "good_game"
+    WELL_PLAYED = "well_played"
+    OH_NO = "oh_no"
+    ONE_MORE = "one_more"

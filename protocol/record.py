@@ -35,13 +35,14 @@ from protocol.messages import (
     CardsTurned,
     GameOver,
     GameStarted,
+    SeedDropped,
     Snapshot,
     TimeUp,
     Welcome,
 )
 from protocol.state import RoomState
 
-__all__ = ["MAX_LINE_CHARS", "RecordError", "RecordedGame", "read_record"]
+__all__ = ["MAX_LINE_CHARS", "RecordError", "RecordReader", "RecordedGame", "read_record"]
 
 MAX_LINE_CHARS: Final = 1 << 20
 """The longest line read (a server message is at most 64 KiB of msgpack)."""
@@ -160,6 +161,10 @@ def _commitment(value: object, what: str) -> str | None:
         raise RecordError(str(error)) from None
 
 
+def _commitments(values: list[Any], what: str) -> tuple[str | None, ...]:
+    return tuple(_commitment(value, f"{what}[{i}]") for i, value in enumerate(values))
+
+
 def _commit(game: RecordedGame, value: object, what: str) -> None:
     """Note the deal commitment a message shows (if it shows one): one per game."""
     shown = _commitment(value, what)
@@ -170,8 +175,9 @@ def _commit(game: RecordedGame, value: object, what: str) -> None:
     game.deal_commitment = shown
 
 
-class _Reader:
-    """Follows the messages of a record, game by game."""
+class RecordReader:
+    """Follows the messages of a record, game by game (`read_record` reads a file with
+    one; a client feeds it each message it receives, `line`, to check at game over)."""
 
     def __init__(self) -> None:
         self.games: dict[int, RecordedGame] = {}
@@ -190,6 +196,13 @@ class _Reader:
         self.current = game
         return game
 
+    def line(self, text: str) -> RecordedGame | None:
+        """Follow one line of the record (one JSON message); the game it belongs to, if
+        any. Raises `RecordError` for a line that is not a valid server message."""
+        raw = _parse_line(text)
+        self.follow(_message(raw), raw)
+        return self.current
+
     def follow(self, message: object, raw: dict[str, Any]) -> None:
         match message:
             case Welcome(seat=seat, state=state):
@@ -201,6 +214,16 @@ class _Reader:
                 game = self.game(number, 0)
                 game.shown_deal = deal
                 _commit(game, raw.get("deal_commitment"), "game_started.deal_commitment")
+                seats = raw.get("seed_commitments")
+                if isinstance(seats, list) and seats:
+                    game.seed_commitments = _commitments(seats, "game_started.seed_commitments")
+            case SeedDropped(seat=seat):
+                dropped = self.current
+                if dropped is not None and dropped.seed_commitments is not None:
+                    kept = list(dropped.seed_commitments)
+                    if seat < len(kept):
+                        kept[seat] = None
+                    dropped.seed_commitments = tuple(kept)
             case CardsTurned() | CardsTaken() | TimeUp() | GameOver():
                 self.event(message, raw)
             case _:
@@ -258,7 +281,7 @@ def read_record(lines: Iterable[str]) -> list[RecordedGame]:
     Blank lines are skipped. Raises `RecordError` ("line 12: ...") for the first line that
     is not a valid server message, and for a record that holds no game.
     """
-    reader = _Reader()
+    reader = RecordReader()
     number = 0
     for number, line in enumerate(lines, 1):
         text = line.strip()

@@ -23,20 +23,28 @@ from protocol.fields import (
     ErrorCodeText,
     ErrorText,
     GameNumber,
+    Hex64,
     MaxItems,
     Name,
     OutReason,
+    PageUrls,
+    Reaction,
     RematchDeal,
+    RoomPhase,
     Round,
+    SayText,
     Seat,
+    SeatCount,
     Seats,
     Seq,
     Spectators,
+    Standings,
     Steps,
     Termination,
     Token,
 )
-from protocol.state import RoomState, Summary
+from protocol.seat_requests import SeatRequested, SeatRequestEnded, SeatRequestWaiting
+from protocol.state import Evening, Fairness, RoomState, Summary
 
 __all__ = [
     "SERVER_MESSAGE_TYPES",
@@ -53,8 +61,12 @@ __all__ = [
     "PlayerJoined",
     "PlayerLeft",
     "PlayerOut",
+    "Reacted",
     "ReadyChanged",
     "RematchVoted",
+    "RoomInfo",
+    "Said",
+    "SeedDropped",
     "ServerMessage",
     "Snapshot",
     "SpectatorsChanged",
@@ -73,6 +85,9 @@ class Welcome:
     ``seat``/``token`` are None for a spectator. ``token`` is this seat's new secret: keep
     it to ``resume_seat`` (any earlier token of the seat stops working). The codes are
     None when this connection may not see them (a spectator never gets the player code).
+    ``addresses``: the browser table's addresses another device can open (the public URL,
+    or one for each network address of the machine; ``()`` when it listens on loopback
+    alone), told only to a connection from the machine itself; None to every other.
     """
 
     TYPE: ClassVar[str] = "welcome"
@@ -83,6 +98,7 @@ class Welcome:
     player_code: Code | None = None
     watch_code: Code | None = None
     state: RoomState
+    addresses: PageUrls | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -105,6 +121,21 @@ class Error:
     TYPE: ClassVar[str] = "error"
     code: ErrorCodeText
     message: ErrorText = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoomInfo:
+    """The answer to ``look_up``: whose table (``host``, seat 0's name), its seats, how
+    many are free and how many are away, and its phase; ``seq``: the room's latest, as a
+    ``welcome`` carries it. Never a token or a code."""
+
+    TYPE: ClassVar[str] = "room_info"
+    seq: Seq
+    host: Name | None = None
+    players: SeatCount
+    free: SeatCount = 0
+    away: SeatCount = 0
+    phase: RoomPhase
 
 
 # === server → room: room changes ===========================================================
@@ -213,6 +244,8 @@ class GameStarted:
     """A game begins (seats filled, or a rematch): ``counts`` per seat, ``step`` 0.
 
     ``deal`` is set only when it is revealed (the creator chose it, or "same deal").
+    Otherwise the server picks it fairly (PROTOCOL.md §10): ``deal_commitment`` is its
+    commitment and ``seed_commitments`` each seat's (None: that seat contributes none).
     """
 
     TYPE: ClassVar[str] = "game_started"
@@ -220,6 +253,19 @@ class GameStarted:
     game: GameNumber
     counts: Counts
     deal: Deal | None = None
+    deal_commitment: Hex64 | None = None
+    seed_commitments: Annotated[tuple[Hex64 | None, ...], MaxItems(MAX_PLAYERS)] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeedDropped:
+    """``seat`` committed to a seed but the first cards are turned without it (it was
+    readied by auto-play, the computer or a client that did not reveal it): it
+    contributes nothing to the deal (PROTOCOL.md §10)."""
+
+    TYPE: ClassVar[str] = "seed_dropped"
+    seq: Seq
+    seat: Seat
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -229,6 +275,27 @@ class TimeUp:
 
     TYPE: ClassVar[str] = "time_up"
     seq: Seq
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reacted:
+    """Someone reacted: ``seat`` (None: someone watching) and the reaction's name."""
+
+    TYPE: ClassVar[str] = "reacted"
+    seq: Seq
+    seat: Seat | None = None
+    reaction: Reaction
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Said:
+    """Someone said something: ``seat`` (None: someone watching) and the text (plain
+    text, never markup)."""
+
+    TYPE: ClassVar[str] = "said"
+    seq: Seq
+    seat: Seat | None = None
+    text: SayText
 
 
 # === server → room: game events (mirror the engine's events) ===============================
@@ -312,9 +379,13 @@ class PlayerOut:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GameOver:
-    """The game ended: ``winner`` (None = draw), why, the summary and the final counts.
+    """The game ended: ``winner`` (None = draw), why, the summary, the final counts and
+    each seat's place (``standings``, index = seat: 1 is first, a shared place the same
+    number; empty from a server that does not say).
 
-    The summary's ``deal`` reveals the deal number.
+    The summary's ``deal`` reveals the deal number; ``fairness`` the seeds it was derived
+    from, when the server picked it fairly. ``evening``: the room's finished games, this
+    one last (as ``state.evening``).
     """
 
     TYPE: ClassVar[str] = "game_over"
@@ -324,13 +395,17 @@ class GameOver:
     termination: Termination
     summary: Summary
     counts: Counts
+    standings: Standings = ()
+    evening: Evening = ()
+    fairness: Fairness | None = None
 
 
 ServerMessage = (
-    Welcome | Snapshot | Error | PlayerJoined | PlayerLeft | ConnectionChanged
+    Welcome | Snapshot | Error | RoomInfo | PlayerJoined | PlayerLeft | ConnectionChanged
     | ReadyChanged | WaitingFor | AutoPlayChanged | FinishVoted | RematchVoted
-    | SpectatorsChanged | GameStarted | TimeUp | CardsTurned | CardsLaidDown
+    | SpectatorsChanged | GameStarted | SeedDropped | TimeUp | CardsTurned | CardsLaidDown
     | WarDeclared | CardsTaken | CardsReturned | PlayerOut | GameOver
+    | SeatRequestWaiting | SeatRequested | SeatRequestEnded | Reacted | Said
 )  # fmt: skip
 """Any server → client message."""
 
@@ -338,10 +413,11 @@ ServerMessage = (
 SERVER_MESSAGE_TYPES: dict[str, type[ServerMessage]] = {
     cls.TYPE: cls
     for cls in (
-        Welcome, Snapshot, Error, PlayerJoined, PlayerLeft, ConnectionChanged,
+        Welcome, Snapshot, Error, RoomInfo, PlayerJoined, PlayerLeft, ConnectionChanged,
         ReadyChanged, WaitingFor, AutoPlayChanged, FinishVoted, RematchVoted,
-        SpectatorsChanged, GameStarted, TimeUp, CardsTurned, CardsLaidDown,
+        SpectatorsChanged, GameStarted, SeedDropped, TimeUp, CardsTurned, CardsLaidDown,
         WarDeclared, CardsTaken, CardsReturned, PlayerOut, GameOver,
+        SeatRequestWaiting, SeatRequested, SeatRequestEnded, Reacted, Said,
     )
 }  # fmt: skip
 """Server message classes by their wire ``type``."""

@@ -8,11 +8,13 @@ the random stream's state; the deal number only once revealed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 from protocol.fields import (
+    MAX_EVENING,
     MAX_MINUTES,
     MAX_PLAYERS,
+    MAX_TALK,
     Aces,
     AutoPlay,
     BothShort,
@@ -22,28 +24,42 @@ from protocol.fields import (
     Depth,
     FixedOrder,
     GameNumber,
+    Hex64,
     IntRange,
     MaxItems,
     Minutes,
     Name,
+    Reaction,
     RematchDeal,
     RoomId,
     RoomPhase,
     Round,
     RoundLimit,
+    SayText,
     Seat,
     Seats,
     ShortWar,
     Spectators,
+    Standings,
     Steps,
     TakenBack,
+    TalkSetting,
     Termination,
     TieBreak,
     WonCards,
 )
 from vocabulary import DEFAULTS, FACE_DOWN_COUNTS, MIN_PLAYERS, check_face_down
 
-__all__ = ["GameResult", "RoomState", "RulesSpec", "SeatState", "Summary"]
+__all__ = [
+    "EveningGame",
+    "Fairness",
+    "GameResult",
+    "RoomState",
+    "RulesSpec",
+    "SeatState",
+    "Summary",
+    "TalkLine",
+]
 
 Players = Annotated[int, IntRange(MIN_PLAYERS, MAX_PLAYERS)]
 FaceDown = Annotated[int, IntRange(min(FACE_DOWN_COUNTS), max(FACE_DOWN_COUNTS))]
@@ -101,6 +117,7 @@ class SeatState:
     face_down: CardCount = 0
     finish_vote: bool = False
     rematch_vote: RematchDeal | None = None
+    seed_commitment: Hex64 | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -115,12 +132,63 @@ class Summary:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Fairness:
+    """What a fair deal reveals at game over (PROTOCOL.md §10): the server's seed and each
+    seat's seed (None for a seat that contributed none), in seat order."""
+
+    server_seed: Hex64
+    seeds: Annotated[tuple[Hex64 | None, ...], MaxItems(MAX_PLAYERS)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class GameResult:
-    """How a game ended: ``winner`` seat (None for a draw), why, and the summary."""
+    """How a game ended: ``winner`` seat (None for a draw), why, the summary, and each
+    seat's place (``standings``, index = seat; empty from a server that does not say)."""
 
     winner: Seat | None
     termination: Termination
     summary: Summary
+    standings: Standings = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TalkLine:
+    """One line of the room's talk: ``seat`` (None: someone watching) and either a
+    ``text`` (a ``said``) or a ``reaction`` (a ``reacted``); the other is left out."""
+
+    OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"text", "reaction"})
+    seat: Seat | None = None
+    text: SayText | None = None
+    reaction: Reaction | None = None
+
+    def validate(self) -> None:
+        """Raise ValueError unless exactly one of text and reaction is given."""
+        if (self.text is None) == (self.reaction is None):
+            raise ValueError("a talk line has a text or a reaction, one of them")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EveningGame:
+    """One finished game of the room's evening: its number, its (revealed) deal, the
+    winner (None: a draw), why it ended, how many rounds, and the seats' names then."""
+
+    game: GameNumber
+    deal: Deal
+    winner: Seat | None
+    termination: Termination
+    rounds: Round
+    names: Annotated[tuple[Name | None, ...], MaxItems(MAX_PLAYERS)]
+
+    def validate(self) -> None:
+        """Raise ValueError if the winner has no seat in the game."""
+        if self.winner is not None and self.winner >= len(self.names):
+            raise ValueError(f"winner seat {self.winner} of a {len(self.names)}-seat game")
+
+
+Talk = Annotated[tuple[TalkLine, ...], MaxItems(MAX_TALK)]
+"""The room's last messages and reactions, oldest first."""
+Evening = Annotated[tuple[EveningGame, ...], MaxItems(MAX_EVENING)]
+"""The room's finished games, oldest first."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -136,6 +204,12 @@ class RoomState:
     - ``minutes``: the time limit, ``seconds_left`` what remained when this was sent.
     - ``deal``: only if revealed (the creator chose it, or the game is over).
     - ``result``: set when ``phase`` is ``over``.
+    - ``talk``: the last messages and reactions (at most 50, oldest first);
+      ``talk_setting``: who may talk here (the room's setting, within the server's).
+    - ``evening``: the room's finished games (at most the last 100, oldest first).
+    - ``deal_commitment``: the server's commitment to a deal it picks (fair deals), from
+      the game's start; ``fairness``: what it revealed, once the game is over. Each
+      seat's ``seed_commitment`` is the one that seat made for this game.
     """
 
     room: RoomId
@@ -153,6 +227,11 @@ class RoomState:
     seconds_left: SecondsLeft | None = None
     deal: Deal | None = None
     result: GameResult | None = None
+    talk: Talk = ()
+    talk_setting: TalkSetting = TalkSetting.PLAYERS
+    evening: Evening = ()
+    deal_commitment: Hex64 | None = None
+    fairness: Fairness | None = None
 
     def validate(self) -> None:
         """Raise ValueError if the snapshot contradicts itself (called by the codec)."""
@@ -170,6 +249,9 @@ class RoomState:
                     raise ValueError(
                         f"{label} names seat {seat_number} of a {self.rules.players}-seat room"
                     )
+        for line in self.talk:
+            if line.seat is not None and line.seat >= self.rules.players:
+                raise ValueError(f"talk from seat {line.seat} of a {self.rules.players}-seat room")
         winner = None if self.result is None else self.result.winner
         if winner is not None and winner >= self.rules.players:
             raise ValueError(f"winner seat {winner} is not in the room")

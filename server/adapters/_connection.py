@@ -50,20 +50,24 @@ import asyncio
 import contextlib
 import resource
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import Any, ClassVar
 
 from websockets.asyncio.connection import Connection
 from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import InvalidHeader, InvalidMessage
 from websockets.frames import CloseCode
-from websockets.protocol import State
+from websockets.http11 import Request
+from websockets.protocol import CONNECTING, Protocol, State
 from websockets.server import ServerProtocol
 
 from protocol import Error, ErrorCode, encode
 from server.adapters._forwarded import Network, is_trusted_peer
+from server.adapters._screen import ALLOWED_METHODS, Verdict, screen, unreadable
 from server.adapters.config import Settings
 from server.adapters.limits import AddressSlots
 from server.adapters.logs import get_logger
+from server.adapters.web import security_headers
 from server.core.limits import address_key
 
 __all__ = [
@@ -89,6 +93,7 @@ def open_files_limit() -> int:
     return NOFILE_CEILING if soft == resource.RLIM_INFINITY else soft
 
 
+_HEAD_SHOWN = 256  # bytes of a request kept to tell its method when it cannot be parsed
 RECEIVE_BUFFER = 8 * 1024
 """the kernel's receive buffer for one connection (SO_RCVBUF; Linux doubles it): one read
 from the socket brings at most about 16 KiB (plus one segment), about 125 pings, whose
@@ -107,11 +112,14 @@ class TransportGuard:
         *,
         on_abort: Callable[[GuardedConnection, str, int], None] | None = None,
         on_handshake_refused: Callable[[str], None] | None = None,
+        on_request_refused: Callable[[str, Verdict], None] | None = None,
     ) -> None:
         """The guard of a server with ``settings`` (their bounds; a hold limit of half the
         descriptors left after one burst of accepts, `ACCEPT_BURST`), which calls
         ``on_abort`` after each abort and ``on_handshake_refused`` with the address key
-        of each connection refused for its address's handshakes."""
+        of each connection refused for its address's handshakes, and
+        ``on_request_refused`` with the peer and the verdict of each request refused
+        before it was read (`server.adapters._screen`)."""
         self.max_send_buffer = settings.max_send_buffer
         self.send_timeout = settings.send_timeout
         self.close_timeout = settings.close_timeout
@@ -129,6 +137,7 @@ class TransportGuard:
         """every connection open now"""
         self.on_abort = on_abort
         self.on_handshake_refused = on_handshake_refused
+        self.on_request_refused = on_request_refused
         too_large = Error(
             code=ErrorCode.TOO_LARGE,
             message=f"a message may have at most {settings.max_message_bytes} bytes; "
@@ -153,9 +162,56 @@ class _SaysTooLarge(ServerProtocol):
     """websockets' server protocol, but a connection failed for a message over the size
     limit (1009) gets ``too_large`` (the app's encoded error message) first, and its
     close frame gives the error code as the reason (``protocol/PROTOCOL.md`` §7), not
-    websockets' sentence about the frame's size."""
+    websockets' sentence about the frame's size; and a request it cannot read, or one
+    `server.adapters._screen` refuses, is answered (400 or 405) instead of dropped, and
+    told to ``refused`` (the kind and what to log), never raised."""
 
     too_large: bytes = b""
+    refused: Callable[[Verdict], None] | None = None
+
+    def parse(self) -> Generator[None]:
+        if self.state is not CONNECTING:
+            yield from super().parse()
+            return
+        reader = self.reader
+        while b"\n" not in reader.buffer and len(reader.buffer) < _HEAD_SHOWN and not reader.eof:
+            yield
+        head = bytes(reader.buffer[:_HEAD_SHOWN])
+        try:
+            request = yield from Request.parse(reader.read_line)
+        except EOFError as gone:  # closed before a whole request: nobody to answer
+            self.handshake_exc = InvalidMessage("did not receive a valid HTTP request")
+            self.handshake_exc.__cause__ = gone
+            self.send_eof()
+            self.parser = self.discard()
+            next(self.parser)
+            yield
+            return
+        except Exception as error:  # whatever websockets cannot read
+            yield from self._answer(unreadable(head, error), error)
+            return
+        verdict = screen(request.method, request.headers)
+        if verdict is not None:
+            yield from self._answer(verdict, InvalidHeader(verdict.detail))
+            return
+        self.events.append(request)
+        yield from Protocol.parse(self)
+
+    def _answer(self, verdict: Verdict, error: Exception) -> Generator[None]:
+        """Answer ``verdict`` (one line of text) and read nothing more."""
+        self.handshake_exc = InvalidMessage(verdict.detail)
+        self.handshake_exc.__cause__ = error
+        if self.refused is not None:
+            self.refused(verdict)
+        response = self.reject(verdict.status, verdict.text)
+        for name, value in security_headers().raw_items():
+            if name not in response.headers:
+                response.headers[name] = value
+        response.headers["Cache-Control"] = "no-store"
+        if verdict.allow:
+            response.headers["Allow"] = ", ".join(ALLOWED_METHODS)
+        self.send_response(response)  # then EOF, and the rest is discarded
+        yield
 
     def fail(self, code: CloseCode | int, reason: str = "") -> None:
         if code == CloseCode.MESSAGE_TOO_BIG and self.state is State.OPEN and self.too_large:
@@ -174,11 +230,16 @@ class GuardedConnection(ServerConnection):
     guard: ClassVar[TransportGuard]
     client: str | None = None
     """the client's address as the app counts it (set by the app once known)"""
+    told: bool = False
+    """a page on this machine: its ``welcome`` tells the invitation's addresses"""
 
     def __init__(self, protocol: ServerProtocol, *args: Any, **kwargs: Any) -> None:
         protocol.__class__ = _SaysTooLarge  # websockets makes it; only ``fail`` differs
         assert isinstance(protocol, _SaysTooLarge)
         protocol.too_large = self.guard.too_large
+        protocol.refused = self._request_refused
+        protocol.parser = protocol.parse()  # ours (nothing has been read yet)
+        next(protocol.parser)
         super().__init__(protocol, *args, **kwargs)
         self._stall: asyncio.TimerHandle | None = None
         self._throttle: asyncio.TimerHandle | None = None
@@ -188,6 +249,11 @@ class GuardedConnection(ServerConnection):
         self._handshake_key: str | None = None
         self.aborted: str | None = None
         """why this connection was aborted by its guard, or None"""
+
+    def _request_refused(self, verdict: Verdict) -> None:
+        report = self.guard.on_request_refused
+        if report is not None:
+            report(_peer_of(self.transport), verdict)
 
     # --- the handshake slot -------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:

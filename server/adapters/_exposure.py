@@ -26,7 +26,13 @@ from pathlib import Path
 
 from server.adapters._forwarded import Address, ip_of
 
-__all__ = ["StartupWarning", "bound_addresses", "local_addresses", "startup_warnings"]
+__all__ = [
+    "StartupWarning",
+    "bound_addresses",
+    "local_addresses",
+    "reachable_addresses",
+    "startup_warnings",
+]
 
 _FIB_TRIE = Path("/proc/net/fib_trie")
 _IF_INET6 = Path("/proc/net/if_inet6")
@@ -63,7 +69,7 @@ def local_addresses() -> set[Address]:
     return found
 
 
-def _reachable(bound: Iterable[str], local: Iterable[Address]) -> list[Address]:
+def reachable_addresses(bound: Iterable[str], local: Iterable[Address]) -> list[Address]:
     """The addresses clients can reach the listening sockets ``bound`` at."""
     own = list(local)
     reachable: list[Address] = []
@@ -92,7 +98,7 @@ def startup_warnings(
     text); ``local``: the machine's addresses (default: `local_addresses`)."""
     bound = list(bound)
     own = local_addresses() if local is None else set(local)
-    reachable = _reachable(bound, own)
+    reachable = reachable_addresses(bound, own)
     warnings: list[StartupWarning] = []
     outside_loopback = [b for b in bound if (a := ip_of(b)) is None or not a.is_loopback]
     if not password and outside_loopback:

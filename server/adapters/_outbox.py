@@ -8,17 +8,20 @@ list of actions ends, or before a `Close`, so they go out ahead of its close fra
 step's three messages reach a connection in one ``transport.write`` (one system call)
 instead of three. bench/load.py measured 53% of the server's time in socket writes at
 full speed, and +22% steps/s from this. A `Close` starts the connection's closing
-handshake (once), with the reason cut to what a close frame holds.
+handshake (once), with the reason cut to what a close frame holds. A ``welcome`` to a
+connection from this machine itself carries the invitation's addresses
+(``welcome.addresses``, `server.adapters._invitation`); the Hub never knows them.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
+from dataclasses import replace
 
 from websockets.protocol import State
 
-from protocol import EncodeError, encode
+from protocol import EncodeError, Welcome, encode
 from server.adapters._connection import GuardedConnection
 from server.adapters.logs import get_logger
 from server.core.actions import Action, Close, ConnId, Send
@@ -45,6 +48,9 @@ class Outbox:
         self._sockets = sockets
         self._closing = closing
         self._tasks = tasks
+        self.addresses: tuple[str, ...] = ()
+        """The invitation's addresses (`server.adapters._invitation`), told in the
+        ``welcome`` of a connection from this machine itself (``told``)."""
 
     def perform(self, actions: Iterable[Action]) -> None:
         """Carry out ``actions`` in order (see the module docstring)."""
@@ -58,8 +64,11 @@ class Outbox:
         _flush(queued)
 
     def _send(self, action: Send, queued: dict[ConnId, GuardedConnection]) -> None:
+        message = action.message
+        if isinstance(message, Welcome) and self._told(action.to):
+            message = replace(message, addresses=self.addresses)
         try:
-            data = encode(action.message)
+            data = encode(message)
         except EncodeError:
             log.exception("encode_failed", message_type=type(action.message).__name__)
             return
@@ -70,6 +79,11 @@ class Outbox:
                 continue
             ws.queue(data)
             queued[conn] = ws
+
+    def _told(self, to: tuple[ConnId, ...]) -> bool:
+        """Whether a welcome to ``to`` (one connection) tells the invitation's addresses."""
+        ws = self._sockets.get(to[0]) if len(to) == 1 else None
+        return ws is not None and ws.told
 
     def _close(self, action: Close) -> None:
         ws = self._sockets.get(action.conn)

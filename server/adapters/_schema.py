@@ -7,11 +7,16 @@ ready flags and the finish and rematch votes, none; 4 → 5: every stored room's
 the rules it was played by, ``fixed_order: seat0`` and ``both_short: end``, see
 `_OLD_RULES`; 5 → 6: each room's stage is stored, worked out for a room stored before
 from its flags and its replayed game, and the ``started`` flag it replaces is dropped,
-see `_derive_stages`). A room is one row of ``rooms`` (its codes and rules, its current
-game with its stage, its seq, and the seats' ready flags and votes, one bit per seat)
-and one row of ``seats`` per seat. The deal is stored as text because it may exceed
-SQLite's signed 64-bit integers; the rules as the JSON of the engine's
-``Rules.to_dict()``.
+see `_derive_stages`; 6 → 7: each room's ``talk`` setting, ``players`` for the rooms
+stored before, and the tables ``talk`` and ``evening``, empty; 7 → 8: the ``fairness``
+column, a fair deal's seeds and commitments as JSON, empty for every room stored before,
+which plays on as it was dealt). A room is one row of ``rooms`` (its codes and rules,
+its current game with its stage and its fair deal, its seq, and the seats' ready flags
+and votes, one bit per seat), one row of ``seats`` per seat, one row of ``talk`` per
+message or reaction it keeps (the last 50) and one row of ``evening`` per finished game
+it remembers (the last 100), both deleted with the room (``ON DELETE CASCADE``). The
+deal is stored as text because it may exceed SQLite's signed 64-bit integers; the rules
+as the JSON of the engine's ``Rules.to_dict()``.
 
 Codes are unique on the form the hub compares them in (`server.core.codes.normalize_code`:
 upper case, no hyphens), among player and watch codes together, exactly as the hub
@@ -34,6 +39,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from server.core.fairdeal import FairRecord
 from server.core.phases import Stage
 from server.core.records import GameRecord, RoomRecord, SeatRecord
 from server.engine import Game, Rules
@@ -51,6 +57,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "SELECT_ROOMS",
     "TABLES",
+    "TALK_TABLES",
     "UPDATE_ROOM",
     "UPDATE_SEAT",
     "WAL_CHECKPOINT_BYTES",
@@ -60,7 +67,7 @@ __all__ = [
     "state_row",
 ]
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 8
 """The store layout this code writes; older stores (from 1) are migrated on opening."""
 PAGE_SIZE = 1024
 """Bytes per page of a new store (SQLite's default is 4096). Every commit appends the
@@ -88,6 +95,31 @@ BEGIN
 END""",
 )
 """Version 3: codes unique in their normalized form across both kinds (see above)."""
+
+
+TALK_TABLES = (
+    """CREATE TABLE talk (
+    room_id   TEXT NOT NULL REFERENCES rooms(room_id) ON DELETE CASCADE,
+    seq       INTEGER NOT NULL,
+    at        REAL NOT NULL,
+    seat      INTEGER,
+    text      TEXT,
+    reaction  TEXT,
+    PRIMARY KEY (room_id, seq)
+) STRICT, WITHOUT ROWID""",
+    """CREATE TABLE evening (
+    room_id     TEXT NOT NULL REFERENCES rooms(room_id) ON DELETE CASCADE,
+    game        INTEGER NOT NULL,
+    deal        TEXT NOT NULL,
+    winner      INTEGER,
+    termination TEXT NOT NULL,
+    rounds      INTEGER NOT NULL,
+    names       TEXT NOT NULL,
+    PRIMARY KEY (room_id, game)
+) STRICT, WITHOUT ROWID""",
+)
+"""Version 7: a room's talk (one row per line, the seq of its message) and its evening
+(one row per finished game; ``names`` the JSON list of the seats' names then)."""
 
 
 _STAGE_VALUES = ", ".join(f"'{stage.value}'" for stage in Stage)
@@ -143,7 +175,9 @@ CREATE TABLE rooms (
     ready        INTEGER NOT NULL DEFAULT 0,
     finish_votes INTEGER NOT NULL DEFAULT 0,
     rematch_votes TEXT NOT NULL DEFAULT '[]',
-    stage        TEXT NOT NULL DEFAULT 'waiting' CHECK (stage IN ({_STAGE_VALUES}))
+    stage        TEXT NOT NULL DEFAULT 'waiting' CHECK (stage IN ({_STAGE_VALUES})),
+    talk         TEXT NOT NULL DEFAULT 'players',
+    fairness     TEXT NOT NULL DEFAULT ''
 ) STRICT;
 CREATE TABLE seats (
     room_id     TEXT NOT NULL REFERENCES rooms(room_id) ON DELETE CASCADE,
@@ -156,7 +190,7 @@ CREATE TABLE seats (
     previous_token_hash TEXT,
     PRIMARY KEY (room_id, seat)
 ) STRICT;
-""" + "".join(statement + ";\n" for statement in CODES_UNIQUE)
+""" + "".join(statement + ";\n" for statement in (*CODES_UNIQUE, *TALK_TABLES))
 # Each entry brings a store from the version it is keyed by to the next one, with the
 # statements run in order inside the one migration transaction. A new column is added
 # last, so a migrated store and a new one have the same columns in the same order: to
@@ -179,6 +213,8 @@ MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = 
         _derive_stages,
         "ALTER TABLE rooms DROP COLUMN started",
     ),
+    6: ("ALTER TABLE rooms ADD COLUMN talk TEXT NOT NULL DEFAULT 'players'", *TALK_TABLES),
+    7: ("ALTER TABLE rooms ADD COLUMN fairness TEXT NOT NULL DEFAULT ''",),
 }
 
 MODE = 0o600  # the store holds room codes and deal numbers
@@ -188,18 +224,18 @@ RESTORE = 'restore a backup (docs/hosting.md, "Back up the store")'
 INSERT_ROOM = (
     "INSERT INTO rooms (room_id, player_code, watch_code, rules, minutes, created, "
     "last_active, seq, game_number, deal, revealed, steps, stop_step, finished, "
-    "deadline, ready, finish_votes, rematch_votes, stage) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "deadline, ready, finish_votes, rematch_votes, stage, fairness, talk) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 UPDATE_ROOM = (
     "UPDATE rooms SET last_active = ?, seq = ?, game_number = ?, deal = ?, revealed = ?, "
     "steps = ?, stop_step = ?, finished = ?, deadline = ?, ready = ?, "
-    "finish_votes = ?, rematch_votes = ?, stage = ? WHERE room_id = ?"
+    "finish_votes = ?, rematch_votes = ?, stage = ?, fairness = ? WHERE room_id = ?"
 )
 SELECT_ROOMS = (
     "SELECT room_id, player_code, watch_code, rules, minutes, created, last_active, seq, "
     "game_number, deal, revealed, steps, stop_step, finished, deadline, ready, "
-    "finish_votes, rematch_votes, stage FROM rooms ORDER BY created, room_id"
+    "finish_votes, rematch_votes, stage, fairness, talk FROM rooms ORDER BY created, room_id"
 )
 INSERT_SEAT = (
     "INSERT INTO seats (room_id, seat, name, token_hash, computer, auto, left_room, "
@@ -226,7 +262,7 @@ def _seats_of(mask: int) -> tuple[int, ...]:
 
 def state_row(record: RoomRecord) -> tuple[object, ...]:
     """The columns of ``record`` that change after it is created, ``last_active`` to
-    ``stage`` (as in `UPDATE_ROOM` and `SELECT_ROOMS`)."""
+    ``fairness`` (as in `UPDATE_ROOM` and `SELECT_ROOMS`)."""
     game = record.game
     votes = game.rematch_votes
     return (
@@ -243,7 +279,44 @@ def state_row(record: RoomRecord) -> tuple[object, ...]:
         _bits(game.finish_votes),
         json.dumps([[seat, deal] for seat, deal in votes]) if votes else "[]",
         game.stage.value,
+        _fairness_text(game),
     )
+
+
+def _fairness_text(game: GameRecord) -> str:
+    """A game's fair deal and the commitments of its rematch votes, as JSON ("": none)."""
+    fair = game.fair
+    if fair is None and not game.rematch_commitments:
+        return ""
+    value: dict[str, object] = {"rematch": [list(c) for c in game.rematch_commitments]}
+    if fair is not None:
+        value |= {
+            "server_seed": fair.server_seed,
+            "commitments": list(fair.commitments),
+            "seeds": list(fair.seeds),
+            "settled": fair.settled,
+        }
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _fairness_of(text: str) -> tuple[FairRecord | None, tuple[tuple[int, str], ...]]:
+    """`_fairness_text` read back. Raises ValueError (or TypeError, KeyError)."""
+    if not text:
+        return None, ()
+    value = json.loads(text)
+    try:
+        rematch = tuple((int(seat), str(c)) for seat, c in value["rematch"])
+        if "server_seed" not in value:
+            return None, rematch
+        fair = FairRecord(
+            server_seed=value["server_seed"],
+            commitments=tuple(value["commitments"]),
+            seeds=tuple(value["seeds"]),
+            settled=value["settled"] is True,
+        )
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"the fair deal {text[:80]!r} does not parse: {error!r}") from None
+    return fair, rematch
 
 
 def seat_row(seat: SeatRecord) -> tuple[object, ...]:
@@ -263,7 +336,8 @@ def game_of(row: Sequence[Any]) -> GameRecord:
     Raises ValueError (or TypeError) for values that do not parse.
     """
     number, deal, revealed, steps, stop_step, finished, deadline = row[:7]
-    ready, finish_votes, rematch_votes, stage = row[7:]
+    ready, finish_votes, rematch_votes, stage, fairness = row[7:]
+    fair, rematch_commitments = _fairness_of(fairness)
     votes = json.loads(rematch_votes)
     if not isinstance(votes, list) or not all(
         isinstance(vote, list)
@@ -285,6 +359,8 @@ def game_of(row: Sequence[Any]) -> GameRecord:
         ready=_seats_of(ready),
         finish_votes=_seats_of(finish_votes),
         rematch_votes=tuple((seat, deal) for seat, deal in votes),
+        fair=fair,
+        rematch_commitments=rematch_commitments,
     )
 
 

@@ -12,21 +12,28 @@ from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from server.adapters._forwarded import Network
+from server.adapters._hosts import normal_host
 from server.adapters._origin import normal_origin
 
 __all__ = [
+    "MAX_PUBLIC_URL",
     "MIN_PUBLIC_PROXY_PREFIX",
     "choice",
     "existing_file",
     "host",
+    "hosts",
     "networks",
     "origins",
     "path",
+    "public_url",
     "switch",
 ]
 
+MAX_PUBLIC_URL = 200
+"""The longest --public-url: the wire's ``welcome.addresses`` entries hold no more"""
 MIN_PUBLIC_PROXY_PREFIX = {4: 8, 6: 16}
 """A trusted proxy network with public addresses needs at least this prefix length"""
 _MAPPED = ipaddress.IPv6Network("::ffff:0:0/96")
@@ -38,6 +45,31 @@ def host(text: str) -> str:
     if not host or any(c.isspace() for c in host):
         raise ValueError(f"not a host name or address: {text!r}")
     return host
+
+
+def public_url(text: str) -> str:
+    """The address people open the browser table at behind a proxy or TLS: ``http://`` or
+    ``https://``, a host, an optional port and path; no user, query or fragment (the page
+    puts a room's codes in the fragment); printable ASCII of at most `MAX_PUBLIC_URL`
+    characters (what the wire's ``welcome.addresses`` hold). A bare host gets the path
+    ``/``, so that a link is the URL and ``#join=CODE``."""
+    url = text.strip()
+    if len(url) > MAX_PUBLIC_URL or not all("!" <= c <= "~" for c in url):
+        raise ValueError(
+            f"not a URL of printable ASCII up to {MAX_PUBLIC_URL} characters: {text!r}"
+        )
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not url.startswith(f"{parts.scheme}://"):
+        raise ValueError(f"the URL must start with http:// or https://, not {text!r}")
+    try:
+        parts.port  # noqa: B018 (read to check it)
+    except ValueError:
+        raise ValueError(f"not a valid port in {text!r}") from None
+    if not parts.hostname or "@" in parts.netloc:
+        raise ValueError(f"the URL must name a host (and no user): {text!r}")
+    if "#" in url or "?" in url:
+        raise ValueError(f"the URL must have no ?query and no #fragment: {text!r}")
+    return urlunsplit((parts.scheme, parts.netloc, parts.path or "/", "", ""))
 
 
 def path(text: str) -> Path:
@@ -95,15 +127,26 @@ def _too_wide(network: Network) -> bool:
     return network.prefixlen < MIN_PUBLIC_PROXY_PREFIX[6]
 
 
-def origins(text: str) -> tuple[str, ...]:
+def _listed(text: str, read: Callable[[str], str]) -> tuple[str, ...]:
+    """A comma-separated list (``none`` or nothing: empty), each entry ``read``, each once."""
     if text.strip().lower() in {"", "none"}:
         return ()
-    origins: list[str] = []
+    items: list[str] = []
     for item in text.split(","):
         if not item.strip():
             raise ValueError(f"an empty entry in the list {text.strip()!r}")
-        origins.append(normal_origin(item))
-    return tuple(dict.fromkeys(origins))
+        items.append(read(item))
+    return tuple(dict.fromkeys(items))
+
+
+def origins(text: str) -> tuple[str, ...]:
+    """A comma-separated list of origins (`normal_origin`)."""
+    return _listed(text, normal_origin)
+
+
+def hosts(text: str) -> tuple[str, ...]:
+    """A comma-separated list of host names or ``.suffix`` entries (`normal_host`)."""
+    return _listed(text, normal_host)
 
 
 _YES = frozenset({"1", "true", "yes", "on"})

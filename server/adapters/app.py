@@ -56,11 +56,9 @@ from protocol import (
     decode_client_message,
     encode,
 )
-from server.adapters._connection import (
-    GuardedConnection,
-    TransportGuard,
-    connection_class,
-)
+from server.adapters._connection import GuardedConnection, TransportGuard, connection_class
+from server.adapters._edge import EdgeLog
+from server.adapters._invitation import invitation, told_addresses
 from server.adapters._outbox import Outbox
 from server.adapters._quiet import LogThrottle, route_accept_errors
 from server.adapters.batch import Batch
@@ -83,6 +81,7 @@ if TYPE_CHECKING:
 
 __all__ = ["QUIET_SECONDS", "Clocks", "HubLike", "WarServer"]
 
+_RATE_LIMITED = "too many messages: at most {:g} a second; this one was dropped"
 _WAKE_RETRY_SECONDS = 1.0  # after Hub.wake raised, wait this long before trying again
 QUIET_SECONDS = 60.0
 """one log line per address (or per kind of accept failure) per this many seconds"""
@@ -150,11 +149,15 @@ class WarServer:
         self._sockets: dict[ConnId, GuardedConnection] = {}
         self._closing: set[ConnId] = set()
         self._slots = AddressSlots(settings.max_connections_per_ip)
+        self._edge = EdgeLog(QUIET_SECONDS, self._monotonic, settings.max_handshakes_per_ip)
         self._guard = TransportGuard(
-            settings, on_abort=self._aborted, on_handshake_refused=self._handshake_refused
+            settings,
+            on_abort=self._aborted,
+            on_handshake_refused=self._edge.handshake_refused,
+            on_request_refused=self._edge.request_refused,
         )
         self._quiet = LogThrottle(QUIET_SECONDS)
-        self._http = HttpFront(settings, server=self, quiet=self._quiet, monotonic=self._monotonic)
+        self._http = HttpFront(settings, server=self, edge=self._edge, monotonic=self._monotonic)
         self._tasks: set[asyncio.Task[None]] = set()
         self._outbox = Outbox(self._sockets, self._closing, self._tasks)
         self._rearm = asyncio.Event()
@@ -189,6 +192,7 @@ class WarServer:
             compression=None,
             server_header=None,
         )
+        self._outbox.addresses = invitation(self)
         self._timer = asyncio.create_task(self._run_timer(), name="war-timer")
         self._restore_handler = route_accept_errors(
             asyncio.get_running_loop(), self._quiet, self._monotonic
@@ -264,7 +268,7 @@ class WarServer:
         conn = next(self._ids)
         client = client_of(ws, headers_of(ws), self.settings.trusted_proxies)
         peer = client.address
-        ws.client = peer
+        ws.client, ws.told = peer, told_addresses(client)
         bind(conn=conn, peer=peer)
         if client.ignored is not None:
             log.debug("forwarded_for_ignored", reason=client.ignored)
@@ -344,14 +348,8 @@ class WarServer:
         """Answer a message the rate limit did not accept; True if it closed (4001)."""
         if verdict is Verdict.REFUSE:
             log.info("rate_limited")
-            message = Error(
-                code=ErrorCode.RATE_LIMITED,
-                message=(
-                    f"too many messages: at most {self.settings.rate_limit:g} a second; "
-                    "this one was dropped"
-                ),
-            )
-            self._execute([Send((conn,), message)])
+            said = _RATE_LIMITED.format(self.settings.rate_limit)
+            self._execute([Send((conn,), Error(code=ErrorCode.RATE_LIMITED, message=said))])
         elif verdict is Verdict.CLOSE:
             log.info("rate_limit_close")
             self._execute([Close(conn, CloseCode.RATE_LIMITED, "rate limit exceeded")])
@@ -381,19 +379,6 @@ class WarServer:
         log.warning("connection_aborted", reason=reason, unsent=unsent, peer=peer)
         if reason == "send_buffer_full":
             self._penalize(peer)
-
-    def _handshake_refused(self, key: str) -> None:
-        """An address has --max-handshakes-per-ip connections in the handshake already."""
-        now = self._monotonic()
-        suppressed = self._quiet.allow(("handshake_refused", key), now)
-        if suppressed is not None:
-            log.warning(
-                "handshake_refused",
-                peer=key,
-                reason="too many connections in the opening handshake",
-                limit=self.settings.max_handshakes_per_ip,
-                also_refused=suppressed,
-            )
 
     def _penalize(self, peer: str) -> None:
         """``peer``'s connection was just closed for abuse: refuse its address a while."""

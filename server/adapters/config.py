@@ -2,10 +2,10 @@
 
 Every setting is declared once, as a field with its default, its reader and its help
 (`server.core.settings.setting`): the room core's in `server.core.settings.HubSettings`,
-the transport's and the process's here, in `Settings`, which extends it. The flag and
-the variable are the field's name (``max_rooms_per_ip``: ``--max-rooms-per-ip``,
-``WAR_MAX_ROOMS_PER_IP``), `OPTIONS` and ``--help`` (with each default) are built from the
-declarations, and the object `load_settings` returns is the one the core gets.
+the invitation's in `server.adapters._invitation`, the others here, in `Settings`. The
+flag and the variable are the field's name (``max_rooms_per_ip``: ``--max-rooms-per-ip``,
+``WAR_MAX_ROOMS_PER_IP``), `OPTIONS` and ``--help`` (with each default) are built from
+the declarations, and the object `load_settings` returns is the one the core gets.
 
 Every flag has an environment variable (the flag wins over the variable, the variable
 over the default). An empty variable counts as unset, so ``WAR_PASSWORD=`` in an env file
@@ -32,8 +32,9 @@ from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Any
 
+from server.adapters._edge_settings import EdgeSettings
 from server.adapters._forwarded import Network
-from server.adapters._values import choice, existing_file, host, networks, origins, path, switch
+from server.adapters._values import choice, existing_file, host, networks, path, switch
 from server.core.settings import HubSettings, Setting, declared, seconds, setting, whole
 
 __all__ = [
@@ -92,11 +93,11 @@ _DB_SHOWN = "$XDG_DATA_HOME/family-war/war.sqlite3 or ~/.local/share/family-war/
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Settings(HubSettings):
+class Settings(EdgeSettings):
     """Everything `war-server` needs to run, checked: the room core's settings
-    (`HubSettings`, which the Hub gets as they are) and the transport's and the
-    process's. Fields declared without a flag are fixed for production and exist so
-    tests can shorten them."""
+    (`HubSettings`, which the Hub gets as they are), the invitation's and the HTTP edge's
+    (`EdgeSettings`), and the transport's and the process's. Fields declared without a
+    flag are fixed for production and exist so tests can shorten them."""
 
     host: str = setting(
         "127.0.0.1",
@@ -216,17 +217,6 @@ class Settings(HubSettings):
             "address in it counts for the per-address limits and the logs; networks "
             "covering much of the internet (0.0.0.0/0, ::/0, ...) are refused",
             parse=networks,
-            metavar="LIST",
-        ),
-    )
-    allowed_origins: tuple[str, ...] = setting(
-        (),
-        Setting(
-            help="web pages (origins such as https://example.org, comma-separated) whose browser "
-            "WebSockets are accepted besides the server's own page; a WebSocket from any "
-            "other page is refused with HTTP 403 (clients that send no Origin header, such "
-            "as war-client, are not affected)",
-            parse=origins,
             metavar="LIST",
         ),
     )

@@ -2,45 +2,50 @@
 refusals before the WebSocket handshake.
 
 websockets hands every request to `HttpFront.process_request` before its opening
-handshake (its ``process_request`` hook): ``GET /healthz`` answers 200 with JSON
-``{"status": "ok", "rooms": N, "connections": N}``, or 503 with ``"status":
-"store_failing"`` while the store cannot write (a full disk: from a failed commit until
-one succeeds again, `server.core.hub.Hub.store_failing`); other plain HTTP requests get
-the browser table's files (`server.adapters.web`; none with ``--no-web``); a WebSocket
-opened by another site's page gets 403 (`server.adapters._origin`); and per address
-(`server.adapters.limits.ConnectionGate`, on the app's monotonic clock), new connections
-at most ``--connect-rate`` a second in bursts of ``--connect-burst``, and none for
-``--abuse-penalty`` seconds (doubling on repeats) after one of its connections was
-closed for abuse (4001, or 1008 for invalid frames): HTTP 429 Too Many Requests with
-``Retry-After``. Anything else goes on to the handshake.
+handshake (its ``process_request`` hook); a request it could not read, a method other
+than GET and HEAD, and a header sent twice were answered before that (400 or 405,
+`server.adapters._screen`). ``GET /healthz`` answers 200 with JSON ``{"status": "ok"}``,
+with ``"rooms"`` and ``"connections"`` for a loopback client or with ``--health-counts``,
+or 503 with ``"status": "store_failing"`` while the store cannot write (a full disk: from
+a failed commit until one succeeds again, `server.core.hub.Hub.store_failing`); a host
+name the server does not go by gets 403 (`server.adapters._hosts`: DNS rebinding); other
+plain HTTP requests get the browser table's files (`server.adapters.web`; none with
+``--no-web``); a WebSocket opened by another site's page gets 403
+(`server.adapters._origin`); and per address (`server.adapters.limits.ConnectionGate`, on
+the app's monotonic clock), new connections at most ``--connect-rate`` a second in
+bursts of ``--connect-burst``, and none for ``--abuse-penalty`` seconds (doubling on
+repeats) after one of its connections was closed for abuse (4001, or 1008 for invalid
+frames): HTTP 429 Too Many Requests with ``Retry-After``. Anything else goes on to the
+handshake. Every refusal is counted per address and logged once a minute per kind
+(`server.adapters._edge`); nothing here raises (a bug answers 400, never a traceback).
 """
 
 from __future__ import annotations
 
 import http
+import ipaddress
 import json
 import math
 from collections.abc import Callable
 from typing import Protocol
+from urllib.parse import urlsplit
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from server.adapters._edge import EdgeLog
 from server.adapters._forwarded import ClientAddress, Network, client_address
+from server.adapters._hosts import host_allowed
 from server.adapters._origin import origin_allowed
-from server.adapters._quiet import LogThrottle
+from server.adapters._screen import Verdict
 from server.adapters.config import Settings
 from server.adapters.limits import ConnectionGate, Throttle
-from server.adapters.logs import get_logger
 from server.adapters.web import WebFiles
 
 __all__ = ["HEALTH_PATH", "Health", "HttpFront", "client_of", "headers_of", "peer_of"]
 
 HEALTH_PATH = "/healthz"
-_SHOWN_ORIGIN_CHARS = 100  # of a refused Origin header, in the log (client text)
-
-log = get_logger()
 
 
 class Health(Protocol):
@@ -58,20 +63,22 @@ class HttpFront:
     """The answers to plain HTTP requests and the refusals before the handshake of
     ``server`` (see the module docstring). It owns the per-address `gate` (the app
     penalizes an address through it) and the browser table's files (`web`: set once they
-    are loaded; None: ``--no-web``). ``quiet`` throttles its log lines, on ``monotonic``."""
+    are loaded; None: ``--no-web``). ``edge`` counts and logs its refusals, on
+    ``monotonic``."""
 
     def __init__(
         self,
         settings: Settings,
         *,
         server: Health,
-        quiet: LogThrottle,
+        edge: EdgeLog,
         monotonic: Callable[[], float],
     ) -> None:
         self.settings = settings
         self._server = server
-        self._quiet = quiet
+        self._edge = edge
         self._monotonic = monotonic
+        self._public = urlsplit(settings.public_url).hostname if settings.public_url else None
         self.gate = ConnectionGate(
             settings.connect_rate,
             settings.connect_burst,
@@ -82,70 +89,96 @@ class HttpFront:
 
     def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         """Answer /healthz and the browser table's files (`server.adapters.web`); refuse
-        a WebSocket from another site's page (403) and a new connection its address may
-        not open now (429); None lets the WebSocket handshake go on."""
+        a host name not allowed (403), a WebSocket from another site's page (403) and a
+        new connection its address may not open now (429); None lets the WebSocket
+        handshake go on. Never raises: a request it cannot answer gets 400."""
+        try:
+            return self._answer(connection, request)
+        except Exception as error:  # never a traceback in the log
+            verdict = Verdict(
+                http.HTTPStatus.BAD_REQUEST,
+                "bad_request",
+                "not an HTTP request this server reads\n",
+                f"{type(error).__name__}: {error}",
+            )
+            self._edge.request_refused(peer_of(connection), verdict)
+            return connection.respond(verdict.status, verdict.text)
+
+    def _answer(self, connection: ServerConnection, request: Request) -> Response | None:
+        headers = request.headers
+        client = client_of(connection, headers, self.settings.trusted_proxies)
         if request.path.split("?", 1)[0] == HEALTH_PATH:
-            return self._health(connection)
+            return self._health(connection, client)
+        host = headers.get("Host")
+        if not host_allowed(host, self._public, self.settings.allowed_hosts):
+            return self._other_host(connection, client.address, str(host))
         if self.web is not None and (page := self.web.respond(request)) is not None:
             return page  # the browser table's files (not a WebSocket upgrade)
-        origin = request.headers.get("Origin")
-        if not origin_allowed(origin, request.headers.get("Host"), self.settings.allowed_origins):
-            return self._other_site(connection, str(origin))
-        client = client_of(connection, request.headers, self.settings.trusted_proxies)
+        origin = headers.get("Origin")
+        if not origin_allowed(origin, host, self.settings.allowed_origins):
+            return self._other_site(connection, client.address, str(origin))
         refusal = self.gate.admit(client.address, self._monotonic())
         if refusal is None:
             return None
-        return _too_many_requests(connection, client.address, refusal)
+        return self._too_many_requests(connection, client.address, refusal)
 
-    def _other_site(self, connection: ServerConnection, origin: str) -> Response:
-        """HTTP 403 for a browser WebSocket opened by another site's page (logged once a
-        minute per origin)."""
-        shown = origin[:_SHOWN_ORIGIN_CHARS]
-        suppressed = self._quiet.allow(("origin_refused", shown), self._monotonic())
-        if suppressed is not None:
-            log.warning("origin_refused", origin=shown, also_refused=suppressed)
+    def _other_host(self, connection: ServerConnection, peer: str, host: str) -> Response:
+        """HTTP 403 for a host name the server does not go by (DNS rebinding)."""
+        self._edge.refused("host_refused", peer, host=host, hint="see --allowed-hosts")
+        return connection.respond(
+            http.HTTPStatus.FORBIDDEN,
+            "this server is not reached by that name (see --allowed-hosts)\n",
+        )
+
+    def _other_site(self, connection: ServerConnection, peer: str, origin: str) -> Response:
+        """HTTP 403 for a browser WebSocket opened by another site's page."""
+        self._edge.refused("origin_refused", peer, origin=origin)
         return connection.respond(
             http.HTTPStatus.FORBIDDEN,
             "a WebSocket from another site's page is refused (see --allowed-origins)\n",
         )
 
-    def _health(self, connection: ServerConnection) -> Response:
+    def _health(self, connection: ServerConnection, client: ClientAddress) -> Response:
+        """The status; the counts too for loopback, or for anyone with --health-counts."""
         server = self._server
         failing = server.store_failing
-        body = json.dumps(
-            {
-                "status": "store_failing" if failing else "ok",
-                "rooms": server.rooms,
-                "connections": server.connection_count,
-            }
-        )
+        answer: dict[str, object] = {"status": "store_failing" if failing else "ok"}
+        if self.settings.health_counts or _is_loopback(client.address):
+            answer.update(rooms=server.rooms, connections=server.connection_count)
         status = http.HTTPStatus.SERVICE_UNAVAILABLE if failing else http.HTTPStatus.OK
-        response = connection.respond(status, body)
+        response = connection.respond(status, json.dumps(answer))
         del response.headers["Content-Type"]
         response.headers["Content-Type"] = "application/json"
         response.headers["Cache-Control"] = "no-store"
         return response
 
-
-def _too_many_requests(connection: ServerConnection, peer: str, refusal: Throttle) -> Response:
-    """HTTP 429 with Retry-After (whole seconds, at least 1), instead of the handshake."""
-    seconds = max(1, math.ceil(refusal.retry_after))
-    if refusal.penalized:
-        why = "a connection from this address was closed for abuse"
-    else:
-        why = "too many new connections from this address"
-    if refusal.first:
-        log.info(
+    def _too_many_requests(
+        self, connection: ServerConnection, peer: str, refusal: Throttle
+    ) -> Response:
+        """HTTP 429 with Retry-After (whole seconds, at least 1), instead of the handshake."""
+        seconds = max(1, math.ceil(refusal.retry_after))
+        if refusal.penalized:
+            why = "a connection from this address was closed for abuse"
+        else:
+            why = "too many new connections from this address"
+        self._edge.refused(
             "connection_throttled",
-            peer=peer,
+            peer,
             reason="penalty" if refusal.penalized else "connect rate",
             retry_after=seconds,
         )
-    response = connection.respond(
-        http.HTTPStatus.TOO_MANY_REQUESTS, f"{why}; retry after {seconds} s\n"
-    )
-    response.headers["Retry-After"] = str(seconds)
-    return response
+        response = connection.respond(
+            http.HTTPStatus.TOO_MANY_REQUESTS, f"{why}; retry after {seconds} s\n"
+        )
+        response.headers["Retry-After"] = str(seconds)
+        return response
+
+
+def _is_loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
 
 
 def peer_of(ws: ServerConnection) -> str:

@@ -9,9 +9,10 @@ Use::
 
 `serving` checks the TLS files, takes the store's lock (a second server on the same
 store refuses to start), opens the store, rebuilds every room into the Hub, starts the
-server, announces it (and warns about how it is exposed: `server.adapters._exposure`),
-and on exit stops it as on SIGTERM: stop accepting, close every client with 1012, commit
-the last batch, close the store. `run_server` also raises the process's open-files
+server, announces it (warns about how it is exposed, `server.adapters._exposure`, and
+says the addresses to open, `server.adapters._invitation`), and on exit stops it as on
+SIGTERM: stop accepting, close every client with 1012, commit the last batch, close the
+store. `run_server` also raises the process's open-files
 limit (every connection is a descriptor) and installs the signal handlers.
 """
 
@@ -21,12 +22,14 @@ import asyncio
 import resource
 import signal
 import ssl
+import stat
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from server.adapters import _exposure
+from server.adapters import _exposure, _invitation
 from server.adapters._connection import NOFILE_CEILING
 from server.adapters.app import Clocks, HubLike, WarServer
 from server.adapters.config import Settings
@@ -42,6 +45,7 @@ __all__ = [
     "raise_open_files_limit",
     "run_server",
     "serving",
+    "tighten_store_mode",
     "tls_context",
 ]
 
@@ -58,7 +62,43 @@ def open_store(settings: Settings) -> Store:
     from server.adapters.store import SqliteStore  # noqa: PLC0415 (keep the app importable alone)
 
     settings.db.parent.mkdir(parents=True, exist_ok=True)
-    return SqliteStore(settings.db)
+    tighten_store_mode(settings.db)
+    store = SqliteStore(settings.db)
+    tighten_store_mode(settings.db)  # a -wal or -shm SQLite made just now
+    return store
+
+
+STORE_SUFFIXES = ("", "-wal", "-shm")
+"""The store's files: the database, its write-ahead log and its shared-memory index."""
+
+
+def tighten_store_mode(db: Path) -> list[Path]:
+    """Make each of the store's files (`STORE_SUFFIXES`) that others may read or write
+    readable by its owner only (0600), with a warning that says so (a store restored
+    from a backup with ``cp`` is often 0644: its codes would be readable by every user
+    of the machine); the files changed."""
+    changed = []
+    for suffix in STORE_SUFFIXES:
+        file = db.with_name(db.name + suffix)
+        try:
+            mode = stat.S_IMODE(file.stat().st_mode)
+            if not mode & 0o077:
+                continue
+            file.chmod(0o600)
+        except FileNotFoundError:
+            continue
+        except OSError as error:  # not ours to change: say so, the server still runs
+            log.warning("store_mode_unchanged", file=str(file), mode=oct(mode), error=str(error))
+            continue
+        log.warning(
+            "store_mode_tightened",
+            file=str(file),
+            was=oct(mode),
+            now="0o600",
+            why="other users of this machine could read the store's codes",
+        )
+        changed.append(file)
+    return changed
 
 
 def build_hub(settings: Settings, store: Store, now: float) -> HubLike:
@@ -180,6 +220,9 @@ async def _serving(settings: Settings, server: WarServer) -> AsyncIterator[WarSe
         behind_proxy=bool(settings.trusted_proxies),
     ):
         log.warning(warning.event, **warning.fields)
+    addresses = _invitation.invitation(server)
+    for line in _invitation.startup_lines(addresses, public_url=settings.public_url is not None):
+        (log.info if addresses else log.warning)(line.event, **line.fields)
     try:
         yield server
     finally:

@@ -41,6 +41,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
+from protocol import TalkSetting
 from server.adapters._schema import (
     INSERT_ROOM,
     INSERT_SEAT,
@@ -58,6 +59,7 @@ from server.adapters._schema import (
     seat_row,
     state_row,
 )
+from server.adapters._talkrows import TalkRows, talk_only, talk_statements
 from server.adapters.logs import get_logger
 from server.core.actions import Change, Delete
 from server.core.records import RoomRecord, SeatRecord
@@ -131,11 +133,12 @@ def _inserts(record: RoomRecord) -> list[_Statement]:
         record.minutes,
         record.created,
         *state_row(record),
+        record.talk_setting,
     )
     statements: list[_Statement] = [(INSERT_ROOM, room, None)]
     for index, seat in enumerate(record.seats):
         statements.append((INSERT_SEAT, (record.room_id, index, *seat_row(seat)), None))
-    return statements
+    return statements + talk_statements(record, None)
 
 
 def _updates(record: RoomRecord, before: RoomRecord) -> list[_Statement]:
@@ -148,13 +151,13 @@ def _updates(record: RoomRecord, before: RoomRecord) -> list[_Statement]:
         record.seq != before.seq
         or record.last_active != before.last_active
         or (record.game is not before.game and record.game != before.game)
-    ):
+    ) and not talk_only(record, before):
         statements.append((UPDATE_ROOM, (*state_row(record), room_id), room_id))
     if record.seats is not before.seats:
         for index, (seat, was) in enumerate(zip(record.seats, before.seats, strict=True)):
             if seat != was:
                 statements.append((UPDATE_SEAT, (*seat_row(seat), room_id, index), room_id))
-    return statements
+    return statements + talk_statements(record, before)
 
 
 class SqliteStore:
@@ -308,11 +311,15 @@ class SqliteStore:
                 SeatRecord(name, token_hash, bool(computer), auto, bool(left), previous)
             )
         records = []
+        talk = TalkRows(self._db)
         for row in self._db.execute(SELECT_ROOMS):
             room_id, player_code, watch_code, rules, minutes, created, last_active, seq = row[:8]
+            seq, last_active = talk.room_seq(room_id, seq, last_active)
             try:
-                game = game_of(row[8:])
+                game = game_of(row[8:20])
                 room_rules = Rules.from_dict(json.loads(rules))
+                lines, evening = talk.of(room_id)
+                talk_setting = TalkSetting(row[20]).value
             except (TypeError, ValueError) as error:  # RulesError is a ValueError
                 # one bad row must not keep every family out; the row stays, with its codes
                 get_logger().error(
@@ -331,6 +338,9 @@ class SqliteStore:
                     created=created,
                     last_active=last_active,
                     seq=seq,
+                    talk_setting=talk_setting,
+                    talk=lines,
+                    evening=evening,
                 )
             )
         return records

@@ -43,6 +43,7 @@ __all__ = [
     "CONTENT_TYPES",
     "WebFiles",
     "WebFilesError",
+    "security_headers",
     "web_root",
 ]
 
@@ -220,7 +221,7 @@ class WebFiles:
         if file is None:
             return _plain(http.HTTPStatus.NOT_FOUND, f"nothing at {path[:80]}\n")
         head = request.method == "HEAD"
-        headers = _security_headers()
+        headers = security_headers()
         headers["Cache-Control"] = file.cache_control
         headers["ETag"] = file.etag
         if file.etag in _etags(request.headers.get_all("If-None-Match")):
@@ -268,7 +269,8 @@ def _etags(values: Iterable[str]) -> set[str]:
     return tags
 
 
-def _security_headers() -> Headers:
+def security_headers() -> Headers:
+    """What every answer of the server's HTTP side carries (its own page's or not)."""
     headers = Headers()
     headers["Date"] = formatdate(usegmt=True)
     headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
@@ -281,7 +283,7 @@ def _security_headers() -> Headers:
 
 
 def _plain(status: http.HTTPStatus, text: str, *, allow: bool = False) -> Response:
-    headers = _security_headers()
+    headers = security_headers()
     headers["Content-Type"] = "text/plain; charset=utf-8"
     headers["Cache-Control"] = "no-store"
     if allow:

@@ -1,10 +1,13 @@
 """Who comes to a room and who goes: the creator, a join, a spectator, a resume, a leave, a
 dropped connection, and an away seat the server plays for.
 
-Before the game starts, a join takes the lowest open seat and a leave opens it again
-(`server.core.phases.SEATS_OPEN`); once it has started, a join takes back an away seat by
-its exact name (a player on a new device; otherwise ``room_full``, counted as a failed
-attempt: someone may be guessing names) and a leave hands the seat to the computer. A
+Before the game starts, a join takes the lowest open seat (under a name no other seat's
+looks like, `server.core.naming`) and a leave opens it again
+(`server.core.phases.SEATS_OPEN`); once it has started, a join naming a connected seat
+is refused with ``seat_in_use`` (names are no secret: not a failed attempt), one naming
+no seat with ``room_full`` (counted as a failed attempt: someone may be guessing), and a
+leave hands the seat to the computer. A join naming an away seat, in any stage, is a
+request to the table (`server.core.takeover`), which ends in `Arrivals.rejoin`. A
 resume takes back the seat of a token and issues a new one (see Tokens in
 `server.core.room`); a connection still on the seat is closed with 4002 (replaced). A
 dropped connection leaves its seat away, kept for a resume: with an away-timeout the
@@ -26,9 +29,10 @@ from protocol import (
     SpectatorsChanged,
 )
 from protocol.closecodes import CloseCode
-from server.core import phases
+from server.core import fairdeal, phases
 from server.core.actions import Action, Close, ConnId, Effects
 from server.core.codes import RandomSource, hash_token, new_token, token_matches
+from server.core.naming import name_refusal
 from server.core.phases import Who
 from server.core.play import Play
 from server.core.records import SeatRecord
@@ -71,23 +75,27 @@ class Arrivals:
             table.log.info("room_created", seat=0, players=table.rules.players)
         return table.effects(actions + self._play.start_if_full(now))
 
-    def join(self, conn: ConnId, name: str, now: float) -> Effects:
+    def join(self, conn: ConnId, name: str, now: float, commitment: str | None = None) -> Effects:
         """``conn`` takes the lowest open seat as ``name`` or, if a seat named exactly
-        ``name`` is away, takes that seat back."""
+        ``name`` is away, takes that seat back; ``commitment``: its seed commitment."""
         table = self._table
         refused = phases.refusal("join_room", table.stage, Who.NEWCOMER)
         if refused is not None:
             return table.effects([], refused)
-        away = table.seats.away_named(name)
-        if away is not None:
-            return self._rejoin(away, conn, now)
+        started = table.stage.started
+        if started and table.seats.connected_named(name) is not None:  # names are no secret
+            text = "a player of that name is at the table; only their own device takes the seat"
+            return table.effects([], Refusal(ErrorCode.SEAT_IN_USE, text))
         index = table.seats.open_seat()
         if index is None:
-            started = table.stage.started
             text = "every seat is taken" + (" and no seat of that name is away" if started else "")
             return table.effects([], Refusal(ErrorCode.ROOM_FULL, text, failed_attempt=started))
+        refused = name_refusal(name, table.seats)
+        if refused is not None:
+            return table.effects([], refused)
         token = new_token(self._random)
         table.seats.set(index, SeatRecord(name, hash_token(token)))
+        self._commit(index, commitment)
         table.last_active = now
         actions = table.emit(lambda seq: PlayerJoined(seq=seq, seat=index, name=name))
         table.seats.attach(index, conn)
@@ -96,11 +104,25 @@ class Arrivals:
             table.log.info("seat_joined", seat=index)
         return table.effects(actions + self._play.start_if_full(now))
 
-    def _rejoin(self, index: int, conn: ConnId, now: float) -> Effects:
-        """Seat ``index``, away, is taken back on ``conn`` without its token (``join_room``
-        with the player code and the seat's name: a player on a new device). A new token
-        is issued; every earlier one stops working. The table is told (``rejoined``)."""
+    def _commit(self, index: int, commitment: str | None) -> None:
+        """Seat ``index``'s seed commitment for the fair deal of a game not yet started."""
         table = self._table
+        fair = table.game_record.fair
+        if fair is not None and fair.commitments[index] != commitment:
+            fair = fairdeal.with_commitment(fair, index, commitment)
+            table.game_record = dataclasses.replace(table.game_record, fair=fair)
+
+    def rejoin(
+        self, index: int, conn: ConnId, now: float, commitment: str | None = None
+    ) -> list[Action]:
+        """Seat ``index``, away, is taken back on ``conn`` without its token (``join_room``
+        with the player code and the seat's name, allowed: `server.core.takeover`). A new
+        token is issued; the earlier ones stop working here (the takeover keeps them for
+        a way back). The table is told (``rejoined``). Before the game starts, the new
+        device's seed ``commitment`` replaces the old one's (nobody can reveal yet)."""
+        table = self._table
+        if not table.stage.started:
+            self._commit(index, commitment)
         fresh = new_token(self._random)
         table.seats.change(index, token_hash=hash_token(fresh), previous_token_hash=None)
         table.last_active = now
@@ -112,7 +134,7 @@ class Arrivals:
         actions.append(table.welcome(conn, index, fresh, now))
         if table.log is not None:
             table.log.info("seat_rejoined", seat=index)
-        return table.effects(actions + self._back_from_away(index, now))
+        return actions + self.back_from_away(index, now)
 
     def watch(self, conn: ConnId, now: float) -> Effects:
         """``conn`` watches. Refused with spectators_full at the cap."""
@@ -163,7 +185,7 @@ class Arrivals:
         if table.log is not None:
             table.log.info(event, seat=index, earlier_token=lost_welcome)
         actions.append(table.welcome(conn, index, fresh, now))
-        return table.effects(actions + self._back_from_away(index, now))
+        return table.effects(actions + self.back_from_away(index, now))
 
     def confirm(self, index: int) -> None:
         """Any message from seat ``index``'s connection confirms the token it was welcomed
@@ -188,7 +210,7 @@ class Arrivals:
         table.schedule(now)
         return actions
 
-    def _back_from_away(self, index: int, now: float) -> list[Action]:
+    def back_from_away(self, index: int, now: float) -> list[Action]:
         """Seat ``index``'s player is back: if the server was playing for them, it stops
         and says so (after their welcome, which still shows the calm pace)."""
         table = self._table
@@ -217,6 +239,7 @@ class Arrivals:
             return []
         seat = seats[index]
         seats.attach(index, None)
+        seat.away_since = now
         if seat.auto is AutoPlay.OFF:
             seat.away_deadline = table.pacing.away_deadline(now)
         if table.log is not None:
@@ -246,8 +269,15 @@ class Arrivals:
             finish_votes=tuple(vote for vote in record.finish_votes if vote != index),
             rematch_votes=tuple(vote for vote in record.rematch_votes if vote[0] != index),
         )
+        table.game_record = dataclasses.replace(
+            table.game_record,
+            rematch_commitments=tuple(
+                c for c in table.game_record.rematch_commitments if c[0] != index
+            ),
+        )
         if table.stage in phases.SEATS_OPEN:
             seats.set(index, OPEN_SEAT)
+            self._commit(index, None)
         else:
             seats.change(index, token_hash=None, previous_token_hash=None, left=True)
         if table.log is not None:

@@ -32,6 +32,7 @@ hub plays in `wake`, at most one per call.
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ from protocol import (
     CreateRoom,
     ErrorCode,
     JoinRoom,
+    LookUp,
     ProtocolError,
     ResumeSeat,
     RoomPhase,
@@ -53,6 +55,7 @@ from server.core.creation import new_room
 from server.core.directory import Directory
 from server.core.limits import address_key
 from server.core.logger import Logger
+from server.core.lookup import not_found, room_info
 from server.core.phases import Stage
 from server.core.playout import PlayOuts
 from server.core.records import RoomRecord
@@ -61,10 +64,11 @@ from server.core.replies import internal_error, refusal_actions
 from server.core.room import Room
 from server.core.rooms import Rooms
 from server.core.settings import HubSettings
+from server.core.talk import clamp
 
 __all__ = ["Hub", "HubStats"]
 
-_OPENING = CreateRoom | JoinRoom | WatchRoom | ResumeSeat
+_OPENING = CreateRoom | JoinRoom | WatchRoom | ResumeSeat | LookUp
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +104,7 @@ class Hub:
         self._logger = logger
         self._peers: dict[ConnId, str] = {}  # each connection → its peer address
         self._admission = Admission(settings)
+        self._talk = settings.talk
         self._playouts = PlayOuts(settings, now)
         self._rooms = Rooms(
             settings,
@@ -278,17 +283,27 @@ class Hub:
             return self._create(conn, message, now)
         directory = self._rooms.directory
         room: Room | None
-        if isinstance(message, JoinRoom):
+        if isinstance(message, JoinRoom | LookUp):
             room = directory.by_player_code(message.code)
         elif isinstance(message, WatchRoom):
             room = directory.by_watch_code(message.code)
         else:
             room = directory.get(message.room)
         if room is None:
-            return self._refusal(conn, _not_found(message), now)
+            return self._refusal(conn, not_found(message, directory), now)
+        if isinstance(message, LookUp):
+            return room_info(conn, room)
+        return self._enter(conn, room, message, now)
+
+    def _enter(
+        self, conn: ConnId, room: Room, message: JoinRoom | WatchRoom | ResumeSeat, now: float
+    ) -> list[Action]:
+        """``conn``'s opening ``message`` for ``room``, which its code or id found."""
         if isinstance(message, JoinRoom):
-            name = message.name
-            return self._run(room, now, lambda: room.join(conn, name, now), conn=conn, opener=True)
+            name, committed = message.name, message.seed_commitment
+            return self._run(
+                room, now, lambda: room.join(conn, name, now, committed), conn=conn, opener=True
+            )
         if isinstance(message, WatchRoom):
             return self._run(room, now, lambda: room.watch(conn, now), conn=conn, opener=True)
         token = message.token
@@ -298,11 +313,14 @@ class Hub:
         """A new room for ``message``: held, then stored by its first call, which seats
         the creator."""
         peer = self._peers.get(conn, "")
-        refused = self._admission.creation(message.password, peer, len(self._rooms))
+        rooms = self._rooms
+        refused = self._admission.creation(
+            message.password, peer, len(rooms), lambda room_id: rooms.in_use(room_id, now)
+        )
         if refused is not None:
             return self._refusal(conn, refused, now)
         made = new_room(
-            message,
+            dataclasses.replace(message, talk=clamp(message.talk, self._talk)),
             now,
             directory=self._rooms.directory,
             random=self._random,
@@ -404,10 +422,3 @@ class Hub:
     def _output(self, actions: list[Action]) -> Output:
         """The call's ``actions`` and the changes it made."""
         return Output(actions, self._rooms.ledger.take())
-
-
-def _not_found(message: JoinRoom | WatchRoom | ResumeSeat) -> Refusal:
-    """The refusal of an opening message whose code or room is unknown."""
-    if isinstance(message, ResumeSeat):
-        return Refusal(ErrorCode.BAD_TOKEN, "this seat token is unknown or was replaced")
-    return Refusal(ErrorCode.UNKNOWN_CODE, f"no room has the code {message.code[:32]!r}")

@@ -112,7 +112,8 @@ class Who(StrEnum):
     SPECTATOR = "spectator"
     """A connection watching."""
     NEWCOMER = "newcomer"
-    """A connection opening the room (``join_room``, ``watch_room``, ``resume_seat``)."""
+    """A connection opening the room (``join_room``, ``watch_room``, ``resume_seat``), or
+    asking what a code opens (``look_up``)."""
 
 
 ACCEPT = None
@@ -134,6 +135,7 @@ _ROWS: dict[tuple[str, Who], tuple[_Verdict, _Verdict, _Verdict, _Verdict]] = {
     ("join_room", Who.NEWCOMER): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
     ("watch_room", Who.NEWCOMER): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
     ("resume_seat", Who.NEWCOMER): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
+    ("look_up", Who.NEWCOMER): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
     ("ready", Who.SEAT): (_NOT_STARTED, ACCEPT, _GAME_OVER, _GAME_OVER),
     ("ready", Who.SPECTATOR): (_NOT_SEATED, _NOT_SEATED, _NOT_SEATED, _NOT_SEATED),
     ("set_auto_play", Who.SEAT): (ACCEPT, ACCEPT, _GAME_OVER, _GAME_OVER),
@@ -146,6 +148,13 @@ _ROWS: dict[tuple[str, Who], tuple[_Verdict, _Verdict, _Verdict, _Verdict]] = {
     ("leave", Who.SPECTATOR): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
     ("resync", Who.SEAT): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
     ("resync", Who.SPECTATOR): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
+    ("answer_seat_request", Who.SEAT): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
+    ("answer_seat_request", Who.SPECTATOR): (_NOT_SEATED, _NOT_SEATED, _NOT_SEATED, _NOT_SEATED),
+    # talk in every stage; who may is the room's talk setting (server.core.talk)
+    ("react", Who.SEAT): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
+    ("react", Who.SPECTATOR): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
+    ("say", Who.SEAT): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
+    ("say", Who.SPECTATOR): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
 }
 
 ROWS: Mapping[tuple[str, Who], Mapping[Stage, ErrorCode | None]] = MappingProxyType(

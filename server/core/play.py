@@ -21,24 +21,29 @@ from protocol import (
     AutoPlay,
     AutoPlayChanged,
     ErrorCode,
+    EveningGame,
     FinishVoted,
+    GameOver,
     GameStarted,
     ReadyChanged,
     RematchDeal,
     RematchVoted,
     SeatState,
+    SeedDropped,
+    ServerMessage,
     TimeUp,
     WaitingFor,
 )
 from protocol.votes import finish_voters, rematch_voters
 from server import engine
-from server.core import phases
+from server.core import fairdeal, phases
 from server.core.actions import Action, Effects
 from server.core.codes import RandomSource, new_deal
 from server.core.phases import Event
 from server.core.records import GameRecord
 from server.core.refusals import Refusal
 from server.core.table import Table
+from server.core.talk import evening_wire
 from server.core.wire import event_message, game_over_message
 
 __all__ = ["Play", "played"]
@@ -60,6 +65,8 @@ def played(record: GameRecord, steps: int, ready: tuple[int, ...]) -> GameRecord
         ready=ready,
         finish_votes=record.finish_votes,
         rematch_votes=record.rematch_votes,
+        fair=record.fair,
+        rematch_commitments=record.rematch_commitments,
     )
 
 
@@ -84,6 +91,38 @@ class Play:
             return Refusal(ErrorCode.ALREADY_READY, text)
         return None
 
+    def reveal(self, index: int, seed: str) -> Refusal | None:
+        """Seat ``index`` reveals its fair-deal ``seed`` (with a ``ready`` the room accepts):
+        kept, or refused with ``seed_mismatch`` (`server.core.fairdeal.reveal`)."""
+        table = self._table
+        fair = table.game_record.fair
+        if fair is None:
+            return None  # a chosen deal: nothing to contribute
+        revealed = fairdeal.reveal(fair, index, seed)
+        if isinstance(revealed, Refusal):
+            return revealed
+        if revealed is not fair:
+            table.game_record = dataclasses.replace(table.game_record, fair=revealed)
+        return None
+
+    def settle(self) -> list[Action]:
+        """Before the first card (or an end with none): drop each seat that committed and
+        did not reveal (``seed_dropped``), derive the deal, and set the game to it."""
+        table = self._table
+        record = table.game_record
+        fair = record.fair
+        if fair is None or fair.settled:
+            return []
+        actions: list[Action] = []
+        for seat in fairdeal.dropped_seats(fair):
+            actions += table.to_room(SeedDropped(seq=table.next_seq(), seat=seat))
+        settled, deal = fairdeal.settle(fair, table.rules)
+        table.game_record = dataclasses.replace(record, deal=deal, fair=settled)
+        table.game = engine.Game(table.rules, deal)
+        if table.log is not None:
+            table.log.info("deal_settled", game=record.number, dropped=len(actions))
+        return actions
+
     def mark_ready(self, index: int, now: float) -> list[Action]:
         """Seat ``index`` is ready (a person, or by itself): flag it, or play the flip."""
         table = self._table
@@ -102,9 +141,10 @@ class Play:
 
     def _step(self, now: float) -> list[Action]:
         table = self._table
+        actions = self.settle()
         events = table.game.step()
         table.game_record = played(table.game_record, table.game.steps, ())
-        actions = self._after_play(events, now)
+        actions += self._after_play(events, now)
         if table.game_record.finish_votes:  # a voter may have gone out: re-check the vote
             actions += self.finish_if_agreed(now)
         return actions
@@ -118,9 +158,14 @@ class Play:
         for seat in table.seats:
             seat.due = None
         actions: list[Action] = []
-        for event in events:
-            actions += table.to_room(event_message(event, table.game, table.next_seq()))
         outcome = table.game.outcome
+        evening: tuple[EveningGame, ...] = ()
+        if outcome is not None:
+            table.note_game_over()
+            evening = evening_wire(table.evening)
+        for event in events:
+            message = event_message(event, table.game, table.next_seq(), evening)
+            actions += table.to_room(self._revealed(message))
         if outcome is not None:
             played_out = phases.may(table.stage, Event.PLAYED_OUT)  # the last slice
             table.advance(Event.PLAYED_OUT if played_out else Event.GAME_ENDED)
@@ -150,11 +195,12 @@ class Play:
     def time_up(self, now: float) -> list[Action]:
         """The time limit ran out: the game ends by counts (between rounds: now)."""
         table = self._table
+        settled = self.settle()
         table.advance(Event.TIME_UP)
         stopped_at = table.game.steps
         events = table.game.stop_by_time()
         table.game_record = dataclasses.replace(table.game_record, stop_step=stopped_at)
-        actions = table.emit(lambda seq: TimeUp(seq=seq))
+        actions = settled + table.emit(lambda seq: TimeUp(seq=seq))
         if events:
             actions += self._after_play(events, now)
         return actions
@@ -192,10 +238,11 @@ class Play:
         voters = finish_voters(self._voting_seats())
         if not voters or any(seat not in votes for seat in voters):
             return []
+        actions = self.settle()
         table.game_record = dataclasses.replace(table.game_record, ready=(), finished=True)
         table.advance(Event.FINISH_AGREED)
         table.schedule(now, ())  # nobody is awaited any more
-        return []
+        return actions
 
     def play_slice(self, budget: int, now: float, *, first: bool) -> Effects:
         """Play the next slice of a finish vote's play-out, about ``budget`` units of
@@ -206,18 +253,42 @@ class Play:
         if table.game.outcome is None:
             actions = table.emit(lambda seq: WaitingFor(seq=seq, seats=())) if first else []
             return table.effects(actions, work=work)
-        actions = table.emit(lambda seq: game_over_message(table.game, seq))
+        table.note_game_over()
+        evening = evening_wire(table.evening)
+        actions = table.emit(
+            lambda seq: self._revealed(game_over_message(table.game, seq, evening))
+        )
         return table.effects(actions + self._after_play((), now), work=work)
 
+    def _revealed(self, message: ServerMessage) -> ServerMessage:
+        """``message``, and if it is the ``game_over`` of a fair deal, with its reveal."""
+        fair = self._table.game_record.fair
+        if fair is None or not isinstance(message, GameOver):
+            return message
+        return dataclasses.replace(message, fairness=fairdeal.fairness(fair))
+
     # ------------------------------------------------------------------ the next game
-    def vote_rematch(self, index: int, deal: RematchDeal, now: float) -> list[Action]:
+    def vote_rematch(
+        self, index: int, deal: RematchDeal, now: float, commitment: str | None = None
+    ) -> list[Action]:
+        """Seat ``index`` votes for a rematch, with the ``commitment`` to its seed for the
+        next game's fair deal (if its client sent one)."""
         table = self._table
-        votes = dict(table.game_record.rematch_votes)
+        record = table.game_record
+        votes = dict(record.rematch_votes)
+        commitments = dict(record.rematch_commitments)
+        if commitment is not None:
+            commitments[index] = commitment
+        else:
+            commitments.pop(index, None)
+        kept = tuple(sorted(commitments.items()))
         if votes.get(index) == deal.value:
+            if kept != record.rematch_commitments:
+                table.game_record = dataclasses.replace(record, rematch_commitments=kept)
             return []
         votes[index] = deal.value
         table.game_record = dataclasses.replace(
-            table.game_record, rematch_votes=tuple(sorted(votes.items()))
+            record, rematch_votes=tuple(sorted(votes.items())), rematch_commitments=kept
         )
         actions = table.emit(lambda seq: RematchVoted(seq=seq, seat=index, deal=deal))
         return actions + self.rematch_if_agreed(now)
@@ -234,8 +305,17 @@ class Play:
             return []
         same = all(deal == RematchDeal.SAME.value for deal in votes.values())
         deal = table.game_record.deal if same else new_deal(self._random)
+        fair = None  # the same deal again is shown, and claims nothing
+        if not same:
+            committed = dict(table.game_record.rematch_commitments)
+            seats = range(len(table.seats))
+            fair = fairdeal.new_fair(self._random, [committed.get(seat) for seat in seats])
         table.game_record = GameRecord(
-            number=table.game_record.number + 1, deal=deal, revealed=same, stage=table.stage
+            number=table.game_record.number + 1,
+            deal=deal,
+            revealed=same,
+            stage=table.stage,
+            fair=fair,
         )
         table.game = engine.Game(table.rules, deal)
         return self._start(Event.REMATCH_AGREED, now)
@@ -259,12 +339,15 @@ class Play:
             seat.due = None
         record = table.game_record
         counts = table.game.counts
+        fair = record.fair
         actions = table.emit(
             lambda seq: GameStarted(
                 seq=seq,
                 game=record.number,
                 counts=counts,
                 deal=record.deal if record.revealed else None,
+                deal_commitment=None if fair is None else fair.deal_commitment,
+                seed_commitments=() if fair is None else fair.commitments,
             )
         )
         if table.log is not None:

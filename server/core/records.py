@@ -19,10 +19,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from server.core.fairdeal import FairRecord
 from server.core.phases import Stage
 from server.engine import Game, Rules
 
-__all__ = ["GameRecord", "RoomRecord", "SeatRecord", "same_state"]
+__all__ = ["EveningRecord", "GameRecord", "RoomRecord", "SeatRecord", "TalkRecord", "same_state"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +69,8 @@ class GameRecord:
     ready: tuple[int, ...] = ()
     finish_votes: tuple[int, ...] = ()
     rematch_votes: tuple[tuple[int, str], ...] = ()
+    fair: FairRecord | None = None
+    rematch_commitments: tuple[tuple[int, str], ...] = ()
 
     @property
     def started(self) -> bool:
@@ -82,13 +85,42 @@ class GameRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class TalkRecord:
+    """One line of the room's talk: the ``seq`` of its ``said`` or ``reacted``, when
+    (``at``, wall clock), who (``seat``, None: someone watching), and a ``text`` or a
+    ``reaction`` (its name)."""
+
+    seq: int
+    at: float
+    seat: int | None
+    text: str | None = None
+    reaction: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EveningRecord:
+    """One finished game of the room: its number, its deal, the winner (None: a draw),
+    the termination's name, its rounds, and the seats' names in it."""
+
+    game: int
+    deal: int
+    winner: int | None
+    termination: str
+    rounds: int
+    names: tuple[str | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class RoomRecord:
     """Everything needed to rebuild one room. ``rules`` are the engine's (a store keeps them
     as the JSON of ``Rules.to_dict()``).
 
     ``seq``: the seq of the last room message sent (stored before the message is sent, so
     a room's seq never goes backwards across a restart). ``room_id``, the codes,
-    ``rules``, ``minutes`` and ``created`` never change once the room is stored.
+    ``rules``, ``minutes``, ``talk_setting`` and ``created`` never change once the room
+    is stored. ``talk``: the last messages and reactions (at most
+    `protocol.MAX_TALK`, oldest first); ``evening``: the room's finished games (at most
+    `protocol.MAX_EVENING`, oldest first), kept across rematches.
     """
 
     room_id: str
@@ -101,6 +133,9 @@ class RoomRecord:
     created: float
     last_active: float
     seq: int = 0
+    talk_setting: str = "players"
+    talk: tuple[TalkRecord, ...] = ()
+    evening: tuple[EveningRecord, ...] = ()
 
 
 def same_state(a: RoomRecord, b: RoomRecord) -> bool:
@@ -113,6 +148,9 @@ def same_state(a: RoomRecord, b: RoomRecord) -> bool:
         a.seq == b.seq
         and a.game == b.game
         and a.seats == b.seats
+        and a.talk == b.talk
+        and a.evening == b.evening
+        and a.talk_setting == b.talk_setting
         and a.room_id == b.room_id
         and a.player_code == b.player_code
         and a.watch_code == b.watch_code

@@ -38,15 +38,19 @@ from __future__ import annotations
 
 from protocol import (
     AutoPlay,
+    ErrorCode,
     Leave,
+    React,
     Ready,
     Rematch,
     Resync,
+    Say,
     SetAutoPlay,
     Snapshot,
     VoteFinish,
 )
 from protocol.closecodes import CloseCode
+from protocol.seat_requests import AnswerSeatRequest
 from server.core import phases
 from server.core.actions import Action, Close, ConnId, Effects, Send
 from server.core.arrivals import Arrivals
@@ -56,12 +60,23 @@ from server.core.pacing import Pacing
 from server.core.phases import Event, Stage, Who
 from server.core.play import Play
 from server.core.records import RoomRecord
+from server.core.refusals import Refusal
 from server.core.settings import HubSettings
 from server.core.table import Table
+from server.core.takeover import Takeover, Times
+from server.core.talk import (
+    TalkBuckets,
+    TalkSettings,
+    talk_line,
+    talk_message,
+    talk_refusal,
+    with_line,
+)
 
 __all__ = ["InRoomMessage", "Room"]
 
-InRoomMessage = Ready | SetAutoPlay | VoteFinish | Rematch | Leave | Resync
+_Command = Ready | SetAutoPlay | VoteFinish | Rematch | Leave | Resync | AnswerSeatRequest
+InRoomMessage = _Command | React | Say
 """The client messages a room handles (opening messages are the hub's)."""
 
 
@@ -93,13 +108,27 @@ class Room(Table):
             away_timeout=settings.away_timeout,
         )
         super().__init__(record, pacing=pacing, logger=logger)
+        self.talk_most = settings.talk
+        self._talk_buckets = TalkBuckets(
+            TalkSettings(
+                say_rate=settings.say_rate,
+                say_burst=settings.say_burst,
+                react_rate=settings.react_rate,
+                react_burst=settings.react_burst,
+            )
+        )
         self._play = Play(self, random)
         self._arrivals = Arrivals(
             self, self._play, random=random, max_spectators=settings.max_spectators
         )
+        times = Times(
+            settings.seat_request_seconds, settings.reclaim_seconds, settings.away_timeout
+        )
+        self._takeover = Takeover(self, self._arrivals, random=random, times=times)
         if self.stage is Stage.FINISHING:  # a restart mid-finish: the replay finished it
             self.advance(Event.PLAYED_OUT)
         for seat in self.seats:
+            seat.away_since = now
             if seat.human and seat.auto is AutoPlay.OFF:
                 seat.away_deadline = pacing.away_deadline(now)
         self.schedule(now)
@@ -127,7 +156,9 @@ class Room(Table):
     def has(self, conn: ConnId) -> bool:
         """Whether ``conn`` is in this room (seated or watching)."""
         seats = self.seats
-        return seats.watching(conn) or seats.seat_of(conn) is not None
+        return (
+            seats.watching(conn) or seats.seat_of(conn) is not None or self._takeover.asking(conn)
+        )
 
     def next_deadline(self) -> float | None:
         """The earliest time `wake` has something to do, or None (always while finishing:
@@ -137,6 +168,8 @@ class Room(Table):
         seats = self.seats
         times = [seat.due for seat in seats if seat.due is not None]
         times += [seat.away_deadline for seat in seats if seat.away_deadline is not None]
+        if self._takeover.deadline is not None:
+            times.append(self._takeover.deadline)
         limit = self._play.time_limit_due()
         if limit is not None:
             times.append(limit)
@@ -147,18 +180,33 @@ class Room(Table):
         """The creator (seat 0, built with ``token``'s hash) arrives on ``conn``."""
         return self._arrivals.open_for_creator(conn, token, now)
 
-    def join(self, conn: ConnId, name: str, now: float) -> Effects:
-        """``conn`` takes the lowest open seat as ``name`` or, if a seat named exactly
-        ``name`` is away, takes that seat back (`server.core.arrivals`)."""
-        return self._arrivals.join(conn, name, now)
+    def join(self, conn: ConnId, name: str, now: float, commitment: str | None = None) -> Effects:
+        """``conn`` takes the lowest open seat as ``name`` (`server.core.arrivals`) or, if
+        a seat of that name is away, asks the table for it (`server.core.takeover`);
+        ``commitment``: its seed commitment for a fair deal, if its client sent one."""
+        away = self.seats.away_named(name)
+        if away is not None and phases.refusal("join_room", self.stage, Who.NEWCOMER) is None:
+            return self._takeover.ask(away, conn, now, commitment)
+        return self._arrivals.join(conn, name, now, commitment)
 
     def watch(self, conn: ConnId, now: float) -> Effects:
         """``conn`` watches. Refused with spectators_full at the cap."""
         return self._arrivals.watch(conn, now)
 
     def resume(self, conn: ConnId, token: str, now: float) -> Effects:
-        """``conn`` takes back the seat of ``token``; a new token is issued (stored first)."""
-        return self._arrivals.resume(conn, token, now)
+        """``conn`` takes back the seat of ``token``; a new token is issued (stored first).
+        A token of a seat taken over elsewhere takes it back for a while, then is told so
+        (`server.core.takeover`)."""
+        effects = self._arrivals.resume(conn, token, now)
+        refused = effects.refused
+        if refused is not None and refused.code is ErrorCode.BAD_TOKEN:
+            return self._takeover.reclaim_seat(conn, token, now) or effects
+        index = self.seats.seat_of(conn)
+        if refused is None and index is not None:
+            ended = self._takeover.returned(index)
+            if ended:
+                return self.effects(effects.actions + ended)
+        return effects
 
     # ------------------------------------------------------------------ commands
     def handle(self, conn: ConnId, message: InRoomMessage, now: float) -> Effects:
@@ -169,6 +217,12 @@ class Room(Table):
         token stops working. A refused command comes back in `Effects.refused`.
         """
         self.last_active = now
+        if self._takeover.asking(conn):  # waits for the table's answer: only leave counts
+            if isinstance(message, Leave):
+                bye = Close(conn, CloseCode.NORMAL, "left the room")
+                return self.effects([*self._takeover.withdraw(now), bye])
+            text = "waiting for the table's answer to your request"
+            return self.effects([], Refusal(ErrorCode.NOT_SEATED, text))
         index = self.seats.seat_of(conn)
         if index is not None:
             self._arrivals.confirm(index)
@@ -176,17 +230,29 @@ class Room(Table):
         refused = phases.refusal(message.TYPE, self.game_record.stage, who)
         if refused is None and isinstance(message, Ready) and index is not None:
             refused = self._play.ready_refusal(index, message.step)
+            if refused is None and message.seed is not None:
+                refused = self._play.reveal(index, message.seed)  # kept with the ready
+        if refused is None and isinstance(message, React | Say):
+            say = isinstance(message, Say)
+            refused = talk_refusal(self.talk_allowed, say=say, seated=index is not None)
+            refused = refused or self._talk_buckets.refusal(conn, say=say, now=now)
         if refused is not None:  # nothing changed (but the token's confirmation)
             return self.effects([], refused)
+        if isinstance(message, AnswerSeatRequest):
+            assert index is not None  # the table refuses it to spectators
+            return self._takeover.answer(index, message, now)
+        if isinstance(message, React | Say):
+            return self.effects(self._talk(index, message, now))
         return self.effects(self._command(conn, index, message, now))
 
     def _command(
-        self, conn: ConnId, index: int | None, message: InRoomMessage, now: float
+        self, conn: ConnId, index: int | None, message: _Command, now: float
     ) -> list[Action]:
         """Carry out ``message``, which `phases.TABLE` accepts (and whose content is fine)."""
         if isinstance(message, Resync):
             return [Send((conn,), Snapshot(seq=self.seq, state=self.state(now)))]
         if isinstance(message, Leave):
+            self._talk_buckets.forget(conn)
             return self._arrivals.leave(conn, now)
         assert index is not None  # the table refuses the rest to spectators
         play = self._play
@@ -196,7 +262,17 @@ class Room(Table):
             return play.set_auto(index, message.mode, now)
         if isinstance(message, VoteFinish):
             return play.vote_finish(index, now)
-        return play.vote_rematch(index, message.deal, now)
+        assert isinstance(message, Rematch)  # (answer_seat_request is handled before)
+        return play.vote_rematch(index, message.deal, now, message.seed_commitment)
+
+    def _talk(self, index: int | None, message: React | Say, now: float) -> list[Action]:
+        """Announce a reaction or a message (which the room's setting allows) and keep it
+        (never logged)."""
+        text = message.text if isinstance(message, Say) else None
+        reaction = message.reaction if isinstance(message, React) else None
+        line = talk_line(self.next_seq(), now, index, text, reaction)
+        self.talk = with_line(self.talk, line)
+        return self.to_room(talk_message(line))
 
     def confirm(self, conn: ConnId, now: float) -> Effects:
         """``conn`` sent something the hub refused before the room saw it (a frame that
@@ -209,7 +285,10 @@ class Room(Table):
         return self.effects([])
 
     def disconnect(self, conn: ConnId, now: float) -> Effects:
-        """``conn`` is gone: its seat is away (kept for a resume), or one spectator fewer."""
+        """``conn`` is gone: its seat is away (kept for a resume), or one spectator fewer,
+        or its request for a seat is withdrawn."""
+        if self._takeover.asking(conn):
+            return self.effects(self._takeover.withdraw(now))
         return self.effects(self._arrivals.disconnect(conn, now))
 
     def wake(self, now: float) -> Effects:
@@ -217,7 +296,7 @@ class Room(Table):
         auto-play (nothing while finishing: the play-out queue calls `play_slice`)."""
         if self.stage is Stage.FINISHING:
             return self.effects([])
-        actions: list[Action] = []
+        actions: list[Action] = self._takeover.expire(now)
         limit = self._play.time_limit_due()
         if limit is not None and limit <= now:
             actions += self._play.time_up(now)
@@ -240,8 +319,11 @@ class Room(Table):
 
     def close_all(self, reason: str) -> list[Action]:
         """Close every connection of the room (4003 room closed) and forget them."""
+        everyone = self.seats.connections
+        asker = self._takeover.asker
         actions: list[Action] = [
-            Close(conn, CloseCode.ROOM_CLOSED, reason) for conn in self.seats.connections
+            Close(conn, CloseCode.ROOM_CLOSED, reason)
+            for conn in (everyone if asker is None else (*everyone, asker))
         ]
         self.seats.clear()
         if self.log is not None:

@@ -276,8 +276,21 @@ class Rooms:
         """How long ``room`` may go without activity (nobody in it) before it goes."""
         idle = self._settings.idle_room_minutes * 60.0
         if room.stage in phases.SEATS_OPEN:  # a room still waiting for players
-            return min(idle, self._settings.idle_waiting_room_minutes * 60.0)
+            idle = min(idle, self._settings.idle_waiting_room_minutes * 60.0)
+        if sum(seat.human for seat in room.seats) == 1 and all(
+            seat.human or seat.computer for seat in room.seats
+        ):  # a game against the computer: nobody else will come back to it
+            idle = min(idle, self._settings.idle_computer_room_minutes * 60.0)
         return idle
+
+    def in_use(self, room_id: str, now: float) -> bool:
+        """Whether someone is in room ``room_id`` or was within --idle-computer-room-minutes
+        (what counts against its creator's address)."""
+        room = self.directory.get(room_id)
+        if room is None:
+            return False
+        recent = now - room.last_active < self._settings.idle_computer_room_minutes * 60.0
+        return bool(room.seats.connections) or recent
 
     def _idle_until(self, room: Room) -> float:
         """When ``room``, if nobody is in it and nothing happens, is removed."""

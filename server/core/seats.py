@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from protocol import AutoPlay, SeatState
+from protocol.names import same_name
 from server.core.actions import ConnId
 from server.core.codes import token_matches
 from server.core.records import SeatRecord
@@ -42,6 +43,8 @@ class Seat:
     """When auto-play / the computer readies this seat."""
     away_deadline: float | None = None
     """When the away-timeout puts this seat on calm auto-play."""
+    away_since: float | None = None
+    """When this seat's connection went (or the room was loaded): how long it is away."""
     away_play: bool = False
     """The server plays this seat at the calm pace while its player is away (past the
     away-timeout); the stored ``auto`` stays the player's own. Not stored: after a restart
@@ -133,10 +136,18 @@ class Seats(list[Seat]):
         return next((i for i, seat in enumerate(self) if seat.name is None), None)
 
     def away_named(self, name: str) -> int | None:
-        """The away seat a person named exactly ``name`` holds (same characters, same
-        case; the name as it was stored), or None."""
+        """The away seat a person named ``name`` holds (the name as it was stored, or one
+        that looks the same: `protocol.names.same_name`), or None."""
         for index, seat in enumerate(self):
-            if seat.away and seat.name == name:
+            if seat.away and seat.name is not None and same_name(seat.name, name):
+                return index
+        return None
+
+    def connected_named(self, name: str) -> int | None:
+        """The connected seat a person named ``name`` (or alike) holds, or None."""
+        for index, seat in enumerate(self):
+            named = seat.human and seat.conn is not None and seat.name is not None
+            if named and same_name(seat.name or "", name):
                 return index
         return None
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from protocol.fields import (
     MAX_PASSWORD_CHARS,  # a longer password could never be sent
+    TalkSetting,
     unprintable,
 )
 from server.engine import STEP_WORK
@@ -127,6 +128,14 @@ def _password(text: str) -> str:
     return text
 
 
+def _talk(text: str) -> TalkSetting:
+    try:
+        return TalkSetting(text.strip().lower())
+    except ValueError:
+        names = ", ".join(setting.value for setting in TalkSetting)
+        raise ValueError(f"{text.strip()!r} is not one of {names}") from None
+
+
 _MINUTES_MAX = 525_600  # a year
 _MANY = 1_000_000
 
@@ -196,6 +205,16 @@ class HubSettings:
             metavar="MINUTES",
         ),
     )
+    idle_computer_room_minutes: float = setting(
+        30,
+        Setting(
+            help="remove a game against the computer whose one player has been away this long; "
+            "a room counts against its creator's --max-rooms-per-ip only while someone is in "
+            "it or was within this time",
+            parse=whole(1, _MINUTES_MAX),
+            metavar="MINUTES",
+        ),
+    )
     away_timeout: float = setting(
         120.0,
         Setting(
@@ -205,7 +224,43 @@ class HubSettings:
             metavar="SECONDS",
         ),
     )
+    talk: TalkSetting = setting(
+        TalkSetting.ALL,
+        Setting(
+            help="the most table talk any room may allow: all (players and spectators write), "
+            "players (spectators react only), reactions (nobody writes), off (no talk at all)"
+            "; a room asking for more gets this",
+            parse=_talk,
+            metavar="WHO",
+        ),
+    )
     # --- no flag: fixed for production, shortened by tests --------------------------
+    seat_request_seconds: float = setting(
+        60.0,
+        Setting(
+            help="seconds the table has to answer a request for an away seat by its name",
+            flag=False,
+        ),
+    )
+    reclaim_seconds: float = setting(
+        600.0,
+        Setting(
+            help="seconds the device a seat was taken from may still take it back with its token",
+            flag=False,
+        ),
+    )
+    say_rate: float = setting(
+        0.5, Setting(help="messages (say) one connection may send a second", flag=False)
+    )
+    say_burst: float = setting(
+        5.0, Setting(help="messages (say) one connection may send at once", flag=False)
+    )
+    react_rate: float = setting(
+        1.0, Setting(help="reactions one connection may send a second", flag=False)
+    )
+    react_burst: float = setting(
+        8.0, Setting(help="reactions one connection may send at once", flag=False)
+    )
     calm_delay: float = setting(
         1.5, Setting(help="seconds calm auto-play takes to ready", flag=False)
     )

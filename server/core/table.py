@@ -13,16 +13,17 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from protocol import RematchDeal, RoomPhase, RoomState, ServerMessage
+from protocol import RematchDeal, RoomPhase, RoomState, ServerMessage, TalkSetting
 from server import engine
 from server.core import phases
 from server.core.actions import Action, ConnId, Effects, Send
 from server.core.logger import Logger
 from server.core.pacing import Pacing
 from server.core.phases import Event, Stage, Who
-from server.core.records import GameRecord, RoomRecord
+from server.core.records import EveningRecord, GameRecord, RoomRecord
 from server.core.refusals import Refusal
 from server.core.seats import Seats
+from server.core.talk import clamp, with_game
 from server.core.view import room_state, welcome
 from server.core.wire import rules_spec
 
@@ -57,7 +58,17 @@ class Table:
         self.rules_spec = rules_spec(self.rules)
         """The rules as the wire shows them."""
         self.seats = Seats(record.seats)
+        self.talk_setting = TalkSetting(record.talk_setting)
+        """The setting the room was created with (`server.core.talk.clamp` lowers it to
+        the server's ``--talk``)."""
+        self.talk_most = TalkSetting.ALL
+        """The most the server allows (its ``--talk``; the room sets it)."""
+        self.talk = record.talk
+        """The last messages and reactions (`server.core.talk`), oldest first."""
+        self.evening = record.evening
+        """The room's finished games, oldest first."""
         self._stored = record
+        self.note_game_over()  # a room stored before it kept an evening, or mid-finish
 
     # ------------------------------------------------------------------ queries
     @property
@@ -72,6 +83,11 @@ class Table:
     def awaits_readies(self) -> bool:
         """The game waits for its seats' readies (the phase table accepts ``ready``)."""
         return self.game_record.stage in _AWAITS_READIES
+
+    @property
+    def talk_allowed(self) -> TalkSetting:
+        """Who may talk here now: the room's setting within the server's."""
+        return clamp(self.talk_setting, self.talk_most)
 
     def waiting_for(self) -> tuple[int, ...]:
         """Seats whose ready the game waits for now (empty unless it waits for readies)."""
@@ -91,6 +107,8 @@ class Table:
             stored.seq != self.seq
             or stored.game is not self.game_record
             or stored.seats is not self.seats.records
+            or stored.talk is not self.talk
+            or stored.evening is not self.evening
         ):
             stored = self._stored = RoomRecord(
                 room_id=self.room_id,
@@ -103,6 +121,9 @@ class Table:
                 created=self.created,
                 last_active=self.last_active,
                 seq=self.seq,
+                talk_setting=self.talk_setting.value,
+                talk=self.talk,
+                evening=self.evening,
             )
         return stored
 
@@ -115,6 +136,22 @@ class Table:
         return welcome(self, conn, seat, token, now)
 
     # ------------------------------------------------------------------ changes
+    def note_game_over(self) -> None:
+        """If the game is over, add it to the evening (once)."""
+        outcome = self.game.outcome
+        if outcome is None:
+            return
+        record = self.game_record
+        entry = EveningRecord(
+            record.number,
+            record.deal,
+            outcome.winner,
+            outcome.termination.value,
+            self.game.summary.rounds,
+            tuple(seat.name for seat in self.seats),
+        )
+        self.evening = with_game(self.evening, entry)
+
     def advance(self, event: Event) -> None:
         """The one place the room's stage moves: by `phases.TRANSITIONS`."""
         record = self.game_record

@@ -2,8 +2,9 @@
 
 `room_state` is what a ``welcome``, a ``snapshot`` and the tests read: every seat (name,
 whether the computer plays it, connected, ready, auto-play, out, cards, the table, its
-votes), the game's step, round and war, who is awaited, the time left, and the deal once
-it may be known (revealed from the start, or the game is over). Face-down cards and
+votes), the game's step, round and war, who is awaited, the time left, the deal once
+it may be known (revealed from the start, or the game is over), the room's last talk, who
+may talk, and its evening of finished games. Face-down cards and
 piles are never shown.
 """
 
@@ -11,11 +12,22 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from protocol import AutoPlay, RematchDeal, RoomPhase, RoomState, RulesSpec, SeatState, Welcome
+from protocol import (
+    AutoPlay,
+    RematchDeal,
+    RoomPhase,
+    RoomState,
+    RulesSpec,
+    SeatState,
+    TalkSetting,
+    Welcome,
+)
 from server import engine
+from server.core import fairdeal
 from server.core.actions import ConnId, Send
-from server.core.records import GameRecord
+from server.core.records import EveningRecord, GameRecord, TalkRecord
 from server.core.seats import Seats
+from server.core.talk import evening_wire, talk_wire
 from server.core.wire import game_result
 
 __all__ = ["Viewed", "room_state", "welcome"]
@@ -34,9 +46,14 @@ class Viewed(Protocol):
     game: engine.Game
     game_record: GameRecord
     seats: Seats
+    talk: tuple[TalkRecord, ...]
+    evening: tuple[EveningRecord, ...]
 
     @property
     def awaits_readies(self) -> bool: ...
+
+    @property
+    def talk_allowed(self) -> TalkSetting: ...
 
     def waiting_for(self) -> tuple[int, ...]: ...
 
@@ -48,6 +65,8 @@ def room_state(room: Viewed, now: float) -> RoomState:
     phase = record.stage.phase
     waiting = room.waiting_for()
     at_war = room.awaits_readies and game.phase is engine.Phase.WAR
+    fair = record.fair
+    over = phase is RoomPhase.OVER and fair is not None and fair.settled
     return RoomState(
         room=room.room_id,
         phase=phase,
@@ -64,6 +83,11 @@ def room_state(room: Viewed, now: float) -> RoomState:
         seconds_left=_seconds_left(room, now),
         deal=record.deal if record.revealed or phase is RoomPhase.OVER else None,
         result=game_result(game),
+        talk=talk_wire(room.talk),
+        talk_setting=room.talk_allowed,
+        evening=evening_wire(room.evening),
+        deal_commitment=None if fair is None else fair.deal_commitment,
+        fairness=fairdeal.fairness(fair) if fair is not None and over else None,
     )
 
 
@@ -91,6 +115,7 @@ def _seats(room: Viewed) -> tuple[SeatState, ...]:
     active = set(game.active)
     rematch = dict(record.rematch_votes)
     rules = room.rules
+    committed = (None,) * len(room.seats) if record.fair is None else record.fair.commitments
     return tuple(
         SeatState(
             seat=index,
@@ -105,6 +130,7 @@ def _seats(room: Viewed) -> tuple[SeatState, ...]:
             face_down=table.face_down[index],
             finish_vote=index in record.finish_votes,
             rematch_vote=RematchDeal(rematch[index]) if index in rematch else None,
+            seed_commitment=committed[index],
         )
         for index, seat in enumerate(room.seats)
     )

@@ -15,6 +15,7 @@ from protocol import (
     CardsReturned,
     CardsTaken,
     CardsTurned,
+    EveningGame,
     GameOver,
     GameResult,
     PlayerOut,
@@ -92,11 +93,15 @@ def game_result(game: engine.Game) -> GameResult | None:
         winner=outcome.winner,
         termination=outcome.termination,
         summary=summary(game.summary),
+        standings=game.standings or (),
     )
 
 
-def game_over_message(game: engine.Game, seq: int) -> GameOver:
-    """The ``game_over`` message of a finished ``game``. Raises ValueError if it is on."""
+def game_over_message(
+    game: engine.Game, seq: int, evening: tuple[EveningGame, ...] = ()
+) -> GameOver:
+    """The ``game_over`` message of a finished ``game``, with the room's ``evening``.
+    Raises ValueError if it is on."""
     outcome = game.outcome
     if outcome is None:
         raise ValueError(f"game {game.deal} is not over")
@@ -107,11 +112,16 @@ def game_over_message(game: engine.Game, seq: int) -> GameOver:
         termination=outcome.termination,
         summary=summary(game.summary),
         counts=game.counts,
+        standings=game.standings or (),
+        evening=evening,
     )
 
 
-def event_message(event: engine.Event, game: engine.Game, seq: int) -> ServerMessage:
-    """The room message mirroring ``event``, just produced by ``game``'s latest step."""
+def event_message(
+    event: engine.Event, game: engine.Game, seq: int, evening: tuple[EveningGame, ...] = ()
+) -> ServerMessage:
+    """The room message mirroring ``event``, just produced by ``game``'s latest step
+    (``evening``: the room's, for a ``game_over``)."""
     step = game.steps
     rules = game.rules
     message: ServerMessage
@@ -137,7 +147,7 @@ def event_message(event: engine.Event, game: engine.Game, seq: int) -> ServerMes
         case engine.PlayerOut(round=round_no, seat=seat, reason=reason):
             message = PlayerOut(seq=seq, step=step, round=round_no, seat=seat, reason=reason)
         case engine.GameOver():
-            message = game_over_message(game, seq)
+            message = game_over_message(game, seq, evening)
         case _:
             raise TypeError(f"not an engine event: {event!r}")
     return message

@@ -60,7 +60,15 @@ def _state(table: Table, step: int, number: int) -> RoomState:
         room="r8k2fair00",
         phase=RoomPhase.PLAYING,
         rules=rules_spec(table.rules),
-        seats=tuple(SeatState(seat=s, name=f"P{s}", connected=True) for s in range(players)),
+        seats=tuple(
+            SeatState(
+                seat=s,
+                name=f"P{s}",
+                connected=True,
+                seed_commitment=None if seed is None else commitment(seed),
+            )
+            for s, seed in zip(range(players), table.seeds, strict=True)
+        ),
         game=number,
         step=step,
     )

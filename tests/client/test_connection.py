@@ -8,6 +8,7 @@ resume after 1012, fallback to joining when a stored token is refused, refusals,
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -31,6 +32,7 @@ from protocol import (
     AutoPlay,
     ClientMessage,
     CloseCode,
+    CreateRoom,
     Error,
     JoinRoom,
     Leave,
@@ -68,10 +70,16 @@ class Peer:
 
     def __init__(self, ws: ServerConnection) -> None:
         self.ws = ws
+        self.commitments: list[str | None] = []
 
     async def receive(self) -> ClientMessage:
-        data = await asyncio.wait_for(self.ws.recv(), TIMEOUT)
-        return decode_client_message(data)
+        """The next message, without the seed commitment every opening carries (fresh each
+        time: tests/client/test_seeds.py checks it)."""
+        message = decode_client_message(await asyncio.wait_for(self.ws.recv(), TIMEOUT))
+        self.commitments.append(getattr(message, "seed_commitment", None))
+        if isinstance(message, CreateRoom | JoinRoom):
+            message = dataclasses.replace(message, seed_commitment=None)
+        return message
 
     async def send(self, *messages: ServerMessage) -> None:
         for message in messages:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 import pytest
 
@@ -10,7 +11,15 @@ from client.catalog import catalog, said
 from client.connection import Ended
 from client.language import Viewer
 from client.lines import LineRenderer, Streams
-from client.links import link_lines, page_url
+from client.links import (
+    link_lines,
+    local_warning,
+    page_url,
+    refusal_line,
+    shared_page,
+)
+from client.table_text import codes_line
+from client.view import ViewState, apply
 from protocol import PlayerJoined, RoomPhase, RoomState, RulesSpec, SeatState, Welcome
 from tests.client._fake import FakeLink
 
@@ -85,3 +94,65 @@ async def test_no_links_for_a_full_room_or_a_spectator_and_json_keeps_stdout_cle
     out, err = await plain(welcome(0), json_lines=True)
     assert "Link for" not in out
     assert "war-client: Link for players: http://h:1/#join=K7MX-QD4R" in err
+
+
+LOOPBACK_ONLY = said("plain.loopback_only")
+WATCH_INSTEAD = said("plain.watch_instead")
+
+
+def test_a_client_on_the_server_machine_shares_the_servers_address() -> None:
+    home = "http://127.0.0.1:8765/"
+    told = ("http://192.168.1.20:8765/",)
+    assert shared_page(home, told) == "http://192.168.1.20:8765/"
+    assert shared_page(home, None) == home  # an older server, or not told
+    assert shared_page("http://192.168.1.20:8765/", ("https://w.example.org/",)) == (
+        "http://192.168.1.20:8765/"
+    )
+    assert EN.say(local_warning(home, told) or said("none")) == (
+        "The links use http://192.168.1.20:8765/ (127.0.0.1 works only on this machine)."
+    )
+    assert local_warning(home, ()) == LOOPBACK_ONLY
+    assert "make run HOST=0.0.0.0" in EN.say(LOOPBACK_ONLY)
+    assert "war-server --host 0.0.0.0" in EN.say(LOOPBACK_ONLY)
+    assert EN.say(local_warning("http://localhost:8765/", None) or said("none")).startswith(
+        "localhost works only on this machine"
+    )
+    assert local_warning("http://192.168.1.20:8765/", None) is None
+
+
+async def test_war_client_create_builds_its_links_from_the_public_url() -> None:
+    told = replace(welcome(0), addresses=("https://war.example.org/",))
+    link = FakeLink()
+    out, err = io.StringIO(), io.StringIO()
+    viewer = Viewer(EN, page="http://127.0.0.1:8765/")
+    renderer = LineRenderer(link, Streams(out, err), json_lines=False, viewer=viewer)
+    link.push(told)
+    link.event(Ended(True, said("close.closed")))
+    await renderer.run()
+    text = out.getvalue() + err.getvalue()
+    assert "Link for players: https://war.example.org/#join=K7MX-QD4R\n" in text
+    assert "127.0.0.1 works only on this machine" in text
+
+
+async def test_a_watch_code_given_to_sit_down_offers_to_watch() -> None:
+    reason = said("close.reason", code="unknown_code", reason="no room has the code 'X'")
+    assert refusal_line(reason, "watch_code") == WATCH_INSTEAD
+    assert refusal_line(reason, "unknown_code") == reason
+    link = FakeLink()
+    out, err = io.StringIO(), io.StringIO()
+    viewer = Viewer(EN, page="http://h:1/")
+    renderer = LineRenderer(link, Streams(out, err), json_lines=False, viewer=viewer)
+    watch = said("close.reason", code="watch_code", reason="'9HWT-2CBN' is the room's watch code")
+    link.event(Ended(False, watch, "watch_code"))
+    assert await renderer.run() == 1
+    assert err.getvalue() == f"war-client: {EN.say(WATCH_INSTEAD)}\n"
+    assert EN.say(WATCH_INSTEAD).startswith("That is a watch code: watch instead?")
+
+
+def test_the_terminal_table_shares_the_servers_address() -> None:
+    view = apply(ViewState(), replace(welcome(0), addresses=("http://192.168.1.20:8765/",)))
+    line = codes_line(view, "http://127.0.0.1:8765/", EN).plain
+    assert "or send http://192.168.1.20:8765/#join=K7MX-QD4R" in line
+    assert "127.0.0.1 works only on this machine" in line
+    alone = apply(ViewState(), replace(welcome(0), addresses=()))
+    assert EN.say(LOOPBACK_ONLY) in codes_line(alone, "http://127.0.0.1:8765/", EN).plain

@@ -12,8 +12,9 @@ from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
 from client.catalog import catalog, said
-from client.connection import Ended, Notice, Reconnecting
+from client.connection import Ended, Notice, Received, Reconnecting
 from client.drawing import CARD_HEIGHT
+from client.fairwatch import FairVerdict
 from client.language import Viewer
 from client.panels import SaidLines
 from client.tui import (
@@ -26,6 +27,7 @@ from client.tui import (
     SeatPanel,
     WarApp,
 )
+from client.view import apply
 from protocol import (
     AutoPlay,
     AutoPlayChanged,
@@ -54,6 +56,7 @@ from protocol import (
     WarDeclared,
     Welcome,
 )
+from protocol.seat_requests import AnswerSeatRequest, SeatRequested
 from tests.client._fake import TIMEOUT, FakeLink
 
 EN = catalog("en", strict=True)
@@ -677,3 +680,42 @@ async def test_a_stop_signal_closes_the_link_as_going_away() -> None:
         await pilot.pause()
         await link.drained()
     assert (link.closed, link.close_code, app.return_code) == (True, 1001, 143)
+
+
+async def test_y_and_n_answer_a_seat_request(table: tuple[WarApp, FakeLink, Pilot[None]]) -> None:
+    app, link, pilot = table
+    link.push(welcome(), *START)
+    await settle(link, pilot)
+    await pilot.press("y")
+    await pilot.pause()
+    assert link.sent == [], "nobody asks: nothing is sent"
+    link.push(SeatRequested(seq=5, seat=1, seconds=60))
+    await settle(link, pilot)
+    said = text(app, "#said")
+    assert "Someone wants to take Ben's seat from another device — let them?" in said
+    assert "Press y to allow, n to refuse." in said
+    await pilot.press("n")
+    assert await link.next_sent() == AnswerSeatRequest(seat=1, allow=False)
+
+
+async def test_the_fingerprint_from_the_start_and_the_check_at_game_over(
+    table: tuple[WarApp, FakeLink, Pilot[None]],
+) -> None:
+    app, link, pilot = table
+    link.push(welcome(), *START)
+    await settle(link, pilot)
+    assert not app.query_one("#fair", Static).display  # no commitment shown: nothing to say
+    link.event(
+        Received(WaitingFor(seq=5, seats=(0, 1)), link.view, link.view, None, "DWRA-TF24-RV9T")
+    )
+    await settle(link, pilot)
+    assert "Fair deal fingerprint: DWRA-TF24-RV9T" in text(app, "#fair")
+    over = ben_wins(6)
+    before, link.view = link.view, apply(link.view, over)
+    problem = said("fair.verifier", text="the server seed does not match the deal commitment")
+    failed = FairVerdict(1, False, problem=problem)
+    link.event(Received(over, before, link.view, failed, "DWRA-TF24-RV9T"))
+    await settle(link, pilot)
+    shown = text(app, "#fair")
+    assert "DWRA-TF24-RV9T" in shown
+    assert "Fair deal: FAILED — the server seed does not match the deal commitment." in shown

@@ -19,6 +19,7 @@ import pytest
 
 from client.catalog import available, catalog
 from client.sentences import describe, describe_table, rules_sentence, status, votes_sentence
+from client.talk import evening_lines, evening_score
 from client.view import ViewState, apply
 from protocol import decode_server_message
 from tests.vectors.generate import FOLDER, WORDS, digest, written
@@ -120,7 +121,7 @@ def test_the_python_client_says_what_the_vectors_say(path: Path, tag: str) -> No
     for viewpoint, told in zip(scene, load(WORDS / tag / path.name)["viewpoints"], strict=True):
         me = viewpoint["seat"]
         view = ViewState()
-        rules = None
+        rules = evening = None
         for index, (step, line) in enumerate(zip(viewpoint["steps"], told["steps"], strict=True)):
             where = f"{tag} {path.stem} {viewpoint['who']} step {index} ({step['type']})"
             message = decode_server_message(base64.b64decode(step["frame"]))
@@ -135,6 +136,9 @@ def test_the_python_client_says_what_the_vectors_say(path: Path, tag: str) -> No
             assert votes_sentence(view, me, words=words) == line.get("votes"), where
             rules = line.get("rules", rules)
             assert rules_sentence(view.rules, view.minutes, words=words) == rules, where
+            evening = line.get("evening", evening)
+            score = [evening_score(view.evening, words=words)]
+            assert [*score, *evening_lines(view.evening, words=words)] == evening, where
 
 
 def test_the_vectors_are_current() -> None:

@@ -42,6 +42,8 @@ __all__ = [
     "count_of",
     "create_room",
     "open_tab",
+    "screenshot_folder",
+    "shoot",
     "war_deal",
 ]
 
@@ -213,8 +215,10 @@ async def create_room(
     rounds: str = "none",
     deal: int | None = None,
     face_down: int = 1,
+    talk: str | None = None,
 ) -> None:
-    """Fill in "Create a room for the family" and send it."""
+    """Fill in "Create a room for the family" and send it (``talk``: who may talk, if not
+    the page's default)."""
     page = tab.page
     await page.fill("#start-name", name)
     await page.click("#create summary")
@@ -224,7 +228,27 @@ async def create_room(
     await page.select_option("#create-form select[name=limit]", rounds)
     if deal is not None:
         await page.fill("#create-form input[name=deal]", str(deal))
+    if talk is not None:
+        await page.check(f"#create-form input[name=talk][value='{talk}']")
     await page.click("#create-form button[type=submit]")
     await expect(page.locator("#log li").last).to_have_text(
         f"You are {name}, at seat 1 of {players}."
     )
+
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def screenshot_folder(tmp_path: Path) -> Path:
+    """Where screenshots go: ``$WAR_SCREENSHOTS`` when it is set, else a temporary folder."""
+    chosen = os.environ.get("WAR_SCREENSHOTS")
+    path = Path(chosen) if chosen else tmp_path / "screenshots"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+async def shoot(tab: Tab, path: Path) -> None:
+    """A screenshot of ``tab`` scrolled to the top, written to ``path``."""
+    await tab.page.evaluate("window.scrollTo(0, 0)")
+    picture = await tab.page.screenshot(path=path, animations="disabled", caret="hide")
+    assert picture.startswith(PNG)

@@ -9,21 +9,27 @@ taken with reduced motion, so no card is caught in flight.
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from playwright.async_api import Browser, ViewportSize, expect
 
-from tests.e2e._browser import PHONE, Tab, chromium, create_room, open_tab, war_deal
+from tests.e2e._browser import (
+    PHONE,
+    chromium,
+    create_room,
+    open_tab,
+    screenshot_folder,
+    shoot,
+    war_deal,
+)
 from tests.e2e._process import server_process
 
 pytestmark = pytest.mark.slow
 
 TABLET: ViewportSize = {"width": 1024, "height": 768}
 SMALL: ViewportSize = {"width": 320, "height": 640}
-PNG = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture
@@ -34,16 +40,7 @@ async def browser() -> AsyncIterator[Browser]:
 
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
-    chosen = os.environ.get("WAR_SCREENSHOTS")
-    path = Path(chosen) if chosen else tmp_path / "screenshots"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-async def shoot(tab: Tab, path: Path) -> None:
-    await tab.page.evaluate("window.scrollTo(0, 0)")
-    picture = await tab.page.screenshot(path=path, animations="disabled", caret="hide")
-    assert picture.startswith(PNG)
+    return screenshot_folder(tmp_path)
 
 
 async def test_screenshots_of_the_table(tmp_path: Path, browser: Browser, folder: Path) -> None:

@@ -73,12 +73,15 @@ async def test_two_plain_players_and_two_watchers_play_26_rounds(tmp_path: Path)
     assert statuses == [0, 0, 0, 0], (ann.err, ben.err, watcher.err, json_watcher.err)
     assert ann.err == ben.err == watcher.err == json_watcher.err == []
 
-    summaries = {ann.out[-1], ben.out[-1], watcher.out[-1]}
+    evenings = {ann.out[-1], ben.out[-1], watcher.out[-1]}  # the evening's score, last
+    assert len(evenings) == 1, evenings
+    assert evenings.pop().startswith("The evening so far: ")
+    summaries = {ann.out[-2], ben.out[-2], watcher.out[-2]}
     assert len(summaries) == 1, summaries
     summary = summaries.pop()
     assert summary.startswith("26 rounds, ")
-    result = neutral(ann.out[-2], "Ann")
-    assert result == neutral(ben.out[-2], "Ben") == watcher.out[-2]
+    result = neutral(ann.out[-3], "Ann")
+    assert result == neutral(ben.out[-3], "Ben") == watcher.out[-3]
     assert result.startswith("Game over: the limit of 26 rounds is reached.")
     game = engine.Game(engine.Rules(round_limit=26), DEAL)
     outcome = game.finish()
@@ -182,5 +185,6 @@ async def test_local_plays_the_computer_and_stops_its_server(tmp_path: Path) -> 
         status = await local.wait()
     assert status == 0, local.err
     assert local.out[0] == "You are Ann, at seat 1 of 2."
-    assert local.out[-1].startswith("5 rounds, ")
+    assert local.out[-2].startswith("5 rounds, ")
+    assert local.out[-1].startswith("The evening so far: ")
     assert not (tmp_path / "state.json").exists(), "--local keeps no seat tokens"

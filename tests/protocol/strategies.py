@@ -7,6 +7,7 @@ round-trip test compares two independent readings of the format.
 from __future__ import annotations
 
 import string
+import unicodedata
 from typing import Any
 
 from hypothesis import strategies as st
@@ -24,16 +25,21 @@ from protocol import (
     CreateRoom,
     Error,
     ErrorCode,
+    EveningGame,
     FinishVoted,
     GameOver,
     GameResult,
     GameStarted,
     JoinRoom,
     Leave,
+    LookUp,
     OutReason,
     PlayerJoined,
     PlayerLeft,
     PlayerOut,
+    React,
+    Reacted,
+    Reaction,
     Ready,
     ReadyChanged,
     Rematch,
@@ -41,15 +47,21 @@ from protocol import (
     RematchVoted,
     ResumeSeat,
     Resync,
+    RoomInfo,
     RoomPhase,
     RoomState,
     RulesSpec,
+    Said,
+    Say,
     SeatState,
+    SeedDropped,
     SetAutoPlay,
     ShortWar,
     Snapshot,
     SpectatorsChanged,
     Summary,
+    TalkLine,
+    TalkSetting,
     Termination,
     TieBreak,
     TimeUp,
@@ -59,6 +71,14 @@ from protocol import (
     WatchRoom,
     Welcome,
     WonCards,
+)
+from protocol.seat_requests import (
+    MAX_REQUEST_SECONDS,
+    AnswerSeatRequest,
+    RequestOutcome,
+    SeatRequested,
+    SeatRequestEnded,
+    SeatRequestWaiting,
 )
 
 seqs = st.integers(0, 2**63 - 1)
@@ -70,6 +90,8 @@ deals = st.integers(0, 2**64 - 1)
 cards = st.sampled_from(ALL_CARDS)
 seat_lists = st.lists(seats, max_size=4).map(tuple)
 count_lists = st.lists(card_counts, max_size=4).map(tuple)
+place_lists = st.lists(st.integers(1, 4), max_size=4).map(tuple)
+page_urls = st.from_regex(r"https?://[!-~]{1,60}", fullmatch=True)
 
 _visible = st.characters(
     blacklist_categories=("Cc", "Cf", "Cs", "Zl", "Zp"),
@@ -79,6 +101,12 @@ names = st.text(_visible, min_size=1, max_size=24).filter(lambda s: s.strip() !=
 passwords = st.text(_visible, min_size=1, max_size=128).filter(lambda s: s.strip() != "")
 codes = st.text(string.ascii_letters + string.digits + "-", min_size=4, max_size=32)
 room_ids = st.text(string.ascii_letters + string.digits + "-", min_size=1, max_size=32)
+says = (
+    st.text(_visible, min_size=1, max_size=130)
+    .map(lambda s: unicodedata.normalize("NFC", s).strip())
+    .filter(lambda s: 1 <= len(s) <= 120)
+)
+reactions = st.sampled_from(Reaction)
 tokens = st.text(string.ascii_letters + string.digits + "-_", min_size=16, max_size=128)
 
 
@@ -106,6 +134,7 @@ def create_rooms(draw: st.DrawFn) -> CreateRoom:
         computers=draw(st.integers(0, room_rules.players - 1)),
         minutes=minutes,
         password=draw(st.none() | passwords),
+        talk=draw(st.sampled_from(TalkSetting)),
     )
 
 
@@ -138,10 +167,29 @@ summaries = st.builds(
 
 
 @st.composite
+def _evening_game(draw: st.DrawFn) -> EveningGame:
+    game_names = tuple(draw(st.lists(st.none() | names, min_size=2, max_size=4)))
+    return EveningGame(
+        game=draw(st.integers(1, 2**63 - 1)),
+        deal=draw(deals),
+        winner=draw(st.none() | st.integers(0, len(game_names) - 1)),
+        termination=draw(st.sampled_from(Termination)),
+        rounds=draw(steps),
+        names=game_names,
+    )
+
+
+evenings = _evening_game()
+
+
+@st.composite
 def room_states(draw: st.DrawFn) -> RoomState:
     room_rules = draw(rules())
     players = room_rules.players
     in_room = st.integers(0, players - 1)
+    talk_line = st.builds(TalkLine, seat=st.none() | in_room, text=says) | st.builds(
+        TalkLine, seat=st.none() | in_room, reaction=reactions
+    )
     return RoomState(
         room=draw(room_ids),
         phase=draw(st.sampled_from(RoomPhase)),
@@ -164,8 +212,12 @@ def room_states(draw: st.DrawFn) -> RoomState:
                 winner=st.none() | in_room,
                 termination=st.sampled_from(Termination),
                 summary=summaries,
+                standings=place_lists,
             )
         ),
+        talk=tuple(draw(st.lists(talk_line, max_size=6))),
+        talk_setting=draw(st.sampled_from(TalkSetting)),
+        evening=tuple(draw(st.lists(evenings, max_size=4))),
     )
 
 
@@ -178,12 +230,16 @@ CLIENT_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
     JoinRoom: st.builds(JoinRoom, code=codes, name=names),
     WatchRoom: st.builds(WatchRoom, code=codes),
     ResumeSeat: st.builds(ResumeSeat, room=room_ids, token=tokens),
+    LookUp: st.builds(LookUp, code=codes),
     Ready: st.builds(Ready, step=steps),
     SetAutoPlay: st.builds(SetAutoPlay, mode=st.sampled_from(AutoPlay)),
     VoteFinish: st.just(VoteFinish()),
     Rematch: st.builds(Rematch, deal=st.sampled_from(RematchDeal)),
     Leave: st.just(Leave()),
+    AnswerSeatRequest: st.builds(AnswerSeatRequest, seat=seats, allow=st.booleans()),
     Resync: st.just(Resync()),
+    React: st.builds(React, reaction=reactions),
+    Say: st.builds(Say, text=says),
 }
 
 SERVER_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
@@ -195,6 +251,7 @@ SERVER_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
         player_code=st.none() | codes,
         watch_code=st.none() | codes,
         state=room_states(),
+        addresses=st.none() | st.lists(page_urls, max_size=16).map(tuple),
     ),
     Snapshot: st.builds(Snapshot, seq=seqs, state=room_states()),
     Error: st.builds(
@@ -202,6 +259,15 @@ SERVER_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
         code=st.sampled_from(ErrorCode).map(str)
         | st.from_regex(r"[a-z][a-z0-9_]{0,39}", fullmatch=True),
         message=st.text(max_size=500),
+    ),
+    RoomInfo: st.builds(
+        RoomInfo,
+        seq=seqs,
+        host=st.none() | names,
+        players=st.integers(0, 4),
+        free=st.integers(0, 4),
+        away=st.integers(0, 4),
+        phase=st.sampled_from(RoomPhase),
     ),
     PlayerJoined: st.builds(PlayerJoined, seq=seqs, seat=seats, name=names, computer=st.booleans()),
     PlayerLeft: st.builds(PlayerLeft, seq=seqs, seat=seats),
@@ -212,8 +278,23 @@ SERVER_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
         AutoPlayChanged, seq=seqs, seat=seats, mode=st.sampled_from(AutoPlay)
     ),
     FinishVoted: st.builds(FinishVoted, seq=seqs, seat=seats),
+    SeedDropped: st.builds(SeedDropped, seq=seqs, seat=seats),
     RematchVoted: st.builds(RematchVoted, seq=seqs, seat=seats, deal=st.sampled_from(RematchDeal)),
     SpectatorsChanged: st.builds(SpectatorsChanged, seq=seqs, count=st.integers(0, 1_000_000)),
+    SeatRequestWaiting: st.builds(
+        SeatRequestWaiting, seq=seqs, seat=seats, seconds=st.integers(0, MAX_REQUEST_SECONDS)
+    ),
+    SeatRequested: st.builds(
+        SeatRequested, seq=seqs, seat=seats, seconds=st.integers(0, MAX_REQUEST_SECONDS)
+    ),
+    SeatRequestEnded: st.builds(
+        SeatRequestEnded,
+        seq=seqs,
+        seat=seats,
+        outcome=st.sampled_from(RequestOutcome),
+        by=st.none() | seats,
+        reclaim=st.integers(0, MAX_REQUEST_SECONDS),
+    ),
     GameStarted: st.builds(
         GameStarted,
         seq=seqs,
@@ -242,7 +323,11 @@ SERVER_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
         termination=st.sampled_from(Termination),
         summary=summaries,
         counts=count_lists,
+        standings=place_lists,
+        evening=st.lists(evenings, max_size=3).map(tuple),
     ),
+    Reacted: st.builds(Reacted, seq=seqs, seat=st.none() | seats, reaction=reactions),
+    Said: st.builds(Said, seq=seqs, seat=st.none() | seats, text=says),
 }
 
 client_messages = st.one_of(*CLIENT_STRATEGIES.values())

@@ -53,7 +53,7 @@ def two_seat_state(**changes: Any) -> RoomState:
 
 
 def test_ready_on_the_wire() -> None:
-    assert wire(Ready(step=3)) == {"type": "ready", "step": 3}
+    assert wire(Ready(step=3)) == {"type": "ready", "step": 3, "seed": None}
 
 
 def test_create_room_on_the_wire_has_every_field_and_the_version() -> None:
@@ -77,6 +77,8 @@ def test_create_room_on_the_wire_has_every_field_and_the_version() -> None:
         "computers": 0,
         "minutes": None,
         "password": None,
+        "talk": "players",
+        "seed_commitment": None,
     }
 
 

@@ -149,7 +149,7 @@ CORPUS: list[tuple[str, bytes | str, Direction, ErrorCode]] = [
     ),
     (
         "long array",
-        pack({"type": "waiting_for", "seq": 1, "seats": [0] * 100}),
+        pack({"type": "waiting_for", "seq": 1, "seats": [0] * 200}),
         Direction.FROM_SERVER,
         ErrorCode.MALFORMED,
     ),

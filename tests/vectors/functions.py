@@ -130,7 +130,15 @@ def intent_dict(intent: ClientMessage | Said | None) -> dict[str, Any]:
     if isinstance(intent, Said):
         return {"say": value_json(intent)}
     fields = {f.name: _plain(getattr(intent, f.name)) for f in dataclasses.fields(intent)}
+    for added in _ADDED_BY_THE_CONNECTION:
+        if fields.get(added, "") is None:
+            del fields[added]
     return {"send": {"type": intent.TYPE, **fields}}
+
+
+_ADDED_BY_THE_CONNECTION = ("seed", "seed_commitment")
+"""Fair-deal fields a key's intent never holds: each client's connection adds them
+(client/seeds.py, client/web/js/fair.js), so the vectors leave them out."""
 
 
 def press(view: ViewState, case: dict[str, Any]) -> ClientMessage | Said | None:

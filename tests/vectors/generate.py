@@ -36,6 +36,7 @@ from typing import Any
 
 from client.catalog import Catalog, available, catalog
 from client.sentences import describe, describe_table, rules_sentence, status, votes_sentence
+from client.talk import evening_lines, evening_score
 from client.view import ViewState, apply
 from protocol import (
     Aces,
@@ -44,14 +45,18 @@ from protocol import (
     Error,
     JoinRoom,
     Leave,
+    React,
+    Reaction,
     Ready,
     Rematch,
     RematchDeal,
     ResumeSeat,
     Resync,
     RulesSpec,
+    Say,
     SetAutoPlay,
     ShortWar,
+    TalkSetting,
     VoteFinish,
     WatchRoom,
     WonCards,
@@ -59,6 +64,7 @@ from protocol import (
     encode,
 )
 from protocol.fields import AutoPlay
+from protocol.seat_requests import AnswerSeatRequest
 from server import engine
 from server.core.settings import HubSettings
 from tests._kit.decks import GIVEN_BACK, arrange
@@ -116,6 +122,7 @@ def digest(view: ViewState) -> dict[str, Any]:
         "taken": None if taken is None else [taken.round, taken.seat, taken.count],
         "seq": view.last_seq,
         "resync": view.needs_resync,
+        "talk": [len(view.talk), view.talk_setting.value],
     }
 
 
@@ -144,7 +151,7 @@ def told(steps: list[dict[str, Any]], me: int | None, words: Catalog) -> list[di
     """What the Python client tells ``me`` in ``words`` at each of a viewpoint's frames."""
     view = ViewState()
     lines = []
-    rules = None
+    rules = evening = None
     for step in steps:
         message = decode_server_message(base64.b64decode(step["frame"]))
         before, view = view, apply(view, message)
@@ -158,6 +165,12 @@ def told(steps: list[dict[str, Any]], me: int | None, words: Catalog) -> list[di
             line["votes"] = votes
         if (now := rules_sentence(view.rules, view.minutes, words=words)) != rules:
             line["rules"] = rules = now
+        score = [
+            evening_score(view.evening, words=words),
+            *evening_lines(view.evening, words=words),
+        ]
+        if score != evening:
+            line["evening"] = evening = score
         lines.append(line)
     return lines
 
@@ -317,7 +330,8 @@ def family_evening() -> dict[str, Any]:
         "family-evening",
         "Ann, Ben and Cy, three cards face down, a spectator; Cy runs short and is out; "
         "Ben's laptop closes and after two minutes the server plays his seat calmly; he "
-        "takes it back from another device with the player code and his name, then leaves "
+        "asks for it back from another device with the player code and his name, Ann lets "
+        "him, then he leaves "
         "(the computer plays for him); Cy, out, votes to finish, and Ann's vote ends it.",
     )
     rules = RulesSpec(players=3, face_down=3)
@@ -331,11 +345,41 @@ def family_evening() -> dict[str, Any]:
     scene.drop("ben")
     scene.kit.advance(120.0)
     scene.play(2, "ann")
-    scene.open("ben", JoinRoom(code=code, name="Ben"))
+    scene.open("ben", JoinRoom(code=code, name="Ben"))  # asks the table for his seat
+    scene.send("ann", AnswerSeatRequest(seat=1, allow=True))
     scene.play(1, "ann", "ben")
     scene.send("ben", Leave())
     scene.send("cy", VoteFinish())
     scene.send("ann", VoteFinish())
+    return scene.vector()
+
+
+def table_talk() -> dict[str, Any]:
+    """Deal 90210 with talk for everyone: three games and what was said around them."""
+    scene = Scene(
+        "table-talk",
+        "Grandma and Ben, talk open to all, a spectator: reactions and messages from each "
+        "(a phrase, an emoji, a message with spaces around it), a spectator's cheer, three "
+        "games finished by vote with rematches in between, and the evening's score.",
+    )
+    grandma = scene.open("grandma", CreateRoom(name="Grandma", deal=90210, talk=TalkSetting.ALL))
+    scene.open("ben", JoinRoom(code=grandma.welcome.player_code or "", name="Ben"))
+    scene.open("watcher", WatchRoom(code=grandma.welcome.watch_code or ""))
+    scene.play(2, "grandma", "ben")
+    scene.send("ben", React(reaction=Reaction.CLAP))
+    scene.send("watcher", Say(text="  Go Grandma!  "))
+    scene.send("grandma", React(reaction=Reaction.GOOD_GAME))
+    scene.send("watcher", React(reaction=Reaction.WOW))
+    for game in range(3):
+        scene.send("grandma", VoteFinish())
+        scene.send("ben", VoteFinish())
+        scene.kit.run_until(scene.kit.now + 5, stop=lambda: scene.room("ben").phase == "over")
+        if game < 2:
+            scene.send("ben", Say(text="One more? I want my revenge"))
+            scene.send("grandma", React(reaction=Reaction.ONE_MORE))
+            scene.send("grandma", Rematch(deal=RematchDeal.NEW))
+            scene.send("ben", Rematch(deal=RematchDeal.NEW))
+    scene.send("ben", React(reaction=Reaction.PARTY))
     return scene.vector()
 
 
@@ -428,6 +472,7 @@ def scenes() -> list[dict[str, Any]]:
         three_players(),
         four_players(),
         family_evening(),
+        table_talk(),
         short_war(ShortWar.LOSE, 949, 10)(),
         short_war(ShortWar.LAST_CARD, 8308, 10)(),
         time_limit(),

@@ -43,6 +43,7 @@ import client.view
 import protocol
 import protocol.client_messages
 import protocol.fields
+import protocol.seat_requests
 import protocol.state
 import vocabulary
 from protocol.fields import IntRange, MaxItems, Text
@@ -68,11 +69,15 @@ _ENUMS: tuple[type[Enum], ...] = (
     protocol.AutoPlay,
     protocol.RematchDeal,
     protocol.RoomPhase,
+    protocol.seat_requests.RequestOutcome,
+    protocol.TalkSetting,
+    protocol.Reaction,
 )
 _FIELD_MODULES: tuple[ModuleType, ...] = (
     protocol.fields,
     protocol.state,
     protocol.client_messages,
+    protocol.seat_requests,
 )
 
 
@@ -131,6 +136,8 @@ def _fields() -> tuple[dict[str, list[int]], dict[str, dict[str, Any]]]:
                     limits["pattern"] = constraint.pattern.pattern
                 if constraint.printable:
                     limits["printable"] = True
+                if constraint.normalize:
+                    limits["normalize"] = True
                 texts[_snake(name)] = limits
     return dict(sorted(integers.items())), dict(sorted(texts.items()))
 
@@ -140,11 +147,18 @@ class _Raw(str):
 
 
 def _max_items() -> dict[str, int]:
-    """The longest arrays a record may hold (seats, face-up cards)."""
+    """The longest arrays a record may hold (seats, face-up cards, a welcome's addresses)."""
     hints = typing.get_type_hints(protocol.RoomState, include_extras=True)
     seat_hints = typing.get_type_hints(protocol.SeatState, include_extras=True)
     out = {}
-    for name, hint in (("seats", hints["seats"]), ("face_up", seat_hints["face_up"])):
+    arrays = (
+        ("seats", hints["seats"]),
+        ("face_up", seat_hints["face_up"]),
+        ("page_urls", protocol.fields.PageUrls),
+        ("talk", hints["talk"]),
+        ("evening", hints["evening"]),
+    )
+    for name, hint in arrays:
         out[name] = next(m.count for m in typing.get_args(hint)[1:] if isinstance(m, MaxItems))
     return out
 
@@ -179,7 +193,8 @@ def exports() -> dict[str, tuple[str, Any]]:
         "TEXTS": (
             "each text field type: its length in characters (code points), the pattern it"
             " matches whole if any, printable if it may hold no character of"
-            " UNPRINTABLE_CATEGORIES and not only spaces",
+            " UNPRINTABLE_CATEGORIES and not only spaces, normalize if it is checked after NFC"
+            " and stripping the spaces around it",
             texts,
         ),
         "UNPRINTABLE_CATEGORIES": (

@@ -78,6 +78,7 @@ VARIABLES: dict[str, str] = {
     "count": "number",
     "seat": "number",
     "players": "number",
+    "free": "number",
     "round": "number",
     "limit": "number",
     "game": "number",

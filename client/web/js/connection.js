@@ -84,13 +84,17 @@ export function socketUrl(location) {
 
 export class Connection {
   // {url, opening (create_room, join_room or watch_room; v is added), seats (a SeatStore),
-  // onEvent, resumeOnly (a refused stored seat is not replaced by a new one)}; and, for
+  // onEvent, resumeOnly (a refused stored seat is not replaced by a new one), fresh (the
+  // stored seat of the code is not resumed: someone else joins), fair (a fair.js Fair:
+  // this page's seeds, and the check at game over)}; and, for
   // tests, policy, WebSocketImpl, setTimer, clearTimer, now (seconds), random.
   constructor(options) {
     Object.assign(this, {
       seats: null,
+      fair: null,
       policy: POLICY,
       resumeOnly: false,
+      fresh: false,
       WebSocketImpl: globalThis.WebSocket,
       setTimer: (fn, ms) => setTimeout(fn, ms),
       clearTimer: (id) => clearTimeout(id),
@@ -120,6 +124,9 @@ export class Connection {
       this.left = true;
       this.forgetSeat();
     }
+    if (this.fair?.autoFirst(message, this.view)) this.send({ type: "ready", step: 0 }); // the seed goes first
+    if (this.fair !== null) message = this.fair.outgoing(message, this.view);
+    if (message.type === "rematch" && message.seed_commitment) this.keepSeed();
     ws.send(encodeClientMessage(message));
     return true;
   }
@@ -190,7 +197,10 @@ export class Connection {
     if (this.view.needs_resync && !before.needs_resync && ws.readyState === 1) {
       ws.send(encodeClientMessage({ type: "resync" }));
     }
-    this.emit({ kind: "received", message, before, view: this.view, at });
+    const check = this.fair?.follow(message) ?? null;
+    const due = this.fair?.revealDue(this.view) ?? null;
+    if (due !== null) this.send(due);
+    this.emit({ kind: "received", message, before, view: this.view, at, check, fingerprint: this.fair?.fingerprint ?? null });
     return message.type === "welcome";
   }
 
@@ -200,6 +210,7 @@ export class Connection {
     if (welcome.token !== null && welcome.seat !== null) {
       this.token = welcome.token;
       this.code = welcome.player_code ?? this.code;
+      this.fair?.place(welcome, this.current.type !== "resume_seat"); // kept with the token next
       this.keepSeat(welcome);
     }
   }
@@ -259,7 +270,9 @@ export class Connection {
   }
 
   firstOpening() {
-    const stored = this.opening.type === "join_room" ? this.seats?.get(this.opening.code) : null;
+    const keep = this.opening.type === "join_room" && !this.fresh; // fresh: someone else here
+    const stored = keep ? this.seats?.get(this.opening.code) : null;
+    if (stored) this.fair?.restore(stored);
     return stored ? { type: "resume_seat", v: PROTOCOL_VERSION, room: stored.room, token: stored.token } : this.opening;
   }
 
@@ -280,8 +293,15 @@ export class Connection {
       token: welcome.token,
       seat,
       name: welcome.state.seats[seat]?.name ?? "",
+      ...this.fair?.kept(),
     });
     if (problem !== null) this.emit({ kind: "notice", text: problem });
+  }
+
+  // A rematch's seed, kept with the seat token before its commitment goes.
+  keepSeed() {
+    const stored = this.seats !== null && this.code !== null ? this.seats.get(this.code) : null;
+    if (stored) this.seats.put(this.code, { ...stored, ...this.fair.kept() });
   }
 
   forgetSeat() {

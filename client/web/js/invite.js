@@ -9,10 +9,8 @@ const LOOPBACK = /^(127(\.\d{1,3}){3}|localhost|\[::1\])$/i;
 /** Whether `hostname` (a URL's) is this machine only: 127.x.x.x, localhost, [::1]. */
 export const isLoopback = (hostname) => LOOPBACK.test(hostname);
 
-/** The address the links start with (no fragment): the page's own, or, on a page opened
- * on this machine, the first network address of `addresses` (full URLs such as
- * "http://192.168.1.20:8765/", which the server tells a page on its own machine), with
- * the page's own path. */
+/** The address the links start with: the page's own, or, on a page opened on this
+ * machine, the first of the server's `addresses` (welcome.addresses) others can reach. */
 export function linkBase(location, addresses = []) {
   const own = new URL(location.href);
   own.hash = "";
@@ -20,29 +18,32 @@ export function linkBase(location, addresses = []) {
   for (const address of addresses) {
     let url;
     try {
-      url = new URL(own.pathname + own.search, address);
+      url = new URL(address);
+      url.hash = "";
     } catch {
-      continue; // not a URL: ignored
+      // not a URL: ignored
+      continue;
     }
     if (/^https?:$/.test(url.protocol) && !isLoopback(url.hostname)) return url.href;
   }
   return own.href;
 }
 
-/** What to say about the links' address (a said() message), or null when it is one
- * others can reach. */
-export function localWarning(location, base) {
+/** What to say about the links' address (a said() message), or null when others can
+ * reach it. */
+export function localWarning(location, base, addresses = null) {
   const host = new URL(location.href).hostname;
   if (!isLoopback(host)) return null;
   const used = new URL(base);
   if (!isLoopback(used.hostname)) return said("page.local_warning_used", { origin: used.origin, host });
+  if (Array.isArray(addresses) && addresses.length === 0) return said("page.local_warning_only", { host });
   return said("page.local_warning", { host });
 }
 
 export class Invitation {
   constructor(doc) {
     this.doc = doc;
-    this.addresses = [];
+    this.addresses = null;
     this.inviting = null;
     this.drawnQr = this.drawn = null;
     this.qr = null; // the QR module, loaded when first needed
@@ -61,10 +62,11 @@ export class Invitation {
     return this.doc.getElementById(id);
   }
 
-  /** The hook for the server's network addresses (full URLs): links are built from the
-   * first one that others can reach when this page was opened on 127.0.0.1 or localhost. */
+  /** The welcome's `addresses` (null: not told; []: the server is on loopback alone). */
   useAddresses(addresses) {
-    this.addresses = Array.isArray(addresses) ? addresses.filter((a) => typeof a === "string") : [];
+    const told = Array.isArray(addresses) ? addresses.filter((a) => typeof a === "string") : null;
+    if (String(told) === String(this.addresses)) return;
+    this.addresses = told;
     this.drawnQr = this.drawn = null;
   }
 
@@ -79,13 +81,15 @@ export class Invitation {
     this.words = words;
     share.hidden = spectating(view) || view.watch_code === null;
     if (share.hidden) return;
-    if (inviting !== this.inviting) share.open = this.inviting = inviting; // open while inviting
+    // open while inviting
+    if (inviting !== this.inviting) share.open = this.inviting = inviting;
     this.$("share-title").textContent = words.text(inviting ? "page.invite" : "page.let_watch");
-    share.classList.toggle("later", !inviting); // out of the way while playing
+    // out of the way while playing
+    share.classList.toggle("later", !inviting);
     this.$("share-join").hidden = !inviting;
     const location = this.doc.location;
-    const base = linkBase(location, this.addresses);
-    const warning = localWarning(location, base);
+    const base = linkBase(location, this.addresses ?? []);
+    const warning = localWarning(location, base, this.addresses);
     this.$("local-warning").hidden = warning === null;
     this.$("local-warning").textContent = warning === null ? "" : words.say(warning);
     const join = inviting ? `${base}#join=${view.player_code}` : "";

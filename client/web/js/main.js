@@ -9,8 +9,10 @@ import { Invitation } from "./invite.js";
 import { NO_WORDS, choose, load, remember, remembered, speakPage } from "./lang.js";
 import { Table } from "./render.js";
 import { said } from "./catalog.js";
+import { TalkBar } from "./talkbar.js";
 import { describe, status } from "./sentences.js";
 import { SeatStore } from "./store.js";
+import { SeatQuestion, SharedComputer, answer, waitingLine } from "./takeover.js";
 import { initialView, welcomed } from "./view.js";
 import { MAX_DEAL, MAX_MINUTES, MAX_ROUND_LIMIT } from "./vocabulary.js";
 
@@ -26,12 +28,19 @@ if (words === null) {
   throw new Error(NO_WORDS);
 }
 const motion = globalThis.matchMedia?.("(prefers-reduced-motion: reduce)");
-// The hook for the server's network addresses: when the server tells a page opened on
-// this machine its addresses on the network, pass them to invitation.useAddresses(urls).
 const invitation = new Invitation(doc);
 const table = new Table(doc, { reducedMotion: () => Boolean(motion?.matches), invitation, words });
 const input = new InputKind(globalThis, () => connection !== null && redraw());
 const alive = new Alive(globalThis, storage());
+const seatQuestion = new SeatQuestion(doc, (allow) => act(answer(view, allow)), words);
+const sharedComputer = new SharedComputer(doc, words);
+const talk = new TalkBar(doc, {
+  words,
+  send: (message) => Boolean(connection?.send(message)),
+  tell: (text) => ($("status").textContent = text),
+  storage: storage(),
+  tone: () => alive.on && alive.ready() && alive.tone(880, alive.context.currentTime, 0.12, { type: "sine", volume: 0.08 }),
+});
 const now = () => performance.now() / 1000;
 // bench/web.py puts an array here to time each message to the redrawn table.
 const timing = Array.isArray(globalThis.__warTiming) ? globalThis.__warTiming : null;
@@ -41,6 +50,8 @@ const PLAIN = new Set(Object.keys(words.data.messages.page.plain).filter((code) 
 const plainText = (code, reason) => words.text("page.plain", { code: PLAIN.has(String(code)) ? String(code) : "other", reason });
 
 let connection = null;
+let fairView = null; // the fingerprint and the check at game over (fairview.js)
+let entered = 0; // the latest enter(): an earlier one still hashing its seed gives way
 let view = initialView();
 let countdown = noCountdown();
 let clock = null;
@@ -48,6 +59,7 @@ let reconnecting = null; // what the status line says while the connection is aw
 let readySentFor = null; // the step of a ready sent on this connection: a double tap sends one
 let saidStep = null; // the step of the sentence under the cards
 let leaveArmed = null;
+let askingLine = null; // while the table is asked whether this device may take a seat
 let autoAsked = null; // a mode sent, not yet confirmed: two quick presses step twice
 
 function storage() {
@@ -68,8 +80,10 @@ function trouble(text) {
   $("trouble").textContent = text ?? "";
 }
 
-function endedPanel(text, again = null, full = false) {
+function endedPanel(text, again = null, full = false, watchCode = null) {
   $("full-help").hidden = !full;
+  $("watch-code").hidden = watchCode === null;
+  $("watch-code").onclick = () => watchWith(watchCode);
   $("ended").hidden = !text;
   $("ended-text").textContent = text ?? "";
   $("again").hidden = again === null;
@@ -89,31 +103,56 @@ function fragment() {
 }
 
 function route() {
-  stop();
+  stop({ leaving: true });
   trouble(null);
   endedPanel(null);
   const [kind, code] = fragment();
   if (kind === "watch") return enter({ type: "watch_room", code });
   const stored = kind === "join" ? seats.get(code) : null;
-  if (stored !== null) return enter({ type: "join_room", code, name: stored.name || seats.name || "Player" });
+  sharedComputer.offer(stored); // a seat kept here: continue as its player, or someone else?
   const screen = kind === "join" ? "invite" : "start";
-  $(`${screen}-name`).value = seats.name;
+  $(`${screen}-name`).value = stored === null ? seats.name : "";
   show(screen);
-  return kind === "join" ? $("invite-name").focus() : undefined;
+  if (kind !== "join") return undefined;
+  // whose table it is (lookup.js, loaded only here), or an offer to watch
+  $("invite-table").hidden = true;
+  const watch = () => endedPanel(PLAIN.watch_code, null, false, code);
+  import("./lookup.js").then((m) => m.sayTable($("invite-table"), socketUrl(location), code, () => fragment()[1] === code, watch, () => words));
+  if (stored !== null) return $("continue-as").focus();
+  return $("invite-name").focus();
+}
+
+function watchWith(code) {
+  setHash(`#watch=${code}`);
+  route();
+}
+
+function continueAs() {
+  const [, code] = fragment();
+  const stored = code === null ? null : seats.get(code);
+  if (stored !== null) enter({ type: "join_room", code, name: stored.name || seats.name || "Player" });
 }
 
 function home() {
-  stop();
+  stop({ leaving: true });
   setHash("");
   route();
 }
 
 // --- the connection
-function enter(opening, options = {}) {
+async function enter(unsealed, options = {}) {
   stop();
+  const ticket = ++entered;
+  // fair deals: loaded when a player sits down or watches, not with the start page
+  const [{ Fair }, { FairView }] = await Promise.all([import("./fair.js"), import("./fairview.js")]);
+  const fair = new Fair();
+  const opening = await fair.opening(unsealed); // a seed's commitment for a fair deal
+  if (ticket !== entered) return;
+  fairView = new FairView(doc, fair, words);
+  fairView.reset();
   view = initialView();
   countdown = noCountdown();
-  reconnecting = readySentFor = autoAsked = saidStep = null;
+  reconnecting = readySentFor = autoAsked = saidStep = askingLine = null;
   table.reset();
   table.draw(view, status(view, null, { words }));
   show("table");
@@ -121,6 +160,7 @@ function enter(opening, options = {}) {
     url: socketUrl(location),
     opening,
     seats,
+    fair,
     onEvent: (event) => connection === current && onEvent(event),
     ...options,
   });
@@ -128,9 +168,12 @@ function enter(opening, options = {}) {
   current.start();
 }
 
-function stop() {
+// `leaving`: the player goes to the start page (or another room): the seat is left for
+// good (leave), so that the room does not wait for nobody; a closed tab or a reload is not.
+function stop({ leaving = false } = {}) {
   const old = connection;
   connection = null;
+  if (leaving && old !== null && welcomed(view)) old.send({ type: "leave" });
   old?.close();
   stopClock();
 }
@@ -145,9 +188,13 @@ function onEvent(event) {
   return redraw();
 }
 
-function received({ message, before, view: after, at }) {
+function received(event) {
+  const { message, before, view: after, at } = event;
   view = after;
+  if (message.type === "seat_request_waiting") askingLine = waitingLine(message, words);
+  const fairLines = fairView.follow(event);
   if (message.type === "welcome") {
+    invitation.useAddresses(message.addresses);
     reconnecting = readySentFor = null; // a new connection: a ready that was lost may go again
     trouble(null);
     endedPanel(null);
@@ -159,12 +206,13 @@ function received({ message, before, view: after, at }) {
   if (view.seats[view.my_seat]?.auto === autoAsked) autoAsked = null; // the room caught up
   const t = now();
   countdown = follow(countdown, before, message, after, t);
-  const lines = describe(before, message, after, after.my_seat, { table: true, words });
+  const lines = [...describe(before, message, after, after.my_seat, { table: true, words }), ...fairLines];
   const [marked, line] = warning(countdown, t);
   countdown = marked;
   table.say(line === null ? lines : [...lines, words.say(line)]);
   underTheCards(message, lines);
   alive.hear(message, after.my_seat);
+  talk.hear(message, after);
   if (message.type === "game_started" && doc.activeElement === doc.body && after.my_seat !== null) {
     $("turn").focus({ preventScroll: true });
   }
@@ -192,8 +240,11 @@ function underTheCards(message, lines) {
 
 function redraw() {
   const offline = reconnecting !== null;
-  const told = offline ? words.text(reconnecting) : status(view, view.my_seat, { touch: input.touch, words });
+  const asking = welcomed(view) ? null : askingLine;
+  const told = offline ? words.text(reconnecting) : (asking ?? status(view, view.my_seat, { touch: input.touch, words }));
   table.draw(view, told, { offline });
+  seatQuestion.draw(view);
+  talk.draw(view);
   alive.awake(connection !== null && !offline && welcomed(view) && view.phase === "playing");
 }
 
@@ -250,11 +301,14 @@ function refused(code, event, unreachable, current) {
   trouble(null);
   const [kind] = fragment();
   const full = code === "room_full" && kind === "join";
-  show(full ? "invite" : null);
+  const rename = /^name_/.test(code) && kind === "join"; // pick another name
+  sharedComputer.offer(null);
+  show(full || rename ? "invite" : null);
+  const watchCode = code === "watch_code" ? (current.opening.code ?? null) : null;
   const text = endedText(code, event.reason, unreachable);
   const again = unreachable ? () => enter(current.opening) : null;
-  endedPanel(text, again, full);
-  if (full) {
+  endedPanel(text, again, full, watchCode);
+  if (full || rename) {
     $("invite-name").select();
     $("invite-name").focus();
   }
@@ -362,7 +416,7 @@ function createRoom(event) {
   const players = Number(form.get("players"));
   const rules = { players, face_down: Number(form.get("face_down")) };
   for (const key of ["aces", "short_war", "won_cards", "tie_break"]) rules[key] = form.get(key);
-  const opening = { type: "create_room", name, rules, computers: Math.min(Number(form.get("computers")), players - 1) };
+  const opening = { type: "create_room", name, rules, computers: Math.min(Number(form.get("computers")), players - 1), talk: form.get("talk") };
   const limit = form.get("limit");
   const number = Number(form.get("limit_number"));
   const high = limit === "minutes" ? MAX_MINUTES : MAX_ROUND_LIMIT;
@@ -396,7 +450,8 @@ function acceptInvite(event) {
   event.preventDefault();
   const name = typedName($("invite-name"));
   const [, code] = fragment();
-  if (name !== null && code !== null) enter({ type: "join_room", code, name });
+  // someone else at a computer that keeps another name's seat: a seat of their own
+  if (name !== null && code !== null) enter({ type: "join_room", code, name }, { fresh: true });
 }
 
 function watchInstead(event) {
@@ -431,6 +486,9 @@ async function pickLanguage(event) {
   words = picked;
   speakPage(doc, words, $("language"));
   table.speak(words);
+  seatQuestion.words = sharedComputer.words = words;
+  talk.speak(words);
+  fairView?.speak(words);
   if (leaveArmed !== null) disarmLeave();
   formChanged();
   soundButton();
@@ -445,6 +503,8 @@ on("create-form", "submit", createRoom);
 on("create-form", "change", formChanged);
 on("join-form", "submit", joinWithCode);
 on("invite-form", "submit", acceptInvite);
+on("continue-as", "click", continueAs);
+on("someone-else", "click", () => sharedComputer.someoneElse());
 on("turn", "click", turn);
 on("finish", "click", () => act(finish(view)));
 on("leave", "click", leave);
@@ -459,6 +519,7 @@ on("sound", "click", () => {
 releaseFocusAfterPointer(doc, $("controls"), input);
 releaseFocusAfterPointer(doc, $("actions"), input);
 releaseFocusAfterPointer(doc, $("share"), input);
+releaseFocusAfterPointer(doc, $("reactions"), input);
 on("home", "click", home);
 on("language", "change", pickLanguage);
 doc.addEventListener("keydown", keyDown);

@@ -3,7 +3,8 @@
 import { cardName, isRed, SUIT_SYMBOLS } from "./cards.js";
 import { count, said, war } from "./catalog.js";
 import { clockText } from "./countdown.js";
-import { longestName, persons, resultSentence, rulesLine, rulesSentence, theComputer, votesSentence } from "./sentences.js";
+import { eveningScore } from "./talk.js";
+import { longestName, persons, placeWord, places, resultSentence, rulesLine, rulesSentence, theComputer, votesSentence } from "./sentences.js";
 import { mine, myTurn, nameOf, spectating, welcomed } from "./view.js";
 
 export const MAX_LOG_LINES = 120;
@@ -60,8 +61,9 @@ export function whereLine(view, words) {
   const others = view.spectators - 1;
   if (spectating(view)) parts.push(others > 0 ? said("where.you_watch_with", { others }) : said("where.you_watch"));
   else if (view.spectators) parts.push(said("where.watching", { count: view.spectators }));
+  if (view.evening.length) parts.push(eveningScore(view.evening, { words }));
   if (view.deal !== null && view.phase !== "over") parts.push(said("where.deal", { deal: dealText(view.deal) }));
-  return parts.filter((part) => part !== null).map((part) => words.say(part)).join(" · ");
+  return parts.filter((part) => part !== null).map((part) => (typeof part === "string" ? part : words.say(part))).join(" · ");
 }
 
 /** What a seat shows on the table: [label (a catalog key, or ""), face-up cards,
@@ -75,7 +77,8 @@ function tableOf(view, record) {
     const won = taken.seat === seat;
     return [won ? "table.last_round_won" : "table.last_round", taken.face_up[seat], taken.face_down[seat], won];
   }
-  const shown = view.last_flip?.cards.find(([s]) => s === seat); // all a resumed view knows
+  // all a resumed view knows
+  const shown = view.last_flip?.cards.find(([s]) => s === seat);
   return shown ? ["table.last_card", [shown[1]], 0, false] : ["", [], 0, false];
 }
 
@@ -160,7 +163,8 @@ export class Table {
     this.$("votes").hidden = votes === null;
     setText(this.$("votes"), votes ?? "");
     this.drawOver(view, me);
-    this.$("actions").hidden = this.$("controls").hidden = !player; // a spectator has no buttons
+    // a spectator has no buttons
+    this.$("actions").hidden = this.$("controls").hidden = !player;
     this.$("turn").hidden = this.$("auto").hidden = this.$("finish").hidden = !playing;
     const ready = myTurn(view) && !offline;
     this.$("turn").setAttribute("aria-disabled", String(!ready));
@@ -177,7 +181,8 @@ export class Table {
       this.$("rematch-same").classList.toggle("chosen", record.rematch_vote === "same");
     }
     this.doc.title = w.text(ready ? "app.your_turn" : "app.title");
-    this.$("table").dataset.step = String(view.step); // for tests: the step drawn
+    // for tests: the step drawn
+    this.$("table").dataset.step = String(view.step);
     this.fly(view);
   }
 
@@ -276,14 +281,17 @@ export class Table {
       [w.text("figures.haul"), w.word(count("card", s.biggest_haul))],
       [w.text("figures.deal"), dealText(s.deal)],
     ];
-    const final = [...view.seats].sort((a, b) => b.count - a.count || a.seat - b.seat);
-    const drawn = `${rows}|${final.map((r) => [r.seat, r.count, r.name])}`;
+    // the server's standings, never by count
+    const placed = places(result).flatMap(([place, seats]) => seats.map((seat) => ({ ...view.seats[seat], place })));
+    const final = placed.length ? placed : view.seats;
+    const drawn = `${rows}|${final.map((r) => [r.seat, r.count, r.name, r.place])}`;
     if (box.dataset.drawn === drawn) return;
     box.dataset.drawn = drawn;
     this.$("figures").replaceChildren(...rows.flatMap(([k, v]) => [this.el("dt", "", k), this.el("dd", "", String(v))]));
     const items = final.map((r) => {
       const item = this.el("li", r.seat === result.winner ? "winner" : "");
       const name = r.seat === me ? w.text("seat.final_you", { name: nameOf(view, r.seat) }) : seatName(view, r.seat, w);
+      if (r.place) item.append(this.el("span", "final-place", w.say(placeWord(r.place))));
       item.append(this.el("span", "final-name", name), this.el("span", "final-count", w.word(count("card", r.count))));
       return item;
     });
@@ -301,7 +309,8 @@ export class Table {
     const taken = view.last_taken;
     if (taken === this.lastTaken) return;
     this.lastTaken = taken;
-    this.land(); // a newer haul lands the one in the air
+    // a newer haul lands the one in the air
+    this.land();
     const target = taken && this.panels[taken.seat]?.pile;
     if (!target?.animate || this.reducedMotion() || view.phase !== "playing") return;
     // Every position read before the first flyer is added: one layout, not one a seat.

@@ -3,7 +3,9 @@
 // all are checked against tests/vectors/ in every language.
 
 import { COMPUTER, IT, YOU, card, count, named, openSeat, said, war } from "./catalog.js";
+import { endedLine, requestedLine, waitingLine } from "./takeover.js";
 import { clockText } from "./countdown.js";
+import { eveningScore, talkLine } from "./talk.js";
 import { awayWaited, nameOf, openSeats, seatOf, stillToVote, welcomed } from "./view.js";
 
 // --- who is who, as client/_words.py: language-neutral words
@@ -51,6 +53,12 @@ export function describe(before, message, after, me, { table = false, words: w }
       return [w.text("said.joined", { who: who(after, m.seat, me), seat: m.seat + 1 })];
     case "player_left":
       return [w.text("said.left", { who: who(before, m.seat, me) })];
+    case "seat_request_waiting":
+      return [waitingLine(m, w)];
+    case "seat_requested":
+      return [requestedLine(after, m, me, w)];
+    case "seat_request_ended":
+      return [endedLine(after, m, me, w)];
     case "connection_changed":
       if (m.seat === me) return [];
       if (m.rejoined) return [w.text("said.rejoined", { who: nameWord(after, m.seat) })];
@@ -85,8 +93,15 @@ export function describe(before, message, after, me, { table = false, words: w }
     }
     case "player_out":
       return [w.text("said.out", { who: who(after, m.seat, me), why: m.reason })];
-    case "game_over":
-      return after.result === null ? [] : [resultSentence(after, after.result, me, { words: w }), summarySentence(after.result, { words: w })];
+    case "game_over": {
+      if (after.result === null) return [];
+      const placed = standingsSentence(after, after.result, me, { words: w });
+      const lines = [resultSentence(after, after.result, me, { words: w }), summarySentence(after.result, { words: w }), ...(placed === null ? [] : [placed])];
+      return after.evening.length ? [...lines, w.text("talk.evening_so_far", { score: eveningScore(after.evening, { words: w }) })] : lines;
+    }
+    case "said":
+    case "reacted":
+      return after.talk.length ? [talkLine(after, after.talk[after.talk.length - 1], me, { words: w })] : [];
     default:
       return [];
   }
@@ -250,6 +265,23 @@ function winnerClause(view, result, counts, me) {
 
 /** The longest war of a game in a word ("double"). */
 export const longestName = (depth) => said("summary.longest", { depth });
+
+/** A place in the standings in words ("1st"; result.place). */
+export const placeWord = (place) => said("result.place", { place: place >= 1 && place <= 4 ? String(place) : "other", n: place });
+
+/** The server's standings as [[place, [seat, ...]], ...], first place first. */
+export function places(result) {
+  const grouped = new Map();
+  (result.standings ?? []).forEach((place, seat) => grouped.set(place, [...(grouped.get(place) ?? []), seat]));
+  return [...grouped].sort((a, b) => a[0] - b[0]);
+}
+
+/** "Standings: 1st Ben, 2nd you, 3rd Grandma and Sam."; null for two players. */
+export function standingsSentence(view, result, me, { words: w }) {
+  if ((result.standings ?? []).length < 3) return null;
+  const parts = places(result).map(([place, seats]) => w.say(said("result.standing", { place: placeWord(place), names: persons(view, seats, me) })));
+  return w.text("result.standings", { places: parts.join(", ") });
+}
 
 /** The game's figures, the same for everyone. */
 export function summarySentence(result, { words: w }) {

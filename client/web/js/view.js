@@ -1,5 +1,6 @@
 // The view state and its reducer, as client/view.py (README.md).
 
+import { withLine } from "./talk.js";
 import { RECENT_LIMIT, RULE_DEFAULTS } from "./vocabulary.js";
 
 /** The rules a view shows before its welcome: every setting's default (vocabulary/). */
@@ -12,7 +13,8 @@ export function initialView() {
     round: 0, war_depth: 0, war_seats: [], waiting_for: [], spectators: 0, minutes: null,
     seconds_left: null, deal: null, result: null, player_code: null, watch_code: null,
     time_up: false, left: [], last_flip: null, last_taken: null, last_error: null,
-    recent: [], last_seq: null, needs_resync: false,
+    recent: [], talk: [], talk_setting: "players", evening: [], last_seq: null, needs_resync: false,
+    seat_request: null, asking_for: null,
   };
 }
 
@@ -74,6 +76,8 @@ export function apply(view, message) {
       return welcomed(view) ? fromState(view, message.state, message.seq) : view;
     case "error":
       return { ...view, last_error: message };
+    case "seat_request_waiting": // to the asker, before any welcome
+      return { ...view, asking_for: message.seat };
     default:
       break;
   }
@@ -102,6 +106,8 @@ function fromState(view, state, seq) {
     last_error: view.last_error,
     last_seq: seq,
     needs_resync: false,
+    seat_request: null,
+    asking_for: null,
   };
 }
 
@@ -163,8 +169,18 @@ function roomMessage(view, m) {
       return gameStarted(view, m);
     case "time_up":
       return { ...view, time_up: true, seconds_left: view.minutes ? 0 : null };
+    case "seed_dropped":
+      return view; // fair.js follows it for the check at game over
     case "game_over":
       return gameOver(view, m);
+    case "seat_requested":
+      return { ...view, seat_request: m.seat };
+    case "seat_request_ended":
+      return { ...view, seat_request: null };
+    case "said":
+      return withLine(view, { seat: m.seat, text: m.text });
+    case "reacted":
+      return withLine(view, { seat: m.seat, reaction: m.reaction });
     default:
       return gameEvent(view, m);
   }
@@ -208,13 +224,14 @@ function gameOver(view, m) {
   return {
     ...next,
     phase: "over",
-    result: { winner: m.winner, termination: m.termination, summary: m.summary },
+    result: { winner: m.winner, termination: m.termination, summary: m.summary, standings: m.standings },
     deal: m.summary.deal,
     round: m.summary.rounds,
     seconds_left: view.minutes !== null ? 0 : null,
     war_depth: 0,
     war_seats: [],
     waiting_for: [],
+    evening: m.evening.length ? m.evening : view.evening,
   };
 }
 

@@ -16,7 +16,7 @@ const frozen = (value) => {
 export const PROTOCOL_VERSION = 1;
 
 /** The largest server frame a client accepts. */
-export const MAX_SERVER_MESSAGE_BYTES = 65536;
+export const MAX_SERVER_MESSAGE_BYTES = 131072;
 
 /** Every enum of the wire: its values, in order. */
 export const ENUMS = frozen({
@@ -32,6 +32,22 @@ export const ENUMS = frozen({
   auto_play: ["off", "calm", "quick"],
   rematch_deal: ["new", "same"],
   room_phase: ["waiting", "playing", "over"],
+  request_outcome: ["allowed", "away_long", "refused", "expired", "withdrawn", "returned"],
+  talk_setting: ["all", "players", "reactions", "off"],
+  reaction: [
+    "clap",
+    "wow",
+    "laugh",
+    "sad",
+    "love",
+    "party",
+    "scared",
+    "oops",
+    "good_game",
+    "well_played",
+    "oh_no",
+    "one_more",
+  ],
 });
 
 /** The most players a game has (seats 0 to MAX_PLAYERS-1). */
@@ -78,10 +94,13 @@ export const INTEGERS = frozen({
   face_down: [1, 3],
   game_number: [1, 9223372036854775807n],
   minutes: [1, 1440],
+  place: [1, 4],
   players: [2, 4],
+  request_seconds: [0, 86400],
   round: [0, 9223372036854775807n],
   round_limit: [1, 1000000],
   seat: [0, 3],
+  seat_count: [0, 4],
   seconds_left: [0, 86400],
   seq: [0, 9223372036854775807n],
   spectators: [0, 1000000],
@@ -91,16 +110,20 @@ export const INTEGERS = frozen({
 
 /**
  * Each text field type: its length in characters (code points), the pattern it matches whole
- * if any, printable if it may hold no character of UNPRINTABLE_CATEGORIES and not only spaces.
+ * if any, printable if it may hold no character of UNPRINTABLE_CATEGORIES and not only spaces,
+ * normalize if it is checked after NFC and stripping the spaces around it.
  */
 export const TEXTS = frozen({
   card: { min: 2, max: 2, pattern: "[2-9TJQKA][SHDC]" },
   code: { min: 4, max: 32, pattern: "[A-Za-z0-9-]+" },
   error_code_text: { min: 1, max: 40, pattern: "[a-z][a-z0-9_]*" },
   error_text: { min: 0, max: 500 },
+  hex64: { min: 64, max: 64, pattern: "[0-9a-f]{64}" },
   name: { min: 1, max: 24, printable: true },
+  page_url: { min: 8, max: 200, pattern: "https?://[!-~]+" },
   password: { min: 1, max: 128, printable: true },
   room_id: { min: 1, max: 32, pattern: "[A-Za-z0-9-]+" },
+  say_text: { min: 1, max: 120, printable: true, normalize: true },
   token: { min: 16, max: 128, pattern: "[A-Za-z0-9_-]+" },
 });
 
@@ -108,7 +131,7 @@ export const TEXTS = frozen({
 export const UNPRINTABLE_CATEGORIES = frozen(["Cc", "Cf", "Cs", "Zl", "Zp"]);
 
 /** The longest arrays of the room's state. */
-export const MAX_ITEMS = frozen({ seats: 4, face_up: 52 });
+export const MAX_ITEMS = frozen({ seats: 4, face_up: 52, page_urls: 16, talk: 50, evening: 100 });
 
 /**
  * The errors after which the server closes the connection, and with which close code; any
@@ -119,6 +142,7 @@ export const CLOSE_AFTER_ERROR = frozen({
   password_required: 4004,
   bad_password: 4004,
   unknown_code: 4004,
+  watch_code: 4004,
   bad_token: 4004,
   room_full: 4004,
   spectators_full: 1013,
@@ -128,6 +152,7 @@ export const CLOSE_AFTER_ERROR = frozen({
   binary_only: 1003,
   too_large: 1009,
   internal_error: 1011,
+  seat_taken_back: 4002,
   store_unavailable: 1013,
 });
 
@@ -175,4 +200,10 @@ export const PHASE_TABLE = frozen({
   },
   leave: { seat: {  }, spectator: {  } },
   resync: { seat: {  }, spectator: {  } },
+  answer_seat_request: {
+    seat: {  },
+    spectator: { waiting: "not_seated", playing: "not_seated", over: "not_seated" },
+  },
+  react: { seat: {  }, spectator: {  } },
+  say: { seat: {  }, spectator: {  } },
 });

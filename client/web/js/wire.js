@@ -28,10 +28,11 @@ export class WireError extends Error {
 }
 
 const decoder = new Decoder({
-  useBigInt64: true, // deal numbers use all 64 bits
+  // deal numbers use all 64 bits
+  useBigInt64: true,
   maxStrLength: MAX_SERVER_MESSAGE_BYTES,
   maxBinLength: 0,
-  maxArrayLength: 64,
+  maxArrayLength: 128,
   maxMapLength: 32,
   maxExtLength: 0,
 });
@@ -43,7 +44,8 @@ function show(value) {
   try {
     text = JSON.stringify(value) ?? String(value);
   } catch {
-    text = String(value); // a bigint, or a map holding one
+    // a bigint, or a map holding one
+    text = String(value);
   }
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
@@ -58,7 +60,8 @@ function int(low, high) {
     const number = typeof value === "bigint" && value >= -SAFE && value <= SAFE ? Number(value) : value;
     const fits = typeof high === "bigint" ? typeof number === "bigint" || Number.isInteger(number) : Number.isInteger(number);
     if (!fits || number < low || number > high) bad(path, `an int in ${low}..${high}`, value);
-    return number; // a bigint only beyond 2**53 (a deal)
+    // a bigint only beyond 2**53 (a deal)
+    return number;
   };
 }
 
@@ -72,9 +75,10 @@ function oneOf(...allowed) {
 
 // As protocol/fields.py: lengths in characters (code points), patterns matched whole.
 const UNPRINTABLE = new RegExp(`[${UNPRINTABLE_CATEGORIES.map((c) => `\\p{${c}}`).join("")}]`, "u");
-function text({ min, max, pattern = null, printable = false }) {
+function text({ min, max, pattern = null, printable = false, normalize = false }) {
   const whole = pattern === null ? null : new RegExp(`^(?:${pattern})$`);
-  return (value, path) => {
+  return (given, path) => {
+    const value = normalize && typeof given === "string" ? given.normalize("NFC").trim() : given;
     const length = typeof value === "string" ? [...value].length : -1;
     if (length < min || length > max) bad(path, `a string of ${min}..${max} characters`, value);
     if (whole !== null && !whole.test(value)) bad(path, `a string matching ${pattern}`, value);
@@ -124,14 +128,35 @@ const deal = int(...INTEGERS.deal);
 const card = text(TEXTS.card);
 const name = text(TEXTS.name);
 const code = text(TEXTS.code);
+const hex = text(TEXTS.hex64);
 const enumOf = (values) => oneOf(...values);
 const auto = enumOf(ENUMS.auto_play);
 const rematch = enumOf(ENUMS.rematch_deal);
 const seats = list(seat, MAX_PLAYERS);
 const counts = list(count, MAX_PLAYERS);
 const empty = () => [];
+const standings = [list(counted(INTEGERS.place), MAX_PLAYERS), empty];
+const seatCount = counted(INTEGERS.seat_count);
 const termination = enumOf(ENUMS.termination);
+const fairness = record({ server_seed: hex, seeds: list(nil(hex), MAX_PLAYERS) });
 const summary = record({ rounds: round, wars: round, longest_war: depth, biggest_haul: count, deal });
+const sayText = text(TEXTS.say_text);
+const reaction = enumOf(ENUMS.reaction);
+// A talk line has a text or a reaction, never both (the other key is left out).
+const talkLine = (value, path) => {
+  const line = record({ seat: [nil(seat), null], text: [nil(sayText), null], reaction: [nil(reaction), null] })(value, path);
+  if ((line.text === null) === (line.reaction === null)) bad(path, "a talk line with a text or a reaction", value);
+  return line.text === null ? { seat: line.seat, reaction: line.reaction } : { seat: line.seat, text: line.text };
+};
+const eveningGame = record({
+  game: counted(INTEGERS.game_number),
+  deal,
+  winner: nil(seat),
+  termination,
+  rounds: round,
+  names: list(nil(name), MAX_PLAYERS),
+});
+const evening = list(eveningGame, MAX_ITEMS.evening);
 
 // The rules: every setting optional, its default vocabulary/'s; an enum setting takes the
 // values of the enum of its name.
@@ -160,6 +185,7 @@ const state = record({
       face_down: [count, 0],
       finish_vote: [bool, false],
       rematch_vote: [nil(rematch), null],
+      seed_commitment: [nil(hex), null],
     }),
     MAX_ITEMS.seats,
   ),
@@ -173,7 +199,12 @@ const state = record({
   minutes: [nil(counted(INTEGERS.minutes)), null],
   seconds_left: [nil(counted(INTEGERS.seconds_left)), null],
   deal: [nil(deal), null],
-  result: [nil(record({ winner: nil(seat), termination, summary })), null],
+  result: [nil(record({ winner: nil(seat), termination, summary, standings })), null],
+  talk: [list(talkLine, MAX_ITEMS.talk), empty],
+  talk_setting: [enumOf(ENUMS.talk_setting), "players"],
+  evening: [evening, empty],
+  deal_commitment: [nil(hex), null],
+  fairness: [nil(fairness), null],
 });
 
 const event = { seq, step: steps, round };
@@ -187,9 +218,18 @@ export const SERVER = {
     player_code: [nil(code), null],
     watch_code: [nil(code), null],
     state,
+    addresses: [nil(list(text(TEXTS.page_url), MAX_ITEMS.page_urls)), null],
   },
   snapshot: { seq, state },
   error: { code: text(TEXTS.error_code_text), message: [text(TEXTS.error_text), ""] },
+  room_info: {
+    seq,
+    host: [nil(name), null],
+    players: seatCount,
+    free: [seatCount, 0],
+    away: [seatCount, 0],
+    phase: enumOf(ENUMS.room_phase),
+  },
   player_joined: { seq, seat, name, computer: [bool, false] },
   player_left: { seq, seat },
   connection_changed: { seq, seat, connected: bool, rejoined: [bool, false] },
@@ -199,7 +239,15 @@ export const SERVER = {
   finish_voted: { seq, seat },
   rematch_voted: { seq, seat, deal: rematch },
   spectators_changed: { seq, count: counted(INTEGERS.spectators) },
-  game_started: { seq, game: counted(INTEGERS.game_number), counts, deal: [nil(deal), null] },
+  game_started: {
+    seq,
+    game: counted(INTEGERS.game_number),
+    counts,
+    deal: [nil(deal), null],
+    deal_commitment: [nil(hex), null],
+    seed_commitments: [list(nil(hex), MAX_PLAYERS), empty],
+  },
+  seed_dropped: { seq, seat },
   time_up: { seq },
   cards_turned: { ...event, depth, cards: list(pair(seat, card), MAX_PLAYERS) },
   cards_laid_down: { ...event, depth, counts: list(pair(seat, count), MAX_PLAYERS) },
@@ -207,7 +255,28 @@ export const SERVER = {
   cards_taken: { ...event, seat, count, counts },
   cards_returned: { ...event, counts },
   player_out: { ...event, seat, reason: enumOf(ENUMS.out_reason) },
-  game_over: { seq, step: steps, winner: nil(seat), termination, summary, counts },
+  game_over: {
+    seq,
+    step: steps,
+    winner: nil(seat),
+    termination,
+    summary,
+    counts,
+    standings,
+    evening: [evening, empty],
+    fairness: [nil(fairness), null],
+  },
+  seat_request_waiting: { seq, seat, seconds: counted(INTEGERS.request_seconds) },
+  seat_requested: { seq, seat, seconds: counted(INTEGERS.request_seconds) },
+  seat_request_ended: {
+    seq,
+    seat,
+    outcome: enumOf(ENUMS.request_outcome),
+    by: [nil(seat), null],
+    reclaim: [counted(INTEGERS.request_seconds), 0],
+  },
+  reacted: { seq, seat: [nil(seat), null], reaction },
+  said: { seq, seat: [nil(seat), null], text: sayText },
 };
 const CHECKS = Object.fromEntries(Object.entries(SERVER).map(([type, fields]) => [type, record(fields)]));
 

@@ -67,5 +67,6 @@ export function digest(view) {
     taken: taken === null ? null : [taken.round, taken.seat, taken.count],
     seq: view.last_seq,
     resync: view.needs_resync,
+    talk: [view.talk.length, view.talk_setting],
   };
 }

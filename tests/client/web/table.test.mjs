@@ -8,6 +8,9 @@ import { test } from "node:test";
 import { Catalog } from "../../../client/web/js/catalog.js";
 import { cycleAuto, finish, rematch, setAuto, turnOver } from "../../../client/web/js/intents.js";
 import { isLoopback, linkBase, localWarning } from "../../../client/web/js/invite.js";
+import { lookUp, tableLine } from "../../../client/web/js/lookup.js";
+import { encodeClientMessage } from "../../../client/web/js/wire.js";
+import { Decoder } from "../../../client/web/vendor/msgpack/Decoder.mjs";
 import { dealText, seatMarks, whereLine } from "../../../client/web/js/render.js";
 import { rulesLine, rulesSentence } from "../../../client/web/js/sentences.js";
 import { DEFAULT_RULES, initialView } from "../../../client/web/js/view.js";
@@ -18,6 +21,8 @@ const words = (tag = "en") => (catalogs[tag] ??= new Catalog(loadCatalog(tag), {
 const en = words();
 const say = (message, tag = "en") => (message === null || typeof message === "string" ? message : words(tag).say(message));
 const marks = (view, record, me, tag = "en") => seatMarks(view, record, me).map(([key, values]) => words(tag).text(key, values));
+
+const decodeClientFrame = (data) => new Decoder().decode(data);
 
 const seat = (n, extra = {}) => ({
   seat: n,
@@ -112,6 +117,56 @@ test("links from a page on this machine warn, or use the server's network addres
   const lan = new URL("http://192.168.1.20:8765/war/#join=K7MX-QD4R");
   assert.equal(linkBase(lan, ["http://10.0.0.2:8765/"]), "http://192.168.1.20:8765/war/", "a network page keeps its own address");
   assert.equal(localWarning(lan, linkBase(lan)), null);
+  // behind a proxy: the server's --public-url, path and all
+  assert.equal(linkBase(local, ["https://war.example.org/family/"]), "https://war.example.org/family/");
+  // the server listens on this machine alone: say so, and how to start it for the family
+  assert.match(say(localWarning(local, linkBase(local, []), [])), /^127\.0\.0\.1 works only on this machine, and relatives' phones cannot reach this server: start it with make run HOST=0\.0\.0\.0 \(war-server --host 0\.0\.0\.0\) for the home network\.$/);
+  assert.match(say(localWarning(local, linkBase(local), null)), /^This page was opened as 127\.0\.0\.1/, "a server that did not say");
+});
+
+test("the join page says whose table it is and how many seats are free", () => {
+  const info = (extra) => ({ type: "room_info", seq: 3, host: "Grandma", players: 4, free: 2, away: 0, phase: "waiting", ...extra });
+  const en = words("en");
+  assert.equal(tableLine(info(), en), "Grandma's table — 2 of 4 seats free");
+  assert.equal(tableLine(info({ host: "Chris", free: 1, players: 2 }), en), "Chris's table — 1 of 2 seats free");
+  assert.equal(tableLine(info({ free: 0, phase: "playing" }), en), "Grandma's table — the game is on and every seat is taken");
+  assert.equal(
+    tableLine(info({ free: 0, away: 1, phase: "playing" }), en),
+    "Grandma's table — the game is on; 1 seat is away: type exactly the name you played under to take yours back",
+  );
+  assert.equal(tableLine(info({ host: null }), en), "A table — 2 of 4 seats free");
+  assert.equal(tableLine(info(), words("pl")), "Stół: Grandma — wolne 2 z 4 miejsc");
+  assert.equal(tableLine(info(), words("de")), "Tisch von Grandma — 2 von 4 Plätzen frei");
+});
+
+test("a look-up sends look_up and resolves to the room_info, or null without an answer", async () => {
+  const sent = [];
+  class FakeSocket {
+    constructor(url) {
+      this.url = url;
+      queueMicrotask(() => this.onopen());
+    }
+    send(data) {
+      sent.push(decodeClientFrame(data));
+      const info = { type: "room_info", seq: 2, host: "Ann", players: 2, free: 1, away: 0, phase: "waiting" };
+      queueMicrotask(() => {
+        this.onmessage({ data: encodeClientMessage(info) });
+        this.onclose();
+      });
+    }
+    close() {}
+  }
+  const answer = await lookUp("ws://127.0.0.1:1/", "K7MX-QD4R", { WebSocketImpl: FakeSocket });
+  assert.deepEqual(sent, [{ type: "look_up", v: 1, code: "K7MX-QD4R" }]);
+  assert.equal(answer.type, "room_info");
+  assert.equal(answer.host, "Ann");
+  class Silent {
+    constructor() {
+      queueMicrotask(() => this.onclose());
+    }
+    close() {}
+  }
+  assert.equal(await lookUp("ws://127.0.0.1:1/", "K7MX-QD4R", { WebSocketImpl: Silent }), null);
 });
 
 test("the rules of a room stored before 0.3 say that given-back cards go back unshuffled", () => {

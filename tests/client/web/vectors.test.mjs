@@ -9,6 +9,7 @@ import { describe as suite, test } from "node:test";
 
 import { Catalog } from "../../../client/web/js/catalog.js";
 import { describe, rulesSentence, status, votesSentence } from "../../../client/web/js/sentences.js";
+import { eveningLines, eveningScore } from "../../../client/web/js/talk.js";
 import { apply, initialView } from "../../../client/web/js/view.js";
 import { decodeServerMessage } from "../../../client/web/js/wire.js";
 import { LANGUAGES, digest, frameOf, loadCatalog, vectors, wordsOf } from "./_vectors.mjs";
@@ -46,6 +47,7 @@ for (const [name, vector] of all) {
           const me = viewpoint.seat;
           let view = initialView();
           let rules = null;
+          let evening = null;
           assert.equal(told[v].steps.length, viewpoint.steps.length);
           viewpoint.steps.forEach((step, index) => {
             const line = told[v].steps[index];
@@ -61,6 +63,8 @@ for (const [name, vector] of all) {
             assert.equal(votesSentence(view, me, { words }), line.votes ?? null, where);
             rules = line.rules ?? rules;
             assert.equal(rulesSentence(view.rules, view.minutes, { words }), rules, where);
+            evening = line.evening ?? evening;
+            assert.deepEqual([eveningScore(view.evening, { words }), ...eveningLines(view.evening, { words })], evening, where);
           });
         });
       });

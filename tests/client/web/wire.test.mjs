@@ -53,8 +53,25 @@ test("a welcome gets every default filled in", () => {
     face_down: 0,
     finish_vote: false,
     rematch_vote: null,
+    seed_commitment: null,
   });
   assert.equal(message.state.game, 1);
+  assert.equal(message.state.deal_commitment, null);
+  assert.equal(message.state.fairness, null);
+});
+
+test("the fair-deal fields are checked: 64 lowercase hex digits, or nil", () => {
+  const hex = "ab".repeat(32);
+  const started = decodeServerMessage(pack({ type: "game_started", seq: 3, game: 1, counts: [26, 26], deal_commitment: hex, seed_commitments: [hex, null] }));
+  assert.deepEqual(started.seed_commitments, [hex, null]);
+  const over = { type: "game_over", seq: 9, step: 1, winner: 0, termination: "all_cards", counts: [52, 0] };
+  const summary = { rounds: 1, wars: 0, longest_war: 0, biggest_haul: 2, deal: 1 };
+  const fairness = { server_seed: hex, seeds: [hex, null] };
+  assert.deepEqual(decodeServerMessage(pack({ ...over, summary, fairness })).fairness, fairness);
+  for (const bad of ["AB".repeat(32), "ab".repeat(31), 7]) {
+    assert.throws(() => decodeServerMessage(pack({ ...over, summary, fairness: { ...fairness, server_seed: bad } })), /bad_value|must/);
+  }
+  assert.equal(decodeServerMessage(pack({ type: "seed_dropped", seq: 4, seat: 1 })).seat, 1);
 });
 
 test("unknown fields are ignored, at any level", () => {
@@ -84,8 +101,8 @@ test("bad frames are refused with the protocol's codes", () => {
   refused(new Uint8Array([0xc4, 0x01, 0x00]), "malformed"); // bin
   refused(new Uint8Array([0xd6, 0xff, 0, 0, 0, 0]), "malformed"); // a timestamp (ext)
   refused(new Uint8Array([0xc1]), "malformed"); // reserved
-  refused(pack(Array.from({ length: 65 }, () => 1)), "malformed"); // too long an array
-  refused(new Uint8Array(65537), "too_large");
+  refused(pack(Array.from({ length: 129 }, () => 1)), "malformed"); // too long an array
+  refused(new Uint8Array(131073), "too_large");
   assert.throws(() => decodeServerMessage("text"), (e) => e.code === "binary_only");
   refused(pack([1, 2]), "bad_message");
   refused(pack({ seq: 1 }), "bad_message");
@@ -136,4 +153,26 @@ test("client messages keep integers integers, at any size", () => {
   assert.equal(huge.deal, 2n ** 64n - 1n);
   const frame = encodeClientMessage({ type: "ready", step: 7 });
   assert.deepEqual([...frame], [0x82, 0xa4, ...Buffer.from("type"), 0xa5, ...Buffer.from("ready"), 0xa4, ...Buffer.from("step"), 0x07]);
+});
+
+test("talk: a line has a text or a reaction, the said text is plain and normalized", () => {
+  const talk = [{ seat: 1, reaction: "clap" }, { seat: null, text: "Go Grandma!" }];
+  const evening = [{ game: 1, deal: 7, winner: 0, termination: "all_cards", rounds: 12, names: ["Grandma", "Ben"] }];
+  const message = decodeServerMessage(pack({ type: "snapshot", seq: 3, state: { ...state, talk, talk_setting: "all", evening } }));
+  assert.deepEqual(message.state.talk, talk);
+  assert.equal(message.state.talk_setting, "all");
+  assert.deepEqual(message.state.evening, evening);
+  const plain = decodeServerMessage(pack({ type: "welcome", v: 1, seq: 1, state }));
+  assert.deepEqual([plain.state.talk, plain.state.talk_setting, plain.state.evening], [[], "players", []]);
+  refused({ type: "snapshot", seq: 3, state: { ...state, talk: [{ seat: 0 }] } }, "bad_value", /talk line/);
+  refused({ type: "snapshot", seq: 3, state: { ...state, talk: [{ seat: 0, text: "hi", reaction: "clap" }] } }, "bad_value");
+  refused({ type: "reacted", seq: 4, seat: 0, reaction: "applause" }, "bad_value");
+  refused({ type: "said", seq: 4, seat: 0, text: "two\nlines" }, "bad_value");
+  refused({ type: "said", seq: 4, seat: 0, text: "x".repeat(121) }, "bad_value");
+  const said = decodeServerMessage(pack({ type: "said", seq: 4, seat: null, text: "<b>hi</b>" }));
+  assert.deepEqual(said, { type: "said", seq: 4, seat: null, text: "<b>hi</b>" });
+  const over = decodeServerMessage(
+    pack({ type: "game_over", seq: 9, step: 3, winner: null, termination: "time_limit", summary: { rounds: 1, wars: 0, longest_war: 0, biggest_haul: 2, deal: 5 }, counts: [1, 1], evening }),
+  );
+  assert.deepEqual(over.evening, evening);
 });

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from protocol import CreateRoom
+from protocol import CreateRoom, TalkSetting
 from server.adapters.config import (
     OPTIONS,
     ConfigError,
@@ -45,16 +45,21 @@ CONTRACT = {  # the settings of docs/hosting.md: flag -> (env, default as parsed
     "--max-failed-joins": ("WAR_MAX_FAILED_JOINS", 10),
     "--idle-room-minutes": ("WAR_IDLE_ROOM_MINUTES", 1440),
     "--idle-waiting-room-minutes": ("WAR_IDLE_WAITING_ROOM_MINUTES", 30),
+    "--idle-computer-room-minutes": ("WAR_IDLE_COMPUTER_ROOM_MINUTES", 30),
     "--away-timeout": ("WAR_AWAY_TIMEOUT", 120.0),
+    "--talk": ("WAR_TALK", TalkSetting.ALL),
     "--trusted-proxies": ("WAR_TRUSTED_PROXIES", ()),
     "--max-send-buffer": ("WAR_MAX_SEND_BUFFER", 262144),
     "--send-timeout": ("WAR_SEND_TIMEOUT", 20.0),
     "--handshake-timeout": ("WAR_HANDSHAKE_TIMEOUT", 5.0),
     "--max-handshakes-per-ip": ("WAR_MAX_HANDSHAKES_PER_IP", 32),
     "--allowed-origins": ("WAR_ALLOWED_ORIGINS", ()),
+    "--allowed-hosts": ("WAR_ALLOWED_HOSTS", ()),
+    "--public-url": ("WAR_PUBLIC_URL", None),
+    "--health-counts": ("WAR_HEALTH_COUNTS", False),
     "--no-web": ("WAR_NO_WEB", False),
 }
-SWITCHES = {"--no-web"}  # flags without a value
+SWITCHES = {"--no-web", "--health-counts"}  # flags without a value
 
 
 def test_defaults_match_the_contract() -> None:
@@ -105,6 +110,7 @@ def test_every_variable_is_read() -> None:
         "WAR_MAX_FAILED_JOINS": "4",
         "WAR_IDLE_ROOM_MINUTES": "60",
         "WAR_AWAY_TIMEOUT": "90",
+        "WAR_TALK": " Reactions",
     }
     settings = load_settings([], env)
     assert settings.host == "0.0.0.0"
@@ -122,6 +128,7 @@ def test_every_variable_is_read() -> None:
     assert settings.max_failed_joins == 4
     assert settings.idle_room_minutes == 60
     assert settings.away_timeout == 90.0
+    assert settings.talk is TalkSetting.REACTIONS
 
 
 def test_flag_wins_over_variable() -> None:

@@ -46,6 +46,7 @@ from protocol import (
     decode_server_message,
     encode,
 )
+from protocol.seat_requests import SeatRequestWaiting
 from server import engine
 from server.adapters.batch import Batch
 from server.core.actions import Action, Close, Output, Send
@@ -104,7 +105,7 @@ class Peer:
         self.inbox.append(message)
         if isinstance(message, Welcome):
             self.last_welcome = message
-        if isinstance(message, Welcome | Snapshot):
+        if isinstance(message, Welcome | Snapshot | SeatRequestWaiting):
             self.last_seq = message.seq
         elif not isinstance(message, Error):
             if self.last_seq is None or message.seq != self.last_seq + 1:
@@ -307,5 +308,13 @@ def expected_events(rules: engine.Rules, deal: int) -> list[ServerMessage]:
 
 
 def game_events(peer: Peer) -> list[ServerMessage]:
-    """The event messages ``peer`` received, in order, with seq 0 (see `expected_events`)."""
-    return [dataclasses.replace(m, seq=0) for m in peer.inbox if isinstance(m, GAME_EVENTS)]
+    """The event messages ``peer`` received, in order, with seq 0 (see `expected_events`),
+    and a ``game_over`` without its ``evening`` (the room's, not the game's) and its fair
+    deal's reveal (tests/server/core/test_fairdeal.py checks that)."""
+    return [
+        dataclasses.replace(m, seq=0, evening=(), fairness=None)
+        if isinstance(m, GameOver)
+        else dataclasses.replace(m, seq=0)
+        for m in peer.inbox
+        if isinstance(m, GAME_EVENTS)
+    ]

@@ -45,7 +45,8 @@ def test_codes_differ_and_a_watch_code_never_grants_a_seat() -> None:
     player, watch = ann.welcome.player_code or "", ann.welcome.watch_code or ""
     assert player != watch
     sneaky = kit.connect()
-    assert error_codes(kit.send(sneaky, JoinRoom(code=watch, name="Eve"))) == ["unknown_code"]
+    # the page offers to watch instead ("That is a watch code: watch instead?")
+    assert error_codes(kit.send(sneaky, JoinRoom(code=watch, name="Eve"))) == ["watch_code"]
     assert sneaky.closed == CloseCode.REFUSED
     peek = kit.connect()
     assert error_codes(kit.send(peek, WatchRoom(code=player))) == ["unknown_code"]

@@ -112,7 +112,9 @@ def _left_at_zero(
     """Rooms created from ``addresses`` and left (the seat away) at time 0, stored in the
     store at ``path``, which is then closed (the server stops)."""
     first = RoomKit(settings, store=SqliteStore(path), now=0.0)
-    peers = [_create(first, address, computers=computers) for address in addresses]
+    # a deal that lasts (3,000 flips and more), so that a game played on by the server's
+    # away play is still on when its player comes back
+    peers = [_create(first, address, computers=computers, deal=161) for address in addresses]
     for peer in peers:
         first.drop(peer)  # the last activity, stored with the seat going away
     first.store.close()

@@ -21,9 +21,13 @@ from protocol import (
     ClientMessage,
     CreateRoom,
     Error,
+    ErrorCode,
     FixedOrder,
     JoinRoom,
     Leave,
+    LookUp,
+    React,
+    Reaction,
     Ready,
     Rematch,
     RematchDeal,
@@ -31,11 +35,13 @@ from protocol import (
     Resync,
     RoomPhase,
     RulesSpec,
+    Say,
     SetAutoPlay,
     VoteFinish,
     WatchRoom,
     WonCards,
 )
+from protocol.seat_requests import AnswerSeatRequest
 from server.core.phases import (
     COMMANDS,
     ROWS,
@@ -89,12 +95,16 @@ def _message(command: str, kit: RoomKit, ann: Peer) -> ClientMessage:
         "join_room": JoinRoom(code=welcome.player_code or "", name="Newcomer"),
         "watch_room": WatchRoom(code=welcome.watch_code or ""),
         "resume_seat": ResumeSeat(room=welcome.state.room, token=welcome.token or ""),
+        "look_up": LookUp(code=welcome.player_code or ""),
         "ready": Ready(step=room.game.steps),
         "set_auto_play": SetAutoPlay(mode=AutoPlay.QUICK),
         "vote_finish": VoteFinish(),
         "rematch": Rematch(deal=RematchDeal.SAME),
         "leave": Leave(),
         "resync": Resync(),
+        "answer_seat_request": AnswerSeatRequest(seat=1, allow=True),
+        "react": React(reaction=Reaction.CLAP),
+        "say": Say(text="Good game!"),
     }
     return messages[command]
 
@@ -119,7 +129,13 @@ def test_every_cell_of_the_table(command: str, stage: Stage, who: Who) -> None:
     kit.send(sender, message)
     errors = [m for m in sender.inbox[mark:] if isinstance(m, Error)]
     expected = TABLE[command, stage, who]
-    if expected is None:
+    if expected is None and command == "answer_seat_request":
+        # accepted, but nobody asks for a seat: refused for its content
+        assert [error.code for error in errors] == ["no_seat_request"]
+    elif command == "say" and who is Who.SPECTATOR:  # the phase table accepts it; the room's
+        # talk setting (players, the default) does not (tests/server/core/test_talk.py)
+        assert [error.code for error in errors] == [ErrorCode.TALK_NOT_ALLOWED]
+    elif expected is None:
         assert errors == [], errors
     else:
         assert [error.code for error in errors] == [expected]
@@ -128,7 +144,7 @@ def test_every_cell_of_the_table(command: str, stage: Stage, who: Who) -> None:
 
 
 def test_the_table_has_every_command_for_everyone_it_may_come_from() -> None:
-    opening = {"join_room", "watch_room", "resume_seat"}
+    opening = {"join_room", "watch_room", "resume_seat", "look_up"}
     assert set(COMMANDS) == set(CLIENT_MESSAGE_TYPES) - {"create_room"}
     for command in COMMANDS:
         kinds = [Who.NEWCOMER] if command in opening else [Who.SEAT, Who.SPECTATOR]

@@ -29,6 +29,12 @@ from protocol import (
     SetAutoPlay,
     VoteFinish,
 )
+from protocol.seat_requests import (
+    AnswerSeatRequest,
+    RequestOutcome,
+    SeatRequested,
+    SeatRequestEnded,
+)
 from server.core.room import Room
 from server.core.settings import HubSettings
 from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated
@@ -183,26 +189,42 @@ def test_a_seat_on_auto_play_is_not_played_for_and_keeps_its_own_pace() -> None:
 
 
 # --- taking an away seat back from another device ---------------------------------------------
+def _asks(kit: RoomKit, code: str, name: str) -> Peer:
+    """A new device asks for the seat of ``name`` with the player code."""
+    device = kit.connect()
+    kit.send(device, JoinRoom(code=code, name=name))
+    return device
+
+
 def test_a_player_who_lost_the_token_takes_the_away_seat_back_by_code_and_name() -> None:
     kit = RoomKit()
     ann, ben = seated(kit)
     room = kit.room(ann)
     old_token = ben.welcome.token or ""
     kit.drop(ben)
-    tablet = kit.connect()
-    kit.send(tablet, JoinRoom(code=ann.welcome.player_code or "", name="P1"))
+    tablet = _asks(kit, ann.welcome.player_code or "", "P1")
+    asked = ann.inbox[-1]
+    assert asked == SeatRequested(seq=room.seq, seat=1, seconds=60)
+    kit.send(ann, AnswerSeatRequest(seat=1, allow=True))
     welcome = tablet.welcome
     assert welcome.seat == 1
     assert welcome.token not in (None, old_token)
     assert welcome.state.seats[1].connected
-    assert ann.inbox[-1] == ConnectionChanged(seq=room.seq, seat=1, connected=True, rejoined=True)
+    assert ConnectionChanged(seq=welcome.seq, seat=1, connected=True, rejoined=True) in ann.inbox
+    ended = SeatRequestEnded(
+        seq=room.seq, seat=1, outcome=RequestOutcome.ALLOWED, by=0, reclaim=600
+    )
+    assert ann.inbox[-1] == ended, asked
+    assert tablet.inbox[-1] == ended  # the new device is told the old one may take it back
     kit.send(tablet, Ready(step=0))
     assert room.state(kit.now).seats[1].ready
-    # the lost device's token no longer resumes the seat
+    # past the way back, the lost device's token is told plainly what happened
+    kit.advance(601)
     stale = kit.connect()
     assert error_codes(kit.send(stale, ResumeSeat(room=room.room_id, token=old_token))) == [
-        "bad_token"
+        "seat_taken"
     ]
+    assert "taken on another device" in str(stale.inbox[-1])
     assert tablet.closed is None
 
 
@@ -212,41 +234,39 @@ def test_taking_back_a_seat_played_for_while_away_stops_that() -> None:
     room = kit.room(ann)
     kit.drop(ben)
     kit.advance(120)
-    tablet = kit.connect()
-    kit.send(tablet, JoinRoom(code=ann.welcome.player_code or "", name="P1"))
+    tablet = _asks(kit, ann.welcome.player_code or "", "P1")
+    kit.send(ann, AnswerSeatRequest(seat=1, allow=True))
     assert tablet.welcome.state.seats[1].auto is AutoPlay.CALM
-    assert tablet.inbox[-1] == AutoPlayChanged(seq=room.seq, seat=1, mode=AutoPlay.OFF, away=True)
+    assert AutoPlayChanged(seq=room.seq - 1, seat=1, mode=AutoPlay.OFF, away=True) in tablet.inbox
 
 
-def test_before_the_start_a_returning_name_takes_its_own_seat_back() -> None:
+def test_before_the_start_a_returning_name_asks_for_its_own_seat_back() -> None:
     kit = RoomKit()
     ann, ben = kit.connect(), kit.connect()
     kit.send(ann, CreateRoom(name="Ann", rules=RulesSpec(players=3)))
     code = ann.welcome.player_code or ""
     kit.send(ben, JoinRoom(code=code, name="Ben"))
     kit.drop(ben)
-    again = kit.connect()
-    kit.send(again, JoinRoom(code=code, name="Ben"))
+    again = _asks(kit, code, "Ben")
+    kit.send(ann, AnswerSeatRequest(seat=1, allow=True))
     assert again.welcome.seat == 1  # not a second Ben in seat 2
     assert kit.room(ann).state(kit.now).seats[2].name is None
 
 
 @pytest.mark.parametrize(
-    "name",
+    ("name", "code"),
     [
-        "p1",  # another case: names are compared exactly as stored
-        "P1 ",  # another spelling
-        "Ann",  # a seat that is present: never taken over
-        "Nobody",
+        ("Ann", "seat_in_use"),  # a seat that is present: never taken over, and no guess
+        ("Nobody", "room_full"),
     ],
 )
-def test_only_an_away_seat_of_exactly_that_name_is_taken_back(name: str) -> None:
+def test_a_present_seat_or_no_seat_of_that_name_is_refused(name: str, code: str) -> None:
     kit = RoomKit()
     ann, ben = seated(kit)
     kit.drop(ben)
     thief = kit.connect()
     actions = kit.send(thief, JoinRoom(code=ann.welcome.player_code or "", name=name))
-    assert error_codes(actions) == ["room_full"]
+    assert error_codes(actions) == [code]
     assert thief.closed == CloseCode.REFUSED
     assert not kit.room(ann).state(kit.now).seats[1].connected
 
@@ -262,8 +282,8 @@ def test_wrong_names_count_as_failed_attempts() -> None:
     actions = kit.send(last, JoinRoom(code=code, name="P1"))  # right, but too late
     assert error_codes(actions) == ["too_many_failures"]
     kit.advance(60)
-    later = kit.connect()
-    kit.send(later, JoinRoom(code=code, name="P1"))
+    later = _asks(kit, code, "P1")
+    kit.send(ann, AnswerSeatRequest(seat=1, allow=True))
     assert later.welcome.seat == 1
 
 

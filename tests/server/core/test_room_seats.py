@@ -21,6 +21,7 @@ from protocol import (
     SpectatorsChanged,
     WatchRoom,
 )
+from server.core.fairdeal import FairRecord
 from server.core.phases import Stage
 from server.core.play import played
 from server.core.records import GameRecord
@@ -228,6 +229,8 @@ def test_the_fast_game_record_of_a_step_keeps_every_other_field() -> None:
         ready=(1,),
         finish_votes=(0, 2),
         rematch_votes=((1, "same"),),
+        fair=FairRecord("ab" * 32, ("cd" * 32, None, None), (None, None, None), settled=True),
+        rematch_commitments=((0, "ef" * 32),),
     )
     unset = {f.name for f in dataclasses.fields(GameRecord) if getattr(every, f.name) == f.default}
     assert unset == set()  # a new field of GameRecord must be given a value here too

@@ -69,10 +69,11 @@ def test_a_war_taken_and_the_loser_out_of_cards() -> None:
             termination=Termination.ALL_CARDS,
             summary=summary,
             counts=(6, 0),
+            standings=(1, 2),
         ),
     ]
     assert game_result(game) == GameResult(
-        winner=0, termination=Termination.ALL_CARDS, summary=summary
+        winner=0, termination=Termination.ALL_CARDS, summary=summary, standings=(1, 2)
     )
 
 
@@ -91,6 +92,7 @@ def test_everyone_short_in_a_war_takes_their_cards_back() -> None:
             # the unsettled round counts in no figure: no round taken, so no war either
             summary=Summary(rounds=0, wars=0, longest_war=0, biggest_haul=0, deal=0),
             counts=(3, 3),
+            standings=(1, 1),  # a draw: both share first place
         ),
     ]
 

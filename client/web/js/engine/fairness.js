@@ -10,12 +10,12 @@
 import { hmac } from "../../vendor/noble-hashes/hmac.js";
 import { sha256 } from "../../vendor/noble-hashes/sha2.js";
 import { checkReplay } from "./check.js";
+import { FINGERPRINT_ALPHABET, fingerprint as fingerprintOf } from "../fingerprint.js";
 import { RULE_FIELDS } from "./rules.js";
 
 export const SEED_BYTES = 32;
 export const DEAL_LABEL = "family-war deal v1\u0000";
-export const FINGERPRINT_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ";
-export { RULE_FIELDS };
+export { FINGERPRINT_ALPHABET, RULE_FIELDS };
 
 const HEX64 = /^[0-9a-f]{64}$/;
 const WORD = /^[a-z][a-z0-9_]{0,31}$/;
@@ -107,18 +107,8 @@ export function deriveDeal(serverSeed, rules, seeds) {
   return BigInt(`0x${toHex(mac.subarray(0, 8))}`);
 }
 
-/** What people compare aloud: the commitment mod 30**12 in base 30, "XXXX-XXXX-XXXX". */
-export function fingerprint(commitmentHex) {
-  let number = BigInt(`0x${parseCommitment(commitmentHex)}`);
-  const base = BigInt(FINGERPRINT_ALPHABET.length);
-  const symbols = [];
-  for (let i = 0; i < 12; i += 1) {
-    symbols.unshift(FINGERPRINT_ALPHABET[Number(number % base)]);
-    number /= base;
-  }
-  const text = symbols.join("");
-  return `${text.slice(0, 4)}-${text.slice(4, 8)}-${text.slice(8)}`;
-}
+/** What people compare aloud (fingerprint.js); a FairnessError for a malformed commitment. */
+export const fingerprint = (commitmentHex) => fingerprintOf(parseCommitment(commitmentHex));
 
 function seatSeeds(seeds, players) {
   if (!Array.isArray(seeds) || seeds.length !== players) {

@@ -1,0 +1,102 @@
+// What the table shows of a fair deal (docs/fairness.md): the fingerprint from the start
+// of a game, so relatives on a call can compare it aloud, and at game over what this
+// phone's check found, with the details a curious relative can open and a record to save
+// for `war-sim verify`. Its words are the catalogs' fair section; a check's
+// problem and what it proved are the verifier's own (shared with war-sim, in English).
+
+import { named, openSeat, said } from "./catalog.js";
+
+const sentence = (text) => `${text[0].toUpperCase()}${text.slice(1)}.`;
+const seatWord = (view, seat) => {
+  const name = view.seats[seat]?.name ?? null;
+  return name === null ? openSeat(seat + 1) : named(name);
+};
+
+export class FairView {
+  // `doc`: the document; `fair`: the connection's Fair (js/fair.js).
+  constructor(doc, fair, words) {
+    this.doc = doc;
+    this.fair = fair;
+    this.words = words; // the viewer's catalog
+    this.shown = null; // the last check's result, said again in another language
+    this.pending = null;
+    const $ = (id) => doc.getElementById(id);
+    this.el = { print: $("fingerprint"), box: $("fair"), line: $("fair-line"), about: $("fair-about"), proved: $("fair-proved"), save: $("fair-export") };
+    this.el.save.onclick = () => this.save();
+  }
+
+  reset() {
+    this.el.print.hidden = this.el.box.hidden = true;
+  }
+
+  /** A received event: the fingerprint (or that the deal was chosen); the check's result.
+   * Returns the lines to say in the log (a seat dropped from the deal). */
+  follow({ message, view, fingerprint, check }) {
+    const { print, box } = this.el;
+    if (message.type === "game_started") box.hidden = true;
+    if (view.phase === "waiting") print.hidden = true; // from the start of the game
+    else if (fingerprint !== null) {
+      const w = this.words;
+      const strong = this.doc.createElement("b");
+      strong.textContent = fingerprint;
+      // the fingerprint in bold, inside the catalog's sentence (text only, never markup)
+      const [before, after = ""] = w.text("fair.page_fingerprint", { print: "\u0000" }).split("\u0000");
+      print.replaceChildren(before, strong, after);
+      const none = this.fair.noSeed().map((seat) => seatWord(view, seat));
+      if (none.length) print.append(" ", w.text("fair.no_seed", { names: none }));
+      print.hidden = false;
+    } else if (this.fair.game?.shown_deal != null) {
+      print.textContent = this.words.text("fair.page_chosen_deal");
+      print.hidden = false;
+    } else print.hidden = true;
+    if (check) {
+      this.show({ ok: null, checking: true });
+      const pending = (this.pending = check.then((result) => pending === this.pending && this.show(result)));
+    }
+    if (message.type !== "seed_dropped") return [];
+    return [this.words.text("fair.dropped", { who: seatWord(view, message.seat) })];
+  }
+
+  /** Say the check's result again in `words` (the viewer picked another language). */
+  speak(words) {
+    this.words = words;
+    if (this.shown !== null) this.show(this.shown);
+  }
+
+  show(result) {
+    this.shown = result;
+    const w = this.words;
+    const { box, line, about, proved } = this.el;
+    box.hidden = false;
+    box.classList.toggle("ok", result.ok === true);
+    box.classList.toggle("failed", result.ok === false);
+    box.open = result.ok === false;
+    const problem = { problem: result.problem ?? said("fair.verifier", { text: "" }) };
+    let text = w.text("fair.page_checking");
+    if (!result.checking) {
+      if (result.chosen) text = result.ok ? w.text("fair.page_chosen") : w.text("fair.page_chosen_failed", problem);
+      else if (result.ok === null) text = w.text("fair.page_not_checked", problem);
+      else text = result.ok ? w.text("fair.page_ok") : w.text("fair.page_failed", problem);
+    }
+    line.textContent = text;
+    about.textContent = result.chosen || result.checking ? "" : w.text("fair.page_about");
+    proved.replaceChildren(
+      ...(result.proved ?? []).map((item) => {
+        const li = this.doc.createElement("li");
+        li.textContent = sentence(w.say(item));
+        return li;
+      }),
+    );
+  }
+
+  // The game record (one server message a line), as a file.
+  save() {
+    const blob = new Blob([this.fair.record()], { type: "application/x-ndjson" });
+    const link = this.doc.createElement("a");
+    link.href = URL.createObjectURL(blob);
+    link.download = `war-game-${this.fair.game?.number ?? 1}.jsonl`;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+    this.el.about.textContent = this.words.text("fair.page_saved");
+  }
+}

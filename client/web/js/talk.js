@@ -1,0 +1,107 @@
+// Table talk and the evening in words, as client/talk.py (both are checked against
+// tests/vectors/): what a reaction looks like, who said what, the score of the evening
+// by name and its list of games. Pure functions of the view.
+
+import { YOU, count, named, openSeat, said } from "./catalog.js";
+import { MAX_ITEMS, TEXTS } from "./vocabulary.js";
+
+/** The emoji reactions; the others are phrases in the viewer's words (talk.phrase). */
+export const EMOJIS = Object.freeze({
+  clap: "👏",
+  wow: "😮",
+  laugh: "😂",
+  sad: "😢",
+  love: "❤️",
+  party: "🎉",
+  scared: "😱",
+  oops: "🙈",
+});
+
+/** A reaction as this client shows it: an emoji, or a phrase in `w`. */
+export const reactionText = (reaction, w) => EMOJIS[reaction] ?? w.text("talk.phrase", { reaction });
+
+const nameAt = (view, seat) => {
+  const name = view.seats[seat]?.name ?? null;
+  return name === null ? openSeat(seat + 1) : named(name);
+};
+
+/** One line of talk in `words`: "Ben: Good game!" (a message, or a phrase), "Ben reacts 👏". */
+export function talkLine(view, line, me, { words: w }) {
+  const who = line.seat === null ? null : line.seat === me ? YOU : nameAt(view, line.seat);
+  const message = line.text !== undefined && line.text !== null;
+  const text = message ? line.text : reactionText(line.reaction, w);
+  const phrase = message || !Object.hasOwn(EMOJIS, line.reaction);
+  if (who === null) return w.text(phrase ? "talk.watcher_says" : "talk.watcher_reacts", { text });
+  return w.text(phrase ? "talk.says" : "talk.reacts", { who, text });
+}
+
+/** Why this room will not take a message (`say`) or a reaction from me (a said() message), or null. */
+export function talkRefused(setting, { say, seated }) {
+  if (setting === "off") return said("talk.off");
+  if (!say) return null;
+  if (setting === "reactions") return said("talk.reactions_only");
+  if (setting === "players" && !seated) return said("talk.players_only");
+  return null;
+}
+
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
+
+/** The say message for `text` (normalized as the server will), or why not. */
+export function sayIntent(view, text) {
+  const refused = talkRefused(view.talk_setting, { say: true, seated: view.my_seat !== null });
+  if (refused !== null) return refused;
+  const clean = text.normalize("NFC").trim();
+  const length = [...clean].length;
+  if (length < 1 || length > TEXTS.say_text.max || UNPRINTABLE.test(clean)) {
+    return said("talk.too_long", { most: TEXTS.say_text.max });
+  }
+  return { type: "say", text: clean };
+}
+
+/** The react message for a reaction's name, or why not. */
+export function reactIntent(view, reaction) {
+  const refused = talkRefused(view.talk_setting, { say: false, seated: view.my_seat !== null });
+  if (refused !== null) return refused;
+  return { type: "react", reaction };
+}
+
+/** The view with one more line of talk (the window of the last MAX_ITEMS.talk). */
+export function withLine(view, line) {
+  return { ...view, talk: [...view.talk, line].slice(-MAX_ITEMS.talk) };
+}
+
+function wins(evening) {
+  const counted = new Map();
+  let draws = 0;
+  for (const game of evening) {
+    for (const name of game.names) if (name !== null && !counted.has(name)) counted.set(name, 0);
+    if (game.winner === null) draws += 1;
+    else if (game.winner < game.names.length && game.names[game.winner] !== null) {
+      const name = game.names[game.winner];
+      counted.set(name, counted.get(name) + 1);
+    }
+  }
+  const order = [...counted.keys()];
+  const ranked = [...counted.entries()].sort((a, b) => b[1] - a[1] || order.indexOf(a[0]) - order.indexOf(b[0]));
+  return [ranked, draws];
+}
+
+/** The score of the evening by name: "Grandma 3 – Ben 2 – 1 draw" ("" before a game). */
+export function eveningScore(evening, { words: w }) {
+  if (!evening.length) return "";
+  const [ranked, draws] = wins(evening);
+  const parts = ranked.map(([name, n]) => `${name} ${n}`);
+  if (draws) parts.push(w.text("talk.draws", { count: draws }));
+  return parts.join(" – ");
+}
+
+/** The evening's games, one line each: "Game 2: Ben won in 212 rounds (deal 90210)." */
+export function eveningLines(evening, { words: w }) {
+  return evening.map((game) => {
+    const rounds = count("round", game.rounds);
+    if (game.winner === null) return w.text("talk.game_draw", { game: game.game, rounds, deal: game.deal });
+    const name = game.names[game.winner] ?? null;
+    const who = name === null ? openSeat(game.winner + 1) : named(name);
+    return w.text("talk.game_won", { who, game: game.game, rounds, deal: game.deal });
+  });
+}

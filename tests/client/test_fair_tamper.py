@@ -1,0 +1,161 @@
+"""A server stand-in that tampers with a fair deal: each change is caught by both clients.
+
+An honest game is played by the room core (two players, both committed); its messages, as
+Ann's connection received them, are then changed in one place each — one card of one flip,
+one seat's revealed seed, the deal commitment shown from the start, the server's revealed
+seed — and fed to war-client's check (`client.fairwatch.FairWatch`) and to the page's
+(`client/web/js/fair.js`, in node). The honest stream passes both; every tampered one fails
+both, saying what did not match.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from client.catalog import catalog
+from client.fairwatch import FairVerdict, FairWatch
+from protocol import (
+    CardsTurned,
+    CreateRoom,
+    Fairness,
+    GameOver,
+    GameStarted,
+    JoinRoom,
+    Ready,
+    RulesSpec,
+    ServerMessage,
+    Snapshot,
+    Welcome,
+    encode,
+)
+from protocol.fairness import commitment
+from tests.server.core._roomkit import RoomKit
+
+NODE = shutil.which("node")
+DRIVER = Path(__file__).parent / "web" / "_fair_driver.mjs"
+ANN, BEN = bytes([7]) * 32, bytes([9]) * 32
+OTHER = bytes([5]) * 32
+
+Tamper = Callable[[ServerMessage], ServerMessage]
+
+
+def honest_game() -> list[ServerMessage]:
+    """Ann's messages of a whole game with a fair deal (round limit 40: short)."""
+    kit = RoomKit(seed=3)
+    ann, ben = kit.connect(), kit.connect()
+    rules = RulesSpec(players=2, round_limit=40)
+    kit.send(ann, CreateRoom(name="Ann", rules=rules, seed_commitment=commitment(ANN)))
+    code = ann.welcome.player_code
+    assert code is not None
+    kit.send(ben, JoinRoom(code=code, name="Ben", seed_commitment=commitment(BEN)))
+    kit.send(ann, Ready(step=0, seed=ANN.hex()))
+    kit.send(ben, Ready(step=0, seed=BEN.hex()))
+    kit.play_round_robin([ann, ben])
+    assert isinstance(ann.inbox[-2], GameOver) or any(isinstance(m, GameOver) for m in ann.inbox)
+    return list(ann.inbox)
+
+
+def _one_card(message: ServerMessage) -> ServerMessage:
+    if isinstance(message, CardsTurned) and message.step == 5:
+        (seat, card), *rest = message.cards
+        changed = "2C" if card != "2C" else "3C"
+        return dataclasses.replace(message, cards=((seat, changed), *rest))
+    return message
+
+
+def _reveal(change: Callable[[Fairness], Fairness]) -> Tamper:
+    def tamper(message: ServerMessage) -> ServerMessage:
+        if isinstance(message, GameOver) and message.fairness is not None:
+            return dataclasses.replace(message, fairness=change(message.fairness))
+        return message
+
+    return tamper
+
+
+def _commitment(message: ServerMessage) -> ServerMessage:
+    other = commitment(OTHER)
+    if isinstance(message, GameStarted):
+        return dataclasses.replace(message, deal_commitment=other)
+    if isinstance(message, Welcome | Snapshot):
+        state = dataclasses.replace(message.state, deal_commitment=other)
+        return dataclasses.replace(message, state=state)
+    return message
+
+
+TAMPERED: dict[str, Tamper] = {
+    "one card": _one_card,
+    "one seat's seed": _reveal(lambda f: dataclasses.replace(f, seeds=(f.seeds[0], OTHER.hex()))),
+    "the commitment": _commitment,
+    "the revealed server seed": _reveal(lambda f: dataclasses.replace(f, server_seed=OTHER.hex())),
+}
+PROBLEMS = {
+    "one card": "was shown",
+    "one seat's seed": "seat 1",
+    "the commitment": "does not match the deal commitment",
+    "the revealed server seed": "does not match the deal commitment",
+}
+
+
+def python_check(messages: list[ServerMessage]) -> FairVerdict:
+    watch = FairWatch()
+    found = None
+    for message in messages:
+        found = watch.follow(message, ANN) or found
+    assert found is not None
+    return found
+
+
+def page_checks(streams: list[list[ServerMessage]]) -> list[dict[str, object]]:
+    assert NODE is not None
+    batch = [
+        {"frames": [encode(m).hex() for m in s], "seed": ANN.hex(), "game": 1} for s in streams
+    ]
+    done = subprocess.run(
+        [NODE, str(DRIVER)],
+        input=json.dumps(batch),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    results: list[dict[str, object]] = json.loads(done.stdout)
+    return results
+
+
+@pytest.fixture(scope="module")
+def honest() -> list[ServerMessage]:
+    return honest_game()
+
+
+def test_the_honest_game_is_checked_by_both_clients(honest: list[ServerMessage]) -> None:
+    verdict = python_check(honest)
+    assert verdict.ok, verdict
+    proved = [catalog("en", strict=True).say(item) for item in verdict.proved]
+    assert "this client's seed (seat 0) is in the deal" in proved
+    if NODE is not None:
+        (page,) = page_checks([honest])
+        assert page["ok"] is True, page
+
+
+@pytest.mark.parametrize("what", sorted(TAMPERED))
+def test_a_tampering_server_is_caught_by_war_client(honest: list[ServerMessage], what: str) -> None:
+    verdict = python_check([TAMPERED[what](m) for m in honest])
+    assert verdict.ok is False, verdict
+    assert verdict.problem is not None, verdict
+    assert PROBLEMS[what] in catalog("en", strict=True).say(verdict.problem), verdict
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed (apt-get install nodejs)")
+def test_a_tampering_server_is_caught_by_the_page(honest: list[ServerMessage]) -> None:
+    names = sorted(TAMPERED)
+    results = page_checks([[TAMPERED[what](m) for m in honest] for what in names])
+    for what, page in zip(names, results, strict=True):
+        assert page["ok"] is False, (what, page)
+        assert PROBLEMS[what] in str(page["problem"]), (what, page)

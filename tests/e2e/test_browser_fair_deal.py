@@ -1,0 +1,124 @@
+"""Fair deals at a real table: two pages and `war-client --plain` finish a game, and each
+says the deal was checked; every screen shows the same fingerprint from the start; the
+game record the page saves, and a `war-client --json` record, pass `war-sim verify`.
+
+Its pictures (the fingerprint at the start, the check at the end, on a 390 px phone) go to
+``$WAR_SCREENSHOTS`` when it is set, else to the test's temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser, expect
+
+from server.sim.verify import main as verify
+from tests.e2e._browser import PHONE, chromium, create_room, open_tab
+from tests.e2e._client_process import client_process
+from tests.e2e._process import server_process
+
+pytestmark = pytest.mark.slow
+
+CHECKED = "Fair deal ✓ — checked on this phone"
+PRINT = re.compile(r"[2-9A-HJKMNP-TV-Z]{4}-[2-9A-HJKMNP-TV-Z]{4}-[2-9A-HJKMNP-TV-Z]{4}")
+
+
+def _pictures(tmp_path: Path) -> Path:
+    path = Path(os.environ.get("WAR_SCREENSHOTS") or tmp_path)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    async with chromium() as launched:
+        yield launched
+
+
+async def test_two_pages_and_war_client_plain_each_check_the_deal(
+    tmp_path: Path, browser: Browser
+) -> None:
+    pictures = _pictures(tmp_path)
+    async with server_process(tmp_path / "war.sqlite3") as server:
+        url = f"ws://127.0.0.1:{server.port}/"
+        ann = await open_tab(browser, f"http://127.0.0.1:{server.port}/", viewport=PHONE)
+        await create_room(ann, "Ann", players=3, rounds="26")
+        join_link = await ann.page.locator("#join-link").inner_text()
+        watch_link = await ann.page.locator("#watch-link").inner_text()
+        ben = await open_tab(browser, join_link, viewport=PHONE, touch=True)
+        await ben.page.fill("#invite-name", "Ben")
+        await ben.page.click("#invite-form button[type=submit]")
+        await expect(ben.page.locator("#log li").last).to_have_text("You are Ben, at seat 2 of 3.")
+        recorder_args = [url, "--watch", watch_link.split("#watch=")[1], "--json"]
+        async with client_process(recorder_args, tmp_path / "recorder.json") as recorder:
+            await recorder.expect(r'^\{"type":"welcome"')
+            cy_args = [url, "--name", "Cy", "--join", join_link.split("#join=")[1], "--plain"]
+            async with client_process([*cy_args, "--auto", "quick"], tmp_path / "cy.json") as cy:
+                found = await cy.expect(r"^Fair deal fingerprint: (\S+) ")
+                fingerprint = found.group(1)
+                assert PRINT.fullmatch(fingerprint)
+                for tab in (ann, ben):  # the same fingerprint on every screen, from the start
+                    await expect(tab.page.locator("#fingerprint")).to_contain_text(fingerprint)
+                await ben.page.screenshot(path=pictures / "fair-fingerprint-phone.png")
+                await ann.page.click("#auto label:has-text('quick')")
+                await ben.page.tap("#auto label:has-text('quick')")
+                assert await cy.wait(within=180) == 0, cy.err
+            assert await recorder.wait(within=60) == 0, recorder.err
+        for tab in (ann, ben):
+            await expect(tab.page.locator("#fair-line")).to_have_text(CHECKED, timeout=30_000)
+            await expect(tab.page.locator("#fingerprint")).to_contain_text(fingerprint)
+        await ben.page.tap("#fair-line")
+        await expect(ben.page.locator("#fair-proved li").first).to_be_visible()
+        proved = await ben.page.locator("#fair-proved li").all_inner_texts()
+        assert "This client's seed (seat 1) is in the deal." in proved
+        assert "Every card shown is the card the deal gives." in proved
+        await ann.page.click("#fair-line")  # the details: what was checked, and the record
+        await ann.page.locator("#over").scroll_into_view_if_needed()
+        await ann.page.screenshot(path=pictures / "fair-checked-phone.png", full_page=True)
+        async with ann.page.expect_download() as saving:
+            await ann.page.click("#fair-export")
+        saved = tmp_path / "page-record.jsonl"
+        await (await saving.value).save_as(saved)
+        await ann.assert_clean()
+        await ben.assert_clean()
+    assert "Fair deal: checked." in cy.out
+    assert cy.out.index(
+        f"Fair deal fingerprint: {fingerprint} (everyone at the table should see the same)"
+    ) < cy.out.index("Fair deal: checked.")
+    record = tmp_path / "recorder.jsonl"
+    record.write_text("\n".join(recorder.out) + "\n", encoding="utf-8")
+    assert verify([str(record)]) == 0
+    assert verify([str(saved)]) == 0
+
+
+async def test_a_reload_between_commit_and_reveal_still_reveals_the_pages_seed(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with server_process(tmp_path / "war.sqlite3") as server:
+        url = f"ws://127.0.0.1:{server.port}/"
+        ann = await open_tab(browser, f"http://127.0.0.1:{server.port}/", viewport=PHONE)
+        await create_room(ann, "Ann", players=2, rounds="26")
+        code = (await ann.page.locator("#join-link").inner_text()).split("#join=")[1]
+        ben_args = [url, "--name", "Ben", "--join", code, "--plain", "--auto", "quick"]
+        async with client_process(ben_args, tmp_path / "ben.json") as ben:
+            await ben.expect(r"^Fair deal fingerprint: ")
+            stored = await ann.page.evaluate(
+                "Object.entries(localStorage).filter(([k]) => k.startsWith('family-war.seat.'))"
+                ".map(([, v]) => JSON.parse(v))"
+            )
+            assert [s["seed_game"] for s in stored] == [1] and len(stored[0]["seed"]) == 64
+            await ann.page.reload()  # committed, not yet revealed: the seed is in localStorage
+            await expect(ann.page.locator("#fingerprint")).to_contain_text("Deal fingerprint")
+            await ann.turn_over()  # the first ready: it reveals the kept seed
+            await ann.page.click("#auto label:has-text('quick')")
+            assert await ben.wait(within=180) == 0, ben.err
+        await expect(ann.page.locator("#fair-line")).to_have_text(CHECKED, timeout=30_000)
+        await ann.page.click("#fair-line")
+        proved = await ann.page.locator("#fair-proved li").all_inner_texts()
+        assert "This client's seed (seat 0) is in the deal." in proved
+        await ann.assert_clean()
+    assert "Fair deal: checked." in ben.out
