@@ -55,6 +55,7 @@ from protocol import (
     encode,
 )
 from protocol.fields import AutoPlay
+from protocol.seat_requests import AnswerSeatRequest
 from server import engine
 from server.core.settings import HubSettings
 from tests._kit.decks import GIVEN_BACK, arrange
@@ -298,7 +299,8 @@ def family_evening() -> dict[str, Any]:
         "family-evening",
         "Ann, Ben and Cy, three cards face down, a spectator; Cy runs short and is out; "
         "Ben's laptop closes and after two minutes the server plays his seat calmly; he "
-        "takes it back from another device with the player code and his name, then leaves "
+        "asks for it back from another device with the player code and his name, Ann lets "
+        "him, then he leaves "
         "(the computer plays for him); Cy, out, votes to finish, and Ann's vote ends it.",
     )
     rules = RulesSpec(players=3, face_down=3)
@@ -312,7 +314,8 @@ def family_evening() -> dict[str, Any]:
     scene.drop("ben")
     scene.kit.advance(120.0)
     scene.play(2, "ann")
-    scene.open("ben", JoinRoom(code=code, name="Ben"))
+    scene.open("ben", JoinRoom(code=code, name="Ben"))  # a request the table answers
+    scene.send("ann", AnswerSeatRequest(seat=1, allow=True))
     scene.play(1, "ann", "ben")
     scene.send("ben", Leave())
     scene.send("cy", VoteFinish())
