@@ -35,11 +35,11 @@ def refusal_line(reason: str, code: str | None) -> str:
 
 
 LOOPBACK_ONLY = (
-    "127.0.0.1 works only on this machine, and the server listens on this machine alone: "
-    "relatives' phones cannot reach it. To play on the home network, start it with "
-    "make run HOST=0.0.0.0 (or war-server --host 0.0.0.0)."
+    "{host} works only on this machine, and relatives' phones cannot reach this server: "
+    "start it with make run HOST=0.0.0.0 (war-server --host 0.0.0.0) for the home network."
 )
-"""What a client on the server's machine says when the server can be reached nowhere else."""
+"""What a client on the server's machine says when the server can be reached nowhere else
+(the page's words, `localWarning` in client/web/js/invite.js)."""
 
 
 def _loopback(page: str) -> bool:
@@ -65,7 +65,7 @@ def local_warning(page: str, addresses: tuple[str, ...] | None) -> str | None:
     if addresses:
         return f"The links use {addresses[0]} ({host} works only on this machine)."
     if addresses is not None:
-        return LOOPBACK_ONLY
+        return LOOPBACK_ONLY.format(host=host)
     return (
         f"{host} works only on this machine: phones cannot open these links; "
         "send them with this machine's network address (such as http://192.168.1.20:8765/)."

@@ -268,7 +268,7 @@ class WarServer:
         conn = next(self._ids)
         client = client_of(ws, headers_of(ws), self.settings.trusted_proxies)
         peer = client.address
-        ws.client, ws.told = peer, told_addresses(client)
+        ws.client, ws.told = peer, told_addresses(client, headers_of(ws))
         bind(conn=conn, peer=peer)
         if client.ignored is not None:
             log.debug("forwarded_for_ignored", reason=client.ignored)

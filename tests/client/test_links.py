@@ -100,7 +100,7 @@ def test_a_client_on_the_server_machine_shares_the_servers_address() -> None:
     assert local_warning(home, told) == (
         "The links use http://192.168.1.20:8765/ (127.0.0.1 works only on this machine)."
     )
-    assert local_warning(home, ()) == LOOPBACK_ONLY
+    assert local_warning(home, ()) == LOOPBACK_ONLY.format(host="127.0.0.1")
     assert "make run HOST=0.0.0.0" in LOOPBACK_ONLY
     assert "war-server --host 0.0.0.0" in LOOPBACK_ONLY
     assert (local_warning("http://localhost:8765/", None) or "").startswith(
@@ -142,4 +142,6 @@ def test_the_terminal_table_shares_the_servers_address() -> None:
     assert "or send http://192.168.1.20:8765/#join=K7MX-QD4R" in line
     assert "127.0.0.1 works only on this machine" in line
     alone = apply(ViewState(), replace(welcome(0), addresses=()))
-    assert LOOPBACK_ONLY in codes_line(alone, "http://127.0.0.1:8765/").plain
+    assert (
+        LOOPBACK_ONLY.format(host="127.0.0.1") in codes_line(alone, "http://127.0.0.1:8765/").plain
+    )
