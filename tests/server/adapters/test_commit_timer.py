@@ -14,23 +14,10 @@ import asyncio
 import dataclasses
 
 from protocol import ReadyChanged
-from server import engine
 from server.adapters.batch import MAX_HELD_ACTIONS, Batch, CommitTimer
 from server.core.actions import Output, Send, Write
-from server.core.records import GameRecord, RoomRecord, SeatRecord
-from tests._kit.stores import FlakyStore
+from tests._kit.stores import ROOM, FlakyStore
 
-ROOM = RoomRecord(
-    room_id="r1",
-    player_code="PPPP-PPPP",
-    watch_code="WWWW-WWWW",
-    rules=engine.Rules(),
-    minutes=None,
-    seats=(SeatRecord("Ann"), SeatRecord()),
-    game=GameRecord(number=1, deal=1, revealed=False),
-    created=0.0,
-    last_active=0.0,
-)
 READY = ReadyChanged(seq=1, seat=0, ready=True)
 WAIT = 10.0  # seconds a test waits for a commit before it fails
 
