@@ -442,7 +442,8 @@ class WarServer:
         Persist, then broadcast, for the batch as a whole (docs/performance.md, "Group
         commit")."""
         self._batch.add(output, now)
-        self._commits.added()  # the timer is re-armed after the commit (`_commit`)
+        self._commits.added()
+        self._maybe_rearm()
 
     def _commit(self) -> None:
         """Commit the batch and carry out what it releases (`server.adapters._outbox`)."""
