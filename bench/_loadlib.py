@@ -52,9 +52,12 @@ ROUND_ENDS = frozenset({"cards_taken", "cards_returned"})
 PLAYING = "playing"
 OVER = "over"
 _unpack = msgpack.unpackb
-LEGACY_DROPPED_RULES = ("both_short", "fixed_order")
-"""rule fields release 0.1 does not know (it refuses a create_room that names them); left
-out, 0.1 plays its own rules for them"""
+RULES_0_2 = ("taken_back",)
+"""rule fields release 0.2 does not know (it refuses a create_room that names them); left
+out, it plays its own rule for them (taken_back as_laid, where this release's default is
+as_won: a rare case, a war nobody could settle)"""
+LEGACY_DROPPED_RULES = ("both_short", "fixed_order", *RULES_0_2)
+"""rule fields release 0.1 does not know; left out, 0.1 plays its own rules for them"""
 _now = time.perf_counter
 
 
@@ -335,8 +338,9 @@ class RoomLoad:
     timeout: float = 20.0
     forwarded: bool = False
     """send X-Forwarded-For 10.x.y.z, one address per room (for --trusted-proxies)"""
-    legacy_rules: bool = False
-    """create rooms with release 0.1's rule fields only (`LEGACY_DROPPED_RULES` left out)"""
+    dropped_rules: tuple[str, ...] = ()
+    """rule fields left out of create_room, for an earlier release that refuses them
+    (`LEGACY_DROPPED_RULES` for 0.1, `RULES_0_2` for 0.2)"""
     stats: LoadStats = field(default_factory=LoadStats)
     rooms: list[Room] = field(default_factory=list)
     running: bool = False
@@ -366,10 +370,10 @@ class RoomLoad:
         await asyncio.wait_for(asyncio.shield(conn.welcomed), self.timeout)
 
     def _encode_create(self, create: CreateRoom) -> bytes:
-        if not self.legacy_rules:
+        if not self.dropped_rules:
             return encode_message(create)
         fields = _unpack(encode_message(create))
-        for name in LEGACY_DROPPED_RULES:
+        for name in self.dropped_rules:
             del fields["rules"][name]
         return bytes(msgpack.packb(fields))
 

@@ -93,20 +93,22 @@ def war_server_spec(
     host: str = "127.0.0.1",
     extra: Sequence[str] = (),
     env: dict[str, str] | None = None,
-    exe: str | None = None,
+    exe: str | Sequence[str] | None = None,
     generous: bool = True,
 ) -> ServerSpec:
     """``war-server`` from this virtualenv on ``host:port`` with ``--db`` and JSON logs.
 
     ``port`` 0 lets the server pick one; `ServerProcess.port` reads it from the
-    ``listening`` line. ``exe``: another war-server command (default: this venv's).
+    ``listening`` line. ``exe``: another war-server command (default: this venv's), a
+    path or an argv prefix.
     With ``generous`` new connections per address are not limited (`GENEROUS_CONNECTS`:
     a load generator opens thousands at once from 127.0.0.1, and reconnects them all
     after a restart); without it the server keeps its defaults. ``extra`` comes later on
     the command line, so it can set any flag again.
     """
     command = exe or str(Path(sys.executable).with_name("war-server"))
-    argv: tuple[str, ...] = (command, "--host", host, "--port", str(port), "--db", str(db))
+    prefix = (command,) if isinstance(command, str) else tuple(command)
+    argv: tuple[str, ...] = (*prefix, "--host", host, "--port", str(port), "--db", str(db))
     argv += ("--log-format", "json", *(GENEROUS_CONNECTS if generous else ()), *extra)
     return ServerSpec(
         name="war-server",

@@ -42,6 +42,13 @@ scenario on a freshly started server with a fresh database:
           ``--server-env PYTHONPATH=DIR`` runs the war-server of another checkout (the
           code before a fix, for a "before" figure).
 
+``--old [LABEL=]DIR`` adds a target LABEL (``old`` by default): the war-server of another
+checkout (e.g. release 0.2 in a ``git worktree``) with this venv's libraries, under the
+same load as ``war``. With ``--repeat N`` every scenario runs N times against each
+target in turn (A, B, A, B...), so the machine's load falls on all alike, and the report
+adds the medians and the ratios war / each old target, among them the server's CPU time
+per step (``cpu_us_per_step``) and the memory per paced room (``kib_per_room``).
+
 Release 0.1's server (whose entry point is ``server.cli``, not this venv's) runs with
 ``--war-server`` naming a script that starts it, and ``--compat 0.1``, which leaves out
 what 0.1 refuses (docs/performance.md, "Server load": the script and the commands).
@@ -73,17 +80,19 @@ import platform
 import resource
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bench._abuse import KINDS, Abuse
-from bench._loadlib import LoadStats, Mode, RoomLoad, percentile
+from bench._loadlib import LEGACY_DROPPED_RULES, RULES_0_2, LoadStats, Mode, RoomLoad, percentile
 from bench._server import (
     ServerProcess,
     ServerSpec,
@@ -126,6 +135,12 @@ LEGACY_UNKNOWN_FLAGS = ("--max-rooms-per-ip", "--max-handshakes-per-ip")
 TALK = "talk"
 SCENARIOS = (Mode.IDLE, Mode.PACE, Mode.FULL, ABUSE, TALK)
 TARGETS = ("war", "baseline", "baseline1")
+"""the fixed targets; each ``--old [LABEL=]DIR`` adds one more (its label, ``old`` by default)"""
+MEDIAN_KEYS = (
+    "steps_per_s", "cpu_us_per_step", "delay_p50_ms", "delay_p99_ms", "server_cpu_pct",
+    "kib_per_room", "kib_per_connection", "errors",
+)  # fmt: skip
+"""figures summarised over ``--repeat`` runs (median, and every run's value)"""
 
 
 @dataclass(slots=True)
@@ -188,6 +203,23 @@ def _build_parser() -> argparse.ArgumentParser:
     add("--seed", type=int, default=7, help="deals are seed + room index; beat phases")
     add("--server-arg", action="append", default=[], help="extra war-server flag (repeat)")
     add("--war-server", default=None, help="war-server command; none: this venv's")
+    add(
+        "--old",
+        metavar="[LABEL=]DIR",
+        action="append",
+        default=[],
+        help="a checkout of an earlier commit (git worktree add): target LABEL (default "
+        "'old') runs its war-server with this venv's libraries (PYTHONPATH=DIR python -P -m "
+        "server.adapters.cli), the same load as 'war', for a side-by-side comparison "
+        "(repeat for several)",
+    )
+    add(
+        "--repeat",
+        type=int,
+        default=1,
+        help="run every scenario x target this many times, interleaved (A, B, A, B...), "
+        "so that the machine's load falls on each target alike; medians reported",
+    )
     add(
         "--compat",
         choices=("0.1",),
@@ -328,13 +360,21 @@ class Bench:
         self.results: list[Result] = []
         self.tmp = Path(args.db_dir or tempfile.mkdtemp(prefix="war-load-"))
         self.server_cpus = None if args.no_pin else frozenset({args.server_cpu})
+        self.olds: dict[str, Path] = {}
+        for item in args.old:
+            label, _, where = item.rpartition("=")
+            self.olds[label or "old"] = Path(where).resolve()
+
+    def is_war(self, target: str) -> bool:
+        """``target`` is a war-server (this one or an ``--old`` checkout's)."""
+        return target == "war" or target in self.olds
 
     def _spec(self, target: str, tag: str) -> ServerSpec:
         if target == "baseline":
             return baseline_spec(host=HOST)
         if target == "baseline1":
             return baseline_spec(host=HOST, frames="one")
-        db = self.tmp / f"{tag}-{time.monotonic_ns()}.sqlite3"
+        db = self.tmp / f"{target}-{tag}-{time.monotonic_ns()}.sqlite3"
         extra = list(WAR_LIMIT_FLAGS)
         if tag == ABUSE:  # the default limits: the abusers must meet them
             extra += ABUSE_FLAGS
@@ -345,7 +385,11 @@ class Bench:
             extra = [x for pair in pairs if pair[0] not in LEGACY_UNKNOWN_FLAGS for x in pair]
         extra += self.args.server_arg  # last: --server-arg overrides the rest
         env = dict(item.split("=", 1) for item in self.args.server_env)
-        return war_server_spec(db, host=HOST, extra=extra, exe=self.args.war_server, env=env)
+        exe: str | list[str] | None = self.args.war_server
+        if target in self.olds:
+            env["PYTHONPATH"] = str(self.olds[target])
+            exe = [sys.executable, "-P", "-m", "server.adapters.cli"]
+        return war_server_spec(db, host=HOST, extra=extra, exe=exe, env=env)
 
     def _log(self, text: str) -> None:
         print(text, file=sys.stderr, flush=True)
@@ -354,40 +398,63 @@ class Bench:
         targets = [t for t in self.args.targets.split(",") if t]
         scenarios = [s for s in self.args.scenarios.split(",") if s]
         for target in targets:
-            if target not in TARGETS:
-                raise SystemExit(f"unknown target {target!r} (choose from {', '.join(TARGETS)})")
+            if target not in TARGETS and target not in self.olds:
+                known = ", ".join((*TARGETS, *self.olds))
+                raise SystemExit(f"unknown target {target!r} (choose from {known})")
         for scenario in scenarios:
             if scenario not in SCENARIOS:
                 raise SystemExit(f"unknown scenario {scenario!r} ({', '.join(SCENARIOS)})")
-        for scenario in scenarios:
-            for target in targets:
-                skip = (scenario in {ABUSE, TALK} and target != "war") or (
-                    scenario == Mode.IDLE and target == "baseline1"
-                )
-                if skip:
-                    continue  # no defenses to measure; the same idle connections
-                self._log(f"== {target} / {scenario}")
-                runner = {
-                    Mode.IDLE: self._idle,
-                    Mode.PACE: self._pace,
-                    Mode.FULL: self._full,
-                    ABUSE: self._abuse,
-                    TALK: self._talk,
-                }[scenario]
-                server = ServerProcess(
-                    self._spec(target, scenario),
-                    cpus=self.server_cpus,
-                    nofile=self.args.server_nofile if target == "war" else None,
-                )
-                await server.start()
-                try:
-                    self.results.append(await runner(target, server))
-                finally:
-                    status = await server.stop()
-                    if status not in (0, None):
-                        self._log(f"{target} exited with {status}; last lines:\n{server.tail(10)}")
+        for repeat in range(max(1, self.args.repeat)):
+            for scenario in scenarios:
+                for target in targets:
+                    await self._one(target, scenario, repeat)
 
-    def _load(self, server: ServerProcess, spectators: int, *, forwarded: bool = False) -> RoomLoad:
+    async def _one(self, target: str, scenario: str, repeat: int) -> None:
+        """One run of ``scenario`` against a fresh server of ``target``."""
+        if (scenario in {ABUSE, TALK} and target != "war") or (
+            scenario == Mode.IDLE and target == "baseline1"
+        ):
+            return  # no defenses to measure; the same idle connections
+        self._log(f"== {target} / {scenario}" + (f" (run {repeat + 1})" if repeat else ""))
+        runner = {
+            Mode.IDLE: self._idle,
+            Mode.PACE: self._pace,
+            Mode.FULL: self._full,
+            ABUSE: self._abuse,
+            TALK: self._talk,
+        }[scenario]
+        server = ServerProcess(
+            self._spec(target, scenario),
+            cpus=self.server_cpus,
+            nofile=self.args.server_nofile if self.is_war(target) else None,
+        )
+        await server.start()
+        try:
+            result = await runner(target, server)
+            result.figures["run"] = repeat + 1
+            self.results.append(result)
+        finally:
+            status = await server.stop()
+            if status not in (0, None):
+                self._log(f"{target} exited with {status}; last lines:\n{server.tail(10)}")
+
+    def _profiler(self, server: ServerProcess, target: str, scenario: str) -> _Profiler | None:
+        if not self.is_war(target):
+            return None
+        runs = sum(1 for r in self.results if (r.target, r.scenario) == (target, scenario))
+        return _Profiler(self.args.profile, server, f"{target}-{scenario}-{runs + 1}")
+
+    def _unknown_rules(self, target: str) -> tuple[str, ...]:
+        """The rule fields an ``--old`` checkout does not know (0.2: `RULES_0_2`)."""
+        if target not in self.olds:
+            return ()
+        state = (self.olds[target] / "protocol" / "state.py").read_text(encoding="utf-8")
+        return tuple(name for name in RULES_0_2 if name not in state)
+
+    def _load(
+        self, server: ServerProcess, spectators: int, *, forwarded: bool = False, target: str
+    ) -> RoomLoad:
+        dropped = LEGACY_DROPPED_RULES if self.args.compat == "0.1" else ()
         return RoomLoad(
             HOST,
             server.port,
@@ -395,7 +462,7 @@ class Bench:
             seed=self.args.seed,
             connect_concurrency=self.args.connect_concurrency,
             forwarded=forwarded,
-            legacy_rules=self.args.compat == "0.1",
+            dropped_rules=dropped or self._unknown_rules(target),
         )
 
     async def _idle(self, target: str, server: ServerProcess) -> Result:
@@ -405,7 +472,7 @@ class Bench:
         await asyncio.sleep(1.0)
         before = server.rss_kib()
         load_before = self_rss_kib()
-        load = self._load(server, args.idle_spectators)
+        load = self._load(server, args.idle_spectators, target=target)
         started = time.perf_counter()
         made = await load.add_rooms(rooms)
         setup_s = time.perf_counter() - started
@@ -429,20 +496,23 @@ class Bench:
 
     async def _pace(self, target: str, server: ServerProcess) -> Result:
         args = self.args
-        load = self._load(server, args.spectators)
+        load = self._load(server, args.spectators, target=target)
+        rss_none = server.rss_kib()
         made = await load.add_rooms(args.rooms)
         rss_held = server.rss_kib()
         load.start(Mode.PACE)
         await asyncio.sleep(args.pace + 0.1)  # one period of warm-up: every room has beaten
         load.stats.reset()
-        profiler = _Profiler(args.profile, server, f"{target}-pace") if target == "war" else None
+        profiler = self._profiler(server, target, Mode.PACE)
         figures = await self._window(server, load, args.duration)
         load.pause()
         figures = {
             "rooms": made,
             "connections": load.connections,
             "pace_s": args.pace,
+            "rss_none_kib": rss_none,
             "rss_held_kib": rss_held,
+            "kib_per_room": round((rss_held - rss_none) / made, 2) if made else float("nan"),
             **figures,
             "overruns": load.stats.overruns,
             "load_beat_late_p99_ms": _ms(percentile(load.stats.tick_lateness, 0.99)),
@@ -456,7 +526,7 @@ class Bench:
         """``--talk-rooms`` paced rooms, measured without and then with one connection
         sending ``say`` at ``--talk-send-rate`` (the transport's limit by default)."""
         args = self.args
-        load = self._load(server, args.spectators)
+        load = self._load(server, args.spectators, target=target)
         made = await load.add_rooms(args.talk_rooms)
         talker = Talker(HOST, server.port, args.talk_send_rate)
         await talker.open()
@@ -484,7 +554,7 @@ class Bench:
 
     async def _abuse(self, target: str, server: ServerProcess) -> Result:
         args = self.args
-        load = self._load(server, args.spectators, forwarded=True)
+        load = self._load(server, args.spectators, forwarded=True, target=target)
         made = await load.add_rooms(args.abuse_rooms)
         load.start(Mode.PACE)
         await asyncio.sleep(args.pace + 0.1)
@@ -563,12 +633,12 @@ class Bench:
 
     async def _full(self, target: str, server: ServerProcess) -> Result:
         args = self.args
-        load = self._load(server, args.spectators)
+        load = self._load(server, args.spectators, target=target)
         made = await load.add_rooms(args.full_rooms)
         load.start(Mode.FULL)
         await asyncio.sleep(args.warmup)
         load.stats.reset()
-        profiler = _Profiler(args.profile, server, f"{target}-full") if target == "war" else None
+        profiler = self._profiler(server, target, Mode.FULL)
         figures = await self._window(server, load, args.full_duration)
         load.pause()
         figures = {"rooms": made, "connections": load.connections, **figures}
@@ -591,6 +661,7 @@ class Bench:
         own1 = resource.getrusage(resource.RUSAGE_SELF)
         own_cpu = (own1.ru_utime + own1.ru_stime) - (own0.ru_utime + own0.ru_stime)
         per_room = 2 + load.spectators
+        server_cpu = server.cpu_seconds() - cpu0
         return {
             "seconds": round(elapsed, 2),
             "steps_per_s": round(stats.steps / elapsed, 1),
@@ -599,7 +670,8 @@ class Bench:
             "frames_per_step_per_conn": round(stats.frames / max(stats.steps, 1) / per_room, 2),
             **_delay_figures(stats),
             **_error_figures(load),
-            "server_cpu_pct": round(100 * (server.cpu_seconds() - cpu0) / elapsed, 1),
+            "server_cpu_pct": round(100 * server_cpu / elapsed, 1),
+            "cpu_us_per_step": round(1e6 * server_cpu / stats.steps, 1) if stats.steps else None,
             "load_cpu_pct": round(100 * own_cpu / elapsed, 1),
             "rss_end_kib": server.rss_kib(),
             "rss_peak_sampled_kib": sampler.peak,
@@ -612,27 +684,60 @@ class Bench:
         }
 
 
-def _ratios(results: list[Result]) -> dict[str, float]:
-    table = {(r.target, r.scenario): r.figures for r in results}
+def _medians(results: list[Result]) -> dict[tuple[str, str], dict[str, Any]]:
+    """Per target x scenario: the median of each of `MEDIAN_KEYS` over the runs, and the
+    runs' values in order (``<key>_runs``)."""
+    table: dict[tuple[str, str], dict[str, Any]] = {}
+    for result in results:
+        row = table.setdefault((result.target, result.scenario), {})
+        for key in MEDIAN_KEYS:
+            value = result.figures.get(key)
+            if isinstance(value, int | float) and not math.isnan(value):
+                row.setdefault(f"{key}_runs", []).append(value)
+    for row in table.values():
+        for key in MEDIAN_KEYS:
+            if f"{key}_runs" in row:
+                row[key] = round(statistics.median(row[f"{key}_runs"]), 2)
+    return table
+
+
+def _ratio(table: dict[tuple[str, str], dict[str, Any]], a: str, b: str, key: str, scenario: str,
+           digits: int = 3) -> float | None:  # fmt: skip
+    top, bottom = table.get((a, scenario), {}).get(key), table.get((b, scenario), {}).get(key)
+    return round(top / bottom, digits) if top is not None and bottom else None
+
+
+def _ratios(results: list[Result], olds: Sequence[str] = ()) -> dict[str, float]:
+    """Ratios of the medians over the runs (one run: of that run's figures)."""
+    table = _medians(results)
+    pairs = {
+        "full_speed_throughput_war_over_baseline": ("war", "baseline", "steps_per_s", Mode.FULL),
+        "full_speed_throughput_war_over_one_frame_baseline": (
+            "war", "baseline1", "steps_per_s", Mode.FULL,
+        ),
+        "full_speed_cpu_per_step_war_over_baseline": (
+            "war", "baseline", "cpu_us_per_step", Mode.FULL,
+        ),
+        "pace_cpu_per_step_war_over_baseline": ("war", "baseline", "cpu_us_per_step", Mode.PACE),
+        "pace_p99_war_over_baseline": ("war", "baseline", "delay_p99_ms", Mode.PACE),
+        "idle_memory_war_over_baseline": ("war", "baseline", "kib_per_connection", Mode.IDLE),
+    }  # fmt: skip
+    for old in olds:
+        pairs |= {
+            f"full_speed_throughput_{old}_over_baseline": (
+                old, "baseline", "steps_per_s", Mode.FULL,
+            ),
+            f"full_speed_throughput_war_over_{old}": ("war", old, "steps_per_s", Mode.FULL),
+            f"full_speed_cpu_per_step_war_over_{old}": ("war", old, "cpu_us_per_step", Mode.FULL),
+            f"pace_cpu_per_step_war_over_{old}": ("war", old, "cpu_us_per_step", Mode.PACE),
+            f"pace_p99_war_over_{old}": ("war", old, "delay_p99_ms", Mode.PACE),
+            f"pace_memory_per_room_war_over_{old}": ("war", old, "kib_per_room", Mode.PACE),
+        }  # fmt: skip
     ratios: dict[str, float] = {}
-    war, base = table.get(("war", Mode.FULL)), table.get(("baseline", Mode.FULL))
-    if war and base and base["steps_per_s"]:
-        ratios["full_speed_throughput_war_over_baseline"] = round(
-            war["steps_per_s"] / base["steps_per_s"], 3
-        )
-    base1 = table.get(("baseline1", Mode.FULL))
-    if war and base1 and base1["steps_per_s"]:
-        ratios["full_speed_throughput_war_over_one_frame_baseline"] = round(
-            war["steps_per_s"] / base1["steps_per_s"], 3
-        )
-    war, base = table.get(("war", Mode.PACE)), table.get(("baseline", Mode.PACE))
-    if war and base and base["delay_p99_ms"]:
-        ratios["pace_p99_war_over_baseline"] = round(war["delay_p99_ms"] / base["delay_p99_ms"], 2)
-    war, base = table.get(("war", Mode.IDLE)), table.get(("baseline", Mode.IDLE))
-    if war and base and base["kib_per_connection"]:
-        ratios["idle_memory_war_over_baseline"] = round(
-            war["kib_per_connection"] / base["kib_per_connection"], 2
-        )
+    for name, (a, b, key, scenario) in pairs.items():
+        value = _ratio(table, a, b, key, scenario)
+        if value is not None:
+            ratios[name] = value
     return ratios
 
 
@@ -666,7 +771,8 @@ _TEXT_KEYS = (
     "delay_max_ms", "errors", "server_cpu_pct", "load_cpu_pct", "kib_per_connection",
     "rss_none_kib", "rss_idle_kib", "rss_held_kib", "peak_rss_kib", "overruns",
     "load_beat_late_p99_ms", "frames_per_step_per_conn", "rss_before_attack_kib",
-    "rss_end_kib", "rss_peak_sampled_kib", "log_lines_in_window",
+    "rss_end_kib", "rss_peak_sampled_kib", "log_lines_in_window", "cpu_us_per_step",
+    "kib_per_room", "run",
 )  # fmt: skip
 
 
@@ -684,6 +790,9 @@ def _print_text(report: dict[str, Any]) -> None:
         hot = figures.get("hot")
         if hot:
             print(f"{'':>14} hottest (own time %): {hot['own'][:8]}")
+    for name, row in report.get("medians", {}).items():
+        shown = "  ".join(f"{k}={row[k]} {row[k + '_runs']}" for k in MEDIAN_KEYS if k in row)
+        print(f"median {name}: {shown}")
     for name, value in report["ratios"].items():
         print(f"ratio {name}: {value}")
     for name, verdict in report["verdicts"].items():
@@ -714,13 +823,19 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     finally:
         if args.db_dir is None:
             shutil.rmtree(bench.tmp, ignore_errors=True)
-    ratios = _ratios(bench.results)
+    ratios = _ratios(bench.results, list(bench.olds))
     return {
         "conditions": conditions,
         "results": [
             {"target": r.target, "scenario": r.scenario, "figures": r.figures}
             for r in bench.results
         ],
+        "medians": {
+            f"{target}/{scenario}": row
+            for (target, scenario), row in _medians(bench.results).items()
+        }
+        if args.repeat > 1
+        else {},
         "ratios": ratios,
         "verdicts": _verdicts(bench.results, ratios),
     }

@@ -38,7 +38,7 @@ def shared_page(page: str, addresses: tuple[str, ...] | None) -> str:
 
 
 def local_warning(page: str, addresses: tuple[str, ...] | None) -> Said | None:
-    """What to say about the links' address (``plain.links_use``, ``plain.loopback_only``,
+    """What to say about the links' address (``plain.links_use``, ``page.local_warning_only``,
     ``plain.local_only``), or None when others can open it."""
     if not _loopback(page):
         return None
@@ -46,7 +46,7 @@ def local_warning(page: str, addresses: tuple[str, ...] | None) -> Said | None:
     if addresses:
         return said("plain.links_use", link=addresses[0], host=host)
     if addresses is not None:
-        return said("plain.loopback_only")
+        return said("page.local_warning_only", host=host)  # the page's words too
     return said("plain.local_only", host=host)
 
 

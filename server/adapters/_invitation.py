@@ -8,7 +8,8 @@
   listens on loopback alone: nobody else can reach it.
 - `told_addresses`: whether a connection may be told them (the wire's
   ``welcome.addresses``): only a page on the machine itself, whose TCP peer is loopback
-  and whose address was not taken from a trusted proxy's ``X-Forwarded-For`` — the
+  and whose handshake carries no proxy's header (``X-Forwarded-For``, ``Forwarded``,
+  ``X-Real-IP``: a proxy on this machine relays people elsewhere, trusted or not) — the
   page opened at ``http://127.0.0.1:8765/`` must not build its links from that.
 - `startup_lines`: what the server says at start: each address to open, or, on loopback
   alone, that relatives cannot reach it and how to start it for the home network.
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -128,11 +129,19 @@ def invitation(server: _Server) -> tuple[str, ...]:
     )
 
 
-def told_addresses(client: ClientAddress) -> bool:
-    """Whether the connection of ``client`` is from this machine itself: a loopback TCP
-    peer, not a proxy's forwarded address."""
+PROXY_HEADERS = ("X-Forwarded-For", "Forwarded", "X-Real-IP")
+"""Headers a reverse proxy adds for the client it relays: a handshake that has one comes
+from somewhere else, even through a proxy on this machine that is not trusted."""
+
+
+def told_addresses(client: ClientAddress, headers: Mapping[str, str] | None) -> bool:
+    """Whether the connection of ``client`` (its handshake's ``headers``) is from this
+    machine itself: a loopback TCP peer, no address taken from a trusted proxy's header,
+    and no proxy's header at all."""
     address = ip_of(client.address)
-    return client.proxy is None and address is not None and address.is_loopback
+    if client.proxy is not None or address is None or not address.is_loopback:
+        return False
+    return headers is None or not any(name in headers for name in PROXY_HEADERS)
 
 
 def startup_lines(addresses: tuple[str, ...], *, public_url: bool) -> list[StartupWarning]:

@@ -61,7 +61,7 @@ from server.adapters._edge import EdgeLog
 from server.adapters._invitation import invitation, told_addresses
 from server.adapters._outbox import Outbox
 from server.adapters._quiet import LogThrottle, route_accept_errors
-from server.adapters.batch import Batch
+from server.adapters.batch import Batch, CommitTimer
 from server.adapters.config import (
     INVALID_MESSAGE_BURST,
     INVALID_MESSAGE_REFILL_SECONDS,
@@ -144,7 +144,7 @@ class WarServer:
         self._monotonic = clocks.monotonic
         self._ssl = ssl_context
         self._batch = Batch(store, hub)
-        self._turn_armed = False  # a commit is due at the end of this turn of the loop
+        self._commits = CommitTimer(self._batch, self._commit)
         self._ids = count(1)
         self._sockets: dict[ConnId, GuardedConnection] = {}
         self._closing: set[ConnId] = set()
@@ -268,7 +268,7 @@ class WarServer:
         conn = next(self._ids)
         client = client_of(ws, headers_of(ws), self.settings.trusted_proxies)
         peer = client.address
-        ws.client, ws.told = peer, told_addresses(client)
+        ws.client, ws.told = peer, told_addresses(client, headers_of(ws))
         bind(conn=conn, peer=peer)
         if client.ignored is not None:
             log.debug("forwarded_for_ignored", reason=client.ignored)
@@ -421,27 +421,21 @@ class WarServer:
     # --- group commit ----------------------------------------------------------------
     def _take(self, output: Output, now: float) -> None:
         """Add a Hub call's ``output`` to the batch (`server.adapters.batch`): its rows go
-        into the batch's one store transaction, and its actions wait for the commit, at
-        the end of this turn of the event loop (the next callback the loop runs), or at
-        once when the batch holds `server.adapters.batch.MAX_HELD_ACTIONS` actions (a
-        connection's answers are checked against its send buffer as they go). Persist,
-        then broadcast, for the batch as a whole; one commit for every message read
-        together (docs/performance.md, "Group commit")."""
+        into the batch's one store transaction, and its actions wait for the commit that
+        `CommitTimer` makes due (the end of the loop turn; at most one commit that writes
+        per `server.adapters.batch.COMMIT_INTERVAL_SECONDS`; at once when full).
+        Persist, then broadcast, for the batch as a whole (docs/performance.md, "Group
+        commit")."""
         self._batch.add(output, now)
-        if self._batch.full:
-            self._commit()
-        elif not self._turn_armed:
-            self._turn_armed = True
-            asyncio.get_running_loop().call_soon(self._end_turn)
+        self._commits.added()
         self._maybe_rearm()
-
-    def _end_turn(self) -> None:
-        self._turn_armed = False
-        self._commit()
 
     def _commit(self) -> None:
         """Commit the batch and carry out what it releases (`server.adapters._outbox`)."""
-        self._outbox.perform(self._batch.commit(self._clock()))
+        wrote = self._batch.writes
+        actions = self._batch.commit(self._clock())
+        self._commits.committed(wrote)
+        self._outbox.perform(actions)
         self._maybe_rearm()
 
     # --- actions -------------------------------------------------------------------------

@@ -15,26 +15,43 @@ actions to carry out:
 
 Persist, then broadcast, for the batch as a whole: one commit for every message read in
 one turn of the event loop instead of one per message (docs/performance.md, "Group
-commit"). The app decides when a batch ends (`server.adapters.app`: at the end of the
-loop turn, or once `Batch.full`); `Batch.pending` and `Batch.opened` let a later policy
-commit on a time bound instead. Several writes of one room in a batch become one: the
-last record, against the record the store held before the batch (``before``), so a
-store writes each row once per batch.
+commit"). When a batch ends is `CommitTimer`'s to say (for the app,
+`server.adapters.app`): at the end of the loop turn of its first call, but for a batch
+that writes no sooner than `COMMIT_INTERVAL_SECONDS` after the last commit that wrote,
+and at once when `Batch.full`. Under load that is one commit every few milliseconds for
+the readies of many rooms instead of one for each (docs/performance.md, "The core
+step"); a server with little to do commits at the end of the turn, as before. Several
+writes of one room in a batch become one: the last record, against the record the store
+held before the batch (``before``), so a store writes each row once per batch.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from server.core.actions import Action, Change, Close, ConnId, Delete, Output, Send, Write
 
-__all__ = ["MAX_HELD_ACTIONS", "Batch", "Committer", "StoreLike"]
+__all__ = [
+    "COMMIT_INTERVAL_SECONDS",
+    "MAX_HELD_ACTIONS",
+    "Batch",
+    "CommitTimer",
+    "Committer",
+    "StoreLike",
+]
 
 MAX_HELD_ACTIONS = 32
 """a batch is committed, and its actions carried out, once it holds this many: many
 messages read at once (one client's, past its rate limit's burst) must not queue their
 answers unchecked for the send-buffer cap (`server.adapters._connection`)"""
+
+COMMIT_INTERVAL_SECONDS = 0.002
+"""the least time between two commits that write (`CommitTimer`): at 1,000 rooms of a
+flip a second, some 2,000 readies a second share at most 500 commits instead of taking
+2,000, for at most this much more delay on a ready; a server with little to do commits
+at the end of each loop turn, as without it (docs/performance.md, "The core step")"""
 
 
 class StoreLike(Protocol):
@@ -80,6 +97,11 @@ class Batch:
     def changes(self) -> tuple[Change, ...]:
         """The changes queued for the next commit, one per room row (for tests)."""
         return tuple(self._changes)
+
+    @property
+    def writes(self) -> bool:
+        """The batch has changes to store (its commit is a transaction)."""
+        return bool(self._changes)
 
     @property
     def full(self) -> bool:
@@ -143,3 +165,46 @@ def _without(action: Action, conns: set[ConnId]) -> Action | None:
             return action
         return Send(to, action.message) if to else None
     return None if action.conn in conns else action
+
+
+class CommitTimer:
+    """When ``batch`` is committed, by calling ``commit`` (the app's: it commits the
+    batch and carries out what it releases) on the running event loop: see the module
+    docstring. `added` after each `Batch.add`; `committed` after each commit, with
+    whether it wrote. ``interval`` 0: at the end of every loop turn. Times are the
+    loop's own (monotonic), never a Hub's clock, which tests may stop."""
+
+    def __init__(
+        self, batch: Batch, commit: Callable[[], None], interval: float = COMMIT_INTERVAL_SECONDS
+    ) -> None:
+        self._batch = batch
+        self._commit = commit
+        self._interval = interval
+        self._last_write = -interval  # loop time of the last commit that wrote
+        self._due: asyncio.Handle | None = None
+
+    def added(self) -> None:
+        """A call was added to the batch: commit now if it is full, else make sure a
+        commit is due (at the end of this loop turn, or once the interval is over)."""
+        if self._batch.full:
+            self._commit()
+        elif self._due is None:
+            self._due = asyncio.get_running_loop().call_soon(self._end_of_turn)
+
+    def committed(self, wrote: bool) -> None:
+        """The batch was committed (by the timer or not); ``wrote``: it stored changes."""
+        if self._due is not None:
+            self._due.cancel()
+            self._due = None
+        if wrote:
+            self._last_write = asyncio.get_running_loop().time()
+
+    def _end_of_turn(self) -> None:
+        self._due = None
+        if self._batch.writes:
+            loop = asyncio.get_running_loop()
+            wait = self._last_write + self._interval - loop.time()
+            if wait > 0:  # the last commit that wrote is too recent: gather more
+                self._due = loop.call_later(wait, self._commit)
+                return
+        self._commit()

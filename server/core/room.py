@@ -165,15 +165,20 @@ class Room(Table):
         the play-out queue has the room's time then)."""
         if self.stage is Stage.FINISHING:
             return None
-        seats = self.seats
-        times = [seat.due for seat in seats if seat.due is not None]
-        times += [seat.away_deadline for seat in seats if seat.away_deadline is not None]
+        earliest = self._play.time_limit_due()
         if self._takeover.deadline is not None:
-            times.append(self._takeover.deadline)
-        limit = self._play.time_limit_due()
-        if limit is not None:
-            times.append(limit)
-        return min(times, default=None)
+            earliest = (
+                self._takeover.deadline
+                if earliest is None
+                else min(earliest, self._takeover.deadline)
+            )
+        for seat in self.seats:  # asked after every call: no list built
+            due, away = seat.due, seat.away_deadline
+            if due is not None and (earliest is None or due < earliest):
+                earliest = due
+            if away is not None and (earliest is None or away < earliest):
+                earliest = away
+        return earliest
 
     # ------------------------------------------------------------------ arrivals
     def open_for_creator(self, conn: ConnId, token: str, now: float) -> Effects:

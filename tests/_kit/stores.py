@@ -1,17 +1,31 @@
 """Stores for tests: `MemoryStore` (a `server.adapters.store.Store` in a dict) and
-`FlakyStore`, whose commits fail as a full disk's do."""
+`FlakyStore`, whose commits fail as a full disk's do; `ROOM`, a room record to store."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from server import engine
 from server.adapters.store import check_same_room
 from server.core.actions import Change, Delete
 from server.core.codes import normalize_code
-from server.core.records import RoomRecord
+from server.core.records import GameRecord, RoomRecord, SeatRecord
 from server.errors import StoreError
 
-__all__ = ["FlakyStore", "MemoryStore"]
+__all__ = ["ROOM", "FlakyStore", "MemoryStore"]
+
+ROOM = RoomRecord(
+    room_id="r1",
+    player_code="PPPP-PPPP",
+    watch_code="WWWW-WWWW",
+    rules=engine.Rules(),
+    minutes=None,
+    seats=(SeatRecord("Ann"), SeatRecord()),
+    game=GameRecord(number=1, deal=1, revealed=False),
+    created=0.0,
+    last_active=0.0,
+)
+"""A room waiting for its second player, for tests that store one."""
 
 
 class MemoryStore:

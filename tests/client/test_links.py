@@ -96,7 +96,7 @@ async def test_no_links_for_a_full_room_or_a_spectator_and_json_keeps_stdout_cle
     assert "war-client: Link for players: http://h:1/#join=K7MX-QD4R" in err
 
 
-LOOPBACK_ONLY = said("plain.loopback_only")
+LOOPBACK_ONLY = said("page.local_warning_only", host="127.0.0.1")
 WATCH_INSTEAD = said("plain.watch_instead")
 
 

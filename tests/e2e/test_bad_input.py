@@ -219,7 +219,7 @@ async def watch_code_never_seats(war: War) -> None:
     ann, _ben = await victim_table(war)
     sneaky = await war.client()
     await sneaky.send(JoinRoom(code=ann.watch_code or "", name="Sneaky"))
-    await sneaky.expect_error(ErrorCode.UNKNOWN_CODE)
+    await sneaky.expect_error(ErrorCode.WATCH_CODE)  # told so, never seated
     assert (await sneaky.expect_close())[0] == CloseCode.REFUSED
 
 

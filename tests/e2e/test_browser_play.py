@@ -70,9 +70,10 @@ async def test_two_pages_play_to_game_over_and_agree(tmp_path: Path, browser: Br
         assert sum(counts.values()) == 52 and set(counts) == {"Ann", "Ben"}
         finals = [await t.page.locator("#final .final-count").all_inner_texts() for t in (ann, ben)]
         assert finals[0] == finals[1]
-        ann_says = (await ann.log())[-2:]
-        ben_says = (await ben.log())[-2:]
-        assert ann_says[1] == ben_says[1]  # the figures: the same for everyone
+        ann_says = (await ann.log())[-3:]
+        ben_says = (await ben.log())[-3:]
+        assert ann_says[1:] == ben_says[1:]  # the figures and the evening: the same for all
+        assert ann_says[2].startswith("The evening so far: ")
         await ann.assert_clean()
         await ben.assert_clean()
 

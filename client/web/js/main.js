@@ -109,7 +109,10 @@ function route() {
   const [kind, code] = fragment();
   if (kind === "watch") return enter({ type: "watch_room", code });
   const stored = kind === "join" ? seats.get(code) : null;
-  sharedComputer.offer(stored); // a seat kept here: continue as its player, or someone else?
+  // This tab played that seat (a reload): on. Another tab, a new window: the browser may be
+  // shared, so ask whether to continue as that name or join as someone else.
+  if (stored !== null && sharedComputer.thisTab(code)) return continueAs();
+  sharedComputer.offer(stored);
   const screen = kind === "join" ? "invite" : "start";
   $(`${screen}-name`).value = stored === null ? seats.name : "";
   show(screen);
@@ -201,6 +204,7 @@ function received(event) {
     const mine = view.my_seat !== null;
     const code = mine ? view.player_code : view.watch_code;
     if (code !== null) setHash(`#${mine ? "join" : "watch"}=${code}`);
+    if (mine && code !== null) sharedComputer.played(code);
   }
   if (readySentFor !== null && view.step > readySentFor) readySentFor = null;
   if (view.seats[view.my_seat]?.auto === autoAsked) autoAsked = null; // the room caught up

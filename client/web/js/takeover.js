@@ -64,9 +64,28 @@ export class SeatQuestion {
 /** A shared computer asks (#stored, on the invitation): this browser keeps another
  * name's seat at this table; continue as that name, or join as someone else. */
 export class SharedComputer {
-  constructor(doc, words) {
+  constructor(doc, words, tab = sessionStorageOf(globalThis)) {
     this.$ = (id) => doc.getElementById(id);
     this.words = words;
+    this.tab = tab; // this tab's own storage: a reload keeps it, a new tab has none
+  }
+
+  /** This tab played a seat with `code` (its welcome came). */
+  played(code) {
+    try {
+      this.tab?.setItem(TAB_SEAT + code.toUpperCase(), "1");
+    } catch {
+      // refused: a reload asks again, which is only one more tap
+    }
+  }
+
+  /** Whether this tab (not only this browser) played a seat with `code`. */
+  thisTab(code) {
+    try {
+      return this.tab?.getItem(TAB_SEAT + code.toUpperCase()) === "1";
+    } catch {
+      return false;
+    }
   }
 
   /** Show the choice for `stored` (a SeatStore record), or the plain invitation (null). */
@@ -86,5 +105,15 @@ export class SharedComputer {
     this.$("invite-form").hidden = false;
     this.$("invite-name").value = "";
     this.$("invite-name").focus();
+  }
+}
+
+const TAB_SEAT = "family-war.tab-seat.";
+
+function sessionStorageOf(global) {
+  try {
+    return global.sessionStorage ?? null;
+  } catch {
+    return null;
   }
 }

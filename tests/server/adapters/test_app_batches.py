@@ -12,25 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from protocol import ClientMessage, CloseCode, Error, ErrorCode, Snapshot, WatchRoom
-from server import engine
 from server.core.actions import Action, ConnId, Output, Write
-from server.core.records import GameRecord, RoomRecord, SeatRecord
 from server.core.replies import come_back
-from tests._kit.stores import FlakyStore
+from tests._kit.stores import ROOM, FlakyStore
 from tests.e2e._client import Client
 from tests.server.adapters._standin import StandInHub, standin_server
-
-ROOM = RoomRecord(
-    room_id="r1",
-    player_code="PPPP-PPPP",
-    watch_code="WWWW-WWWW",
-    rules=engine.Rules(),
-    minutes=None,
-    seats=(SeatRecord("Ann"), SeatRecord()),
-    game=GameRecord(number=1, deal=1, revealed=False),
-    created=0.0,
-    last_active=0.0,
-)
 
 
 class WritingHub(StandInHub):

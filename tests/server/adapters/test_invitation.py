@@ -15,7 +15,16 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
-from protocol import CloseCode, ErrorCode, JoinRoom, LookUp, RoomInfo, RulesSpec, Welcome
+from protocol import (
+    CloseCode,
+    CreateRoom,
+    ErrorCode,
+    JoinRoom,
+    LookUp,
+    RoomInfo,
+    RulesSpec,
+    Welcome,
+)
 from server.adapters._exposure import reachable_addresses
 from server.adapters._forwarded import ClientAddress
 from server.adapters._invitation import (
@@ -141,7 +150,8 @@ async def test_only_a_page_on_this_machine_is_told_the_addresses(tmp_path: Path)
         port = war.server.port
         ann = await war.create("Ann")
         assert welcome_of(ann).addresses == (f"http://192.168.1.20:{port}/",)
-        # through a trusted proxy on this machine: a page elsewhere, told nothing
+        # through a trusted proxy on this machine: a page elsewhere, told nothing (and
+        # through one that is not trusted either: the header says so)
         ben = await through_proxy(war, "203.0.113.5")
         await ben.send(JoinRoom(code=ann.player_code or "", name="Ben"))
         welcome = await ben.expect(Welcome)
@@ -211,4 +221,19 @@ async def test_a_join_with_a_watch_code_is_told_so(tmp_path: Path) -> None:
     ],
 )
 def test_only_this_machine_is_told(client: ClientAddress, told: bool) -> None:
-    assert told_addresses(client) is told
+    assert told_addresses(client, None) is told
+    assert told_addresses(client, {"Host": "127.0.0.1:8765"}) is told
+
+
+@pytest.mark.parametrize("header", ["X-Forwarded-For", "Forwarded", "X-Real-IP"])
+def test_a_proxy_on_this_machine_relays_people_elsewhere(header: str) -> None:
+    # not trusted (no --trusted-proxies): the peer is the proxy's 127.0.0.1, the header
+    # says someone else is behind it
+    assert not told_addresses(ClientAddress("127.0.0.1"), {header: "203.0.113.5"})
+
+
+async def test_a_proxy_that_is_not_trusted_is_told_nothing_either(tmp_path: Path) -> None:
+    async with start_war(tmp_path, machine_addresses=("192.168.1.20",)) as war:
+        relayed = await through_proxy(war, "203.0.113.5")
+        await relayed.send(CreateRoom(name="Ann"))
+        assert (await relayed.expect(Welcome)).addresses is None

@@ -85,7 +85,13 @@ def test_the_per_address_memory_is_bounded_by_the_rooms_held() -> None:
 
 
 def test_a_room_still_waiting_expires_in_minutes() -> None:
-    kit = RoomKit(HubSettings(idle_room_minutes=24 * 60, idle_waiting_room_minutes=10))
+    kit = RoomKit(
+        HubSettings(
+            idle_room_minutes=24 * 60,
+            idle_waiting_room_minutes=10,
+            idle_computer_room_minutes=24 * 60,
+        )
+    )
     waiting = _create(kit, "192.0.2.9")
     playing = _create(kit, "192.0.2.10", computers=1)
     assert kit.room(playing).phase is RoomPhase.PLAYING
@@ -123,7 +129,7 @@ def _left_at_zero(
 
 def test_a_restart_is_no_activity(tmp_path: Path) -> None:
     path = tmp_path / "war.db"
-    settings = HubSettings(idle_room_minutes=10 * 60)
+    settings = HubSettings(idle_room_minutes=10 * 60, idle_computer_room_minutes=10 * 60)
     _left_at_zero(path, settings, ("192.0.2.9",))
     # back 6 hours later: the room is removed 10 hours after its last activity, not
     # 10 hours after the restart
@@ -137,7 +143,7 @@ def test_a_restart_is_no_activity(tmp_path: Path) -> None:
 
 def test_after_a_long_downtime_players_get_a_grace_period(tmp_path: Path) -> None:
     path = tmp_path / "war.db"
-    settings = HubSettings(idle_room_minutes=10 * 60)
+    settings = HubSettings(idle_room_minutes=10 * 60, idle_computer_room_minutes=10 * 60)
     ann, _ = _left_at_zero(path, settings, ("192.0.2.9", "192.0.2.10"))
     # the server was down for two days: both rooms are overdue, but their players may
     # still come back for a while
