@@ -10,7 +10,9 @@ the line in the repository. Nothing inside a line changes; vendored files are se
 for byte (their checksums hold for what is sent).
 
 The message catalogs (``.json``) are data, not code: they are served as compact JSON (the
-same value, no whitespace between its tokens), a fifth lighter than as written.
+same value, no whitespace between its tokens), a fifth lighter than as written, without
+the sections only the terminal client says (`TERMINAL_SECTIONS`: war-client reads the
+catalogs from the package, not from the server).
 
 This is safe for our sources because a line break inside a string or a template literal
 would be changed: tests/server/adapters/test_web.py checks that no JavaScript line opens
@@ -21,10 +23,20 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["compact"]
+__all__ = ["TERMINAL_SECTIONS", "compact"]
 
 COMPACTED = frozenset({".html", ".css", ".js", ".json"})
 """What is compacted (vendored ``.mjs`` modules are not)."""
+TERMINAL_SECTIONS = ("tui", "plain")
+"""A catalog's sections of messages that only war-client says (the TUI's, ``--plain``'s)."""
+
+
+def _for_the_page(value: object) -> object:
+    """A catalog without its `TERMINAL_SECTIONS` (any other JSON as it is)."""
+    if isinstance(value, dict) and isinstance(messages := value.get("messages"), dict):
+        kept = {k: v for k, v in messages.items() if k not in TERMINAL_SECTIONS}
+        return {**value, "messages": kept}
+    return value
 
 
 def compact(text: str, suffix: str) -> str:
@@ -34,7 +46,8 @@ def compact(text: str, suffix: str) -> str:
         return text
     if suffix == ".json":
         try:
-            return json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
+            value = _for_the_page(json.loads(text))
+            return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         except ValueError:
             return text  # not JSON after all: served as written (the catalogs' tests say so)
     lines = [line.strip() for line in text.split("\n")]
