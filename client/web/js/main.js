@@ -119,7 +119,7 @@ function route() {
   if (kind !== "join") return undefined;
   // whose table it is (lookup.js, loaded only here), or an offer to watch
   $("invite-table").hidden = true;
-  const watch = () => endedPanel(PLAIN.watch_code, null, false, code);
+  const watch = () => endedPanel(plainText("watch_code", ""), null, false, code);
   import("./lookup.js").then((m) => m.sayTable($("invite-table"), socketUrl(location), code, () => fragment()[1] === code, watch, () => words));
   if (stored !== null) return $("continue-as").focus();
   return $("invite-name").focus();
