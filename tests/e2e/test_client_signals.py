@@ -45,7 +45,13 @@ async def test_sigterm_closes_the_websocket_with_1001(tmp_path: Path, output: st
     closed: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
 
     async def room(ws: ServerConnection) -> None:
-        assert decode_client_message(await ws.recv()) == JoinRoom(code=CODE, name="Ben")
+        opening = decode_client_message(await ws.recv())
+        assert isinstance(opening, JoinRoom)  # with this client's seed commitment (fair deals)
+        assert (opening.code, opening.name, opening.seed_commitment is not None) == (
+            CODE,
+            "Ben",
+            True,
+        )
         await ws.send(encode(welcome()))
         await ws.wait_closed()
         closed.set_result(ws.close_code)

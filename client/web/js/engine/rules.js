@@ -2,32 +2,17 @@
 // them (docs/rules.md): every setting checked, cards as numbers (rank * suits + suit, rank
 // 0 the deck's lowest in the aces-high order), labels like "QH".
 
+import { ENUMS, RULE_DEFAULTS } from "../vocabulary.js";
+
 export const RANK_CHARS = "23456789TJQKA";
 export const SUIT_CHARS = "SHDC";
 
-const CHOICES = Object.freeze({
-  aces: ["high", "low"],
-  short_war: ["lose", "last_card"],
-  both_short: ["play_on", "end"],
-  won_cards: ["shuffle", "fixed"],
-  fixed_order: ["winner", "seat0"],
-  taken_back: ["as_won", "as_laid"],
-  tie_break: ["draw", "battle"],
-});
-const DEFAULTS = Object.freeze({
-  players: 2,
-  face_down: 1,
-  aces: "high",
-  short_war: "lose",
-  both_short: "play_on",
-  won_cards: "shuffle",
-  fixed_order: "winner",
-  taken_back: "as_won",
-  round_limit: null,
-  tie_break: "draw",
-  ranks: 13,
-  suits: 4,
-});
+// The choices and defaults are the vocabulary's (generated from the Python sources), so the
+// page's engine cannot drift from the server's; the deck's size is the engine's own.
+const CHOICES = Object.freeze(
+  Object.fromEntries(Object.keys(ENUMS).filter((name) => name in RULE_DEFAULTS).map((name) => [name, ENUMS[name]])),
+);
+const DEFAULTS = Object.freeze({ ...RULE_DEFAULTS, ranks: 13, suits: 4 });
 /** Every setting, in the order the engine (and the fair-deal derivation) lists them. */
 export const RULE_FIELDS = Object.freeze(Object.keys(DEFAULTS));
 
