@@ -1,7 +1,8 @@
 // Feeds server message streams to the page's fair-deal check (client/web/js/fair.js) for
 // tests/client/test_fair_tamper.py: reads [{frames: [hex msgpack frame, ...], seed: hex
 // or null, game}, ...] as JSON on standard input and writes, for each, what the check
-// at game over found ({ok, chosen, problem, proved}), as JSON.
+// at game over found ({ok, chosen, problem, proved}) and the game record the page would
+// save then (record), as JSON.
 
 import { Fair } from "../../../client/web/js/fair.js";
 import { decodeServerMessage } from "../../../client/web/js/wire.js";
@@ -22,7 +23,7 @@ process.stdin.on("end", async () => {
       if (check !== null) found = await check;
       await Promise.resolve();
     }
-    results.push(found);
+    results.push(found === null ? null : { ...found, record: fair.record() });
   }
   process.stdout.write(JSON.stringify(results));
 });
