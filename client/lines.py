@@ -5,8 +5,9 @@ readers and scripts; a player may type commands on stdin (enter: turn over, ``a`
 auto-play mode, ``a quick``: that mode, ``f``: vote to finish, ``r``: a rematch with a
 new deal, ``d``: replay this deal, ``s``: the score and where the game stands,
 ``rules``: the rules in force, ``say TEXT``: a message to the table, ``react NAME``: a
-reaction, ``q`` twice: leave, anything else: the list); the first
-time the game waits for the player it says how to turn over ("Press enter to turn over.").
+reaction, ``q`` twice: leave, anything else: the list), a spectator ``say``, ``react``,
+``s`` and ``rules``; the first time the game waits for the player it says how to turn
+over ("Press enter to turn over.").
 ``--json`` writes every server message received, decoded, as one JSON object per line
 (the seat's secret token is replaced by ``"<hidden>"``); notices go to stderr so stdout
 stays pure JSON.
@@ -235,8 +236,10 @@ class LineRenderer:
 
     @property
     def _staying(self) -> bool:
-        """A player typing commands stays after game over (for a rematch)."""
-        return self._reader is not None and not self._reader.done()
+        """A player typing commands stays after game over (for a rematch); a spectator
+        does not (it may talk while it watches)."""
+        seated = self.view.my_seat is not None
+        return seated and self._reader is not None and not self._reader.done()
 
     def _share(self, before: ViewState, view: ViewState) -> None:
         """After the first welcome into a room still waiting for players: its links."""
@@ -298,11 +301,9 @@ class LineRenderer:
             return self.words.text("said.time_up")
         return self.words.text("clock.left_said", clock=clock_text(left))
 
-    # --- commands on stdin (plain mode, players) ----------------------------------------
+    # --- commands on stdin (plain mode; a spectator may talk too) ---------------------
     def _start_reader(self) -> None:
         if self.commands is None or self._reader is not None or self.json_lines:
-            return
-        if self.view.my_seat is None:
             return
         self._reader = asyncio.create_task(self._read_commands(self.commands))
 

@@ -5,7 +5,7 @@ Ann's connection received them, are then changed in one place each — one card 
 one seat's revealed seed, the deal commitment shown from the start, the server's revealed
 seed — and fed to war-client's check (`client.fairwatch.FairWatch`) and to the page's
 (`client/web/js/fair.js`, in node). The honest stream passes both; every tampered one fails
-both, saying what did not match.
+both, saying what did not match. The record the page saves holds the last game alone.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from protocol import (
     encode,
 )
 from protocol.fairness import commitment
+from protocol.record import read_record
 from tests.server.core._roomkit import RoomKit
 
 NODE = shutil.which("node")
@@ -142,6 +143,21 @@ def test_the_honest_game_is_checked_by_both_clients(honest: list[ServerMessage])
     if NODE is not None:
         (page,) = page_checks([honest])
         assert page["ok"] is True, page
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed (apt-get install nodejs)")
+def test_the_page_saves_the_record_of_the_last_game_alone(honest: list[ServerMessage]) -> None:
+    """A rematch starts a new record: the last welcome (the rules, the seat), then the
+    game; the games before it are not kept (an evening of rematches would grow it)."""
+    start = next(i for i, m in enumerate(honest) if isinstance(m, GameStarted))
+    assert isinstance(honest[0], Welcome)
+    (page,) = page_checks([honest + honest[start:]])  # the same game once more
+    assert page["ok"] is True, page
+    lines = str(page["record"]).splitlines()
+    assert len(lines) == 1 + len(honest) - start
+    assert [json.loads(line)["type"] for line in lines[:2]] == ["welcome", "game_started"]
+    (game,) = read_record(lines)
+    assert game.end is not None and game.server_seed is not None
 
 
 @pytest.mark.parametrize("what", sorted(TAMPERED))

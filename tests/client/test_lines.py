@@ -16,10 +16,13 @@ from protocol import (
     AutoPlay,
     GameStarted,
     Leave,
+    React,
+    Reaction,
     Ready,
     Rematch,
     RematchDeal,
     RematchVoted,
+    Say,
     SetAutoPlay,
     VoteFinish,
     Welcome,
@@ -304,3 +307,23 @@ async def test_a_plain_player_is_told_how_to_turn_over_and_q_asks_first() -> Non
     assert link.sent == [Leave()]
     link.event(Ended(True, said("close.left")))
     assert await asyncio.wait_for(task, TIMEOUT) == 0
+
+
+async def test_a_plain_spectator_talks_from_stdin_and_still_ends_after_game_over() -> None:
+    recording = recorded(me=None, rounds=3)
+    link = FakeLink()
+    out = io.StringIO()
+    renderer = LineRenderer(link, Streams(out, io.StringIO()), json_lines=False, viewer=Viewer(EN))
+    commands = asyncio.StreamReader()
+    renderer.commands = commands
+    link.push(recording.messages[0])
+    task = asyncio.create_task(renderer.run())
+    await link.drained()
+    commands.feed_data(b"say Go Grandma!\nreact clap\n")
+    assert await link.next_sent() == React(reaction=Reaction.CLAP)
+    # the room's talk setting is "players": a spectator reacts, and is told why it may not write
+    assert "Only the players write at this table; you may react." in out.getvalue()
+    assert Say(text="Go Grandma!") not in link.sent
+    link.push_all(recording.messages[1:])
+    assert await asyncio.wait_for(task, TIMEOUT) == 0, "a spectator does not stay"
+    assert link.closed

@@ -3,9 +3,11 @@ a network name (not a secure context: no ``crypto.subtle``), in Debian's Chromiu
 
 Chromium resolves ``family.lan`` to 127.0.0.1 (``--host-resolver-rules``), so the page is
 ``http://family.lan:PORT/`` as a phone on the home network sees it, while every packet
-stays on loopback. The first load must not fetch the engine or the hashes; a dynamic
-``import()`` at game over brings them, and they check a revealed deal (the shared vectors
-of tests/vectors/engine/checks.json, honest and tampered).
+stays on loopback. The server is told the name (``--allowed-hosts family.lan``), as a
+family that gives it a DNS name at home must: any other name gets HTTP 403. The first
+load must not fetch the engine or the hashes; a dynamic ``import()`` at game over brings
+them, and they check a revealed deal (the shared vectors of
+tests/vectors/engine/checks.json, honest and tampered).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ HOST = "family.lan"
 
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[ServerProcess]:
-    async with server_process(tmp_path / "war.sqlite3") as running:
+    async with server_process(tmp_path / "war.sqlite3", "--allowed-hosts", HOST) as running:
         yield running
 
 

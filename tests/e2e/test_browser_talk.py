@@ -95,6 +95,10 @@ async def test_talk_and_the_evening_at_one_table(tmp_path: Path, browser: Browse
             await _react_and_say(watcher.page, "party", "Go go go")
             await _send(cy, "react love")
             await _send(cy, "say Cy says hi")
+            # the bubble lasts a few seconds: waited for first, before the logs' checks
+            await expect(ben.page.locator('#seats .seat[data-seat="2"] .bubble')).to_have_text(
+                "Cy says hi"
+            )
             from_grandma = ("Grandma reacts 👏", "Grandma: Hello from Grandma")
             from_ben = ("Ben reacts 😮", "Ben: <b>Ben</b> is here")
             from_watcher = ("Someone watching reacts 🎉", "Someone watching: Go go go")
@@ -105,9 +109,6 @@ async def test_talk_and_the_evening_at_one_table(tmp_path: Path, browser: Browse
             for line in (*from_grandma, *from_ben, *from_watcher):
                 await cy.expect(rf"^{re.escape(line)}$")
             assert await ben.page.locator("#log b").count() == 0  # text, never markup
-            await expect(ben.page.locator('#seats .seat[data-seat="2"] .bubble')).to_have_text(
-                "Cy says hi"
-            )
             await page.evaluate("() => { document.activeElement.blur(); window.scrollTo(0, 0); }")
             await page.screenshot(path=str(SHOTS / "talk-320.png"), full_page=True)
             layout = await page.evaluate(

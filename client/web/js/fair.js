@@ -50,7 +50,8 @@ export class Fair {
     this.seeds = new Map();
     this.unplaced = null;
     this.next = null; // {game, seed, commitment}: ready for a rematch vote
-    this.lines = [];
+    this.lines = []; // the record of the current game: the last welcome, then the game
+    this.welcome = null; // the last welcome's line: the rules and this page's seat
     this.game = null; // what the table was shown of the current game
     this.rules = null;
     this.seat = null;
@@ -132,7 +133,12 @@ export class Fair {
 
   /** Follow one received message; a promise of the check at a game over, else null. */
   follow(message) {
-    this.lines.push(recordLine(message));
+    const line = recordLine(message);
+    if (message.type === "welcome") this.welcome = line;
+    // Each game starts a new record (an evening of rematches must not grow it for hours):
+    // the welcome, whose state gives the rules and the seat, then this game's messages.
+    if (message.type === "game_started" && this.welcome !== null) this.lines = [this.welcome];
+    this.lines.push(line);
     if (message.type === "welcome" || message.type === "snapshot") this.state(message);
     else if (message.type === "game_started") this.started(message);
     else if (this.game === null) return null;
@@ -188,7 +194,8 @@ export class Fair {
     if (this.game.seed_commitments && seat < this.game.seed_commitments.length) this.game.seed_commitments[seat] = null;
   }
 
-  /** The game record so far, one server message a line (what `war-sim verify` reads). */
+  /** The record of the current (or last) game so far, one server message a line, after
+   * the last welcome (what `war-sim verify` reads). */
   record() {
     return `${this.lines.join("\n")}\n`;
   }

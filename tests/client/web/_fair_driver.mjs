@@ -1,7 +1,8 @@
 // Feeds server message streams to the page's fair-deal check (client/web/js/fair.js) for
 // tests/client/test_fair_tamper.py: reads [{frames: [hex msgpack frame, ...], seed: hex
 // or null, game}, ...] as JSON on standard input and writes, for each, what the check
-// at game over found ({ok, chosen, problem, proved}, said in English), as JSON.
+// at game over found ({ok, chosen, problem, proved}, said in English) and the game record
+// the page would save then (record), as JSON.
 
 import { Catalog } from "../../../client/web/js/catalog.js";
 import { Fair } from "../../../client/web/js/fair.js";
@@ -28,7 +29,7 @@ process.stdin.on("end", async () => {
       if (check !== null) found = await check;
       await Promise.resolve();
     }
-    results.push(said(found));
+    results.push(found === null ? null : { ...said(found), record: fair.record() });
   }
   process.stdout.write(JSON.stringify(results));
 });
