@@ -79,7 +79,7 @@ bench: venv
 PIP_COMPILE := $(BIN)/pip-compile --quiet --upgrade --generate-hashes --strip-extras \
 	--no-emit-index-url --no-emit-find-links
 lock: venv
-	$(PIP_COMPILE) --output-file deploy/requirements.lock pyproject.toml
+	$(PIP_COMPILE) --extra client --output-file deploy/requirements.lock pyproject.toml
 	$(PIP_COMPILE) --allow-unsafe --only-build-deps --build-deps-for wheel \
 		--output-file deploy/build-requirements.lock pyproject.toml
 
