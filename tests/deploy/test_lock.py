@@ -31,7 +31,10 @@ def _requirements(kind: str) -> list[Requirement]:
     if kind == "runtime":
         project = data["project"]
         assert isinstance(project, dict)
-        return [Requirement(r) for r in project["dependencies"]]
+        # the server's dependencies and the client extra (the image's own war-client --plain)
+        extras = project["optional-dependencies"]
+        assert isinstance(extras, dict)
+        return [Requirement(r) for r in [*project["dependencies"], *extras["client"]]]
     system = data["build-system"]
     assert isinstance(system, dict)
     return [Requirement(r) for r in system["requires"]]
