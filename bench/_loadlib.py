@@ -6,7 +6,8 @@ connections. A room is two players (one creates it, one joins with the player co
 
 - ``idle``: nobody readies; the connections just sit in their rooms.
 - ``pace``: every ``pace`` seconds (each room at its own random phase) both players send
-  ``ready`` for the current step, back to back.
+  ``ready`` for the current step, back to back, or the second ``ready_gap`` seconds after
+  the first (as people at a table press at different moments).
 - ``full``: each player sends ``ready`` as soon as a ``waiting_for`` names its seat.
 
 When a game ends, both players vote ``rematch`` (new deal) and play goes on.
@@ -56,6 +57,9 @@ RULES_0_2 = ("taken_back",)
 """rule fields release 0.2 does not know (it refuses a create_room that names them); left
 out, it plays its own rule for them (taken_back as_laid, where this release's default is
 as_won: a rare case, a war nobody could settle)"""
+FIELDS_0_3 = ("talk", "seed_commitment", "seed")
+"""message fields of this round (talk, fair deals) that 0.1 and 0.2 do not know (they refuse
+a message that names them); left out, they play as before"""
 LEGACY_DROPPED_RULES = ("both_short", "fixed_order", *RULES_0_2)
 """rule fields release 0.1 does not know; left out, 0.1 plays its own rules for them"""
 _now = time.perf_counter
@@ -165,9 +169,20 @@ class Room:
         if self.ready_step == step:
             self.load.stats.overruns += 1
             return
-        for p in players:
-            if p.seat in p.waiting and p.ready_sent != step:
-                p.send_ready()
+        due = [p for p in players if p.seat in p.waiting and p.ready_sent != step]
+        gap = self.load.ready_gap
+        if gap > 0 and len(due) > 1:
+            due[0].send_ready()
+            asyncio.get_running_loop().call_later(gap, self._late_ready, due[1], step)
+            return
+        for p in due:
+            p.send_ready()
+
+    def _late_ready(self, player: Conn, step: int) -> None:
+        """The second player's ready, ``ready_gap`` after the first (if still due)."""
+        due = player.phase == PLAYING and player.step == step and player.ready_sent != step
+        if self.load.running and due and player.seat in player.waiting:
+            player.send_ready()
 
 
 class Conn:
@@ -307,7 +322,7 @@ class Conn:
         """Send ``ready`` for the step this connection knows; note when, for the room."""
         assert self.ws is not None
         step = self.step
-        self.ws.send(encode_message(Ready(step=step)))
+        self.ws.send(self.room.load.encode(Ready(step=step)))
         self.ready_sent = step
         room = self.room
         room.ready_step = step
@@ -321,7 +336,7 @@ class Conn:
         """Vote for a rematch with a new deal, once per game."""
         if self.ws is not None and self.rematch_game != self.game:
             self.rematch_game = self.game
-            self.ws.send(encode_message(Rematch(deal=RematchDeal.NEW)))
+            self.ws.send(self.room.load.encode(Rematch(deal=RematchDeal.NEW)))
 
 
 @dataclass(slots=True)
@@ -333,12 +348,16 @@ class RoomLoad:
     spectators: int = 2
     mode: str = Mode.IDLE
     pace: float = 1.0
+    ready_gap: float = 0.0
+    """paced: seconds from the first player's ready of a step to the second's"""
     seed: int = 0
     connect_concurrency: int = 64
     timeout: float = 20.0
     forwarded: bool = False
     """send X-Forwarded-For 10.x.y.z, one address per room (for --trusted-proxies)"""
     dropped_rules: tuple[str, ...] = ()
+    dropped_fields: tuple[str, ...] = ()
+    """message fields left out for an older server (`FIELDS_0_3`)"""
     """rule fields left out of create_room, for an earlier release that refuses them
     (`LEGACY_DROPPED_RULES` for 0.1, `RULES_0_2` for 0.2)"""
     stats: LoadStats = field(default_factory=LoadStats)
@@ -369,12 +388,15 @@ class RoomLoad:
         conn.ws.send(message)
         await asyncio.wait_for(asyncio.shield(conn.welcomed), self.timeout)
 
-    def _encode_create(self, create: CreateRoom) -> bytes:
-        if not self.dropped_rules:
-            return encode_message(create)
-        fields = _unpack(encode_message(create))
-        for name in self.dropped_rules:
+    def encode(self, message: CreateRoom | JoinRoom | Ready | Rematch) -> bytes:
+        """``message`` as this server takes it (without the fields it does not know)."""
+        if not self.dropped_rules and not self.dropped_fields:
+            return encode_message(message)
+        fields = _unpack(encode_message(message))
+        for name in self.dropped_rules if "rules" in fields else ():
             del fields["rules"][name]
+        for name in self.dropped_fields:
+            fields.pop(name, None)
         return bytes(msgpack.packb(fields))
 
     async def _build(self, index: int, gate: asyncio.Semaphore) -> Room | None:
@@ -386,11 +408,11 @@ class RoomLoad:
                 create = CreateRoom(
                     name=f"load{index}a", rules=RulesSpec(players=2), deal=self.seed + index
                 )
-                await self._open(creator, self._encode_create(create))
+                await self._open(creator, self.encode(create))
                 joiner = Conn(room, 1)
                 room.players.append(joiner)
                 join = JoinRoom(code=creator.player_code, name=f"load{index}b")
-                await self._open(joiner, encode_message(join))
+                await self._open(joiner, self.encode(join))
                 for _ in range(self.spectators):
                     watcher = Conn(room, None)
                     room.spectators.append(watcher)

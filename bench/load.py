@@ -92,7 +92,15 @@ from pathlib import Path
 from typing import Any
 
 from bench._abuse import KINDS, Abuse
-from bench._loadlib import LEGACY_DROPPED_RULES, RULES_0_2, LoadStats, Mode, RoomLoad, percentile
+from bench._loadlib import (
+    FIELDS_0_3,
+    LEGACY_DROPPED_RULES,
+    RULES_0_2,
+    LoadStats,
+    Mode,
+    RoomLoad,
+    percentile,
+)
 from bench._server import (
     ServerProcess,
     ServerSpec,
@@ -173,6 +181,13 @@ def _build_parser() -> argparse.ArgumentParser:
     add("--rooms", type=int, default=1000, help="rooms in the paced scenario")
     add("--spectators", type=int, default=2, help="spectators per room (pace and full)")
     add("--pace", type=float, default=1.0, help="seconds between steps per room (pace)")
+    add(
+        "--ready-gap",
+        type=float,
+        default=0.0,
+        help="paced: seconds between the two players' readies of a step (0: back to back, "
+        "one loop turn; people at a table press at different moments)",
+    )
     add("--duration", type=float, default=30.0, help="measured seconds of the paced scenario")
     add("--full-rooms", type=int, default=100, help="rooms in the full-speed scenario")
     add("--full-duration", type=float, default=20.0, help="measured seconds at full speed")
@@ -444,6 +459,17 @@ class Bench:
         runs = sum(1 for r in self.results if (r.target, r.scenario) == (target, scenario))
         return _Profiler(self.args.profile, server, f"{target}-{scenario}-{runs + 1}")
 
+    def _unknown_fields(self, target: str) -> tuple[str, ...]:
+        """The create_room fields an ``--old`` checkout does not know (`FIELDS_0_3`)."""
+        if self.args.compat == "0.1":
+            return FIELDS_0_3
+        if target not in self.olds:
+            return ()
+        source = "".join(
+            p.read_text(encoding="utf-8") for p in (self.olds[target] / "protocol").glob("*.py")
+        )
+        return tuple(name for name in FIELDS_0_3 if f"    {name}:" not in source)
+
     def _unknown_rules(self, target: str) -> tuple[str, ...]:
         """The rule fields an ``--old`` checkout does not know (0.2: `RULES_0_2`)."""
         if target not in self.olds:
@@ -460,9 +486,12 @@ class Bench:
             server.port,
             spectators=spectators,
             seed=self.args.seed,
+            pace=self.args.pace,
+            ready_gap=self.args.ready_gap,
             connect_concurrency=self.args.connect_concurrency,
             forwarded=forwarded,
             dropped_rules=dropped or self._unknown_rules(target),
+            dropped_fields=self._unknown_fields(target),
         )
 
     async def _idle(self, target: str, server: ServerProcess) -> Result:
@@ -510,6 +539,7 @@ class Bench:
             "rooms": made,
             "connections": load.connections,
             "pace_s": args.pace,
+            "ready_gap_s": args.ready_gap,
             "rss_none_kib": rss_none,
             "rss_held_kib": rss_held,
             "kib_per_room": round((rss_held - rss_none) / made, 2) if made else float("nan"),

@@ -1,27 +1,30 @@
-"""Private: the browser table's own files, lightly compacted as they are served.
+"""Private: the browser table's own files, minified as they are served.
 
-The page must stay under 150 KiB uncompressed (docs/performance.md), and a third of that
-is the vendored msgpack library; the files in the repository keep their indentation and
-comments for the people who read them. So, at load time, the server takes every line's
-leading and trailing whitespace off our HTML, CSS and JavaScript and empties the lines that
-are nothing but a comment (``// …``, or a ``/* … */`` that starts and ends a line, or
-spans whole lines). Every line break stays, so a line number in the browser's console is
-the line in the repository. Nothing inside a line changes; vendored files are served byte
-for byte (their checksums hold for what is sent).
+The page must stay under 200 KiB uncompressed with everything an evening loads
+(docs/performance.md, "The browser table"); the files in the repository keep their
+indentation and comments for the people who read them. So, at load time, the server
+minifies our JavaScript with rjsmin and our CSS with rcssmin (comments and the whitespace
+the language does not need go; strings, template literals and regular expressions stay as
+written; names are not changed), and takes every line's leading and trailing whitespace off
+our HTML. Vendored files are served byte for byte (their checksums hold for what is sent,
+and they come minified). A line number in the browser's console is therefore not the
+line in the repository: the names are, so search for the function.
 
 The message catalogs (``.json``) are data, not code: they are served as compact JSON (the
 same value, no whitespace between its tokens), a fifth lighter than as written, without
 the sections only the terminal client says (`TERMINAL_SECTIONS`: war-client reads the
 catalogs from the package, not from the server).
 
-This is safe for our sources because a line break inside a string or a template literal
-would be changed: tests/server/adapters/test_web.py checks that no JavaScript line opens
-a template literal it does not close, and the browser tests run the compacted page.
+The browser tests run the minified page, and tests/server/adapters/test_web.py checks that
+minifying keeps every string as written.
 """
 
 from __future__ import annotations
 
 import json
+
+import rcssmin
+import rjsmin
 
 __all__ = ["TERMINAL_SECTIONS", "compact"]
 
@@ -40,36 +43,19 @@ def _for_the_page(value: object) -> object:
 
 
 def compact(text: str, suffix: str) -> str:
-    """``text`` (a file ending in ``suffix``) with indentation off and comment-only lines
-    empty, line breaks kept; unchanged for a suffix not in `COMPACTED`."""
-    if suffix not in COMPACTED:
-        return text
+    """``text`` (a file ending in ``suffix``) as the page gets it: JavaScript and CSS
+    minified, HTML without indentation, a catalog as compact JSON; unchanged for a suffix
+    not in `COMPACTED`."""
+    if suffix == ".js":
+        return str(rjsmin.jsmin(text))
+    if suffix == ".css":
+        return str(rcssmin.cssmin(text))
+    if suffix == ".html":
+        return "\n".join(line.strip() for line in text.split("\n"))
     if suffix == ".json":
         try:
             value = _for_the_page(json.loads(text))
             return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         except ValueError:
             return text  # not JSON after all: served as written (the catalogs' tests say so)
-    lines = [line.strip() for line in text.split("\n")]
-    if suffix == ".html":
-        return "\n".join(lines)
-    index = 0
-    while index < len(lines):
-        body = lines[index]
-        if suffix == ".js" and body.startswith("//"):
-            lines[index] = ""
-        elif body.startswith("/*"):
-            end = _comment_end(lines, index)
-            # only a comment that ends its last line goes; code after its "*/" keeps it all
-            if end is not None and lines[end].endswith("*/") and lines[end].count("*/") == 1:
-                lines[index : end + 1] = [""] * (end + 1 - index)
-                index = end
-        index += 1
-    return "\n".join(lines)
-
-
-def _comment_end(lines: list[str], start: int) -> int | None:
-    """The line where the comment opened at the start of line ``start`` closes, or None."""
-    if "*/" in lines[start][2:]:
-        return start
-    return next((i for i in range(start + 1, len(lines)) if "*/" in lines[i]), None)
+    return text

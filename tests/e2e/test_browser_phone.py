@@ -272,7 +272,7 @@ async def test_the_invitation_has_a_qr_code_of_the_whole_link(
         "127.0.0.1 works only on this machine"  # and this server listens there alone
     )
     await expect(page.locator("#qr svg")).to_be_visible()
-    assert any("/vendor/uqr/" in u for u in loaded)
+    assert any("/vendor/lean-qr/" in u for u in loaded)
     picture = Image.open(io.BytesIO(await page.locator("#qr").screenshot()))
     found = zxingcpp.read_barcodes(picture)
     assert [code.text for code in found] == [await link.inner_text()]

@@ -1,7 +1,6 @@
 // The wire (PROTOCOL.md): server frames checked as strictly as the Python client does.
 
-import { Decoder } from "../vendor/msgpack/Decoder.mjs";
-import { Encoder } from "../vendor/msgpack/Encoder.mjs";
+import { Decoder, Encoder } from "./msgpack.js";
 import {
   ENUMS,
   FACE_DOWN_COUNTS,
@@ -74,7 +73,7 @@ function oneOf(...allowed) {
 }
 
 // As protocol/fields.py: lengths in characters (code points), patterns matched whole.
-const UNPRINTABLE = new RegExp(`[${UNPRINTABLE_CATEGORIES.map((c) => `\\p{${c}}`).join("")}]`, "u");
+const UNPRINTABLE = new RegExp("[" + UNPRINTABLE_CATEGORIES.map((c) => `\\p{${c}}`).join("") + "]", "u");
 function text({ min, max, pattern = null, printable = false, normalize = false }) {
   const whole = pattern === null ? null : new RegExp(`^(?:${pattern})$`);
   return (given, path) => {

@@ -1,17 +1,19 @@
 #!/bin/sh
 # Re-vendor the page's three libraries from the npm registry (run it by hand; the page
 # never needs Node or a CDN at run time):
-#   @msgpack/msgpack's ES module build (msgpack/), the wire's codec;
+#   @msgpack/msgpack's minified build (msgpack/msgpack.min.js), the wire's codec, which
+#   index.html runs as a classic script before the modules (js/msgpack.js takes it from
+#   there): a fifth of the size of its ES module build;
 #   @noble/hashes' SHA-256 and HMAC (noble-hashes/), loaded only at game over to check a
 #   fair deal: a page served over plain http from a LAN address is no secure context, so
 #   it has no crypto.subtle;
-#   uqr's one ES module (uqr/), a QR code encoder for the invitation's picture, loaded only
-#   when an invitation is shown (js/qr.js).
+#   lean-qr's nano build (lean-qr/nano.mjs, one minified ES module), a QR code encoder for
+#   the invitation's picture, loaded only when an invitation is shown (js/qr.js).
 #
 #   client/web/vendor/update.sh                  # all three, at the pinned versions below
 #   client/web/vendor/update.sh msgpack 3.1.4    # one, at another version (then update
 #   client/web/vendor/update.sh noble 2.4.1      #   its PINNED line here)
-#   client/web/vendor/update.sh uqr 0.1.4
+#   client/web/vendor/update.sh lean-qr 2.7.5
 #
 # npm checks each package's registry integrity (sha512) while packing it. Only the modules
 # the page imports (and what they import) are kept, unmodified, with the licence;
@@ -22,10 +24,7 @@ set -eu
 
 PINNED=3.1.3
 NOBLE_PINNED=2.4.0
-UQR_PINNED=0.1.3
-MSGPACK_FILES="Encoder.mjs Decoder.mjs DecodeError.mjs ExtData.mjs
-ExtensionCodec.mjs timestamp.mjs CachedKeyDecoder.mjs utils/int.mjs utils/utf8.mjs
-utils/typedArrays.mjs utils/prettyByte.mjs"
+LEANQR_PINNED=2.7.4
 NOBLE_FILES="sha2.js hmac.js _md.js _u64.js utils.js"
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -61,8 +60,11 @@ SOURCE
 
 msgpack() {
     # shellcheck disable=SC2086 # the file lists are names without spaces
-    vendor @msgpack/msgpack "$1" msgpack dist.esm/ ISC \
-        "dist.esm/ (the ES module build), only what Encoder and Decoder import" $MSGPACK_FILES
+    vendor @msgpack/msgpack "$1" msgpack dist.umd/ ISC \
+        "dist.umd/msgpack.min.js (the minified build; its source map is left out)" msgpack.min.js
+    # the build is a UMD script, not a module: node's require (js/msgpack.js) reads it as
+    # CommonJS only with this, since ../../package.json makes .js files modules
+    printf '{"type": "commonjs"}\n' > "$here/msgpack/package.json"
 }
 
 noble() {
@@ -71,14 +73,14 @@ noble() {
         "the ES modules of sha2.js (sha256) and hmac.js and what they import" $NOBLE_FILES
 }
 
-uqr() {
-    vendor uqr "$1" uqr dist/ MIT "dist/index.mjs (the ES module build, no imports)" index.mjs
+leanqr() {
+    vendor lean-qr "$1" lean-qr "" MIT "nano.mjs (the nano ES module build, no imports)" nano.mjs
 }
 
 case "${1:-all}" in
-    all) msgpack "$PINNED"; noble "$NOBLE_PINNED"; uqr "$UQR_PINNED" ;;
+    all) msgpack "$PINNED"; noble "$NOBLE_PINNED"; leanqr "$LEANQR_PINNED" ;;
     msgpack) msgpack "${2:-$PINNED}" ;;
     noble) noble "${2:-$NOBLE_PINNED}" ;;
-    uqr) uqr "${2:-$UQR_PINNED}" ;;
-    *) echo "usage: $0 [msgpack|noble|uqr [VERSION]]" >&2; exit 2 ;;
+    lean-qr) leanqr "${2:-$LEANQR_PINNED}" ;;
+    *) echo "usage: $0 [msgpack|noble|lean-qr [VERSION]]" >&2; exit 2 ;;
 esac

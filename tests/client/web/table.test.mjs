@@ -10,7 +10,7 @@ import { cycleAuto, finish, rematch, setAuto, turnOver } from "../../../client/w
 import { isLoopback, linkBase, localWarning } from "../../../client/web/js/invite.js";
 import { lookUp, tableLine } from "../../../client/web/js/lookup.js";
 import { encodeClientMessage } from "../../../client/web/js/wire.js";
-import { Decoder } from "../../../client/web/vendor/msgpack/Decoder.mjs";
+import { Decoder } from "../../../client/web/js/msgpack.js";
 import { dealText, seatMarks, whereLine } from "../../../client/web/js/render.js";
 import { rulesLine, rulesSentence } from "../../../client/web/js/sentences.js";
 import { DEFAULT_RULES, initialView } from "../../../client/web/js/view.js";

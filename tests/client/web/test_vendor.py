@@ -1,14 +1,15 @@
 """The vendored libraries: unmodified (their checksums), licensed, pinned.
 
-``@msgpack/msgpack`` (the wire's codec), ``@noble/hashes`` (SHA-256 and HMAC for the
-fair-deal check; a page served over plain http has no ``crypto.subtle``) and ``uqr`` (the
-invitation's QR code). Re-vendor with client/web/vendor/update.sh (it rewrites SHA256SUMS
-and SOURCE).
+``@msgpack/msgpack`` (the wire's codec, its minified build), ``@noble/hashes`` (SHA-256 and
+HMAC for the fair-deal check; a page served over plain http has no ``crypto.subtle``) and
+``lean-qr`` (the invitation's QR code, its nano build). Re-vendor with
+client/web/vendor/update.sh (it rewrites SHA256SUMS and SOURCE).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from pathlib import Path
 
@@ -17,15 +18,17 @@ import pytest
 VENDOR = Path(__file__).parents[3] / "client" / "web" / "vendor"
 MSGPACK = VENDOR / "msgpack"
 NOBLE = VENDOR / "noble-hashes"
-UQR = VENDOR / "uqr"
+LEANQR = VENDOR / "lean-qr"
+NOT_THE_PACKAGES = ("SHA256SUMS", "SOURCE", "package.json")
+"""What update.sh writes beside a package's files (package.json: msgpack's is a UMD script)."""
 LIBRARIES = [
     ("msgpack", "PINNED", "@msgpack/msgpack", "Copyright 2019 The MessagePack Community."),
     ("noble-hashes", "NOBLE_PINNED", "@noble/hashes", "Copyright (c) 2022 Paul Miller"),
-    ("uqr", "UQR_PINNED", "uqr", "Copyright (c) Project Nayuki"),
+    ("lean-qr", "LEANQR_PINNED", "lean-qr", "Copyright (c) 2021-2025 David Evans"),
 ]
 
 
-@pytest.mark.parametrize("folder", [MSGPACK, NOBLE, UQR], ids=lambda p: p.name)
+@pytest.mark.parametrize("folder", [MSGPACK, NOBLE, LEANQR], ids=lambda p: p.name)
 def test_every_vendored_file_matches_its_checksum(folder: Path) -> None:
     listed = {}
     for line in (folder / "SHA256SUMS").read_text(encoding="ascii").splitlines():
@@ -34,7 +37,7 @@ def test_every_vendored_file_matches_its_checksum(folder: Path) -> None:
     present = {
         p.relative_to(folder).as_posix()
         for p in folder.rglob("*")
-        if p.is_file() and p.name not in ("SHA256SUMS", "SOURCE")
+        if p.is_file() and p.relative_to(folder).as_posix() not in NOT_THE_PACKAGES
     }
     assert set(listed) == present
     for name, digest in listed.items():
@@ -60,8 +63,13 @@ def test_the_msgpack_licence_grants_its_use() -> None:
     licence = (MSGPACK / "LICENSE").read_text(encoding="utf-8")
     assert "Permission to use, copy, modify, and/or distribute this software" in licence
     assert "Permission is hereby granted, free of charge" in (NOBLE / "LICENSE").read_text()
-    assert (UQR / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
-    assert "import " not in (UQR / "index.mjs").read_text(encoding="utf-8"), "no imports"
+    assert (LEANQR / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
+    assert "import " not in (LEANQR / "nano.mjs").read_text(encoding="utf-8"), "no imports"
+
+
+def test_msgpack_is_read_as_a_script_under_node() -> None:
+    """The UMD build sets ``module.exports`` only when node reads it as CommonJS."""
+    assert json.loads((MSGPACK / "package.json").read_text()) == {"type": "commonjs"}
 
 
 def test_the_page_imports_only_what_is_vendored() -> None:

@@ -7,7 +7,7 @@ import { said } from "../../../client/web/js/catalog.js";
 import { LANGUAGES, loadCatalog } from "./_vectors.mjs";
 import { test } from "node:test";
 
-import { Encoder } from "../../../client/web/vendor/msgpack/Encoder.mjs";
+import { Encoder } from "../../../client/web/js/msgpack.js";
 import { closedBecause, POLICY, shouldReconnect } from "../../../client/web/js/connection.js";
 import { DEFAULT_RULES, initialView } from "../../../client/web/js/view.js";
 import * as vocabulary from "../../../client/web/js/vocabulary.js";

@@ -4,8 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { Decoder } from "../../../client/web/vendor/msgpack/Decoder.mjs";
-import { Encoder } from "../../../client/web/vendor/msgpack/Encoder.mjs";
+import { Decoder, Encoder } from "../../../client/web/js/msgpack.js";
 import { WireError, decodeServerMessage, encodeClientMessage } from "../../../client/web/js/wire.js";
 
 const encoder = new Encoder({ useBigInt64: true });
