@@ -30,8 +30,9 @@ __all__ = ["TERMINAL_SECTIONS", "compact"]
 
 COMPACTED = frozenset({".html", ".css", ".js", ".json"})
 """What is compacted (vendored ``.mjs`` modules are not)."""
-TERMINAL_SECTIONS = ("tui", "plain")
-"""A catalog's sections of messages that only war-client says (the TUI's, ``--plain``'s)."""
+TERMINAL_SECTIONS = ("tui", "plain", "score")
+"""A catalog's sections of messages that only war-client says (the TUI's, ``--plain``'s, the
+count line of both)."""
 
 
 def _for_the_page(value: object) -> object:
