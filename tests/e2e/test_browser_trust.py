@@ -99,6 +99,41 @@ async def test_taking_an_away_seat_is_a_question_the_table_answers(
         await tab.context.close()
 
 
+async def test_a_page_reloaded_during_a_request_shows_the_question_and_can_allow_it(
+    server: ServerProcess, browser: Browser
+) -> None:
+    ann = await open_tab(browser, url_of(server), viewport=SMALL, touch=True)
+    await create_room(ann, "Ann")
+    link = await ann.page.locator("#join-link").inner_text()
+    grandma = await open_tab(browser, link)
+    await grandma.page.fill("#invite-name", "Grandma")
+    await grandma.page.click("#invite-form button[type=submit]")
+    await expect(grandma.page.locator("#log li").last).to_have_text(
+        "You are Grandma, at seat 2 of 2."
+    )
+    await grandma.context.close()
+    await expect(ann.page.locator("#log li").first).to_have_text("Grandma is away.")
+    stranger = await open_tab(browser, link)
+    await stranger.page.fill("#invite-name", "Grandma")
+    await stranger.page.click("#invite-form button[type=submit]")
+    ask = ann.page.locator("#seat-request")
+    await expect(ask).to_be_visible()
+    await ann.page.reload()  # the only player who can answer reloads the page
+    await expect(ann.page.locator("#seats .seat.me .name")).to_have_text("Ann")
+    await expect(ask).to_be_visible()
+    await expect(ann.page.locator("#seat-request-text")).to_have_text(
+        "Someone wants to take Grandma's seat from another device — let them?"
+    )
+    await ann.page.locator("#seat-allow").tap()
+    await expect(ask).to_be_hidden()
+    await expect(stranger.page.locator("#log li").first).to_contain_text(
+        "Ann let you in: you have Grandma's seat on this device."
+    )
+    await ann.assert_clean()
+    for tab in (ann, stranger):
+        await tab.context.close()
+
+
 async def test_a_shared_computer_asks_who_is_there(server: ServerProcess, browser: Browser) -> None:
     ann = await open_tab(browser, url_of(server))
     await create_room(ann, "Ann", players=3)
