@@ -7,6 +7,8 @@ import asyncio
 import io
 from dataclasses import replace
 
+import pytest
+
 from client.catalog import catalog, said
 from client.language import Viewer
 from client.lines import LineRenderer, Streams
@@ -86,7 +88,9 @@ def test_how_a_request_ended_for_each_viewpoint() -> None:
     )
 
 
-async def test_plain_says_how_to_answer_and_sends_the_answer() -> None:
+@pytest.mark.parametrize("late", [False, True], ids=["asked-after", "came-in-during"])
+async def test_plain_says_how_to_answer_and_sends_the_answer(late: bool) -> None:
+    """``late``: the request was made before this connection; its welcome shows it."""
     recording = Recording(engine.Game(engine.Rules(), 7), me=0)
     link = FakeLink()
     out = io.StringIO()
@@ -95,7 +99,8 @@ async def test_plain_says_how_to_answer_and_sends_the_answer() -> None:
     renderer.commands = commands
     welcome = recording.messages[0]
     assert isinstance(welcome, Welcome)
-    link.push_all([welcome, SeatRequested(seq=welcome.seq + 1, seat=1, seconds=60)])
+    asked = SeatRequested(seq=welcome.seq + 1, seat=1, seconds=60)
+    link.push_all([_asking(welcome)] if late else [welcome, asked])
     task = asyncio.create_task(renderer.run())
     await link.drained()
     assert "Someone wants to take Ben's seat from another device — let them?" in out.getvalue()
@@ -146,22 +151,3 @@ def test_a_snapshot_that_brings_a_request_asks_once() -> None:
     again = apply(after, snapshot)
     assert describe(after, snapshot, again, 0, words=EN) == ()
     assert not asked_now(after, snapshot, again)
-
-
-async def test_plain_asks_a_player_who_comes_in_during_a_request() -> None:
-    recording = Recording(engine.Game(engine.Rules(), 7), me=0)
-    link = FakeLink()
-    out = io.StringIO()
-    renderer = LineRenderer(link, Streams(out, io.StringIO()), json_lines=False, viewer=Viewer(EN))
-    commands = asyncio.StreamReader()
-    renderer.commands = commands
-    welcome = recording.messages[0]
-    assert isinstance(welcome, Welcome)
-    link.push_all([_asking(welcome)])  # no seat_requested: it came before this connection
-    task = asyncio.create_task(renderer.run())
-    await link.drained()
-    assert "Someone wants to take Ben's seat from another device — let them?" in out.getvalue()
-    assert "Type allow or refuse." in out.getvalue()
-    commands.feed_data(b"allow\n")
-    assert await link.next_sent() == AnswerSeatRequest(seat=1, allow=True)
-    task.cancel()
