@@ -46,7 +46,7 @@ from client.intents import for_key, set_auto
 from client.jsonline import HIDDEN, message_json
 from client.language import Viewer
 from client.links import link_lines, local_warning, refusal_line, shared_page
-from client.seat_words import PLAIN_HINT, answer, can_answer
+from client.seat_words import PLAIN_HINT, answer, asked_now
 from client.sentences import describe, rules_sentence, score, status, votes_sentence
 from client.talk import evening_score, react_intent, say_intent
 from client.view import ViewState
@@ -64,7 +64,6 @@ from protocol import (
     Snapshot,
     Welcome,
 )
-from protocol.seat_requests import SeatRequested
 
 __all__ = ["HIDDEN", "LineRenderer", "Streams", "message_json"]
 
@@ -169,7 +168,7 @@ class LineRenderer:
         else:
             for line in describe(before, message, view, view.my_seat, words=self.words):
                 self._say(line)
-            if isinstance(message, SeatRequested) and can_answer(view):
+            if asked_now(before, message, view):
                 self._say(self.words.say(PLAIN_HINT))
             self._how_to_turn_over()
             self._set_alarm(now)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from client._words import named, who
 from client.catalog import Catalog, Said, said
 from client.view import ViewState
+from protocol import ServerMessage, Snapshot, Welcome
 from protocol.seat_requests import (
     AnswerSeatRequest,
     RequestOutcome,
@@ -21,8 +22,10 @@ __all__ = [
     "PLAIN_HINT",
     "TUI_HINT",
     "answer",
+    "asked_now",
     "can_answer",
     "ended_sentence",
+    "open_request_sentence",
     "requested_sentence",
     "waiting_sentence",
 ]
@@ -43,9 +46,34 @@ def requested_sentence(
 ) -> str:
     """What ``me`` is told when someone asks for ``message.seat`` (a renderer adds how
     to answer: `PLAIN_HINT`, `TUI_HINT`)."""
-    asked = not (me is None or me == message.seat)
+    return _asked(view, message.seat, me, words)
+
+
+def _asked(view: ViewState, seat: int, me: int | None, words: Catalog) -> str:
+    asked = not (me is None or me == seat)
     key = "seat_request.question" if asked else "seat_request.asks"
-    return words.text(key, who=named(view, message.seat))
+    return words.text(key, who=named(view, seat))
+
+
+def open_request_sentence(view: ViewState, me: int | None, *, words: Catalog) -> str | None:
+    """What ``me`` is told of the request open in a welcome's (or a snapshot's) state, as
+    after its ``seat_requested``; None if none is open, or it is for ``me``'s own seat
+    (its device came back: the request ends next)."""
+    seat = view.seat_request
+    if seat is None or seat == me:
+        return None
+    return _asked(view, seat, me, words)
+
+
+def asked_now(before: ViewState, message: ServerMessage, view: ViewState) -> bool:
+    """Whether ``message`` puts the question to this viewpoint (a renderer then says how
+    to answer): a ``seat_requested``, a welcome whose state shows a request open, or a
+    snapshot that brings one."""
+    if not can_answer(view):
+        return False
+    if isinstance(message, SeatRequested | Welcome):
+        return True
+    return isinstance(message, Snapshot) and before.seat_request != view.seat_request
 
 
 def waiting_sentence(view: ViewState, message: SeatRequestWaiting, *, words: Catalog) -> str:

@@ -31,7 +31,12 @@ from client.catalog import YOU, Catalog, Count, Said, War, said
 from client.countdown import clock_text
 from client.policy import error_reason
 from client.results import longest_name, result_sentence, standings_sentence, summary_sentence
-from client.seat_words import ended_sentence, requested_sentence, waiting_sentence
+from client.seat_words import (
+    ended_sentence,
+    open_request_sentence,
+    requested_sentence,
+    waiting_sentence,
+)
 from client.standing import rules_sentence, score, status, votes_sentence
 from client.talk import evening_score, talk_line
 from client.view import ViewState
@@ -55,6 +60,7 @@ from protocol import (
     RoomPhase,
     ServerMessage,
     ShortWar,
+    Snapshot,
     SpectatorsChanged,
     TimeUp,
     WaitingFor,
@@ -115,7 +121,7 @@ def describe_table(
 
 
 # Each teller: (before, message, after, me, words) -> the sentences; a message type without
-# one (ready flags, turned cards, snapshots) is only drawn, never told.
+# one (ready flags, turned cards) is only drawn, never told.
 def _error(
     before: ViewState, message: Error, after: ViewState, me: int | None, w: Catalog
 ) -> Lines:
@@ -270,7 +276,20 @@ def _welcome(
         lines.append(w.text("said.watch_code", code=view.watch_code))
     if first and not table:
         lines.append(w.text("said.rules", rules=rules_sentence(view.rules, view.minutes, words=w)))
+    if (asked := open_request_sentence(view, me, words=w)) is not None:
+        lines.append(asked)  # a request open as this viewpoint came in: it is asked too
     return tuple(lines)
+
+
+def _snapshot(
+    before: ViewState, message: Snapshot, after: ViewState, me: int | None, w: Catalog
+) -> Lines:
+    """A snapshot is only drawn, but a request it brings (its ``seat_requested`` was
+    missed) is told as that message would have been."""
+    if after.seat_request == before.seat_request:
+        return ()
+    asked = open_request_sentence(after, me, words=w)
+    return () if asked is None else (asked,)
 
 
 def _here(view: ViewState, me: int | None, w: Catalog) -> str:
@@ -438,5 +457,6 @@ _TELLERS: dict[type[ServerMessage], _Teller] = {
     ),
     Reacted: _talked,
     SaidMessage: _talked,
+    Snapshot: _snapshot,
 }
 """Who tells which message (see :func:`describe`)."""

@@ -49,7 +49,7 @@ from client.intents import accepted_phases, cycle_auto, finish, rematch, turn_ov
 from client.language import Viewer
 from client.links import refusal_line
 from client.panels import FairLine, FlyingCards, SaidLines, SeatPanel
-from client.seat_words import TUI_HINT, answer, can_answer
+from client.seat_words import TUI_HINT, answer, asked_now
 from client.sentences import describe_table, rules_sentence, status
 from client.table_text import codes_line, summary_box, top_line
 from client.talk import typed_intent
@@ -72,7 +72,6 @@ from protocol import (
     VoteFinish,
     Welcome,
 )
-from protocol.seat_requests import SeatRequested
 
 __all__ = ["FLIGHT_SECONDS", "HIGHLIGHT_SECONDS", "FlyingCards", "Haul", "SeatPanel", "WarApp"]
 
@@ -249,7 +248,7 @@ class WarApp(App[None]):
                     self._ready_sent = None  # a new connection, or a fresh start
                 told = describe_table(before, message, view, view.my_seat, words=self.words)
                 self.said.extend(told)
-                if isinstance(message, SeatRequested) and can_answer(view):
+                if asked_now(before, message, view):
                     self.said.append(self.words.say(TUI_HINT))
                 self.query_one("#fair", FairLine).follow(event)
                 if view.phase is not RoomPhase.PLAYING or view.game != before.game:

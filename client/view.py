@@ -152,6 +152,7 @@ def _from_state(view: ViewState, state: RoomState, seq: int) -> ViewState:
         evening=state.evening,
         last_seq=seq,
         needs_resync=False,
+        seat_request=None if state.seat_request is None else state.seat_request.seat,
     )
 
 

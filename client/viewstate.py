@@ -108,8 +108,9 @@ class ViewState:
     last_seq: int | None = None
     needs_resync: bool = False
     seat_request: int | None = None
-    """The away seat someone asks to take on another device (``seat_requested``), until
-    the request ends: a seated player answers it."""
+    """The away seat someone asks to take on another device (``seat_requested``, or the
+    ``seat_request`` of a welcome's or a snapshot's state), until the request ends: a
+    seated player answers it."""
     asking_for: int | None = None
     """The seat this connection asked the table for (``seat_request_waiting``)."""
 

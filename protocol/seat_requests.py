@@ -5,7 +5,9 @@ an away seat by its name (``join_room``), the table answers (``protocol/PROTOCOL
 ``seat_request_waiting`` goes to the asking connection alone (its ``seq`` is the room's
 last, as a ``welcome``'s: it takes none); ``seat_requested`` and ``seat_request_ended``
 are room messages (each takes the next ``seq``); ``answer_seat_request`` is a seated
-player's answer.
+player's answer. A request still open is in the room's ``state`` too
+(``state.seat_request``, a `SeatRequest`): a player who joins, resumes or reloads the
+page meanwhile is asked as well.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ __all__ = [
     "AnswerSeatRequest",
     "RequestOutcome",
     "RequestSeconds",
+    "SeatRequest",
     "SeatRequestEnded",
     "SeatRequestWaiting",
     "SeatRequested",
@@ -47,6 +50,15 @@ class RequestOutcome(StrEnum):
     """The asking device went away (or left) before an answer."""
     RETURNED = "returned"
     """The seat's own device came back with its token meanwhile."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatRequest:
+    """The request open in a room (``state.seat_request``): someone asks to take away
+    seat ``seat`` on another device, and the table has ``seconds`` left to answer."""
+
+    seat: Seat
+    seconds: RequestSeconds
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

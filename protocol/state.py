@@ -48,6 +48,7 @@ from protocol.fields import (
     TieBreak,
     WonCards,
 )
+from protocol.seat_requests import SeatRequest
 from vocabulary import DEFAULTS, FACE_DOWN_COUNTS, MIN_PLAYERS, check_face_down
 
 __all__ = [
@@ -210,6 +211,8 @@ class RoomState:
     - ``deal_commitment``: the server's commitment to a deal it picks (fair deals), from
       the game's start; ``fairness``: what it revealed, once the game is over. Each
       seat's ``seed_commitment`` is the one that seat made for this game.
+    - ``seat_request``: the request for an away seat open now (``seat_requested``, until
+      its ``seat_request_ended``), with the seconds the table has left to answer it.
     """
 
     room: RoomId
@@ -232,6 +235,7 @@ class RoomState:
     evening: Evening = ()
     deal_commitment: Hex64 | None = None
     fairness: Fairness | None = None
+    seat_request: SeatRequest | None = None
 
     def validate(self) -> None:
         """Raise ValueError if the snapshot contradicts itself (called by the codec)."""
@@ -252,6 +256,9 @@ class RoomState:
         for line in self.talk:
             if line.seat is not None and line.seat >= self.rules.players:
                 raise ValueError(f"talk from seat {line.seat} of a {self.rules.players}-seat room")
+        asked = None if self.seat_request is None else self.seat_request.seat
+        if asked is not None and asked >= self.rules.players:
+            raise ValueError(f"a seat request for seat {asked} of a {self.rules.players}-seat room")
         winner = None if self.result is None else self.result.winner
         if winner is not None and winner >= self.rules.players:
             raise ValueError(f"winner seat {winner} is not in the room")

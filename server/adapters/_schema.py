@@ -10,11 +10,15 @@ from its flags and its replayed game, and the ``started`` flag it replaces is dr
 see `_derive_stages`; 6 → 7: each room's ``talk`` setting, ``players`` for the rooms
 stored before, and the tables ``talk`` and ``evening``, empty; 7 → 8: the ``fairness``
 column, a fair deal's seeds and commitments as JSON, empty for every room stored before,
-which plays on as it was dealt). A room is one row of ``rooms`` (its codes and rules,
+which plays on as it was dealt; 8 → 9: the table ``displaced``, empty: a store of 8 kept
+the tokens of devices whose seat was taken in memory only, so their way back ended with
+that server). A room is one row of ``rooms`` (its codes and rules,
 its current game with its stage and its fair deal, its seq, and the seats' ready flags
 and votes, one bit per seat), one row of ``seats`` per seat, one row of ``talk`` per
-message or reaction it keeps (the last 50) and one row of ``evening`` per finished game
-it remembers (the last 100), both deleted with the room (``ON DELETE CASCADE``). The
+message or reaction it keeps (the last 50), one row of ``evening`` per finished game
+it remembers (the last 100) and one row of ``displaced`` per device a seat was taken
+from while its token is remembered (`DISPLACED_TABLE`), all deleted with the room
+(``ON DELETE CASCADE``). The
 deal is stored as text because it may exceed SQLite's signed 64-bit integers; the rules
 as the JSON of the engine's ``Rules.to_dict()``.
 
@@ -47,6 +51,7 @@ from server.errors import StoreError
 
 __all__ = [
     "CODES_UNIQUE",
+    "DISPLACED_TABLE",
     "INSERT_ROOM",
     "INSERT_SEAT",
     "MIGRATIONS",
@@ -67,7 +72,7 @@ __all__ = [
     "state_row",
 ]
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 """The store layout this code writes; older stores (from 1) are migrated on opening."""
 PAGE_SIZE = 1024
 """Bytes per page of a new store (SQLite's default is 4096). Every commit appends the
@@ -120,6 +125,22 @@ TALK_TABLES = (
 )
 """Version 7: a room's talk (one row per line, the seq of its message) and its evening
 (one row per finished game; ``names`` the JSON list of the seats' names then)."""
+
+
+DISPLACED_TABLE = """CREATE TABLE displaced (
+    room_id     TEXT NOT NULL REFERENCES rooms(room_id) ON DELETE CASCADE,
+    position    INTEGER NOT NULL,
+    seat        INTEGER NOT NULL,
+    token_hash  TEXT,
+    previous_token_hash TEXT,
+    until       REAL NOT NULL,
+    by_seat     INTEGER,
+    PRIMARY KEY (room_id, position)
+) STRICT, WITHOUT ROWID"""
+"""Version 9: the token hashes a seat had when it was taken over on another device
+(`server.core.records.DisplacedRecord`: hashes, never tokens), ``position`` their order
+(oldest first), ``until`` the wall-clock end of their way back; ``by_seat`` the seat that
+allowed it (NULL: nobody was there to ask)."""
 
 
 _STAGE_VALUES = ", ".join(f"'{stage.value}'" for stage in Stage)
@@ -190,7 +211,7 @@ CREATE TABLE seats (
     previous_token_hash TEXT,
     PRIMARY KEY (room_id, seat)
 ) STRICT;
-""" + "".join(statement + ";\n" for statement in (*CODES_UNIQUE, *TALK_TABLES))
+""" + "".join(statement + ";\n" for statement in (*CODES_UNIQUE, *TALK_TABLES, DISPLACED_TABLE))
 # Each entry brings a store from the version it is keyed by to the next one, with the
 # statements run in order inside the one migration transaction. A new column is added
 # last, so a migrated store and a new one have the same columns in the same order: to
@@ -215,6 +236,7 @@ MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = 
     ),
     6: ("ALTER TABLE rooms ADD COLUMN talk TEXT NOT NULL DEFAULT 'players'", *TALK_TABLES),
     7: ("ALTER TABLE rooms ADD COLUMN fairness TEXT NOT NULL DEFAULT ''",),
+    8: (DISPLACED_TABLE,),
 }
 
 MODE = 0o600  # the store holds room codes and deal numbers

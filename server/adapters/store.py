@@ -21,7 +21,8 @@ are never given to a new room.
 `SqliteStore` keeps one connection in WAL mode with ``synchronous=NORMAL``: a committed
 write survives a kill -9 of the process (not necessarily a power cut). A room is one row
 of ``rooms`` (its codes and rules, its current game, its seq, and the seats' ready flags
-and votes) and one row of ``seats`` per seat. `SqliteStore.apply` writes only what
+and votes), one row of ``seats`` per seat, and rows of its own for its talk, its evening
+and the token hashes of devices its seats were taken from. `SqliteStore.apply` writes only what
 changed since the record each `Write` names as ``before``: a ready or a step is one
 ``UPDATE`` of the room's row; a seat row is written only when that seat changed (a
 join, a new token, auto-play, a leave). One ``BEGIN IMMEDIATE`` … ``COMMIT`` holds every
@@ -42,6 +43,7 @@ from pathlib import Path
 from typing import Protocol
 
 from protocol import TalkSetting
+from server.adapters._displaced import DisplacedRows, displaced_statements
 from server.adapters._schema import (
     INSERT_ROOM,
     INSERT_SEAT,
@@ -138,7 +140,7 @@ def _inserts(record: RoomRecord) -> list[_Statement]:
     statements: list[_Statement] = [(INSERT_ROOM, room, None)]
     for index, seat in enumerate(record.seats):
         statements.append((INSERT_SEAT, (record.room_id, index, *seat_row(seat)), None))
-    return statements + talk_statements(record, None)
+    return statements + talk_statements(record, None) + displaced_statements(record, None)
 
 
 def _updates(record: RoomRecord, before: RoomRecord) -> list[_Statement]:
@@ -157,7 +159,7 @@ def _updates(record: RoomRecord, before: RoomRecord) -> list[_Statement]:
         for index, (seat, was) in enumerate(zip(record.seats, before.seats, strict=True)):
             if seat != was:
                 statements.append((UPDATE_SEAT, (*seat_row(seat), room_id, index), room_id))
-    return statements + talk_statements(record, before)
+    return statements + talk_statements(record, before) + displaced_statements(record, before)
 
 
 class SqliteStore:
@@ -312,6 +314,7 @@ class SqliteStore:
             )
         records = []
         talk = TalkRows(self._db)
+        displaced = DisplacedRows(self._db)
         for row in self._db.execute(SELECT_ROOMS):
             room_id, player_code, watch_code, rules, minutes, created, last_active, seq = row[:8]
             seq, last_active = talk.room_seq(room_id, seq, last_active)
@@ -341,6 +344,7 @@ class SqliteStore:
                     talk_setting=talk_setting,
                     talk=lines,
                     evening=evening,
+                    displaced=displaced.of(room_id),
                 )
             )
         return records

@@ -2,7 +2,8 @@
 
 A room is stored as what it takes to rebuild it, never as a game's inner state: its codes,
 rules, time limit, seats (names, token *hashes* — the latest and, until the latest is
-confirmed, the one it replaced —, computer, auto-play, left), the ``seq`` of the last
+confirmed, the one it replaced —, computer, auto-play, left), the token hashes of the
+devices its seats were taken from (for a while), the ``seq`` of the last
 room message it sent, and its current game as rules + deal number + steps played (+ the
 step at which the time limit stopped it, + whether it was played out by a finish vote)
 with the seats ready for the next step and the finish and rematch votes.
@@ -23,7 +24,15 @@ from server.core.fairdeal import FairRecord
 from server.core.phases import Stage
 from server.engine import Game, Rules
 
-__all__ = ["EveningRecord", "GameRecord", "RoomRecord", "SeatRecord", "TalkRecord", "same_state"]
+__all__ = [
+    "DisplacedRecord",
+    "EveningRecord",
+    "GameRecord",
+    "RoomRecord",
+    "SeatRecord",
+    "TalkRecord",
+    "same_state",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +120,21 @@ class EveningRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class DisplacedRecord:
+    """The token hashes seat ``seat`` had when it was taken over on another device
+    (``by``: the seat that allowed it; None: nobody was there to ask). Until ``until``
+    (wall clock, so that a restart neither extends nor shortens it) a resume with one of
+    them takes the seat back; after it, such a resume is told the seat was taken
+    (`server.core.takeover`). Hashes only, as a seat's: never a token."""
+
+    seat: int
+    token_hash: str | None
+    previous_token_hash: str | None
+    until: float
+    by: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class RoomRecord:
     """Everything needed to rebuild one room. ``rules`` are the engine's (a store keeps them
     as the JSON of ``Rules.to_dict()``).
@@ -120,7 +144,9 @@ class RoomRecord:
     ``rules``, ``minutes``, ``talk_setting`` and ``created`` never change once the room
     is stored. ``talk``: the last messages and reactions (at most
     `protocol.MAX_TALK`, oldest first); ``evening``: the room's finished games (at most
-    `protocol.MAX_EVENING`, oldest first), kept across rematches.
+    `protocol.MAX_EVENING`, oldest first), kept across rematches. ``displaced``: the
+    tokens of the devices seats were taken from (oldest first, at most
+    `server.core.takeover.MAX_DISPLACED`).
     """
 
     room_id: str
@@ -136,6 +162,7 @@ class RoomRecord:
     talk_setting: str = "players"
     talk: tuple[TalkRecord, ...] = ()
     evening: tuple[EveningRecord, ...] = ()
+    displaced: tuple[DisplacedRecord, ...] = ()
 
 
 def same_state(a: RoomRecord, b: RoomRecord) -> bool:
@@ -150,6 +177,7 @@ def same_state(a: RoomRecord, b: RoomRecord) -> bool:
         and a.seats == b.seats
         and a.talk == b.talk
         and a.evening == b.evening
+        and a.displaced == b.displaced
         and a.talk_setting == b.talk_setting
         and a.room_id == b.room_id
         and a.player_code == b.player_code

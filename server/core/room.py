@@ -166,12 +166,9 @@ class Room(Table):
         if self.stage is Stage.FINISHING:
             return None
         earliest = self._play.time_limit_due()
-        if self._takeover.deadline is not None:
-            earliest = (
-                self._takeover.deadline
-                if earliest is None
-                else min(earliest, self._takeover.deadline)
-            )
+        takeover = self._takeover.deadline  # a request's, or the forgetting of old tokens
+        if takeover is not None:
+            earliest = takeover if earliest is None else min(earliest, takeover)
         for seat in self.seats:  # asked after every call: no list built
             due, away = seat.due, seat.away_deadline
             if due is not None and (earliest is None or due < earliest):
@@ -297,8 +294,9 @@ class Room(Table):
         return self.effects(self._arrivals.disconnect(conn, now))
 
     def wake(self, now: float) -> Effects:
-        """Run what is due at or before ``now``: the time limit, away-timeouts and
-        auto-play (nothing while finishing: the play-out queue calls `play_slice`)."""
+        """Run what is due at or before ``now``: a seat request's end, the forgetting of
+        earlier devices' tokens, the time limit, away-timeouts and auto-play (nothing while
+        finishing: the play-out queue calls `play_slice`)."""
         if self.stage is Stage.FINISHING:
             return self.effects([])
         actions: list[Action] = self._takeover.expire(now)

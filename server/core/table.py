@@ -67,6 +67,12 @@ class Table:
         """The last messages and reactions (`server.core.talk`), oldest first."""
         self.evening = record.evening
         """The room's finished games, oldest first."""
+        _check_displaced(record)
+        self.displaced = record.displaced
+        """The token hashes of the devices seats were taken from (`server.core.takeover`)."""
+        self.asked: tuple[int, float] | None = None
+        """The seat an open request asks for and when it expires (`server.core.takeover`
+        keeps it; not stored: a restart drops the request with its asker's connection)."""
         self._stored = record
         self.note_game_over()  # a room stored before it kept an evening, or mid-finish
 
@@ -109,6 +115,7 @@ class Table:
             or stored.seats is not self.seats.records
             or stored.talk is not self.talk
             or stored.evening is not self.evening
+            or stored.displaced is not self.displaced
         ):
             stored = self._stored = RoomRecord(
                 room_id=self.room_id,
@@ -124,6 +131,7 @@ class Table:
                 talk_setting=self.talk_setting.value,
                 talk=self.talk,
                 evening=self.evening,
+                displaced=self.displaced,
             )
         return stored
 
@@ -191,6 +199,16 @@ def _check_flags(game: GameRecord, seats: int) -> None:
         raise ValueError(f"a flag or vote of a seat beyond the {seats} seats: {named}")
     for _, deal in game.rematch_votes:
         RematchDeal(deal)  # raises ValueError for an unknown deal
+
+
+def _check_displaced(record: RoomRecord) -> None:
+    """Raise ValueError unless every displaced token's seat (and who allowed it) is one
+    of ``record``'s seats."""
+    seats = len(record.seats)
+    for displaced in record.displaced:
+        named = (displaced.seat, *(() if displaced.by is None else (displaced.by,)))
+        if any(not 0 <= seat < seats for seat in named):
+            raise ValueError(f"a displaced token of a seat beyond the {seats} seats: {named}")
 
 
 def _check_stage(record: GameRecord, game: engine.Game) -> None:

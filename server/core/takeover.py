@@ -19,11 +19,20 @@ the seat. Instead:
   been away at least `Takeover.after` seconds (the away timeout; 120 s if that is off),
   else ``seat_away_too_briefly`` (close 4004; not a failed attempt: the name was right).
 
-The tokens the seat had before it was taken are kept (in memory only: a restart forgets
-them) for `reclaim_seconds`: the earlier device's ``resume_seat`` with one of them takes
-the seat back, and the device that took it gets ``seat_taken_back`` and close 4002.
-After that time the same token gets ``seat_taken`` (close 4004), which says plainly
-that the seat was taken on another device, and it is not counted as a failed attempt.
+The hashes of the tokens the seat had before it was taken (never the tokens) are kept
+with the room's record (`server.core.records.DisplacedRecord`, stored: a restart keeps
+them) until a wall-clock deadline `reclaim_seconds` away (a restart neither extends nor
+shortens it): the earlier device's ``resume_seat`` with one of them takes the seat back,
+and the device that took it gets ``seat_taken_back`` and close 4002. After that time the
+same token gets ``seat_taken`` (close 4004), which says plainly that the seat was taken
+on another device, and it is not counted as a failed attempt; `TOLD_SECONDS` later the
+hashes are dropped (the room wakes for it), and the token is unknown (``bad_token``).
+At most `MAX_DISPLACED` per room.
+
+The request under way is in memory only (its asker's connection does not survive a
+restart); its seat and deadline are on the table (`Table.asked`), for the ``state`` that a
+``welcome`` or a ``snapshot`` shows (``seat_request``): a player who comes in meanwhile
+is asked too.
 """
 
 from __future__ import annotations
@@ -42,16 +51,20 @@ from protocol.seat_requests import (
 from server.core.actions import Action, Close, ConnId, Effects, Send
 from server.core.arrivals import Arrivals
 from server.core.codes import RandomSource, hash_token, new_token, token_matches
+from server.core.records import DisplacedRecord
 from server.core.refusals import Refusal
 from server.core.table import Table
 
-__all__ = ["DEFAULT_AFTER_SECONDS", "MAX_DISPLACED", "Takeover", "Times"]
+__all__ = ["DEFAULT_AFTER_SECONDS", "MAX_DISPLACED", "TOLD_SECONDS", "Takeover", "Times"]
 
 DEFAULT_AFTER_SECONDS = 120.0
 """How long a seat must be away to be taken by name with nobody to ask, when the away
 timeout is off (0)."""
 MAX_DISPLACED = 8
 """Earlier devices' tokens a room remembers (the oldest are forgotten first)."""
+TOLD_SECONDS = 24 * 3600.0
+"""How long after its way back ends an earlier device's token is still told ``seat_taken``
+(a day: as long as a room nobody uses is kept, `HubSettings.idle_room_minutes`)."""
 
 
 @dataclass(slots=True)
@@ -60,16 +73,6 @@ class _Pending:
     conn: ConnId
     deadline: float
     commitment: str | None  # the asker's seed commitment (fair deals), if it sent one
-
-
-@dataclass(frozen=True, slots=True)
-class _Displaced:
-    """The tokens seat ``seat`` had before it was taken over (``by`` allowed it)."""
-
-    seat: int
-    hashes: tuple[str | None, str | None]
-    until: float
-    by: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +85,11 @@ class Times:
     after: float
 
 
-def _holds(displaced: _Displaced, token: str) -> bool:
-    return any(token_matches(token, held) for held in displaced.hashes)
+def _holds(displaced: DisplacedRecord, token: str) -> bool:
+    """Whether ``token`` is one of ``displaced``'s (compared in constant time)."""
+    latest = token_matches(token, displaced.token_hash)
+    previous = token_matches(token, displaced.previous_token_hash)
+    return latest or previous
 
 
 class Takeover:
@@ -100,7 +106,6 @@ class Takeover:
         self.reclaim = times.reclaim
         self.after = times.after if times.after > 0 else DEFAULT_AFTER_SECONDS
         self._pending: _Pending | None = None
-        self._displaced: list[_Displaced] = []
 
     # ------------------------------------------------------------------ queries
     def asking(self, conn: ConnId) -> bool:
@@ -109,8 +114,19 @@ class Takeover:
 
     @property
     def deadline(self) -> float | None:
-        """When the request under way expires, or None."""
-        return None if self._pending is None else self._pending.deadline
+        """When the request under way expires or the oldest earlier device's token is
+        forgotten, whichever comes first; None if neither."""
+        pending = None if self._pending is None else self._pending.deadline
+        displaced = self._table.displaced
+        if not displaced:
+            return pending
+        forget = min(d.until for d in displaced) + TOLD_SECONDS
+        return forget if pending is None else min(pending, forget)
+
+    def _open(self, pending: _Pending | None) -> None:
+        """The request under way is ``pending`` (None: no request), on the table too."""
+        self._pending = pending
+        self._table.asked = None if pending is None else (pending.seat, pending.deadline)
 
     @property
     def asker(self) -> ConnId | None:
@@ -137,7 +153,7 @@ class Takeover:
                 return table.effects([], Refusal(ErrorCode.SEAT_AWAY_TOO_BRIEFLY, text))
             asked = _Pending(index, conn, now, commitment)
             return table.effects(self._hand_over(asked, now, RequestOutcome.AWAY_LONG, None))
-        self._pending = _Pending(index, conn, now + self.wait, commitment)
+        self._open(_Pending(index, conn, now + self.wait, commitment))
         seconds = int(self.wait)
         if table.log is not None:
             table.log.info("seat_requested", seat=index)
@@ -153,7 +169,7 @@ class Takeover:
         if pending is None or pending.seat != message.seat:
             text = f"nobody is asking for seat {message.seat} now"
             return table.effects([], Refusal(ErrorCode.NO_SEAT_REQUEST, text))
-        self._pending = None
+        self._open(None)
         if message.allow:
             outcome = RequestOutcome.ALLOWED
             return table.effects(self._hand_over(pending, now, outcome, by))
@@ -163,11 +179,16 @@ class Takeover:
         )
 
     def expire(self, now: float) -> list[Action]:
-        """The request under way ends if nobody answered it in time."""
+        """The request under way ends if nobody answered it in time; earlier devices'
+        tokens past `TOLD_SECONDS` are forgotten."""
+        table = self._table
+        kept = tuple(d for d in table.displaced if now < d.until + TOLD_SECONDS)
+        if len(kept) != len(table.displaced):
+            table.displaced = kept
         pending = self._pending
         if pending is None or pending.deadline > now:
             return []
-        self._pending = None
+        self._open(None)
         text = "nobody at the table answered in time; ask them to look at their screen"
         return self._ended(
             pending, RequestOutcome.EXPIRED, None, ErrorCode.SEAT_REQUEST_EXPIRED, text
@@ -178,7 +199,7 @@ class Takeover:
         pending = self._pending
         if pending is None:
             return []
-        self._pending = None
+        self._open(None)
         return self._ended(pending, RequestOutcome.WITHDRAWN, None, None, "")
 
     def returned(self, index: int) -> list[Action]:
@@ -186,7 +207,7 @@ class Takeover:
         pending = self._pending
         if pending is None or pending.seat != index:
             return []
-        self._pending = None
+        self._open(None)
         text = "the seat's own device came back"
         return self._ended(pending, RequestOutcome.RETURNED, None, ErrorCode.SEAT_IN_USE, text)
 
@@ -218,10 +239,10 @@ class Takeover:
         table = self._table
         index = asked.seat
         record = table.seats[index].record
-        displaced = _Displaced(
-            index, (record.token_hash, record.previous_token_hash), now + self.reclaim, by
+        displaced = DisplacedRecord(
+            index, record.token_hash, record.previous_token_hash, now + self.reclaim, by
         )
-        self._displaced = [*self._displaced, displaced][-MAX_DISPLACED:]
+        table.displaced = (*table.displaced, displaced)[-MAX_DISPLACED:]
         actions = self._arrivals.rejoin(index, asked.conn, now, asked.commitment)
         reclaim = int(self.reclaim)
         actions += table.emit(
@@ -237,22 +258,15 @@ class Takeover:
         it was taken over comes back to it (within `reclaim` seconds), or it is told
         plainly that the seat was taken (after); None if the token is none of those."""
         table = self._table
-        found = next(
-            (
-                d
-                for d in reversed(self._displaced)
-                if any(token_matches(token, h) for h in d.hashes)
-            ),
-            None,
-        )
-        if found is None:
+        found = next((d for d in reversed(table.displaced) if _holds(d, token)), None)
+        if found is None or now >= found.until + TOLD_SECONDS:
             return None
         seat = table.seats[found.seat]
         if now >= found.until or not seat.human:
             who = "" if found.by is None else f" ({table.seats[found.by].name} allowed it)"
             text = f"your seat was taken on another device{who}; join again with the player code"
             return table.effects([], Refusal(ErrorCode.SEAT_TAKEN, text))
-        self._displaced = [d for d in self._displaced if d is not found]
+        table.displaced = tuple(d for d in table.displaced if d is not found)
         index = found.seat
         actions: list[Action] = []
         if seat.conn is not None:

@@ -4,8 +4,8 @@
 whether the computer plays it, connected, ready, auto-play, out, cards, the table, its
 votes), the game's step, round and war, who is awaited, the time left, the deal once
 it may be known (revealed from the start, or the game is over), the room's last talk, who
-may talk, and its evening of finished games. Face-down cards and
-piles are never shown.
+may talk, its evening of finished games, and the request for an away seat open now (with
+the seconds left to answer it). Face-down cards and piles are never shown.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from protocol import (
     TalkSetting,
     Welcome,
 )
+from protocol.seat_requests import SeatRequest
 from server import engine
 from server.core import fairdeal
 from server.core.actions import ConnId, Send
@@ -48,6 +49,7 @@ class Viewed(Protocol):
     seats: Seats
     talk: tuple[TalkRecord, ...]
     evening: tuple[EveningRecord, ...]
+    asked: tuple[int, float] | None
 
     @property
     def awaits_readies(self) -> bool: ...
@@ -88,7 +90,16 @@ def room_state(room: Viewed, now: float) -> RoomState:
         evening=evening_wire(room.evening),
         deal_commitment=None if fair is None else fair.deal_commitment,
         fairness=fairdeal.fairness(fair) if fair is not None and over else None,
+        seat_request=_seat_request(room.asked, now),
     )
+
+
+def _seat_request(asked: tuple[int, float] | None, now: float) -> SeatRequest | None:
+    """The request open now (seat, deadline) with its whole seconds left, or None."""
+    if asked is None:
+        return None
+    seat, deadline = asked
+    return SeatRequest(seat=seat, seconds=max(0, int(deadline - now)))
 
 
 def welcome(room: Viewed, conn: ConnId, seat: int | None, token: str | None, now: float) -> Send:

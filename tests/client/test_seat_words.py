@@ -7,16 +7,26 @@ import asyncio
 import io
 from dataclasses import replace
 
+import pytest
+
 from client.catalog import catalog, said
 from client.language import Viewer
 from client.lines import LineRenderer, Streams
-from client.seat_words import answer, ended_sentence, requested_sentence, waiting_sentence
+from client.seat_words import (
+    answer,
+    asked_now,
+    ended_sentence,
+    open_request_sentence,
+    requested_sentence,
+    waiting_sentence,
+)
 from client.sentences import describe
 from client.view import ViewState, apply
-from protocol import SeatState, Welcome
+from protocol import SeatState, Snapshot, Welcome
 from protocol.seat_requests import (
     AnswerSeatRequest,
     RequestOutcome,
+    SeatRequest,
     SeatRequested,
     SeatRequestEnded,
     SeatRequestWaiting,
@@ -78,7 +88,9 @@ def test_how_a_request_ended_for_each_viewpoint() -> None:
     )
 
 
-async def test_plain_says_how_to_answer_and_sends_the_answer() -> None:
+@pytest.mark.parametrize("late", [False, True], ids=["asked-after", "came-in-during"])
+async def test_plain_says_how_to_answer_and_sends_the_answer(late: bool) -> None:
+    """``late``: the request was made before this connection; its welcome shows it."""
     recording = Recording(engine.Game(engine.Rules(), 7), me=0)
     link = FakeLink()
     out = io.StringIO()
@@ -87,7 +99,8 @@ async def test_plain_says_how_to_answer_and_sends_the_answer() -> None:
     renderer.commands = commands
     welcome = recording.messages[0]
     assert isinstance(welcome, Welcome)
-    link.push_all([welcome, SeatRequested(seq=welcome.seq + 1, seat=1, seconds=60)])
+    asked = SeatRequested(seq=welcome.seq + 1, seat=1, seconds=60)
+    link.push_all([_asking(welcome)] if late else [welcome, asked])
     task = asyncio.create_task(renderer.run())
     await link.drained()
     assert "Someone wants to take Ben's seat from another device — let them?" in out.getvalue()
@@ -95,3 +108,46 @@ async def test_plain_says_how_to_answer_and_sends_the_answer() -> None:
     commands.feed_data(b"allow\n")
     assert await link.next_sent() == AnswerSeatRequest(seat=1, allow=True)
     task.cancel()
+
+
+def _asking(welcome: Welcome, seat: int = 1, seconds: int = 42) -> Welcome:
+    """``welcome`` with a request for ``seat`` open in its state."""
+    request = SeatRequest(seat=seat, seconds=seconds)
+    return replace(welcome, state=replace(welcome.state, seat_request=request))
+
+
+def test_a_welcome_during_a_request_asks_as_its_seat_requested_did() -> None:
+    first = Recording(engine.Game(engine.Rules(), 7), me=0).messages[0]
+    assert isinstance(first, Welcome)
+    welcome = _asking(first)
+    before = ViewState()
+    view = apply(before, welcome)
+    assert view.seat_request == 1
+    question = "Someone wants to take Ben's seat from another device — let them?"
+    assert describe(before, welcome, view, 0, words=EN)[-1] == question
+    assert asked_now(before, welcome, view)
+    assert answer(view, allow=True) == AnswerSeatRequest(seat=1, allow=True)
+    watching = apply(before, replace(welcome, seat=None, token=None))
+    assert describe(before, welcome, watching, None, words=EN)[-1] == (
+        "Someone asks to take Ben's seat from another device."
+    )
+    assert not asked_now(before, welcome, watching)
+    own = apply(before, replace(welcome, seat=1))  # the seat's own device came back
+    assert open_request_sentence(own, 1, words=EN) is None
+    assert not asked_now(before, welcome, own)
+
+
+def test_a_snapshot_that_brings_a_request_asks_once() -> None:
+    welcome = Recording(engine.Game(engine.Rules(), 7), me=0).messages[0]
+    assert isinstance(welcome, Welcome)
+    view = apply(ViewState(), welcome)
+    snapshot = Snapshot(seq=welcome.seq + 2, state=_asking(welcome).state)
+    after = apply(view, snapshot)
+    assert after.seat_request == 1
+    assert describe(view, snapshot, after, 0, words=EN) == (
+        "Someone wants to take Ben's seat from another device — let them?",
+    )
+    assert asked_now(view, snapshot, after)
+    again = apply(after, snapshot)
+    assert describe(after, snapshot, again, 0, words=EN) == ()
+    assert not asked_now(after, snapshot, again)

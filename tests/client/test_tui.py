@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import pytest
 from textual.content import Content
@@ -56,7 +57,7 @@ from protocol import (
     WarDeclared,
     Welcome,
 )
-from protocol.seat_requests import AnswerSeatRequest, SeatRequested
+from protocol.seat_requests import AnswerSeatRequest, SeatRequest, SeatRequested
 from tests.client._fake import TIMEOUT, FakeLink
 
 EN = catalog("en", strict=True)
@@ -696,6 +697,27 @@ async def test_y_and_n_answer_a_seat_request(table: tuple[WarApp, FakeLink, Pilo
     assert "Press y to allow, n to refuse." in said
     await pilot.press("n")
     assert await link.next_sent() == AnswerSeatRequest(seat=1, allow=False)
+
+
+async def test_a_welcome_during_a_seat_request_asks_and_y_answers_it(
+    table: tuple[WarApp, FakeLink, Pilot[None]],
+) -> None:
+    app, link, pilot = table
+    first = welcome()
+    seats = (SeatState(seat=0, name="Ann", connected=True), SeatState(seat=1, name="Ben"))
+    state = replace(
+        first.state,
+        phase=RoomPhase.PLAYING,
+        seats=seats,
+        seat_request=SeatRequest(seat=1, seconds=30),
+    )
+    link.push(replace(first, state=state))  # the seat_requested came before this connection
+    await settle(link, pilot)
+    said = text(app, "#said")
+    assert "Someone wants to take Ben's seat from another device — let them?" in said
+    assert "Press y to allow, n to refuse." in said
+    await pilot.press("y")
+    assert await link.next_sent() == AnswerSeatRequest(seat=1, allow=True)
 
 
 async def test_the_fingerprint_from_the_start_and_the_check_at_game_over(

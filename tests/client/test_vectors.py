@@ -47,7 +47,7 @@ def test_the_vectors_cover_what_they_promise() -> None:
                 kinds.add(step["type"])
                 said += line["say"]
                 touch.add(line.get("touch", line["status"]))
-                if "seats" in step["view"]:
+                if step["view"].get("seats"):  # (none before an asker's welcome)
                     players.add(len(step["view"]["seats"]))
     assert players == {2, 3, 4}
     assert {0, 1, None} <= seats
@@ -88,8 +88,25 @@ def test_the_vectors_cover_what_they_promise() -> None:
         "1 person is watching.",
         "each takes their own cards back",
         "would never end",
+        "Someone wants to take Ben's seat from another device — let them?",
+        "Someone asks to take Ben's seat from another device.",
+        "The device it was on can take it back within 10 minutes.",
     ):
         assert words in text, words
+    # a player who comes in while a request is open is asked: a welcome says it
+    welcomes = [
+        line["say"]
+        for viewpoint, words in _scene_and_words("seat-request.json")
+        for step, line in zip(viewpoint["steps"], words["steps"], strict=True)
+        if step["type"] == "welcome"
+    ]
+    assert any(said[-1].endswith("let them?") for said in welcomes)
+    assert any(said[-1].startswith("Someone asks to take") for said in welcomes)
+
+
+def _scene_and_words(name: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    scene = load(FOLDER / name)["viewpoints"]
+    return list(zip(scene, load(WORDS / "en" / name)["viewpoints"], strict=True))
 
 
 def test_every_scene_is_told_in_every_language() -> None:

@@ -13,7 +13,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, ViewportSize, expect
 
-from tests.e2e._browser import chromium, create_room, open_tab
+from tests.e2e._browser import Tab, chromium, create_room, open_tab
 from tests.e2e._process import ServerProcess, server_process
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
@@ -38,10 +38,9 @@ def url_of(server: ServerProcess) -> str:
     return f"http://127.0.0.1:{server.port}/"
 
 
-@pytest.mark.parametrize("allow", [True, False])
-async def test_taking_an_away_seat_is_a_question_the_table_answers(
-    server: ServerProcess, browser: Browser, allow: bool
-) -> None:
+async def _asked(server: ServerProcess, browser: Browser) -> tuple[Tab, Tab]:
+    """Ann (a phone, 320 px) and Grandma play; Grandma's phone locks, and a stranger asks
+    for her seat by her name. Returns Ann's tab and the stranger's."""
     ann = await open_tab(browser, url_of(server), viewport=SMALL, touch=True)
     await create_room(ann, "Ann")
     link = await ann.page.locator("#join-link").inner_text()
@@ -56,6 +55,14 @@ async def test_taking_an_away_seat_is_a_question_the_table_answers(
     stranger = await open_tab(browser, link)
     await stranger.page.fill("#invite-name", "Grandma")
     await stranger.page.click("#invite-form button[type=submit]")
+    return ann, stranger
+
+
+@pytest.mark.parametrize("allow", [True, False])
+async def test_taking_an_away_seat_is_a_question_the_table_answers(
+    server: ServerProcess, browser: Browser, allow: bool
+) -> None:
+    ann, stranger = await _asked(server, browser)
     await expect(stranger.page.locator("#status")).to_contain_text(
         "The players at the table are asked whether this device may take that seat"
     )
@@ -94,6 +101,28 @@ async def test_taking_an_away_seat_is_a_question_the_table_answers(
         await expect(stranger.page.locator("#ended-text")).to_have_text(
             "The players at the table did not let this device take the seat."
         )
+    await ann.assert_clean()
+    for tab in (ann, stranger):
+        await tab.context.close()
+
+
+async def test_a_page_reloaded_during_a_request_shows_the_question_and_can_allow_it(
+    server: ServerProcess, browser: Browser
+) -> None:
+    ann, stranger = await _asked(server, browser)
+    ask = ann.page.locator("#seat-request")
+    await expect(ask).to_be_visible()
+    await ann.page.reload()  # the only player who can answer reloads the page
+    await expect(ann.page.locator("#seats .seat.me .name")).to_have_text("Ann")
+    await expect(ask).to_be_visible()
+    await expect(ann.page.locator("#seat-request-text")).to_have_text(
+        "Someone wants to take Grandma's seat from another device — let them?"
+    )
+    await ann.page.locator("#seat-allow").tap()
+    await expect(ask).to_be_hidden()
+    await expect(stranger.page.locator("#log li").first).to_contain_text(
+        "Ann let you in: you have Grandma's seat on this device."
+    )
     await ann.assert_clean()
     for tab in (ann, stranger):
         await tab.context.close()

@@ -76,6 +76,7 @@ from protocol.seat_requests import (
     MAX_REQUEST_SECONDS,
     AnswerSeatRequest,
     RequestOutcome,
+    SeatRequest,
     SeatRequested,
     SeatRequestEnded,
     SeatRequestWaiting,
@@ -218,6 +219,10 @@ def room_states(draw: st.DrawFn) -> RoomState:
         talk=tuple(draw(st.lists(talk_line, max_size=6))),
         talk_setting=draw(st.sampled_from(TalkSetting)),
         evening=tuple(draw(st.lists(evenings, max_size=4))),
+        seat_request=draw(
+            st.none()
+            | st.builds(SeatRequest, seat=in_room, seconds=st.integers(0, MAX_REQUEST_SECONDS))
+        ),
     )
 
 

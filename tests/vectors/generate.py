@@ -85,7 +85,7 @@ def digest(view: ViewState) -> dict[str, Any]:
     Each seat is ``"count|face-up cards|face-down count|flags"``, the flags being
     ``n`` named, ``C`` computer, ``c`` connected, ``r`` ready, ``o`` out, ``f`` voted to
     finish, ``a``+mode auto-play, ``m``+deal rematch vote. The deal is a string (it may
-    not fit a JavaScript number).
+    not fit a JavaScript number). ``asked``: the seat a request open now asks for.
     """
     seats = []
     for s in view.seats:
@@ -123,6 +123,7 @@ def digest(view: ViewState) -> dict[str, Any]:
         "seq": view.last_seq,
         "resync": view.needs_resync,
         "talk": [len(view.talk), view.talk_setting.value],
+        "asked": view.seat_request,
     }
 
 
@@ -354,6 +355,36 @@ def family_evening() -> dict[str, Any]:
     return scene.vector()
 
 
+def seat_request() -> dict[str, Any]:
+    """Deal 7652 again: a request for an away seat that a player who came back answers."""
+    scene = Scene(
+        "seat-request",
+        "Ann, Ben and Cy, three cards face down; Ben's phone locks and someone asks for "
+        "his seat by name; while the table is asked, Cy's page reloads (she resumes) and "
+        "a spectator comes in: both see the question; Cy lets the new device in; Ben's "
+        "own phone then takes the seat back with its token, and the new device is told.",
+    )
+    rules = RulesSpec(players=3, face_down=3)
+    ann = scene.open("ann", CreateRoom(name="Ann", rules=rules, deal=7652))
+    code = ann.welcome.player_code or ""
+    ben = scene.open("ben", JoinRoom(code=code, name="Ben"))
+    cy = scene.open("cy", JoinRoom(code=code, name="Cy"))
+    scene.play(2, "ann", "ben", "cy")
+    scene.drop("ben")
+    scene.seats["asker"] = 1  # the seat it asks for, and then holds
+    scene.open("asker", JoinRoom(code=code, name="Ben"))
+    scene.kit.advance(5.0)
+    scene.drop("cy")
+    room = cy.welcome.state.room
+    scene.open("cy", ResumeSeat(room=room, token=cy.welcome.token or ""))
+    scene.open("watcher", WatchRoom(code=ann.welcome.watch_code or ""))
+    scene.send("cy", AnswerSeatRequest(seat=1, allow=True))
+    scene.play(1, "ann", "asker", "cy")
+    scene.open("ben", ResumeSeat(room=room, token=ben.welcome.token or ""))
+    scene.play(1, "ann", "ben", "cy")
+    return scene.vector()
+
+
 def table_talk() -> dict[str, Any]:
     """Deal 90210 with talk for everyone: three games and what was said around them."""
     scene = Scene(
@@ -472,6 +503,7 @@ def scenes() -> list[dict[str, Any]]:
         three_players(),
         four_players(),
         family_evening(),
+        seat_request(),
         table_talk(),
         short_war(ShortWar.LOSE, 949, 10)(),
         short_war(ShortWar.LAST_CARD, 8308, 10)(),

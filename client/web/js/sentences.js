@@ -3,7 +3,7 @@
 // all are checked against tests/vectors/ in every language.
 
 import { COMPUTER, IT, YOU, card, count, named, openSeat, said, war } from "./catalog.js";
-import { endedLine, requestedLine, waitingLine } from "./takeover.js";
+import { endedLine, openRequestLine, requestedLine, waitingLine } from "./takeover.js";
 import { clockText } from "./countdown.js";
 import { eveningScore, talkLine } from "./talk.js";
 import { awayWaited, nameOf, openSeats, seatOf, stillToVote, welcomed } from "./view.js";
@@ -59,6 +59,11 @@ export function describe(before, message, after, me, { table = false, words: w }
       return [requestedLine(after, m, me, w)];
     case "seat_request_ended":
       return [endedLine(after, m, me, w)];
+    case "snapshot": {
+      // only drawn, but a request it brings (its seat_requested was missed) is told
+      const asked = after.seat_request === before.seat_request ? null : openRequestLine(after, me, w);
+      return asked === null ? [] : [asked];
+    }
     case "connection_changed":
       if (m.seat === me) return [];
       if (m.rejoined) return [w.text("said.rejoined", { who: nameWord(after, m.seat) })];
@@ -147,6 +152,8 @@ function welcomeLines(view, me, w, table, first) {
   }
   if (view.watch_code !== null && me !== null && !table) lines.push(w.text("said.watch_code", { code: view.watch_code }));
   if (first && !table) lines.push(w.text("said.rules", { rules: rulesSentence(view.rules, view.minutes, { words: w }) }));
+  const asked = openRequestLine(view, me, w); // a request open as this viewpoint came in
+  if (asked !== null) lines.push(asked);
   return lines;
 }
 

@@ -29,6 +29,13 @@ export function requestedLine(view, m, me, w) {
   return question(view, m.seat, w);
 }
 
+/** What `me` is told of the request open in a welcome's (or a snapshot's) state, as after
+ * its seat_requested; null if none is open or it is for `me`'s own seat. */
+export function openRequestLine(view, me, w) {
+  const seat = view.seat_request;
+  return seat === null || seat === me ? null : requestedLine(view, { seat }, me, w);
+}
+
 export const waitingLine = (m, w) => w.text("seat_request.waiting", { count: m.seconds });
 
 export function endedLine(view, m, me, w) {

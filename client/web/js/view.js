@@ -106,7 +106,8 @@ function fromState(view, state, seq) {
     last_error: view.last_error,
     last_seq: seq,
     needs_resync: false,
-    seat_request: null,
+    // a request open as this viewpoint came in (or was missed): it is asked too
+    seat_request: state.seat_request?.seat ?? null,
     asking_for: null,
   };
 }

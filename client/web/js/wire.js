@@ -204,6 +204,7 @@ const state = record({
   evening: [evening, empty],
   deal_commitment: [nil(hex), null],
   fairness: [nil(fairness), null],
+  seat_request: [nil(record({ seat, seconds: counted(INTEGERS.request_seconds) })), null],
 });
 
 const event = { seq, step: steps, round };

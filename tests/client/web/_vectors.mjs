@@ -68,5 +68,6 @@ export function digest(view) {
     seq: view.last_seq,
     resync: view.needs_resync,
     talk: [view.talk.length, view.talk_setting],
+    asked: view.seat_request,
   };
 }

@@ -20,7 +20,7 @@ from server.adapters.store import SqliteStore, Store
 from server.core.actions import Delete, Write
 from server.core.codes import hash_token, normalize_code
 from server.core.phases import Stage
-from server.core.records import GameRecord, RoomRecord, SeatRecord
+from server.core.records import DisplacedRecord, GameRecord, RoomRecord, SeatRecord
 from server.errors import StoreError
 from tests._kit.stores import MemoryStore
 from tests.server.core._roomkit import RoomKit
@@ -680,3 +680,29 @@ def test_a_full_disk_in_a_batch_stores_none_of_it(tmp_path: Path) -> None:
     store.apply(batch[1:])
     assert store.load_all() == [later, *crowd]
     store.close()
+
+
+def test_displaced_tokens_are_stored_changed_and_dropped(store: Store) -> None:
+    first = DisplacedRecord(1, "cd" * 32, None, 700.5, by=0)
+    second = DisplacedRecord(1, "ef" * 32, "01" * 32, 900.25)
+    saved = _save_all(store, _record(), _record(displaced=(first,)))
+    assert store.load_all() == [saved]
+    later = _record(displaced=(first, second))
+    store.apply([Write(later, saved)])
+    assert store.load_all()[0].displaced == (first, second)
+    store.apply([Write(_record(displaced=(second,)), later)])
+    assert store.load_all()[0].displaced == (second,)
+    store.apply([Delete("room1")])
+    assert store.load_all() == []
+
+
+def test_a_new_room_s_displaced_rows_go_with_it(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "w.db")
+    displaced = (DisplacedRecord(0, "cd" * 32, None, 700.5),)
+    store.apply([Write(_record(displaced=displaced), None)])
+    assert store.load_all()[0].displaced == displaced
+    store.apply([Delete("room1")])
+    store.close()
+    db = sqlite3.connect(tmp_path / "w.db")
+    assert db.execute("SELECT count(*) FROM displaced").fetchone()[0] == 0
+    db.close()

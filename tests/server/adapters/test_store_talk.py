@@ -34,17 +34,18 @@ def test_a_0_2_store_opens_with_talk_and_evening(tmp_path: Path) -> None:
     for record in records:
         assert (record.talk_setting, record.talk, record.evening) == ("players", (), ())
     version, tables, columns = _tables(path)
-    assert version == SCHEMA_VERSION == 8
+    assert version == SCHEMA_VERSION == 9
     assert {"talk", "evening"} <= tables
     assert columns[-2:] == ["talk", "fairness"]  # added in the order of the migrations
 
 
 def _as_schema_6(path: Path) -> None:
     """Take a new store back to the layout of schema 6 (no talk column, no talk tables,
-    no fairness column)."""
+    no fairness column, no displaced table)."""
     db = sqlite3.connect(path)
     db.executescript(
-        "DROP TABLE talk; DROP TABLE evening; ALTER TABLE rooms DROP COLUMN fairness;"
+        "DROP TABLE displaced; DROP TABLE talk; DROP TABLE evening;"
+        "ALTER TABLE rooms DROP COLUMN fairness;"
         "ALTER TABLE rooms DROP COLUMN talk; PRAGMA user_version = 6;"
     )
     db.close()

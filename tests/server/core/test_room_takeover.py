@@ -14,12 +14,15 @@ from protocol import (
     Leave,
     Ready,
     ResumeSeat,
+    Resync,
     RulesSpec,
+    Snapshot,
     WatchRoom,
 )
 from protocol.seat_requests import (
     AnswerSeatRequest,
     RequestOutcome,
+    SeatRequest,
     SeatRequested,
     SeatRequestEnded,
     SeatRequestWaiting,
@@ -210,3 +213,47 @@ def test_a_creator_s_name_is_checked_too(name: str) -> None:
     creator = kit.connect()
     kit.send(creator, CreateRoom(name=name))
     assert creator.errors()[0] in ("name_invisible", "name_reserved")
+
+
+# --- a player who comes in while the table is asked -----------------------------------------
+def test_a_player_who_resumes_during_a_request_is_asked_and_may_allow_it() -> None:
+    kit = RoomKit()
+    ann, ben, cy = seated(kit, players=3)
+    kit.drop(ben)
+    stranger = ask(kit, ann)
+    kit.drop(cy)  # her page reloads while the table is asked
+    kit.advance(20)
+    back = kit.come_back(cy)
+    assert back.welcome.state.seat_request == SeatRequest(seat=1, seconds=40)
+    kit.send(back, AnswerSeatRequest(seat=1, allow=True))
+    assert stranger.welcome.seat == 1
+    assert ended(back)[-1].outcome is RequestOutcome.ALLOWED
+    assert ended(back)[-1].by == 2
+    assert kit.come_back(ann).welcome.state.seat_request is None  # it is over
+
+
+def test_a_newcomer_s_welcome_and_a_snapshot_carry_the_open_request() -> None:
+    kit = RoomKit()
+    ann, ben = seated(kit)
+    kit.drop(ben)
+    ask(kit, ann)
+    kit.advance(15)
+    watcher = kit.connect()
+    kit.send(watcher, WatchRoom(code=ann.welcome.watch_code or ""))
+    assert watcher.welcome.state.seat_request == SeatRequest(seat=1, seconds=45)
+    kit.send(ann, Resync())
+    (snapshot,) = ann.of(Snapshot)
+    assert snapshot.state.seat_request == SeatRequest(seat=1, seconds=45)
+    kit.advance(46)  # expired
+    kit.send(ann, Resync())
+    assert ann.of(Snapshot)[-1].state.seat_request is None
+
+
+def test_the_owner_s_own_return_ends_the_request_its_welcome_showed() -> None:
+    kit = RoomKit()
+    ann, ben = seated(kit)
+    kit.drop(ben)
+    stranger = ask(kit, ann)
+    back = kit.come_back(ben)
+    assert stranger.errors() == ["seat_in_use"]
+    assert ended(back)[-1].outcome is RequestOutcome.RETURNED  # after the welcome, in order
