@@ -5,7 +5,9 @@ Ann's connection received them, are then changed in one place each — one card 
 one seat's revealed seed, the deal commitment shown from the start, the server's revealed
 seed — and fed to war-client's check (`client.fairwatch.FairWatch`) and to the page's
 (`client/web/js/fair.js`, in node). The honest stream passes both; every tampered one fails
-both, saying what did not match. The record the page saves holds the last game alone.
+both, saying what did not match — in the viewer's language, with no English left but the
+names (war-client in German, the page in Polish). The record the page saves holds the
+last game alone.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from pathlib import Path
 import pytest
 
 from client.catalog import catalog
-from client.fairwatch import FairVerdict, FairWatch
+from client.fairwatch import FairVerdict, FairWatch, verdict_line
+from client.view import ViewState, apply
 from protocol import (
+    CardsTaken,
     CardsTurned,
     CreateRoom,
     Fairness,
@@ -37,6 +41,7 @@ from protocol import (
 )
 from protocol.fairness import commitment
 from protocol.record import read_record
+from tests.e2e._english import english_left
 from tests.server.core._roomkit import RoomKit
 
 NODE = shutil.which("node")
@@ -90,33 +95,55 @@ def _commitment(message: ServerMessage) -> ServerMessage:
     return message
 
 
+def _one_take(message: ServerMessage) -> ServerMessage:
+    if isinstance(message, CardsTaken) and message.step == 5:
+        return dataclasses.replace(message, seat=1 - message.seat)
+    return message
+
+
+def _the_winner(message: ServerMessage) -> ServerMessage:
+    if isinstance(message, GameOver) and message.winner is not None:
+        return dataclasses.replace(message, winner=1 - message.winner)
+    return message
+
+
 TAMPERED: dict[str, Tamper] = {
     "one card": _one_card,
+    "one take": _one_take,
+    "the winner": _the_winner,
+    "a seat's seed hidden": _reveal(lambda f: dataclasses.replace(f, seeds=(f.seeds[0], None))),
     "one seat's seed": _reveal(lambda f: dataclasses.replace(f, seeds=(f.seeds[0], OTHER.hex()))),
     "the commitment": _commitment,
     "the revealed server seed": _reveal(lambda f: dataclasses.replace(f, server_seed=OTHER.hex())),
 }
 PROBLEMS = {
-    "one card": "was shown",
-    "one seat's seed": "seat 1",
+    "one card": "the card shown for Ann is",
+    "one take": "was shown taking",
+    "the winner": "is not the deal's: another winner",
+    "a seat's seed hidden": "Ben committed to a seed, but none was used",
+    "one seat's seed": "the seed revealed for Ben does not match",
     "the commitment": "does not match the deal commitment",
     "the revealed server seed": "does not match the deal commitment",
 }
+NAMES = ["Ann", "Ben"]
 
 
 def python_check(messages: list[ServerMessage]) -> FairVerdict:
     watch = FairWatch()
     found = None
+    view = ViewState()
     for message in messages:
-        found = watch.follow(message, ANN) or found
+        view = apply(view, message)
+        found = watch.follow(message, ANN, [seat.name for seat in view.seats]) or found
     assert found is not None
     return found
 
 
-def page_checks(streams: list[list[ServerMessage]]) -> list[dict[str, object]]:
+def page_checks(streams: list[list[ServerMessage]], lang: str = "en") -> list[dict[str, object]]:
     assert NODE is not None
     batch = [
-        {"frames": [encode(m).hex() for m in s], "seed": ANN.hex(), "game": 1} for s in streams
+        {"frames": [encode(m).hex() for m in s], "seed": ANN.hex(), "game": 1, "lang": lang}
+        for s in streams
     ]
     done = subprocess.run(
         [NODE, str(DRIVER)],
@@ -139,7 +166,7 @@ def test_the_honest_game_is_checked_by_both_clients(honest: list[ServerMessage])
     verdict = python_check(honest)
     assert verdict.ok, verdict
     proved = [catalog("en", strict=True).say(item) for item in verdict.proved]
-    assert "this client's seed (seat 0) is in the deal" in proved
+    assert "this client's seed (Ann) is in the deal" in proved
     if NODE is not None:
         (page,) = page_checks([honest])
         assert page["ok"] is True, page
@@ -175,3 +202,28 @@ def test_a_tampering_server_is_caught_by_the_page(honest: list[ServerMessage]) -
     for what, page in zip(names, results, strict=True):
         assert page["ok"] is False, (what, page)
         assert PROBLEMS[what] in str(page["problem"]), (what, page)
+
+
+@pytest.mark.parametrize("what", sorted(TAMPERED))
+def test_war_client_in_german_says_what_failed_with_no_english_but_names(
+    honest: list[ServerMessage], what: str
+) -> None:
+    """What --plain prints (and the TUI's fair line shows) with ``--lang de``."""
+    verdict = python_check([TAMPERED[what](m) for m in honest])
+    german = catalog("de", strict=True)
+    line = german.say(verdict_line(verdict))
+    assert line.startswith("Faire Mischung: FEHLGESCHLAGEN — "), line
+    said = [line, *(german.say(item) for item in verdict.proved)]
+    assert not [text for text in said if english_left(text, NAMES)], said
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed (apt-get install nodejs)")
+def test_the_page_in_polish_says_what_failed_with_no_english_but_names(
+    honest: list[ServerMessage],
+) -> None:
+    names = sorted(TAMPERED)
+    results = page_checks([[TAMPERED[what](m) for m in honest] for what in names], "pl")
+    for what, page in zip(names, results, strict=True):
+        assert page["ok"] is False, (what, page)
+        said = [str(page["problem"]), *(str(item) for item in page["proved"])]  # type: ignore[attr-defined]
+        assert not [text for text in said if english_left(text, NAMES)], (what, said)
