@@ -12,7 +12,9 @@ last game alone.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import io
 import json
 import shutil
 import subprocess
@@ -22,7 +24,10 @@ from pathlib import Path
 import pytest
 
 from client.catalog import catalog
+from client.connection import Received
 from client.fairwatch import FairVerdict, FairWatch, verdict_line
+from client.language import Viewer
+from client.lines import LineRenderer, Streams
 from client.view import ViewState, apply
 from protocol import (
     CardsTaken,
@@ -41,6 +46,7 @@ from protocol import (
 )
 from protocol.fairness import commitment
 from protocol.record import read_record
+from tests.client._fake import TIMEOUT, FakeLink
 from tests.e2e._english import english_left
 from tests.server.core._roomkit import RoomKit
 
@@ -227,3 +233,24 @@ def test_the_page_in_polish_says_what_failed_with_no_english_but_names(
         assert page["ok"] is False, (what, page)
         said = [str(page["problem"]), *(str(item) for item in page["proved"])]  # type: ignore[attr-defined]
         assert not [text for text in said if english_left(text, NAMES)], (what, said)
+
+
+@pytest.mark.parametrize("what", ["one card", "one seat's seed", "the winner"])
+async def test_war_client_plain_with_lang_de_prints_the_failed_check_in_german(
+    honest: list[ServerMessage], what: str
+) -> None:
+    """``war-client --plain --lang de`` at a table whose server tampered with the game: the
+    check's line, and every other line, has no English but the names."""
+    link, watch, view = FakeLink(), FairWatch(), ViewState()
+    for message in (TAMPERED[what](m) for m in honest):
+        before, view = view, apply(view, message)
+        fair = watch.follow(message, ANN, [seat.name for seat in view.seats])
+        no_seed = tuple(watch.no_seed())
+        link.event(Received(message, before, view, fair, watch.fingerprint, no_seed))
+    out, err = io.StringIO(), io.StringIO()
+    viewer = Viewer(catalog("de", strict=True))
+    renderer = LineRenderer(link, Streams(out, err), json_lines=False, viewer=viewer)
+    assert await asyncio.wait_for(renderer.run(), TIMEOUT) == 0, err.getvalue()
+    failed = [line for line in out.getvalue().splitlines() if "FEHLGESCHLAGEN" in line]
+    assert len(failed) == 1 and failed[0].startswith("Faire Mischung: FEHLGESCHLAGEN — ")
+    assert english_left(out.getvalue(), NAMES) == [], out.getvalue()
