@@ -77,7 +77,7 @@ export function rulesText(rules) {
   const missing = RULE_FIELDS.filter((name) => !keys.includes(name));
   const extra = keys.filter((name) => !RULE_FIELDS.includes(name)).sort();
   if (missing.length || extra.length) {
-    const list = (names) => `[${names.map((n) => `'${n}'`).join(", ")}]`;
+    const list = (names) => "[" + names.map((n) => `'${n}'`).join(", ") + "]";
     throw new FairnessError(`rules must hold every setting: missing ${list(missing)}, extra ${list(extra)}`, { code: "rules_missing", missing, extra });
   }
   return ascii(RULE_FIELDS.map((name) => `${name}=${valueText(name, rules[name])}\n`).join(""));
