@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from client.catalog import catalog
+from client.catalog import catalog, said
 from client.connection import Received
 from client.fairwatch import FairVerdict, FairWatch, verdict_line
 from client.language import Viewer
@@ -254,3 +254,15 @@ async def test_war_client_plain_with_lang_de_prints_the_failed_check_in_german(
     failed = [line for line in out.getvalue().splitlines() if "FEHLGESCHLAGEN" in line]
     assert len(failed) == 1 and failed[0].startswith("Faire Mischung: FEHLGESCHLAGEN — ")
     assert english_left(out.getvalue(), NAMES) == [], out.getvalue()
+
+
+def test_a_game_shown_with_two_commitments_is_said_so(honest: list[ServerMessage]) -> None:
+    """A server that shows a reconnecting client another commitment than at the start."""
+    over = next(i for i, m in enumerate(honest) if isinstance(m, GameOver))
+    snapshot = next(m for m in reversed(honest[:over]) if isinstance(m, Snapshot | Welcome))
+    other = dataclasses.replace(snapshot.state, deal_commitment=commitment(OTHER), step=1)
+    again = dataclasses.replace(snapshot, state=other)
+    verdict = python_check([*honest[:over], again, *honest[over:]])
+    assert verdict.ok is False
+    assert verdict.problem == said("check.commitment_changed")
+    assert "Verpflichtungen" in catalog("de", strict=True).say(verdict_line(verdict))
