@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser, WebSocketRoute, async_playwright, expect
+from playwright.async_api import Browser, ViewportSize, WebSocketRoute, async_playwright, expect
 
 from protocol import CardsTurned, decode_server_message, encode
 from tests.e2e._browser import ARGS, CHROMIUM, PHONE, open_tab
@@ -142,11 +142,25 @@ def _tamper(ws: WebSocketRoute) -> None:
     server.on_message(lambda frame: ws.send(_another_card(frame)))  # the page's go through
 
 
+FAILED_LINE = {
+    "es-ES": (
+        "La comprobación del reparto justo FALLÓ: paso 1: carta mostrada",
+        "según el reparto",
+    ),
+    "de-DE": ("Prüfung der fairen Mischung FEHLGESCHLAGEN: Schritt 1: gezeigte", "laut Mischung"),
+}
+"""How a failed check's red line starts, and what it says of the deal's card, by locale."""
+
+
+@pytest.mark.parametrize(
+    ("locale", "width"), [("es-ES", PHONE["width"]), ("de-DE", 320)], ids=["es-390", "de-320"]
+)
 async def test_a_failed_check_says_what_did_not_match_in_the_pages_language(
-    server: ServerProcess, browser: Browser, tmp_path: Path
+    server: ServerProcess, browser: Browser, tmp_path: Path, locale: str, width: int
 ) -> None:
+    viewport: ViewportSize = {"width": width, "height": PHONE["height"]}
     tab = await open_tab(
-        browser, f"http://{HOST}:{server.port}/", viewport=PHONE, touch=True, locale="es-ES"
+        browser, f"http://{HOST}:{server.port}/", viewport=viewport, touch=True, locale=locale
     )
     page = tab.page
     await page.route_web_socket(re.compile(r"^wss?://"), _tamper)
@@ -162,15 +176,17 @@ async def test_a_failed_check_says_what_did_not_match_in_the_pages_language(
     await expect(page.locator("#over")).to_be_visible()
     box, line = page.locator("#fair"), page.locator("#fair-line")
     await expect(box).to_have_class(re.compile(r"\bfailed\b"), timeout=30_000)
-    await expect(line).to_contain_text(
-        "La comprobación del reparto justo FALLÓ: paso 1: carta mostrada"
-    )
-    await expect(line).to_contain_text("según el reparto")
+    start, deal = FAILED_LINE[locale]
+    await expect(line).to_contain_text(start)
+    await expect(line).to_contain_text(deal)
     assert await line.evaluate("(e) => getComputedStyle(e).color") != await page.evaluate(
         "getComputedStyle(document.body).color"
     )  # in red, not in the table's colour
     await line.scroll_into_view_if_needed()
-    await page.screenshot(path=tmp_path / "fair-failed-es-390.png")
+    await page.screenshot(path=tmp_path / f"fair-failed-{locale}-{width}.png")
+    assert await page.evaluate(
+        "document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+    ), "the red line makes the page scroll sideways"
     names = ["Ana", "Computer"]
     assert english_left(await line.inner_text(), names) == []
     assert english_left(await shown_text(page), names) == []
