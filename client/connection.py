@@ -366,7 +366,8 @@ class Connection:
                 if self.view.needs_resync and not before.needs_resync:
                     await ws.send(encode(Resync()))
                 mine = self._seeds.mine(self.view.game) if self.view.my_seat is not None else None
-                fair = self._watch.follow(message, mine)
+                names = [seat.name for seat in self.view.seats]
+                fair = self._watch.follow(message, mine, names)
                 due = self._seeds.reveal_due(self.view, self._watch.commitment(self.view.my_seat))
                 if due is not None:
                     await self.send(due)

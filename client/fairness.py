@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from protocol.fairness import Claim, Reveal, check_reveal
+from protocol.fairness import Claim, Finding, Reveal, check_reveal
 from server.engine import Rules, RulesError
-from server.engine.check import Replay, Shown, check_replay
+from server.engine.check import Mismatch, Replay, Shown, check_replay
 
 __all__ = ["FairDeal", "check_fair_deal"]
 
@@ -35,12 +35,14 @@ class FairDeal:
         return self.reveal.ok and self.replay is not None and self.replay.ok
 
     @property
-    def problem(self) -> str | None:
-        """The first thing that did not match, in words (``None`` when all did)."""
-        if not self.reveal.ok:
+    def problem(self) -> Finding | Mismatch | None:
+        """The first thing that did not match (``None`` when all did): a finding of the
+        reveal, or the first card, take or end of the replay that is not the deal's
+        (`client.fairwords` words either)."""
+        if self.reveal.problem is not None:
             return self.reveal.problem
         if self.replay is not None and self.replay.mismatch is not None:
-            return self.replay.mismatch.sentence()
+            return self.replay.mismatch
         return None
 
 
@@ -59,5 +61,6 @@ def check_fair_deal(
     try:
         rules = Rules.from_dict(dict(claim.rules))
     except RulesError as error:
-        return FairDeal(Reveal(reveal.deal, f"the rules cannot be played: {error}", ()), None)
+        unplayable = Finding("rules_unplayable", {"error": str(error)})
+        return FairDeal(Reveal(reveal.deal, unplayable, ()), None)
     return FairDeal(reveal, check_replay(rules, reveal.deal, shown))

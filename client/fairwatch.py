@@ -7,19 +7,22 @@
 then every card shown against the deal replayed by the engine (`client.fairness`). A deal
 chosen by the creator, or the same deal again, is said to be chosen: its cards are
 replayed, nothing more is claimed. The words are here, in one place (`fingerprint_line`,
-`verdict_line`).
+`verdict_line`); what the check found is worded by `client.fairwords`, in the viewer's
+language, each seat by the name the table shows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from client.catalog import Person, Said, said
 from client.fairness import check_fair_deal
+from client.fairwords import check_said
 from client.jsonline import message_json
 from protocol import GameOver, ServerMessage
 from protocol.fairness import Claim, fingerprint
-from protocol.record import RecordedGame, RecordError, RecordReader
+from protocol.record import CommitmentChangedError, RecordedGame, RecordError, RecordReader
 from server.engine import Rules, RulesError
 from server.engine.check import End, Flip, Shown, Take, check_replay
 
@@ -46,12 +49,6 @@ class FairVerdict:
     proved: tuple[Said, ...] = ()
 
 
-def _verifier(text: str) -> Said:
-    """A sentence of the verifier's (``server.engine.check``, ``client.fairness``): the
-    words ``war-sim verify`` prints, kept as they are (``fair.verifier``)."""
-    return said("fair.verifier", text=text)
-
-
 def shown(game: RecordedGame) -> Shown:
     """What the viewer was shown of ``game``, in the engine check's terms."""
     end = None
@@ -68,14 +65,17 @@ def shown(game: RecordedGame) -> Shown:
     )
 
 
-def check_game(game: RecordedGame, my_seed: bytes | None) -> FairVerdict:
-    """Check one finished game as this client saw it; never raises for what it was sent."""
+def check_game(
+    game: RecordedGame, my_seed: bytes | None, names: Sequence[str | None] = ()
+) -> FairVerdict:
+    """Check one finished game as this client saw it; never raises for what it was sent.
+    ``names``: each seat's name as the table shows it (``None``: an open seat)."""
     if game.shown_deal is not None:
         try:
             replay = check_replay(Rules.from_dict(game.rules), game.shown_deal, shown(game))
-        except RulesError as error:
-            return FairVerdict(game.number, False, True, said("fair.bad_rules", error=str(error)))
-        problem = None if replay.mismatch is None else _verifier(replay.mismatch.sentence())
+        except RulesError:
+            return FairVerdict(game.number, False, True, said("check.rules"))
+        problem = None if replay.mismatch is None else check_said(replay.mismatch, names)
         return FairVerdict(game.number, replay.ok, True, problem)
     if game.deal_commitment is None or game.end is None:
         return FairVerdict(game.number, None, problem=said("fair.no_commitment"))
@@ -92,12 +92,12 @@ def check_game(game: RecordedGame, my_seed: bytes | None) -> FairVerdict:
     dropped = game.seat is not None and my_seed is not None and _dropped(game, game.seat)
     mine = None if dropped else my_seed  # the table was told: my seat turned without it
     result = check_fair_deal(claim, shown(game), my_seat=game.seat, my_seed=mine)
-    proved = tuple(_verifier(text) for text in result.reveal.proved)
+    proved = tuple(check_said(found, names) for found in result.reveal.proved)
     if dropped:
         proved += (said("fair.my_seed_unused"),)
     if result.replay is not None and result.replay.ok:
         proved += (said("fair.every_card"),)
-    problem = None if result.problem is None else _verifier(result.problem)
+    problem = None if result.problem is None else check_said(result.problem, names)
     return FairVerdict(game.number, result.ok, problem=problem, proved=proved)
 
 
@@ -113,7 +113,7 @@ class FairWatch:
 
     def __init__(self) -> None:
         self._reader = RecordReader()
-        self._broken: str | None = None
+        self._broken: Said | None = None
         self.fingerprint: str | None = None
         """The current game's fingerprint (None: the deal claims no commitment)."""
 
@@ -132,13 +132,22 @@ class FairWatch:
         kept = game.seed_commitments
         return kept[seat] if 0 <= seat < len(kept) else None
 
-    def follow(self, message: ServerMessage, my_seed: bytes | None = None) -> FairVerdict | None:
+    def follow(
+        self,
+        message: ServerMessage,
+        my_seed: bytes | None = None,
+        names: Sequence[str | None] = (),
+    ) -> FairVerdict | None:
         """Follow ``message``; at a ``game_over``, the check of its game (``my_seed``:
-        the seed this client committed to for it)."""
+        the seed this client committed to for it; ``names``: each seat's name as the
+        table shows it, to say what did not match)."""
         try:
             game = self._reader.line(message_json(message))
-        except RecordError as error:
-            self._broken = str(error)
+        except CommitmentChangedError:
+            self._broken = said("check.commitment_changed")
+            game = self._reader.current
+        except RecordError:
+            self._broken = said("check.record")
             game = self._reader.current
         if game is None:
             return None
@@ -148,8 +157,8 @@ class FairWatch:
             return None
         if self._broken is not None:
             problem, self._broken = self._broken, None
-            return FairVerdict(game.number, False, problem=_verifier(problem))
-        return check_game(game, my_seed)
+            return FairVerdict(game.number, False, problem=problem)
+        return check_game(game, my_seed, names)
 
 
 def fingerprint_line(print_: str) -> Said:
@@ -168,9 +177,9 @@ def dropped_line(who: Person) -> Said:
 
 
 def verdict_line(verdict: FairVerdict) -> Said:
-    """What ``--plain`` (and the TUI) says of a game's check (the ``problem`` as the
-    check words it: the verifier's, shared with ``war-sim verify``)."""
-    problem = verdict.problem or said("fair.verifier", text="")
+    """What ``--plain`` (and the TUI) says of a game's check (the ``problem`` in the
+    viewer's language too: `client.fairwords`)."""
+    problem: Said | str = verdict.problem or ""
     if verdict.ok:
         return said("fair.chosen_ok" if verdict.chosen else "fair.checked")
     if verdict.chosen:

@@ -12,7 +12,10 @@ against the same file).
 
 Pure: the standard library's hashlib, hmac and secrets only; both the server and the
 clients import it. Functions that read values from the network raise `FairnessError` (a
-`ValueError`) with a sentence naming the value.
+`ValueError`) with a sentence naming the value, and the same as a `Finding`. What
+`check_reveal` finds is a `Finding` too: a code and its values, which each client words
+in its viewer's language and ``war-sim verify`` in English (docs/fairness.md, "What the
+check says").
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import hmac
 import re
 import secrets
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 __all__ = [
@@ -32,6 +35,7 @@ __all__ = [
     "SEED_BYTES",
     "Claim",
     "FairnessError",
+    "Finding",
     "Reveal",
     "check_reveal",
     "commitment",
@@ -76,8 +80,28 @@ _NO_SEED = b"\x00"
 _SEED = b"\x01"
 
 
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One thing the check found, language-neutral: ``code`` (``"seed_mismatch"``…) and
+    its ``values`` (``{"seat": 1}``: numbers, texts, lists, ``None``), the same as the
+    browser's check gives (``{code, ...values}``, pinned by tests/vectors/engine/checks.json).
+    docs/fairness.md lists every code and its values."""
+
+    code: str
+    values: Mapping[str, object] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        """As the browser's check has it: ``{"code": …, **values}``."""
+        return {"code": self.code, **self.values}
+
+
 class FairnessError(ValueError):
-    """A seed, a commitment or a rules map is malformed; the message shows the value."""
+    """A seed, a commitment or a rules map is malformed; the message shows the value, and
+    ``finding`` says the same as a `Finding`."""
+
+    def __init__(self, message: str, finding: Finding) -> None:
+        super().__init__(message)
+        self.finding = finding
 
 
 def new_seed() -> bytes:
@@ -95,20 +119,28 @@ def _short(value: object) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def parse_seed(text: object, what: str = "seed") -> bytes:
+def _not_hex(text: object, what: str, kind: str, seat: int | None) -> FairnessError:
+    finding = Finding("malformed", {"what": kind, "seat": seat, "value": _short(text)})
+    return FairnessError(f"{what} must be 64 lowercase hex digits, not {_short(text)}", finding)
+
+
+def parse_seed(
+    text: object, what: str = "seed", *, kind: str = "seed", seat: int | None = None
+) -> bytes:
     """The bytes of a seed written as 64 lowercase hex digits (how the wire carries it).
 
-    Raises `FairnessError` for anything else.
+    Raises `FairnessError` for anything else (``what`` names the value in its message;
+    ``kind`` and ``seat`` in its `Finding`: ``malformed``).
     """
     if not isinstance(text, str) or not _HEX64.fullmatch(text):
-        raise FairnessError(f"{what} must be 64 lowercase hex digits, not {_short(text)}")
+        raise _not_hex(text, what, kind, seat)
     return bytes.fromhex(text)
 
 
-def parse_commitment(text: object, what: str = "commitment") -> str:
+def parse_commitment(text: object, what: str = "commitment", *, kind: str = "commitment") -> str:
     """``text`` if it is a commitment (64 lowercase hex digits); else `FairnessError`."""
     if not isinstance(text, str) or not _HEX64.fullmatch(text):
-        raise FairnessError(f"{what} must be 64 lowercase hex digits, not {_short(text)}")
+        raise _not_hex(text, what, kind, None)
     return text
 
 
@@ -119,7 +151,8 @@ def _value_text(name: str, value: object) -> str:
         return str(value)
     if isinstance(value, str) and _WORD.fullmatch(value):
         return value
-    raise FairnessError(f"rules setting {name} cannot be {_short(value)}")
+    finding = Finding("rules_value", {"setting": name, "value": _short(value)})
+    raise FairnessError(f"rules setting {name} cannot be {_short(value)}", finding)
 
 
 def rules_text(rules: Mapping[str, object]) -> bytes:
@@ -135,7 +168,9 @@ def rules_text(rules: Mapping[str, object]) -> bytes:
     if keys != set(RULE_FIELDS):
         missing = [name for name in RULE_FIELDS if name not in keys]
         extra = sorted(str(key) for key in keys - set(RULE_FIELDS))
-        raise FairnessError(f"rules must hold every setting: missing {missing}, extra {extra}")
+        finding = Finding("rules_missing", {"missing": missing, "extra": extra})
+        message = f"rules must hold every setting: missing {missing}, extra {extra}"
+        raise FairnessError(message, finding)
     lines = [f"{name}={_value_text(name, rules[name])}\n" for name in RULE_FIELDS]
     return "".join(lines).encode("ascii")
 
@@ -151,7 +186,8 @@ def deal_message(rules: Mapping[str, object], seeds: Sequence[bytes | None]) -> 
     """
     text = rules_text(rules)
     if len(seeds) != rules["players"]:
-        raise FairnessError(f"{len(seeds)} seeds for {rules['players']} seats")
+        finding = Finding("seeds_for_seats", {"count": len(seeds), "seats": rules["players"]})
+        raise FairnessError(f"{len(seeds)} seeds for {rules['players']} seats", finding)
     parts = [DEAL_LABEL, len(text).to_bytes(2, "big"), text, len(seeds).to_bytes(1, "big")]
     for seat, seed in enumerate(seeds):
         if seed is None:
@@ -159,7 +195,8 @@ def deal_message(rules: Mapping[str, object], seeds: Sequence[bytes | None]) -> 
         elif isinstance(seed, bytes) and len(seed) == SEED_BYTES:
             parts += [_SEED, seed]
         else:
-            raise FairnessError(f"the seed of seat {seat} must be {SEED_BYTES} bytes")
+            finding = Finding("seed_size", {"seat": seat})
+            raise FairnessError(f"the seed of seat {seat} must be {SEED_BYTES} bytes", finding)
     return b"".join(parts)
 
 
@@ -173,7 +210,8 @@ def derive_deal(
     `deal_message` does.
     """
     if not isinstance(server_seed, bytes) or len(server_seed) != SEED_BYTES:
-        raise FairnessError(f"the server seed must be {SEED_BYTES} bytes")
+        message = f"the server seed must be {SEED_BYTES} bytes"
+        raise FairnessError(message, Finding("server_seed_size"))
     mac = hmac.new(server_seed, deal_message(rules, seeds), hashlib.sha256).digest()
     return int.from_bytes(mac[:8], "big")
 
@@ -201,12 +239,12 @@ def fingerprint(commitment_hex: str) -> str:
 @dataclass(frozen=True, slots=True)
 class Reveal:
     """What `check_reveal` found. ``deal``: the deal the revealed seeds give (``None`` if
-    they could not be read); ``problem``: the first thing that did not match, as a
-    sentence (``None``: everything matched); ``proved``: what matched, in order."""
+    they could not be read); ``problem``: the first thing that did not match (``None``:
+    everything matched); ``proved``: what matched, in order."""
 
     deal: int | None
-    problem: str | None
-    proved: tuple[str, ...]
+    problem: Finding | None
+    proved: tuple[Finding, ...]
 
     @property
     def ok(self) -> bool:
@@ -216,9 +254,12 @@ class Reveal:
 
 def _seat_seeds(seeds: Sequence[object], players: object) -> list[bytes | None]:
     if not isinstance(seeds, (list, tuple)) or len(seeds) != players:
-        raise FairnessError(f"the revealed seeds must be one per seat ({players}), not {seeds!r}")
+        finding = Finding("seeds_per_seat", {"players": _short(players), "value": repr(seeds)})
+        message = f"the revealed seeds must be one per seat ({players}), not {seeds!r}"
+        raise FairnessError(message, finding)
     return [
-        None if s is None else parse_seed(s, f"the seed of seat {i}") for i, s in enumerate(seeds)
+        None if s is None else parse_seed(s, f"the seed of seat {i}", seat=i)
+        for i, s in enumerate(seeds)
     ]
 
 
@@ -253,46 +294,48 @@ def check_reveal(
     deal is the deal played. Never raises for hostile values: a malformed one is the
     problem reported.
     """
-    proved: list[str] = []
+    proved: list[Finding] = []
     try:
-        committed = parse_commitment(claim.deal_commitment, "the deal commitment")
-        key = parse_seed(claim.server_seed, "the server seed")
+        committed = parse_commitment(
+            claim.deal_commitment, "the deal commitment", kind="deal_commitment"
+        )
+        key = parse_seed(claim.server_seed, "the server seed", kind="server_seed")
         if commitment(key) != committed:
-            return Reveal(None, "the server seed does not match the deal commitment", ())
-        proved.append("the server seed matches the commitment shown at the start")
+            return Reveal(None, Finding("server_seed_mismatch"), ())
+        proved.append(Finding("server_seed"))
         seat_seeds = _seat_seeds(claim.seeds, claim.rules.get("players"))
         derived = derive_deal(key, claim.rules, seat_seeds)
     except FairnessError as error:
-        return Reveal(None, str(error), tuple(proved))
+        return Reveal(None, error.finding, tuple(proved))
     problem = _seat_problem(seat_seeds, claim.seed_commitments, proved)
     if problem is None and my_seed is not None and my_seat is not None:
         if not 0 <= my_seat < len(seat_seeds) or seat_seeds[my_seat] != my_seed:
-            problem = f"the seed of seat {my_seat} is not the seed this client sent"
+            problem = Finding("not_my_seed", {"seat": my_seat})
         else:
-            proved.append(f"this client's seed (seat {my_seat}) is in the deal")
+            proved.append(Finding("my_seed", {"seat": my_seat}))
     if problem is None and claim.deal is not None:
         if claim.deal != derived:
-            problem = f"the deal played ({claim.deal!r}) is not the deal the seeds give ({derived})"
+            problem = Finding("deal_mismatch", {"deal": repr(claim.deal), "derived": str(derived)})
         else:
-            proved.append(f"the deal played is the deal the seeds give ({derived})")
+            proved.append(Finding("deal", {"deal": str(derived)}))
     return Reveal(derived, problem, tuple(proved))
 
 
 def _seat_problem(
-    seeds: Sequence[bytes | None], commitments: Sequence[object] | None, proved: list[str]
-) -> str | None:
+    seeds: Sequence[bytes | None], commitments: Sequence[object] | None, proved: list[Finding]
+) -> Finding | None:
     if commitments is None:
         return None
     if len(commitments) != len(seeds):
-        return f"{len(commitments)} seat commitments for {len(seeds)} seats"
+        return Finding("seat_commitments", {"count": len(commitments), "seats": len(seeds)})
     for seat, (seed, committed) in enumerate(zip(seeds, commitments, strict=True)):
         if committed is None:
             if seed is not None:
-                return f"seat {seat} revealed a seed it never committed to"
+                return Finding("seed_uncommitted", {"seat": seat})
             continue
         if seed is None:
-            return f"seat {seat} committed to a seed but none was used"
+            return Finding("seed_unused", {"seat": seat})
         if not isinstance(committed, str) or commitment(seed) != committed:
-            return f"the seed of seat {seat} does not match its commitment"
-    proved.append("every seat's seed matches the commitment it made")
+            return Finding("seed_mismatch", {"seat": seat})
+    proved.append(Finding("seat_seeds"))
     return None

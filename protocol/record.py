@@ -42,7 +42,14 @@ from protocol.messages import (
 )
 from protocol.state import RoomState
 
-__all__ = ["MAX_LINE_CHARS", "RecordError", "RecordReader", "RecordedGame", "read_record"]
+__all__ = [
+    "MAX_LINE_CHARS",
+    "CommitmentChangedError",
+    "RecordError",
+    "RecordReader",
+    "RecordedGame",
+    "read_record",
+]
 
 MAX_LINE_CHARS: Final = 1 << 20
 """The longest line read (a server message is at most 64 KiB of msgpack)."""
@@ -55,6 +62,11 @@ _CONVERTERS = {
 
 class RecordError(ValueError):
     """A game record that cannot be read; the message names the line and the problem."""
+
+
+class CommitmentChangedError(RecordError):
+    """A game shown with two different deal commitments (a client says so in its
+    viewer's language: ``check.commitment_changed``)."""
 
 
 @dataclass(slots=True)
@@ -171,7 +183,7 @@ def _commit(game: RecordedGame, value: object, what: str) -> None:
     if shown is None:
         return
     if game.deal_commitment is not None and shown != game.deal_commitment:
-        raise RecordError("two different deal commitments for one game")
+        raise CommitmentChangedError("two different deal commitments for one game")
     game.deal_commitment = shown
 
 

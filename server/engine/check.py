@@ -14,8 +14,8 @@ tests/vectors/fair-checks.json.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields
 
 from server.engine.cards import card_label
 from server.engine.errors import DealError
@@ -109,6 +109,12 @@ class Mismatch:
     or ``"end"`` (``expected`` and ``shown`` written by `describe_take` and
     `describe_end`; ``"none"`` for a take the deal does not make, ``"the game goes on"``
     for an end it does not reach).
+
+    ``facts``: what a client needs to word it in its viewer's language (`sentence` is
+    ``war-sim verify``'s English): for a take, the ``seat`` and ``count`` shown and the
+    deal's (``deal_seat``, ``deal_count``; ``None`` when it makes no take); for an end, the
+    ``field`` that differs first (an `End` field, ``"goes_on"`` for an end the deal does
+    not reach, ``"over"`` for a step shown after the deal's game is over).
     """
 
     step: int
@@ -116,6 +122,7 @@ class Mismatch:
     seat: int | None
     expected: str
     shown: str
+    facts: Mapping[str, object] = field(default_factory=dict)
 
     def sentence(self) -> str:
         """The mismatch in words, for a person."""
@@ -202,11 +209,14 @@ class _Checker:
         taken = [e for e in events if isinstance(e, CardsTaken)]
         for take in self.takes.get(step, ()):
             shown_text = describe_take(take.seat, take.count, take.counts)
+            facts: dict[str, object] = {"seat": take.seat, "count": take.count}
             if not taken:
-                return Mismatch(step, "take", None, "none", shown_text)
+                facts |= {"deal_seat": None, "deal_count": None}
+                return Mismatch(step, "take", None, "none", shown_text, facts)
             want = describe_take(taken[0].seat, taken[0].count, taken[0].counts)
             if want != shown_text:
-                return Mismatch(step, "take", None, want, shown_text)
+                facts |= {"deal_seat": taken[0].seat, "deal_count": taken[0].count}
+                return Mismatch(step, "take", None, want, shown_text, facts)
             self.matched_takes += 1
         return None
 
@@ -217,7 +227,8 @@ class _Checker:
         until = max(last, end.step if timed and end is not None else 0)
         while game.steps < until:
             if game.phase is Phase.OVER:
-                return Mismatch(game.steps + 1, "end", None, "the game is over", "a step")
+                over = {"field": "over"}
+                return Mismatch(game.steps + 1, "end", None, "the game is over", "a step", over)
             mismatch = self.compare(game.step())
             if mismatch is not None:
                 return mismatch
@@ -232,10 +243,15 @@ class _Checker:
     def compare_end(self, end: End) -> Mismatch | None:
         game = self.game
         if game.outcome is None:
-            return Mismatch(end.step, "end", None, "the game goes on", describe_end(end))
+            goes_on = {"field": "goes_on"}
+            return Mismatch(end.step, "end", None, "the game goes on", describe_end(end), goes_on)
         actual = End.of(game)
         if actual != end:
-            return Mismatch(end.step, "end", None, describe_end(actual), describe_end(end))
+            differs = next(
+                f.name for f in fields(End) if getattr(actual, f.name) != getattr(end, f.name)
+            )
+            expected, shown = describe_end(actual), describe_end(end)
+            return Mismatch(end.step, "end", None, expected, shown, {"field": differs})
         return None
 
 

@@ -5,6 +5,10 @@ in it, `verify_game` checks what the server revealed at game over against the co
 it showed at the start (`protocol.fairness.check_reveal`), then replays the deal with the
 engine and compares every flip, take and the end the viewer was shown
 (`server.engine.check.check_replay`). docs/fairness.md says what that proves.
+
+The check says what it found as codes and values (`protocol.fairness.Finding`), which the
+clients word in each viewer's language; ``war-sim`` stays English, and `english` is its
+sentence for each (``Mismatch.sentence`` for a card, a take or an end).
 """
 
 from __future__ import annotations
@@ -13,14 +17,22 @@ import argparse
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Final, TextIO
 
-from protocol.fairness import Claim, FairnessError, check_reveal, fingerprint, parse_seed
+from protocol.fairness import (
+    SEED_BYTES,
+    Claim,
+    FairnessError,
+    Finding,
+    check_reveal,
+    fingerprint,
+    parse_seed,
+)
 from protocol.record import RecordedGame, RecordError, read_record
 from server.engine import Rules, RulesError
 from server.engine.check import End, Flip, Replay, Shown, Take, check_replay
 
-__all__ = ["Verdict", "build_parser", "main", "shown", "verify_game"]
+__all__ = ["Verdict", "build_parser", "english", "main", "shown", "verify_game"]
 
 DESCRIPTION = """\
 Check the fair deal of every game in a game record: the JSON lines that
@@ -46,6 +58,44 @@ examples:
   war-sim verify --my-seed 5f1e...c2 game.jsonl   also check that your seed was used
   war-sim verify - < game.jsonl                    read the record from standard input
 """
+
+
+ENGLISH: Final = {
+    "malformed": "{what} must be 64 lowercase hex digits, not {value}",
+    "seeds_per_seat": "the revealed seeds must be one per seat ({players}), not {value}",
+    "rules_missing": "rules must hold every setting: missing {missing}, extra {extra}",
+    "rules_value": "rules setting {setting} cannot be {value}",
+    "rules_unplayable": "the rules cannot be played: {error}",
+    "seeds_for_seats": "{count} seeds for {seats} seats",
+    "seed_size": f"the seed of seat {{seat}} must be {SEED_BYTES} bytes",
+    "server_seed_size": f"the server seed must be {SEED_BYTES} bytes",
+    "server_seed_mismatch": "the server seed does not match the deal commitment",
+    "seat_commitments": "{count} seat commitments for {seats} seats",
+    "seed_uncommitted": "seat {seat} revealed a seed it never committed to",
+    "seed_unused": "seat {seat} committed to a seed but none was used",
+    "seed_mismatch": "the seed of seat {seat} does not match its commitment",
+    "not_my_seed": "the seed of seat {seat} is not the seed this client sent",
+    "deal_mismatch": "the deal played ({deal}) is not the deal the seeds give ({derived})",
+    "server_seed": "the server seed matches the commitment shown at the start",
+    "seat_seeds": "every seat's seed matches the commitment it made",
+    "my_seed": "this client's seed (seat {seat}) is in the deal",
+    "deal": "the deal played is the deal the seeds give ({deal})",
+}
+"""war-sim's sentence for each code of `protocol.fairness.Finding`, given its values."""
+_WHAT: Final = {"deal_commitment": "the deal commitment", "server_seed": "the server seed"}
+
+
+def english(finding: Finding) -> str:
+    """What ``war-sim verify`` prints for ``finding`` (an unknown code: the code and its
+    values, as they are)."""
+    pattern = ENGLISH.get(finding.code)
+    if pattern is None:
+        return f"{finding.code} {dict(finding.values)}"
+    values = dict(finding.values)
+    if finding.code == "malformed":
+        kind = values.get("what")
+        values["what"] = _WHAT.get(str(kind), f"the seed of seat {values.get('seat')}")
+    return pattern.format(**values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,9 +173,10 @@ def _committed(
         game.seed_commitments,
     )
     reveal = check_reveal(claim, my_seat=game.seat, my_seed=my_seed)
-    lines += [f"  {line}" for line in reveal.proved]
-    if not reveal.ok or reveal.deal is None:
-        lines.append(f"  FAILED: {reveal.problem}")
+    lines += [f"  {english(found)}" for found in reveal.proved]
+    if reveal.problem is not None or reveal.deal is None:
+        problem = "no deal" if reveal.problem is None else english(reveal.problem)
+        lines.append(f"  FAILED: {problem}")
         return Verdict(False, tuple(lines))
     replay = _replay(game, rules, reveal.deal)
     if replay.mismatch is not None:

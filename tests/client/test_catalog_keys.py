@@ -33,7 +33,6 @@ NOT_SHOWN = {
     "errors.py": "exceptions for developers and logs",
     "phases.py": "generated: the phase table",
     "tls.py": "a certificate problem's hint, with the system's own (English) error text",
-    "fairness.py": "the fair-deal check's findings (issue 22 puts them on the table)",
     "catalog.js": "as catalog.py",
     "vocabulary.js": "generated: the protocol's names and limits",
     "wire.js": "why a frame from the server was refused: the codec's own detail",

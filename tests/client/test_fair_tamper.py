@@ -5,12 +5,16 @@ Ann's connection received them, are then changed in one place each — one card 
 one seat's revealed seed, the deal commitment shown from the start, the server's revealed
 seed — and fed to war-client's check (`client.fairwatch.FairWatch`) and to the page's
 (`client/web/js/fair.js`, in node). The honest stream passes both; every tampered one fails
-both, saying what did not match. The record the page saves holds the last game alone.
+both, saying what did not match — in the viewer's language, with no English left but the
+names (war-client in German, the page in Polish). The record the page saves holds the
+last game alone.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import io
 import json
 import shutil
 import subprocess
@@ -19,9 +23,14 @@ from pathlib import Path
 
 import pytest
 
-from client.catalog import catalog
-from client.fairwatch import FairVerdict, FairWatch
+from client.catalog import catalog, said
+from client.connection import Received
+from client.fairwatch import FairVerdict, FairWatch, verdict_line
+from client.language import Viewer
+from client.lines import LineRenderer, Streams
+from client.view import ViewState, apply
 from protocol import (
+    CardsTaken,
     CardsTurned,
     CreateRoom,
     Fairness,
@@ -37,6 +46,8 @@ from protocol import (
 )
 from protocol.fairness import commitment
 from protocol.record import read_record
+from tests.client._fake import TIMEOUT, FakeLink
+from tests.e2e._english import english_left
 from tests.server.core._roomkit import RoomKit
 
 NODE = shutil.which("node")
@@ -90,33 +101,55 @@ def _commitment(message: ServerMessage) -> ServerMessage:
     return message
 
 
+def _one_take(message: ServerMessage) -> ServerMessage:
+    if isinstance(message, CardsTaken) and message.step == 5:
+        return dataclasses.replace(message, seat=1 - message.seat)
+    return message
+
+
+def _the_winner(message: ServerMessage) -> ServerMessage:
+    if isinstance(message, GameOver) and message.winner is not None:
+        return dataclasses.replace(message, winner=1 - message.winner)
+    return message
+
+
 TAMPERED: dict[str, Tamper] = {
     "one card": _one_card,
+    "one take": _one_take,
+    "the winner": _the_winner,
+    "a seat's seed hidden": _reveal(lambda f: dataclasses.replace(f, seeds=(f.seeds[0], None))),
     "one seat's seed": _reveal(lambda f: dataclasses.replace(f, seeds=(f.seeds[0], OTHER.hex()))),
     "the commitment": _commitment,
     "the revealed server seed": _reveal(lambda f: dataclasses.replace(f, server_seed=OTHER.hex())),
 }
 PROBLEMS = {
-    "one card": "was shown",
-    "one seat's seed": "seat 1",
+    "one card": "the card shown for Ann is",
+    "one take": "was shown taking",
+    "the winner": "is not the deal's: another winner",
+    "a seat's seed hidden": "Ben committed to a seed, but none was used",
+    "one seat's seed": "the seed revealed for Ben does not match",
     "the commitment": "does not match the deal commitment",
     "the revealed server seed": "does not match the deal commitment",
 }
+NAMES = ["Ann", "Ben"]
 
 
 def python_check(messages: list[ServerMessage]) -> FairVerdict:
     watch = FairWatch()
     found = None
+    view = ViewState()
     for message in messages:
-        found = watch.follow(message, ANN) or found
+        view = apply(view, message)
+        found = watch.follow(message, ANN, [seat.name for seat in view.seats]) or found
     assert found is not None
     return found
 
 
-def page_checks(streams: list[list[ServerMessage]]) -> list[dict[str, object]]:
+def page_checks(streams: list[list[ServerMessage]], lang: str = "en") -> list[dict[str, object]]:
     assert NODE is not None
     batch = [
-        {"frames": [encode(m).hex() for m in s], "seed": ANN.hex(), "game": 1} for s in streams
+        {"frames": [encode(m).hex() for m in s], "seed": ANN.hex(), "game": 1, "lang": lang}
+        for s in streams
     ]
     done = subprocess.run(
         [NODE, str(DRIVER)],
@@ -139,7 +172,7 @@ def test_the_honest_game_is_checked_by_both_clients(honest: list[ServerMessage])
     verdict = python_check(honest)
     assert verdict.ok, verdict
     proved = [catalog("en", strict=True).say(item) for item in verdict.proved]
-    assert "this client's seed (seat 0) is in the deal" in proved
+    assert "this client's seed (Ann) is in the deal" in proved
     if NODE is not None:
         (page,) = page_checks([honest])
         assert page["ok"] is True, page
@@ -175,3 +208,61 @@ def test_a_tampering_server_is_caught_by_the_page(honest: list[ServerMessage]) -
     for what, page in zip(names, results, strict=True):
         assert page["ok"] is False, (what, page)
         assert PROBLEMS[what] in str(page["problem"]), (what, page)
+
+
+@pytest.mark.parametrize("what", sorted(TAMPERED))
+def test_war_client_in_german_says_what_failed_with_no_english_but_names(
+    honest: list[ServerMessage], what: str
+) -> None:
+    """What --plain prints (and the TUI's fair line shows) with ``--lang de``."""
+    verdict = python_check([TAMPERED[what](m) for m in honest])
+    german = catalog("de", strict=True)
+    line = german.say(verdict_line(verdict))
+    assert line.startswith("Faire Mischung: FEHLGESCHLAGEN — "), line
+    said = [line, *(german.say(item) for item in verdict.proved)]
+    assert not [text for text in said if english_left(text, NAMES)], said
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed (apt-get install nodejs)")
+def test_the_page_in_polish_says_what_failed_with_no_english_but_names(
+    honest: list[ServerMessage],
+) -> None:
+    names = sorted(TAMPERED)
+    results = page_checks([[TAMPERED[what](m) for m in honest] for what in names], "pl")
+    for what, page in zip(names, results, strict=True):
+        assert page["ok"] is False, (what, page)
+        said = [str(page["problem"]), *(str(item) for item in page["proved"])]  # type: ignore[attr-defined]
+        assert not [text for text in said if english_left(text, NAMES)], (what, said)
+
+
+@pytest.mark.parametrize("what", ["one card", "one seat's seed", "the winner"])
+async def test_war_client_plain_with_lang_de_prints_the_failed_check_in_german(
+    honest: list[ServerMessage], what: str
+) -> None:
+    """``war-client --plain --lang de`` at a table whose server tampered with the game: the
+    check's line, and every other line, has no English but the names."""
+    link, watch, view = FakeLink(), FairWatch(), ViewState()
+    for message in (TAMPERED[what](m) for m in honest):
+        before, view = view, apply(view, message)
+        fair = watch.follow(message, ANN, [seat.name for seat in view.seats])
+        no_seed = tuple(watch.no_seed())
+        link.event(Received(message, before, view, fair, watch.fingerprint, no_seed))
+    out, err = io.StringIO(), io.StringIO()
+    viewer = Viewer(catalog("de", strict=True))
+    renderer = LineRenderer(link, Streams(out, err), json_lines=False, viewer=viewer)
+    assert await asyncio.wait_for(renderer.run(), TIMEOUT) == 0, err.getvalue()
+    failed = [line for line in out.getvalue().splitlines() if "FEHLGESCHLAGEN" in line]
+    assert len(failed) == 1 and failed[0].startswith("Faire Mischung: FEHLGESCHLAGEN — ")
+    assert english_left(out.getvalue(), NAMES) == [], out.getvalue()
+
+
+def test_a_game_shown_with_two_commitments_is_said_so(honest: list[ServerMessage]) -> None:
+    """A server that shows a reconnecting client another commitment than at the start."""
+    over = next(i for i, m in enumerate(honest) if isinstance(m, GameOver))
+    snapshot = next(m for m in reversed(honest[:over]) if isinstance(m, Snapshot | Welcome))
+    other = dataclasses.replace(snapshot.state, deal_commitment=commitment(OTHER), step=1)
+    again = dataclasses.replace(snapshot, state=other)
+    verdict = python_check([*honest[:over], again, *honest[over:]])
+    assert verdict.ok is False
+    assert verdict.problem == said("check.commitment_changed")
+    assert "Verpflichtungen" in catalog("de", strict=True).say(verdict_line(verdict))

@@ -52,12 +52,13 @@ def test_the_shared_checks(case: dict[str, Any]) -> None:
         claim, _shown(VECTORS["shown"][case["shown"]]), my_seat=case["my_seat"], my_seed=my_seed
     )
     reveal = case["reveal"]
-    assert result.reveal.problem == reveal["problem"]
-    assert list(result.reveal.proved) == reveal["proved"]
+    problem = result.reveal.problem
+    assert (None if problem is None else problem.to_json()) == reveal["problem"]
+    assert [found.to_json() for found in result.reveal.proved] == reveal["proved"]
     assert (None if result.reveal.deal is None else str(result.reveal.deal)) == reveal["deal"]
     if case["replay"] is None:
         assert result.replay is None
-        assert result.problem == reveal["problem"]
+        assert result.problem == problem
         assert not result.ok
         return
     assert result.replay is not None
@@ -70,8 +71,9 @@ def test_the_shared_checks(case: dict[str, Any]) -> None:
     )
     if mismatch is not None:
         assert result.replay.mismatch is not None
-        assert result.problem == result.replay.mismatch.sentence()
+        assert result.problem == result.replay.mismatch
         assert result.replay.mismatch.what == mismatch["what"]
+        assert result.replay.mismatch.facts == mismatch["facts"]
 
 
 def test_every_tampering_is_caught() -> None:

@@ -188,3 +188,22 @@ def test_the_function_vectors_are_current() -> None:
     assert sorted(stored) == sorted(made), "run: python -m tests.vectors.functions"
     for name, text in made.items():
         assert stored[name] == text, f"{name}.json is stale: run python -m tests.vectors.functions"
+
+
+def test_the_fair_checks_say_every_check_message_and_the_python_client_says_them() -> None:
+    """tests/vectors/functions/fair-checks.json: every message of the catalogs' ``check``
+    section is said by some case, as `client.fairwords.check_said` says it."""
+    from client.fairwords import check_said  # noqa: PLC0415 - this test alone
+    from protocol.fairness import Finding  # noqa: PLC0415
+    from server.engine.check import Mismatch  # noqa: PLC0415
+
+    vector = load("fair-checks")
+    keys = {case["said"]["key"] for case in vector["cases"]}
+    assert keys == {f"check.{name}" for name in EN.data["messages"]["check"]}
+    for case in vector["cases"]:
+        data = dict(case["found"])
+        found = Finding(data.pop("code"), data) if "code" in data else Mismatch(**data)
+        said_ = check_said(found, vector["names"])
+        assert value_json(said_) == case["said"], case
+        for tag in available():
+            assert catalog(tag, strict=True).say(said_) == case["text"][tag], (tag, case)

@@ -734,10 +734,13 @@ async def test_the_fingerprint_from_the_start_and_the_check_at_game_over(
     assert "Fair deal fingerprint: DWRA-TF24-RV9T" in text(app, "#fair")
     over = ben_wins(6)
     before, link.view = link.view, apply(link.view, over)
-    problem = said("fair.verifier", text="the server seed does not match the deal commitment")
+    problem = said("check.server_seed_mismatch")
     failed = FairVerdict(1, False, problem=problem)
     link.event(Received(over, before, link.view, failed, "DWRA-TF24-RV9T"))
     await settle(link, pilot)
     shown = text(app, "#fair")
     assert "DWRA-TF24-RV9T" in shown
-    assert "Fair deal: FAILED — the server seed does not match the deal commitment." in shown
+    assert (
+        "Fair deal: FAILED — the server seed revealed does not match the deal commitment shown"
+        " at the start." in shown
+    )

@@ -74,7 +74,7 @@ async def test_two_pages_and_war_client_plain_each_check_the_deal(
         await ben.page.tap("#fair-line")
         await expect(ben.page.locator("#fair-proved li").first).to_be_visible()
         proved = await ben.page.locator("#fair-proved li").all_inner_texts()
-        assert "This client's seed (seat 1) is in the deal." in proved
+        assert "This client's seed (Ben) is in the deal." in proved
         assert "Every card shown is the card the deal gives." in proved
         await ann.page.click("#fair-line")  # the details: what was checked, and the record
         await ann.page.locator("#over").scroll_into_view_if_needed()
@@ -119,6 +119,6 @@ async def test_a_reload_between_commit_and_reveal_still_reveals_the_pages_seed(
         await expect(ann.page.locator("#fair-line")).to_have_text(CHECKED, timeout=30_000)
         await ann.page.click("#fair-line")
         proved = await ann.page.locator("#fair-proved li").all_inner_texts()
-        assert "This client's seed (seat 0) is in the deal." in proved
+        assert "This client's seed (Ann) is in the deal." in proved
         await ann.assert_clean()
     assert "Fair deal: checked." in ben.out

@@ -8,19 +8,29 @@ family that gives it a DNS name at home must: any other name gets HTTP 403. The 
 load must not fetch the engine or the hashes; a dynamic ``import()`` at game over brings
 them, and they check a revealed deal (the shared vectors of
 tests/vectors/engine/checks.json, honest and tampered).
+
+A failed check at a real table: the test stands between the page and the server (Playwright
+routes the page's WebSocket through the test, which changes one card of the first flip, as
+a cheating server would; nothing of it is in the shipped server) and a page in ``es-ES``
+shows the check's red line, saying what did not match in Spanish, with no English left
+but the names.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser, ViewportSize, WebSocketRoute, async_playwright, expect
 
-from tests.e2e._browser import ARGS, CHROMIUM, open_tab
+from protocol import CardsTurned, decode_server_message, encode
+from tests.e2e._browser import ARGS, CHROMIUM, PHONE, open_tab
+from tests.e2e._english import english_left, shown_text
 from tests.e2e._process import ServerProcess, server_process
 from tests.vectors.generate_engine import FOLDER
 
@@ -110,5 +120,75 @@ async def test_a_revealed_deal_is_checked_on_a_page_that_is_no_secure_context(
     assert any("/vendor/noble-hashes/sha2.js" in url for url in requested)
     # Chromium says a Cross-Origin-Opener-Policy is ignored on an origin that is no secure
     # context (every http://192.168.x.x page): the server's header, harmless here.
+    await tab.assert_clean(allow="Cross-Origin-Opener-Policy header has been ignored")
+    await tab.context.close()
+
+
+def _another_card(frame: str | bytes) -> str | bytes:
+    """A server frame as a cheating server would send it: the first flip's first card is
+    another card (every other frame as it was)."""
+    if isinstance(frame, str):
+        return frame
+    message = decode_server_message(frame)
+    if not isinstance(message, CardsTurned) or message.step != 1:
+        return frame
+    (seat, card), *rest = message.cards
+    changed = "2C" if card != "2C" else "3C"
+    return encode(dataclasses.replace(message, cards=((seat, changed), *rest)))
+
+
+def _tamper(ws: WebSocketRoute) -> None:
+    server = ws.connect_to_server()
+    server.on_message(lambda frame: ws.send(_another_card(frame)))  # the page's go through
+
+
+FAILED_LINE = {
+    "es-ES": (
+        "La comprobación del reparto justo FALLÓ: paso 1: carta mostrada",
+        "según el reparto",
+    ),
+    "de-DE": ("Prüfung der fairen Mischung FEHLGESCHLAGEN: Schritt 1: gezeigte", "laut Mischung"),
+}
+"""How a failed check's red line starts, and what it says of the deal's card, by locale."""
+
+
+@pytest.mark.parametrize(
+    ("locale", "width"), [("es-ES", PHONE["width"]), ("de-DE", 320)], ids=["es-390", "de-320"]
+)
+async def test_a_failed_check_says_what_did_not_match_in_the_pages_language(
+    server: ServerProcess, browser: Browser, tmp_path: Path, locale: str, width: int
+) -> None:
+    viewport: ViewportSize = {"width": width, "height": PHONE["height"]}
+    tab = await open_tab(
+        browser, f"http://{HOST}:{server.port}/", viewport=viewport, touch=True, locale=locale
+    )
+    page = tab.page
+    await page.route_web_socket(re.compile(r"^wss?://"), _tamper)
+    await page.reload()
+    await page.fill("#start-name", "Ana")
+    await page.tap("#create summary")
+    await page.check("#create-form input[name=players][value='2']")
+    await page.select_option("#create-form select[name=computers]", "1")
+    await page.tap("#create-form button[type=submit]")
+    await expect(page.locator("#turn")).to_be_visible()
+    await tab.turn_over()  # the first flip: one of its cards is not the deal's
+    await page.tap("#finish")
+    await expect(page.locator("#over")).to_be_visible()
+    box, line = page.locator("#fair"), page.locator("#fair-line")
+    await expect(box).to_have_class(re.compile(r"\bfailed\b"), timeout=30_000)
+    start, deal = FAILED_LINE[locale]
+    await expect(line).to_contain_text(start)
+    await expect(line).to_contain_text(deal)
+    assert await line.evaluate("(e) => getComputedStyle(e).color") != await page.evaluate(
+        "getComputedStyle(document.body).color"
+    )  # in red, not in the table's colour
+    await line.scroll_into_view_if_needed()
+    await page.screenshot(path=tmp_path / f"fair-failed-{locale}-{width}.png")
+    assert await page.evaluate(
+        "document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+    ), "the red line makes the page scroll sideways"
+    names = ["Ana", "Computer"]
+    assert english_left(await line.inner_text(), names) == []
+    assert english_left(await shown_text(page), names) == []
     await tab.assert_clean(allow="Cross-Origin-Opener-Policy header has been ignored")
     await tab.context.close()

@@ -20,6 +20,7 @@ from protocol.fairness import (
     RULE_FIELDS,
     Claim,
     FairnessError,
+    Finding,
     check_reveal,
     commitment,
     deal_message,
@@ -157,10 +158,10 @@ def test_check_reveal_of_an_honest_table() -> None:
     assert reveal.ok
     assert reveal.deal == deal
     assert reveal.proved == (
-        "the server seed matches the commitment shown at the start",
-        "every seat's seed matches the commitment it made",
-        "this client's seed (seat 2) is in the deal",
-        f"the deal played is the deal the seeds give ({deal})",
+        Finding("server_seed"),
+        Finding("seat_seeds"),
+        Finding("my_seed", {"seat": 2}),
+        Finding("deal", {"deal": str(deal)}),
     )
 
 

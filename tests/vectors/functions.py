@@ -23,6 +23,11 @@ the decisions the terminal client and the browser table make alike:
 - ``format-<language>.json``: every message of the catalogs, said with values of every
   kind (tests/vectors/samples.py) → the text, in each language. `client.catalog` against
   ``js/catalog.js``.
+- ``fair-checks.json``: what the fair-deal check found (every finding code of the reveal,
+  every kind of mismatch of the replay, as the engines give them: the shared
+  tests/vectors/engine/checks.json pins those) and the seats' names → the message that
+  says it (``said``) and its text in every language. `client.fairwords.check_said`
+  against ``checkSaid`` of ``js/fairwords.js``.
 
 The reasons, refusals and lines are language-neutral there: ``{"key": …, "values": …}``,
 the catalog message and its values (`client.catalog.Said`), as both clients carry them.
@@ -47,6 +52,7 @@ from typing import Any
 
 from client.catalog import Said, available, catalog
 from client.countdown import Countdown, clock_text, follow, warning
+from client.fairwords import check_said
 from client.intents import for_key, set_auto
 from client.policy import (
     Decision,
@@ -85,6 +91,8 @@ from protocol import (
     decode_server_message,
     encode,
 )
+from protocol.fairness import Finding
+from server.engine.check import Mismatch
 from tests.vectors.samples import cases, value_json
 
 __all__ = [
@@ -493,6 +501,83 @@ def wire() -> dict[str, Any]:
     }
 
 
+# --- what the fair-deal check found --------------------------------------------------------
+FAIR_NAMES = ["Ann", "Ben", None]
+"""The seats' names of every fair-check case: two named, one open."""
+
+
+def _findings() -> list[Finding]:
+    value = "'not hex'"
+    return [
+        Finding("malformed", {"what": "deal_commitment", "seat": None, "value": value}),
+        Finding("malformed", {"what": "server_seed", "seat": None, "value": value}),
+        Finding("malformed", {"what": "seed", "seat": 1, "value": value}),
+        Finding("seeds_per_seat", {"players": "3", "value": "['a']"}),
+        Finding("rules_missing", {"missing": ["aces"], "extra": []}),
+        Finding("rules_value", {"setting": "aces", "value": "'x'"}),
+        Finding("rules_unplayable", {"error": "players must be 2 to 4"}),
+        Finding("seeds_for_seats", {"count": 2, "seats": 3}),
+        Finding("seed_size", {"seat": 0}),
+        Finding("server_seed_size"),
+        Finding("server_seed_mismatch"),
+        Finding("seat_commitments", {"count": 2, "seats": 3}),
+        Finding("seed_uncommitted", {"seat": 2}),
+        Finding("seed_unused", {"seat": 1}),
+        Finding("seed_mismatch", {"seat": 1}),
+        Finding("not_my_seed", {"seat": 0}),
+        Finding("deal_mismatch", {"deal": "10232474513215630408", "derived": "165227105738965"}),
+        Finding("server_seed"),
+        Finding("seat_seeds"),
+        Finding("my_seed", {"seat": 0}),
+        Finding("deal", {"deal": "10232474513215630408"}),
+        Finding("commitment_changed"),
+        Finding("a_code_from_a_newer_check"),
+    ]
+
+
+def _mismatches() -> list[Mismatch]:
+    take = {"seat": 0, "count": 6}
+    none, ben, ann = (
+        {**take, "deal_seat": None, "deal_count": None},
+        {**take, "deal_seat": 1, "deal_count": 2},
+        {**take, "deal_seat": 0, "deal_count": 6},
+    )
+    ends = ["winner", "termination", "counts", "rounds", "wars", "longest_war", "biggest_haul"]
+    return [
+        Mismatch(10, "card", 1, "3S", "2C"),
+        Mismatch(11, "card", 0, "QH", "none"),
+        Mismatch(12, "card", 2, "none", "TD"),
+        Mismatch(13, "flip", None, "none", "0:AS 1:KD"),
+        Mismatch(14, "take", None, "none", "seat 0 takes 6 -> 29/23", none),
+        Mismatch(15, "take", None, "seat 1 takes 2 -> 27/25", "seat 0 takes 6 -> 29/23", ben),
+        Mismatch(16, "take", None, "seat 0 takes 6 -> 30/22", "seat 0 takes 6 -> 29/23", ann),
+        Mismatch(17, "end", None, "the game is over", "a step", {"field": "over"}),
+        Mismatch(43, "end", None, "the game goes on", "step 43 …", {"field": "goes_on"}),
+        *(Mismatch(43, "end", None, "step 43 …", "step 43 …", {"field": f}) for f in ends),
+        Mismatch(44, "end", None, "step 45 …", "step 44 …", {"field": "step"}),
+    ]  # fmt: skip
+
+
+def _mismatch_json(m: Mismatch) -> dict[str, Any]:
+    fields = ("step", "what", "seat", "expected", "shown")
+    return {**{name: getattr(m, name) for name in fields}, "facts": dict(m.facts)}
+
+
+def fair_checks() -> dict[str, Any]:
+    """Each finding and mismatch → its message and its text in every language."""
+    found: list[tuple[dict[str, Any], Finding | Mismatch]] = [
+        *((f.to_json(), f) for f in _findings()),
+        *((_mismatch_json(m), m) for m in _mismatches()),
+    ]
+    words = {tag: catalog(tag, strict=True) for tag in available()}
+    out = []
+    for data, item in found:
+        message = check_said(item, FAIR_NAMES)
+        text = {tag: language.say(message) for tag, language in words.items()}
+        out.append({"found": data, "said": value_json(message), "text": text})
+    return {"names": FAIR_NAMES, "cases": out}
+
+
 # --- the catalogs -----------------------------------------------------------------------------
 def formats(tag: str) -> dict[str, Any]:
     """Every message of the catalog of ``tag``, said with values of every kind (a few of
@@ -517,6 +602,7 @@ def tables() -> dict[str, dict[str, Any]]:
         "close-reasons": close_reasons(),
         "countdown": countdown(),
         "wire": wire(),
+        "fair-checks": fair_checks(),
         **{f"format-{tag}": formats(tag) for tag in available()},
     }
     return {name: {"version": VERSION, **body} for name, body in made.items()}

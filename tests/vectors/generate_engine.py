@@ -274,6 +274,7 @@ def _replay_json(replay: Replay | None) -> dict[str, Any] | None:
             "seat": m.seat,
             "expected": m.expected,
             "shown": m.shown,
+            "facts": dict(m.facts),
         },
     }
 
@@ -314,8 +315,8 @@ def _check(
         "shown": label,
         "reveal": {
             "deal": None if reveal.deal is None else str(reveal.deal),
-            "problem": reveal.problem,
-            "proved": list(reveal.proved),
+            "problem": None if reveal.problem is None else reveal.problem.to_json(),
+            "proved": [found.to_json() for found in reveal.proved],
         },
         "replay": _replay_json(replay),
     }

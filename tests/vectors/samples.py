@@ -89,6 +89,8 @@ VARIABLES: dict[str, str] = {
     "attempt": "number",
     "most": "number",
     "depth": "number",
+    "step": "number",
+    "derived": "number",
     "delay": "decimal",
     # lists of things already said
     "counts": "texts",

@@ -197,7 +197,7 @@ export class Connection {
     if (this.view.needs_resync && !before.needs_resync && ws.readyState === 1) {
       ws.send(encodeClientMessage({ type: "resync" }));
     }
-    const check = this.fair?.follow(message) ?? null;
+    const check = this.fair?.follow(message, this.view) ?? null;
     const due = this.fair?.revealDue(this.view) ?? null;
     if (due !== null) this.send(due);
     this.emit({ kind: "received", message, before, view: this.view, at, check, fingerprint: this.fair?.fingerprint ?? null });

@@ -16,9 +16,6 @@ const DECK = { ranks: 13, suits: 4 };
 const toHex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 
 /** A fresh secret seed, as 64 hex digits (crypto.getRandomValues: in every context). */
-// A sentence of the verifier's (engine/check.js, fairness.js): war-sim's words, as they are.
-const verifier = (text) => said("fair.verifier", { text });
-
 export const newSeed = () => toHex(globalThis.crypto.getRandomValues(new Uint8Array(SEED_BYTES)));
 
 const fromHex = (hex) => Uint8Array.from(hex.match(/../g), (pair) => parseInt(pair, 16));
@@ -56,6 +53,7 @@ export class Fair {
     this.rules = null;
     this.seat = null;
     this.revealed = null;
+    this.names = []; // each seat's name as the table shows it (the view's), for the check's words
   }
 
   /** `opening` (create_room or join_room) with a fresh seed's commitment. */
@@ -131,8 +129,10 @@ export class Fair {
     this.next = { game, seed, commitment: await commitment(seed) };
   }
 
-  /** Follow one received message; a promise of the check at a game over, else null. */
-  follow(message) {
+  /** Follow one received message (`view`: the table after it, whose names the check's
+   * words use); a promise of the check at a game over, else null. */
+  follow(message, view = null) {
+    if (view !== null) this.names = view.seats.map((seat) => seat.name);
     const line = recordLine(message);
     if (message.type === "welcome") this.welcome = line;
     // Each game starts a new record (an evening of rematches must not grow it for hours):
@@ -204,12 +204,17 @@ export class Fair {
     const game = this.game;
     const end = { step: message.step, winner: message.winner, termination: message.termination, counts: message.counts, ...message.summary };
     const shown = { flips: game.flips, takes: game.takes, end };
-    const { checkFairDeal } = await import("./engine/fairness.js");
-    const { checkReplay, mismatchSentence } = await import("./engine/check.js");
+    const [{ checkFairDeal }, { checkReplay }, { checkSaid }] = await Promise.all([
+      import("./engine/fairness.js"),
+      import("./engine/check.js"),
+      import("./fairwords.js"),
+    ]);
+    const names = this.names;
+    const words = (found) => checkSaid(found, names);
     const finish = (result) => ({ game: game.number, fingerprint: this.fingerprint, ...result });
     if (game.shown_deal !== null && game.shown_deal !== undefined) {
       const replay = checkReplay(this.rules, game.shown_deal, shown);
-      const problem = replay.mismatch === null ? null : verifier(mismatchSentence(replay.mismatch));
+      const problem = replay.mismatch === null ? null : words(replay.mismatch);
       return finish({ ok: problem === null, chosen: true, problem, proved: [] });
     }
     if (!game.deal_commitment) return finish({ ok: null, chosen: false, problem: said("fair.no_commitment"), proved: [] });
@@ -227,12 +232,12 @@ export class Fair {
     const dropped = this.seat !== null && game.seed_commitments?.[this.seat] === null;
     const mine = this.seat !== null && seed !== undefined && !dropped ? { seat: this.seat, seed: fromHex(seed) } : {};
     const result = checkFairDeal(claim, shown, mine);
-    const proved = result.reveal.proved.map(verifier);
+    const proved = result.reveal.proved.map(words);
     if (dropped && seed !== undefined) proved.push(said("fair.my_seed_unused"));
-    let problem = result.reveal.problem === null || result.reveal.problem === undefined ? null : verifier(result.reveal.problem);
+    let problem = result.reveal.problem === null || result.reveal.problem === undefined ? null : words(result.reveal.problem);
     if (result.replay !== null) {
       if (result.replay.mismatch === null) proved.push(said("fair.every_card"));
-      else problem = verifier(mismatchSentence(result.replay.mismatch));
+      else problem = words(result.replay.mismatch);
     }
     return finish({ ok: result.ok, chosen: false, problem, proved });
   }

@@ -1,10 +1,10 @@
 // What the table shows of a fair deal (docs/fairness.md): the fingerprint from the start
 // of a game, so relatives on a call can compare it aloud, and at game over what this
 // phone's check found, with the details a curious relative can open and a record to save
-// for `war-sim verify`. Its words are the catalogs' fair section; a check's
-// problem and what it proved are the verifier's own (shared with war-sim, in English).
+// for `war-sim verify`. Its words are the catalogs' fair section; what the check found
+// and what it proved, their check section (fairwords.js), in the viewer's language.
 
-import { named, openSeat, said } from "./catalog.js";
+import { named, openSeat } from "./catalog.js";
 
 const sentence = (text) => `${text[0].toUpperCase()}${text.slice(1)}.`;
 const seatWord = (view, seat) => {
@@ -71,7 +71,7 @@ export class FairView {
     box.classList.toggle("ok", result.ok === true);
     box.classList.toggle("failed", result.ok === false);
     box.open = result.ok === false;
-    const problem = { problem: result.problem ?? said("fair.verifier", { text: "" }) };
+    const problem = { problem: result.problem ?? "" };
     let text = w.text("fair.page_checking");
     if (!result.checking) {
       if (result.chosen) text = result.ok ? w.text("fair.page_chosen") : w.text("fair.page_chosen_failed", problem);

@@ -88,3 +88,17 @@ test("the codec checks every server message the protocol has, with its fields", 
   assert.deepEqual(Object.keys(SERVER), Object.keys(fields));
   for (const [type, names] of Object.entries(fields)) assert.deepEqual(Object.keys(SERVER[type]), names, type);
 });
+
+test("what the fair-deal check found, said as client/fairwords.py says it, in every language", async () => {
+  const { checkSaid } = await import("../../../client/web/js/fairwords.js");
+  const { Catalog } = await import("../../../client/web/js/catalog.js");
+  const { LANGUAGES, loadCatalog } = await import("./_vectors.mjs");
+  const vector = load("fair-checks");
+  const words = Object.fromEntries(LANGUAGES.map((tag) => [tag, new Catalog(loadCatalog(tag), { strict: true })]));
+  assert.ok(vector.cases.length > 30);
+  for (const c of vector.cases) {
+    const said = checkSaid(c.found, vector.names);
+    assert.deepEqual(said, c.said, JSON.stringify(c.found));
+    for (const tag of LANGUAGES) assert.equal(words[tag].say(said), c.text[tag], `${tag}: ${JSON.stringify(c.found)}`);
+  }
+});

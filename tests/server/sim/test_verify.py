@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,9 +18,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from protocol.fairness import Finding
 from server import engine
 from server.sim.cli import main as war_sim
+from server.sim.verify import ENGLISH, english
 from tests._kit.records import Table, edit, game_record
+from tests.vectors.generate_engine import FOLDER as ENGINE_VECTORS
+
+REPO = Path(__file__).resolve().parents[3]
 
 
 def seed(word: str) -> bytes:
@@ -256,3 +262,54 @@ def test_a_bad_seed_flag_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
         war_sim(["verify", "--my-seed", "ABC", "x"])
     assert info.value.code == 2
     assert "--my-seed must be 64 lowercase hex digits" in capsys.readouterr().err
+
+
+# What war-sim verify printed of each shared check case before the check said its findings
+# as codes (tests/vectors/engine/checks.json): the English must not lose a word.
+OLD_ENGLISH: dict[str, tuple[str | None, list[str]]] = {
+    "one seat seed changed": ("the seed of seat 1 does not match its commitment", []),
+    "a seat seed changed, commitments not shown": (
+        "the deal played (10232474513215630408) is not the deal the seeds give"
+        " (16522710573896589337)",
+        [],
+    ),
+    "the commitment changed": ("the server seed does not match the deal commitment", []),
+    "the revealed seed changed": ("the server seed does not match the deal commitment", []),
+    "my seed left out": ("the seed of seat 0 is not the seed this client sent", []),
+    "a seat seed hidden": ("seat 1 committed to a seed but none was used", []),
+    "malformed seed": ("the server seed must be 64 lowercase hex digits, not 'not hex'", []),
+    "honest": (
+        None,
+        [
+            "the server seed matches the commitment shown at the start",
+            "every seat's seed matches the commitment it made",
+            "this client's seed (seat 0) is in the deal",
+            "the deal played is the deal the seeds give (10232474513215630408)",
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OLD_ENGLISH))
+def test_war_sim_says_each_finding_in_the_english_it_always_printed(name: str) -> None:
+    vectors = json.loads((ENGINE_VECTORS / "checks.json").read_text(encoding="utf-8"))
+    case = next(c for c in vectors["cases"] if c["name"] == name)
+    problem, proved = OLD_ENGLISH[name]
+
+    def finding(data: dict[str, Any]) -> Finding:
+        values = {k: v for k, v in data.items() if k != "code"}
+        return Finding(data["code"], values)
+
+    found = case["reveal"]["problem"]
+    assert (None if found is None else english(finding(found))) == problem
+    said = [english(finding(item)) for item in case["reveal"]["proved"]]
+    assert said[: len(proved)] == proved or not proved
+
+
+def test_war_sim_has_english_for_every_finding_code() -> None:
+    codes = re.findall(r'Finding\(\s*"([a-z_]+)"', (REPO / "protocol" / "fairness.py").read_text())
+    codes += ["rules_unplayable"]  # client.fairness: rules the engine cannot play
+    assert set(codes) == set(ENGLISH), set(codes) ^ set(ENGLISH)
+    assert english(Finding("malformed", {"what": "seed", "seat": 2, "value": "'x'"})) == (
+        "the seed of seat 2 must be 64 lowercase hex digits, not 'x'"
+    )

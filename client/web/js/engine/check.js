@@ -1,5 +1,7 @@
 // Replaying a deal against what a viewer was shown: server/engine/check.py in JavaScript
 // (docs/fairness.md). Pinned to the Python check by tests/vectors/engine/checks.json.
+// A mismatch carries its facts (the take's seats and counts, the end's first field that
+// differs): ../fairwords.js words it in the viewer's language.
 //
 // shown = {flips, takes, end}, what one viewer was shown:
 //   flips: [{step, depth, cards: [[seat, "QH"], ...]}] (cards_turned as shown)
@@ -23,13 +25,9 @@ export function describeEnd(end) {
 }
 
 const cardsText = (cards) => cards.map(([seat, code]) => `${seat}:${code}`).join(" ") || "none";
-const mismatch = (step, what, seat, expected, shown) => ({ step, what, seat, expected, shown });
-
-/** The mismatch in words, for a person (the Python Mismatch.sentence). */
-export function mismatchSentence(m) {
-  if (m.what === "card") return `step ${m.step}: seat ${m.seat} was shown ${m.shown}, but the deal gives ${m.expected}`;
-  return `step ${m.step}: the ${m.what} shown (${m.shown}) is not the deal's (${m.expected})`;
-}
+const mismatch = (step, what, seat, expected, shown, facts = {}) => ({ step, what, seat, expected, shown, facts });
+const END_FIELDS = ["step", "winner", "termination", "counts", "rounds", "wars", "longest_war", "biggest_haul"];
+const same = (a, b) => (Array.isArray(a) ? a.join("/") === b.join("/") : a === b);
 
 function byStep(items) {
   const map = new Map();
@@ -72,9 +70,10 @@ class Checker {
     const taken = events.filter((e) => e.type === "cards_taken");
     for (const take of this.takes.get(step) ?? []) {
       const shownText = describeTake(take.seat, take.count, take.counts);
-      if (!taken.length) return mismatch(step, "take", null, "none", shownText);
+      const facts = { seat: take.seat, count: take.count };
+      if (!taken.length) return mismatch(step, "take", null, "none", shownText, { ...facts, deal_seat: null, deal_count: null });
       const want = describeTake(taken[0].seat, taken[0].count, taken[0].counts);
-      if (want !== shownText) return mismatch(step, "take", null, want, shownText);
+      if (want !== shownText) return mismatch(step, "take", null, want, shownText, { ...facts, deal_seat: taken[0].seat, deal_count: taken[0].count });
       this.matched.takes += 1;
     }
     return null;
@@ -85,7 +84,7 @@ class Checker {
     const timed = end !== null && end.termination === "time_limit";
     const until = Math.max(this.lastShown(), timed ? end.step : 0);
     while (game.steps < until) {
-      if (game.phase === "over") return mismatch(game.steps + 1, "end", null, "the game is over", "a step");
+      if (game.phase === "over") return mismatch(game.steps + 1, "end", null, "the game is over", "a step", { field: "over" });
       const found = this.compare(game.step());
       if (found !== null) return found;
     }
@@ -97,17 +96,17 @@ class Checker {
 
   compareEnd(end) {
     const game = this.game;
-    if (game.outcome === null) return mismatch(end.step, "end", null, "the game goes on", describeEnd(end));
-    const actual = describeEnd({ step: game.steps, ...game.outcome, counts: game.counts, ...game.summary });
-    const shown = describeEnd(end);
-    return actual === shown ? null : mismatch(end.step, "end", null, actual, shown);
+    if (game.outcome === null) return mismatch(end.step, "end", null, "the game goes on", describeEnd(end), { field: "goes_on" });
+    const ended = { step: game.steps, ...game.outcome, counts: game.counts, ...game.summary };
+    const field = END_FIELDS.find((name) => !same(ended[name], end[name]));
+    return field === undefined ? null : mismatch(end.step, "end", null, describeEnd(ended), describeEnd(end), { field });
   }
 }
 
 /**
  * Replay `new Game(rules, deal)` and compare it with what a viewer was `shown`; returns
  * {steps, flips, cards, takes, end, mismatch} (mismatch: {step, what, seat, expected,
- * shown} or null). A time_limit end is replayed by stepping to its step and stopping the
+ * shown, facts} or null). A time_limit end is replayed by stepping to its step and stopping the
  * game there.
  */
 export function checkReplay(rules, deal, shown) {
