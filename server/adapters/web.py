@@ -35,7 +35,7 @@ from pathlib import Path, PurePosixPath
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from server.adapters._compact import compact
+from server.adapters._compact import compact, later_sections
 from server.errors import ServerError
 
 __all__ = [
@@ -159,6 +159,11 @@ class WebFiles:
                 if not name.startswith(VENDOR) and kind != "image/png":
                     body = compact(source.decode("utf-8"), PurePosixPath(name).suffix).encode()
                 self._files[prefix + name] = WebFile(body, kind, _IMMUTABLE, _etag(body))
+                if name.startswith(CATALOGS):
+                    for section, text in later_sections(source.decode("utf-8")).items():
+                        part = text.encode()
+                        path = f"{prefix}{name.removesuffix('.json')}.{section}.json"
+                        self._files[path] = WebFile(part, kind, _IMMUTABLE, _etag(part))
         page = compact(_fill(index.decode("utf-8"), self.version, _imported(assets)), ".html")
         page_bytes = page.encode("utf-8")
         self._files["/"] = WebFile(

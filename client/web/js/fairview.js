@@ -5,6 +5,7 @@
 // and what it proved, their check section (fairwords.js), in the viewer's language.
 
 import { named, openSeat } from "./catalog.js";
+import { more } from "./lang.js";
 
 const sentence = (text) => `${text[0].toUpperCase()}${text.slice(1)}.`;
 const seatWord = (view, seat) => {
@@ -51,7 +52,10 @@ export class FairView {
     } else print.hidden = true;
     if (check) {
       this.show({ ok: null, checking: true });
-      const pending = (this.pending = check.then((result) => pending === this.pending && this.show(result)));
+      // the check's words come apart from the catalog (lang.js, more): fetched meanwhile
+      const pending = (this.pending = Promise.all([check, more(this.words, "check")]).then(
+        ([result]) => pending === this.pending && this.show(result),
+      ));
     }
     if (message.type !== "seed_dropped") return [];
     return [this.words.text("fair.dropped", { who: seatWord(view, message.seat) })];
@@ -60,7 +64,7 @@ export class FairView {
   /** Say the check's result again in `words` (the viewer picked another language). */
   speak(words) {
     this.words = words;
-    if (this.shown !== null) this.show(this.shown);
+    if (this.shown !== null) more(words, "check").then(() => words === this.words && this.show(this.shown));
   }
 
   show(result) {

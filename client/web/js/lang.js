@@ -1,7 +1,8 @@
 // Which language the page speaks, and its words (README.md): the picker's choice
 // (remembered in localStorage), else the first of the browser's preferred languages
 // (navigator.languages) with a catalog, else English; as client/language.py chooses.
-// Only the chosen language's catalog is fetched (lang/<tag>.json, served with the page).
+// Only the chosen language's catalog is fetched (lang/<tag>.json, served with the page),
+// and the sections it says only at a game's end when it says them (`more`).
 
 import { Catalog } from "./catalog.js";
 
@@ -49,6 +50,26 @@ export async function load(tag, fetcher = globalThis.fetch) {
     }
   }
   return null;
+}
+
+const fetched = new WeakMap(); // catalog -> {section: promise}
+
+/** Fetch `section` of `catalog` if the server sent it apart (a later section:
+ * lang/<tag>.<section>.json, e.g. the fair-deal check's words), once; resolves when it is
+ * in, or could not be had (then the catalog says its keys). */
+export function more(catalog, section, fetcher = globalThis.fetch) {
+  if (catalog.data.messages?.[section] !== undefined) return Promise.resolve();
+  const pending = fetched.get(catalog) ?? {};
+  fetched.set(catalog, pending);
+  pending[section] ??= (async () => {
+    try {
+      const response = await fetcher(new URL(`../lang/${catalog.tag}.${section}.json`, import.meta.url));
+      if (response.ok) Object.assign((catalog.data.messages ??= {}), (await response.json()).messages);
+    } catch {
+      // offline or refused: said by its keys
+    }
+  })();
+  return pending[section];
 }
 
 /** Said when not even the English catalog could be fetched (no catalog to say it from). */

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 
 import { Catalog, CatalogError, YOU, card, count, named } from "../../../client/web/js/catalog.js";
-import { LANGUAGES as PAGE_LANGUAGES, choose, load, match } from "../../../client/web/js/lang.js";
+import { LANGUAGES as PAGE_LANGUAGES, choose, load, match, more } from "../../../client/web/js/lang.js";
 import { LANGUAGES, VECTORS, WEB, loadCatalog } from "./_vectors.mjs";
 
 const formats = readdirSync(join(VECTORS, "functions")).filter((name) => /^format-.+\.json$/.test(name));
@@ -73,4 +73,25 @@ test("only the chosen catalog is fetched; English when it cannot be", async () =
   assert.deepEqual(asked, ["lang/de.json"]);
   assert.equal((await load("pl", fetcher)).tag, "en");
   assert.equal(await load("en", async () => ({ ok: false })), null);
+});
+
+test("a later section is fetched once, when it is first needed, next to the catalog", async () => {
+  const full = JSON.parse(readFileSync(join(WEB, "lang", "fr.json"), "utf8"));
+  const { check, ...first } = full.messages;
+  const words = new Catalog({ ...full, messages: { ...first } });
+  const asked = [];
+  const fetcher = async (url) => {
+    asked.push(url.pathname.split("/").slice(-2).join("/"));
+    return { ok: true, json: async () => ({ messages: { check } }) };
+  };
+  assert.equal(words.text("check.deal"), "check.deal", "not there yet: said by its key");
+  await Promise.all([more(words, "check", fetcher), more(words, "check", fetcher)]);
+  await more(words, "check", fetcher);
+  assert.deepEqual(asked, ["lang/fr.check.json"]);
+  assert.equal(words.text("check.deal"), new Catalog(full).text("check.deal"));
+  const offline = new Catalog({ ...full, messages: { ...first } });
+  await more(offline, "check", async () => {
+    throw new TypeError("offline");
+  });
+  assert.equal(offline.text("check.deal"), "check.deal", "offline: still its key, no throw");
 });

@@ -24,7 +24,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request
 
 from protocol import Error, ErrorCode, WatchRoom
-from server.adapters._compact import TERMINAL_SECTIONS, compact
+from server.adapters._compact import LATER_SECTIONS, TERMINAL_SECTIONS, compact
 from server.adapters.app import WarServer
 from server.adapters.config import Settings
 from server.adapters.serving import serving
@@ -280,6 +280,8 @@ def test_served_files_are_lighter_and_the_vendored_bytes_are_as_written() -> Non
         name = path.split("/", 3)[3]
         served = files.respond(Request(path, Headers()))
         assert served is not None, path
+        if name.startswith("lang/") and name.count(".") == 2:
+            continue  # a catalog's later section: the test below
         source = (root / name).read_bytes()
         if name.startswith("vendor/"):
             assert served.body == source, name  # byte for byte: SHA256SUMS holds
@@ -310,7 +312,8 @@ def test_every_minified_module_is_still_javascript(tmp_path: Path) -> None:
 
 
 def _for_the_page(catalog: dict[str, Any]) -> dict[str, Any]:
-    kept = {k: v for k, v in catalog["messages"].items() if k not in TERMINAL_SECTIONS}
+    left_out = (*TERMINAL_SECTIONS, *LATER_SECTIONS)
+    kept = {k: v for k, v in catalog["messages"].items() if k not in left_out}
     return {**catalog, "messages": kept}
 
 
@@ -326,9 +329,12 @@ def test_no_template_literal_holds_another() -> None:
 def test_every_catalog_is_served_as_json_for_a_year_and_a_visit_loads_one() -> None:
     files = WebFiles.load()
     prefix = f"/v/{files.version}/"
-    catalogs = sorted(p for p in files.paths if p.startswith(prefix + "lang/"))
+    served_lang = [p for p in files.paths if p.startswith(prefix + "lang/")]
+    catalogs = sorted(p for p in served_lang if p.count(".") == 1)
     tags = sorted(path.stem for path in (web_root() / "lang").glob("*.json"))
     assert catalogs == [f"{prefix}lang/{tag}.json" for tag in tags]
+    later = {f"{prefix}lang/{tag}.{section}.json" for tag in tags for section in LATER_SECTIONS}
+    assert set(served_lang) - set(catalogs) == later
     assert len(tags) >= 5
     for path in catalogs:
         answer = files.respond(Request(path, Headers()))
@@ -338,9 +344,16 @@ def test_every_catalog_is_served_as_json_for_a_year_and_a_visit_loads_one() -> N
         source = json.loads((web_root() / path.removeprefix(prefix)).read_bytes())
         served = json.loads(answer.body)
         assert served == _for_the_page(source)
-        # what only war-client says stays home; every other message goes
-        assert not set(served["messages"]) & set(TERMINAL_SECTIONS)
-        assert set(served["messages"]) | set(TERMINAL_SECTIONS) == set(source["messages"])
+        # what only war-client says stays home; what the page says at a game's end comes
+        # apart, when it says it (lang.js, more); every other message goes with the page
+        assert not set(served["messages"]) & {*TERMINAL_SECTIONS, *LATER_SECTIONS}
+        for section in LATER_SECTIONS:
+            part = files.respond(Request(path.replace(".json", f".{section}.json"), Headers()))
+            assert part is not None and part.status_code == 200, (path, section)
+            assert "immutable" in part.headers["Cache-Control"]
+            assert json.loads(part.body) == {"messages": {section: source["messages"][section]}}
+        said = {*served["messages"], *TERMINAL_SECTIONS, *LATER_SECTIONS}
+        assert said == set(source["messages"])
     # only one catalog counts in what a first visit loads, and other JSON stays private
     assert [p for p in files.page_paths if "/lang/" in p] == [f"{prefix}lang/en.json"]
     assert not any(p.endswith("package.json") for p in files.paths)
