@@ -24,6 +24,7 @@ from protocol import (
     WatchRoom,
     Welcome,
 )
+from protocol.seat_requests import AnswerSeatRequest, SeatRequested, SeatRequestWaiting
 from server import engine
 from server.core.wire import engine_rules
 from tests.e2e._client import Client
@@ -134,4 +135,27 @@ async def test_sigterm_closes_clients_1012_exits_0_and_games_resume(tmp_path: Pa
     async with server_process(db) as second:
         ann2 = await resume(second.url, ann)
         assert ann2.of(Welcome)[-1].state.step == ann.step
+        assert await second.stop() == 0
+
+
+async def test_a_kill_9_keeps_the_way_back_of_a_seat_taken_on_another_device(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "war.sqlite3"
+    async with server_process(db) as first:
+        ann, ben = await start_game(first.url)
+        await ben.close()  # Ben's laptop closes
+        phone = await Client.connect(first.url)
+        await phone.send(JoinRoom(code=ann.player_code or "", name="Ben"))
+        await phone.expect(SeatRequestWaiting)
+        await ann.expect(SeatRequested)
+        await ann.send(AnswerSeatRequest(seat=1, allow=True))
+        assert (await phone.expect(Welcome)).seat == 1
+        assert await first.kill() == -9
+    async with server_process(db) as second:
+        taker = await resume(second.url, phone)
+        laptop = await resume(second.url, ben)  # within the ten minutes, across the restart
+        assert laptop.of(Welcome)[-1].seat == 1
+        await taker.expect_error("seat_taken_back")
+        assert (await taker.expect_close())[0] == CloseCode.REPLACED
         assert await second.stop() == 0

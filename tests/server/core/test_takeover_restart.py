@@ -4,15 +4,23 @@ are dropped a day after it. A new Hub on the same SQLite file, on the fake clock
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
+
+import structlog
+from structlog.testing import capture_logs
 
 from protocol import CloseCode, JoinRoom, ResumeSeat
 from protocol.seat_requests import AnswerSeatRequest
 from server.adapters.store import SqliteStore
+from server.core.actions import Delete, Write
 from server.core.codes import hash_token
+from server.core.hub import Hub
+from server.core.records import DisplacedRecord
 from server.core.settings import HubSettings
 from server.core.takeover import TOLD_SECONDS
+from tests._kit.stores import MemoryStore
 from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated
 
 RECLAIM = HubSettings().reclaim_seconds
@@ -107,3 +115,20 @@ def test_only_hashes_are_stored_and_they_are_dropped_a_day_after_the_way_back(
     db.close()
     room_id = ann.welcome.state.room
     assert _resume(second, room_id, old).errors() == ["bad_token"]
+
+
+def test_a_stored_displaced_token_of_no_seat_of_the_room_is_not_loaded() -> None:
+    store = MemoryStore()
+    kit = RoomKit(store=store)
+    seated(kit)
+    (record,) = store.load_all()
+    beyond = DisplacedRecord(
+        seat=5, token_hash=hash_token("x" * 32), previous_token_hash=None, until=1.0
+    )
+    store.apply(
+        [Delete(record.room_id), Write(dataclasses.replace(record, displaced=(beyond,)), None)]
+    )
+    with capture_logs() as lines:
+        hub = Hub(store.load_all(), HubSettings(), now=kit.now, logger=structlog.get_logger())
+    assert hub.rooms == 0
+    assert [line["event"] for line in lines] == ["room_not_loaded"]
