@@ -29,14 +29,12 @@ import signal
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.geometry import Offset, Region
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
@@ -44,7 +42,6 @@ from client._words import persons
 from client.catalog import Said, War, said
 from client.connection import Ended, Link, LinkEvent, Notice, Received, Reconnecting
 from client.countdown import WARN_SECONDS, Countdown, clock_text, follow, warning
-from client.drawing import CARD_HEIGHT, CARD_WIDTH
 from client.intents import accepted_phases, cycle_auto, finish, rematch, turn_over
 from client.language import Viewer
 from client.links import refusal_line
@@ -53,6 +50,7 @@ from client.seat_words import TUI_HINT, answer, asked_now
 from client.sentences import describe_table, rules_sentence, status
 from client.table_text import codes_line, summary_box, top_line
 from client.talk import typed_intent
+from client.tui_haul import CALM_HAUL, FLIGHT_SECONDS, HIGHLIGHT_SECONDS, Haul, flight_route
 from client.tui_talk import MessageBox, TalkPanel, evening_text
 from client.view import ViewState
 from protocol import (
@@ -75,10 +73,6 @@ from protocol import (
 
 __all__ = ["FLIGHT_SECONDS", "HIGHLIGHT_SECONDS", "FlyingCards", "Haul", "SeatPanel", "WarApp"]
 
-FLIGHT_SECONDS = 0.6
-"""How long taken cards take to fly to the winner's pile (when animations are on)."""
-HIGHLIGHT_SECONDS = 1.2
-"""How long the winner's pile stays highlighted after a haul."""
 _SAID_LINES = 40
 _TICK_SECONDS = 0.25
 _PLAYER_KEYS = {
@@ -89,15 +83,6 @@ _PLAYER_KEYS = {
     "rematch": accepted_phases(Rematch.TYPE),
     "replay": accepted_phases(Rematch.TYPE),
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Haul:
-    """How taken cards move: ``flight_seconds`` in the air (0: they do not fly), then the
-    winner's pile lit up for ``highlight_seconds``."""
-
-    flight_seconds: float = FLIGHT_SECONDS
-    highlight_seconds: float = HIGHLIGHT_SECONDS
 
 
 LEFT_LINE = said("tui.left")
@@ -120,16 +105,6 @@ _KEY_WORDS = (
     ("q", "leave", "tui.key_leave", None),
 )
 """The table's keys, bound for each table in its viewer's words (the footer shows them)."""
-
-
-def _on_table(region: Region, toward: Region | None = None) -> Offset:
-    """Where a flying card sits on a seat panel's table row: its last ``CARD_HEIGHT`` rows
-    inside the border, at the side facing ``toward`` (or in the middle)."""
-    y = max(region.y + 1, region.bottom - 1 - CARD_HEIGHT)
-    left, right = region.x + 2, region.right - 2 - CARD_WIDTH
-    if toward is None:
-        return Offset(region.x + max(0, (region.width - CARD_WIDTH) // 2), y)
-    return Offset(right if toward.x > region.x else left, y)
 
 
 class WarApp(App[None]):
@@ -168,7 +143,7 @@ class WarApp(App[None]):
         *,
         viewer: Viewer,
         clock: Callable[[], float] = time.monotonic,
-        haul: Haul = Haul(),
+        haul: Haul = CALM_HAUL,
         stop_signals: tuple[int, ...] = (),
     ) -> None:
         super().__init__()
@@ -324,13 +299,9 @@ class WarApp(App[None]):
         """
         if self.animation_level == "none" or self.flight_seconds <= 0:
             return False
-        panels = {panel.seat: panel for panel in self.query(SeatPanel)}
-        winner = panels.get(seat)
-        losers = [p for s, p in panels.items() if s != seat and p.region]
-        if winner is None or not winner.region or not losers:
+        route = flight_route({panel.seat: panel.region for panel in self.query(SeatPanel)}, seat)
+        if route is None:
             return False
-        loser = min(losers, key=lambda panel: abs(panel.seat - seat))
-        route = (_on_table(loser.region, toward=winner.region), _on_table(winner.region))
         self._flight = FlyingCards(seat, count, route, self.flight_seconds, self._landed)
         self.screen.mount(self._flight)
         return True

@@ -1,6 +1,6 @@
 """The server's house: small modules, and the complexity rules on.
 
-No module of ``server/`` is over 500 lines (a newcomer finds what owns what; a class of
+No module of ``server/``, ``client/`` or ``protocol/`` is over 500 lines (a newcomer finds what owns what; a class of
 1,000 lines owns too much), and ruff's complexity rules (PLR0911, PLR0912, PLR0913,
 PLR0915) are not switched off for the whole tree: an exception is a per-file entry in
 ``pyproject.toml`` with its reason.
@@ -16,12 +16,13 @@ MAX_LINES = 500
 COMPLEXITY = {"PLR0911", "PLR0912", "PLR0913", "PLR0915"}
 
 
-def test_no_module_of_the_server_is_over_500_lines() -> None:
+def test_no_module_is_over_500_lines() -> None:
     sizes = {
         str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
-        for path in sorted((ROOT / "server").rglob("*.py"))
+        for package in ("server", "client", "protocol")
+        for path in sorted((ROOT / package).rglob("*.py"))
     }
-    assert len(sizes) > 40
+    assert len(sizes) > 100
     assert {path: lines for path, lines in sizes.items() if lines > MAX_LINES} == {}
 
 
