@@ -1,9 +1,9 @@
 """The server's house: small modules, and the complexity rules on.
 
-No module of ``server/``, ``client/`` or ``protocol/`` is over 500 lines (a newcomer finds what owns what; a class of
-1,000 lines owns too much), and ruff's complexity rules (PLR0911, PLR0912, PLR0913,
-PLR0915) are not switched off for the whole tree: an exception is a per-file entry in
-``pyproject.toml`` with its reason.
+No module of ``server/``, ``client/`` or ``protocol/`` is over 500 lines (a newcomer
+finds what owns what; a class of 1,000 lines owns too much), and ruff's complexity rules
+(PLR0911, PLR0912, PLR0913, PLR0915) are not switched off for the whole tree: an exception
+is a per-file entry in ``pyproject.toml`` with its reason.
 """
 
 from __future__ import annotations
