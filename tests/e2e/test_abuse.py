@@ -143,7 +143,10 @@ async def flooder(port: int, code: str) -> None:
     for _ in range(400):
         raw.ws.send(frame)
     assert await raw.closed() == 4001
-    assert raw.errors() == [ErrorCode.RATE_LIMITED]
+    # one error a burst: a slow server (a loaded machine) lets one message through now and
+    # then, and the next burst gets its own error, before a whole burst is dropped
+    errors = raw.errors()
+    assert errors and set(errors) == {ErrorCode.RATE_LIMITED}
 
 
 async def garbage_in_room(port: int, code: str, rng: random.Random) -> None:

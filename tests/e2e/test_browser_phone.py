@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -186,7 +187,8 @@ async def test_a_touch_screen_is_told_to_tap(server: ServerProcess, browser: Bro
     status = page.locator("#status")
     await expect(status).to_have_text("Tap Turn over.")
     await page.tap("#turn")
-    await expect(page.locator("#said")).to_contain_text("beats")
+    # the deal is the server's choice: the first flip may be a war ("War! Your King ties…")
+    await expect(page.locator("#said")).to_contain_text(re.compile("beats|ties"))
     said = await page.locator("#said").bounding_box()
     turn = await page.locator("#turn").bounding_box()
     assert said is not None and turn is not None
