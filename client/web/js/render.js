@@ -89,7 +89,7 @@ function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
 }
 
-export function setHidden(node, hidden) {
+function setHidden(node, hidden) {
   if (node.hidden !== hidden) node.hidden = hidden;
 }
 
