@@ -173,18 +173,19 @@ async def event_to_table(
 
 def handler_cpu(trace: Path) -> list[float]:
     """The thread time (ms) of every call of the page's WebSocket message handler
-    (``ws.onmessage``, connection.js) in a Chromium trace: decoding, drawing, and the
-    style and layout the page forces while measuring, without the time the thread waited
-    for a core."""
+    (``ws.onmessage``, connection.js) in a Chromium trace, in the order they ran: decoding,
+    drawing, and the style and layout the page forces while measuring, without the time
+    the thread waited for a core."""
     found = json.loads(trace.read_text(encoding="utf-8"))
     trace_events: list[dict[str, Any]] = found["traceEvents"] if isinstance(found, dict) else found
-    return [
-        event["tdur"] / 1000
+    calls = [
+        event
         for event in trace_events
         if event.get("name") == "FunctionCall"
         and "tdur" in event
         and str(event.get("args", {}).get("data", {}).get("functionName", "")).endswith("onmessage")
     ]
+    return [event["tdur"] / 1000 for event in sorted(calls, key=lambda event: event["ts"])]
 
 
 def page_env(revision: str, folder: Path) -> dict[str, str]:
@@ -263,7 +264,21 @@ async def run(
             f" {percentile(cpu, 0.99):.2f} ms, max {max(cpu):.2f} ms over {len(cpu)} handler calls"
             f" (trace: {trace})"
         )
+        print_cpu_by_type(cpu, following.parts)
     return 0
+
+
+def print_cpu_by_type(cpu: list[float], parts: list[list[Any]]) -> None:
+    """The handler's main-thread CPU by message type (the page's parts name each message,
+    in the order the handler ran)."""
+    by_type: dict[str, list[float]] = {}
+    for spent, row in zip(cpu, parts, strict=False):
+        by_type.setdefault(str(row[0]), []).append(spent)
+    for name, times in sorted(by_type.items(), key=lambda item: -len(item[1])):
+        print(
+            f"  {name}: {len(times)} messages, CPU median {statistics.median(times):.2f} ms,"
+            f" max {max(times):.2f} ms"
+        )
 
 
 def print_parts(following: Following) -> None:
