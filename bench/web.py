@@ -22,8 +22,8 @@ Against a real ``war-server`` child on loopback, in headless Chromium driven by 
    animation frame (its default), which would make the page draw 60 frames a second.
    On a shared machine these are wall-clock times, preemption included: ``--trace FILE``
    also records a Chromium trace of this part (open it in DevTools' Performance panel)
-   and prints the main thread's CPU time per message, which the machine's load does not
-   inflate.
+   and prints the main thread's CPU time per message (and by message type), which the
+   machine's load inflates far less (no waiting for a core).
 
 ``--war-server CMD`` measures the page another checkout serves (a script that starts
 that checkout's ``war-server``); ``--page REV`` has this checkout's server serve the page
