@@ -22,29 +22,42 @@ Against a real ``war-server`` child on loopback, in headless Chromium driven by 
    animation frame (its default), which would make the page draw 60 frames a second.
    On a shared machine these are wall-clock times, preemption included: ``--trace FILE``
    also records a Chromium trace of this part (open it in DevTools' Performance panel)
-   and prints the main thread's CPU time per message, which the machine's load does not
-   inflate.
+   and prints the main thread's CPU time per message (and by message type), which the
+   machine's load inflates far less (no waiting for a core).
 
 ``--war-server CMD`` measures the page another checkout serves (a script that starts
-that checkout's ``war-server``), so two pages can be measured one after the other under
-the same load. The budgets are checked here and printed, never in the test run
-(docs/performance.md).
+that checkout's ``war-server``); ``--page REV`` has this checkout's server serve the page
+(``client/web``) of git revision REV instead. ``--against REV --runs N`` measures this
+page and REV's alternately (this, REV, this, REV…, each run a fresh server and browser
+under the same load), ``--runs`` times each, and prints every run with the machine's load
+average, then the medians: on a shared machine, the way to compare two pages. The page
+also says where each message's time went (``window.__warParts``, main.js): the decoding
+and reducer, the sentences and the log, the sounds, the redraw, the forced style and
+layout; the slowest 1% of messages are printed part by part. The budgets are checked here
+and printed, never in the test run (docs/performance.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import io
 import json
+import os
 import statistics
+import subprocess
 import sys
+import tarfile
 import tempfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Browser, async_playwright
 
-from bench._server import ServerProcess, war_server_spec
+from bench._server import REPO, ServerProcess, war_server_spec
 from server.adapters.web import WebFiles
 from tests.e2e._browser import ARGS, CHROMIUM, PHONE
 
@@ -116,13 +129,28 @@ async def first_render(browser: Browser, url: str, loads: int) -> tuple[list[flo
     return paints, ready
 
 
+PARTS = ("decode and reducer", "sentences and log", "sounds", "redraw", "style and layout")
+"""What main.js times of each message (``window.__warParts``), in order."""
+
+
+@dataclass
+class Following:
+    """What `event_to_table` measured: each message's milliseconds to the redrawn table,
+    the parts of each (its type, then one figure per `PARTS`; empty for a page that does
+    not say), and the handler's main-thread CPU milliseconds (with a trace)."""
+
+    timings: list[float]
+    parts: list[list[Any]]
+    cpu: list[float]
+
+
 async def event_to_table(
-    browser: Browser, url: str, events: int, trace: Path | None
-) -> tuple[list[float], list[float]]:
-    """Milliseconds from each message's arrival to the redrawn table; with ``trace``,
-    also the main thread's CPU milliseconds of each message's handler."""
+    browser: Browser, url: str, events: int, trace: Path | None = None
+) -> Following:
+    """Milliseconds from each message's arrival to the redrawn table, and where they went;
+    with ``trace``, also the main thread's CPU milliseconds of each message's handler."""
     context = await browser.new_context(viewport=PHONE)
-    await context.add_init_script("window.__warTiming = [];")
+    await context.add_init_script("window.__warTiming = []; window.__warParts = [];")
     page = await context.new_page()
     await page.goto(url)
     if trace is not None:
@@ -141,49 +169,79 @@ async def event_to_table(
             await page.click("#rematch-new")
             await page.locator("#over").wait_for(state="hidden")
     timings: list[float] = await page.evaluate("window.__warTiming")
+    parts: list[list[Any]] = await page.evaluate("window.__warParts")
     if trace is not None:
         await browser.stop_tracing()
     await context.close()
-    return timings[:events], [] if trace is None else handler_cpu(trace)
+    cpu = [] if trace is None else handler_cpu(trace)
+    return Following(timings[:events], parts[:events], cpu)
 
 
 def handler_cpu(trace: Path) -> list[float]:
     """The thread time (ms) of every call of the page's WebSocket message handler
-    (``ws.onmessage``, connection.js) in a Chromium trace: decoding, drawing, and the
-    style and layout the page forces while measuring, without the time the thread waited
-    for a core."""
+    (``ws.onmessage``, connection.js) in a Chromium trace, in the order they ran: decoding,
+    drawing, and the style and layout the page forces while measuring, without the time
+    the thread waited for a core."""
     found = json.loads(trace.read_text(encoding="utf-8"))
     trace_events: list[dict[str, Any]] = found["traceEvents"] if isinstance(found, dict) else found
-    return [
-        event["tdur"] / 1000
+    calls = [
+        event
         for event in trace_events
         if event.get("name") == "FunctionCall"
         and "tdur" in event
         and str(event.get("args", {}).get("data", {}).get("functionName", "")).endswith("onmessage")
     ]
+    return [event["tdur"] / 1000 for event in sorted(calls, key=lambda event: event["ts"])]
 
 
-async def run(loads: int, events: int, exe: str | None, trace: Path | None) -> int:
-    served = WebFiles.load().page_bytes
+def page_env(revision: str, folder: Path) -> dict[str, str]:
+    """The environment in which this checkout's ``war-server`` serves the page of git
+    ``revision``: its ``client/web`` unpacked under ``folder``, which goes first on the
+    server's ``PYTHONPATH`` (the server finds the page through the ``client`` package and
+    never imports client code)."""
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", "--format=tar", revision, "client/web"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    (folder / "client" / "__init__.py").write_text("", encoding="utf-8")
+    return {"PYTHONPATH": str(folder)}
+
+
+@contextlib.asynccontextmanager
+async def serving(exe: str | None, page: str | None) -> AsyncIterator[str]:
+    """A fresh ``war-server`` (its own store) serving this page or ``page``'s; its URL."""
     with tempfile.TemporaryDirectory() as folder:
-        spec = war_server_spec(Path(folder) / "bench.sqlite3", exe=exe)
-        async with ServerProcess(spec) as server, async_playwright() as playwright:
-            browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-            url = f"http://127.0.0.1:{server.port}/"
-            total, sizes, invitation = await transfer(browser, url)
-            languages = {}
-            for locale in LOCALES:  # each loads its own catalog, the rest is the same
-                weight, _, more = await transfer(browser, url, locale)
-                languages[locale] = weight + sum(more.values())
-            paints, ready = await first_render(browser, url, loads)
-            timings, cpu = await event_to_table(browser, url, events, trace)
-            version = browser.version
-            await browser.close()
+        env = {} if page is None else page_env(page, Path(folder) / "page")
+        spec = war_server_spec(Path(folder) / "bench.sqlite3", exe=exe, env=env)
+        async with ServerProcess(spec) as server:
+            yield f"http://127.0.0.1:{server.port}/"
+
+
+async def run(
+    loads: int, events: int, exe: str | None, trace: Path | None, page: str | None
+) -> int:
+    served = WebFiles.load().page_bytes
+    async with serving(exe, page) as url, async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        total, sizes, invitation = await transfer(browser, url)
+        languages = {}
+        for locale in LOCALES:  # each loads its own catalog, the rest is the same
+            weight, _, more = await transfer(browser, url, locale)
+            languages[locale] = weight + sum(more.values())
+        paints, ready = await first_render(browser, url, loads)
+        following = await event_to_table(browser, url, events, trace)
+        version = browser.version
+        await browser.close()
     ours = sum(size for path, size in sizes.items() if "/vendor/" not in path)
     extra = sum(invitation.values())
     qr = sum(size for path, size in invitation.items() if "/vendor/" in path)
     both = total + extra
     print(f"Chromium {version}, loopback, a {PHONE['width']}x{PHONE['height']} viewport")
+    if page is not None:
+        print(f"the page of {page}, served by this checkout's war-server")
     print(
         f"first load: {total / 1024:.1f} KiB in {len(sizes)} files (ours {ours / 1024:.1f} KiB,"
         f" vendored msgpack {(total - ours) / 1024:.1f} KiB)"
@@ -207,17 +265,123 @@ async def run(loads: int, events: int, exe: str | None, trace: Path | None) -> i
             f" cold loads — budget {RENDER_BUDGET_MS:.0f} ms:"
             f" {'ok' if max(values) <= RENDER_BUDGET_MS else 'OVER'}"
         )
+    timings = following.timings
     p99 = percentile(timings, 0.99)
     print(
         f"event to table: median {statistics.median(timings):.2f} ms, p99 {p99:.2f} ms,"
         f" max {max(timings):.2f} ms over {len(timings)} events — budget"
         f" {FRAME_BUDGET_MS:.0f} ms at p99: {'ok' if p99 <= FRAME_BUDGET_MS else 'OVER'}"
     )
+    print_parts(following)
+    cpu = following.cpu
     if cpu:
         print(
             f"main-thread CPU per message: median {statistics.median(cpu):.2f} ms, p99"
             f" {percentile(cpu, 0.99):.2f} ms, max {max(cpu):.2f} ms over {len(cpu)} handler calls"
             f" (trace: {trace})"
+        )
+        print_cpu_by_type(cpu, following.parts)
+    return 0
+
+
+def print_cpu_by_type(cpu: list[float], parts: list[list[Any]]) -> None:
+    """The handler's main-thread CPU by message type (the page's parts name each message,
+    in the order the handler ran)."""
+    by_type: dict[str, list[float]] = {}
+    for spent, row in zip(cpu, parts, strict=False):
+        by_type.setdefault(str(row[0]), []).append(spent)
+    for name, times in sorted(by_type.items(), key=lambda item: -len(item[1])):
+        print(
+            f"  {name}: {len(times)} messages, CPU median {statistics.median(times):.2f} ms,"
+            f" max {max(times):.2f} ms"
+        )
+
+
+def print_parts(following: Following) -> None:
+    """Where the time of a message went: the median of each part over every message and
+    over the slowest 1%, then the slowest messages one by one."""
+    rows = list(zip(following.timings, following.parts, strict=False))
+    if not rows:
+        return
+    rows.sort(key=lambda pair: pair[0], reverse=True)
+    slowest = rows[: max(1, len(rows) // 100)]
+    for label, chosen in (("every message", rows), (f"the slowest {len(slowest)}", slowest)):
+        medians = [statistics.median(row[1 + i] for _, row in chosen) for i in range(len(PARTS))]
+        said = ", ".join(f"{name} {value:.2f}" for name, value in zip(PARTS, medians, strict=True))
+        print(f"parts (ms), median over {label}: {said}")
+    for total, row in slowest:
+        said = ", ".join(f"{name} {value:.1f}" for name, value in zip(PARTS, row[1:], strict=True))
+        print(f"  {total:6.1f} ms {row[0]}: {said}")
+
+
+@dataclass
+class Run:
+    """One run of an interleaved comparison: which page, the load average, the figures
+    (milliseconds)."""
+
+    page: str
+    load: float
+    paint: float
+    ready: float
+    median: float
+    p99: float
+    cpu_median: float
+    cpu_p99: float
+
+
+async def one_run(label: str, page: str | None, loads: int, events: int, exe: str | None) -> Run:
+    """A fresh server and browser: ``loads`` cold loads and ``events`` messages timed, the
+    handler's main-thread CPU from a trace."""
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as folder:
+        trace = Path(folder) / "trace.json"
+        async with serving(exe, page) as url, async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+            paints, ready = await first_render(browser, url, loads)
+            following = await event_to_table(browser, url, events, trace)
+            await browser.close()
+    load = (load + os.getloadavg()[0]) / 2
+    timings, cpu = following.timings, following.cpu
+    return Run(
+        label,
+        load,
+        statistics.median(paints),
+        statistics.median(ready),
+        statistics.median(timings),
+        percentile(timings, 0.99),
+        statistics.median(cpu),
+        percentile(cpu, 0.99),
+    )
+
+
+async def compare(loads: int, events: int, exe: str | None, against: str, runs: int) -> int:
+    """This page and ``against``'s, alternately, ``runs`` times each; every run, then the
+    medians of each page's runs."""
+    done: list[Run] = []
+    print("load: the 1-minute load average; paint, ready: medians of the cold loads;")
+    print("event to table: wall clock; cpu: the handler's main-thread CPU (a trace)")
+    print("run  page       load  paint  ready  median    p99  cpu median  cpu p99   (ms)")
+    for number in range(runs):
+        for label, page in (("this", None), (against, against)):
+            r = await one_run(label, page, loads, events, exe)
+            done.append(r)
+            print(
+                f"{number + 1:3}  {r.page[:9]:9} {r.load:5.2f} {r.paint:6.0f} {r.ready:6.0f}"
+                f" {r.median:7.2f} {r.p99:6.2f} {r.cpu_median:11.2f} {r.cpu_p99:8.2f}",
+                flush=True,
+            )
+    for label in ("this", against):
+        mine = [r for r in done if r.page == label]
+        m = {
+            key: statistics.median(getattr(r, key) for r in mine)
+            for key in vars(mine[0])
+            if key != "page"
+        }
+        print(
+            f"median of {len(mine)} runs, {label} (load {m['load']:.2f}): first contentful paint"
+            f" {m['paint']:.0f} ms, table-ready {m['ready']:.0f} ms; event to table median"
+            f" {m['median']:.2f} ms, p99 {m['p99']:.2f} ms; handler CPU median"
+            f" {m['cpu_median']:.2f} ms, p99 {m['cpu_p99']:.2f} ms"
         )
     return 0
 
@@ -227,12 +391,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--loads", type=int, default=20, help="cold page loads (default 20)")
     parser.add_argument("--events", type=int, default=500, help="messages timed (default 500)")
     parser.add_argument("--war-server", default=None, help="war-server command; none: this venv's")
+    parser.add_argument("--page", default=None, help="serve the page of this git revision")
+    parser.add_argument("--against", default=None, help="compare with this git revision's page")
+    parser.add_argument("--runs", type=int, default=5, help="runs of each page with --against")
     parser.add_argument("--trace", type=Path, default=None, help="write a Chromium trace here")
     args = parser.parse_args(argv)
     if not CHROMIUM.exists():
         print(f"bench.web: no browser at {CHROMIUM} (apt-get install chromium)", file=sys.stderr)
         return 1
-    return asyncio.run(run(args.loads, args.events, args.war_server, args.trace))
+    if args.against is not None:
+        comparison = compare(args.loads, args.events, args.war_server, args.against, args.runs)
+        return asyncio.run(comparison)
+    return asyncio.run(run(args.loads, args.events, args.war_server, args.trace, args.page))
 
 
 if __name__ == "__main__":

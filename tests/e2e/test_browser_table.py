@@ -169,6 +169,22 @@ WATCH_FLIGHTS = """() => {
 }"""
 
 
+NEXT_FRAMES = "() => new Promise((go) => requestAnimationFrame(() => requestAnimationFrame(go)))"
+"""Resolves once two more frames have begun: what a message set up for its next frame ran."""
+
+# Every attribute written while the table follows a game, with its value before.
+WATCH_WRITES = """() => {
+  window.__writes = [];
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.target.classList?.contains('flyer')) continue;
+      const now = r.target.getAttribute(r.attributeName);
+      window.__writes.push([r.target.id || r.target.className, r.attributeName, r.oldValue, now]);
+    }
+  }).observe(document, { subtree: true, attributes: true, attributeOldValue: true });
+}"""
+
+
 # The winner's glow: its own, or my turn's when the winner is me and it is my turn again.
 GLOW = """() => {
   const seat = document.querySelector('.seat.won');
@@ -188,6 +204,22 @@ def calm_deal() -> int:
     )
 
 
+async def test_the_table_writes_only_what_changed(server: ServerProcess, browser: Browser) -> None:
+    """The table is drawn again at every message; an attribute written with the value it
+    already has still makes the browser restyle (``data-phase`` on the seats: every seat),
+    so nothing is written that did not change."""
+    tab = await open_tab(browser, page_url(server))
+    await create_room(tab, "Grandma", computers=1, deal=calm_deal())
+    await tab.page.evaluate(WATCH_WRITES)
+    for _ in range(3):
+        await tab.turn_over()
+    await expect(tab.page.locator(".seat.won")).to_have_count(1)
+    writes = await tab.page.evaluate("window.__writes")
+    assert writes, "the rounds were drawn"
+    assert [w for w in writes if w[2] == w[3]] == [], "an attribute written with its own value"
+    await tab.assert_clean()
+
+
 @pytest.mark.parametrize("reduced", [False, True], ids=["motion", "reduced-motion"])
 async def test_the_haul_flies_unless_motion_is_reduced(
     server: ServerProcess, browser: Browser, reduced: bool
@@ -198,6 +230,7 @@ async def test_the_haul_flies_unless_motion_is_reduced(
     await tab.turn_over()
     await expect(tab.page.locator(".seat.won")).to_have_count(1)
     await expect(tab.page.locator(".seat.won .haul")).to_have_text(" +2")
+    await tab.page.evaluate(NEXT_FRAMES)  # the flight takes off in the frame after the haul
     flights = await tab.page.evaluate("window.__flights")
     assert flights == (0 if reduced else 2)  # one card back from each seat's cards
     # The winner's glow fades in by opacity (composited), at once with reduced motion.

@@ -20,6 +20,7 @@ export class FairView {
     this.fair = fair;
     this.words = words; // the viewer's catalog
     this.shown = null; // the last check's result, said again in another language
+    this.printed = ""; // what the fingerprint line says (printLine)
     this.pending = null;
     const $ = (id) => doc.getElementById(id);
     this.el = { print: $("fingerprint"), box: $("fair"), line: $("fair-line"), about: $("fair-about"), proved: $("fair-proved"), save: $("fair-export") };
@@ -28,28 +29,14 @@ export class FairView {
 
   reset() {
     this.el.print.hidden = this.el.box.hidden = true;
+    this.printed = ""; // what the fingerprint line says: nothing
   }
 
   /** A received event: the fingerprint (or that the deal was chosen); the check's result.
    * Returns the lines to say in the log (a seat dropped from the deal). */
   follow({ message, view, fingerprint, check }) {
-    const { print, box } = this.el;
-    if (message.type === "game_started") box.hidden = true;
-    if (view.phase === "waiting") print.hidden = true; // from the start of the game
-    else if (fingerprint !== null) {
-      const w = this.words;
-      const strong = this.doc.createElement("b");
-      strong.textContent = fingerprint;
-      // the fingerprint in bold, inside the catalog's sentence (text only, never markup)
-      const [before, after = ""] = w.text("fair.page_fingerprint", { print: "\u0000" }).split("\u0000");
-      print.replaceChildren(before, strong, after);
-      const none = this.fair.noSeed().map((seat) => seatWord(view, seat));
-      if (none.length) print.append(" ", w.text("fair.no_seed", { names: none }));
-      print.hidden = false;
-    } else if (this.fair.game?.shown_deal != null) {
-      print.textContent = this.words.text("fair.page_chosen_deal");
-      print.hidden = false;
-    } else print.hidden = true;
+    if (message.type === "game_started") this.el.box.hidden = true;
+    this.printLine(view, fingerprint);
     if (check) {
       this.show({ ok: null, checking: true });
       // the check's words come apart from the catalog (lang.js, more): fetched meanwhile
@@ -61,9 +48,35 @@ export class FairView {
     return [this.words.text("fair.dropped", { who: seatWord(view, message.seat) })];
   }
 
+  // The fingerprint line (from the start of the game), or that the deal was chosen. It is
+  // followed at every message and written again only when what it says changed: a write
+  // invalidates the page's style and layout (docs/performance.md).
+  printLine(view, fingerprint) {
+    const { print } = this.el;
+    const chosen = fingerprint === null && this.fair.game?.shown_deal != null;
+    const none = fingerprint === null ? [] : this.fair.noSeed().map((seat) => seatWord(view, seat));
+    const drawn = view.phase === "waiting" || (fingerprint === null && !chosen) ? "" : JSON.stringify([fingerprint, none]);
+    if (drawn === this.printed) return;
+    this.printed = drawn;
+    print.hidden = drawn === "";
+    if (drawn === "") return;
+    const w = this.words;
+    if (chosen) {
+      print.textContent = w.text("fair.page_chosen_deal");
+      return;
+    }
+    const strong = this.doc.createElement("b");
+    strong.textContent = fingerprint;
+    // the fingerprint in bold, inside the catalog's sentence (text only, never markup)
+    const [before, after = ""] = w.text("fair.page_fingerprint", { print: "\u0000" }).split("\u0000");
+    print.replaceChildren(before, strong, after);
+    if (none.length) print.append(" ", w.text("fair.no_seed", { names: none }));
+  }
+
   /** Say the check's result again in `words` (the viewer picked another language). */
   speak(words) {
     this.words = words;
+    this.printed = null; // the fingerprint line too, at the next message
     if (this.shown !== null) more(words, "check").then(() => words === this.words && this.show(this.shown));
   }
 

@@ -42,8 +42,9 @@ const talk = new TalkBar(doc, {
   tone: () => alive.on && alive.ready() && alive.tone(880, alive.context.currentTime, 0.12, { type: "sine", volume: 0.08 }),
 });
 const now = () => performance.now() / 1000;
-// bench/web.py puts an array here to time each message to the redrawn table.
+// bench/web.py puts arrays here to time each message to the redrawn table, and its parts.
 const timing = Array.isArray(globalThis.__warTiming) ? globalThis.__warTiming : null;
+const parts = timing !== null && Array.isArray(globalThis.__warParts) ? globalThis.__warParts : null;
 // The refusals and closes told in a plain sentence of their own (page.plain); the rest say
 // the reason (page.ended).
 const PLAIN = new Set(Object.keys(words.data.messages.page.plain).filter((code) => code !== "select" && code !== "other"));
@@ -193,6 +194,7 @@ function onEvent(event) {
 
 function received(event) {
   const { message, before, view: after, at } = event;
+  const marks = parts === null ? null : [at, performance.now()]; // decoded and reduced
   view = after;
   if (message.type === "seat_request_waiting") askingLine = waitingLine(message, words);
   const fairLines = fairView.follow(event);
@@ -215,7 +217,9 @@ function received(event) {
   countdown = marked;
   table.say(line === null ? lines : [...lines, words.say(line)]);
   underTheCards(message, lines);
+  marks?.push(performance.now());
   alive.hear(message, after.my_seat);
+  marks?.push(performance.now());
   talk.hear(message, after);
   if (message.type === "game_started" && doc.activeElement === doc.body && after.my_seat !== null) {
     $("turn").focus({ preventScroll: true });
@@ -223,8 +227,11 @@ function received(event) {
   redraw();
   tickClock();
   if (timing !== null) {
+    marks?.push(performance.now());
     doc.body.getBoundingClientRect(); // style and layout too, as the frame would do them
     timing.push(performance.now() - at);
+    marks?.push(performance.now());
+    parts?.push([message.type, ...marks.slice(1).map((t, i) => t - marks[i])]);
   }
 }
 

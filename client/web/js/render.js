@@ -82,8 +82,19 @@ function tableOf(view, record) {
   return shown ? ["table.last_card", [shown[1]], 0, false] : ["", [], 0, false];
 }
 
+// Each write only when it changes something: a write of the same value still invalidates
+// style (an attribute that selectors read restyles the element, `data-phase` every seat),
+// and the table is drawn again at every message (docs/performance.md).
 function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
+}
+
+function setHidden(node, hidden) {
+  if (node.hidden !== hidden) node.hidden = hidden;
+}
+
+function setAttr(node, name, value) {
+  if (node.getAttribute(name) !== value) node.setAttribute(name, value);
 }
 
 export class Table {
@@ -94,6 +105,7 @@ export class Table {
     this.reducedMotion = reducedMotion;
     this.invitation = invitation;
     this.flights = [];
+    this.takeOff = null; // the next frame's request that sets the flight off
     this.reset(false);
   }
 
@@ -149,40 +161,44 @@ export class Table {
     const playing = view.phase === "playing";
     const player = !spectating(view) && me !== null;
     setText(this.$("where"), whereLine(view, w));
-    this.$("rules").hidden = !welcomed(view);
+    setHidden(this.$("rules"), !welcomed(view));
     const rules = welcomed(view) ? rulesSentence(view.rules, view.minutes, { words: w }) : null;
     setText(this.$("rules-line"), rules === null ? "" : rulesLine(view.rules, view.minutes, { words: w }));
     setText(this.$("rules-full"), rules === null ? "" : w.text("said.rules", { rules }));
     this.invitation?.draw(view, w);
     this.drawSeats(view, me);
     const fight = this.$("war");
-    fight.hidden = !view.war_depth;
+    setHidden(fight, !view.war_depth);
     if (view.war_depth) setText(fight, w.text("table.war_between", { war: war(view.war_depth), names: persons(view, view.war_seats, me) }));
     setText(this.$("status"), status);
     const votes = votesSentence(view, me, { words: w });
-    this.$("votes").hidden = votes === null;
+    setHidden(this.$("votes"), votes === null);
     setText(this.$("votes"), votes ?? "");
     this.drawOver(view, me);
     // a spectator has no buttons
-    this.$("actions").hidden = this.$("controls").hidden = !player;
-    this.$("turn").hidden = this.$("auto").hidden = this.$("finish").hidden = !playing;
+    for (const id of ["actions", "controls"]) setHidden(this.$(id), !player);
+    for (const id of ["turn", "auto", "finish"]) setHidden(this.$(id), !playing);
     const ready = myTurn(view) && !offline;
-    this.$("turn").setAttribute("aria-disabled", String(!ready));
+    setAttr(this.$("turn"), "aria-disabled", String(!ready));
     this.$("turn").classList.toggle("waiting", !ready);
     this.$("actions").classList.toggle("offline", offline);
     this.$("controls").classList.toggle("offline", offline);
-    this.$("rematch").hidden = !(player && view.phase === "over");
+    setHidden(this.$("rematch"), !(player && view.phase === "over"));
     const record = mine(view);
     if (record !== null) {
-      for (const radio of this.doc.querySelectorAll("#auto input")) radio.checked = radio.value === record.auto;
-      this.$("finish").setAttribute("aria-disabled", String(record.finish_vote || record.out));
+      for (const radio of this.doc.querySelectorAll("#auto input")) {
+        const chosen = radio.value === record.auto;
+        if (radio.checked !== chosen) radio.checked = chosen;
+      }
+      setAttr(this.$("finish"), "aria-disabled", String(record.finish_vote || record.out));
       setText(this.$("finish"), w.text(record.finish_vote ? "page.finish_voted" : "page.finish"));
       this.$("rematch-new").classList.toggle("chosen", record.rematch_vote === "new");
       this.$("rematch-same").classList.toggle("chosen", record.rematch_vote === "same");
     }
-    this.doc.title = w.text(ready ? "app.your_turn" : "app.title");
+    const title = w.text(ready ? "app.your_turn" : "app.title");
+    if (this.doc.title !== title) this.doc.title = title;
     // for tests: the step drawn
-    this.$("table").dataset.step = String(view.step);
+    setAttr(this.$("table"), "data-step", String(view.step));
     this.fly(view);
   }
 
@@ -201,7 +217,7 @@ export class Table {
       // Me at the bottom, nearest the button; the others above, in seat order.
       box.replaceChildren(...this.panels.filter((_, s) => s !== me).map((p) => p.node), ...(this.panels[me] ? [this.panels[me].node] : []));
     }
-    box.dataset.phase = view.phase;
+    setAttr(box, "data-phase", view.phase);
     for (const record of view.seats) this.drawSeat(view, record, me, this.panels[record.seat]);
   }
 
@@ -223,7 +239,7 @@ export class Table {
     node.classList.toggle("won", won);
     node.classList.toggle("awaited", view.phase === "playing" && view.waiting_for.includes(seat) && !record.ready);
     node.classList.toggle("in-war", view.war_depth > 0 && view.war_seats.includes(seat));
-    panel.pile.hidden = view.phase === "waiting";
+    setHidden(panel.pile, view.phase === "waiting");
     setText(panel.count, String(record.count));
     setText(panel.word, w.text("table.cards_word", { n: record.count }));
     setText(panel.haul, won ? ` +${view.last_taken.count}` : "");
@@ -269,7 +285,7 @@ export class Table {
   drawOver(view, me) {
     const box = this.$("over");
     const result = view.result;
-    box.hidden = view.phase !== "over" || result === null;
+    setHidden(box, view.phase !== "over" || result === null);
     if (box.hidden) return;
     const w = this.words;
     setText(this.$("result"), resultSentence(view, result, me, { words: w }));
@@ -300,7 +316,7 @@ export class Table {
 
   /** Show the time left (seconds, or null for no limit), or that time is up. */
   clock(seconds, up) {
-    this.$("clock").hidden = seconds === null;
+    setHidden(this.$("clock"), seconds === null);
     if (seconds !== null) setText(this.$("clock"), up ? this.words.text("clock.up") : this.words.text("clock.left", { clock: clockText(seconds) }));
   }
 
@@ -313,6 +329,17 @@ export class Table {
     this.land();
     const target = taken && this.panels[taken.seat]?.pile;
     if (!target?.animate || this.reducedMotion() || view.phase !== "playing") return;
+    // It takes off in the next frame, before that frame draws: the positions it reads come
+    // from the layout the frame does anyway, not from one forced in the middle of the
+    // message, after its writes and before the frame's own (docs/performance.md).
+    const win = this.doc.defaultView;
+    this.takeOff = win.requestAnimationFrame(() => {
+      this.takeOff = null;
+      if (target.isConnected) this.launch(taken, target);
+    });
+  }
+
+  launch(taken, target) {
     // Every position read before the first flyer is added: one layout, not one a seat.
     const to = target.getBoundingClientRect();
     const laid = (seat) => taken.face_up[seat]?.length || taken.face_down[seat];
@@ -332,6 +359,8 @@ export class Table {
   }
 
   land() {
+    if (this.takeOff) this.doc.defaultView.cancelAnimationFrame(this.takeOff);
+    this.takeOff = null;
     for (const flight of this.flights.splice(0)) {
       flight.animation.cancel();
       flight.flyer.remove();

@@ -63,8 +63,11 @@ export class SeatQuestion {
 
   draw(view) {
     const asked = canAnswer(view);
-    this.$("seat-request").hidden = !asked;
-    if (asked) this.$("seat-request-text").textContent = question(view, view.seat_request, this.words);
+    const box = this.$("seat-request");
+    // drawn at every message: written only when it changes (docs/performance.md)
+    if (box.hidden === asked) box.hidden = !asked;
+    const text = asked ? question(view, view.seat_request, this.words) : null;
+    if (asked && this.$("seat-request-text").textContent !== text) this.$("seat-request-text").textContent = text;
   }
 }
 

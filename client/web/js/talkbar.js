@@ -145,12 +145,17 @@ export class TalkBar {
     const welcomed = view.last_seq !== null;
     const react = talkRefused(view.talk_setting, { say: false, seated });
     const say = talkRefused(view.talk_setting, { say: true, seated });
-    this.$("talk").hidden = !welcomed || react !== null;
-    this.$("say-form").hidden = say !== null;
-    this.$("talk-why").hidden = say === null || react !== null;
-    this.$("talk-why").textContent = say === null ? "" : this.words.say(say);
+    // drawn at every message: each part written only when it changes (docs/performance.md)
+    const show = (node, shown) => {
+      if (node.hidden === shown) node.hidden = !shown;
+    };
+    show(this.$("talk"), welcomed && react === null);
+    show(this.$("say-form"), say === null);
+    show(this.$("talk-why"), say !== null && react === null);
+    const why = say === null ? "" : this.words.say(say);
+    if (this.$("talk-why").textContent !== why) this.$("talk-why").textContent = why;
     const games = this.$("evening");
-    games.hidden = !view.evening.length;
+    show(games, view.evening.length > 0);
     const drawn = JSON.stringify(view.evening, (_, v) => (typeof v === "bigint" ? String(v) : v));
     if (games.dataset.drawn !== drawn) {
       games.dataset.drawn = drawn;

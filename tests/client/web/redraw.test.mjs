@@ -1,6 +1,7 @@
 // What the table does again at every message, and what it keeps (docs/performance.md,
 // "The browser table"): the flip's sound is made once and played at every flip; the
-// invitation is written again only when something it shows changed.
+// invitation is written again only when something it shows changed; the haul's flight
+// reads the layout in the next frame, not in the middle of the message.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -8,6 +9,7 @@ import { test } from "node:test";
 import { Alive } from "../../../client/web/js/alive.js";
 import { Catalog } from "../../../client/web/js/catalog.js";
 import { Invitation } from "../../../client/web/js/invite.js";
+import { Table } from "../../../client/web/js/render.js";
 import { initialView } from "../../../client/web/js/view.js";
 import { loadCatalog } from "./_vectors.mjs";
 
@@ -147,4 +149,60 @@ test("the server's addresses redraw the links", () => {
   invitation.useAddresses(["http://192.168.1.20:8765/"]);
   invitation.draw(playing(), en);
   assert.equal(node("watch-link").textContent, "http://192.168.1.20:8765/#watch=9HWT-2CBN");
+});
+
+// --- the haul's flight: set off in the next frame, every position read before a flyer is added
+function flightPage() {
+  const log = [];
+  const frames = new Map();
+  let next = 0;
+  const box = (name, left) => ({
+    isConnected: true,
+    dataset: {},
+    getBoundingClientRect: () => (log.push(`read ${name}`), { left, top: 100, width: 50, height: 70 }),
+    animate: () => ({ finished: new Promise(() => {}), cancel: () => log.push("cancel") }),
+  });
+  const doc = {
+    defaultView: {
+      requestAnimationFrame: (callback) => (frames.set((next += 1), callback), next),
+      cancelAnimationFrame: (id) => frames.delete(id),
+    },
+    createElement: () => ({ style: {}, setAttribute() {}, remove() {}, animate: () => ({ finished: new Promise(() => {}), cancel() {} }) }),
+    body: { append: () => log.push("add flyer") },
+  };
+  const panels = [0, 1].map((seat) => ({ node: { dataset: { seat: String(seat) } }, cards: box(`cards ${seat}`, seat * 100), pile: box(`pile ${seat}`, seat * 100) }));
+  const frame = () => {
+    const waiting = [...frames.values()];
+    frames.clear();
+    for (const callback of waiting) callback();
+  };
+  return { doc, log, frames, panels, frame };
+}
+
+const hauled = (taken) => ({ phase: "playing", last_taken: taken });
+const haul = { seat: 1, count: 2, face_up: { 0: [["Q", "s"]], 1: [["9", "h"]] }, face_down: {} };
+
+test("the haul flies from the next frame on: nothing is read from the layout while the message is drawn", () => {
+  const { doc, log, frames, panels, frame } = flightPage();
+  const table = new Table(doc, { words: en });
+  table.panels = panels;
+  table.fly(hauled(haul));
+  assert.deepEqual(log, [], "no position read (a forced layout) during the message");
+  assert.equal(frames.size, 1, "asked for the next frame");
+  frame();
+  assert.deepEqual(log, ["read pile 1", "read cards 0", "read cards 1", "add flyer", "add flyer"], "every read before the first write");
+  assert.equal(table.flights.length, 2);
+});
+
+test("a haul that is followed before its frame does not fly", () => {
+  const { doc, log, frames, panels } = flightPage();
+  const table = new Table(doc, { words: en });
+  table.panels = panels;
+  table.fly(hauled(haul));
+  table.fly(hauled(null)); // the next round began before the frame
+  assert.equal(frames.size, 0, "its frame was given back");
+  assert.deepEqual(log, []);
+  table.fly(hauled({ ...haul }));
+  table.reset(false); // a new room
+  assert.equal(frames.size, 0);
 });
