@@ -189,7 +189,10 @@ async def flood(war: War) -> None:
     for _ in range(200):
         await ann.send(Resync())
     assert (await ann.expect_close())[0] == CloseCode.RATE_LIMITED
-    assert [e.code for e in ann.of(Error)] == [ErrorCode.RATE_LIMITED]
+    # one error a burst: on a loaded machine a message gets through now and then, and the
+    # next burst has its own error, before a whole burst is dropped (PROTOCOL.md section 8)
+    errors = [e.code for e in ann.of(Error)]
+    assert errors and set(errors) == {ErrorCode.RATE_LIMITED}
 
 
 async def room_message_first(war: War) -> None:

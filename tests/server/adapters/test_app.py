@@ -241,7 +241,8 @@ async def test_a_flood_is_refused_once_then_closed_4001(tmp_path: Path) -> None:
         await calm.send(Resync())
         await calm.expect(SpectatorsChanged, where=lambda m: m.count == 1)
     assert code == CloseCode.RATE_LIMITED
-    assert [e.code for e in flooder.of(Error)] == [ErrorCode.RATE_LIMITED]
+    errors = [e.code for e in flooder.of(Error)]  # one a burst (a slow machine: more bursts)
+    assert errors and set(errors) == {ErrorCode.RATE_LIMITED}
     assert 3 <= len(flooder.of(SpectatorsChanged)) < 40  # burst 4, watch_room took one
 
 
