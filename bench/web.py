@@ -8,7 +8,7 @@ Against a real ``war-server`` child on loopback, in headless Chromium driven by 
 
 1. **Transfer**: every byte of the page as the browser loads it (HTML, CSS, our modules,
    the vendored msgpack library, the icon, the manifest), uncompressed, as served; then
-   what an invitation adds (the QR code's module and the vendored uqr encoder, loaded only
+   what an invitation adds (the QR code's module and the vendored lean-qr encoder, loaded only
    when one is shown). Budget: 200 KiB for both together (sounds are made in the page:
    no files).
 2. **First render**: ``--loads`` cold loads, each in a fresh browser context (no cache):
