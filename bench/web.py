@@ -58,6 +58,7 @@ from typing import Any
 from playwright.async_api import Browser, async_playwright
 
 from bench._server import REPO, ServerProcess, war_server_spec
+from server.adapters._compact import MINIFIER
 from server.adapters.web import WebFiles
 from tests.e2e._browser import ARGS, CHROMIUM, PHONE
 
@@ -240,6 +241,7 @@ async def run(
     qr = sum(size for path, size in invitation.items() if "/vendor/" in path)
     both = total + extra
     print(f"Chromium {version}, loopback, a {PHONE['width']}x{PHONE['height']} viewport")
+    print(f"the page minified by {MINIFIER} as served")
     if page is not None:
         print(f"the page of {page}, served by this checkout's war-server")
     print(

@@ -1,14 +1,19 @@
 """Private: the browser table's own files, minified as they are served.
 
-The page must stay under 200 KiB uncompressed with everything an evening loads
-(docs/performance.md, "The browser table"); the files in the repository keep their
-indentation and comments for the people who read them. So, at load time, the server
-minifies our JavaScript with rjsmin and our CSS with rcssmin (comments and the whitespace
-the language does not need go; strings, template literals and regular expressions stay as
-written; names are not changed), and takes every line's leading and trailing whitespace off
-our HTML. Vendored files are served byte for byte (their checksums hold for what is sent,
-and they come minified). A line number in the browser's console is therefore not the
-line in the repository: the names are, so search for the function.
+The page must stay under 200 KiB uncompressed with everything an evening loads, in every
+language (docs/performance.md, "The browser table"); the files in the repository keep
+their indentation, comments and long names for the people who read them. So, at load
+time, the server minifies our JavaScript, CSS and HTML with tdewolff-minify (the Go
+minifier Hugo uses, as a Python wheel): comments and the whitespace the language does not
+need go, a function's local names are shortened (``e``, ``t``, ``n``), strings, template
+literals, regular expressions, property names and everything a module exports stay as
+written; the HTML keeps its document tags, end tags and quotes. Where no wheel of it
+exists (it has Linux wheels, x86-64 and ARM64; `MINIFIER` says which one runs), rjsmin and
+rcssmin do it without shortening names, and the HTML loses only each line's leading and
+trailing whitespace: the page works the same, about a tenth heavier. Vendored files are
+served byte for byte (their checksums hold for what is sent, and they come minified). A
+line number or a local name in the browser's console is therefore not the repository's:
+the exported and property names are, so search for those.
 
 The message catalogs (``.json``) are data, not code: they are served as compact JSON (the
 same value, no whitespace between its tokens), a fifth lighter than as written, without
@@ -17,17 +22,27 @@ catalogs from the package, not from the server) and without those the page fetch
 it says them (`LATER_SECTIONS`, each served as ``lang/<tag>.<section>.json``).
 
 The browser tests run the minified page, and tests/server/adapters/test_web.py checks that
-minifying keeps every string as written.
+minifying keeps every string as written, with either minifier.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from importlib import metadata
 
-import rcssmin
-import rjsmin
+__all__ = [
+    "LATER_SECTIONS",
+    "MINIFIER",
+    "TERMINAL_SECTIONS",
+    "compact",
+    "later_sections",
+    "minifiers",
+]
 
-__all__ = ["LATER_SECTIONS", "TERMINAL_SECTIONS", "compact", "later_sections"]
+JS_VERSION = 2021
+"""The newest JavaScript the minifier may write (ES2021: ``??=``, which the modules use):
+it never rewrites our code into syntax an older phone's browser lacks."""
 
 COMPACTED = frozenset({".html", ".css", ".js", ".json"})
 """What is compacted (vendored ``.mjs`` modules are not)."""
@@ -68,16 +83,58 @@ def later_sections(text: str) -> dict[str, str]:
     }
 
 
+def _lines_stripped(text: str) -> str:
+    return "\n".join(line.strip() for line in text.split("\n"))
+
+
+def minifiers(*, go: bool = True) -> tuple[str, dict[str, Callable[[str], str]]]:
+    """The minifier that runs here (`MINIFIER`) and its function for each suffix: with
+    ``go``, tdewolff-minify where it is installed; else (and without ``go``) rjsmin and
+    rcssmin."""
+    try:
+        if not go:
+            raise ImportError
+        import minify  # noqa: PLC0415 - tdewolff-minify: optional, Linux wheels only
+    except ImportError:
+        import rcssmin  # noqa: PLC0415
+        import rjsmin  # noqa: PLC0415
+
+        return f"rjsmin {rjsmin.__version__}", {
+            ".js": lambda text: str(rjsmin.jsmin(text)),
+            ".css": lambda text: str(rcssmin.cssmin(text)),
+            ".html": _lines_stripped,
+        }
+    minify.config(
+        {
+            "js-version": JS_VERSION,
+            "html-keep-document-tags": True,  # <html lang> is there before any script
+            "html-keep-end-tags": True,
+            "html-keep-quotes": True,
+            "html-keep-default-attr-vals": True,  # CSS and scripts select [type=submit]
+        }
+    )
+
+    def using(mediatype: str) -> Callable[[str], str]:
+        return lambda text: str(minify.string(mediatype, text))
+
+    return f"tdewolff-minify {metadata.version('tdewolff-minify')}", {
+        ".js": using("application/javascript"),
+        ".css": using("text/css"),
+        ".html": using("text/html"),
+    }
+
+
+MINIFIER, _MINIFY = minifiers()
+"""Which minifier serves the page here (``tdewolff-minify 2.24.12``, or ``rjsmin 1.3.0``
+where tdewolff-minify has no wheel), and its function by suffix."""
+
+
 def compact(text: str, suffix: str) -> str:
-    """``text`` (a file ending in ``suffix``) as the page gets it: JavaScript and CSS
-    minified, HTML without indentation, a catalog as compact JSON; unchanged for a suffix
-    not in `COMPACTED`."""
-    if suffix == ".js":
-        return str(rjsmin.jsmin(text))
-    if suffix == ".css":
-        return str(rcssmin.cssmin(text))
-    if suffix == ".html":
-        return "\n".join(line.strip() for line in text.split("\n"))
+    """``text`` (a file ending in ``suffix``) as the page gets it: JavaScript, CSS and HTML
+    minified (`MINIFIER`), a catalog as compact JSON; unchanged for a suffix not in
+    `COMPACTED`."""
+    if suffix in _MINIFY:
+        return _MINIFY[suffix](text)
     if suffix == ".json":
         try:
             value = _for_the_page(json.loads(text))

@@ -9,11 +9,12 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import platform
 import re
 import shutil
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,13 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request
 
 from protocol import Error, ErrorCode, WatchRoom
-from server.adapters._compact import LATER_SECTIONS, TERMINAL_SECTIONS, compact
+from server.adapters._compact import (
+    LATER_SECTIONS,
+    MINIFIER,
+    TERMINAL_SECTIONS,
+    compact,
+    minifiers,
+)
 from server.adapters.app import WarServer
 from server.adapters.config import Settings
 from server.adapters.serving import serving
@@ -246,29 +253,66 @@ async def test_page_requests_do_not_use_up_the_connection_gate(tmp_path: Path) -
     assert missing.status == 404
 
 
-def test_minifying_drops_comments_and_whitespace_and_keeps_every_literal() -> None:
-    source = (
-        "  // a comment\n"
-        '  const a = "x // y  z";\n'
-        "  /** a doc\n"
-        "   * on two lines */\n"
-        "  const b = `two  spaces ${a + 1} // not a comment\n  and a line`;\n"
-        "  const c = /a\\/\\/b  c/g; // a trailing comment\n"
-        "  const d = b / 2 / 3;\n"
-        "  let e = c\n"
-        "  ++d\n"  # no semicolon: the line break is what ends `let e = c`
-    )
-    assert compact(source, ".js") == (
-        'const a="x // y  z";'
-        "const b=`two  spaces ${a + 1} // not a comment\n  and a line`;"
-        "const c=/a\\/\\/b  c/g;"
-        "const d=b/2/3;"
-        "let e=c\n++d"
-    )
+_SOURCE = (
+    "  // a comment\n"
+    '  const a = "x // y  z";\n'
+    "  /** a doc\n"
+    "   * on two lines */\n"
+    "  const b = `two  spaces ${a + 1} // not a comment\n  and a line`;\n"
+    "  const c = /a\\/\\/b  c/g; // a trailing comment\n"
+    "  let d = b.length / 2 / 3;\n"
+    "  let e = c\n"
+    "  ++d\n"  # no semicolon: the line break is what ends `let e = c`
+    "  function add(first, second) { const both = first + second; return both; }\n"
+    "  globalThis.seen = [a, b, String(e), d, add(2, 3)];\n"
+)
+_COMMENTS = ("// a comment", "a doc", "two lines */", "a trailing comment")
+
+
+def _minified(go: bool) -> dict[str, Callable[[str], str]]:
+    name, minify = minifiers(go=go)
+    if go and not name.startswith("tdewolff"):
+        pytest.skip("tdewolff-minify is not installed here")
+    return minify
+
+
+@pytest.mark.parametrize("go", [True, False], ids=["tdewolff-minify", "rjsmin"])
+def test_minifying_drops_comments_and_whitespace_and_keeps_every_literal(go: bool) -> None:
+    minify = _minified(go)
+    js = minify[".js"](_SOURCE)
+    assert len(js) < len(_SOURCE) * 0.75
+    assert not [comment for comment in _COMMENTS if comment in js]
+    for literal in ('"x // y  z"', "`two  spaces ${", "} // not a comment\n  and a line`"):
+        assert literal in js
+    assert "/a\\/\\/b  c/g" in js
     css = "a {\n  color: red; /* gone */\n}\n/* --- a section --- */\nb > i { margin: 0 1px; }\n"
-    assert compact(css, ".css") == "a{color:red}b>i{margin:0 1px}"
-    assert compact("<p>\n    <b>x</b>\n</p>", ".html") == "<p>\n<b>x</b>\n</p>"
+    assert minify[".css"](css) == "a{color:red}b>i{margin:0 1px}"
+    html = '<!doctype html>\n<html lang="en">\n<p>\n    <b>x</b> <i>y</i>\n</p>\n</html>'
+    page = minify[".html"](html)
+    assert '<html lang="en">' in page and "<b>x</b> <i>y</i>" in page and "\n    " not in page
     assert compact("  export const v = 1;\n", ".mjs") == "  export const v = 1;\n"
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@pytest.mark.parametrize("go", [True, False], ids=["tdewolff-minify", "rjsmin"])
+def test_minified_javascript_computes_what_the_source_does(go: bool, tmp_path: Path) -> None:
+    # node runs the source and its minified form: every value comes out the same
+    minify = _minified(go)
+    results = []
+    for name, code in (("source", _SOURCE), ("minified", minify[".js"](_SOURCE))):
+        module = tmp_path / f"{name}.mjs"
+        module.write_text(code + "\nconsole.log(JSON.stringify(globalThis.seen));\n")
+        run = subprocess.run(["node", str(module)], capture_output=True, text=True, check=True)
+        results.append(json.loads(run.stdout))
+    assert results[0] == results[1]
+    assert results[0][0] == "x // y  z" and results[0][4] == 5
+
+
+def test_linux_serves_the_page_with_the_go_minifier() -> None:
+    # pyproject.toml installs tdewolff-minify where it has wheels: a lock or an install
+    # that lost it would make the page a tenth heavier without a word
+    if sys.platform == "linux" and platform.machine() in ("x86_64", "aarch64"):
+        assert MINIFIER.startswith("tdewolff-minify"), MINIFIER
 
 
 def test_served_files_are_lighter_and_the_vendored_bytes_are_as_written() -> None:
@@ -318,8 +362,8 @@ def _for_the_page(catalog: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_no_template_literal_holds_another() -> None:
-    # rjsmin minifies unnested template literals only: one inside another's ${} would be
-    # read as code
+    # rjsmin (the minifier where tdewolff-minify has no wheel) minifies unnested template
+    # literals only: one inside another's ${} would be read as code
     nested = re.compile(r"`[^`]*\$\{[^}`]*`")
     for module in (web_root() / "js").rglob("*.js"):
         for number, line in enumerate(module.read_text().splitlines(), 1):
