@@ -116,10 +116,10 @@ def report(work: list[Work], kinds: list[str]) -> None:
     by_type: dict[str, list[Work]] = {}
     for done, kind in zip(work, kinds, strict=False):
         by_type.setdefault(kind, []).append(done)
-    for kind, ofk in sorted(by_type.items(), key=lambda item: -len(item[1])):
-        styled = statistics.median([w.styled for w in ofk])
-        laid = statistics.median([w.laid_out for w in ofk])
-        print(f"  {kind}: {len(ofk)} messages, restyled median {styled:.0f}, laid out {laid:.0f}")
+    for kind, seen in sorted(by_type.items(), key=lambda item: -len(item[1])):
+        styled = statistics.median([w.styled for w in seen])
+        laid = statistics.median([w.laid_out for w in seen])
+        print(f"  {kind}: {len(seen)} messages, restyled median {styled:.0f}, laid out {laid:.0f}")
 
 
 def main(argv: list[str] | None = None) -> int:

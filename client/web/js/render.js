@@ -147,10 +147,11 @@ export class Table {
     this.land();
   }
 
-  /** Add sentences to the log, newest first, keeping the last MAX_LOG_LINES. */
+  /** Add sentences to the log, newest first, keeping the last MAX_LOG_LINES (in one
+   * insertion: the line that was first, and bold, is restyled once a message). */
   say(lines, className = "") {
     const log = this.$("log");
-    for (const line of lines) log.prepend(this.el("li", className, line));
+    log.prepend(...lines.map((line) => this.el("li", className, line)).reverse());
     this.logCount += lines.length;
     for (; this.logCount > MAX_LOG_LINES; this.logCount -= 1) log.lastElementChild.remove();
   }
