@@ -2,18 +2,21 @@
 
 Run from the repository root (needs the system's Chromium)::
 
-    .venv/bin/python -m bench.webstyle [--events 300] [--page REV] [--keep FILE]
+    .venv/bin/python -m bench.webstyle [--events 300] [--players N] [--deal N] [--page REV]
 
-The page plays the computer on quick auto-play as in ``python -m bench.web`` (its "event
-to table" part, with a Chromium trace of ``devtools.timeline``), and for each message's
-handler (``ws.onmessage``, which forces style and layout while the bench measures) this
-sums, from the trace, the ``UpdateLayoutTree`` events' ``elementCount`` (the elements whose
-style was recalculated) and the ``Layout`` events' ``dirtyObjects`` (the layout objects laid
-out again) and ``totalObjects``. Unlike the milliseconds, these counts do not depend on the
-machine's load: the same page and the same messages give the same figures, so two pages
-can be compared on a busy machine (``--page REV`` serves the page of git revision REV).
-Printed: the median and p99 over the messages, then by message type (docs/performance.md,
-"The browser table").
+The page plays the computer on quick auto-play, as in ``python -m bench.web``'s "event to
+table" part (the page forces style and layout at each message while measuring), with a
+Chromium trace of ``devtools.timeline``: deal ``--deal`` (default 1) again and again
+("Same deal again"), so every page meets the same messages, two at the table on a 390x844
+phone, or ``--players 3`` or ``4`` (the computer in every other seat) on a 320x640 one.
+For each message's handler (``ws.onmessage``) this sums, from the trace, the
+``UpdateLayoutTree`` events' ``elementCount`` (the elements whose style was recalculated)
+and the ``Layout`` events' ``dirtyObjects`` (the layout objects laid out again), with the
+``totalObjects`` of its last layout (``--keep FILE`` keeps the trace). Unlike the
+milliseconds, these counts do not depend on the machine's load: the same page and the
+same messages give the same figures, so two pages can be compared on a busy machine
+(``--page REV`` serves the page of git revision REV). Printed: the median and p99 over
+the messages, then by message type (docs/performance.md, "The browser table").
 """
 
 from __future__ import annotations
@@ -27,10 +30,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import async_playwright
+from playwright.async_api import Browser, ViewportSize, async_playwright
 
-from bench.web import event_to_table, percentile, serving
-from tests.e2e._browser import ARGS, CHROMIUM
+from bench.web import POLL_MS, Following, percentile, serving
+from tests.e2e._browser import ARGS, CHROMIUM, PHONE, Tab, create_room
+
+SMALL_PHONE: ViewportSize = {"width": 320, "height": 640}
+DEAL = 1
+"""The deal played, again and again: the same messages for every page measured."""
 
 
 @dataclass(frozen=True)
@@ -95,13 +102,47 @@ def summary(label: str, values: list[int]) -> str:
     )
 
 
-async def measure(events: int, page: str | None, keep: Path | None) -> tuple[list[Work], list[str]]:
-    """Each message's work, and its type, over ``events`` messages of a quick game."""
+async def at_a_table(
+    browser: Browser, url: str, events: int, trace: Path, players: int, deal: int
+) -> Following:
+    """``events`` messages of quick games of deal ``deal`` at a table of ``players`` (the
+    computer in every other seat; a 390x844 phone, 320x640 for three or four), traced;
+    the same deal again until enough came, so that a page meets the same messages."""
+    viewport = PHONE if players == 2 else SMALL_PHONE
+    context = await browser.new_context(viewport=viewport)
+    await context.add_init_script("window.__warTiming = []; window.__warParts = [];")
+    page = await context.new_page()
+    await page.goto(url)
+    await browser.start_tracing(page=page, path=str(trace), categories=["devtools.timeline"])
+    await create_room(
+        Tab(page, context), "Bench", players=players, computers=players - 1, deal=deal
+    )
+    await page.click("#auto label:has-text('quick')")
+    while await page.evaluate("window.__warTiming.length") < events:
+        await page.wait_for_function(
+            f"() => window.__warTiming.length >= {events}"
+            " || !document.getElementById('over').hidden",
+            timeout=600_000,
+            polling=POLL_MS,
+        )
+        if await page.locator("#over").is_visible():
+            await page.click("#rematch-same")
+            await page.locator("#over").wait_for(state="hidden")
+    parts = await page.evaluate("window.__warParts")
+    await browser.stop_tracing()
+    await context.close()
+    return Following([], parts[:events], [])
+
+
+async def measure(
+    events: int, players: int, deal: int, page: str | None, keep: Path | None
+) -> tuple[list[Work], list[str]]:
+    """Each message's work, and its type, over ``events`` messages of quick games."""
     with tempfile.TemporaryDirectory() as folder:
         trace = keep or Path(folder) / "trace.json"
         async with serving(None, page) as url, async_playwright() as playwright:
             browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-            following = await event_to_table(browser, url, events, trace)
+            following = await at_a_table(browser, url, events, trace, players, deal)
             await browser.close()
         work = handler_work(trace)
     return work, [str(row[0]) for row in following.parts]
@@ -125,10 +166,12 @@ def report(work: list[Work], kinds: list[str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.webstyle", description=__doc__)
     parser.add_argument("--events", type=int, default=300, help="messages measured (default 300)")
+    parser.add_argument("--players", type=int, choices=(2, 3, 4), default=2, help="at the table")
+    parser.add_argument("--deal", type=int, default=DEAL, help=f"the deal (default {DEAL})")
     parser.add_argument("--page", default=None, help="serve the page of this git revision")
     parser.add_argument("--keep", type=Path, default=None, help="keep the trace in this file")
     args = parser.parse_args(argv)
-    work, kinds = asyncio.run(measure(args.events, args.page, args.keep))
+    work, kinds = asyncio.run(measure(args.events, args.players, args.deal, args.page, args.keep))
     report(work, kinds)
     return 0
 

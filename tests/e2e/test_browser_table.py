@@ -252,6 +252,9 @@ async def test_a_round_makes_only_its_new_cards(server: ServerProcess, browser: 
     await expect(tab.page.locator(".table-label").first).to_contain_text("last round")
     assert await tab.page.locator("#seats .card.face").count() == 2
     assert await tab.page.evaluate("window.__cards") == 2, "each card made once: when turned"
+    # the round is taken at once: the turned cards, kept, flip to the end (none were cut
+    # short, replaced by cards made again for "last round")
+    await expect(tab.page.locator("#seats .card.flip")).to_have_count(2)
     assert await tab.page.evaluate("window.__replaced") == [], "a text node replaced"
     await tab.assert_clean()
 
