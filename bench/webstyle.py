@@ -2,7 +2,8 @@
 
 Run from the repository root (needs the system's Chromium)::
 
-    .venv/bin/python -m bench.webstyle [--events 300] [--players N] [--deal N] [--page REV]
+    .venv/bin/python -m bench.webstyle [--events 300] [--players N] [--deal N]
+        [--reduced-motion] [--page REV] [--keep FILE]
 
 The page plays the computer on quick auto-play, as in ``python -m bench.web``'s "event to
 table" part (the page forces style and layout at each message while measuring), with a
@@ -102,21 +103,32 @@ def summary(label: str, values: list[int]) -> str:
     )
 
 
-async def at_a_table(
-    browser: Browser, url: str, events: int, trace: Path, players: int, deal: int
-) -> Following:
-    """``events`` messages of quick games of deal ``deal`` at a table of ``players`` (the
-    computer in every other seat; a 390x844 phone, 320x640 for three or four), traced;
-    the same deal again until enough came, so that a page meets the same messages."""
+@dataclass(frozen=True)
+class Setting:
+    """What is measured: ``events`` messages of deal ``deal`` at a table of ``players``,
+    ``reduced``: with ``prefers-reduced-motion`` (no flip, no flight, no glow fading)."""
+
+    events: int
+    players: int
+    deal: int
+    reduced: bool
+
+
+async def at_a_table(browser: Browser, url: str, trace: Path, setting: Setting) -> Following:
+    """The ``setting``'s messages of quick games (the computer in every other seat; a
+    390x844 phone, 320x640 for three or four), traced: the same deal again until enough
+    came, so that every page meets the same messages."""
+    events, players = setting.events, setting.players
     viewport = PHONE if players == 2 else SMALL_PHONE
-    context = await browser.new_context(viewport=viewport)
+    context = await browser.new_context(
+        viewport=viewport, reduced_motion="reduce" if setting.reduced else "no-preference"
+    )
     await context.add_init_script("window.__warTiming = []; window.__warParts = [];")
     page = await context.new_page()
     await page.goto(url)
     await browser.start_tracing(page=page, path=str(trace), categories=["devtools.timeline"])
-    await create_room(
-        Tab(page, context), "Bench", players=players, computers=players - 1, deal=deal
-    )
+    tab = Tab(page, context)
+    await create_room(tab, "Bench", players=players, computers=players - 1, deal=setting.deal)
     await page.click("#auto label:has-text('quick')")
     while await page.evaluate("window.__warTiming.length") < events:
         await page.wait_for_function(
@@ -135,14 +147,14 @@ async def at_a_table(
 
 
 async def measure(
-    events: int, players: int, deal: int, page: str | None, keep: Path | None
+    setting: Setting, page: str | None, keep: Path | None
 ) -> tuple[list[Work], list[str]]:
-    """Each message's work, and its type, over ``events`` messages of quick games."""
+    """Each message's work, and its type, over the ``setting``'s messages."""
     with tempfile.TemporaryDirectory() as folder:
         trace = keep or Path(folder) / "trace.json"
         async with serving(None, page) as url, async_playwright() as playwright:
             browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-            following = await at_a_table(browser, url, events, trace, players, deal)
+            following = await at_a_table(browser, url, trace, setting)
             await browser.close()
         work = handler_work(trace)
     return work, [str(row[0]) for row in following.parts]
@@ -168,10 +180,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--events", type=int, default=300, help="messages measured (default 300)")
     parser.add_argument("--players", type=int, choices=(2, 3, 4), default=2, help="at the table")
     parser.add_argument("--deal", type=int, default=DEAL, help=f"the deal (default {DEAL})")
+    parser.add_argument("--reduced-motion", action="store_true", help="prefers-reduced-motion")
     parser.add_argument("--page", default=None, help="serve the page of this git revision")
     parser.add_argument("--keep", type=Path, default=None, help="keep the trace in this file")
     args = parser.parse_args(argv)
-    work, kinds = asyncio.run(measure(args.events, args.players, args.deal, args.page, args.keep))
+    setting = Setting(args.events, args.players, args.deal, args.reduced_motion)
+    work, kinds = asyncio.run(measure(setting, args.page, args.keep))
     report(work, kinds)
     return 0
 
