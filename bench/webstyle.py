@@ -33,7 +33,7 @@ from typing import Any
 
 from playwright.async_api import Browser, ViewportSize, async_playwright
 
-from bench.web import POLL_MS, Following, percentile, serving
+from bench.web import Following, percentile, play_on, serving
 from tests.e2e._browser import ARGS, CHROMIUM, PHONE, Tab, create_room
 
 SMALL_PHONE: ViewportSize = {"width": 320, "height": 640}
@@ -130,16 +130,7 @@ async def at_a_table(browser: Browser, url: str, trace: Path, setting: Setting) 
     tab = Tab(page, context)
     await create_room(tab, "Bench", players=players, computers=players - 1, deal=setting.deal)
     await page.click("#auto label:has-text('quick')")
-    while await page.evaluate("window.__warTiming.length") < events:
-        await page.wait_for_function(
-            f"() => window.__warTiming.length >= {events}"
-            " || !document.getElementById('over').hidden",
-            timeout=600_000,
-            polling=POLL_MS,
-        )
-        if await page.locator("#over").is_visible():
-            await page.click("#rematch-same")
-            await page.locator("#over").wait_for(state="hidden")
+    await play_on(page, events, "#rematch-same")
     parts = await page.evaluate("window.__warParts")
     await browser.stop_tracing()
     await context.close()
