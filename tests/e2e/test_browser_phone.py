@@ -194,9 +194,9 @@ async def test_a_war_three_down_stays_one_compact_row(
 
 
 async def assert_in_reach(page: Page, moment: str) -> None:
-    """At 320 and 390 px, the page scrolled to the top: no sideways scroll, and the round's
-    sentence and my seat's cards above the sticky Turn over bar."""
-    for viewport in (SMALL, PHONE):
+    """At 320 and 390 px and on a tablet, the page scrolled to the top: no sideways scroll,
+    and the round's sentence and my seat's cards above the sticky Turn over bar."""
+    for viewport in (SMALL, PHONE, TABLET):
         await page.set_viewport_size(viewport)
         shown: dict[str, Any] = await page.evaluate(IN_REACH)
         where = (moment, viewport, shown)
@@ -206,15 +206,17 @@ async def assert_in_reach(page: Page, moment: str) -> None:
         assert shown["cardsBottom"] <= shown["barTop"], ("my cards under the button", where)
 
 
-async def test_four_players_in_a_war_see_the_round_above_the_button(
-    server: ServerProcess, browser: Browser
+@pytest.mark.parametrize("players", [4, 3, 2])
+async def test_in_a_war_the_round_is_above_the_button(
+    server: ServerProcess, browser: Browser, players: int
 ) -> None:
     tab = await open_tab(browser, url_of(server), viewport=SMALL, touch=True, reduced_motion=True)
     page = tab.page
-    await create_room(tab, "Grandma", players=4, computers=3, deal=war_deal(4))
+    deal = war_deal(players)
+    await create_room(tab, "Grandma", players=players, computers=players - 1, deal=deal)
     await tab.turn_over()
     await expect(page.locator("#war")).to_contain_text("War between")
-    await expect(page.locator("#said")).to_contain_text("sit this one out")
+    await expect(page.locator("#said")).to_contain_text("War! Your")
     await assert_in_reach(page, "a war")
     await tab.turn_over()  # one down and one up: the war is settled
     await expect(page.locator("#war")).to_be_hidden()
