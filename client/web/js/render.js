@@ -260,7 +260,7 @@ export class Table {
     panel.cards.classList.toggle("past", Boolean(label));
     if (label) {
       setText(panel.label, w.text(label));
-      if (!panel.label.isConnected) panel.cards.prepend(panel.label);
+      if (panel.label.parentNode !== panel.cards) panel.cards.prepend(panel.label);
     } else panel.label.remove();
     // The cards a round was won with stay the nodes they were, now under "last round":
     // only new cards are made (and laid out).
