@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser, Page, async_playwright
 
 from bench._server import REPO, ServerProcess, war_server_spec
 from server.adapters._compact import MINIFIER
@@ -145,6 +145,21 @@ class Following:
     cpu: list[float]
 
 
+async def play_on(page: Page, events: int, rematch: str = "#rematch-new") -> None:
+    """Wait until the page timed ``events`` messages, with a rematch (the ``rematch``
+    button) whenever a game ends first."""
+    while await page.evaluate("window.__warTiming.length") < events:
+        await page.wait_for_function(
+            f"() => window.__warTiming.length >= {events}"
+            " || !document.getElementById('over').hidden",
+            timeout=600_000,
+            polling=POLL_MS,
+        )
+        if await page.locator("#over").is_visible():  # a short game: play another
+            await page.click(rematch)
+            await page.locator("#over").wait_for(state="hidden")
+
+
 async def event_to_table(
     browser: Browser, url: str, events: int, trace: Path | None = None
 ) -> Following:
@@ -159,16 +174,7 @@ async def event_to_table(
     await page.fill("#start-name", "Bench")
     await page.click("#vs-computer")
     await page.click("#auto label:has-text('quick')")
-    while await page.evaluate("window.__warTiming.length") < events:
-        await page.wait_for_function(
-            f"() => window.__warTiming.length >= {events}"
-            " || !document.getElementById('over').hidden",
-            timeout=600_000,
-            polling=POLL_MS,
-        )
-        if await page.locator("#over").is_visible():  # a short game: play another
-            await page.click("#rematch-new")
-            await page.locator("#over").wait_for(state="hidden")
+    await play_on(page, events)
     timings: list[float] = await page.evaluate("window.__warTiming")
     parts: list[list[Any]] = await page.evaluate("window.__warParts")
     if trace is not None:

@@ -48,6 +48,20 @@ LAYOUT = """() => {
   };
 }"""
 
+# The round's sentence, my seat's cards and the sticky Turn over bar, at the top of the page.
+IN_REACH = """() => {
+  window.scrollTo(0, 0);
+  const box = (el) => el.getBoundingClientRect();
+  const cards = [...document.querySelectorAll('.seat.me .card')].map(box);
+  return {
+    scrollWidth: document.documentElement.scrollWidth,
+    width: window.innerWidth,
+    barTop: box(document.getElementById('actions')).top,
+    said: box(document.getElementById('said')),
+    cardsBottom: Math.max(...cards.map((card) => card.bottom)),
+  };
+}"""
+
 # Recorded before the page runs: sounds started, buzzes, and wake locks asked and let go.
 WATCH_ALIVE = """
 window.__sounds = 0;
@@ -175,6 +189,39 @@ async def test_a_war_three_down_stays_one_compact_row(
         assert height <= tallest + 1, "the cards of a seat lie in one row"
     shown = await layout(page, SMALL)
     assert shown["scrollWidth"] <= shown["width"], shown
+    await tab.assert_clean()
+    await tab.context.close()
+
+
+async def assert_in_reach(page: Page, moment: str) -> None:
+    """At 320 and 390 px and on a tablet, the page scrolled to the top: no sideways scroll,
+    and the round's sentence and my seat's cards above the sticky Turn over bar."""
+    for viewport in (SMALL, PHONE, TABLET):
+        await page.set_viewport_size(viewport)
+        shown: dict[str, Any] = await page.evaluate(IN_REACH)
+        where = (moment, viewport, shown)
+        assert shown["scrollWidth"] <= shown["width"], where
+        assert shown["said"]["top"] >= 0, where
+        assert shown["said"]["bottom"] <= shown["barTop"], ("the round under the button", where)
+        assert shown["cardsBottom"] <= shown["barTop"], ("my cards under the button", where)
+
+
+@pytest.mark.parametrize("players", [4, 3, 2])
+async def test_in_a_war_the_round_is_above_the_button(
+    server: ServerProcess, browser: Browser, players: int
+) -> None:
+    tab = await open_tab(browser, url_of(server), viewport=SMALL, touch=True, reduced_motion=True)
+    page = tab.page
+    deal = war_deal(players)
+    await create_room(tab, "Grandma", players=players, computers=players - 1, deal=deal)
+    await tab.turn_over()
+    await expect(page.locator("#war")).to_contain_text("War between")
+    await expect(page.locator("#said")).to_contain_text("War! Your")
+    await assert_in_reach(page, "a war")
+    await tab.turn_over()  # one down and one up: the war is settled
+    await expect(page.locator("#war")).to_be_hidden()
+    await expect(page.locator("#said")).to_contain_text(re.compile("takes? .* cards"))
+    await assert_in_reach(page, "the war's result")
     await tab.assert_clean()
     await tab.context.close()
 

@@ -185,6 +185,26 @@ WATCH_WRITES = """() => {
 }"""
 
 
+# The face-up cards put on the table, and the text nodes replaced (a removed text node and
+# an added one in one record: `textContent` set, not the text written into its node).
+WATCH_NODES = """() => {
+  window.__cards = 0;
+  window.__replaced = [];
+  new MutationObserver((records) => {
+    for (const r of records) {
+      const text = (nodes) => [...nodes].some((node) => node.nodeType === Node.TEXT_NODE);
+      if (text(r.removedNodes) && text(r.addedNodes)) {
+        window.__replaced.push(r.target.id || r.target.className);
+      }
+      for (const node of r.addedNodes) {
+        if (node.nodeType !== Node.ELEMENT_NODE) continue;
+        window.__cards += node.matches('.card.face') + node.querySelectorAll('.card.face').length;
+      }
+    }
+  }).observe(document.getElementById('table'), { subtree: true, childList: true });
+}"""
+
+
 # The winner's glow: its own, or my turn's when the winner is me and it is my turn again.
 GLOW = """() => {
   const seat = document.querySelector('.seat.won');
@@ -217,6 +237,25 @@ async def test_the_table_writes_only_what_changed(server: ServerProcess, browser
     writes = await tab.page.evaluate("window.__writes")
     assert writes, "the rounds were drawn"
     assert [w for w in writes if w[2] == w[3]] == [], "an attribute written with its own value"
+    await tab.assert_clean()
+
+
+async def test_a_round_makes_only_its_new_cards(server: ServerProcess, browser: Browser) -> None:
+    """The cards a round was won with stay the nodes they were under "last round", and a
+    changed text (a count, the status, the round's sentence) is written into its node:
+    the browser restyles and lays out only what is new (docs/performance.md)."""
+    tab = await open_tab(browser, page_url(server))
+    await create_room(tab, "Grandma", computers=1, deal=calm_deal())
+    await tab.page.evaluate(WATCH_NODES)
+    await tab.turn_over()
+    await expect(tab.page.locator(".seat.won")).to_have_count(1)
+    await expect(tab.page.locator(".table-label").first).to_contain_text("last round")
+    assert await tab.page.locator("#seats .card.face").count() == 2
+    assert await tab.page.evaluate("window.__cards") == 2, "each card made once: when turned"
+    # the round is taken at once: the turned cards, kept, flip to the end (none were cut
+    # short, replaced by cards made again for "last round")
+    await expect(tab.page.locator("#seats .card.flip")).to_have_count(2)
+    assert await tab.page.evaluate("window.__replaced") == [], "a text node replaced"
     await tab.assert_clean()
 
 

@@ -9,6 +9,7 @@ import { mine, myTurn, nameOf, spectating, welcomed } from "./view.js";
 
 export const MAX_LOG_LINES = 120;
 const FLIGHT_MS = 600;
+const TEXT_NODE = 3;
 
 /** A deal number to read out: "18 446 744 073 709 551 615" (groups of three past 4 digits). */
 export function dealText(deal) {
@@ -85,8 +86,14 @@ function tableOf(view, record) {
 // Each write only when it changes something: a write of the same value still invalidates
 // style (an attribute that selectors read restyles the element, `data-phase` every seat),
 // and the table is drawn again at every message (docs/performance.md).
+// A changed text goes into the element's one text node, which the layout keeps (setting
+// `textContent` puts in a new one: the old one's layout object goes, a new one is styled
+// and made, and a `:empty` rule on the element is looked at twice).
 function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
+  if (node.textContent === text) return;
+  const only = node.firstChild;
+  if (text && only !== null && only === node.lastChild && only.nodeType === TEXT_NODE) only.data = text;
+  else node.textContent = text;
 }
 
 function setHidden(node, hidden) {
@@ -123,7 +130,7 @@ export class Table {
   /** Speak `words` from the next drawing on (what is drawn already is drawn again). */
   speak(words) {
     this.words = words;
-    for (const panel of this.panels) panel.drawn = panel.marked = "";
+    for (const panel of this.panels) panel.drawn = panel.marked = panel.laid = "";
     delete this.$("over").dataset.drawn;
   }
 
@@ -140,10 +147,11 @@ export class Table {
     this.land();
   }
 
-  /** Add sentences to the log, newest first, keeping the last MAX_LOG_LINES. */
+  /** Add sentences to the log, newest first, keeping the last MAX_LOG_LINES (in one
+   * insertion: the line that was first, and bold, is restyled once a message). */
   say(lines, className = "") {
     const log = this.$("log");
-    for (const line of lines) log.prepend(this.el("li", className, line));
+    log.prepend(...lines.map((line) => this.el("li", className, line)).reverse());
     this.logCount += lines.length;
     for (; this.logCount > MAX_LOG_LINES; this.logCount -= 1) log.lastElementChild.remove();
   }
@@ -212,7 +220,7 @@ export class Table {
         const node = template.cloneNode(true);
         node.dataset.seat = String(record.seat);
         const part = (name) => node.querySelector(`.${name}`);
-        return { node, name: part("name"), marks: part("marks"), count: part("count"), word: part("cards-word"), haul: part("haul"), pile: part("pile"), cards: part("table-cards"), drawn: "", marked: "", up: null };
+        return { node, name: part("name"), marks: part("marks"), count: part("count"), word: part("cards-word"), haul: part("haul"), pile: part("pile"), cards: part("table-cards"), label: this.el("span", "table-label"), row: null, laid: "", drawn: "", marked: "", up: null };
       });
       // Me at the bottom, nearest the button; the others above, in seat order.
       box.replaceChildren(...this.panels.filter((_, s) => s !== me).map((p) => p.node), ...(this.panels[me] ? [this.panels[me].node] : []));
@@ -249,8 +257,26 @@ export class Table {
     const turned = !label && faceUp.length > 0 && panel.up !== null && faceUp.length > panel.up && !this.reducedMotion();
     panel.up = label ? 0 : faceUp.length;
     panel.drawn = drawn;
-    // As they lie, fanned so a deep war stays compact: the earlier cards turned (small),
-    // the face-down ones as one stack with its count, the latest card.
+    panel.cards.classList.toggle("past", Boolean(label));
+    if (label) {
+      setText(panel.label, w.text(label));
+      if (panel.label.parentNode !== panel.cards) panel.cards.prepend(panel.label);
+    } else panel.label.remove();
+    // The cards a round was won with stay the nodes they were, now under "last round":
+    // only new cards are made (and laid out).
+    const laid = `${faceUp}|${faceDown}|${view.phase}`;
+    if (laid === panel.laid) return;
+    panel.laid = laid;
+    const row = this.cardRow(faceUp, faceDown, turned, view.phase === "playing");
+    if (panel.row === null) panel.cards.append(row);
+    else panel.row.replaceWith(row);
+    panel.row = row;
+  }
+
+  /** The cards as they lie, fanned so a deep war stays compact: the earlier cards turned
+   * (small), the face-down ones as one stack with its count, the latest card (`turned`: it
+   * flips); an empty place when there are none (`playing`). */
+  cardRow(faceUp, faceDown, turned, playing) {
     const row = this.el("div", "card-row");
     for (const card of faceUp.slice(0, -1)) row.append(this.card(card, true));
     if (faceDown) row.append(this.back(faceDown));
@@ -259,9 +285,8 @@ export class Table {
       if (turned) latest.classList.add("flip");
       row.append(latest);
     }
-    if (!row.childElementCount && view.phase === "playing") row.append(this.el("span", "card empty"));
-    panel.cards.classList.toggle("past", Boolean(label));
-    panel.cards.replaceChildren(...(label ? [this.el("span", "table-label", w.text(label))] : []), row);
+    if (!row.childElementCount && playing) row.append(this.el("span", "card empty"));
+    return row;
   }
 
   card(card, small) {
