@@ -10,6 +10,8 @@ When nobody outside the war is still in (always so with two players) the game en
 
 from __future__ import annotations
 
+import pytest
+
 from server.engine import (
     BothShort,
     CardsLaidDown,
@@ -24,17 +26,22 @@ from server.engine import (
     Phase,
     PlayerOut,
     Rules,
+    ShortWar,
     Summary,
     Table,
+    TakenBack,
     Termination,
     WarDeclared,
     WonCards,
+    _step,
     card_label,
     parse_card,
 )
+from server.engine._step import MOST_GIVEN_BACK
 from tests._kit.decks import GIVEN_BACK, arrange
 
 FIXED = WonCards.FIXED
+AS_LAID = TakenBack.AS_LAID
 
 
 def play(game: Game) -> list[Event]:
@@ -203,6 +210,43 @@ def test_shuffled_won_cards_loop_too_when_nothing_is_taken() -> None:
     stepped = arrange(rules, LOOP_PILES)
     play(stepped)
     same_end(game, stepped)
+
+
+def test_a_run_of_rounds_given_back_that_shuffles_for_ever_ends_as_endless() -> None:
+    """Deal 6227020799, four players, three down, ``last_card``: seats 0 and 2 hold one
+    ace each, always tie and are always short, and nothing beats an ace, while seat 3's
+    shuffled take-backs keep every position new. Without a bound the round is given back
+    for ever (two million steps were tried); it ends after `MOST_GIVEN_BACK` in a row."""
+    rules = Rules(players=4, face_down=3, short_war=ShortWar.LAST_CARD)
+    game = Game(rules, 6227020799)
+    events = play(game)
+    returned = [e for e in events if isinstance(e, CardsReturned)]
+    assert len(returned) == MOST_GIVEN_BACK
+    assert {e.round for e in returned} == {13}  # the same round, played again and again
+    assert isinstance(events[-1], GameOver)
+    assert events[-1].outcome == Outcome(3, Termination.ENDLESS)  # seat 3 holds most
+    finished = Game(rules, 6227020799)
+    assert finished.finish().termination is Termination.ENDLESS
+    same_end(game, finished)
+
+
+def test_the_bound_on_rounds_given_back_is_for_shuffled_take_backs_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 0.2's rule (as laid) finds its loops by a repeated position, as 0.2 did: a lower
+    # bound changes nothing there (here, too, 100 rounds given back and then a position
+    # met before), where it ends the shuffled game at once
+    def ended(taken_back: TakenBack) -> tuple[int, Outcome | None, int]:
+        rules = Rules(players=4, face_down=3, short_war=ShortWar.LAST_CARD, taken_back=taken_back)
+        game = Game(rules, 6227020799)
+        returned = sum(isinstance(e, CardsReturned) for e in play(game))
+        return returned, game.outcome, game.steps
+
+    as_laid = ended(AS_LAID)
+    assert as_laid[:2] == (100, Outcome(3, Termination.ENDLESS))
+    monkeypatch.setattr(_step, "MOST_GIVEN_BACK", 5)
+    assert ended(AS_LAID) == as_laid
+    assert ended(TakenBack.AS_WON)[:2] == (5, Outcome(3, Termination.ENDLESS))
 
 
 def test_a_time_stop_during_a_war_given_back_ends_the_game_by_counts() -> None:

@@ -11,6 +11,8 @@ import { makeRules, deckSize, strengths } from "./rules.js";
 const BATTLE = "battle";
 const WAR = "war";
 const OVER = "over";
+/** Rounds given back in a row after which a game with shuffled take-backs is endless. */
+export const MOST_GIVEN_BACK = 100;
 
 const leader = (counts) => {
   const best = Math.max(...counts);
@@ -277,7 +279,8 @@ export class Game {
     const position = this.position();
     if (seen.has(position)) return true;
     seen.add(position);
-    return false;
+    // shuffled take-backs can keep the positions new for ever (_step.py, MOST_GIVEN_BACK)
+    return this.seen === null && this.rules.taken_back === "as_won" && seen.size >= MOST_GIVEN_BACK;
   }
 
   endOfRound(events) {
