@@ -4,7 +4,8 @@ The page must stay under 200 KiB uncompressed with everything an evening loads, 
 language (docs/performance.md, "The browser table"); the files in the repository keep
 their indentation, comments and long names for the people who read them. So, at load
 time, the server minifies our JavaScript, CSS and HTML with tdewolff-minify (the Go
-minifier Hugo uses, as a Python wheel): comments and the whitespace the language does not
+minifier Hugo uses, as a Python wheel, run in a child process so that its runtime never
+loads into the server: `compact_all`): comments and the whitespace the language does not
 need go, a function's local names are shortened (``e``, ``t``, ``n``), strings, template
 literals, regular expressions, property names and everything a module exports stay as
 written; the HTML keeps its document tags, end tags and quotes. Where no wheel of it
@@ -27,7 +28,10 @@ minifying keeps every string as written, with either minifier.
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from importlib import metadata
 
@@ -36,6 +40,7 @@ __all__ = [
     "MINIFIER",
     "TERMINAL_SECTIONS",
     "compact",
+    "compact_all",
     "later_sections",
     "minifiers",
 ]
@@ -124,17 +129,79 @@ def minifiers(*, go: bool = True) -> tuple[str, dict[str, Callable[[str], str]]]
     }
 
 
-MINIFIER, _MINIFY = minifiers()
+def _go_installed() -> str | None:
+    """tdewolff-minify's version if it is installed here (not imported: see `compact_all`)."""
+    if importlib.util.find_spec("minify") is None:
+        return None
+    try:
+        return metadata.version("tdewolff-minify")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+_GO = _go_installed()
+MINIFIER = f"tdewolff-minify {_GO}" if _GO else minifiers(go=False)[0]
 """Which minifier serves the page here (``tdewolff-minify 2.24.12``, or ``rjsmin 1.3.0``
-where tdewolff-minify has no wheel), and its function by suffix."""
+where tdewolff-minify has no wheel)."""
+MINIFY_TIMEOUT = 120.0
+"""Seconds the minifying child may take (it takes a fraction of one)."""
+
+
+def _in_a_child(items: list[tuple[str, str]]) -> list[str]:
+    """``items`` minified by tdewolff-minify in a child process (`server.adapters._minify`).
+
+    The Go library is never loaded into the server: its runtime starts threads of its own
+    and raises the process's open-files limit when it loads, and the server must own its
+    limits, signals and threads. One child per `WebFiles` load, a fraction of a second.
+    Raises `OSError` or `subprocess.SubprocessError` if it fails."""
+    done = subprocess.run(
+        [sys.executable, "-m", "server.adapters._minify"],
+        input=json.dumps(items).encode(),
+        capture_output=True,
+        timeout=MINIFY_TIMEOUT,
+        check=True,
+    )
+    minified = json.loads(done.stdout)
+    if not isinstance(minified, list) or len(minified) != len(items):
+        raise subprocess.SubprocessError("the minifier answered something else")
+    return [str(text) for text in minified]
+
+
+def compact_all(items: list[tuple[str, str]]) -> list[str]:
+    """Each ``(text, suffix)`` of ``items`` as `compact` gives it; the JavaScript, CSS and
+    HTML minified together in one child process where tdewolff-minify is installed (rjsmin
+    and rcssmin here if it fails, which stderr says)."""
+    out = [_compact_data(text, suffix) for text, suffix in items]
+    code = [i for i, (_, suffix) in enumerate(items) if suffix in _CODE]
+    minified: list[str] | None = None
+    if _GO and code:
+        try:
+            minified = _in_a_child([(items[i][1], items[i][0]) for i in code])
+        except (OSError, ValueError, subprocess.SubprocessError) as error:
+            print(
+                f"war-server: tdewolff-minify failed ({error}): rjsmin serves the page",
+                file=sys.stderr,
+            )
+    if minified is None:
+        fallback = minifiers(go=False)[1]
+        minified = [fallback[items[i][1]](items[i][0]) for i in code]
+    for i, text in zip(code, minified, strict=True):
+        out[i] = text
+    return out
+
+
+_CODE = (".js", ".css", ".html")
 
 
 def compact(text: str, suffix: str) -> str:
     """``text`` (a file ending in ``suffix``) as the page gets it: JavaScript, CSS and HTML
     minified (`MINIFIER`), a catalog as compact JSON; unchanged for a suffix not in
     `COMPACTED`."""
-    if suffix in _MINIFY:
-        return _MINIFY[suffix](text)
+    return compact_all([(text, suffix)])[0]
+
+
+def _compact_data(text: str, suffix: str) -> str:
+    """A catalog as compact JSON; anything else unchanged (`compact_all` minifies code)."""
     if suffix == ".json":
         try:
             value = _for_the_page(json.loads(text))

@@ -35,7 +35,7 @@ from pathlib import Path, PurePosixPath
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from server.adapters._compact import compact, later_sections
+from server.adapters._compact import compact_all, later_sections
 from server.errors import ServerError
 
 __all__ = [
@@ -152,19 +152,28 @@ class WebFiles:
         self.version = digest.hexdigest()[:12]
         prefix = f"/v/{self.version}/"
         self._files: dict[str, WebFile] = {}
+        index_text = _fill(index.decode("utf-8"), self.version, _imported(assets))
+        ours = [
+            name
+            for name in assets
+            if not name.startswith(VENDOR)
+            and _content_type(PurePosixPath(name)) not in (None, "image/png")
+        ]
+        compacted = compact_all(
+            [(index_text, ".html")]
+            + [(assets[name].decode("utf-8"), PurePosixPath(name).suffix) for name in ours]
+        )
+        page, bodies = compacted[0], dict(zip(ours, compacted[1:], strict=True))
         for name, source in assets.items():
             kind = _content_type(PurePosixPath(name))
             if kind is not None:
-                body = source
-                if not name.startswith(VENDOR) and kind != "image/png":
-                    body = compact(source.decode("utf-8"), PurePosixPath(name).suffix).encode()
+                body = bodies[name].encode() if name in bodies else source
                 self._files[prefix + name] = WebFile(body, kind, _IMMUTABLE, _etag(body))
                 if name.startswith(CATALOGS):
                     for section, text in later_sections(source.decode("utf-8")).items():
                         part = text.encode()
                         path = f"{prefix}{name.removesuffix('.json')}.{section}.json"
                         self._files[path] = WebFile(part, kind, _IMMUTABLE, _etag(part))
-        page = compact(_fill(index.decode("utf-8"), self.version, _imported(assets)), ".html")
         page_bytes = page.encode("utf-8")
         self._files["/"] = WebFile(
             page_bytes, CONTENT_TYPES[".html"], _REVALIDATE, _etag(page_bytes)

@@ -14,7 +14,8 @@ __all__ = ["BUILD_LOCK", "RUNTIME_LOCK", "Pin", "read_lock"]
 
 RUNTIME_LOCK = REPO / "deploy" / "requirements.lock"
 BUILD_LOCK = REPO / "deploy" / "build-requirements.lock"
-_PIN = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+?)\s*\\?")
+_PIN = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;]+)(?:\s*;\s*[^\\]*?)?\s*\\?")
+"""``name==version``, maybe ``; marker`` (installed only where it holds), maybe ``\\``."""
 _HASH = re.compile(r"--hash=(sha256:[0-9a-f]{64})\s*\\?")
 _VIA = re.compile(r"#\s*(?:via\b)?\s*(.*)")
 

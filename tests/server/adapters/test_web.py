@@ -25,6 +25,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request
 
 from protocol import Error, ErrorCode, WatchRoom
+from server.adapters import _compact
 from server.adapters._compact import (
     LATER_SECTIONS,
     MINIFIER,
@@ -313,6 +314,38 @@ def test_linux_serves_the_page_with_the_go_minifier() -> None:
     # that lost it would make the page a tenth heavier without a word
     if sys.platform == "linux" and platform.machine() in ("x86_64", "aarch64"):
         assert MINIFIER.startswith("tdewolff-minify"), MINIFIER
+
+
+def test_the_go_minifier_runs_in_a_child_never_in_the_server() -> None:
+    # its runtime starts threads and raises the open-files limit when it loads: the
+    # server's process must not load it (the minifying child does, and exits)
+    script = (
+        "import resource, sys\n"
+        "before = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+        "from server.adapters.web import WebFiles\n"
+        "files = WebFiles.load()\n"
+        "assert 'minify' not in sys.modules, 'the Go library was loaded'\n"
+        "assert resource.getrlimit(resource.RLIMIT_NOFILE) == before\n"
+        "print(files.page_bytes)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr[-600:]
+    assert int(done.stdout) == WebFiles.load().page_bytes
+
+
+def test_a_failed_minifying_child_leaves_the_page_to_rjsmin(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(items: list[tuple[str, str]]) -> list[str]:
+        raise subprocess.SubprocessError("it crashed")
+
+    monkeypatch.setattr(_compact, "_GO", "2.24.12")
+    monkeypatch.setattr(_compact, "_in_a_child", broken)
+    source = "const longName = 1; // gone\nexport { longName };\n"
+    assert compact(source, ".js") == minifiers(go=False)[1][".js"](source)
+    assert "rjsmin serves the page" in capsys.readouterr().err
 
 
 def test_served_files_are_lighter_and_the_vendored_bytes_are_as_written() -> None:
