@@ -167,6 +167,10 @@ def _in_a_child(items: list[tuple[str, str]]) -> list[str]:
     return [str(text) for text in minified]
 
 
+_CODE = (".js", ".css", ".html")
+"""What `compact_all` minifies (a catalog is compacted in this process)."""
+
+
 def compact_all(items: list[tuple[str, str]]) -> list[str]:
     """Each ``(text, suffix)`` of ``items`` as `compact` gives it; the JavaScript, CSS and
     HTML minified together in one child process where tdewolff-minify is installed (rjsmin
@@ -188,9 +192,6 @@ def compact_all(items: list[tuple[str, str]]) -> list[str]:
     for i, text in zip(code, minified, strict=True):
         out[i] = text
     return out
-
-
-_CODE = (".js", ".css", ".html")
 
 
 def compact(text: str, suffix: str) -> str:
