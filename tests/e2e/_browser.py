@@ -32,6 +32,7 @@ from playwright.async_api import (
 )
 from playwright.async_api import Error as PlaywrightError
 
+from client.catalog import catalog
 from server import engine
 
 __all__ = [
@@ -216,9 +217,10 @@ async def create_room(
     deal: int | None = None,
     face_down: int = 1,
     talk: str | None = None,
+    lang: str = "en",
 ) -> None:
     """Fill in "Create a room for the family" and send it (``talk``: who may talk, if not
-    the page's default)."""
+    the page's default; ``lang``: the page's language, in which the log says who I am)."""
     page = tab.page
     await page.fill("#start-name", name)
     await page.click("#create summary")
@@ -231,9 +233,8 @@ async def create_room(
     if talk is not None:
         await page.check(f"#create-form input[name=talk][value='{talk}']")
     await page.click("#create-form button[type=submit]")
-    await expect(page.locator("#log li").last).to_have_text(
-        f"You are {name}, at seat 1 of {players}."
-    )
+    seated = catalog(lang, strict=True).text("said.you_are", name=name, seat=1, players=players)
+    await expect(page.locator("#log li").last).to_have_text(seated)
 
 
 PNG = b"\x89PNG\r\n\x1a\n"

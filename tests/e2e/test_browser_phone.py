@@ -21,7 +21,8 @@ import zxingcpp
 from PIL import Image
 from playwright.async_api import Browser, Page, ViewportSize, expect
 
-from tests.e2e._browser import PHONE, chromium, create_room, open_tab, war_deal
+from client.catalog import Count, War, catalog
+from tests.e2e._browser import PHONE, chromium, count_of, create_room, open_tab, war_deal
 from tests.e2e._process import ServerProcess, server_process
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
@@ -206,22 +207,44 @@ async def assert_in_reach(page: Page, moment: str) -> None:
         assert shown["cardsBottom"] <= shown["barTop"], ("my cards under the button", where)
 
 
-@pytest.mark.parametrize("players", [4, 3, 2])
+@pytest.mark.parametrize(
+    ("players", "locale"),
+    [
+        (4, "en-US"),
+        (3, "en-US"),
+        (2, "en-US"),
+        (4, "es-ES"),
+        (4, "fr-FR"),
+        (4, "de-DE"),
+        (4, "pl-PL"),
+    ],
+)
 async def test_in_a_war_the_round_is_above_the_button(
-    server: ServerProcess, browser: Browser, players: int
+    server: ServerProcess, browser: Browser, players: int, locale: str
 ) -> None:
-    tab = await open_tab(browser, url_of(server), viewport=SMALL, touch=True, reduced_motion=True)
+    """In every language, with four players (the most seats above the sentence); French and
+    Spanish say a four-player war at the greatest length."""
+    lang = locale[:2]
+    words = catalog(lang, strict=True)
+    tab = await open_tab(
+        browser, url_of(server), viewport=SMALL, touch=True, reduced_motion=True, locale=locale
+    )
     page = tab.page
     deal = war_deal(players)
-    await create_room(tab, "Grandma", players=players, computers=players - 1, deal=deal)
+    await create_room(tab, "Grandma", players=players, computers=players - 1, deal=deal, lang=lang)
     await tab.turn_over()
-    await expect(page.locator("#war")).to_contain_text("War between")
-    await expect(page.locator("#said")).to_contain_text("War! Your")
-    await assert_in_reach(page, "a war")
+    war_head = words.text("said.war_head", war=War(1))  # "War!", "Bataille !"
+    said = page.locator("#said")
+    await expect(page.locator(".seat.me.in-war")).to_be_visible()
+    await expect(page.locator("#war")).to_be_visible()
+    await expect(said).to_contain_text(war_head)
+    await assert_in_reach(page, f"a war, {locale}")
     await tab.turn_over()  # one down and one up: the war is settled
     await expect(page.locator("#war")).to_be_hidden()
-    await expect(page.locator("#said")).to_contain_text(re.compile("takes? .* cards"))
-    await assert_in_reach(page, "the war's result")
+    await expect(said).not_to_contain_text(war_head)
+    haul = count_of(await page.locator(".seat.won .haul").inner_text())  # "+8"
+    await expect(said).to_contain_text(words.word(Count("card", haul)))  # "takes 8 cards"
+    await assert_in_reach(page, f"the war's result, {locale}")
     await tab.assert_clean()
     await tab.context.close()
 
