@@ -1,7 +1,8 @@
 """The outbox: the Hub's actions carried out on the WebSocket connections.
 
-Each `Send` is encoded once (`protocol.encode`, the one codec) and its frame queued for
-every connection it names that is open (like ``websockets.broadcast``: a connection that
+Each `Send` is encoded and framed once (`protocol.encode`, the one codec;
+`server.adapters._connection.binary_frame`) and its frame queued for every connection it
+names that is open (like ``websockets.broadcast``: a connection that
 is closing is skipped, and nothing waits for a slow client, which its own bounds drop,
 `server.adapters._connection`). The frames queued for a connection are written when the
 list of actions ends, or before a `Close`, so they go out ahead of its close frame: a
@@ -22,7 +23,7 @@ from dataclasses import replace
 from websockets.protocol import State
 
 from protocol import EncodeError, Welcome, encode
-from server.adapters._connection import GuardedConnection
+from server.adapters._connection import GuardedConnection, binary_frame
 from server.adapters.logs import get_logger
 from server.core.actions import Action, Close, ConnId, Send
 
@@ -68,7 +69,7 @@ class Outbox:
         if isinstance(message, Welcome) and self._told(action.to):
             message = replace(message, addresses=self.addresses)
         try:
-            data = encode(message)
+            frame = binary_frame(encode(message))  # once, whoever it goes to
         except EncodeError:
             log.exception("encode_failed", message_type=type(action.message).__name__)
             return
@@ -77,7 +78,7 @@ class Outbox:
             # like websockets.broadcast: skip connections that are not open (closing)
             if ws is None or ws.protocol.state is not State.OPEN:
                 continue
-            ws.queue(data)
+            ws.queue(frame)
             queued[conn] = ws
 
     def _told(self, to: tuple[ConnId, ...]) -> bool:

@@ -56,7 +56,12 @@ from protocol import (
     decode_client_message,
     encode,
 )
-from server.adapters._connection import GuardedConnection, TransportGuard, connection_class
+from server.adapters._connection import (
+    GuardedConnection,
+    TransportGuard,
+    binary_frame,
+    connection_class,
+)
 from server.adapters._edge import EdgeLog
 from server.adapters._invitation import invitation, told_addresses
 from server.adapters._outbox import Outbox
@@ -280,7 +285,7 @@ class WarServer:
                 message=f"this address already has {limit} connections open; try later",
             )
             if ws.protocol.state is State.OPEN:  # not gone already
-                ws.queue(encode(refusal))
+                ws.queue(binary_frame(encode(refusal)))
                 ws.flush()
             await ws.close(CloseCode.TRY_AGAIN_LATER, ErrorCode.TOO_MANY_CONNECTIONS.value)
             return

@@ -14,6 +14,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import websockets.asyncio.client
+
 from protocol import (
     ClientMessage,
     CloseCode,
@@ -29,6 +31,8 @@ from protocol import (
     VoteFinish,
     WaitingFor,
     WatchRoom,
+    decode_server_message,
+    encode,
 )
 from server.adapters.app import WarServer
 from server.adapters.config import Settings
@@ -145,3 +149,29 @@ async def test_a_closing_connection_is_skipped_and_others_still_get_theirs(
         await clients[1].send(Resync())
         await clients[1].expect(WaitingFor)
         await clients[1].close()
+
+
+async def test_a_message_is_one_frame_the_same_for_every_connection(tmp_path: Path) -> None:
+    # The outbox frames a message once (server.adapters._connection.binary_frame): right
+    # only while no connection negotiates an extension, even one whose client offers
+    # compression, as browsers do.
+    async with burst_server(tmp_path) as server:
+        clients = [await watching(server) for _ in range(2)]
+        offering = await websockets.asyncio.client.connect(
+            f"ws://127.0.0.1:{server.port}/", compression="deflate", open_timeout=10
+        )
+        assert offering.protocol.extensions == []
+        await offering.send(encode(WatchRoom(code="WATCH-CODE")))
+        assert isinstance(decode_server_message(await offering.recv()), Snapshot)
+        writes = count_writes(server)
+        await clients[0].send(Resync())
+        for client in clients:
+            await client.expect(WaitingFor)
+        updates = [decode_server_message(await offering.recv()) for _ in range(3)]
+        assert [type(update) for update in updates] == [SpectatorsChanged, TimeUp, WaitingFor]
+        assert len(writes) == 3
+        assert len({data for _, data in writes}) == 1, "the same bytes to each connection"
+        assert all(ws.protocol.extensions == [] for ws in server._sockets.values())
+        await offering.close()
+        for client in clients:
+            await client.close()
