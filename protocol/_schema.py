@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import itertools
 import types
 import typing
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from protocol.errors import ErrorCode, ProtocolError
@@ -127,30 +128,57 @@ def _array_converter(item: tuple[Convert, Convert], limit: int) -> tuple[Convert
     def decode(value: Any, path: str) -> tuple[Any, ...]:
         if type(value) is not list or len(value) > limit:
             bad(path, expected, value)
-        return tuple([item_decode(v, f"{path}[{i}]") for i, v in enumerate(value)])
+        try:
+            return tuple([item_decode(v, path) for v in value])
+        except ProtocolError:
+            _name_the_item(itertools.repeat(item_decode), value, path)
+            raise
 
     def encode(value: Any, path: str) -> list[Any]:
         if not isinstance(value, (tuple, list)) or len(value) > limit:
             bad(path, expected, value)
-        return [item_encode(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        try:
+            return [item_encode(v, path) for v in value]
+        except ProtocolError:
+            _name_the_item(itertools.repeat(item_encode), value, path)
+            raise
 
     return decode, encode
+
+
+def _name_the_item(converters: Iterable[Convert], items: Any, path: str) -> None:
+    """Convert ``items`` again, each by its converter with its index in its path, to
+    raise the error of the first bad one as naming it (``cards[2]``). The converters are
+    pure: the way that succeeds leaves the indexes out of the paths (no string built per
+    item), and only a value that fails pays for them."""
+    for i, (convert, item) in enumerate(zip(converters, items, strict=False)):
+        convert(item, f"{path}[{i}]")
 
 
 def _pair_converter(items: list[tuple[Convert, Convert]]) -> tuple[Convert, Convert]:
     size = len(items)
     expected = f"an array of exactly {size} items"
 
+    decoders = [decode for decode, _ in items]
+    encoders = [encode for _, encode in items]
+
     def decode(value: Any, path: str) -> tuple[Any, ...]:
         if type(value) is not list or len(value) != size:
             bad(path, expected, value)
-        pairs = enumerate(zip(items, value, strict=True))
-        return tuple([c[0](v, f"{path}[{i}]") for i, (c, v) in pairs])
+        try:
+            return tuple([c(v, path) for c, v in zip(decoders, value, strict=True)])
+        except ProtocolError:
+            _name_the_item(decoders, value, path)
+            raise
 
     def encode(value: Any, path: str) -> list[Any]:
         if not isinstance(value, (tuple, list)) or len(value) != size:
             bad(path, expected, value)
-        return [c[1](v, f"{path}[{i}]") for i, (c, v) in enumerate(zip(items, value, strict=True))]
+        try:
+            return [c(v, path) for c, v in zip(encoders, value, strict=True)]
+        except ProtocolError:
+            _name_the_item(encoders, value, path)
+            raise
 
     return decode, encode
 
@@ -183,6 +211,7 @@ class RecordConverter:
         self.known = frozenset(name for name, *_ in self.fields) | (
             {"type"} if tag is not None else set()
         )
+        self._paths: dict[str, tuple[str, ...]] = {}
 
     def decode(self, value: Any, path: str) -> Any:
         """Check a msgpack map and build the dataclass; raises ProtocolError."""
@@ -193,13 +222,15 @@ class RecordConverter:
                 if key not in self.known:
                     fail(ErrorCode.UNKNOWN_FIELD, f"unknown field {show(key)} in {path}")
         kwargs: dict[str, Any] = {}
-        for name, decode, _, required in self.fields:
+        paths = self._paths.get(path) or self._paths_of(path)
+        for (name, decode, _, required), field_path in zip(self.fields, paths, strict=True):
             if name in value:
-                kwargs[name] = decode(value[name], f"{path}.{name}")
+                kwargs[name] = decode(value[name], field_path)
             elif required:
                 fail(ErrorCode.MISSING_FIELD, f"{path} lacks the field {name!r}")
         result = self.cls(**kwargs)
-        self._check(result, path)
+        if self.validate is not None:
+            self._check(result, path)
         return result
 
     def encode(self, value: Any, path: str) -> dict[str, Any]:
@@ -207,20 +238,35 @@ class RecordConverter:
         if type(value) is not self.cls:
             bad(path, f"a {self.cls.__name__}", value)
         wire: dict[str, Any] = {} if self.tag is None else {"type": self.tag}
-        for name, _, encode, _ in self.fields:
+        paths = self._paths.get(path) or self._paths_of(path)
+        omit_none = self.omit_none
+        for (name, _, encode, _), field_path in zip(self.fields, paths, strict=True):
             item = getattr(value, name)
-            if item is None and name in self.omit_none:
+            if item is None and name in omit_none:
                 continue
-            wire[name] = encode(item, f"{path}.{name}")
-        self._check(value, path)
+            wire[name] = encode(item, field_path)
+        if self.validate is not None:
+            self._check(value, path)
         return wire
 
+    def _paths_of(self, path: str) -> tuple[str, ...]:
+        """The paths of the fields of a record at ``path`` (``ready.step``), kept for the
+        next record at that path: a message's paths are a few, known from its type (an
+        array's items share their array's path, `_name_the_item`), so they are built once
+        and not for every message; a failing value's indexed paths are not kept."""
+        paths = tuple(f"{path}.{name}" for name, *_ in self.fields)
+        if "[" not in path:
+            self._paths[path] = paths
+        return paths
+
     def _check(self, value: Any, path: str) -> None:
-        if self.validate is not None:
-            try:
-                self.validate(value)
-            except ValueError as error:
-                fail(ErrorCode.BAD_VALUE, f"{path}: {error}")
+        validate = self.validate
+        if validate is None:
+            return
+        try:
+            validate(value)
+        except ValueError as error:
+            fail(ErrorCode.BAD_VALUE, f"{path}: {error}")
 
 
 def converter(hint: Any, *, reject_unknown: bool) -> tuple[Convert, Convert]:

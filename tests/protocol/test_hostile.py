@@ -14,10 +14,13 @@ from hypothesis import strategies as st
 from protocol import (
     CLIENT_MESSAGE_TYPES,
     SERVER_MESSAGE_TYPES,
+    CardsTurned,
     Direction,
+    EncodeError,
     ErrorCode,
     ProtocolError,
     ReadyChanged,
+    WaitingFor,
     decode,
     decode_client_message,
     decode_server_message,
@@ -594,3 +597,23 @@ def test_valid_maps_with_one_field_replaced_or_dropped(
 )
 def test_the_smallest_valid_messages_decode(data: bytes, direction: Direction) -> None:
     assert not isinstance(decode_or_protocol_error(data, direction), ProtocolError)
+
+
+def test_an_error_in_an_array_names_the_item_and_its_index() -> None:
+    # Paths leave indexes out while every item is fine (protocol._schema._name_the_item);
+    # a bad item is named by its index, decoding and encoding alike.
+    turned = {"type": "cards_turned", "seq": 4, "step": 2, "round": 2, "depth": 0,
+              "cards": [[0, "QS"], [1, "9H"], [2, 17]]}  # fmt: skip
+    with pytest.raises(ProtocolError) as caught:
+        decode_server_message(pack(turned))
+    assert caught.value.code is ErrorCode.BAD_VALUE
+    assert str(caught.value).startswith("cards_turned.cards[2][1] must be "), str(caught.value)
+    seats = {"type": "waiting_for", "seq": 1, "seats": [0, 1, 9]}
+    with pytest.raises(ProtocolError, match=r"^waiting_for\.seats\[2\] must be an int in 0\.\.3"):
+        decode_server_message(pack(seats))
+    with pytest.raises(EncodeError, match=r"^waiting_for\.seats\[1\] must be an int in 0\.\.3"):
+        encode(WaitingFor(seq=1, seats=(0, 7)))
+    with pytest.raises(EncodeError, match=r"^cards_turned\.cards\[0\]\[1\] must be "):
+        encode(CardsTurned(seq=1, step=1, round=1, depth=0, cards=((0, "??"),)))
+    fine = CardsTurned(seq=1, step=1, round=1, depth=0, cards=((0, "QS"), (1, "9H")))
+    assert decode_server_message(encode(fine)) == fine
