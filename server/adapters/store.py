@@ -24,9 +24,10 @@ of ``rooms`` (its codes and rules, its current game, its seq, and the seats' rea
 and votes), one row of ``seats`` per seat, and rows of its own for its talk, its evening
 and the token hashes of devices its seats were taken from. `SqliteStore.apply` writes only what
 changed since the record each `Write` names as ``before``: a ready or a step is one
-``UPDATE`` of the room's row; a seat row is written only when that seat changed (a
-join, a new token, auto-play, a leave). One ``BEGIN IMMEDIATE`` … ``COMMIT`` holds every
-change of a batch.
+``UPDATE`` of four columns of the room's row (its steps, ready flags, seq and
+``last_active``), any other change of the room's game one of the whole row; a seat row
+is written only when that seat changed (a join, a new token, auto-play, a leave). One
+``BEGIN IMMEDIATE`` … ``COMMIT`` holds every change of a batch.
 
 Its layout, its migrations and the rows a room is stored as are `server.adapters._schema`.
 """
@@ -53,11 +54,14 @@ from server.adapters._schema import (
     SCHEMA_VERSION,
     SELECT_ROOMS,
     TABLES,
+    UPDATE_PLAY,
     UPDATE_ROOM,
     UPDATE_SEAT,
     WAL_CHECKPOINT_BYTES,
     create,
     game_of,
+    play_only,
+    play_row,
     seat_row,
     state_row,
 )
@@ -154,7 +158,10 @@ def _updates(record: RoomRecord, before: RoomRecord) -> list[_Statement]:
         or record.last_active != before.last_active
         or (record.game is not before.game and record.game != before.game)
     ) and not talk_only(record, before):
-        statements.append((UPDATE_ROOM, (*state_row(record), room_id), room_id))
+        if play_only(record.game, before.game):  # a ready or a step: four columns
+            statements.append((UPDATE_PLAY, play_row(record), room_id))
+        else:
+            statements.append((UPDATE_ROOM, (*state_row(record), room_id), room_id))
     if record.seats is not before.seats:
         for index, (seat, was) in enumerate(zip(record.seats, before.seats, strict=True)):
             if seat != was:

@@ -8,6 +8,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -706,3 +707,40 @@ def test_a_new_room_s_displaced_rows_go_with_it(tmp_path: Path) -> None:
     db = sqlite3.connect(tmp_path / "w.db")
     assert db.execute("SELECT count(*) FROM displaced").fetchone()[0] == 0
     db.close()
+
+
+def test_a_ready_or_a_step_writes_four_columns_anything_else_the_row(tmp_path: Path) -> None:
+    """`UPDATE_PLAY` for a change of the steps and ready flags alone; the whole row for
+    any other change of the game (a vote, the stage, the deadline), and each reads back."""
+    store = SqliteStore(tmp_path / "w.db")
+    first = _save_all(store, _record())
+    statements: list[str] = []
+    store._db.set_trace_callback(statements.append)
+
+    def play(record: RoomRecord, **game: Any) -> RoomRecord:
+        changed = dataclasses.replace(record, game=dataclasses.replace(record.game, **game))
+        changed = dataclasses.replace(changed, seq=record.seq + 1, last_active=record.seq + 9.5)
+        statements.clear()
+        store.apply([Write(changed, record)])
+        written[:] = statements
+        assert store.load_all() == [changed]
+        return changed
+
+    written: list[str] = []
+    ready = play(first, ready=(1,))
+    assert written == [
+        f"UPDATE rooms SET last_active = {ready.last_active}, seq = {ready.seq}, steps = 0, "
+        "ready = 2 WHERE room_id = 'room1'"
+    ]
+    step = play(ready, ready=(), steps=1)
+    assert len(written) == 1 and ", steps = 1, ready = 0 WHERE" in written[0]
+    for change in (
+        {"finish_votes": (0,)},
+        {"deadline": 1234.5},
+        {"rematch_votes": ((0, "new"),), "steps": 2},
+        {"stop_step": 1},
+    ):
+        step = play(step, **change)
+        assert len(written) == 1 and "finish_votes = " in written[0], change
+    store._db.set_trace_callback(None)
+    store.close()
