@@ -93,6 +93,8 @@ class Tab:
     page: Page
     context: BrowserContext
     problems: list[str] = field(default_factory=list)
+    touch: bool = False
+    """a touch screen's tab (`open_tab`): `turn_over` taps, as a finger does"""
 
     async def log(self) -> list[str]:
         """The table's log, oldest line first."""
@@ -121,7 +123,7 @@ class Tab:
         button = self.page.locator("#turn")
         await expect(button).to_have_attribute("aria-disabled", "false", timeout=TIMEOUT_MS)
         step = await self.page.locator("#table").get_attribute("data-step")
-        await button.click()
+        await (button.tap() if self.touch else button.click())
         await self.page.wait_for_function(
             "(step) => +document.getElementById('table').dataset.step > +step"
             " || document.querySelector('.seat.me .mark-ready') !== null",
@@ -155,7 +157,7 @@ async def open_tab(
     if init_script is not None:
         await context.add_init_script(init_script)
     page = await context.new_page()
-    tab = Tab(page, context)
+    tab = Tab(page, context, touch=touch)
 
     def console(message: ConsoleMessage) -> None:
         if message.type in ("error", "warning"):

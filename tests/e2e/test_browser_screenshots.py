@@ -4,7 +4,8 @@ while waiting for players, and one double war in Polish and in Spanish on a phon
 
 They are written to ``$WAR_SCREENSHOTS`` when it is set (``WAR_SCREENSHOTS=docs/screenshots
 make pytest``, then pick the best for docs/), else to the test's temporary folder. Each is
-taken with reduced motion, so no card is caught in flight.
+taken with reduced motion, so no card is caught in flight; the phones and the tablet are
+touch screens, as a family's are (their sentences say "Tap", not "Press space").
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ async def test_screenshots_of_the_table(tmp_path: Path, browser: Browser, folder
         await start.page.fill("#start-name", "Grandma")
         await shoot(start, folder / "start-phone.png")
 
-        phone = await open_tab(browser, url, reduced_motion=True)
+        phone = await open_tab(browser, url, reduced_motion=True, touch=True)
         await create_room(phone, "Grandma", computers=1, deal=war_deal(depth=2))
         await phone.turn_over()
         await expect(phone.page.locator("#war")).to_have_text("War between you and the computer!")
@@ -61,17 +62,17 @@ async def test_screenshots_of_the_table(tmp_path: Path, browser: Browser, folder
         )
         await expect(phone.page.locator("#seats .card.back").first).to_be_visible()
         await shoot(phone, folder / "table-phone-double-war.png")
-        await phone.page.keyboard.press("f")
+        await phone.page.tap("#finish")
         await expect(phone.page.locator("#result")).to_contain_text("Game over")
         await shoot(phone, folder / "table-phone-game-over.png")
 
-        small = await open_tab(browser, url, viewport=SMALL, reduced_motion=True)
+        small = await open_tab(browser, url, viewport=SMALL, reduced_motion=True, touch=True)
         await create_room(small, "Grandma", players=4, computers=3, deal=war_deal(players=4))
         await small.turn_over()
         await expect(small.page.locator("#war")).to_contain_text("War between")
         await shoot(small, folder / "table-small-phone-four.png")
 
-        tablet = await open_tab(browser, url, viewport=TABLET, reduced_motion=True)
+        tablet = await open_tab(browser, url, viewport=TABLET, reduced_motion=True, touch=True)
         await create_room(tablet, "Grandma", players=4, computers=3, deal=war_deal(players=4))
         await tablet.turn_over()
         await expect(tablet.page.locator("#war")).to_contain_text("War between")
