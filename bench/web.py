@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import io
 import json
 import os
@@ -51,13 +52,14 @@ import sys
 import tarfile
 import tempfile
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Browser, Page, async_playwright
 
 from bench._server import REPO, ServerProcess, war_server_spec
+from bench._threads import CATEGORIES, thread_cpu
 from server.adapters._compact import MINIFIER
 from server.adapters.web import WebFiles
 from tests.e2e._browser import ARGS, CHROMIUM, PHONE
@@ -138,11 +140,26 @@ PARTS = ("decode and reducer", "sentences and log", "sounds", "redraw", "style a
 class Following:
     """What `event_to_table` measured: each message's milliseconds to the redrawn table,
     the parts of each (its type, then one figure per `PARTS`; empty for a page that does
-    not say), and the handler's main-thread CPU milliseconds (with a trace)."""
+    not say), the handler's main-thread CPU milliseconds (with a trace), and every
+    browser thread's CPU milliseconds per message over the traced play (`thread_cpu`
+    divided by the handler calls traced)."""
 
     timings: list[float]
     parts: list[list[Any]]
     cpu: list[float]
+    threads: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A page as measured: this checkout's (``page`` None) or git revision ``page``'s,
+    with the sound switched off (``muted``, remembered as the page's own switch does) or
+    ``prefers-reduced-motion`` (``reduced``: no flip, no flight, no glow fading)."""
+
+    label: str = "this"
+    page: str | None = None
+    muted: bool = False
+    reduced: bool = False
 
 
 async def play_on(page: Page, events: int, rematch: str = "#rematch-new") -> None:
@@ -161,16 +178,25 @@ async def play_on(page: Page, events: int, rematch: str = "#rematch-new") -> Non
 
 
 async def event_to_table(
-    browser: Browser, url: str, events: int, trace: Path | None = None
+    browser: Browser,
+    url: str,
+    events: int,
+    trace: Path | None = None,
+    variant: Variant = Variant(),
 ) -> Following:
     """Milliseconds from each message's arrival to the redrawn table, and where they went;
-    with ``trace``, also the main thread's CPU milliseconds of each message's handler."""
-    context = await browser.new_context(viewport=PHONE)
+    with ``trace``, also the main thread's CPU milliseconds of each message's handler and
+    every thread's CPU per message."""
+    context = await browser.new_context(
+        viewport=PHONE, reduced_motion="reduce" if variant.reduced else "no-preference"
+    )
     await context.add_init_script("window.__warTiming = []; window.__warParts = [];")
+    if variant.muted:
+        await context.add_init_script("localStorage.setItem('war.sound', 'off');")
     page = await context.new_page()
     await page.goto(url)
     if trace is not None:
-        await browser.start_tracing(page=page, path=str(trace), categories=["devtools.timeline"])
+        await browser.start_tracing(page=page, path=str(trace), categories=CATEGORIES)
     await page.fill("#start-name", "Bench")
     await page.click("#vs-computer")
     await page.click("#auto label:has-text('quick')")
@@ -180,8 +206,11 @@ async def event_to_table(
     if trace is not None:
         await browser.stop_tracing()
     await context.close()
-    cpu = [] if trace is None else handler_cpu(trace)
-    return Following(timings[:events], parts[:events], cpu)
+    if trace is None:
+        return Following(timings[:events], parts[:events], [])
+    cpu = handler_cpu(trace)
+    threads = {name: ms / max(1, len(cpu)) for name, ms in thread_cpu(trace).items()}
+    return Following(timings[:events], parts[:events], cpu, threads)
 
 
 def handler_cpu(trace: Path) -> list[float]:
@@ -228,9 +257,10 @@ async def serving(exe: str | None, page: str | None) -> AsyncIterator[str]:
 
 
 async def run(
-    loads: int, events: int, exe: str | None, trace: Path | None, page: str | None
+    loads: int, events: int, exe: str | None, trace: Path | None, variant: Variant
 ) -> int:
     served = WebFiles.load().page_bytes
+    page = variant.page
     async with serving(exe, page) as url, async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         total, sizes, invitation = await transfer(browser, url)
@@ -239,7 +269,7 @@ async def run(
             weight, _, more = await transfer(browser, url, locale)
             languages[locale] = weight + sum(more.values())
         paints, ready = await first_render(browser, url, loads)
-        following = await event_to_table(browser, url, events, trace)
+        following = await event_to_table(browser, url, events, trace, variant)
         version = browser.version
         await browser.close()
     ours = sum(size for path, size in sizes.items() if "/vendor/" not in path)
@@ -289,7 +319,28 @@ async def run(
             f" (trace: {trace})"
         )
         print_cpu_by_type(cpu, following.parts)
+        print_threads(following.threads)
     return 0
+
+
+MAIN_THREAD = "Renderer CrRendererMain"
+SHOWN_MS = 0.05
+"""Threads under this many milliseconds per message are summed into "the rest"."""
+
+
+def print_threads(threads: dict[str, float]) -> None:
+    """Every thread's CPU per message (`Following.threads`), the total, and the total
+    outside the page's main thread."""
+    total = sum(threads.values())
+    print(
+        f"browser CPU per message, every thread (trace): {total:.2f} ms, outside the main"
+        f" thread {total - threads.get(MAIN_THREAD, 0.0):.2f} ms"
+    )
+    rest = sum(ms for ms in threads.values() if ms < SHOWN_MS)
+    for name, ms in threads.items():
+        if ms >= SHOWN_MS:
+            print(f"  {ms:6.2f} ms  {name}")
+    print(f"  {rest:6.2f} ms  the rest")
 
 
 def print_cpu_by_type(cpu: list[float], parts: list[list[Any]]) -> None:
@@ -335,23 +386,24 @@ class Run:
     p99: float
     cpu_median: float
     cpu_p99: float
+    threads: dict[str, float]
 
 
-async def one_run(label: str, page: str | None, loads: int, events: int, exe: str | None) -> Run:
+async def one_run(variant: Variant, loads: int, events: int, exe: str | None) -> Run:
     """A fresh server and browser: ``loads`` cold loads and ``events`` messages timed, the
-    handler's main-thread CPU from a trace."""
+    handler's main-thread CPU and every thread's CPU per message from a trace."""
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as folder:
         trace = Path(folder) / "trace.json"
-        async with serving(exe, page) as url, async_playwright() as playwright:
+        async with serving(exe, variant.page) as url, async_playwright() as playwright:
             browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
             paints, ready = await first_render(browser, url, loads)
-            following = await event_to_table(browser, url, events, trace)
+            following = await event_to_table(browser, url, events, trace, variant)
             await browser.close()
     load = (load + os.getloadavg()[0]) / 2
     timings, cpu = following.timings, following.cpu
     return Run(
-        label,
+        variant.label,
         load,
         statistics.median(paints),
         statistics.median(ready),
@@ -359,39 +411,64 @@ async def one_run(label: str, page: str | None, loads: int, events: int, exe: st
         percentile(timings, 0.99),
         statistics.median(cpu),
         percentile(cpu, 0.99),
+        following.threads,
     )
 
 
-async def compare(loads: int, events: int, exe: str | None, against: str, runs: int) -> int:
-    """This page and ``against``'s, alternately, ``runs`` times each; every run, then the
-    medians of each page's runs."""
+async def compare(
+    loads: int, events: int, exe: str | None, variants: list[Variant], runs: int
+) -> int:
+    """The ``variants``, alternately, ``runs`` times each; every run, then the medians of
+    each variant's runs, with every thread's CPU per message."""
     done: list[Run] = []
     print("load: the 1-minute load average; paint, ready: medians of the cold loads;")
-    print("event to table: wall clock; cpu: the handler's main-thread CPU (a trace)")
-    print("run  page       load  paint  ready  median    p99  cpu median  cpu p99   (ms)")
+    print("event to table: wall clock; cpu: the handler's main-thread CPU (a trace);")
+    print("browser, outside: every thread's CPU per message (a trace), and outside the main one")
+    print(
+        "run  page       load  paint  ready  median    p99  cpu median  cpu p99  browser"
+        "  outside   (ms)"
+    )
     for number in range(runs):
-        for label, page in (("this", None), (against, against)):
-            r = await one_run(label, page, loads, events, exe)
+        for variant in variants:
+            r = await one_run(variant, loads, events, exe)
             done.append(r)
+            total = sum(r.threads.values())
+            outside = total - r.threads.get(MAIN_THREAD, 0.0)
             print(
                 f"{number + 1:3}  {r.page[:9]:9} {r.load:5.2f} {r.paint:6.0f} {r.ready:6.0f}"
-                f" {r.median:7.2f} {r.p99:6.2f} {r.cpu_median:11.2f} {r.cpu_p99:8.2f}",
+                f" {r.median:7.2f} {r.p99:6.2f} {r.cpu_median:11.2f} {r.cpu_p99:8.2f}"
+                f" {total:8.2f} {outside:8.2f}",
                 flush=True,
             )
-    for label in ("this", against):
-        mine = [r for r in done if r.page == label]
+    for variant in variants:
+        mine = [r for r in done if r.page == variant.label]
         m = {
             key: statistics.median(getattr(r, key) for r in mine)
             for key in vars(mine[0])
-            if key != "page"
+            if key not in ("page", "threads")
         }
         print(
-            f"median of {len(mine)} runs, {label} (load {m['load']:.2f}): first contentful paint"
-            f" {m['paint']:.0f} ms, table-ready {m['ready']:.0f} ms; event to table median"
-            f" {m['median']:.2f} ms, p99 {m['p99']:.2f} ms; handler CPU median"
+            f"median of {len(mine)} runs, {variant.label} (load {m['load']:.2f}): first"
+            f" contentful paint {m['paint']:.0f} ms, table-ready {m['ready']:.0f} ms; event to"
+            f" table median {m['median']:.2f} ms, p99 {m['p99']:.2f} ms; handler CPU median"
             f" {m['cpu_median']:.2f} ms, p99 {m['cpu_p99']:.2f} ms"
         )
+        names = {name for r in mine for name in r.threads}
+        threads = {
+            name: statistics.median(r.threads.get(name, 0.0) for r in mine) for name in names
+        }
+        print_threads(dict(sorted(threads.items(), key=lambda item: -item[1])))
     return 0
+
+
+def variant_of(against: str, base: Variant) -> Variant:
+    """What ``--against`` names: ``muted`` or ``reduced-motion`` (the ``base`` page so), or
+    a git revision's page."""
+    if against == "muted":
+        return dataclasses.replace(base, label="muted", muted=True)
+    if against == "reduced-motion":
+        return dataclasses.replace(base, label="reduced", reduced=True)
+    return Variant(against, page=against)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -400,17 +477,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--events", type=int, default=500, help="messages timed (default 500)")
     parser.add_argument("--war-server", default=None, help="war-server command; none: this venv's")
     parser.add_argument("--page", default=None, help="serve the page of this git revision")
-    parser.add_argument("--against", default=None, help="compare with this git revision's page")
+    parser.add_argument("--muted", action="store_true", help="the page's sound switched off")
+    parser.add_argument("--reduced-motion", action="store_true", help="prefers-reduced-motion")
+    parser.add_argument(
+        "--against",
+        action="append",
+        default=[],
+        help="compare with this git revision's page, or 'muted', or 'reduced-motion' (repeatable)",
+    )
     parser.add_argument("--runs", type=int, default=5, help="runs of each page with --against")
     parser.add_argument("--trace", type=Path, default=None, help="write a Chromium trace here")
     args = parser.parse_args(argv)
     if not CHROMIUM.exists():
         print(f"bench.web: no browser at {CHROMIUM} (apt-get install chromium)", file=sys.stderr)
         return 1
-    if args.against is not None:
-        comparison = compare(args.loads, args.events, args.war_server, args.against, args.runs)
-        return asyncio.run(comparison)
-    return asyncio.run(run(args.loads, args.events, args.war_server, args.trace, args.page))
+    label = "this" if args.page is None else args.page
+    base = Variant(label, args.page, args.muted, args.reduced_motion)
+    if args.against:
+        variants = [base, *(variant_of(against, base) for against in args.against)]
+        return asyncio.run(compare(args.loads, args.events, args.war_server, variants, args.runs))
+    return asyncio.run(run(args.loads, args.events, args.war_server, args.trace, base))
 
 
 if __name__ == "__main__":
