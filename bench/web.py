@@ -59,7 +59,7 @@ from typing import Any
 from playwright.async_api import Browser, Page, async_playwright
 
 from bench._server import REPO, ServerProcess, war_server_spec
-from bench._threads import CATEGORIES, thread_cpu
+from bench._threads import CATEGORIES, browser_cpu, spent_since, thread_cpu
 from server.adapters._compact import MINIFIER
 from server.adapters.web import WebFiles
 from tests.e2e._browser import ARGS, CHROMIUM, PHONE
@@ -142,12 +142,14 @@ class Following:
     the parts of each (its type, then one figure per `PARTS`; empty for a page that does
     not say), the handler's main-thread CPU milliseconds (with a trace), and every
     browser thread's CPU milliseconds per message over the traced play (`thread_cpu`
-    divided by the handler calls traced)."""
+    divided by the handler calls traced), and every browser thread's CPU milliseconds per
+    message timed as the kernel counted it (`browser_cpu`)."""
 
     timings: list[float]
     parts: list[list[Any]]
     cpu: list[float]
     threads: dict[str, float] = field(default_factory=dict)
+    kernel: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -197,20 +199,23 @@ async def event_to_table(
     await page.goto(url)
     if trace is not None:
         await browser.start_tracing(page=page, path=str(trace), categories=CATEGORIES)
+    before = browser_cpu()
     await page.fill("#start-name", "Bench")
     await page.click("#vs-computer")
     await page.click("#auto label:has-text('quick')")
     await play_on(page, events)
     timings: list[float] = await page.evaluate("window.__warTiming")
+    timed = max(1, len(timings))
+    kernel = {name: 1000 * s / timed for name, s in spent_since(before, browser_cpu()).items()}
     parts: list[list[Any]] = await page.evaluate("window.__warParts")
     if trace is not None:
         await browser.stop_tracing()
     await context.close()
     if trace is None:
-        return Following(timings[:events], parts[:events], [])
+        return Following(timings[:events], parts[:events], [], {}, kernel)
     cpu = handler_cpu(trace)
     threads = {name: ms / max(1, len(cpu)) for name, ms in thread_cpu(trace).items()}
-    return Following(timings[:events], parts[:events], cpu, threads)
+    return Following(timings[:events], parts[:events], cpu, threads, kernel)
 
 
 def handler_cpu(trace: Path) -> list[float]:
@@ -319,22 +324,26 @@ async def run(
             f" (trace: {trace})"
         )
         print_cpu_by_type(cpu, following.parts)
-        print_threads(following.threads)
+        print_threads("trace", following.threads, MAIN_THREAD)
+    print_threads("kernel", following.kernel, KERNEL_MAIN)
     return 0
 
 
 MAIN_THREAD = "Renderer CrRendererMain"
+"""The page's main thread, in a trace (`thread_cpu`)..."""
+KERNEL_MAIN = "renderer chromium"
+"""... and as the kernel names it (`browser_cpu`: every renderer's main thread)."""
 SHOWN_MS = 0.05
 """Threads under this many milliseconds per message are summed into "the rest"."""
 
 
-def print_threads(threads: dict[str, float]) -> None:
-    """Every thread's CPU per message (`Following.threads`), the total, and the total
-    outside the page's main thread."""
+def print_threads(source: str, threads: dict[str, float], main: str) -> None:
+    """Every thread's CPU per message, the total, and the total outside the page's main
+    thread ``main``."""
     total = sum(threads.values())
     print(
-        f"browser CPU per message, every thread (trace): {total:.2f} ms, outside the main"
-        f" thread {total - threads.get(MAIN_THREAD, 0.0):.2f} ms"
+        f"browser CPU per message, every thread ({source}): {total:.2f} ms, outside the"
+        f" main thread {total - threads.get(main, 0.0):.2f} ms"
     )
     rest = sum(ms for ms in threads.values() if ms < SHOWN_MS)
     for name, ms in threads.items():
@@ -387,6 +396,7 @@ class Run:
     cpu_median: float
     cpu_p99: float
     threads: dict[str, float]
+    kernel: dict[str, float]
 
 
 async def one_run(variant: Variant, loads: int, events: int, exe: str | None) -> Run:
@@ -412,6 +422,7 @@ async def one_run(variant: Variant, loads: int, events: int, exe: str | None) ->
         statistics.median(cpu),
         percentile(cpu, 0.99),
         following.threads,
+        following.kernel,
     )
 
 
@@ -423,10 +434,11 @@ async def compare(
     done: list[Run] = []
     print("load: the 1-minute load average; paint, ready: medians of the cold loads;")
     print("event to table: wall clock; cpu: the handler's main-thread CPU (a trace);")
-    print("browser, outside: every thread's CPU per message (a trace), and outside the main one")
+    print("browser, outside: every thread's CPU per message (a trace), and outside the main one;")
+    print("kernel: every Chromium thread's CPU per message as the kernel counted it")
     print(
         "run  page       load  paint  ready  median    p99  cpu median  cpu p99  browser"
-        "  outside   (ms)"
+        "  outside  kernel   (ms)"
     )
     for number in range(runs):
         for variant in variants:
@@ -434,10 +446,11 @@ async def compare(
             done.append(r)
             total = sum(r.threads.values())
             outside = total - r.threads.get(MAIN_THREAD, 0.0)
+            kernel = sum(r.kernel.values())
             print(
                 f"{number + 1:3}  {r.page[:9]:9} {r.load:5.2f} {r.paint:6.0f} {r.ready:6.0f}"
                 f" {r.median:7.2f} {r.p99:6.2f} {r.cpu_median:11.2f} {r.cpu_p99:8.2f}"
-                f" {total:8.2f} {outside:8.2f}",
+                f" {total:8.2f} {outside:8.2f} {kernel:7.2f}",
                 flush=True,
             )
     for variant in variants:
@@ -445,7 +458,7 @@ async def compare(
         m = {
             key: statistics.median(getattr(r, key) for r in mine)
             for key in vars(mine[0])
-            if key not in ("page", "threads")
+            if key not in ("page", "threads", "kernel")
         }
         print(
             f"median of {len(mine)} runs, {variant.label} (load {m['load']:.2f}): first"
@@ -453,12 +466,16 @@ async def compare(
             f" table median {m['median']:.2f} ms, p99 {m['p99']:.2f} ms; handler CPU median"
             f" {m['cpu_median']:.2f} ms, p99 {m['cpu_p99']:.2f} ms"
         )
-        names = {name for r in mine for name in r.threads}
-        threads = {
-            name: statistics.median(r.threads.get(name, 0.0) for r in mine) for name in names
-        }
-        print_threads(dict(sorted(threads.items(), key=lambda item: -item[1])))
+        print_threads("trace", median_threads([r.threads for r in mine]), MAIN_THREAD)
+        print_threads("kernel", median_threads([r.kernel for r in mine]), KERNEL_MAIN)
     return 0
+
+
+def median_threads(runs: list[dict[str, float]]) -> dict[str, float]:
+    """Each thread's median over ``runs`` (0 in a run without it), heaviest first."""
+    names = {name for run in runs for name in run}
+    medians = {name: statistics.median(run.get(name, 0.0) for run in runs) for name in names}
+    return dict(sorted(medians.items(), key=lambda item: -item[1]))
 
 
 def variant_of(against: str, base: Variant) -> Variant:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bench._threads import thread_cpu
+from bench._threads import spent_since, thread_cpu
 
 
 def named(kind: str, name: str, pid: int, tid: int = 0) -> dict[str, Any]:
@@ -60,3 +60,13 @@ def test_a_bare_list_of_events_is_read_too(tmp_path: Path) -> None:
     trace = tmp_path / "trace.json"
     trace.write_text(json.dumps([task(1, 1, 0, 10, tdur=8)]), encoding="utf-8")
     assert thread_cpu(trace) == {"1 1": pytest.approx(0.008)}
+
+
+def test_what_each_thread_spent_between_two_readings() -> None:
+    before = {"renderer Compositor": 1.0, "browser chromium": 2.0}
+    after = {"renderer Compositor": 1.5, "browser chromium": 2.1, "AudioService audio": 0.3}
+    assert list(spent_since(before, after).items()) == [
+        ("renderer Compositor", 0.5),
+        ("AudioService audio", 0.3),
+        ("browser chromium", pytest.approx(0.1)),
+    ]
