@@ -83,6 +83,7 @@ export class Alive {
     win.document.addEventListener("visibilitychange", () => {
       this.refused = false;
       this.awake(this.wantLock);
+      if (win.document.visibilityState === "hidden") this.sleep(); // nothing to hear: at once
     });
   }
 

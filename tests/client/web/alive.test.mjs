@@ -54,9 +54,16 @@ function fakeWindow() {
   const win = {
     contexts: [],
     navigator: { vibrate: () => true },
-    document: { visibilityState: "visible", addEventListener() {} },
+    document: {
+      visibilityState: "visible",
+      addEventListener: (type, listener) => (listeners[type] = listener),
+    },
     addEventListener: (type, listener) => (listeners[type] = listener),
     touch: () => listeners.pointerdown(),
+    show(state) {
+      win.document.visibilityState = state;
+      listeners.visibilitychange();
+    },
     setTimeout: (run, ms) => {
       timers.push({ id: next, at: now + ms, run });
       return next++;
@@ -173,4 +180,15 @@ test("the rendered sounds: their length, loudness, and a quiet end", () => {
   const chime = render(c, SOUNDS.big).getChannelData(0);
   assert.equal(chime.length, Math.ceil(8000 * (3 * 0.08 + 0.16)));
   assert.ok(Math.abs(chime[0]) < 0.01, "no click at the start");
+});
+
+test("a hidden page's context sleeps at once, and a sound after it is shown again plays", async () => {
+  const { win, alive, context } = await unlocked();
+  win.show("hidden");
+  await context.settle();
+  assert.equal(context.state, "suspended");
+  win.show("visible");
+  alive.hear(turned, 0);
+  await context.settle();
+  assert.equal(context.played.length, 1);
 });
