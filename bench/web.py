@@ -23,14 +23,21 @@ Against a real ``war-server`` child on loopback, in headless Chromium driven by 
    On a shared machine these are wall-clock times, preemption included: ``--trace FILE``
    also records a Chromium trace of this part (open it in DevTools' Performance panel)
    and prints the main thread's CPU time per message (and by message type), which the
-   machine's load inflates far less (no waiting for a core).
+   machine's load inflates far less (no waiting for a core), and every browser thread's
+   CPU per message (the compositor, viz, the raster workers, the audio thread…: the
+   trace's ``thread_cpu``; and as the kernel counted it, the audio service's included:
+   ``browser_cpu``, bench/_threads.py). ``--muted`` switches the page's sound off,
+   ``--reduced-motion`` asks for reduced motion.
 
 ``--war-server CMD`` measures the page another checkout serves (a script that starts
 that checkout's ``war-server``); ``--page REV`` has this checkout's server serve the page
 (``client/web``) of git revision REV instead. ``--against REV --runs N`` measures this
 page and REV's alternately (this, REV, this, REV…, each run a fresh server and browser
 under the same load), ``--runs`` times each, and prints every run with the machine's load
-average, then the medians: on a shared machine, the way to compare two pages. The page
+average, then the medians: on a shared machine, the way to compare two pages.
+``--against muted`` and ``--against reduced-motion`` compare the page with itself muted or
+with reduced motion; ``--against`` may be given more than once. The CPU per message is
+load-free only in part: a starved browser draws fewer frames, so compare alternated runs. The page
 also says where each message's time went (``window.__warParts``, main.js): the decoding
 and reducer, the sentences and the log, the sounds, the redraw, the forced style and
 layout; the slowest 1% of messages are printed part by part. The budgets are checked here
