@@ -23,14 +23,21 @@ Against a real ``war-server`` child on loopback, in headless Chromium driven by 
    On a shared machine these are wall-clock times, preemption included: ``--trace FILE``
    also records a Chromium trace of this part (open it in DevTools' Performance panel)
    and prints the main thread's CPU time per message (and by message type), which the
-   machine's load inflates far less (no waiting for a core).
+   machine's load inflates far less (no waiting for a core), and every browser thread's
+   CPU per message (the compositor, viz, the raster workers, the audio thread…: the
+   trace's ``thread_cpu``; and as the kernel counted it, the audio service's included:
+   ``browser_cpu``, bench/_threads.py). ``--muted`` switches the page's sound off,
+   ``--reduced-motion`` asks for reduced motion.
 
 ``--war-server CMD`` measures the page another checkout serves (a script that starts
 that checkout's ``war-server``); ``--page REV`` has this checkout's server serve the page
 (``client/web``) of git revision REV instead. ``--against REV --runs N`` measures this
 page and REV's alternately (this, REV, this, REV…, each run a fresh server and browser
 under the same load), ``--runs`` times each, and prints every run with the machine's load
-average, then the medians: on a shared machine, the way to compare two pages. The page
+average, then the medians: on a shared machine, the way to compare two pages.
+``--against muted`` and ``--against reduced-motion`` compare the page with itself muted or
+with reduced motion; ``--against`` may be given more than once. The CPU per message is
+load-free only in part: a starved browser draws fewer frames, so compare alternated runs. The page
 also says where each message's time went (``window.__warParts``, main.js): the decoding
 and reducer, the sentences and the log, the sounds, the redraw, the forced style and
 layout; the slowest 1% of messages are printed part by part. The budgets are checked here
@@ -42,6 +49,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import io
 import json
 import os
@@ -51,13 +59,14 @@ import sys
 import tarfile
 import tempfile
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Browser, Page, async_playwright
 
 from bench._server import REPO, ServerProcess, war_server_spec
+from bench._threads import CATEGORIES, browser_cpu, spent_since, thread_cpu
 from server.adapters._compact import MINIFIER
 from server.adapters.web import WebFiles
 from tests.e2e._browser import ARGS, CHROMIUM, PHONE
@@ -138,11 +147,28 @@ PARTS = ("decode and reducer", "sentences and log", "sounds", "redraw", "style a
 class Following:
     """What `event_to_table` measured: each message's milliseconds to the redrawn table,
     the parts of each (its type, then one figure per `PARTS`; empty for a page that does
-    not say), and the handler's main-thread CPU milliseconds (with a trace)."""
+    not say), the handler's main-thread CPU milliseconds (with a trace), and every
+    browser thread's CPU milliseconds per message over the traced play (`thread_cpu`
+    divided by the handler calls traced), and every browser thread's CPU milliseconds per
+    message timed as the kernel counted it (`browser_cpu`)."""
 
     timings: list[float]
     parts: list[list[Any]]
     cpu: list[float]
+    threads: dict[str, float] = field(default_factory=dict)
+    kernel: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A page as measured: this checkout's (``page`` None) or git revision ``page``'s,
+    with the sound switched off (``muted``, remembered as the page's own switch does) or
+    ``prefers-reduced-motion`` (``reduced``: no flip, no flight, no glow fading)."""
+
+    label: str = "this"
+    page: str | None = None
+    muted: bool = False
+    reduced: bool = False
 
 
 async def play_on(page: Page, events: int, rematch: str = "#rematch-new") -> None:
@@ -161,27 +187,42 @@ async def play_on(page: Page, events: int, rematch: str = "#rematch-new") -> Non
 
 
 async def event_to_table(
-    browser: Browser, url: str, events: int, trace: Path | None = None
+    browser: Browser,
+    url: str,
+    events: int,
+    trace: Path | None = None,
+    variant: Variant = Variant(),
 ) -> Following:
     """Milliseconds from each message's arrival to the redrawn table, and where they went;
-    with ``trace``, also the main thread's CPU milliseconds of each message's handler."""
-    context = await browser.new_context(viewport=PHONE)
+    with ``trace``, also the main thread's CPU milliseconds of each message's handler and
+    every thread's CPU per message."""
+    context = await browser.new_context(
+        viewport=PHONE, reduced_motion="reduce" if variant.reduced else "no-preference"
+    )
     await context.add_init_script("window.__warTiming = []; window.__warParts = [];")
+    if variant.muted:
+        await context.add_init_script("localStorage.setItem('war.sound', 'off');")
     page = await context.new_page()
     await page.goto(url)
     if trace is not None:
-        await browser.start_tracing(page=page, path=str(trace), categories=["devtools.timeline"])
+        await browser.start_tracing(page=page, path=str(trace), categories=CATEGORIES)
+    before = browser_cpu()
     await page.fill("#start-name", "Bench")
     await page.click("#vs-computer")
     await page.click("#auto label:has-text('quick')")
     await play_on(page, events)
     timings: list[float] = await page.evaluate("window.__warTiming")
+    timed = max(1, len(timings))
+    kernel = {name: 1000 * s / timed for name, s in spent_since(before, browser_cpu()).items()}
     parts: list[list[Any]] = await page.evaluate("window.__warParts")
     if trace is not None:
         await browser.stop_tracing()
     await context.close()
-    cpu = [] if trace is None else handler_cpu(trace)
-    return Following(timings[:events], parts[:events], cpu)
+    if trace is None:
+        return Following(timings[:events], parts[:events], [], {}, kernel)
+    cpu = handler_cpu(trace)
+    threads = {name: ms / max(1, len(cpu)) for name, ms in thread_cpu(trace).items()}
+    return Following(timings[:events], parts[:events], cpu, threads, kernel)
 
 
 def handler_cpu(trace: Path) -> list[float]:
@@ -228,9 +269,10 @@ async def serving(exe: str | None, page: str | None) -> AsyncIterator[str]:
 
 
 async def run(
-    loads: int, events: int, exe: str | None, trace: Path | None, page: str | None
+    loads: int, events: int, exe: str | None, trace: Path | None, variant: Variant
 ) -> int:
     served = WebFiles.load().page_bytes
+    page = variant.page
     async with serving(exe, page) as url, async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         total, sizes, invitation = await transfer(browser, url)
@@ -239,7 +281,7 @@ async def run(
             weight, _, more = await transfer(browser, url, locale)
             languages[locale] = weight + sum(more.values())
         paints, ready = await first_render(browser, url, loads)
-        following = await event_to_table(browser, url, events, trace)
+        following = await event_to_table(browser, url, events, trace, variant)
         version = browser.version
         await browser.close()
     ours = sum(size for path, size in sizes.items() if "/vendor/" not in path)
@@ -289,7 +331,32 @@ async def run(
             f" (trace: {trace})"
         )
         print_cpu_by_type(cpu, following.parts)
+        print_threads("trace", following.threads, MAIN_THREAD)
+    print_threads("kernel", following.kernel, KERNEL_MAIN)
     return 0
+
+
+MAIN_THREAD = "Renderer CrRendererMain"
+"""The page's main thread, in a trace (`thread_cpu`)..."""
+KERNEL_MAIN = "renderer chromium"
+"""... and as the kernel names it (`browser_cpu`: every renderer's main thread)."""
+SHOWN_MS = 0.05
+"""Threads under this many milliseconds per message are summed into "the rest"."""
+
+
+def print_threads(source: str, threads: dict[str, float], main: str) -> None:
+    """Every thread's CPU per message, the total, and the total outside the page's main
+    thread ``main``."""
+    total = sum(threads.values())
+    print(
+        f"browser CPU per message, every thread ({source}): {total:.2f} ms, outside the"
+        f" main thread {total - threads.get(main, 0.0):.2f} ms"
+    )
+    rest = sum(ms for ms in threads.values() if ms < SHOWN_MS)
+    for name, ms in threads.items():
+        if ms >= SHOWN_MS:
+            print(f"  {ms:6.2f} ms  {name}")
+    print(f"  {rest:6.2f} ms  the rest")
 
 
 def print_cpu_by_type(cpu: list[float], parts: list[list[Any]]) -> None:
@@ -335,23 +402,25 @@ class Run:
     p99: float
     cpu_median: float
     cpu_p99: float
+    threads: dict[str, float]
+    kernel: dict[str, float]
 
 
-async def one_run(label: str, page: str | None, loads: int, events: int, exe: str | None) -> Run:
+async def one_run(variant: Variant, loads: int, events: int, exe: str | None) -> Run:
     """A fresh server and browser: ``loads`` cold loads and ``events`` messages timed, the
-    handler's main-thread CPU from a trace."""
+    handler's main-thread CPU and every thread's CPU per message from a trace."""
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as folder:
         trace = Path(folder) / "trace.json"
-        async with serving(exe, page) as url, async_playwright() as playwright:
+        async with serving(exe, variant.page) as url, async_playwright() as playwright:
             browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
             paints, ready = await first_render(browser, url, loads)
-            following = await event_to_table(browser, url, events, trace)
+            following = await event_to_table(browser, url, events, trace, variant)
             await browser.close()
     load = (load + os.getloadavg()[0]) / 2
     timings, cpu = following.timings, following.cpu
     return Run(
-        label,
+        variant.label,
         load,
         statistics.median(paints),
         statistics.median(ready),
@@ -359,39 +428,71 @@ async def one_run(label: str, page: str | None, loads: int, events: int, exe: st
         percentile(timings, 0.99),
         statistics.median(cpu),
         percentile(cpu, 0.99),
+        following.threads,
+        following.kernel,
     )
 
 
-async def compare(loads: int, events: int, exe: str | None, against: str, runs: int) -> int:
-    """This page and ``against``'s, alternately, ``runs`` times each; every run, then the
-    medians of each page's runs."""
+async def compare(
+    loads: int, events: int, exe: str | None, variants: list[Variant], runs: int
+) -> int:
+    """The ``variants``, alternately, ``runs`` times each; every run, then the medians of
+    each variant's runs, with every thread's CPU per message."""
     done: list[Run] = []
     print("load: the 1-minute load average; paint, ready: medians of the cold loads;")
-    print("event to table: wall clock; cpu: the handler's main-thread CPU (a trace)")
-    print("run  page       load  paint  ready  median    p99  cpu median  cpu p99   (ms)")
+    print("event to table: wall clock; cpu: the handler's main-thread CPU (a trace);")
+    print("browser, outside: every thread's CPU per message (a trace), and outside the main one;")
+    print("kernel: every Chromium thread's CPU per message as the kernel counted it")
+    print(
+        "run  page       load  paint  ready  median    p99  cpu median  cpu p99  browser"
+        "  outside  kernel   (ms)"
+    )
     for number in range(runs):
-        for label, page in (("this", None), (against, against)):
-            r = await one_run(label, page, loads, events, exe)
+        for variant in variants:
+            r = await one_run(variant, loads, events, exe)
             done.append(r)
+            total = sum(r.threads.values())
+            outside = total - r.threads.get(MAIN_THREAD, 0.0)
+            kernel = sum(r.kernel.values())
             print(
                 f"{number + 1:3}  {r.page[:9]:9} {r.load:5.2f} {r.paint:6.0f} {r.ready:6.0f}"
-                f" {r.median:7.2f} {r.p99:6.2f} {r.cpu_median:11.2f} {r.cpu_p99:8.2f}",
+                f" {r.median:7.2f} {r.p99:6.2f} {r.cpu_median:11.2f} {r.cpu_p99:8.2f}"
+                f" {total:8.2f} {outside:8.2f} {kernel:7.2f}",
                 flush=True,
             )
-    for label in ("this", against):
-        mine = [r for r in done if r.page == label]
+    for variant in variants:
+        mine = [r for r in done if r.page == variant.label]
         m = {
             key: statistics.median(getattr(r, key) for r in mine)
             for key in vars(mine[0])
-            if key != "page"
+            if key not in ("page", "threads", "kernel")
         }
         print(
-            f"median of {len(mine)} runs, {label} (load {m['load']:.2f}): first contentful paint"
-            f" {m['paint']:.0f} ms, table-ready {m['ready']:.0f} ms; event to table median"
-            f" {m['median']:.2f} ms, p99 {m['p99']:.2f} ms; handler CPU median"
+            f"median of {len(mine)} runs, {variant.label} (load {m['load']:.2f}): first"
+            f" contentful paint {m['paint']:.0f} ms, table-ready {m['ready']:.0f} ms; event to"
+            f" table median {m['median']:.2f} ms, p99 {m['p99']:.2f} ms; handler CPU median"
             f" {m['cpu_median']:.2f} ms, p99 {m['cpu_p99']:.2f} ms"
         )
+        print_threads("trace", median_threads([r.threads for r in mine]), MAIN_THREAD)
+        print_threads("kernel", median_threads([r.kernel for r in mine]), KERNEL_MAIN)
     return 0
+
+
+def median_threads(runs: list[dict[str, float]]) -> dict[str, float]:
+    """Each thread's median over ``runs`` (0 in a run without it), heaviest first."""
+    names = {name for run in runs for name in run}
+    medians = {name: statistics.median(run.get(name, 0.0) for run in runs) for name in names}
+    return dict(sorted(medians.items(), key=lambda item: -item[1]))
+
+
+def variant_of(against: str, base: Variant) -> Variant:
+    """What ``--against`` names: ``muted`` or ``reduced-motion`` (the ``base`` page so), or
+    a git revision's page."""
+    if against == "muted":
+        return dataclasses.replace(base, label="muted", muted=True)
+    if against == "reduced-motion":
+        return dataclasses.replace(base, label="reduced", reduced=True)
+    return Variant(against, page=against)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -400,17 +501,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--events", type=int, default=500, help="messages timed (default 500)")
     parser.add_argument("--war-server", default=None, help="war-server command; none: this venv's")
     parser.add_argument("--page", default=None, help="serve the page of this git revision")
-    parser.add_argument("--against", default=None, help="compare with this git revision's page")
+    parser.add_argument("--muted", action="store_true", help="the page's sound switched off")
+    parser.add_argument("--reduced-motion", action="store_true", help="prefers-reduced-motion")
+    parser.add_argument(
+        "--against",
+        action="append",
+        default=[],
+        help="compare with this git revision's page, or 'muted', or 'reduced-motion' (repeatable)",
+    )
     parser.add_argument("--runs", type=int, default=5, help="runs of each page with --against")
     parser.add_argument("--trace", type=Path, default=None, help="write a Chromium trace here")
     args = parser.parse_args(argv)
     if not CHROMIUM.exists():
         print(f"bench.web: no browser at {CHROMIUM} (apt-get install chromium)", file=sys.stderr)
         return 1
-    if args.against is not None:
-        comparison = compare(args.loads, args.events, args.war_server, args.against, args.runs)
-        return asyncio.run(comparison)
-    return asyncio.run(run(args.loads, args.events, args.war_server, args.trace, args.page))
+    label = "this" if args.page is None else args.page
+    base = Variant(label, args.page, args.muted, args.reduced_motion)
+    if args.against:
+        variants = [base, *(variant_of(against, base) for against in args.against)]
+        return asyncio.run(compare(args.loads, args.events, args.war_server, variants, args.runs))
+    return asyncio.run(run(args.loads, args.events, args.war_server, args.trace, base))
 
 
 if __name__ == "__main__":

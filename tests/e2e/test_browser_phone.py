@@ -68,11 +68,14 @@ WATCH_ALIVE = """
 window.__sounds = 0;
 window.__buzz = [];
 window.__locks = [];
-const start = AudioScheduledSourceNode.prototype.start;
-AudioScheduledSourceNode.prototype.start = function (...args) {
-  window.__sounds += 1;
-  return start.apply(this, args);
-};
+// A buffer source (each sound, rendered once) has a start of its own.
+for (const Node of [AudioScheduledSourceNode, AudioBufferSourceNode]) {
+  const start = Node.prototype.start;
+  Node.prototype.start = function (...args) {
+    window.__sounds += 1;
+    return start.apply(this, args);
+  };
+}
 Object.defineProperty(Navigator.prototype, "vibrate", {
   configurable: true, value: (pattern) => { window.__buzz.push(pattern); return true; },
 });

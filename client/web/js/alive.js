@@ -2,6 +2,57 @@
 // kept awake while a game is on (README.md).
 
 const SOUND_KEY = "war.sound";
+const NAP_MS = 3000; // the longest sound lasts 0.45 s
+
+// Each sound as notes: [frequency (Hz), start (s), length (s), wave, volume, frequency at
+// the end (exponential glide) or null], or "noise" for the snap (a burst of noise,
+// band-passed at 2,400 Hz, fading out).
+const chime = (notes, gap) => notes.map((f, i) => [f, i * gap, 0.16, "triangle", 0.18, null]);
+export const SOUNDS = {
+  snap: "noise",
+  war: [
+    [150, 0, 0.18, "sine", 0.5, 55],
+    [150, 0.2, 0.25, "sine", 0.5, 50],
+  ],
+  won: chime([659, 784, 988], 0.08),
+  big: chime([523, 659, 784, 1047], 0.08),
+  ding: [[880, 0, 0.12, "sine", 0.08, null]],
+};
+
+/** A sound of `SOUNDS` rendered into a mono buffer of context `c` (as an oscillator, a
+ * gain falling exponentially to 0.001 and, for the snap, a band-pass filter would play it). */
+export function render(c, sound) {
+  const rate = c.sampleRate;
+  const seconds = sound === "noise" ? 0.07 : Math.max(...sound.map(([, at, length]) => at + length));
+  const buffer = c.createBuffer(1, Math.ceil(rate * seconds), rate);
+  const data = buffer.getChannelData(0);
+  if (sound === "noise") {
+    // The biquad band-pass Web Audio uses (Q 1), then a gain of 0.35.
+    const w = (2 * Math.PI * 2400) / rate;
+    const alpha = Math.sin(w) / 2;
+    const [b0, a0, a1, a2] = [alpha, 1 + alpha, -2 * Math.cos(w), 1 - alpha];
+    let [x1, x2, y1, y2] = [0, 0, 0, 0];
+    for (let i = 0; i < data.length; i += 1) {
+      const x = (Math.random() * 2 - 1) * (1 - i / data.length) ** 3;
+      const y = (b0 * x - b0 * x2 - a1 * y1 - a2 * y2) / a0;
+      [x2, x1, y2, y1] = [x1, x, y1, y];
+      data[i] = 0.35 * y;
+    }
+    return buffer;
+  }
+  for (const [from, at, length, wave, volume, to] of sound) {
+    let phase = 0;
+    const first = Math.round(at * rate);
+    const count = Math.min(Math.ceil(length * rate), data.length - first);
+    for (let i = 0; i < count; i += 1) {
+      const t = i / rate / length;
+      const value = wave === "sine" ? Math.sin(2 * Math.PI * phase) : 1 - 4 * Math.abs(((phase + 0.25) % 1) - 0.5);
+      data[first + i] += value * volume * (0.001 / volume) ** t;
+      phase += (to === null ? from : from * (to / from) ** t) / rate;
+    }
+  }
+  return buffer;
+}
 
 /** Sounds (Web Audio, synthesised: nothing to download), a vibration on a war where the
  * device has one, and a Screen Wake Lock while a game is on. The sound switch is
@@ -12,7 +63,10 @@ export class Alive {
     this.win = win;
     this.storage = storage;
     this.context = null;
-    this.snap = null; // the flip's sound, made at the first flip
+    this.buffers = {}; // each sound rendered once, at its first play
+    this.asleep = false; // suspended by us (not by the browser before a touch)
+    this.waking = null;
+    this.nap = null;
     this.lock = null;
     this.wantLock = false;
     this.refused = false; // asked and refused: not again until the page is shown again
@@ -29,6 +83,7 @@ export class Alive {
     win.document.addEventListener("visibilitychange", () => {
       this.refused = false;
       this.awake(this.wantLock);
+      if (win.document.visibilityState === "hidden") this.sleep(); // nothing to hear: at once
     });
   }
 
@@ -47,74 +102,69 @@ export class Alive {
     const Context = this.win.AudioContext ?? this.win.webkitAudioContext;
     if (Context === undefined) return;
     this.context ??= new Context();
-    if (this.context.state === "suspended") this.context.resume().catch(() => {});
+    if (this.context.state === "suspended" || this.asleep) this.wake(); // awake before the next sound
+    this.snooze();
   }
 
   /** What a room message sounds like for seat `me`: a flip, a war (with a buzz), a win. */
   hear(message, me) {
     if (!this.on) return;
-    if (message.type === "cards_turned") this.flip();
+    if (message.type === "cards_turned") this.play("snap");
     else if (message.type === "war_declared") {
-      this.war();
+      this.play("war");
       if (this.win.navigator.userActivation?.hasBeenActive !== false) this.win.navigator.vibrate?.([90, 60, 90]);
-    } else if (message.type === "cards_taken" && message.seat === me && me !== null) this.win.setTimeout(() => this.won(), 120);
-    else if (message.type === "game_over" && message.winner === me && me !== null) this.won(true);
+    } else if (message.type === "cards_taken" && message.seat === me && me !== null) this.win.setTimeout(() => this.play("won"), 120);
+    else if (message.type === "game_over" && message.winner === me && me !== null) this.play("big");
   }
 
-  // --- the sounds: a card's snap, two low drum beats, a rising three-note chime
-  tone(frequency, start, length, { type = "triangle", volume = 0.18, to = null } = {}) {
+  /** The talk bar's short ding. */
+  ding() {
+    if (this.on) this.play("ding");
+  }
+
+  // --- the sounds: a card's snap, two low drum beats, a rising chime, a ding. Each is
+  // rendered into a buffer once (`SOUNDS`), then played by one buffer source straight to
+  // the speakers: no oscillator or filter left in the audio graph. The context sleeps
+  // (suspended: its audio thread stops) once no sound played for `NAP_MS`, and wakes for
+  // the next one, which plays as soon as it is awake (docs/performance.md).
+  play(name) {
     const c = this.context;
-    const osc = c.createOscillator();
-    const gain = c.createGain();
-    osc.type = type;
-    osc.frequency.setValueAtTime(frequency, start);
-    if (to !== null) osc.frequency.exponentialRampToValueAtTime(to, start + length);
-    gain.gain.setValueAtTime(volume, start);
-    gain.gain.exponentialRampToValueAtTime(0.001, start + length);
-    osc.connect(gain).connect(c.destination);
-    osc.start(start);
-    osc.stop(start + length);
+    if (c === null || !(c.state === "running" || this.asleep)) return; // not unlocked yet
+    this.snooze();
+    if (!this.asleep) this.start(name);
+    else this.wake().then(() => c.state === "running" && this.start(name));
   }
 
-  ready() {
-    return this.context !== null && this.context.state === "running";
-  }
-
-  flip() {
-    if (!this.ready()) return;
+  start(name) {
     const c = this.context;
-    if (this.snap === null) {
-      // Made once, played at every flip: a burst of noise, band-passed, fading out.
-      const length = 0.07;
-      const buffer = c.createBuffer(1, Math.ceil(c.sampleRate * length), c.sampleRate);
-      const data = buffer.getChannelData(0);
-      for (let i = 0; i < data.length; i += 1) data[i] = (Math.random() * 2 - 1) * (1 - i / data.length) ** 3;
-      const filter = c.createBiquadFilter();
-      const gain = c.createGain();
-      filter.type = "bandpass";
-      filter.frequency.value = 2400;
-      gain.gain.value = 0.35;
-      filter.connect(gain).connect(c.destination);
-      this.snap = { buffer, input: filter };
-    }
-    const noise = c.createBufferSource();
-    noise.buffer = this.snap.buffer;
-    noise.connect(this.snap.input);
-    noise.start();
+    this.buffers[name] ??= render(c, SOUNDS[name]);
+    const source = c.createBufferSource();
+    source.buffer = this.buffers[name];
+    source.connect(c.destination);
+    source.start();
   }
 
-  war() {
-    if (!this.ready()) return;
-    const t = this.context.currentTime;
-    this.tone(150, t, 0.18, { type: "sine", volume: 0.5, to: 55 });
-    this.tone(150, t + 0.2, 0.25, { type: "sine", volume: 0.5, to: 50 });
+  snooze() {
+    this.win.clearTimeout(this.nap);
+    this.nap = this.win.setTimeout(() => this.sleep(), NAP_MS);
   }
 
-  won(big = false) {
-    if (!this.ready()) return;
-    const t = this.context.currentTime;
-    const notes = big ? [523, 659, 784, 1047] : [659, 784, 988];
-    notes.forEach((f, i) => this.tone(f, t + i * 0.08, 0.16));
+  sleep() {
+    if (this.context?.state !== "running" || this.asleep) return;
+    this.asleep = true;
+    this.context.suspend().catch(() => {});
+  }
+
+  /** Resume the context (a promise; one at a time). */
+  wake() {
+    this.waking ??= this.context
+      .resume()
+      .catch(() => {})
+      .then(() => {
+        this.waking = null;
+        this.asleep = this.context.state !== "running" && this.asleep;
+      });
+    return this.waking;
   }
 
   // --- the screen stays awake while a game is on (seated or watching)
