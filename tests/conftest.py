@@ -19,13 +19,15 @@ holds on a loaded machine, next to three others:
   bound (``bench._server.free_port`` only where a server must come back on the same
   port); files go under ``tmp_path`` / ``tmp_path_factory`` (each worker has its own).
 - **What a module shares is per worker**: a module-scoped fixture (a browser, a
-  certificate) is set up once in each worker that runs tests of the module. Tests that
-  must share one copy across the whole run (the Docker image and its containers) are
+  certificate) is set up once in each worker that runs tests of the module; a browser
+  module is marked ``xdist_group`` with its own name, so one worker runs it and launches
+  one Chromium. Tests that must share one copy across the whole run (the Docker image and
+  its containers) are
   marked ``pytest.mark.xdist_group("name")``: one worker runs them all (the mark needs
   pytest below 9.2 for now, see `pytest_configure`).
 - Per process and safe: structlog's ``capture_logs`` (tests in one worker run one at a
   time), hypothesis' example database (one file per example, written atomically).
-- **The page is minified once per run**, not at each of the hundreds of server starts:
+- **The page is minified once per run**, not at each of the 200-odd server starts:
   `pytest_configure` sets ``FAMILY_WAR_MINIFY_CACHE`` to a fresh folder (the workers and
   every ``war-server`` they start inherit it; it goes at the end), where the minifying
   child's answer is kept by a digest of its inputs (server/adapters/_minify_cache.py).

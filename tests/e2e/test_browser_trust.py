@@ -18,7 +18,12 @@ from playwright.async_api import Browser, ViewportSize, expect
 from tests.e2e._browser import Tab, chromium, create_room, open_tab, screenshot_folder
 from tests.e2e._process import ServerProcess, server_process
 
-pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
+# one worker runs the module: its server and browser start once
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.xdist_group("browser_trust"),
+]
 
 SMALL: ViewportSize = {"width": 320, "height": 640}
 
