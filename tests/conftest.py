@@ -19,12 +19,20 @@ holds on a loaded machine, next to three others:
   bound (``bench._server.free_port`` only where a server must come back on the same
   port); files go under ``tmp_path`` / ``tmp_path_factory`` (each worker has its own).
 - **What a module shares is per worker**: a module-scoped fixture (a browser, a
-  certificate) is set up once in each worker that runs tests of the module. Tests that
-  must share one copy across the whole run (the Docker image and its containers) are
+  certificate) is set up once in each worker that runs tests of the module; a browser
+  module is marked ``xdist_group`` with its own name, so one worker runs it and launches
+  one Chromium. Tests that must share one copy across the whole run (the Docker image and
+  its containers) are
   marked ``pytest.mark.xdist_group("name")``: one worker runs them all (the mark needs
   pytest below 9.2 for now, see `pytest_configure`).
 - Per process and safe: structlog's ``capture_logs`` (tests in one worker run one at a
   time), hypothesis' example database (one file per example, written atomically).
+- **The page is minified once per run**, not at each of the 200-odd server starts:
+  `pytest_configure` sets ``FAMILY_WAR_MINIFY_CACHE`` to a fresh folder (the workers and
+  every ``war-server`` they start inherit it; it goes at the end), where the minifying
+  child's answer is kept by a digest of its inputs (server/adapters/_minify_cache.py).
+  Set it yourself to keep one folder across runs. tests/server/adapters/test_web.py
+  unsets it: the minifier's own tests run the child each time.
 - **Tests that take tens of seconds are marked ``slow``** (hypothesis tests count as
   such): they start first, so that no worker is left with a long test at the end, and
   their hang guard is `SLOW_TIMEOUT` instead of the 120 s of the others (a CPU-bound
@@ -34,9 +42,13 @@ holds on a loaded machine, next to three others:
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 import pytest
 from hypothesis import is_hypothesis_test, settings
+
+from server.adapters._minify_cache import CACHE_VARIABLE
 
 # No per-example deadline: hypothesis' default (200 ms) is a wall-clock assertion, which a
 # loaded machine fails (four workers and browsers on two cores) whatever the code does.
@@ -67,6 +79,23 @@ def pytest_configure(config: pytest.Config) -> None:
             f"pytest {pytest.__version__} breaks pytest-xdist's xdist_group: install "
             "pytest<9.2 (pip install -e '.[dev]'), or run without workers (-n 0)"
         )
+    _minify_once(config)
+
+
+def _minify_once(config: pytest.Config) -> None:
+    """Give the run one folder for the minified page (``FAMILY_WAR_MINIFY_CACHE``) unless
+    it is set already: by hand, or by the main process for its xdist workers, which start
+    after this and inherit the environment. The process that made the folder removes it."""
+    if os.environ.get(CACHE_VARIABLE, "").strip():
+        return
+    folder = tempfile.mkdtemp(prefix="war-minified-")
+    os.environ[CACHE_VARIABLE] = folder
+
+    def cleanup() -> None:
+        os.environ.pop(CACHE_VARIABLE, None)
+        shutil.rmtree(folder, ignore_errors=True)
+
+    config.add_cleanup(cleanup)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

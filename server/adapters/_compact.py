@@ -23,17 +23,24 @@ catalogs from the package, not from the server) and without those the page fetch
 it says them (`LATER_SECTIONS`, each served as ``lang/<tag>.<section>.json``).
 
 The browser tests run the minified page, and tests/server/adapters/test_web.py checks that
-minifying keeps every string as written, with either minifier.
+minifying keeps every string as written, with either minifier. A test run minifies the page
+once, not at each of its servers' starts: it sets ``FAMILY_WAR_MINIFY_CACHE``, a folder
+where the child's answer is kept by a digest of its inputs (`server.adapters._minify_cache`;
+unset in production).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import subprocess
 import sys
 from collections.abc import Callable
 from importlib import metadata
+from pathlib import Path
+
+from server.adapters._minify_cache import cache_folder, cache_key, keep, kept
 
 __all__ = [
     "LATER_SECTIONS",
@@ -152,7 +159,8 @@ def _in_a_child(items: list[tuple[str, str]]) -> list[str]:
 
     The Go library is never loaded into the server: its runtime starts threads of its own
     and raises the process's open-files limit when it loads, and the server must own its
-    limits, signals and threads. One child per `WebFiles` load, a fraction of a second.
+    limits, signals and threads. One child per `WebFiles` load, a fraction of a second
+    (none when ``FAMILY_WAR_MINIFY_CACHE`` already holds its answer: `_minified`).
     Raises `OSError` or `subprocess.SubprocessError` if it fails."""
     done = subprocess.run(
         [sys.executable, "-m", "server.adapters._minify"],
@@ -167,6 +175,28 @@ def _in_a_child(items: list[tuple[str, str]]) -> list[str]:
     return [str(text) for text in minified]
 
 
+@functools.cache
+def _minifying_code() -> tuple[bytes, ...]:
+    """The bytes of the modules that configure and run the minifying child."""
+    here = Path(__file__)
+    return (here.read_bytes(), here.with_name("_minify.py").read_bytes())
+
+
+def _minified(items: list[tuple[str, str]]) -> list[str]:
+    """`_in_a_child`'s answer for ``items``, read back from the folder
+    ``FAMILY_WAR_MINIFY_CACHE`` names if it holds one for these very inputs (and kept there
+    if not): `server.adapters._minify_cache`. Unset, the child runs every time."""
+    folder = cache_folder()
+    if folder is None:
+        return _in_a_child(items)
+    key = cache_key(MINIFIER, _minifying_code(), items)
+    minified = kept(folder, key, len(items))
+    if minified is None:
+        minified = _in_a_child(items)
+        keep(folder, key, minified)
+    return minified
+
+
 _CODE = (".js", ".css", ".html")
 """What `compact_all` minifies (a catalog is compacted in this process)."""
 
@@ -174,13 +204,15 @@ _CODE = (".js", ".css", ".html")
 def compact_all(items: list[tuple[str, str]]) -> list[str]:
     """Each ``(text, suffix)`` of ``items`` as `compact` gives it; the JavaScript, CSS and
     HTML minified together in one child process where tdewolff-minify is installed (rjsmin
-    and rcssmin here if it fails, which stderr says)."""
+    and rcssmin here if it fails, which stderr says), or read back from
+    ``FAMILY_WAR_MINIFY_CACHE`` when it is set and holds the child's answer for these
+    inputs (`_minified`; never rjsmin's)."""
     out = [_compact_data(text, suffix) for text, suffix in items]
     code = [i for i, (_, suffix) in enumerate(items) if suffix in _CODE]
     minified: list[str] | None = None
     if _GO and code:
         try:
-            minified = _in_a_child([(items[i][1], items[i][0]) for i in code])
+            minified = _minified([(items[i][1], items[i][0]) for i in code])
         except (OSError, ValueError, subprocess.SubprocessError) as error:
             print(
                 f"war-server: tdewolff-minify failed ({error}): rjsmin serves the page",

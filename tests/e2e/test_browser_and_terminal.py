@@ -16,6 +16,7 @@ from pathlib import Path
 
 import msgpack
 import pytest
+import pytest_asyncio
 from playwright.async_api import Browser, expect
 
 from client.catalog import catalog
@@ -33,15 +34,28 @@ from tests.e2e._browser import chromium, open_tab
 from tests.e2e._client_process import client_process
 from tests.e2e._process import server_process
 
-pytestmark = pytest.mark.slow
+# One browser for the module (one worker runs it all); each test starts its own server.
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.xdist_group("browser_and_terminal"),
+]
 
 DEAL = 2024
 
 
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium() as launched:
-        yield launched
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def launched() -> AsyncIterator[Browser]:
+    async with chromium() as running:
+        yield running
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def browser(launched: Browser) -> AsyncIterator[Browser]:
+    """The module's browser; the pages a test opened are closed after it."""
+    yield launched
+    for context in launched.contexts:
+        await context.close()
 
 
 def recorded(lines: list[str]) -> list[ServerMessage]:

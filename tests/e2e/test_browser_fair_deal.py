@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 from playwright.async_api import Browser, expect
 
 from server.sim.verify import main as verify
@@ -21,7 +22,12 @@ from tests.e2e._browser import PHONE, chromium, create_room, open_tab
 from tests.e2e._client_process import client_process
 from tests.e2e._process import server_process
 
-pytestmark = pytest.mark.slow
+# One browser for the module (one worker runs it all); each test starts its own server.
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.xdist_group("browser_fair_deal"),
+]
 
 CHECKED = "Fair deal ✓ — checked on this phone"
 PRINT = re.compile(r"[2-9A-HJKMNP-TV-Z]{4}-[2-9A-HJKMNP-TV-Z]{4}-[2-9A-HJKMNP-TV-Z]{4}")
@@ -33,10 +39,18 @@ def _pictures(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium() as launched:
-        yield launched
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def launched() -> AsyncIterator[Browser]:
+    async with chromium() as running:
+        yield running
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def browser(launched: Browser) -> AsyncIterator[Browser]:
+    """The module's browser; the pages a test opened are closed after it."""
+    yield launched
+    for context in launched.contexts:
+        await context.close()
 
 
 async def test_two_pages_and_war_client_plain_each_check_the_deal(

@@ -19,7 +19,8 @@ from tests.e2e._browser import PHONE, Tab, chromium, open_tab, war_deal
 from tests.e2e._english import english_left, english_only, shown_text
 from tests.e2e._process import ServerProcess, server_process
 
-pytestmark = pytest.mark.slow
+# one worker runs the module: its server and browser start once
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser_languages")]
 in_the_module_loop = pytest.mark.asyncio(loop_scope="module")
 
 SMALL: ViewportSize = {"width": 320, "height": 640}

@@ -25,7 +25,12 @@ from client.catalog import Count, War, catalog
 from tests.e2e._browser import PHONE, chromium, count_of, create_room, open_tab, war_deal
 from tests.e2e._process import ServerProcess, server_process
 
-pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
+# one worker runs the module: its server and browser start once
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.xdist_group("browser_phone"),
+]
 
 SMALL: ViewportSize = {"width": 320, "height": 640}
 TABLET: ViewportSize = {"width": 820, "height": 1180}

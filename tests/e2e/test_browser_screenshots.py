@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 from playwright.async_api import Browser, ViewportSize, expect
 
 from tests.e2e._browser import (
@@ -27,16 +28,29 @@ from tests.e2e._browser import (
 )
 from tests.e2e._process import server_process
 
-pytestmark = pytest.mark.slow
+# One browser for the module (one worker runs it all); each test starts its own server.
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.xdist_group("browser_screenshots"),
+]
 
 TABLET: ViewportSize = {"width": 1024, "height": 768}
 SMALL: ViewportSize = {"width": 320, "height": 640}
 
 
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium() as launched:
-        yield launched
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def launched() -> AsyncIterator[Browser]:
+    async with chromium() as running:
+        yield running
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def browser(launched: Browser) -> AsyncIterator[Browser]:
+    """The module's browser; the pages a test opened are closed after it."""
+    yield launched
+    for context in launched.contexts:
+        await context.close()
 
 
 @pytest.fixture

@@ -11,25 +11,39 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 from playwright.async_api import Browser, expect
 
 from server import engine
 from tests.e2e._browser import PHONE, Tab, chromium, count_of, create_room, open_tab
 from tests.e2e._process import ServerProcess, server_process
 
-pytestmark = pytest.mark.slow
+# One browser for the module (one worker runs it all); one server per test.
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.xdist_group("browser_table"),
+]
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")
 async def server(tmp_path: Path) -> AsyncIterator[ServerProcess]:
     async with server_process(tmp_path / "war.sqlite3") as running:
         yield running
 
 
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium() as launched:
-        yield launched
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def launched() -> AsyncIterator[Browser]:
+    async with chromium() as running:
+        yield running
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def browser(launched: Browser) -> AsyncIterator[Browser]:
+    """The module's browser; the pages a test opened are closed after it."""
+    yield launched
+    for context in launched.contexts:
+        await context.close()
 
 
 def page_url(server: ServerProcess, fragment: str = "") -> str:

@@ -2,7 +2,9 @@
 and `war-client --plain` at one table. A reaction and a message from each reach every
 other viewer; after three games and a kill -9 of the server the evening reads the same
 everywhere; the talk bar on a 320 px phone leaves the cards and the Turn over button in
-view (screenshots in docs/screenshots/); and the server's log holds no word of the talk.
+view; and the server's log holds no word of the talk. Its pictures (the talk bar, and the
+evening after three games, on a 320 px phone) go to ``$WAR_SCREENSHOTS`` when it is set,
+else to the test's temporary folder (docs/screenshots/README.md).
 """
 
 from __future__ import annotations
@@ -16,13 +18,12 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, Page, ViewportSize, expect
 
-from tests.e2e._browser import Tab, chromium, create_room, open_tab
+from tests.e2e._browser import Tab, chromium, create_room, open_tab, screenshot_folder
 from tests.e2e._client_process import ClientProcess, client_process
 from tests.e2e._process import server_process
 
 pytestmark = pytest.mark.slow
 
-SHOTS = Path(__file__).parents[2] / "docs" / "screenshots"
 SMALL: ViewportSize = {"width": 320, "height": 640}
 
 
@@ -69,6 +70,7 @@ async def _react_and_say(page: Page, reaction: str, text: str) -> None:
 
 async def test_talk_and_the_evening_at_one_table(tmp_path: Path, browser: Browser) -> None:
     db = tmp_path / "war.sqlite3"
+    shots = screenshot_folder(tmp_path)
     async with server_process(db) as first:
         port = first.port
         base = f"http://127.0.0.1:{port}/"
@@ -110,7 +112,7 @@ async def test_talk_and_the_evening_at_one_table(tmp_path: Path, browser: Browse
                 await cy.expect(rf"^{re.escape(line)}$")
             assert await ben.page.locator("#log b").count() == 0  # text, never markup
             await page.evaluate("() => { document.activeElement.blur(); window.scrollTo(0, 0); }")
-            await page.screenshot(path=str(SHOTS / "talk-320.png"), full_page=True)
+            await page.screenshot(path=str(shots / "talk-320.png"), full_page=True)
             layout = await page.evaluate(
                 """() => {
                   const box = (id) => document.getElementById(id).getBoundingClientRect();
@@ -143,7 +145,7 @@ async def test_talk_and_the_evening_at_one_table(tmp_path: Path, browser: Browse
             said = [line for line in cy.out if line.startswith("The evening so far: ")]
             score = said[-1].removeprefix("The evening so far: ").removesuffix(".")
             assert score.count(" – ") >= 2, score
-            await page.screenshot(path=str(SHOTS / "evening-320.png"), full_page=True)
+            await page.screenshot(path=str(shots / "evening-320.png"), full_page=True)
             for tab in (grandma, ben, watcher):
                 await expect(tab.page.locator("#where")).to_contain_text(score)
                 await expect(tab.page.locator("#evening-score")).to_have_text(score)

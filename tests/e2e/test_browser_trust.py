@@ -1,7 +1,9 @@
 """Trust at the table, in the browser: a seat taken from another device is a question the
 table answers (two buttons that fit 320 px, the Turn over button still usable), and a
 shared computer that keeps another name's seat asks "Continue as Ben" or "Join as someone
-else". One server and one browser for the module."""
+else". One server and one browser for the module. The question's picture on a 320 px phone
+goes to ``$WAR_SCREENSHOTS`` when it is set, else to the test's temporary folder
+(docs/screenshots/README.md)."""
 
 from __future__ import annotations
 
@@ -13,13 +15,17 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, ViewportSize, expect
 
-from tests.e2e._browser import Tab, chromium, create_room, open_tab
+from tests.e2e._browser import Tab, chromium, create_room, open_tab, screenshot_folder
 from tests.e2e._process import ServerProcess, server_process
 
-pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
+# one worker runs the module: its server and browser start once
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.xdist_group("browser_trust"),
+]
 
 SMALL: ViewportSize = {"width": 320, "height": 640}
-SHOTS = Path(__file__).parents[2] / "docs" / "screenshots"
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -60,7 +66,7 @@ async def _asked(server: ServerProcess, browser: Browser) -> tuple[Tab, Tab]:
 
 @pytest.mark.parametrize("allow", [True, False])
 async def test_taking_an_away_seat_is_a_question_the_table_answers(
-    server: ServerProcess, browser: Browser, allow: bool
+    server: ServerProcess, browser: Browser, allow: bool, tmp_path: Path
 ) -> None:
     ann, stranger = await _asked(server, browser)
     await expect(stranger.page.locator("#status")).to_contain_text(
@@ -83,8 +89,8 @@ async def test_taking_an_away_seat_is_a_question_the_table_answers(
     assert found["turn"]["height"] > 40  # the Turn over button is still there, still big
     await expect(ann.page.locator("#turn")).to_be_visible()
     if allow:
-        SHOTS.mkdir(exist_ok=True)
-        await ann.page.screenshot(path=str(SHOTS / "seat-request-320.png"))
+        shot = screenshot_folder(tmp_path) / "seat-request-320.png"
+        await ann.page.screenshot(path=str(shot))
     await ann.page.locator("#seat-allow" if allow else "#seat-refuse").tap()
     await expect(ask).to_be_hidden()
     if allow:

@@ -2,6 +2,8 @@
 
 Requests are made with http.client in a worker thread (the server runs in the test's own
 event loop); every answer is checked for its status, type, caching and security headers.
+The run's folder of minified pages (``FAMILY_WAR_MINIFY_CACHE``, tests/conftest.py) is
+unset here: every page these tests load is minified by the child there and then.
 """
 
 from __future__ import annotations
@@ -33,11 +35,17 @@ from server.adapters._compact import (
     compact,
     minifiers,
 )
+from server.adapters._minify_cache import CACHE_VARIABLE
 from server.adapters.app import WarServer
 from server.adapters.config import Settings
 from server.adapters.serving import serving
 from server.adapters.web import CONTENT_SECURITY_POLICY, WebFiles, WebFilesError, web_root
 from tests.e2e._client import Client
+
+
+@pytest.fixture(autouse=True)
+def _minified_by_the_child(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(CACHE_VARIABLE, raising=False)
 
 
 @dataclass(frozen=True)
