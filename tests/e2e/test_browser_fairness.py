@@ -88,7 +88,8 @@ async ([vector, names, seeds]) => {
   const seed = fair.newSeed();
   const sitting = await import(`${base}js/fair.js`);
   const commitments = await Promise.all(seeds.map((hex) => sitting.commitment(hex)));
-  return { results, seed: seed.length, fingerprint: fair.fingerprint(fair.commitment(seed)), commitments };
+  const fingerprint = fair.fingerprint(fair.commitment(seed));
+  return { results, seed: seed.length, fingerprint, commitments };
 }
 """
 
