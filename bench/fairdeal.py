@@ -6,8 +6,9 @@ Run from the repository root (needs ``node``)::
 
 1. **Weight**: the page's first load (what `server.adapters.web` serves for ``/``: the
    page, the stylesheet, the icon and every module ``js/main.js`` imports) against the
-   modules only a game over loads (``js/engine/`` and ``vendor/noble-hashes/``, fetched by
-   a dynamic ``import()``), as served and gzipped. The first load must not grow.
+   modules only a game over loads (``js/engine/``, ``js/sha256.js`` and the vendored
+   ``fast-sha256``, fetched by a dynamic ``import()``), as served and gzipped. The first
+   load must not grow.
 2. **Time**: ``node`` plays ``--games`` whole four-player games (no limit, the slowest
    common case: hundreds of steps) through the browser's whole check (``checkFairDeal``:
    the reveal, the derivation and the replay of every step), and Python the same through
@@ -33,7 +34,7 @@ from server.engine import CardsTaken, CardsTurned, Game, Phase, Rules, card_labe
 from server.engine.check import End, Flip, Shown, Take
 
 ROOT = Path(__file__).parents[1]
-LAZY = ("/js/engine/", "/vendor/noble-hashes/")
+LAZY = ("/js/engine/", "/js/sha256.js", "/vendor/fast-sha256/")
 
 NODE_SCRIPT = """
 const { checkFairDeal } = await import(process.argv[1]);
@@ -55,8 +56,11 @@ def weight() -> tuple[int, int, int, int]:
     assets = {path[len(prefix) :]: f.body for path, f in files.items() if path.startswith(prefix)}
     first = {"/", *(prefix + name for name in _imported(assets))}
     first |= {path for path in files if path.endswith((".css", ".svg"))}
-    lazy = [f.body for path, f in files.items() if any(part in path for part in LAZY)]
-    lazy = [body for body in lazy if not body.startswith(b"The MIT")]
+    lazy = [
+        f.body
+        for path, f in files.items()
+        if any(part in path for part in LAZY) and not path.endswith("/LICENSE")
+    ]
     return (
         sum(len(files[path].body) for path in first),
         sum(len(gzip.compress(files[path].body, 9)) for path in first),
@@ -117,7 +121,7 @@ def main() -> int:
     print(f"first load: {first / 1024:.1f} KiB as served ({first_gz / 1024:.1f} KiB gzipped)")
     print(
         f"loaded at game over: {lazy / 1024:.1f} KiB as served ({lazy_gz / 1024:.1f} KiB gzipped)"
-        " — the engine and @noble/hashes"
+        " — the engine and fast-sha256"
     )
     made = cases(args.games)
     steps = sum(shown.end.step for _, shown in made if shown.end is not None) / len(made)

@@ -10,7 +10,11 @@ Against a real ``war-server`` child on loopback, in headless Chromium driven by 
    the vendored msgpack library, the icon, the manifest), uncompressed, as served; then
    what an invitation adds (the QR code's module and the vendored lean-qr encoder, loaded only
    when one is shown). Budget: 200 KiB for both together (sounds are made in the page:
-   no files).
+   no files), and for all three where the page is no secure context (plain http from a
+   LAN address, the family's usual table): sitting down there also loads the fallback
+   SHA-256 (``js/sha256.js`` and the vendored fast-sha256) for the seed's commitment. On
+   loopback the page is a secure context and hashes with ``crypto.subtle``, so the bench
+   imports the fallback itself to weigh it.
 2. **First render**: ``--loads`` cold loads, each in a fresh browser context (no cache):
    navigation start to the first contentful paint, and to the ``table-ready`` mark the
    page sets once its scripts ran and the start screen is up. Budget: 500 ms.
@@ -86,11 +90,43 @@ LOCALES = ("es-ES", "fr-FR", "de-DE", "pl-PL")
 """The other languages of the catalogs (the first load above is in English)."""
 
 
-async def transfer(
-    browser: Browser, url: str, locale: str = "en-GB"
-) -> tuple[int, dict[str, int], dict[str, int]]:
+FALLBACK = """
+async () => {
+  const base = document.querySelector('script[type="module"]').src.replace(/js\\/main\\.js$/, "");
+  await import(`${base}js/sha256.js`);
+}
+"""
+"""What a page that is no secure context loads when a player sits down (fair.js)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    """Bytes of every response, by path: the first load, what an invitation adds, and
+    what sitting down adds where the page is no secure context (the fallback SHA-256)."""
+
+    first: dict[str, int]
+    invitation: dict[str, int]
+    fallback: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        """The first load."""
+        return sum(self.first.values())
+
+    @property
+    def together(self) -> int:
+        """The first load and an invitation (a secure context)."""
+        return self.total + sum(self.invitation.values())
+
+    @property
+    def insecure(self) -> int:
+        """All three: the page as a phone on the home network loads it."""
+        return self.together + sum(self.fallback.values())
+
+
+async def transfer(browser: Browser, url: str, locale: str = "en-GB") -> Transfer:
     """Bytes of every response the page loads, by path, for a browser that prefers
-    ``locale``: the first load, and then what an invitation adds."""
+    ``locale``: the first load, then what an invitation adds, then the fallback SHA-256."""
     context = await browser.new_context(viewport=PHONE, locale=locale)
     page = await context.new_page()
     sizes: dict[str, int] = {}
@@ -112,9 +148,12 @@ async def transfer(
     await page.click("#create-form button[type=submit]")
     await page.locator("#qr svg").wait_for()
     await asyncio.gather(*bodies)
-    await context.close()
     invitation = {path: size for path, size in sizes.items() if path not in first}
-    return sum(first.values()), first, invitation
+    await page.evaluate(FALLBACK)
+    await asyncio.gather(*bodies)
+    await context.close()
+    fallback = {path: size for path, size in sizes.items() if path not in first | invitation}
+    return Transfer(first, invitation, fallback)
 
 
 async def first_render(browser: Browser, url: str, loads: int) -> tuple[list[float], list[float]]:
@@ -275,19 +314,21 @@ async def run(
     page = variant.page
     async with serving(exe, page) as url, async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        total, sizes, invitation = await transfer(browser, url)
-        languages = {}
+        english = await transfer(browser, url)
+        languages = {"en-GB": english}
         for locale in LOCALES:  # each loads its own catalog, the rest is the same
-            weight, _, more = await transfer(browser, url, locale)
-            languages[locale] = weight + sum(more.values())
+            languages[locale] = await transfer(browser, url, locale)
         paints, ready = await first_render(browser, url, loads)
         following = await event_to_table(browser, url, events, trace, variant)
         version = browser.version
         await browser.close()
+    total, sizes, invitation = english.total, english.first, english.invitation
     ours = sum(size for path, size in sizes.items() if "/vendor/" not in path)
     extra = sum(invitation.values())
     qr = sum(size for path, size in invitation.items() if "/vendor/" in path)
-    both = total + extra
+    both = english.together
+    fallback = sum(english.fallback.values())
+    sha = sum(size for path, size in english.fallback.items() if "/vendor/" in path)
     print(f"Chromium {version}, loopback, a {PHONE['width']}x{PHONE['height']} viewport")
     print(f"the page minified by {MINIFIER} as served")
     if page is not None:
@@ -304,9 +345,17 @@ async def run(
     )
     print(
         "together, by the browser's language: "
-        + ", ".join(f"{locale} {size / 1024:.1f} KiB" for locale, size in languages.items())
+        + ", ".join(f"{locale} {t.together / 1024:.1f} KiB" for locale, t in languages.items())
         + f" — budget {PAGE_BUDGET // 1024} KiB:"
-        + f" {'ok' if max(languages.values()) <= PAGE_BUDGET else 'OVER'}"
+        + f" {'ok' if max(t.together for t in languages.values()) <= PAGE_BUDGET else 'OVER'}"
+    )
+    print(
+        f"no secure context (plain http from a LAN address), sitting down adds"
+        f" {fallback / 1024:.1f} KiB in {len(english.fallback)} files (vendored fast-sha256"
+        f" {sha / 1024:.1f} KiB); with it, by the browser's language: "
+        + ", ".join(f"{locale} {t.insecure / 1024:.1f} KiB" for locale, t in languages.items())
+        + f" — budget {PAGE_BUDGET // 1024} KiB:"
+        + f" {'ok' if max(t.insecure for t in languages.values()) <= PAGE_BUDGET else 'OVER'}"
     )
     for label, values in (("first contentful paint", paints), ("table-ready", ready)):
         print(

@@ -6,8 +6,10 @@ Chromium resolves ``family.lan`` to 127.0.0.1 (``--host-resolver-rules``), so th
 stays on loopback. The server is told the name (``--allowed-hosts family.lan``), as a
 family that gives it a DNS name at home must: any other name gets HTTP 403. The first
 load must not fetch the engine or the hashes; a dynamic ``import()`` at game over brings
-them, and they check a revealed deal (the shared vectors of
-tests/vectors/engine/checks.json, honest and tampered).
+them (js/sha256.js adds the vendored fast-sha256 as a classic script, under the page's
+Content-Security-Policy), and they check a revealed deal (the shared vectors of
+tests/vectors/engine/checks.json, honest and tampered). A seat's commitment, hashed when
+sitting down by the same fallback (js/fair.js), is SHA-256 as Python computes it.
 
 A failed check at a real table: the test stands between the page and the server (Playwright
 routes the page's WebSocket through the test, which changes one card of the first flip, as
@@ -19,6 +21,7 @@ but the names.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import re
 from collections.abc import AsyncIterator
@@ -61,7 +64,7 @@ async def browser() -> AsyncIterator[Browser]:
 
 
 CHECK = """
-async ([vector, names]) => {
+async ([vector, names, seeds]) => {
   const base = document.querySelector('script[type="module"]').src.replace(/js\\/main\\.js$/, "");
   const fair = await import(`${base}js/engine/fairness.js`);
   const results = {};
@@ -83,7 +86,10 @@ async ([vector, names]) => {
     };
   }
   const seed = fair.newSeed();
-  return { results, seed: seed.length, fingerprint: fair.fingerprint(fair.commitment(seed)) };
+  const sitting = await import(`${base}js/fair.js`);
+  const commitments = await Promise.all(seeds.map((hex) => sitting.commitment(hex)));
+  const fingerprint = fair.fingerprint(fair.commitment(seed));
+  return { results, seed: seed.length, fingerprint, commitments };
 }
 """
 
@@ -102,10 +108,11 @@ async def test_a_revealed_deal_is_checked_on_a_page_that_is_no_secure_context(
         "performance.getEntriesByType('resource').map((e) => e.name)"
     )
     assert first_load, "the page loaded nothing?"
-    assert not [url for url in first_load if "/engine/" in url or "noble-hashes" in url]
+    assert not [url for url in first_load if "/engine/" in url or "sha256" in url]
 
     names = ["honest", "one card changed", "the commitment changed", "a seat seed hidden"]
-    found = await tab.page.evaluate(CHECK, [vector, names])
+    seeds = [bytes(32).hex(), bytes(range(32)).hex(), "ff" * 32]
+    found = await tab.page.evaluate(CHECK, [vector, names, seeds])
     expected = {c["name"]: c for c in vector["cases"] if c["name"] in names}
     for name, result in found["results"].items():
         case = expected[name]
@@ -117,7 +124,8 @@ async def test_a_revealed_deal_is_checked_on_a_page_that_is_no_secure_context(
     assert found["seed"] == 32
     assert len(found["fingerprint"]) == 14
     assert any("/js/engine/fairness.js" in url for url in requested)
-    assert any("/vendor/noble-hashes/sha2.js" in url for url in requested)
+    assert found["commitments"] == [hashlib.sha256(bytes.fromhex(s)).hexdigest() for s in seeds]
+    assert any("/vendor/fast-sha256/sha256.min.js" in url for url in requested)
     # Chromium says a Cross-Origin-Opener-Policy is ignored on an origin that is no secure
     # context (every http://192.168.x.x page): the server's header, harmless here.
     await tab.assert_clean(allow="Cross-Origin-Opener-Policy header has been ignored")

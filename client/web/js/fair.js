@@ -5,7 +5,7 @@
 // Small on purpose: it is loaded with the page. The engine and the hashes are not: the
 // check imports ./engine/fairness.js at game over (a dynamic import()), and a seed's
 // commitment is hashed by crypto.subtle where the page has it (a secure context), else by
-// the vendored SHA-256, imported when the player sits down.
+// the vendored SHA-256 (./sha256.js, 6 KiB), imported when the player sits down.
 
 import { said } from "./catalog.js";
 import { fingerprint } from "./fingerprint.js";
@@ -25,7 +25,7 @@ export async function commitment(seedHex) {
   const bytes = fromHex(seedHex);
   const subtle = globalThis.crypto?.subtle;
   if (subtle) return toHex(new Uint8Array(await subtle.digest("SHA-256", bytes)));
-  const { sha256 } = await import("../vendor/noble-hashes/sha2.js");
+  const { sha256 } = await import("./sha256.js");
   return toHex(sha256(bytes));
 }
 

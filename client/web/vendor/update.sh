@@ -4,15 +4,16 @@
 #   @msgpack/msgpack's minified build (msgpack/msgpack.min.js), the wire's codec, which
 #   index.html runs as a classic script before the modules (js/msgpack.js takes it from
 #   there): a fifth of the size of its ES module build;
-#   @noble/hashes' SHA-256 and HMAC (noble-hashes/), loaded only at game over to check a
-#   fair deal: a page served over plain http from a LAN address is no secure context, so
-#   it has no crypto.subtle;
+#   fast-sha256's minified build (fast-sha256/sha256.min.js, 6 KiB: SHA-256 and
+#   HMAC-SHA256), a UMD script that js/sha256.js loads only where the page has no
+#   crypto.subtle (a page served over plain http from a LAN address is no secure context):
+#   a seed's commitment when sitting down, and the fair-deal check at game over;
 #   lean-qr's nano build (lean-qr/nano.mjs, one minified ES module), a QR code encoder for
 #   the invitation's picture, loaded only when an invitation is shown (js/qr.js).
 #
 #   client/web/vendor/update.sh                  # all three, at the pinned versions below
 #   client/web/vendor/update.sh msgpack 3.1.4    # one, at another version (then update
-#   client/web/vendor/update.sh noble 2.4.1      #   its PINNED line here)
+#   client/web/vendor/update.sh fast-sha256 1.3.1 #   its PINNED line here)
 #   client/web/vendor/update.sh lean-qr 2.7.5
 #
 # npm checks each package's registry integrity (sha512) while packing it. Only the modules
@@ -23,9 +24,8 @@
 set -eu
 
 PINNED=3.1.3
-NOBLE_PINNED=2.4.0
+SHA256_PINNED=1.3.0
 LEANQR_PINNED=2.7.4
-NOBLE_FILES="sha2.js hmac.js _md.js _u64.js utils.js"
 
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
@@ -67,10 +67,11 @@ msgpack() {
     printf '{"type": "commonjs"}\n' > "$here/msgpack/package.json"
 }
 
-noble() {
-    # shellcheck disable=SC2086
-    vendor @noble/hashes "$1" noble-hashes "" MIT \
-        "the ES modules of sha2.js (sha256) and hmac.js and what they import" $NOBLE_FILES
+fastsha256() {
+    vendor fast-sha256 "$1" fast-sha256 "" Unlicense \
+        "sha256.min.js (the minified UMD build: SHA-256 and HMAC-SHA256, no imports)" sha256.min.js
+    # a UMD script too: node's require (js/sha256.js) reads it as CommonJS only with this
+    printf '{"type": "commonjs"}\n' > "$here/fast-sha256/package.json"
 }
 
 leanqr() {
@@ -78,9 +79,9 @@ leanqr() {
 }
 
 case "${1:-all}" in
-    all) msgpack "$PINNED"; noble "$NOBLE_PINNED"; leanqr "$LEANQR_PINNED" ;;
+    all) msgpack "$PINNED"; fastsha256 "$SHA256_PINNED"; leanqr "$LEANQR_PINNED" ;;
     msgpack) msgpack "${2:-$PINNED}" ;;
-    noble) noble "${2:-$NOBLE_PINNED}" ;;
+    fast-sha256) fastsha256 "${2:-$SHA256_PINNED}" ;;
     lean-qr) leanqr "${2:-$LEANQR_PINNED}" ;;
-    *) echo "usage: $0 [msgpack|noble|lean-qr [VERSION]]" >&2; exit 2 ;;
+    *) echo "usage: $0 [msgpack|fast-sha256|lean-qr [VERSION]]" >&2; exit 2 ;;
 esac

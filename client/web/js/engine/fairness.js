@@ -1,16 +1,15 @@
 // Fair deals in the browser: protocol/fairness.py in JavaScript (protocol/PROTOCOL.md,
 // "Fair deals"; docs/fairness.md), and the whole check of a revealed deal.
 //
-// SHA-256 and HMAC-SHA256 come from the vendored @noble/hashes: a page served over plain
-// http from a LAN address is not a secure context and has no crypto.subtle (it does have
-// crypto.getRandomValues, used by newSeed). The page imports this module only at game
+// SHA-256 and HMAC-SHA256 come from the vendored fast-sha256 (../sha256.js): a page served
+// over plain http from a LAN address is not a secure context and has no crypto.subtle (it
+// does have crypto.getRandomValues, used by newSeed). The page imports this module only at game
 // over (a dynamic import()), so the first load does not grow. Pinned to the Python by
 // tests/vectors/engine/fairness.json and checks.json. What the check finds is a finding,
 // {code, ...values} as protocol/fairness.py's Finding, which ../fairwords.js words in the
 // viewer's language.
 
-import { hmac } from "../../vendor/noble-hashes/hmac.js";
-import { sha256 } from "../../vendor/noble-hashes/sha2.js";
+import { hmacSha256, sha256 } from "../sha256.js";
 import { checkReplay } from "./check.js";
 import { FINGERPRINT_ALPHABET, fingerprint as fingerprintOf } from "../fingerprint.js";
 import { RULE_FIELDS } from "./rules.js";
@@ -109,7 +108,7 @@ export function deriveDeal(serverSeed, rules, seeds) {
   if (!(serverSeed instanceof Uint8Array) || serverSeed.length !== SEED_BYTES) {
     throw new FairnessError(`the server seed must be ${SEED_BYTES} bytes`, { code: "server_seed_size" });
   }
-  const mac = hmac(sha256, serverSeed, dealMessage(rules, seeds));
+  const mac = hmacSha256(serverSeed, dealMessage(rules, seeds));
   return BigInt(`0x${toHex(mac.subarray(0, 8))}`);
 }
 
