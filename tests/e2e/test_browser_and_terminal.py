@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import msgpack
 import pytest
-import pytest_asyncio
 from playwright.async_api import Browser, expect
 
 from client.catalog import catalog
@@ -30,7 +28,7 @@ from protocol import (
     Welcome,
     decode_server_message,
 )
-from tests.e2e._browser import chromium, open_tab
+from tests.e2e._browser import open_tab
 from tests.e2e._client_process import client_process
 from tests.e2e._process import server_process
 
@@ -42,20 +40,6 @@ pytestmark = [
 ]
 
 DEAL = 2024
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def launched() -> AsyncIterator[Browser]:
-    async with chromium() as running:
-        yield running
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def browser(launched: Browser) -> AsyncIterator[Browser]:
-    """The module's browser; the pages a test opened are closed after it."""
-    yield launched
-    for context in launched.contexts:
-        await context.close()
 
 
 def recorded(lines: list[str]) -> list[ServerMessage]:

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import Browser, expect
 
 from server.sim.verify import main as verify
-from tests.e2e._browser import PHONE, chromium, create_room, open_tab
+from tests.e2e._browser import PHONE, create_room, open_tab
 from tests.e2e._client_process import client_process
 from tests.e2e._process import server_process
 
@@ -37,20 +35,6 @@ def _pictures(tmp_path: Path) -> Path:
     path = Path(os.environ.get("WAR_SCREENSHOTS") or tmp_path)
     path.mkdir(parents=True, exist_ok=True)
     return path
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def launched() -> AsyncIterator[Browser]:
-    async with chromium() as running:
-        yield running
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def browser(launched: Browser) -> AsyncIterator[Browser]:
-    """The module's browser; the pages a test opened are closed after it."""
-    yield launched
-    for context in launched.contexts:
-        await context.close()
 
 
 async def test_two_pages_and_war_client_plain_each_check_the_deal(

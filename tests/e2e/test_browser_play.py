@@ -8,15 +8,13 @@ store and the page carries on from the same round.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import Browser, expect
 
 from tests.deploy._server import free_port
-from tests.e2e._browser import Tab, chromium, count_of, create_room, open_tab, war_deal
+from tests.e2e._browser import Tab, count_of, create_room, open_tab, war_deal
 from tests.e2e._process import server_process
 
 # One browser for the module (one worker runs it all); each test starts its own server.
@@ -31,20 +29,6 @@ BROWSER_SOCKET_FAILED = r"WebSocket connection to .* failed"
 """Chromium's own console line for a WebSocket that could not connect (server down)."""
 GAME_BUTTONS = "button:visible:not(#sound):not(#talk button)"
 """The visible buttons besides the sound switch and the talk bar (reactions, mute)."""
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def launched() -> AsyncIterator[Browser]:
-    async with chromium() as running:
-        yield running
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def browser(launched: Browser) -> AsyncIterator[Browser]:
-    """The module's browser; the pages a test opened are closed after it."""
-    yield launched
-    for context in launched.contexts:
-        await context.close()
 
 
 async def set_auto(tab: Tab, mode: str) -> None:

@@ -10,16 +10,13 @@ touch screens, as a family's are (their sentences say "Tap", not "Press space").
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import Browser, ViewportSize, expect
 
 from tests.e2e._browser import (
     PHONE,
-    chromium,
     create_room,
     open_tab,
     screenshot_folder,
@@ -37,20 +34,6 @@ pytestmark = [
 
 TABLET: ViewportSize = {"width": 1024, "height": 768}
 SMALL: ViewportSize = {"width": 320, "height": 640}
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def launched() -> AsyncIterator[Browser]:
-    async with chromium() as running:
-        yield running
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def browser(launched: Browser) -> AsyncIterator[Browser]:
-    """The module's browser; the pages a test opened are closed after it."""
-    yield launched
-    for context in launched.contexts:
-        await context.close()
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest_asyncio
 from playwright.async_api import Browser, expect
 
 from server import engine
-from tests.e2e._browser import PHONE, Tab, chromium, count_of, create_room, open_tab
+from tests.e2e._browser import PHONE, Tab, count_of, create_room, open_tab
 from tests.e2e._process import ServerProcess, server_process
 
 # One browser for the module (one worker runs it all); one server per test.
@@ -30,20 +30,6 @@ pytestmark = [
 async def server(tmp_path: Path) -> AsyncIterator[ServerProcess]:
     async with server_process(tmp_path / "war.sqlite3") as running:
         yield running
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def launched() -> AsyncIterator[Browser]:
-    async with chromium() as running:
-        yield running
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def browser(launched: Browser) -> AsyncIterator[Browser]:
-    """The module's browser; the pages a test opened are closed after it."""
-    yield launched
-    for context in launched.contexts:
-        await context.close()
 
 
 def page_url(server: ServerProcess, fragment: str = "") -> str:
