@@ -88,7 +88,9 @@ and exits 0 after game over. Without a terminal on stdout, --plain is the defaul
 
 Seat tokens are kept in $WAR_CLIENT_STATE, or $XDG_STATE_HOME/family-war/client.json
 (default ~/.local/state/family-war/client.json), mode 0600. A dropped connection or a
-server restart reconnects by itself ("reconnecting...") and resumes the seat.
+server restart reconnects by itself ("reconnecting...") and resumes the seat; --join
+with the same code and --name after a crash takes the seat back (another --name on the
+same computer joins as a new player and leaves that seat alone).
 The password to create rooms, if the server has one: --password or $WAR_PASSWORD.
 The certificate to trust for wss:// (a self-signed one): --cafile or $WAR_CLIENT_CAFILE.
 

@@ -13,7 +13,8 @@ What it does for the renderers:
   finds a ``seq`` gap;
 - keeps each seat's latest token in the state file (:mod:`client.statefile`), so
   ``--join CODE`` run again after a crash sends ``resume_seat`` instead of taking a new
-  seat (if the stored token is refused, it joins as a new player);
+  seat (if the stored token is refused, it joins as a new player; a seat kept under
+  another ``--name`` is another relative's on the same computer, and is left alone);
 - on a dropped connection, a server restart (1012), a server error (1011), a rate-limit
   close (4001) or an opening timeout (4005), reconnects with capped exponential backoff
   with jitter and resumes (spectators watch again), until ``give_up_after`` seconds have
@@ -34,6 +35,7 @@ import asyncio
 import random
 import ssl
 import time
+import unicodedata
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -393,7 +395,9 @@ class Connection:
     def _first_opening(self) -> Opening | ResumeSeat:
         if isinstance(self.opening, JoinRoom) and self._seats is not None:
             record = self._seats.get(self.url, self.opening.code)
-            if record is not None:
+            # the seat kept on this computer is someone else's when another name joins
+            # (two relatives on one computer): theirs is never taken, the name joins anew
+            if record is not None and _same_name(record.name, self.opening.name):
                 self._seeds.restore(record.seed, record.seed_game)
                 return ResumeSeat(room=record.room, token=record.token)
         return self.opening
@@ -461,3 +465,13 @@ def _explain(error: BaseException) -> str:
         return "connection reset"
     text = str(error).strip()
     return text[:1].lower() + text[1:] if text else type(error).__name__
+
+
+def _same_name(kept: str, given: str) -> bool:
+    """Whether the name a seat was kept under and the name given are one person's (as
+    typed: case, spaces around and Unicode composition aside)."""
+
+    def plain(name: str) -> str:
+        return unicodedata.normalize("NFC", name).strip().casefold()
+
+    return plain(kept) == plain(given)

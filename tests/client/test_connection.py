@@ -355,3 +355,26 @@ async def test_a_server_that_cannot_save_games_is_retried_slowly_saying_so_once(
     ]
     assert all(0.01 <= r.delay <= 0.04 for r in reconnects), "the slow backoff, not the fast one"
     assert ended(events[-1]) == (False, "this seat was taken over by another window or device")
+
+
+async def test_a_seat_kept_for_another_name_is_left_to_its_owner(tmp_path: Path) -> None:
+    # Two relatives on one computer: Grandma's seat, kept here, is not Ben's to resume.
+    seats = StateFile(tmp_path / "state.json")
+
+    async def join(peer: Peer) -> None:
+        assert await peer.receive() == JoinRoom(code=CODE, name=" ben ")
+        await peer.send(welcome(2, T2))
+        await peer.close(CloseCode.ROOM_CLOSED)
+
+    async def resume(peer: Peer) -> None:
+        assert await peer.receive() == ResumeSeat(room="r8k2", token=T1)
+        await peer.send(welcome(1, T2))
+        await peer.close(CloseCode.ROOM_CLOSED)
+
+    grandma = SeatRecord(room="r8k2", token=T1, seat=0, name="Grandma", saved=1e9)
+    async with scripted(join) as url:
+        seats.put(url, CODE, grandma)
+        await collect(fast(url, JoinRoom(code=CODE, name=" ben "), seats=seats))
+    async with scripted(resume) as url:  # the same name, as typed: her seat is resumed
+        seats.put(url, CODE, grandma)
+        await collect(fast(url, JoinRoom(code=CODE, name="GRANDMA"), seats=seats))
