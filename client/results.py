@@ -33,7 +33,8 @@ def result_sentence(view: ViewState, result: GameResult, me: int | None, *, word
     if why is Termination.ALL_CARDS and winner is not None:
         reason = said("result.all_cards", who=who(view, winner, me), count=sum(counts.values()))
     elif why is Termination.OPPONENTS_SHORT and winner is not None:
-        reason = said("result.short", names=persons(view, _ran_short(view, winner), me))
+        short = _ran_short(view, winner, result.standings)
+        reason = said("result.short", names=persons(view, short, me))
     elif why is Termination.ROUND_LIMIT:
         limit = view.rules.round_limit or result.summary.rounds
         reason = said("result.round_limit", rounds=Count("round", limit))
@@ -43,10 +44,12 @@ def result_sentence(view: ViewState, result: GameResult, me: int | None, *, word
     return words.text("result.over", reason=reason, winner=clause)
 
 
-def _ran_short(view: ViewState, winner: int) -> list[int]:
+def _ran_short(view: ViewState, winner: int, standings: tuple[int, ...]) -> list[int]:
     """Who went out short in the war that ended the game: the latest ``player_out`` for
-    a short war if the view saw it; else the opponents not out before the end (a game
-    finished at once); else, after a welcome into a finished game, every opponent."""
+    a short war if the view saw it; else, from the game's ``standings`` (a game finished
+    at once: its last rounds were not shown), the opponents placed best, who went out
+    last; else the opponents not out before the end; else, after a welcome into a
+    finished game, every opponent."""
     said_ = [
         m.seat
         for m in view.recent
@@ -55,6 +58,10 @@ def _ran_short(view: ViewState, winner: int) -> list[int]:
     if said_:
         return said_[-1:]
     opponents = [s.seat for s in view.seats if s.seat != winner and s.name is not None]
+    placed = [s for s in opponents if s < len(standings)]
+    if placed:
+        best = min(standings[s] for s in placed)
+        return [s for s in placed if standings[s] == best]
     still_in = [s for s in opponents if not view.seats[s].out]
     return still_in or opponents
 

@@ -238,7 +238,7 @@ export function resultSentence(view, result, me, { words: w }) {
   if (why === "all_cards" && winner !== null) {
     reason = said("result.all_cards", { who: who(view, winner, me), count: [...counts.values()].reduce((a, b) => a + b, 0) });
   } else if (why === "opponents_short" && winner !== null) {
-    reason = said("result.short", { names: persons(view, ranShort(view, winner), me) });
+    reason = said("result.short", { names: persons(view, ranShort(view, winner, result.standings ?? []), me) });
   } else if (why === "round_limit") {
     reason = said("result.round_limit", { rounds: count("round", view.rules.round_limit || result.summary.rounds) });
   } else {
@@ -248,11 +248,18 @@ export function resultSentence(view, result, me, { words: w }) {
 }
 
 // Who went out short in the war that ended the game: the latest player_out for a short war
-// if the view saw it; else the opponents not out before the end; else every opponent.
-function ranShort(view, winner) {
+// if the view saw it; else, from the game's standings (a game finished at once), the
+// opponents placed best, who went out last; else the opponents not out before the end;
+// else every opponent (as client/results.py).
+function ranShort(view, winner, standings) {
   const told = view.recent.filter((m) => m.type === "player_out" && m.step === view.step && m.reason === "short_war");
   if (told.length) return [told[told.length - 1].seat];
   const opponents = view.seats.filter((s) => s.seat !== winner && s.name !== null).map((s) => s.seat);
+  const placed = opponents.filter((s) => s < standings.length);
+  if (placed.length) {
+    const best = Math.min(...placed.map((s) => standings[s]));
+    return placed.filter((s) => standings[s] === best);
+  }
   const stillIn = opponents.filter((s) => !view.seats[s].out);
   return stillIn.length ? stillIn : opponents;
 }
