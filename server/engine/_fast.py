@@ -8,16 +8,19 @@ The hot case — two players left, ``won_cards = shuffle``, no time stop — is 
 plain battles, and wars in which both players have enough cards, including the
 Fisher–Yates of the prize (for two cards: one bit). Anything unusual — a player short in
 a war, the end of the game, a round limit being reached, cards left on the table by a
-round given back — is handed back to the step path, which owns those rules. Three or
-four players still in, ``won_cards = fixed`` (which checks every position anyway) and a
-time stop simply step.
+round given back — is handed back to the step path, which owns those rules. With three
+or four players still in, or ``won_cards = fixed``, `_battles` plays the plain rounds (one
+card strictly the highest, nobody about to go out) without events, recording positions as
+the step path does, and every war steps; a time stop simply steps.
 
 A play-out may be bounded (`play_out` with a ``budget``): it then stops at the first
 point the budget allows and leaves the state exactly as the step path would there (the
 end of a round for the two-player path, any step for the step path), so that a server
 can play a long game out a slice at a time between other work. The budget is counted in
 units of work that follow what each path costs: a step of the step path costs
-`STEP_WORK`, a step of the two-player path one (it is about twenty times cheaper).
+`STEP_WORK`, a step of the two-player path one (it is about twenty times cheaper). A
+round of `_battles` costs `STEP_WORK` too, so that a slice ends exactly where the step
+path's would.
 
 tests/server/engine/test_engine_fast.py, test_engine_props.py and test_engine_tiny.py prove the
 two paths give the same game (outcome, statistics, counts and step count), whole or in
@@ -29,7 +32,7 @@ from __future__ import annotations
 from server.engine._state import Phase, State
 from server.engine._step import advance, end_of_round
 from server.engine.rng import MASK32, MASK64, MULT
-from server.engine.rules import WonCards
+from server.engine.rules import FixedOrder, WonCards
 
 __all__ = ["STEP_WORK", "play_out"]
 
@@ -65,10 +68,70 @@ def play_out(s: State, budget: int | None = None) -> int:
             before = s.steps
             _duel(s, None if budget is None else limit - spent)
             spent += s.steps - before
+        elif s.phase is Phase.BATTLE and not s.time_stop and not s.laid:
+            # Each round costs what the step path's step does, so that a bounded play-out
+            # stops where the step path would (-(-a // b) is a / b rounded up).
+            played = _battles(s, -(-(limit - spent) // STEP_WORK))
+            if not played:
+                advance(s)
+                played = 1
+            spent += played * STEP_WORK
         else:
             advance(s)
             spent += STEP_WORK
     return spent
+
+
+def _battles(g: State, most: int) -> int:
+    """Play plain rounds with any number of players and either way of putting won cards
+    under (rounds in which one turned card is strictly the highest and everyone holds two
+    cards or more, so that nobody goes out), at most ``most``; return how many. A round
+    that ties (a war), one in which a player may go out, one that reaches the round limit
+    and a position met before are the step path's: the loop stops before the first two
+    and hands the others' end to `end_of_round`. ``won_cards = fixed`` still records every
+    position, as `end_of_round` does."""
+    piles = g.piles
+    active = g.active  # nobody goes out inside the loop
+    strength = g.strength
+    rules = g.rules
+    fixed = rules.won_cards is WonCards.FIXED
+    from_winner = fixed and rules.fixed_order is FixedOrder.WINNER
+    shuffle = g.rng.shuffle
+    seen = g.seen
+    limit = _NO_STOP if rules.round_limit is None else rules.round_limit
+    playing = [piles[seat] for seat in active]
+    played = 0
+    while played < most:
+        if min(map(len, playing)) < 2:
+            break
+        tops = [pile[0] for pile in playing]
+        powers = list(map(strength.__getitem__, tops))
+        best = max(powers)
+        if powers.count(best) != 1:
+            break
+        for pile in playing:
+            pile.popleft()
+        at = powers.index(best)
+        # The table's cards in seat order; from the winner round the table for the fixed
+        # order of today's rules (`_step._prize`).
+        won = tops[at:] + tops[:at] if from_winner else tops
+        if not fixed:
+            shuffle(won)
+        playing[at].extend(won)
+        played += 1
+        g.steps += 1
+        g.rounds += 1
+        g.haul = max(g.haul, len(won))
+        if g.rounds >= limit:
+            end_of_round(g, [])
+            break
+        if seen is not None:
+            position = g.position()
+            if position in seen:
+                end_of_round(g, [])  # it finds the position again and ends the game
+                break
+            seen.add(position)
+    return played
 
 
 def _hand_over(g: State, laid: list[int], depth: int) -> None:

@@ -130,7 +130,7 @@ class State:
         """Every pile in order, as bytes (cards are < 255), separated by 255; then, if
         cards lie on the table (only after a round given back), 254, the table cards in
         laying order and their tags (``flips`` then stays below 64, so tags are < 256)."""
-        piles = b"\xff".join(bytes(pile) for pile in self.piles)
+        piles = b"\xff".join(map(bytes, self.piles))
         if not self.laid:
             return piles
         return piles + b"\xfe" + bytes(self.laid) + bytes(self.tags)
