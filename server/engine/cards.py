@@ -55,7 +55,20 @@ def card_label(card: int, rules: Rules) -> str:
 
     Raises `CardError` if the card is not in the deck.
     """
-    return card_rank(card, rules) + card_suit(card, rules)
+    labels = _labels(rules.ranks, rules.suits)
+    if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < len(labels):
+        raise CardError(f"no card {card!r} in a deck of {len(labels)} cards")
+    return labels[card]
+
+
+@lru_cache(maxsize=64)
+def _labels(ranks: int, suits: int) -> tuple[str, ...]:
+    """Every card's label of a deck of ``ranks`` × ``suits``, by card number (a message of
+    the server labels every card it names)."""
+    first = len(RANK_CHARS) - ranks
+    return tuple(
+        RANK_CHARS[first + c // suits] + SUIT_CHARS[c % suits] for c in range(ranks * suits)
+    )
 
 
 def parse_card(code: str, rules: Rules) -> int:

@@ -153,11 +153,14 @@ def _updates(record: RoomRecord, before: RoomRecord) -> list[_Statement]:
     check_same_room(record, before)
     room_id = record.room_id
     statements: list[_Statement] = []
+    # A ready or a step changes neither talk nor evening nor displaced tokens: their
+    # modules are not asked then (the record keeps the very same tuples).
+    talk = record.talk is not before.talk or record.evening is not before.evening
     if (
         record.seq != before.seq
         or record.last_active != before.last_active
         or (record.game is not before.game and record.game != before.game)
-    ) and not talk_only(record, before):
+    ) and not (talk and talk_only(record, before)):
         if play_only(record.game, before.game):  # a ready or a step: four columns
             statements.append((UPDATE_PLAY, play_row(record), room_id))
         else:
@@ -166,7 +169,11 @@ def _updates(record: RoomRecord, before: RoomRecord) -> list[_Statement]:
         for index, (seat, was) in enumerate(zip(record.seats, before.seats, strict=True)):
             if seat != was:
                 statements.append((UPDATE_SEAT, (*seat_row(seat), room_id, index), room_id))
-    return statements + talk_statements(record, before) + displaced_statements(record, before)
+    if talk:
+        statements += talk_statements(record, before)
+    if record.displaced is not before.displaced:
+        statements += displaced_statements(record, before)
+    return statements
 
 
 class SqliteStore:

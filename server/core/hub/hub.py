@@ -165,7 +165,7 @@ class Hub:
     def next_deadline(self) -> float | None:
         """The earliest time `wake` has something to do (timers, time limits, play-outs,
         idle rooms)."""
-        return self._rooms.deadlines.next()
+        return self._rooms.next_deadline()
 
     # ------------------------------------------------------------------ calls
     def connect(self, conn: ConnId, peer: str, now: float) -> Output:
@@ -215,7 +215,7 @@ class Hub:
         play-out at most: the other finishing rooms stay due for the next call); remove
         idle rooms. Never raises."""
         actions: list[Action] = []
-        due = [room for room_id in self._rooms.deadlines.due(now) if (room := self.room(room_id))]
+        due = [room for room_id in self._rooms.due(now) if (room := self.room(room_id))]
         playouts = self._playouts
         chosen = playouts.choose(
             [room.room_id for room in due if playouts.holds(room.room_id)], now

@@ -79,7 +79,8 @@ class Rooms:
         self._logger = logger
         self.directory = Directory()
         self.ledger = Ledger()
-        self.deadlines = Deadlines(self._deadline_of)
+        self._deadlines = Deadlines()
+        self._touched: set[str] = set()  # rooms whose deadline is to be worked out again
         self._where: dict[ConnId, Room | None] = {}  # each connection → the room it is in
         self._grace: dict[str, float] = {}  # loaded rooms: not removed as idle before this
         self._hold: dict[str, float] = {}  # rebuilt rooms: no timer before this time
@@ -90,6 +91,23 @@ class Rooms:
 
     def __iter__(self) -> Iterator[Room]:
         return iter(self.directory)
+
+    def next_deadline(self) -> float | None:
+        """The earliest time any room has something to do, or None; the deadline of
+        each room touched since the last look is worked out again first."""
+        deadlines = self._deadlines
+        for room_id in self._touched:
+            deadlines.set(room_id, self._deadline_of(room_id))
+        self._touched.clear()
+        return deadlines.next()
+
+    def due(self, now: float) -> list[str]:
+        """The rooms whose deadline is at or before ``now``, earliest first; each is
+        touched (its deadline is worked out again after the wake)."""
+        self.next_deadline()
+        due = self._deadlines.due(now)
+        self._touched.update(due)
+        return due
 
     def connected(self, conn: ConnId) -> None:
         """``conn`` is a new connection, in no room yet."""
@@ -148,7 +166,7 @@ class Rooms:
         engine work it did. ``opener``: the connection opening the room with this call;
         it is in the room once the call is stored, unless the call refused it."""
         room_id = room.room_id
-        self.deadlines.touch(room_id)
+        self._touched.add(room_id)
         present = room.seats.connections
         try:
             effects = call()
@@ -320,12 +338,12 @@ class Rooms:
 
     def _add(self, room: Room) -> None:
         self.directory.add(room)
-        self.deadlines.touch(room.room_id)
+        self._touched.add(room.room_id)
 
     def _drop(self, room: Room) -> None:
         """Forget ``room`` in memory (not in the store)."""
         room_id = room.room_id
-        self.deadlines.touch(room_id)
+        self._touched.add(room_id)
         self.directory.drop(room)
         self._hold.pop(room_id, None)
         self._grace.pop(room_id, None)
