@@ -7,8 +7,9 @@ touches this machine's own interfaces, routes, addresses or firewall, and no nam
 a link to anything but the others. Every address is a documentation one::
 
     home    eth0 192.168.77.20/24, default via 192.168.77.1        (the server's machine)
-      |
-    router  lan0 192.168.77.1/24   miniupnpd on this side: SSDP 239.255.255.250:1900,
+      |     den  eth0 192.168.77.30/24: another computer in the house
+      |      |
+    router  lan0 192.168.77.1/24   (a bridge: the router's LAN ports) miniupnpd on this side: SSDP 239.255.255.250:1900,
       |                            its description and SOAP on :5000, NAT-PMP/PCP on :5351
             wan0 203.0.113.2/24    nftables: forward + masquerade, miniupnpd's DNAT rules
       |
@@ -78,6 +79,7 @@ Variant = Literal["public", "igd1", "no-upnp", "cgnat", "ipv6"]
 VARIANTS: tuple[Variant, ...] = ("public", "igd1", "no-upnp", "cgnat", "ipv6")
 
 HOME_IP = "192.168.77.20"
+DEN_IP = "192.168.77.30"
 ROUTER_LAN_IP = "192.168.77.1"
 WAN_IP = "203.0.113.2"
 NET_IP = "203.0.113.100"
@@ -89,6 +91,7 @@ ROUTER_LAN_IP6 = "2001:db8:77::1"
 WAN_IP6 = "2001:db8:113::2"
 NET_IP6 = "2001:db8:113::100"
 ACME_DIRECTORY = f"https://{NET_IP}:14000/dir"
+UPNP_DESCRIPTION = f"http://{ROUTER_LAN_IP}:5000/rootDesc.xml"
 PEBBLE_MANAGEMENT = f"https://{NET_IP}:15000"
 
 TOOLS = ("ip", "nft", "openssl", "curl", "upnpc", "pebble")
@@ -168,6 +171,7 @@ class Forward:
 
 _DNAT = re.compile(r"@nh,72,8 0x(6|11) th dport (\d+) dnat ip to ([0-9.]+):(\d+)")
 _PROTOCOLS = {"6": "tcp", "11": "udp"}
+_PINHOLE = re.compile(r"th dport (\d+) @nh,192,128 0x([0-9a-f]{32}) @nh,48,8 0x6 accept")
 
 
 class Lab:
@@ -197,8 +201,8 @@ class Lab:
     # --- names and addresses -----------------------------------------------------------
 
     def ns(self, name: str) -> str:
-        """The full name of namespace ``home``, ``router``, ``net`` or ``isp``."""
-        if name not in ("home", "router", "net", "isp"):
+        """The full name of namespace ``home``, ``den``, ``router``, ``net`` or ``isp``."""
+        if name not in ("home", "den", "router", "net", "isp"):
             raise ValueError(f"no namespace {name!r} in the lab")
         return f"{self.prefix}-{name}"
 
@@ -285,9 +289,17 @@ class Lab:
         text = self.run("router", "nft", "list", "chain", "inet", "filter", "prerouting_miniupnpd")
         return [Forward(_PROTOCOLS[m[1]], int(m[2]), m[3], int(m[4])) for m in _DNAT.finditer(text)]
 
-    def pinholes(self) -> str:
-        """The router's IPv6 forward rules (miniupnpd's pinholes), as nft prints them."""
-        return self.run("router", "nft", "list", "chain", "inet", "filter", "miniupnpd")
+    def pinholes(self) -> list[tuple[str, int]]:
+        """The IPv6 (address, port) pairs the router's firewall lets in (miniupnpd's pinholes)."""
+        text = self.run("router", "nft", "list", "chain", "inet", "filter", "miniupnpd")
+        return [
+            (str(ipaddress.IPv6Address(int(m[2], 16))), int(m[1]))
+            for m in _PINHOLE.finditer(text)
+        ]
+
+    def upnpc(self, ns: str, *args: str) -> str:
+        """``upnpc`` in namespace `ns`, straight to the router's description (no SSDP wait)."""
+        return self.run(ns, "upnpc", "-i", "-u", UPNP_DESCRIPTION, *args, timeout=20)
 
     def set_wan_ip(self, address: str) -> None:
         """Give the router another external address (a line's address changing)."""
@@ -351,10 +363,16 @@ class Lab:
         self.run_dir.chmod(0o755)
         cgnat = self.variant == "cgnat"
         ipv6 = self.variant == "ipv6"
-        for name in ("home", "router", "net", *(("isp",) if cgnat else ())):
+        for name in ("home", "den", "router", "net", *(("isp",) if cgnat else ())):
             self._add_ns(name)
-        self._link("home", "eth0", "router", "lan0")
-        self._address("home", "eth0", f"{HOME_IP}/24")
+        # the house's LAN: a bridge in the router (its LAN ports), the server and the den
+        self.run("router", "ip", "link", "add", "lan0", "type", "bridge", "mcast_snooping", "0")
+        self.run("router", "ip", "link", "set", "lan0", "up")
+        for machine, port, address in (("home", "port1", HOME_IP), ("den", "port2", DEN_IP)):
+            self._link(machine, "eth0", "router", port)
+            self.run("router", "ip", "link", "set", port, "master", "lan0")
+            self._address(machine, "eth0", f"{address}/24")
+            self.run(machine, "ip", "route", "add", "default", "via", ROUTER_LAN_IP)
         self._address("router", "lan0", f"{ROUTER_LAN_IP}/24")
         if cgnat:
             self._link("router", "wan0", "isp", "in0")
@@ -369,7 +387,6 @@ class Lab:
             self._link("router", "wan0", "net", "eth0")
             self._address("router", "wan0", f"{WAN_IP}/24")
         self._address("net", "eth0", f"{NET_IP}/24")
-        self.run("home", "ip", "route", "add", "default", "via", ROUTER_LAN_IP)
         self.run("router", "sysctl", "-qw", "net.ipv4.ip_forward=1")
         if ipv6:
             self._address("home", "eth0", f"{HOME_IP6}/64")

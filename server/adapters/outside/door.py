@@ -142,7 +142,7 @@ class Door:
     def _next_wait(self) -> float:
         if self.granted_lease <= 0:  # a permanent mapping: only the address to watch
             return self.check_every
-        return max(1.0, min(self.granted_lease / 2, self.check_every))
+        return max(0.1, min(self.granted_lease / 2, self.check_every))
 
     async def _keep(self) -> None:
         loop = asyncio.get_running_loop()
@@ -150,6 +150,7 @@ class Door:
         while True:
             await asyncio.sleep(self._next_wait() if not self._lost else RETRY_AFTER)
             try:
+                grant = None
                 if self._lost or loop.time() >= renew_at - 0.05:
                     grant = await self.router.map(self.lease)
                     self.granted_lease = grant.lease
@@ -159,7 +160,10 @@ class Door:
                     log.info("outside_renewed", protocol=self.protocol, lease=grant.lease)
                     async with self._renewed:
                         self._renewed.notify_all()
-                address = await self.router.external_address()
+                if grant is not None and grant.external_address is not None:
+                    address = checked_external(self.protocol, grant.external_address)
+                else:  # (PCP tells it in the renewal's answer: no second request)
+                    address = await self.router.external_address()
             except OutsideError as failure:
                 if not isinstance(failure, type(self._lost)):
                     log.warning("outside_lost", step=failure.step, error=str(failure))
