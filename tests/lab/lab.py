@@ -9,8 +9,9 @@ a link to anything but the others. Every address is a documentation one::
     home    eth0 192.168.77.20/24, default via 192.168.77.1        (the server's machine)
       |     den  eth0 192.168.77.30/24: another computer in the house
       |      |
-    router  lan0 192.168.77.1/24   (a bridge: the router's LAN ports) miniupnpd on this side: SSDP 239.255.255.250:1900,
-      |                            its description and SOAP on :5000, NAT-PMP/PCP on :5351
+    router  lan0 192.168.77.1/24   a bridge (the LAN ports); miniupnpd on this side: SSDP
+      |                            239.255.255.250:1900, description and SOAP on :5000,
+      |                            NAT-PMP/PCP on :5351
             wan0 203.0.113.2/24    nftables: forward + masquerade, miniupnpd's DNAT rules
       |
     net     eth0 203.0.113.100/24  "the internet": pebble https://203.0.113.100:14000/dir
@@ -293,8 +294,7 @@ class Lab:
         """The IPv6 (address, port) pairs the router's firewall lets in (miniupnpd's pinholes)."""
         text = self.run("router", "nft", "list", "chain", "inet", "filter", "miniupnpd")
         return [
-            (str(ipaddress.IPv6Address(int(m[2], 16))), int(m[1]))
-            for m in _PINHOLE.finditer(text)
+            (str(ipaddress.IPv6Address(int(m[2], 16))), int(m[1])) for m in _PINHOLE.finditer(text)
         ]
 
     def upnpc(self, ns: str, *args: str) -> str:

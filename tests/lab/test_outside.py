@@ -12,16 +12,18 @@ import pytest
 
 from server.adapters.outside import (
     NoRouterError,
+    Options,
     Pinhole,
     PortTakenError,
     SharedAddressError,
     open_outside,
 )
+from server.adapters.outside.door import Method
 from tests.lab.lab import CGNAT_WAN_IP, DEN_IP, HOME_IP, HOME_IP6, NET_IP6, WAN_IP, Forward, Lab
 
 OURS = Forward("tcp", 443, HOME_IP, 8443)
 WAIT = 20.0  # seconds: a bound far above what any step takes, never a measure
-METHODS = [("upnp",), ("pcp",), ("nat-pmp",)]
+METHODS: list[tuple[Method, ...]] = [("upnp",), ("pcp",), ("nat-pmp",)]
 
 
 def _reach(lab: Lab, address: str, port: int) -> str:
@@ -43,7 +45,7 @@ def _reach(lab: Lab, address: str, port: int) -> str:
 
 async def test_upnp_opens_the_port_to_this_machine_and_closing_removes_it(lab: Lab) -> None:
     with lab.inside("home"):
-        async with open_outside(8443, 443, methods=("upnp",), ipv6=False) as door:
+        async with open_outside(8443, 443, Options(methods=("upnp",), ipv6=False)) as door:
             assert door.protocol == "upnp-igd2"
             assert door.external_address == IPv4Address(WAN_IP)
             assert door.lan_address == IPv4Address(HOME_IP)
@@ -57,7 +59,7 @@ async def test_upnp_opens_the_port_to_this_machine_and_closing_removes_it(lab: L
 
 async def test_an_igd_version_1_is_asked_alike(lab_igd1: Lab) -> None:
     with lab_igd1.inside("home"):
-        async with open_outside(8443, 443, methods=("upnp",), ipv6=False) as door:
+        async with open_outside(8443, 443, Options(methods=("upnp",), ipv6=False)) as door:
             assert door.protocol == "upnp-igd1"
             assert lab_igd1.forwards() == [OURS]
         assert lab_igd1.forwards() == []
@@ -65,10 +67,10 @@ async def test_an_igd_version_1_is_asked_alike(lab_igd1: Lab) -> None:
 
 @pytest.mark.parametrize("methods", [("pcp",), ("nat-pmp",)])
 async def test_pcp_and_nat_pmp_open_the_port_and_closing_removes_it(
-    lab_no_upnp: Lab, methods: tuple[str, ...]
+    lab_no_upnp: Lab, methods: tuple[Method, ...]
 ) -> None:
     with lab_no_upnp.inside("home"):
-        async with open_outside(8443, 443, methods=methods, ipv6=False) as door:  # type: ignore[arg-type]
+        async with open_outside(8443, 443, Options(methods=methods, ipv6=False)) as door:
             assert door.protocol == methods[0]
             assert door.external_address == IPv4Address(WAN_IP)
             assert lab_no_upnp.forwards() == [OURS]
@@ -78,10 +80,10 @@ async def test_pcp_and_nat_pmp_open_the_port_and_closing_removes_it(
 
 async def test_with_upnp_off_the_door_falls_back_to_pcp_then_nat_pmp(lab_no_upnp: Lab) -> None:
     with lab_no_upnp.inside("home"):
-        async with open_outside(8443, 443, ssdp_wait=0.5, ipv6=False) as door:
+        async with open_outside(8443, 443, Options(ssdp_wait=0.5, ipv6=False)) as door:
             assert door.protocol == "pcp"
         async with open_outside(
-            8443, 443, methods=("upnp", "nat-pmp"), ssdp_wait=0.5, ipv6=False
+            8443, 443, Options(methods=("upnp", "nat-pmp"), ssdp_wait=0.5, ipv6=False)
         ) as door:
             assert door.protocol == "nat-pmp"
             assert lab_no_upnp.forwards() == [OURS]
@@ -90,7 +92,7 @@ async def test_with_upnp_off_the_door_falls_back_to_pcp_then_nat_pmp(lab_no_upnp
 
 async def test_no_router_answering_is_said_with_what_to_do(lab_no_upnp: Lab) -> None:
     with lab_no_upnp.inside("home"), pytest.raises(NoRouterError) as failed:
-        async with open_outside(8443, 443, methods=("upnp",), ssdp_wait=0.5, ipv6=False):
+        async with open_outside(8443, 443, Options(methods=("upnp",), ssdp_wait=0.5, ipv6=False)):
             pass
     said = str(failed.value)
     assert failed.value.step == "router"
@@ -99,12 +101,12 @@ async def test_no_router_answering_is_said_with_what_to_do(lab_no_upnp: Lab) -> 
 
 @pytest.mark.parametrize("methods", METHODS)
 async def test_the_lease_is_renewed_before_it_runs_out(
-    make_lab: Callable[..., Lab], methods: tuple[str, ...]
+    make_lab: Callable[..., Lab], methods: tuple[Method, ...]
 ) -> None:
     lab = make_lab("public")
     with lab.inside("home"):
         async with open_outside(
-            8443, 443, methods=methods, lease=2, check_every=60, ipv6=False  # type: ignore[arg-type]
+            8443, 443, Options(methods=methods, lease=2, check_every=60, ipv6=False)
         ) as door:
             for renewal in (1, 2, 3):  # 3 renewals at half the lease: past the first lease
                 assert await asyncio.wait_for(door.renewed(), WAIT) == renewal
@@ -114,14 +116,14 @@ async def test_the_lease_is_renewed_before_it_runs_out(
 
 @pytest.mark.parametrize("methods", METHODS)
 async def test_another_machines_mapping_is_never_taken(
-    lab: Lab, methods: tuple[str, ...]
+    lab: Lab, methods: tuple[Method, ...]
 ) -> None:
     theirs = Forward("tcp", 443, DEN_IP, 443)
     lab.upnpc("den", "-e", "the den's", "-a", DEN_IP, "443", "443", "TCP", "0")
     try:
         assert lab.forwards() == [theirs]
         with lab.inside("home"), pytest.raises(PortTakenError) as taken:
-            async with open_outside(8443, 443, methods=methods, ipv6=False):  # type: ignore[arg-type]
+            async with open_outside(8443, 443, Options(methods=methods, ipv6=False)):
                 pass
         assert taken.value.public_port == 443
         assert "443" in str(taken.value) and "--outside-port" in str(taken.value)
@@ -137,7 +139,7 @@ async def test_another_port_is_free_beside_theirs(lab: Lab) -> None:
     lab.upnpc("den", "-a", DEN_IP, "443", "443", "TCP", "0")
     try:
         with lab.inside("home"):
-            async with open_outside(8443, 8443, methods=("upnp",), ipv6=False) as door:
+            async with open_outside(8443, 8443, Options(methods=("upnp",), ipv6=False)) as door:
                 assert door.url == "https://203.0.113.2:8443/"
                 assert Forward("tcp", 8443, HOME_IP, 8443) in lab.forwards()
     finally:
@@ -150,7 +152,7 @@ async def test_a_stale_mapping_of_ours_is_taken_back_and_removed(lab: Lab) -> No
     lab.upnpc("home", "-e", "Family War", "-a", HOME_IP, "8443", "443", "TCP", "0")
     assert lab.forwards() == [OURS]
     with lab.inside("home"):
-        async with open_outside(8443, 443, methods=("upnp",), ipv6=False) as door:
+        async with open_outside(8443, 443, Options(methods=("upnp",), ipv6=False)) as door:
             assert door.protocol == "upnp-igd2"
             assert lab.forwards() == [OURS]
     assert lab.forwards() == []
@@ -158,10 +160,10 @@ async def test_a_stale_mapping_of_ours_is_taken_back_and_removed(lab: Lab) -> No
 
 @pytest.mark.parametrize("methods", METHODS)
 async def test_a_shared_address_is_said_and_nothing_is_left_mapped(
-    lab_cgnat: Lab, methods: tuple[str, ...]
+    lab_cgnat: Lab, methods: tuple[Method, ...]
 ) -> None:
     with lab_cgnat.inside("home"), pytest.raises(SharedAddressError) as shared:
-        async with open_outside(8443, 443, methods=methods, ipv6=False):  # type: ignore[arg-type]
+        async with open_outside(8443, 443, Options(methods=methods, ipv6=False)):
             pass
     assert shared.value.address == IPv4Address(CGNAT_WAN_IP)
     said = str(shared.value)
@@ -173,7 +175,9 @@ async def test_a_shared_address_is_said_and_nothing_is_left_mapped(
 async def test_a_new_external_address_is_a_change(make_lab: Callable[..., Lab]) -> None:
     lab = make_lab("public")
     with lab.inside("home"):
-        async with open_outside(8443, 443, methods=("upnp",), check_every=0.2, ipv6=False) as door:
+        async with open_outside(
+            8443, 443, Options(methods=("upnp",), check_every=0.2, ipv6=False)
+        ) as door:
             changes = door.changes()
             lab.set_wan_ip("203.0.113.5")
             change = await asyncio.wait_for(anext(changes), WAIT)
@@ -186,7 +190,7 @@ async def test_a_new_external_address_is_a_change(make_lab: Callable[..., Lab]) 
 
 async def test_ipv6_opens_a_pinhole_to_the_global_address(lab_ipv6: Lab) -> None:
     with lab_ipv6.inside("home"):
-        async with open_outside(8443, 443, methods=("upnp",)) as door:
+        async with open_outside(8443, 443, Options(methods=("upnp",))) as door:
             assert door.ipv6 == Pinhole(IPv6Address(HOME_IP6), 8443)
             assert door.ipv6.url == "https://[2001:db8:77::20]:8443/"
             assert _reach(lab_ipv6, HOME_IP6, 8443) == NET_IP6

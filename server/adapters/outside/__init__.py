@@ -55,7 +55,7 @@ formats, XML without DOCTYPE or entities); `transport` is the thin asyncio layer
 in aiohttp), and no maintained Python library covers NAT-PMP and PCP.
 """
 
-from server.adapters.outside.door import Change, Door, Pinhole, open_outside
+from server.adapters.outside.door import Change, Door, Options, Pinhole, open_outside
 from server.adapters.outside.errors import (
     NoRouterError,
     OutsideError,
@@ -68,6 +68,7 @@ __all__ = [
     "Change",
     "Door",
     "NoRouterError",
+    "Options",
     "OutsideError",
     "Pinhole",
     "PortTakenError",

@@ -21,13 +21,7 @@ from server.adapters.outside.addresses import (
     global_ipv6_addresses,
     lan_address,
 )
-from server.adapters.outside.errors import (
-    NoRouterError,
-    OutsideError,
-    PortTakenError,
-    RouterRefusedError,
-    SharedAddressError,
-)
+from server.adapters.outside.errors import NoRouterError, OutsideError, RouterRefusedError
 from server.adapters.outside.routers import (
     Ask,
     Grant,
@@ -49,6 +43,28 @@ CHECK_EVERY = 300.0
 SSDP_WAIT = 2.0
 CLOSE_TIMEOUT = 5.0
 RETRY_AFTER = 30.0
+
+
+@dataclass(frozen=True)
+class Options:
+    """How to open the door; the defaults are the server's.
+
+    - ``lease``: seconds asked for (renewed at half what the router grants);
+    - ``description``: the name the router shows for the mapping (UPnP);
+    - ``methods``: which protocols to try, in order;
+    - ``ipv6``: open an IPv6 pinhole too, where this machine has a global address;
+    - ``check_every``: seconds between asking the router for its address;
+    - ``ssdp_wait``: seconds to wait for an IGD to answer the search;
+    - ``gateway``: the router's LAN address (default: this machine's default gateway).
+    """
+
+    lease: int = LEASE
+    description: str = DESCRIPTION
+    methods: Sequence[Method] = METHODS
+    ipv6: bool = True
+    check_every: float = CHECK_EVERY
+    ssdp_wait: float = SSDP_WAIT
+    gateway: IPv4Address | None = None
 
 
 @dataclass(frozen=True)
@@ -81,21 +97,13 @@ class Change:
 class Door:
     """An open door: a public port on the router leading to this machine's LAN port."""
 
-    def __init__(
-        self,
-        router: Router,
-        ask: Ask,
-        grant: Grant,
-        external: IPv4Address,
-        lease: int,
-        check_every: float,
-    ) -> None:
+    def __init__(self, router: Router, ask: Ask, grant: Grant, options: Options) -> None:
         self.router = router
         self.ask = ask
-        self.external_address = external
-        self.lease = lease
+        self.external_address: IPv4Address = IPv4Address(0)
+        self.lease = options.lease
         self.granted_lease = grant.lease
-        self.check_every = check_every
+        self.check_every = options.check_every
         self.ipv6: Pinhole | None = None
         self.renewals = 0
         self._pinhole_router: PcpRouter | None = None
@@ -208,7 +216,9 @@ class Door:
 async def _find_upnp(ask: Ask, gateway: IPv4Address | None, wait: float) -> UpnpRouter | None:
     for location in await transport.search_gateways(ask.lan_address, gateway, wait):
         try:
-            answer = await transport.http(location.host, location.port, "GET", location.path)
+            answer = await transport.http(
+                transport.Endpoint(*location.endpoint), "GET", location.path
+            )
             if answer.status != 200:
                 raise upnp.UpnpFormatError(f"HTTP status {answer.status}")
             found = upnp.parse_description(answer.body, location)
@@ -219,40 +229,45 @@ async def _find_upnp(ask: Ask, gateway: IPv4Address | None, wait: float) -> Upnp
     return None
 
 
+async def _router(
+    ask: Ask, gateway: IPv4Address, method: Method, options: Options
+) -> Router | None:
+    if method == "upnp":
+        return await _find_upnp(ask, gateway, options.ssdp_wait)
+    return PcpRouter(ask, gateway) if method == "pcp" else NatPmpRouter(ask, gateway)
+
+
+async def _map(router: Router, lease: int) -> tuple[Grant, IPv4Address]:
+    """Map with `router`: its address first where it tells it apart (UPnP, NAT-PMP), from
+    the mapping's answer for PCP (the mapping given back if the address is shared)."""
+    if not isinstance(router, PcpRouter):
+        external = await router.external_address()
+        return await router.map(lease), external
+    grant = await router.map(lease)
+    try:
+        return grant, checked_external(router.name, grant.external_address)
+    except OutsideError:
+        await router.unmap()
+        raise
+
+
 async def _open_ipv4(
-    ask: Ask, gateway: IPv4Address | None, methods: Sequence[Method], lease: int, ssdp_wait: float
+    ask: Ask, gateway: IPv4Address, options: Options
 ) -> tuple[Router, Grant, IPv4Address]:
+    """The first method of `options` that maps; a shared address or a taken port ends the
+    search at once (another protocol would hear the same); a refusal is raised when no
+    other method maps either."""
     refused: OutsideError | None = None
-    for method in methods:
-        router: Router | None
-        if method == "upnp":
-            router = await _find_upnp(ask, gateway, ssdp_wait)
-        elif gateway is None:
-            continue
-        else:
-            router = PcpRouter(ask, gateway) if method == "pcp" else NatPmpRouter(ask, gateway)
+    for method in options.methods:
+        router = await _router(ask, gateway, method, options)
         if router is None:
             continue
         try:
-            if isinstance(router, PcpRouter):
-                grant = await router.map(lease)
-                try:
-                    external = checked_external(router.name, grant.external_address)
-                except OutsideError:
-                    await router.unmap()
-                    raise
-            else:
-                external = await router.external_address()
-                grant = await router.map(lease)
+            grant, external = await _map(router, options.lease)
         except RouterGoneError:
             continue  # nothing answers this protocol: try the next
-        except (SharedAddressError, PortTakenError):
-            raise
         except RouterRefusedError as failure:
             refused = refused or failure
-            continue
-        except ValueError as failure:  # a PCP request answered in NAT-PMP's version
-            log.info("outside_method_skipped", method=method, reason=str(failure)[:200])
             continue
         return router, grant, external
     if refused is not None:
@@ -280,30 +295,23 @@ async def _open_ipv6(ask: Ask, lease: int) -> tuple[PcpRouter, Pinhole] | None:
 
 @contextlib.asynccontextmanager
 async def open_outside(
-    lan_port: int,
-    public_port: int = 443,
-    *,
-    lease: int = LEASE,
-    description: str = DESCRIPTION,
-    methods: Sequence[Method] = METHODS,
-    ipv6: bool = True,
-    check_every: float = CHECK_EVERY,
-    ssdp_wait: float = SSDP_WAIT,
-    gateway: IPv4Address | None = None,
+    lan_port: int, public_port: int = 443, options: Options | None = None
 ) -> AsyncIterator[Door]:
     """Open the door (see the package docstring); raise an `OutsideError` if it cannot."""
     if not 1 <= lan_port <= 65535 or not 1 <= public_port <= 65535:
         raise ValueError("ports are 1 to 65535")
-    gateway = gateway or default_gateway()
+    options = options or Options()
+    gateway = options.gateway or default_gateway()
     if gateway is None:
         raise NoRouterError(public_port, None, lan_port)
-    ask = Ask(lan_address(gateway), lan_port, public_port, description)
+    ask = Ask(lan_address(gateway), lan_port, public_port, options.description)
     started = asyncio.get_running_loop().time()
-    router, grant, external = await _open_ipv4(ask, gateway, methods, lease, ssdp_wait)
-    door = Door(router, ask, grant, external, lease, check_every)
+    router, grant, external = await _open_ipv4(ask, gateway, options)
+    door = Door(router, ask, grant, options)
+    door.external_address = external
     try:
-        if ipv6:
-            opened = await _open_ipv6(ask, lease)
+        if options.ipv6:
+            opened = await _open_ipv6(ask, options.lease)
             if opened is not None:
                 door._pinhole_router, door.ipv6 = opened
         log.info(
@@ -318,4 +326,4 @@ async def open_outside(
         await door.close()
 
 
-__all__ = ["Change", "Door", "Pinhole", "open_outside"]
+__all__ = ["Change", "Door", "Options", "Pinhole", "open_outside"]

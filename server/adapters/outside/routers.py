@@ -12,9 +12,10 @@ asked for is held, and a mapping granted on another port is given back at once.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv6Address
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from server.adapters.outside import natpmp, pcp, transport, upnp
 from server.adapters.outside.addresses import is_shared
@@ -24,6 +25,8 @@ from server.adapters.outside.errors import (
     RouterRefusedError,
     SharedAddressError,
 )
+
+T = TypeVar("T")
 
 
 class RouterGoneError(OutsideError):
@@ -96,8 +99,8 @@ class UpnpRouter:
         headers, body = upnp.soap_request(service.service_type, action, arguments)
         try:
             answer = await transport.http(
-                self.location.host, self.location.port, "POST", service.control_path,
-                headers, body,
+                transport.Endpoint(*self.location.endpoint), "POST", service.control_path,
+                (headers, body),
             )  # fmt: skip
         except (OSError, TimeoutError, ValueError) as failure:
             raise RouterGoneError(self.name) from failure
@@ -190,19 +193,16 @@ class NatPmpRouter:
         self.gateway = gateway
         self._mapped = False
 
-    async def _ask(self, payload: bytes, parse: object) -> object:
-        assert callable(parse)
+    async def _ask(self, payload: bytes, parse: Callable[[bytes], T]) -> T:
         answer = await transport.ask_udp(
-            self.gateway, natpmp.PORT, payload, lambda data, _sender: parse(data),
-            local=self.ask.lan_address,
-        )  # fmt: skip
+            transport.Peer(self.gateway, natpmp.PORT), payload, parse, self.ask.lan_address
+        )
         if answer is None:
             raise RouterGoneError(self.name)
         return answer
 
     async def external_address(self) -> IPv4Address:
         answer = await self._ask(natpmp.address_request(), natpmp.parse_address_answer)
-        assert isinstance(answer, natpmp.AddressAnswer)
         if answer.result == 3:  # network failure: no external address (RFC 6886 §3.5)
             return checked_external(self.name, None)
         if answer.result:
@@ -216,7 +216,6 @@ class NatPmpRouter:
         answer = await self._ask(
             request, lambda data: natpmp.parse_map_answer(data, self.ask.lan_port)
         )
-        assert isinstance(answer, natpmp.MapAnswer)
         if answer.result:
             why = natpmp.result_text(answer.result)
             raise RouterRefusedError(self.name, self.ask.public_port, why)
@@ -258,9 +257,8 @@ class PcpRouter:
     async def _map(self, lease: int, public_port: int) -> pcp.MapAnswer:
         request = pcp.map_request(self.nonce, self.client, self.ask.lan_port, public_port, lease)
         answer = await transport.ask_udp(
-            self.server, pcp.PORT, request,
-            lambda data, _sender: pcp.parse_map_answer(data, self.nonce, self.ask.lan_port),
-            local=self.client, scope=self.scope,
+            transport.Peer(self.server, pcp.PORT, self.scope), request,
+            lambda data: pcp.parse_map_answer(data, self.nonce, self.ask.lan_port), self.client,
         )  # fmt: skip
         if answer is None:
             raise RouterGoneError(self.name)

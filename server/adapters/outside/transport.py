@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections.abc import Callable
+from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv6Address, ip_address
 from typing import TypeVar
 
@@ -53,39 +54,46 @@ async def _receive_until(
     return None
 
 
+@dataclass(frozen=True)
+class Peer:
+    """Where a UDP question goes: an address, a port, and an IPv6 link's scope (0: none)."""
+
+    address: Address
+    port: int
+    scope: int = 0
+
+
+TRIES = 3
+FIRST_WAIT = 0.25
+
+
 async def ask_udp(
-    target: Address,
-    port: int,
-    payload: bytes,
-    accept: Callable[[bytes, Address], T | None],
-    *,
-    tries: int = 3,
-    first_wait: float = 0.25,
-    local: Address | None = None,
-    scope: int = 0,
+    peer: Peer, payload: bytes, accept: Callable[[bytes], T | None], local: Address | None
 ) -> T | None:
-    """Send `payload` to `target`:`port` up to `tries` times, waiting `first_wait` seconds
-    and twice as long at each try (RFC 6886 §3.1, RFC 6887 §8.1.1), for a datagram that
-    `accept` makes something of (it returns None or raises ValueError for the others).
-    Only datagrams from `target` are looked at. None when nothing came."""
+    """Send `payload` to `peer` up to `TRIES` times from `local`, waiting `FIRST_WAIT`
+    seconds and twice as long at each try (RFC 6886 §3.1; RFC 6887 §8.1.1 asks for longer,
+    but a home router answers at once or not at all), for a datagram that `accept` makes
+    something of (it returns None or raises ValueError for the others). Only datagrams
+    from the peer's address are looked at. None when nothing came (1.75 s)."""
     loop = asyncio.get_running_loop()
-    family = socket.AF_INET6 if isinstance(target, IPv6Address) else socket.AF_INET
+    six = isinstance(peer.address, IPv6Address)
     destination: tuple[str, int] | tuple[str, int, int, int] = (
-        (str(target), port, 0, scope) if family == socket.AF_INET6 else (str(target), port)
+        (str(peer.address), peer.port, 0, peer.scope) if six else (str(peer.address), peer.port)
     )
-    local_addr = (str(local), 0) if local is not None else None
     transport, inbox = await loop.create_datagram_endpoint(
-        _Inbox, family=family, local_addr=local_addr
+        _Inbox,
+        family=socket.AF_INET6 if six else socket.AF_INET,
+        local_addr=(str(local), 0) if local is not None else None,
     )
 
-    def from_target(data: bytes, sender: Address) -> T | None:
-        return accept(data, sender) if sender == target else None
+    def from_peer(data: bytes, sender: Address) -> T | None:
+        return accept(data) if sender == peer.address else None
 
     try:
-        wait = first_wait
-        for _ in range(tries):
+        wait = FIRST_WAIT
+        for _ in range(TRIES):
             transport.sendto(payload, destination)
-            answer = await _receive_until(inbox, loop.time() + wait, from_target)
+            answer = await _receive_until(inbox, loop.time() + wait, from_peer)
             if answer is not None:
                 return answer
             wait *= 2
@@ -140,22 +148,26 @@ def _location(data: bytes, sender: Address) -> upnp.Location | None:
     return upnp.parse_search_answer(data, sender)
 
 
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a router's HTTP server is."""
+
+    host: IPv4Address
+    port: int
+
+
 async def http(
-    host: IPv4Address | IPv6Address,
-    port: int,
-    method: str,
-    path: str,
-    headers: dict[str, str] | None = None,
-    body: bytes = b"",
-    *,
-    timeout: float = HTTP_TIMEOUT,
+    endpoint: Endpoint, method: str, path: str, soap: tuple[dict[str, str], bytes] | None = None
 ) -> httpwire.Answer:
-    """One HTTP exchange with the router, bounded in time and size."""
-    message = httpwire.request(method, str(host), port, path, headers or {}, body)
+    """One HTTP exchange with the router (`soap`: the headers and body to send), bounded in
+    time (`HTTP_TIMEOUT`) and size."""
+    headers, body = soap or ({}, b"")
+    authority = f"{endpoint.host}:{endpoint.port}"
+    message = httpwire.request(method, authority, path, headers, body)
     limit = httpwire.MAX_HEAD + httpwire.MAX_BODY + 4096
 
     async def exchange() -> bytes:
-        reader, writer = await asyncio.open_connection(str(host), port)
+        reader, writer = await asyncio.open_connection(str(endpoint.host), endpoint.port)
         try:
             writer.write(message)
             await writer.drain()
@@ -168,5 +180,6 @@ async def http(
         finally:
             writer.close()
 
-    data = await asyncio.wait_for(exchange(), timeout)
+    async with asyncio.timeout(HTTP_TIMEOUT):
+        data = await exchange()
     return httpwire.parse_answer(data)

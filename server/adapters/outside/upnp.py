@@ -61,6 +61,10 @@ class Location:
     path: str
     search_target: str
 
+    @property
+    def endpoint(self) -> tuple[IPv4Address, int]:
+        return self.host, self.port
+
 
 @dataclass(frozen=True)
 class Service:
