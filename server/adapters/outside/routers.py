@@ -258,14 +258,21 @@ class PcpRouter:
         request = pcp.map_request(self.nonce, self.client, self.ask.lan_port, public_port, lease)
         answer = await transport.ask_udp(
             transport.Peer(self.server, pcp.PORT, self.scope), request,
-            lambda data: pcp.parse_map_answer(data, self.nonce, self.ask.lan_port), self.client,
+            self._parse, self.client,
         )  # fmt: skip
         if answer is None:
             raise RouterGoneError(self.name)
         return answer
 
+    def _parse(self, data: bytes) -> pcp.MapAnswer:
+        if pcp.is_pcp_version_mismatch(data):  # a NAT-PMP-only router: say so at once
+            return pcp.MapAnswer(pcp.UNSUPPORTED_VERSION, 0, 0, self.ask.lan_port, 0, self.server)
+        return pcp.parse_map_answer(data, self.nonce, self.ask.lan_port)
+
     async def map(self, lease: int) -> Grant:
         answer = await self._map(lease, self.ask.public_port)
+        if answer.result == pcp.UNSUPPORTED_VERSION:
+            raise RouterGoneError(self.name)  # no PCP here (NAT-PMP may answer)
         if answer.result == pcp.CANNOT_PROVIDE_EXTERNAL:
             raise PortTakenError(self.ask.public_port, "another machine")
         if answer.result:
