@@ -183,6 +183,7 @@ class Lab:
         variant: Variant = "public",
         *,
         pebble: bool = False,
+        pcp: bool = True,
         nonce_reject: int = 0,
         certificate_seconds: int = 576000,
         run_dir: Path | None = None,
@@ -191,6 +192,7 @@ class Lab:
             raise ValueError(f"unknown lab variant {variant!r}: one of {', '.join(VARIANTS)}")
         self.variant: Variant = variant
         self.pebble = pebble
+        self.pcp = pcp
         self.nonce_reject = nonce_reject
         self.certificate_seconds = certificate_seconds
         self.prefix = f"fw{os.urandom(3).hex()[:5]}"
@@ -397,6 +399,8 @@ class Lab:
             self.run("net", "ip", "-6", "route", "add", "2001:db8:77::/64", "via", WAN_IP6)
             self.run("router", "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1")
         self.run("router", "nft", "-f", "-", stdin_text=_ROUTER_NFT)
+        if not self.pcp:  # miniupnpd answers PCP over IPv6 whatever enable_natpmp says
+            self.run("router", "nft", "-f", "-", stdin_text=_NO_PCP_NFT)
         self._start_miniupnpd()
         if self.pebble:
             self._start_pebble()
@@ -410,7 +414,7 @@ class Lab:
             "listening_ip=lan0",
             "http_port=5000",
             f"enable_upnp={'no' if self.variant == 'no-upnp' else 'yes'}",
-            "enable_natpmp=yes",
+            f"enable_natpmp={'yes' if self.pcp else 'no'}",  # NAT-PMP and PCP alike
             f"ipv6_disable={'no' if self.variant == 'ipv6' else 'yes'}",
             "secure_mode=yes",
             "system_uptime=yes",
@@ -444,9 +448,11 @@ class Lab:
             self._wait(
                 "miniupnpd's HTTP port", lambda: ":5000" in self.run("router", "ss", "-Hlnt")
             )
-        self._wait(
-            "miniupnpd's NAT-PMP/PCP port", lambda: ":5351" in self.run("router", "ss", "-Hlnu")
-        )
+        if self.pcp:
+            self._wait(
+                "miniupnpd's NAT-PMP/PCP port",
+                lambda: ":5351" in self.run("router", "ss", "-Hlnu"),
+            )
 
     def _start_pebble(self) -> None:
         certs = self.run_dir / "certs"
@@ -604,6 +610,15 @@ table inet filter {
   chain prerouting_miniupnpd {
   }
   chain postrouting_miniupnpd {
+  }
+}
+"""
+
+_NO_PCP_NFT = """
+table inet nopcp {
+  chain input {
+    type filter hook input priority 0; policy accept;
+    udp dport 5351 drop
   }
 }
 """

@@ -38,12 +38,12 @@ def test_nothing_from_the_internet_reaches_the_home_unmapped(lab: Lab) -> None:
 
 
 def test_the_router_answers_upnp_as_an_igd_with_the_wan_address(lab: Lab) -> None:
-    status = lab.run("home", "upnpc", "-i", "-s", timeout=20)
+    status = lab.upnpc("home", "-s")
     assert f"ExternalIPAddress = {lab.wan_ip}" in status
 
 
 def test_the_cgnat_router_reports_the_shared_address(lab_cgnat: Lab) -> None:
-    status = lab_cgnat.run("home", "upnpc", "-i", "-s", timeout=20)
+    status = lab_cgnat.upnpc("home", "-s")
     assert f"ExternalIPAddress = {CGNAT_WAN_IP}" in status
 
 

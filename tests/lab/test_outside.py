@@ -106,7 +106,7 @@ async def test_the_lease_is_renewed_before_it_runs_out(
     lab = make_lab("public")
     with lab.inside("home"):
         async with open_outside(
-            8443, 443, Options(methods=methods, lease=2, check_every=60, ipv6=False)
+            8443, 443, Options(methods=methods, lease=1, check_every=60, ipv6=False)
         ) as door:
             for renewal in (1, 2, 3):  # 3 renewals at half the lease: past the first lease
                 assert await asyncio.wait_for(door.renewed(), WAIT) == renewal
@@ -197,3 +197,18 @@ async def test_ipv6_opens_a_pinhole_to_the_global_address(lab_ipv6: Lab) -> None
             assert lab_ipv6.pinholes() == [(HOME_IP6, 8443)]
         assert lab_ipv6.pinholes() == []
         assert lab_ipv6.forwards() == []
+
+
+async def test_without_pcp_the_pinhole_is_asked_of_upnps_ipv6_firewall(
+    make_lab: Callable[..., Lab],
+) -> None:
+    lab = make_lab("ipv6", pcp=False)
+    with lab.inside("home"):
+        async with open_outside(8443, 443, Options(methods=("upnp",), lease=2)) as door:
+            assert door.ipv6 == Pinhole(IPv6Address(HOME_IP6), 8443)
+            assert lab.pinholes() == [(HOME_IP6, 8443)]
+            await asyncio.wait_for(door.renewed(), WAIT)  # UpdatePinhole with the mapping
+            assert lab.pinholes() == [(HOME_IP6, 8443)]
+            assert _reach(lab, HOME_IP6, 8443) == NET_IP6
+        assert lab.pinholes() == []
+        assert lab.forwards() == []

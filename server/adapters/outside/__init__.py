@@ -37,10 +37,11 @@ The server calls one thing::
   caller re-issues the certificate and reprints the link. When the router stops answering
   or refuses a renewal, a `Change` with ``lost`` set; the door keeps asking every 30 s and
   a `Change` with ``lost`` None says it is back.
-- **IPv6** (``ipv6=True``): where this machine has a global IPv6 address, a PCP MAP at the
-  IPv6 default router opens a pinhole to ``lan_port`` (no translation: the port is the
-  same); ``door.ipv6`` is then the address to certify too. None when there is no global
-  address or the router will not.
+- **IPv6** (``ipv6=True``): where this machine has a global IPv6 address, a pinhole to
+  ``lan_port`` through the router's firewall (no translation: the port is the same), by
+  PCP at the IPv6 default router, else by UPnP-IGDv2's WANIPv6FirewallControl; renewed
+  with the mapping. ``door.ipv6`` is then the address to certify too (and
+  ``door.ipv6.url`` the link). None when there is no global address or the router will not.
 - **Closing**: leaving the ``async with`` (however: a return, an error, SIGTERM or SIGINT
   cancelling the task) removes the mapping and the pinhole, if they are still ours, within
   a few seconds, even while the task is being cancelled.
@@ -55,7 +56,7 @@ formats, XML without DOCTYPE or entities); `transport` is the thin asyncio layer
 in aiohttp), and no maintained Python library covers NAT-PMP and PCP.
 """
 
-from server.adapters.outside.door import Change, Door, Options, Pinhole, open_outside
+from server.adapters.outside.door import Change, Door, Options, open_outside
 from server.adapters.outside.errors import (
     NoRouterError,
     OutsideError,
@@ -63,6 +64,7 @@ from server.adapters.outside.errors import (
     RouterRefusedError,
     SharedAddressError,
 )
+from server.adapters.outside.pinholes import Pinhole
 
 __all__ = [
     "Change",

@@ -7,21 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from ipaddress import IPv4Address, IPv6Address
+from ipaddress import IPv4Address
 from typing import Literal
 
 from server.adapters.logs import get_logger
 from server.adapters.outside import transport, upnp
-from server.adapters.outside.addresses import (
-    default_gateway,
-    default_gateway6,
-    global_ipv6_addresses,
-    lan_address,
-)
+from server.adapters.outside.addresses import default_gateway, lan_address
 from server.adapters.outside.errors import NoRouterError, OutsideError, RouterRefusedError
+from server.adapters.outside.pinholes import Hole, Pinhole, open_pinhole
 from server.adapters.outside.routers import (
     Ask,
     Grant,
@@ -68,22 +63,6 @@ class Options:
 
 
 @dataclass(frozen=True)
-class Pinhole:
-    """An IPv6 address and port the router's firewall lets the internet reach."""
-
-    address: IPv6Address
-    port: int
-
-    @property
-    def url(self) -> str:
-        return (
-            f"https://[{self.address}]/"
-            if self.port == 443
-            else (f"https://[{self.address}]:{self.port}/")
-        )
-
-
-@dataclass(frozen=True)
 class Change:
     """What changed: the router's external address (None while lost), the IPv6 pinhole,
     and the failure when the door was lost (the door keeps asking; a later `Change` with
@@ -106,7 +85,7 @@ class Door:
         self.check_every = options.check_every
         self.ipv6: Pinhole | None = None
         self.renewals = 0
-        self._pinhole_router: PcpRouter | None = None
+        self._pinhole_router: Hole | None = None
         self._lost: OutsideError | None = None
         self._changes: asyncio.Queue[Change] = asyncio.Queue()
         self._renewed = asyncio.Condition()
@@ -275,24 +254,6 @@ async def _open_ipv4(
     raise NoRouterError(ask.public_port, ask.lan_address, ask.lan_port)
 
 
-async def _open_ipv6(ask: Ask, lease: int) -> tuple[PcpRouter, Pinhole] | None:
-    """A pinhole for this machine's global IPv6 address, by PCP at the IPv6 default router."""
-    addresses = global_ipv6_addresses()
-    gateway = default_gateway6()
-    if not addresses or gateway is None:
-        return None
-    server, interface = gateway
-    scope = socket.if_nametoindex(interface) if server.is_link_local else 0
-    six = Ask(ask.lan_address, ask.lan_port, ask.lan_port, ask.description)
-    router = PcpRouter(six, server, client=addresses[0], scope=scope)
-    try:
-        grant = await router.map(lease)
-    except (OutsideError, ValueError, OSError) as failure:
-        log.info("outside_ipv6_unavailable", reason=str(failure)[:200])
-        return None
-    return router, Pinhole(addresses[0], grant.public_port)
-
-
 @contextlib.asynccontextmanager
 async def open_outside(
     lan_port: int, public_port: int = 443, options: Options | None = None
@@ -311,7 +272,8 @@ async def open_outside(
     door.external_address = external
     try:
         if options.ipv6:
-            opened = await _open_ipv6(ask, options.lease)
+            upnp_router = router if isinstance(router, UpnpRouter) else None
+            opened = await open_pinhole(ask, options.lease, upnp_router)
             if opened is not None:
                 door._pinhole_router, door.ipv6 = opened
         log.info(

@@ -294,4 +294,4 @@ class PcpRouter:
         if not self._mapped:
             return
         self._mapped = False
-        await self._map(0, 0)
+        await self._map(0, self.ask.public_port)

@@ -150,10 +150,11 @@ def _location(data: bytes, sender: Address) -> upnp.Location | None:
 
 @dataclass(frozen=True)
 class Endpoint:
-    """Where a router's HTTP server is."""
+    """Where a router's HTTP server is (and, for IPv6, the address to speak from)."""
 
-    host: IPv4Address
+    host: IPv4Address | IPv6Address
     port: int
+    local: IPv6Address | None = None
 
 
 async def http(
@@ -162,12 +163,14 @@ async def http(
     """One HTTP exchange with the router (`soap`: the headers and body to send), bounded in
     time (`HTTP_TIMEOUT`) and size."""
     headers, body = soap or ({}, b"")
-    authority = f"{endpoint.host}:{endpoint.port}"
+    host = str(endpoint.host)
+    authority = f"[{host}]:{endpoint.port}" if ":" in host else f"{host}:{endpoint.port}"
     message = httpwire.request(method, authority, path, headers, body)
     limit = httpwire.MAX_HEAD + httpwire.MAX_BODY + 4096
 
     async def exchange() -> bytes:
-        reader, writer = await asyncio.open_connection(str(endpoint.host), endpoint.port)
+        local = (str(endpoint.local), 0) if endpoint.local else None
+        reader, writer = await asyncio.open_connection(host, endpoint.port, local_addr=local)
         try:
             writer.write(message)
             await writer.drain()
