@@ -199,6 +199,7 @@ class Lab:
         self._own_dir = run_dir is None
         self.run_dir = run_dir if run_dir is not None else Path(tempfile.mkdtemp(prefix="fw-lab-"))
         self._processes: list[subprocess.Popen[bytes]] = []
+        self._miniupnpd: subprocess.Popen[bytes]
         self._namespaces: list[str] = []
 
     # --- names and addresses -----------------------------------------------------------
@@ -310,6 +311,14 @@ class Lab:
         self.run("router", "ip", "addr", "add", f"{address}/{prefix}", "dev", "wan0")
         if self.variant == "cgnat":
             self.run("router", "ip", "route", "replace", "default", "via", CGNAT_GATEWAY_IP)
+
+    def stop_router(self) -> None:
+        """Stop the router's miniupnpd (a reboot's first half); `start_router` starts it."""
+        self._miniupnpd.terminate()
+        self._miniupnpd.wait(timeout=10)
+
+    def start_router(self) -> None:
+        self._start_miniupnpd()
 
     def pebble_root(self) -> bytes:
         """The root pebble issues under (new at each start): what a browser must trust."""
@@ -434,7 +443,7 @@ class Lab:
             lines.append("ext_ifname6=wan0")
         config = self.run_dir / "miniupnpd.conf"
         config.write_text("\n".join(lines) + "\n")
-        self.spawn(
+        self._miniupnpd = self.spawn(
             "router",
             str(binary),
             "-d",

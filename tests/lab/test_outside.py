@@ -212,3 +212,22 @@ async def test_without_pcp_the_pinhole_is_asked_of_upnps_ipv6_firewall(
             assert _reach(lab, HOME_IP6, 8443) == NET_IP6
         assert lab.pinholes() == []
         assert lab.forwards() == []
+
+
+async def test_a_router_that_stops_answering_is_a_lost_door_until_it_is_back(
+    make_lab: Callable[..., Lab],
+) -> None:
+    lab = make_lab("public")
+    options = Options(methods=("upnp",), check_every=0.2, retry_after=0.2, ipv6=False)
+    with lab.inside("home"):
+        async with open_outside(8443, 443, options) as door:
+            changes = door.changes()
+            lab.stop_router()  # the router reboots: its daemon gone, its rules with it
+            lost = await asyncio.wait_for(anext(changes), WAIT)
+            assert lost.external_address is None and lost.lost is not None
+            assert lost.lost.step == "router"
+            lab.start_router()
+            back = await asyncio.wait_for(anext(changes), WAIT)
+            assert back.external_address == IPv4Address(WAN_IP) and back.lost is None
+            assert lab.forwards() == [OURS]  # mapped anew
+        assert lab.forwards() == []

@@ -50,6 +50,7 @@ class Options:
     - ``ipv6``: open an IPv6 pinhole too, where this machine has a global address;
     - ``check_every``: seconds between asking the router for its address;
     - ``ssdp_wait``: seconds to wait for an IGD to answer the search;
+    - ``retry_after``: seconds between asking again while the door is lost;
     - ``gateway``: the router's LAN address (default: this machine's default gateway).
     """
 
@@ -59,6 +60,7 @@ class Options:
     ipv6: bool = True
     check_every: float = CHECK_EVERY
     ssdp_wait: float = SSDP_WAIT
+    retry_after: float = RETRY_AFTER
     gateway: IPv4Address | None = None
 
 
@@ -83,6 +85,7 @@ class Door:
         self.lease = options.lease
         self.granted_lease = grant.lease
         self.check_every = options.check_every
+        self.retry_after = options.retry_after
         self.ipv6: Pinhole | None = None
         self.renewals = 0
         self._pinhole_router: Hole | None = None
@@ -135,7 +138,7 @@ class Door:
         loop = asyncio.get_running_loop()
         renew_at = loop.time() + (self.granted_lease / 2 if self.granted_lease else 1e12)
         while True:
-            await asyncio.sleep(self._next_wait() if not self._lost else RETRY_AFTER)
+            await asyncio.sleep(self._next_wait() if not self._lost else self.retry_after)
             try:
                 grant = None
                 if self._lost or loop.time() >= renew_at - 0.05:

@@ -299,11 +299,10 @@ async def test_the_door_follows_a_new_address_and_a_lost_router() -> None:
     assert not router.mapped
 
 
-async def test_a_lost_door_comes_back(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(door, "RETRY_AFTER", 0.01)
+async def test_a_lost_door_comes_back() -> None:
     router = ScriptedRouter()
     router.failure = SharedAddressError(IPv4Address("100.64.0.2"))
-    opened = _door(router, check_every=0.01)
+    opened = _door(router, check_every=0.01, retry_after=0.01)
     changes = opened.changes()
     assert isinstance((await asyncio.wait_for(anext(changes), 10)).lost, SharedAddressError)
     router.failure = None
