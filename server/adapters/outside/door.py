@@ -154,7 +154,10 @@ class Door:
                     address = checked_external(self.protocol, grant.external_address)
                 else:  # (PCP tells it in the renewal's answer: no second request)
                     address = await self.router.external_address()
-            except OutsideError as failure:
+            except (OutsideError, OSError, ValueError) as error:
+                failure = (
+                    error if isinstance(error, OutsideError) else RouterGoneError(self.protocol)
+                )
                 if not isinstance(failure, type(self._lost)):
                     log.warning("outside_lost", step=failure.step, error=str(failure))
                     self._lost = failure
@@ -168,8 +171,10 @@ class Door:
 
     async def _renew_pinhole(self) -> None:
         if self._pinhole_router is not None:
-            with contextlib.suppress(OutsideError):
+            try:
                 await self._pinhole_router.map(self.lease)
+            except (OutsideError, OSError, ValueError) as failure:
+                log.warning("outside_ipv6_lost", error=str(failure)[:200])
 
     async def close(self) -> None:
         """Remove the mapping and the pinhole (if still ours); idempotent; bounded in time,
@@ -196,7 +201,12 @@ class Door:
 
 
 async def _find_upnp(ask: Ask, gateway: IPv4Address | None, wait: float) -> UpnpRouter | None:
-    for location in await transport.search_gateways(ask.lan_address, gateway, wait):
+    try:
+        locations = await transport.search_gateways(ask.lan_address, gateway, wait)
+    except OSError as failure:  # no multicast on this network
+        log.info("outside_search_failed", error=str(failure))
+        return None
+    for location in locations:
         try:
             answer = await transport.http(
                 transport.Endpoint(*location.endpoint), "GET", location.path
@@ -268,7 +278,11 @@ async def open_outside(
     gateway = options.gateway or default_gateway()
     if gateway is None:
         raise NoRouterError(public_port, None, lan_port)
-    ask = Ask(lan_address(gateway), lan_port, public_port, options.description)
+    try:
+        lan = lan_address(gateway)
+    except OSError:  # the gateway is unreachable from here
+        raise NoRouterError(public_port, None, lan_port) from None
+    ask = Ask(lan, lan_port, public_port, options.description)
     started = asyncio.get_running_loop().time()
     router, grant, external = await _open_ipv4(ask, gateway, options)
     door = Door(router, ask, grant, options)

@@ -104,7 +104,11 @@ class UpnpRouter:
             )  # fmt: skip
         except (OSError, TimeoutError, ValueError) as failure:
             raise RouterGoneError(self.name) from failure
-        return upnp.parse_soap_answer(answer.status, answer.body, action)
+        try:
+            return upnp.parse_soap_answer(answer.status, answer.body, action)
+        except ValueError as failure:  # (a SOAP fault is an UpnpActionError: the caller's)
+            why = f"it answered {action} with something that is not UPnP ({str(failure)[:80]})"
+            raise RouterRefusedError(self.name, self.ask.public_port, why) from failure
 
     async def external_address(self) -> IPv4Address:
         try:
@@ -127,7 +131,7 @@ class UpnpRouter:
                 return None
             raise RouterRefusedError(self.name, self.ask.public_port, str(error)) from error
         port = out.get("NewInternalPort", "")
-        return out.get("NewInternalClient", ""), int(port) if port.isdigit() else 0
+        return out.get("NewInternalClient", "")[:64], int(port) if port.isdigit() else 0
 
     def _key(self) -> list[tuple[str, str]]:
         return [
@@ -223,6 +227,8 @@ class NatPmpRouter:
         if answer.public_port != self.ask.public_port:
             await self.unmap()  # the port asked for is held: give back the one we got
             raise PortTakenError(self.ask.public_port, "another machine")
+        if lease and not answer.lifetime:
+            raise RouterRefusedError(self.name, self.ask.public_port, "it granted no time")
         return Grant(answer.public_port, answer.lifetime, None)
 
     async def unmap(self) -> None:
@@ -283,6 +289,8 @@ class PcpRouter:
         if answer.public_port != self.ask.public_port:
             await self.unmap()  # the port asked for is held: give back the one we got
             raise PortTakenError(self.ask.public_port, "another machine")
+        if lease and not answer.lifetime:
+            raise RouterRefusedError(self.name, self.ask.public_port, "it granted no time")
         return Grant(answer.public_port, answer.lifetime, answer.external_address)
 
     async def external_address(self) -> IPv4Address:

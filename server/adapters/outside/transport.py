@@ -80,11 +80,15 @@ async def ask_udp(
     destination: tuple[str, int] | tuple[str, int, int, int] = (
         (str(peer.address), peer.port, 0, peer.scope) if six else (str(peer.address), peer.port)
     )
-    transport, inbox = await loop.create_datagram_endpoint(
-        _Inbox,
-        family=socket.AF_INET6 if six else socket.AF_INET,
-        local_addr=(str(local), 0) if local is not None else None,
-    )
+    try:
+        transport, inbox = await loop.create_datagram_endpoint(
+            _Inbox,
+            family=socket.AF_INET6 if six else socket.AF_INET,
+            local_addr=(str(local), 0) if local is not None else None,
+        )
+    except OSError as failure:  # no such address here (any more), no route
+        log.info("outside_udp_unavailable", peer=str(peer.address), error=str(failure))
+        return None
 
     def from_peer(data: bytes, sender: Address) -> T | None:
         return accept(data) if sender == peer.address else None

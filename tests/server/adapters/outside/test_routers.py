@@ -156,6 +156,17 @@ async def test_upnp_an_external_address_not_the_lines_own_is_a_failure(
         await UpnpRouter(ASK, LOCATION, GATEWAY).external_address()
 
 
+async def test_upnp_an_answer_that_is_not_soap_is_a_refusal(
+    igd: FakeIgd, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def garbage(*_: object) -> httpwire.Answer:
+        return httpwire.Answer(200, {}, b"<!DOCTYPE x [<!ENTITY a 'b'>]><x>&a;</x>")
+
+    monkeypatch.setattr(transport, "http", garbage)
+    with pytest.raises(RouterRefusedError, match="not UPnP"):
+        await UpnpRouter(ASK, LOCATION, GATEWAY).map(3600)
+
+
 def _udp(monkeypatch: pytest.MonkeyPatch, answer: Callable[[bytes], bytes | None]) -> list[bytes]:
     sent: list[bytes] = []
 
@@ -220,6 +231,20 @@ async def test_pcp_taken_ports_refusals_and_a_nat_pmp_only_router(
         await PcpRouter(ASK, ROUTER).map(3600)
 
 
+async def test_a_mapping_granted_for_no_time_is_a_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_time(request: bytes) -> bytes:
+        answer = bytearray(_pcp_answer(request, 0, 443))
+        answer[4:8] = b"\0\0\0\0"
+        return bytes(answer)
+
+    _udp(monkeypatch, no_time)
+    with pytest.raises(RouterRefusedError, match="no time"):
+        await PcpRouter(ASK, ROUTER).map(3600)
+    _udp(monkeypatch, lambda _payload: struct.pack("!BBHIHHI", 0, 130, 0, 9, 8443, 443, 0))
+    with pytest.raises(RouterRefusedError, match="no time"):
+        await NatPmpRouter(ASK, ROUTER).map(3600)
+
+
 async def test_pcp_a_shared_address_leaves_nothing_mapped(monkeypatch: pytest.MonkeyPatch) -> None:
     sent = _udp(monkeypatch, lambda request: _pcp_answer(request, 0, 443, "100.64.0.2"))
     with pytest.raises(SharedAddressError):
@@ -254,7 +279,7 @@ class ScriptedRouter:
 
     def __init__(self) -> None:
         self.address = IPv4Address("203.0.113.2")
-        self.failure: OutsideError | None = None
+        self.failure: Exception | None = None
         self.mapped = True
         self.unmap_started = asyncio.Event()
         self.unmapped = asyncio.Event()
@@ -309,6 +334,18 @@ async def test_a_lost_door_comes_back() -> None:
     back = await asyncio.wait_for(anext(changes), 10)
     assert back == door.Change(IPv4Address("203.0.113.2"), None, None)
     assert opened.renewals >= 1  # a lost door is mapped again, not only looked at
+    await opened.close()
+
+
+async def test_a_socket_error_while_open_is_a_lost_door_not_a_dead_task() -> None:
+    router = ScriptedRouter()
+    opened = _door(router, check_every=0.01, retry_after=0.01)
+    changes = opened.changes()
+    router.failure = OSError(101, "Network is unreachable")
+    lost = await asyncio.wait_for(anext(changes), 10)
+    assert isinstance(lost.lost, RouterGoneError)
+    router.failure = None
+    assert (await asyncio.wait_for(anext(changes), 10)).lost is None
     await opened.close()
 
 
