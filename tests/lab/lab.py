@@ -379,6 +379,12 @@ class Lab:
         # the house's LAN: a bridge in the router (its LAN ports), the server and the den
         self.run("router", "ip", "link", "add", "lan0", "type", "bridge", "mcast_snooping", "0")
         self.run("router", "ip", "link", "set", "lan0", "up")
+        # where br_netfilter is loaded (Docker loads it), bridged frames would cross the
+        # router's forward chain and be dropped: a LAN's switch does not filter
+        for family in ("iptables", "ip6tables", "arptables"):
+            self.run(
+                "router", "sysctl", "-qw", f"net.bridge.bridge-nf-call-{family}=0", check=False
+            )
         for machine, port, address in (("home", "port1", HOME_IP), ("den", "port2", DEN_IP)):
             self._link(machine, "eth0", "router", port)
             self.run("router", "ip", "link", "set", port, "master", "lan0")

@@ -7,6 +7,7 @@ import asyncio
 import socket
 from collections.abc import Callable
 from ipaddress import IPv4Address, IPv6Address
+from typing import cast
 
 import pytest
 
@@ -231,3 +232,79 @@ async def test_a_router_that_stops_answering_is_a_lost_door_until_it_is_back(
             assert back.external_address == IPv4Address(WAN_IP) and back.lost is None
             assert lab.forwards() == [OURS]  # mapped anew
         assert lab.forwards() == []
+
+
+class RogueDevice:
+    """A machine in the house (the den) posing as a router: it answers every SSDP search,
+    once sending us to the internet and once to its own description, a billion-laughs
+    XML bomb; its HTTP server counts what it is asked."""
+
+    BOMB = (
+        b'<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaaaaaaaa">'
+        b'<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;">]>'
+        b"<root>&c;</root>"
+    )
+
+    def __init__(self) -> None:
+        self.searches = 0
+        self.fetches = 0
+
+    async def start(self, lab: Lab) -> list[asyncio.BaseTransport | asyncio.Server]:
+        loop = asyncio.get_running_loop()
+        with lab.inside("den"):
+            ssdp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            ssdp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            ssdp.bind(("", 1900))
+            group = socket.inet_aton("239.255.255.250") + socket.inet_aton(DEN_IP)
+            ssdp.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, group)
+            transport, _ = await loop.create_datagram_endpoint(lambda: _RogueSsdp(self), sock=ssdp)
+            server = await asyncio.start_server(self._http, DEN_IP, 5000)
+        return [transport, server]
+
+    async def _http(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        self.fetches += 1
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\n"
+            + f"Content-Length: {len(self.BOMB)}\r\n\r\n".encode()
+            + self.BOMB
+        )
+        await writer.drain()
+        writer.close()
+
+
+class _RogueSsdp(asyncio.DatagramProtocol):
+    def __init__(self, rogue: RogueDevice) -> None:
+        self.rogue = rogue
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.DatagramTransport, transport)
+
+    def datagram_received(self, data: bytes, addr: tuple[str | object, ...]) -> None:
+        if not data.startswith(b"M-SEARCH"):
+            return
+        self.rogue.searches += 1
+        target = "urn:schemas-upnp-org:device:InternetGatewayDevice:2"
+        for location in ("http://203.0.113.100/rootDesc.xml", f"http://{DEN_IP}:5000/d.xml"):
+            answer = f"HTTP/1.1 200 OK\r\nST: {target}\r\nLOCATION: {location}\r\n\r\n"
+            self.transport.sendto(answer.encode(), (str(addr[0]), int(str(addr[1]))))
+
+
+@pytest.mark.parametrize("variant", ["public", "no-upnp"])
+async def test_a_machine_posing_as_the_router_is_not_believed(
+    make_lab: Callable[..., Lab], variant: str
+) -> None:
+    lab = make_lab(variant)
+    rogue = RogueDevice()
+    opened = await rogue.start(lab)
+    try:
+        with lab.inside("home"):
+            async with open_outside(8443, 443, Options(ssdp_wait=0.5, ipv6=False)) as door:
+                assert door.protocol == ("upnp-igd2" if variant == "public" else "pcp")
+                assert lab.forwards() == [OURS]
+        assert rogue.searches >= 1  # it heard the search and answered
+        assert rogue.fetches == 0  # and was never asked for anything
+        assert lab.forwards() == []
+    finally:
+        for closing in opened:
+            closing.close()

@@ -19,9 +19,10 @@ The server calls one thing::
         print(f"outside failed={failure.step}: {failure}")  # one sentence: step, what to do
 
 - **Finding the router**: UPnP-IGD first (an SSDP search for IGD:2 and IGD:1 from this
-  machine's LAN address, ``ssdp_wait`` seconds at most; the default gateway's device is
-  taken as soon as it answers), then PCP (RFC 6887) and NAT-PMP (RFC 6886) at the default
-  gateway, each with retries for about two seconds. ``methods`` narrows or orders them.
+  machine's LAN address, ``ssdp_wait`` seconds at most; only the default gateway's answer
+  counts: another machine on the LAN cannot pose as the router), then PCP (RFC 6887) and
+  NAT-PMP (RFC 6886) at the default gateway, each with retries for about two seconds.
+  ``methods`` narrows or orders them.
 - **The mapping**: public TCP ``public_port`` to ``lan_port`` on this machine's LAN
   address (the address it speaks to the gateway from), described as ``"Family War"``
   where the protocol keeps a description (UPnP), with a lease of ``lease`` seconds

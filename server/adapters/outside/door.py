@@ -200,25 +200,23 @@ class Door:
         await asyncio.shield(asyncio.ensure_future(remove()))
 
 
-async def _find_upnp(ask: Ask, gateway: IPv4Address | None, wait: float) -> UpnpRouter | None:
+async def _find_upnp(ask: Ask, gateway: IPv4Address, wait: float) -> UpnpRouter | None:
     try:
-        locations = await transport.search_gateways(ask.lan_address, gateway, wait)
+        location = await transport.search_gateway(ask.lan_address, gateway, wait)
     except OSError as failure:  # no multicast on this network
         log.info("outside_search_failed", error=str(failure))
         return None
-    for location in locations:
-        try:
-            answer = await transport.http(
-                transport.Endpoint(*location.endpoint), "GET", location.path
-            )
-            if answer.status != 200:
-                raise upnp.UpnpFormatError(f"HTTP status {answer.status}")
-            found = upnp.parse_description(answer.body, location)
-        except (OSError, TimeoutError, ValueError) as failure:
-            log.info("outside_igd_ignored", location=str(location.host), reason=str(failure)[:200])
-            continue
-        return UpnpRouter(ask, location, found)
-    return None
+    if location is None:
+        return None
+    try:
+        answer = await transport.http(transport.Endpoint(*location.endpoint), "GET", location.path)
+        if answer.status != 200:
+            raise upnp.UpnpFormatError(f"HTTP status {answer.status}")
+        found = upnp.parse_description(answer.body, location)
+    except (OSError, TimeoutError, ValueError) as failure:
+        log.info("outside_igd_ignored", location=str(location.host), reason=str(failure)[:200])
+        return None
+    return UpnpRouter(ask, location, found)
 
 
 async def _router(

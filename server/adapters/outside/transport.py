@@ -106,50 +106,44 @@ async def ask_udp(
         transport.close()
 
 
-async def search_gateways(
-    lan: IPv4Address, gateway: IPv4Address | None, wait: float
-) -> list[upnp.Location]:
-    """The IGDs that answer an SSDP search (IGD:2 and IGD:1) sent from `lan`, each
-    description once, in the order they answered; as soon as the default `gateway`
-    answers, it alone. The search goes out again after a quarter of `wait` (UDP may lose
-    it), and the search ends after `wait` seconds."""
+async def search_gateway(
+    lan: IPv4Address, gateway: IPv4Address, wait: float
+) -> upnp.Location | None:
+    """The description of the default `gateway`'s IGD, from an SSDP search (IGD:2 and
+    IGD:1) sent from `lan`; None if it did not answer within `wait` seconds. Answers from
+    any other device are ignored (logged): a machine on the home network cannot pose as
+    the router. The search goes out again after a quarter of `wait` (UDP may lose it)."""
     loop = asyncio.get_running_loop()
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 2)
-    sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(str(lan)))
-    sock.bind((str(lan), 0))
+    try:
+        sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 2)
+        sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(str(lan)))
+        sock.bind((str(lan), 0))
+    except OSError:
+        sock.close()
+        raise
     transport, inbox = await loop.create_datagram_endpoint(_Inbox, sock=sock)
 
     def send() -> None:
         for target in (upnp.IGD2, upnp.IGD1):
             transport.sendto(upnp.search_request(target), (upnp.SSDP_ADDRESS, upnp.SSDP_PORT))
 
-    found: list[upnp.Location] = []
+    def from_gateway(data: bytes, sender: Address) -> upnp.Location | None:
+        if sender != gateway:
+            log.info("outside_answer_ignored", sender=str(sender), reason="not the gateway")
+            return None
+        return upnp.parse_search_answer(data, gateway)
+
     try:
         deadline = loop.time() + wait
-        resend: float | None = loop.time() + wait / 4
         send()
-        while True:
-            location = await _receive_until(inbox, min(deadline, resend or deadline), _location)
-            if location is None:
-                if resend is None or loop.time() >= deadline:
-                    return found
-                send()
-                resend = None
-                continue
-            if location.host == gateway:
-                return [location]
-            if all((k.host, k.port, k.path) != (location.host, location.port, location.path)
-                   for k in found):  # fmt: skip
-                found.append(location)
+        location = await _receive_until(inbox, loop.time() + wait / 4, from_gateway)
+        if location is None:
+            send()
+            location = await _receive_until(inbox, deadline, from_gateway)
+        return location
     finally:
         transport.close()
-
-
-def _location(data: bytes, sender: Address) -> upnp.Location | None:
-    if not isinstance(sender, IPv4Address):
-        return None
-    return upnp.parse_search_answer(data, sender)
 
 
 @dataclass(frozen=True)
