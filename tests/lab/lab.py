@@ -59,6 +59,7 @@ by hand as root::
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import ctypes
 import ipaddress
@@ -330,6 +331,7 @@ class Lab:
 
     def up(self) -> Lab:
         check_platform()
+        atexit.register(self.down)  # however the process ends short of SIGKILL
         try:
             self._build()
         except BaseException:
@@ -573,7 +575,8 @@ class Lab:
 
     def down(self) -> None:
         """End the processes the lab started (by their ids), then anything a test left in
-        its namespaces, and delete the namespaces and the run folder."""
+        its namespaces, and delete the namespaces and the run folder. Idempotent."""
+        atexit.unregister(self.down)
         for process in self._processes:
             if process.poll() is None:
                 process.terminate()

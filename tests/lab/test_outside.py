@@ -107,7 +107,7 @@ async def test_the_lease_is_renewed_before_it_runs_out(
     lab = make_lab("public")
     with lab.inside("home"):
         async with open_outside(
-            8443, 443, Options(methods=methods, lease=1, check_every=60, ipv6=False)
+            8443, 443, Options(methods=methods, lease=2, check_every=60, ipv6=False)
         ) as door:
             for renewal in (1, 2, 3):  # 3 renewals at half the lease: past the first lease
                 assert await asyncio.wait_for(door.renewed(), WAIT) == renewal
