@@ -50,11 +50,12 @@ The server calls one thing::
 Failures (`errors`): `NoRouterError`, `RouterRefusedError`, `SharedAddressError`,
 `PortTakenError`, all `OutsideError` with ``step`` and a one-sentence message.
 
-The protocols are sans-I/O (`natpmp`, `pcp`, `upnp`, `httpwire`, `xmlsafe`: bytes in,
-checked values out, every router answer treated as hostile: bounded sizes, strict
-formats, XML without DOCTYPE or entities); `transport` is the thin asyncio layer and
-`routers` / `door` drive them. Hand-written: async-upnp-client covers UPnP only (and pulls
-in aiohttp), and no maintained Python library covers NAT-PMP and PCP.
+The protocols are sans-I/O (`wire`: `natpmp`, `pcp`, `upnp`, `httpwire`, `xmlsafe`:
+bytes in, checked values out, every router answer treated as hostile: bounded sizes,
+strict formats, XML without DOCTYPE or entities); `transport` is the thin asyncio layer,
+`routers` and `pinholes` speak each protocol, `door` drives them, `addresses` knows whose
+address is whose, `errors` says what failed. Hand-written: async-upnp-client covers UPnP
+only (and pulls in aiohttp), and no maintained Python library covers NAT-PMP and PCP.
 """
 
 from server.adapters.outside.door import Change, Door, Options, open_outside

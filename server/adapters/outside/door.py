@@ -13,7 +13,7 @@ from ipaddress import IPv4Address
 from typing import Literal
 
 from server.adapters.logs import get_logger
-from server.adapters.outside import transport, upnp
+from server.adapters.outside import transport
 from server.adapters.outside.addresses import default_gateway, lan_address
 from server.adapters.outside.errors import NoRouterError, OutsideError, RouterRefusedError
 from server.adapters.outside.pinholes import Hole, Pinhole, open_pinhole
@@ -27,6 +27,7 @@ from server.adapters.outside.routers import (
     UpnpRouter,
     checked_external,
 )
+from server.adapters.outside.wire import upnp
 
 log = get_logger()
 

@@ -14,10 +14,11 @@ from ipaddress import IPv6Address
 from typing import Protocol
 
 from server.adapters.logs import get_logger
-from server.adapters.outside import transport, upnp
+from server.adapters.outside import transport
 from server.adapters.outside.addresses import default_gateway6, global_ipv6_addresses
 from server.adapters.outside.errors import OutsideError, RouterRefusedError
 from server.adapters.outside.routers import Ask, Grant, PcpRouter, RouterGoneError, UpnpRouter
+from server.adapters.outside.wire import upnp
 
 log = get_logger()
 MAX_PINHOLE_LEASE = 86400  # WANIPv6FirewallControl's upper bound for LeaseTime

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv6Address
 from typing import Protocol, TypeVar
 
-from server.adapters.outside import natpmp, pcp, transport, upnp
+from server.adapters.outside import transport
 from server.adapters.outside.addresses import is_shared
 from server.adapters.outside.errors import (
     OutsideError,
@@ -25,6 +25,7 @@ from server.adapters.outside.errors import (
     RouterRefusedError,
     SharedAddressError,
 )
+from server.adapters.outside.wire import natpmp, pcp, upnp
 
 T = TypeVar("T")
 

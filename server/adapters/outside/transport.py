@@ -13,7 +13,7 @@ from ipaddress import IPv4Address, IPv6Address, ip_address
 from typing import TypeVar
 
 from server.adapters.logs import get_logger
-from server.adapters.outside import httpwire, upnp
+from server.adapters.outside.wire import httpwire, upnp
 
 log = get_logger()
 T = TypeVar("T")

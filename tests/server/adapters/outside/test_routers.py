@@ -20,13 +20,8 @@ from server.adapters.outside import (
     RouterRefusedError,
     SharedAddressError,
     door,
-    httpwire,
-    natpmp,
     open_outside,
-    pcp,
     transport,
-    upnp,
-    xmlsafe,
 )
 from server.adapters.outside.routers import (
     Ask,
@@ -36,6 +31,7 @@ from server.adapters.outside.routers import (
     RouterGoneError,
     UpnpRouter,
 )
+from server.adapters.outside.wire import httpwire, natpmp, pcp, upnp, xmlsafe
 
 T = TypeVar("T")
 ROUTER = IPv4Address("192.168.77.1")

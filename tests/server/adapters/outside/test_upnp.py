@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.adapters.outside import httpwire, upnp, xmlsafe
+from server.adapters.outside.wire import httpwire, upnp, xmlsafe
 
 ROUTER = IPv4Address("192.168.77.1")
 LOCATION = upnp.Location(ROUTER, 5000, "/rootDesc.xml", upnp.IGD2)

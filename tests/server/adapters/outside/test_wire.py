@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.adapters.outside import natpmp, pcp
+from server.adapters.outside.wire import natpmp, pcp
 
 NONCE = bytes(range(12))
 

@@ -1,4 +1,4 @@
-"""The router step (server/adapters/outside) against a real router: Debian's miniupnpd in
+"""The router step (server/adapters/outside's door) against a real router: Debian's miniupnpd in
 the lab (tests/lab/lab.py), by UPnP-IGD v2 and v1, PCP and NAT-PMP."""
 
 from __future__ import annotations

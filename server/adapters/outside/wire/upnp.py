@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address, ip_address
 from urllib.parse import urljoin, urlsplit
 
-from server.adapters.outside import xmlsafe
+from server.adapters.outside.wire import xmlsafe
 
 SSDP_ADDRESS = "239.255.255.250"
 SSDP_PORT = 1900
