@@ -336,3 +336,18 @@ async def test_a_machine_posing_as_the_router_is_not_believed(
     finally:
         for closing in opened:
             closing.close()
+
+
+async def test_a_router_that_rebooted_between_checks_is_asked_again_at_once(
+    make_lab: Callable[..., Lab],
+) -> None:
+    lab = make_lab("public")
+    options = Options(methods=("upnp",), check_every=0.3, retry_after=0.3, ipv6=False)
+    with lab.inside("home"):
+        async with open_outside(8443, 443, options) as door:  # a lease of an hour
+            lab.stop_router()
+            lab.start_router()
+            assert lab.forwards() == []  # the router forgot the mapping
+            await asyncio.wait_for(door.renewed(), WAIT)  # the next check maps it again
+            assert lab.forwards() == [OURS]
+        assert lab.forwards() == []
