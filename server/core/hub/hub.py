@@ -59,8 +59,8 @@ from server.core.hub.replies import internal_error, refusal_actions
 from server.core.hub.rooms import Rooms
 from server.core.logger import Logger
 from server.core.refusals import Refusal
+from server.core.room import phases
 from server.core.room.actions import Action, Close, ConnId, Effects, Output
-from server.core.room.phases import Stage
 from server.core.room.records import RoomRecord
 from server.core.room.room import Room
 from server.core.room.talk import clamp
@@ -351,7 +351,7 @@ class Hub:
         actions, refused, _ = self._rooms.run(room, now, call, opener=conn if opener else None)
         if refused is not None and conn is not None:
             actions += self._refusal(conn, refused, now)
-        if room.game_record.stage is Stage.FINISHING:
+        if room.game_record.stage in phases.PLAYING_OUT:
             payer = None if conn is None else self._peers.get(conn, "")
             actions += self._play_out_begun(room, now, payer)
         return actions
@@ -365,7 +365,7 @@ class Hub:
         room_id = room.room_id
         playouts = self._playouts
         if (
-            room.stage is not Stage.FINISHING
+            room.stage not in phases.PLAYING_OUT
             or playouts.holds(room_id)
             or self.room(room_id) is not room  # removed, or rebuilt by a bug
         ):
@@ -389,7 +389,7 @@ class Hub:
             room, now, lambda: room.play_slice(playouts.slice, now, first=first)
         )
         if playouts.holds(room_id):  # not removed, nor rebuilt by a bug, meanwhile
-            over = room.stage is not Stage.FINISHING
+            over = room.stage not in phases.PLAYING_OUT
             playouts.played(room_id, work, over=over, woken=woken, now=now)
         return actions
 

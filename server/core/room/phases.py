@@ -27,6 +27,10 @@ Everything that decides a room's stage lives here, as in h11's ``_state.py``:
 - `SEATS_OPEN`: the stage in which seats are open: a leave opens the seat again (later,
   the computer takes it over), a join takes an open seat (later, only an away seat by
   its name: a failed attempt otherwise), and a room nobody is in is removed sooner.
+- `PLAYING_OUT`: the stage whose game is being played out a slice at a time by the
+  hub's play-out queue (no timer, no deadline of the room's own); and `replays_as`, the
+  condition a stored game's stage must meet against its replay. No other module names
+  `Stage.FINISHING` (a test checks it).
 
 Read-only public views for tools and generators: `TABLE`, `COMMANDS`, `ROWS` (each
 (command, who) with its verdict in every stage), `accepted` (the stages that accept a
@@ -46,6 +50,7 @@ from server.core.refusals import Refusal
 __all__ = [
     "ACCEPT",
     "COMMANDS",
+    "PLAYING_OUT",
     "ROWS",
     "SEATS_OPEN",
     "TABLE",
@@ -57,6 +62,7 @@ __all__ = [
     "advance",
     "may",
     "refusal",
+    "replays_as",
 ]
 
 
@@ -236,6 +242,25 @@ not list cannot happen in it)."""
 
 SEATS_OPEN: frozenset[Stage] = frozenset({Stage.WAITING})
 """The stages in which seats are open (see the module docstring)."""
+
+PLAYING_OUT: frozenset[Stage] = frozenset({Stage.FINISHING})
+"""The stages in which the rest of the game is being played out (a finish vote passed):
+the play-out queue (`server.core.hub.playout`) has the room's time, a slice per hub call,
+until `Event.PLAYED_OUT`; the room runs no timer of its own and has no deadline. A room
+rebuilt in it (a restart mid-finish) has had the rest played out by its replay."""
+
+
+def replays_as(stage: Stage, *, started: bool, finished: bool, over: bool) -> bool:
+    """Whether a game stored in ``stage`` agrees with its replay: ``started`` (a step was
+    played, or the time limit stopped it), ``finished`` (a finish vote passed), ``over``
+    (the replayed game has an outcome). A stored room that does not is not rebuilt."""
+    if stage is Stage.WAITING:
+        return not started and not finished
+    if stage is Stage.PLAYING:
+        return not over and not finished
+    if stage is Stage.FINISHING:
+        return finished
+    return over
 
 
 def may(stage: Stage, event: Event) -> bool:

@@ -58,7 +58,7 @@ from server.core.room import phases
 from server.core.room.actions import Action, Close, ConnId, Effects, Send
 from server.core.room.arrivals import Arrivals
 from server.core.room.pacing import Pacing
-from server.core.room.phases import Event, Stage, Who
+from server.core.room.phases import Event, Who
 from server.core.room.play import Play
 from server.core.room.records import RoomRecord
 from server.core.room.table import Table
@@ -125,7 +125,7 @@ class Room(Table):
             settings.seat_request_seconds, settings.reclaim_seconds, settings.away_timeout
         )
         self._takeover = Takeover(self, self._arrivals, random=random, times=times)
-        if self.stage is Stage.FINISHING:  # a restart mid-finish: the replay finished it
+        if self.stage in phases.PLAYING_OUT:  # a restart mid-finish: the replay finished it
             self.advance(Event.PLAYED_OUT)
         for seat in self.seats:
             seat.away_since = now
@@ -163,7 +163,7 @@ class Room(Table):
     def next_deadline(self) -> float | None:
         """The earliest time `wake` has something to do, or None (always while finishing:
         the play-out queue has the room's time then)."""
-        if self.stage is Stage.FINISHING:
+        if self.stage in phases.PLAYING_OUT:
             return None
         earliest = self._play.time_limit_due()
         takeover = self._takeover.deadline  # a request's, or the forgetting of old tokens
@@ -297,7 +297,7 @@ class Room(Table):
         """Run what is due at or before ``now``: a seat request's end, the forgetting of
         earlier devices' tokens, the time limit, away-timeouts and auto-play (nothing while
         finishing: the play-out queue calls `play_slice`)."""
-        if self.stage is Stage.FINISHING:
+        if self.stage in phases.PLAYING_OUT:
             return self.effects([])
         actions: list[Action] = self._takeover.expire(now)
         limit = self._play.time_limit_due()

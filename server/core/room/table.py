@@ -212,15 +212,9 @@ def _check_displaced(record: RoomRecord) -> None:
 
 
 def _check_stage(record: GameRecord, game: engine.Game) -> None:
-    """Raise ValueError unless ``record``'s stage is the one its replayed ``game`` is in."""
-    stage = record.stage
-    if stage is Stage.WAITING:
-        agrees = record.steps == 0 and record.stop_step is None and not record.finished
-    elif stage is Stage.PLAYING:
-        agrees = game.outcome is None and not record.finished
-    elif stage is Stage.FINISHING:
-        agrees = record.finished
-    else:
-        agrees = game.outcome is not None
-    if not agrees:
-        raise ValueError(f"a game stored as {stage.value} does not replay as one")
+    """Raise ValueError unless ``record``'s stage is the one its replayed ``game`` is in
+    (`phases.replays_as`)."""
+    started = record.steps != 0 or record.stop_step is not None
+    over = game.outcome is not None
+    if not phases.replays_as(record.stage, started=started, finished=record.finished, over=over):
+        raise ValueError(f"a game stored as {record.stage.value} does not replay as one")

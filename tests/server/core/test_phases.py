@@ -44,6 +44,7 @@ from protocol import (
 from protocol.seat_requests import AnswerSeatRequest
 from server.core.room.phases import (
     COMMANDS,
+    PLAYING_OUT,
     ROWS,
     SEATS_OPEN,
     TABLE,
@@ -55,6 +56,7 @@ from server.core.room.phases import (
     advance,
     may,
     refusal,
+    replays_as,
 )
 from server.core.room.room import Room
 from tests.server.core._roomkit import Peer, RoomKit, SeededSource, seated
@@ -248,3 +250,38 @@ def test_a_stored_stage_its_game_does_not_replay_to_is_refused() -> None:
 
 def _room_args(kit: RoomKit) -> dict[str, Any]:
     return {"settings": kit.settings, "random": SeededSource(0), "now": kit.now}
+
+
+def test_finishing_is_named_by_the_phase_table_alone() -> None:
+    """Which stage has its game played out, and what a stored stage must agree with, are
+    the table module's (`PLAYING_OUT`, `replays_as`): no other module of the server names
+    the stage `finishing` to decide something."""
+    server = Path(__file__).parents[3] / "server"
+    naming = sorted(
+        str(path.relative_to(server))
+        for path in server.rglob("*.py")
+        if "Stage.FINISHING" in path.read_text(encoding="utf-8")
+    )
+    assert naming == ["core/room/phases.py"]
+    assert {Stage.FINISHING} == PLAYING_OUT
+
+
+@pytest.mark.parametrize("stage", list(Stage))
+def test_a_stored_stage_agrees_with_its_replay_in_one_way(stage: Stage) -> None:
+    """`replays_as` over every (started, finished, over): waiting is a game not started
+    nor finished; playing one not over nor finished; finishing one a finish vote passed;
+    over one with an outcome."""
+    agrees = {
+        (started, finished, over)
+        for started in (False, True)
+        for finished in (False, True)
+        for over in (False, True)
+        if replays_as(stage, started=started, finished=finished, over=over)
+    }
+    expected = {
+        Stage.WAITING: {(False, False, False), (False, False, True)},
+        Stage.PLAYING: {(False, False, False), (True, False, False)},
+        Stage.FINISHING: {(s, True, o) for s in (False, True) for o in (False, True)},
+        Stage.OVER: {(s, f, True) for s in (False, True) for f in (False, True)},
+    }
+    assert agrees == expected[stage]
