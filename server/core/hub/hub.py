@@ -204,7 +204,7 @@ class Hub:
         actions: list[Action] = []
         if room is not None and room.has(conn):
             try:
-                actions, _, _ = self._rooms.run(room, now, lambda: room.disconnect(conn, now))
+                actions, _, _ = self._call(room, now, lambda: room.disconnect(conn, now))
                 actions += self._play_out_begun(room, now, peer)
             except Exception as bug:
                 self._rooms.log_bug(bug)
@@ -344,17 +344,29 @@ class Hub:
         conn: ConnId | None = None,
         opener: bool = False,
     ) -> list[Action]:
-        """Run ``call`` of ``room`` for ``conn`` (`server.core.hub.rooms.Rooms.run`: persist,
-        then broadcast; ``opener``: the call opens the room for ``conn``), answer its
+        """Run ``call`` of ``room`` for ``conn`` (`_call`, `server.core.hub.rooms.Rooms.run`:
+        persist, then broadcast; ``opener``: the call opens the room for ``conn``), answer its
         refusal, and start the play-out it began, paid by ``conn``'s address (None: a
         wake's, paid by nobody's)."""
-        actions, refused, _ = self._rooms.run(room, now, call, opener=conn if opener else None)
+        actions, refused, _ = self._call(room, now, call, opener=conn if opener else None)
         if refused is not None and conn is not None:
             actions += self._refusal(conn, refused, now)
         if room.game_record.stage in phases.PLAYING_OUT:
             payer = None if conn is None else self._peers.get(conn, "")
             actions += self._play_out_begun(room, now, payer)
         return actions
+
+    def _call(
+        self, room: Room, now: float, call: Callable[[], Effects], *, opener: ConnId | None = None
+    ) -> tuple[list[Action], Refusal | None, int]:
+        """Make ``call`` of ``room`` and hand its `Effects` to `Rooms.run` (or the bug it
+        raised to `Rooms.recover`): the actions, the refusal, the engine work."""
+        present = room.seats.connections
+        try:
+            effects = call()
+        except Exception as bug:  # a bug of the room: rebuilt, its people come back
+            return self._rooms.recover(room, present, opener, bug, now), None, 0
+        return self._rooms.run(room, now, effects, present, opener=opener)
 
     def _play_out_begun(self, room: Room, now: float, payer: str | None) -> list[Action]:
         """If the call just made put ``room`` in its finish vote's play-out, queue it:
@@ -385,7 +397,7 @@ class Hub:
         playouts = self._playouts
         room_id = room.room_id
         first = playouts.first(room_id)
-        actions, _, work = self._rooms.run(
+        actions, _, work = self._call(
             room, now, lambda: room.play_slice(playouts.slice, now, first=first)
         )
         if playouts.holds(room_id):  # not removed, nor rebuilt by a bug, meanwhile

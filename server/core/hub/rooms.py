@@ -1,6 +1,7 @@
 """The rooms held: each room's calls run, their records written, rooms removed and rebuilt.
 
-`Rooms.run` is the one path of every room call (`server.core.room.room.Room`): run the call,
+`Rooms.run` is the one path of every room call's result (`server.core.room.room.Room`; the
+hub makes the call and hands `Rooms.run` the `Effects`, or `Rooms.recover` the bug):
 settle the closes it asks for (a closed connection leaves its room, and that is part of
 the call), then remove the room if every human player left or it is idle, or else write
 its record when it changed (`server.core.hub.ledger.Ledger`): persist, then broadcast, for
@@ -29,7 +30,7 @@ within `RESTART_GRACE_SECONDS` (or its idle time, if shorter) of being loaded.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from protocol import ErrorCode
 from server.core.codes import RandomSource
@@ -157,26 +158,26 @@ class Rooms:
         self,
         room: Room,
         now: float,
-        call: Callable[[], Effects],
+        effects: Effects,
+        present: tuple[ConnId, ...],
         *,
         opener: ConnId | None = None,
     ) -> tuple[list[Action], Refusal | None, int]:
-        """Run one ``call`` of ``room`` (see the module docstring): the actions to
+        """Settle ``effects``, what one call of ``room`` returned (see the module
+        docstring; the caller made the call, `recover` if it raised): the actions to
         release, the refusal of the command (to answer once the call is stored), and the
-        engine work it did. ``opener``: the connection opening the room with this call;
-        it is in the room once the call is stored, unless the call refused it."""
-        room_id = room.room_id
-        self._touched.add(room_id)
-        present = room.seats.connections
+        engine work it did. ``present``: the room's connections before the call.
+        ``opener``: the connection opening the room with this call; it is in the room
+        once the call is stored, unless the call refused it."""
+        self._touched.add(room.room_id)
         try:
-            effects = call()
             actions, record = self._settle(room, effects, now)
             why = self._removal(room, now)
             if why is not None:
                 return actions + self._remove(room, why), effects.refused, effects.work
             self.ledger.write(record)
         except Exception as bug:
-            return self._recover(room, present, opener, bug, now), None, 0
+            return self.recover(room, present, opener, bug, now), None, 0
         if opener is not None and effects.refused is None:
             self._where[opener] = room
         return actions, effects.refused, effects.work
@@ -187,7 +188,12 @@ class Rooms:
         no room any more (the ledger notes them: if the commit fails, their leaving is
         undone and they are told to come back too)."""
         actions, record = effects.actions, effects.record
-        for close in _closes(actions):
+        index = 0
+        while index < len(actions):  # the actions appended meanwhile included
+            close = actions[index]
+            index += 1
+            if not isinstance(close, Close):
+                continue
             if self._where.get(close.conn) is room:
                 self._where[close.conn] = None
                 self.ledger.saw(room.room_id, (close.conn,))
@@ -205,7 +211,12 @@ class Rooms:
             self._where[conn] = None
         if room is None or not room.has(conn):
             return []
-        actions, _, _ = self.run(room, now, lambda: room.disconnect(conn, now))
+        present = room.seats.connections
+        try:
+            effects = room.disconnect(conn, now)
+        except Exception as bug:
+            return self.recover(room, present, None, bug, now)
+        actions, _, _ = self.run(room, now, effects, present)
         return actions
 
     # ------------------------------------------------------------------ the store's answer
@@ -233,7 +244,7 @@ class Rooms:
         return actions
 
     # ------------------------------------------------------------------ recovery
-    def _recover(
+    def recover(
         self,
         room: Room,
         present: tuple[ConnId, ...],
@@ -244,6 +255,7 @@ class Rooms:
         """A call of ``room`` raised (a bug): rebuild the room from its latest record and
         tell its connections — those ``present`` before the call, and ``opener`` — to
         come back."""
+        self._touched.add(room.room_id)
         self.log_bug(bug)
         where = self._where
         told = [
@@ -367,13 +379,3 @@ class Rooms:
         if due is not None and hold is not None:
             due = max(due, hold)
         return due
-
-
-def _closes(actions: list[Action]) -> Iterator[Close]:
-    """Each `Close` of ``actions``, those appended while this runs included."""
-    index = 0
-    while index < len(actions):
-        action = actions[index]
-        index += 1
-        if isinstance(action, Close):
-            yield action
