@@ -148,7 +148,8 @@ class WarServer:
         self._monotonic = clocks.monotonic
         self._ssl = ssl_context
         self._batch = Batch(store, hub)
-        self._commits = CommitTimer(self._batch, self._commit)
+        self._commits = CommitTimer()
+        self._commit_due: asyncio.Handle | None = None  # the batch's commit, scheduled
         self._ids = count(1)
         self._sockets: dict[ConnId, GuardedConnection] = {}
         self._closing: set[ConnId] = set()
@@ -425,20 +426,37 @@ class WarServer:
     # --- group commit ----------------------------------------------------------------
     def _take(self, output: Output, now: float) -> None:
         """Add a Hub call's ``output`` to the batch (`server.adapters.ws.batch`): its rows go
-        into the batch's one store transaction, and its actions wait for the commit that
-        `CommitTimer` makes due (the end of the loop turn; at most one commit that writes
-        per `server.adapters.ws.batch.COMMIT_INTERVAL_SECONDS`; at once when full).
+        into the batch's one store transaction, and its actions wait for the commit made
+        at the end of the loop turn (at most one commit that writes per
+        `server.adapters.ws.batch.COMMIT_INTERVAL_SECONDS`, `CommitTimer`; at once when
+        full).
         Persist, then broadcast, for the batch as a whole (docs/performance.md, "Group
         commit")."""
         self._batch.add(output, now)
-        self._commits.added()
+        if self._batch.full:
+            self._commit()
+        elif self._commit_due is None:
+            self._commit_due = asyncio.get_running_loop().call_soon(self._end_of_turn)
         self._maybe_rearm()
+
+    def _end_of_turn(self) -> None:
+        """The loop turn of the batch's first call is over: commit it now, or once
+        `CommitTimer.wait` is over (the last commit that wrote is too recent: gather more)."""
+        loop = asyncio.get_running_loop()
+        wait = self._commits.wait(self._batch.writes, loop.time())
+        if wait > 0:
+            self._commit_due = loop.call_later(wait, self._commit)
+        else:
+            self._commit()
 
     def _commit(self) -> None:
         """Commit the batch and carry out what it releases (`server.adapters.ws.outbox`)."""
+        if self._commit_due is not None:
+            self._commit_due.cancel()
+            self._commit_due = None
         wrote = self._batch.writes
         actions = self._batch.commit(self._clock())
-        self._commits.committed(wrote)
+        self._commits.committed(wrote, asyncio.get_running_loop().time())
         self._outbox.perform(actions)
         self._maybe_rearm()
 

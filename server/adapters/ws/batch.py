@@ -15,20 +15,20 @@ actions to carry out:
 
 Persist, then broadcast, for the batch as a whole: one commit for every message read in
 one turn of the event loop instead of one per message (docs/performance.md, "Group
-commit"). When a batch ends is `CommitTimer`'s to say (for the app,
-`server.adapters.ws.app`): at the end of the loop turn of its first call, but for a batch
-that writes no sooner than `COMMIT_INTERVAL_SECONDS` after the last commit that wrote,
-and at once when `Batch.full`. Under load that is one commit every few milliseconds for
-the readies of many rooms instead of one for each (docs/performance.md, "The core
-step"); a server with little to do commits at the end of the turn, as before. Several
+commit"). When a batch ends is `CommitTimer`'s to say, a value the app
+(`server.adapters.ws.app`) asks for before it commits: at the end of the loop turn of
+its first call, but for a batch that writes no sooner than `COMMIT_INTERVAL_SECONDS`
+after the last commit that wrote, and at once when `Batch.full`. Under load that is one
+commit every few milliseconds for the readies of many rooms instead of one for each
+(docs/performance.md, "The core step"); a server with little to do commits at the end
+of the turn, as before. Several
 writes of one room in a batch become one: the last record, against the record the store
 held before the batch (``before``), so a store writes each row once per batch.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Protocol
 
 from server.core.room.actions import Action, Change, Close, ConnId, Delete, Output, Send, Write
@@ -168,43 +168,23 @@ def _without(action: Action, conns: set[ConnId]) -> Action | None:
 
 
 class CommitTimer:
-    """When ``batch`` is committed, by calling ``commit`` (the app's: it commits the
-    batch and carries out what it releases) on the running event loop: see the module
-    docstring. `added` after each `Batch.add`; `committed` after each commit, with
-    whether it wrote. ``interval`` 0: at the end of every loop turn. Times are the
-    loop's own (monotonic), never a Hub's clock, which tests may stop."""
+    """When the app commits a batch, as values: it calls nobody. The app commits at the
+    end of the loop turn of a batch's first call, but a batch that writes no sooner than
+    ``interval`` after the last commit that wrote (`wait` says how long is left), and at
+    once when `Batch.full` (see the module docstring); it tells `committed` after each
+    commit. ``interval`` 0: at the end of every loop turn. Times are the loop's own
+    (monotonic), never a Hub's clock, which tests may stop."""
 
-    def __init__(
-        self, batch: Batch, commit: Callable[[], None], interval: float = COMMIT_INTERVAL_SECONDS
-    ) -> None:
-        self._batch = batch
-        self._commit = commit
+    def __init__(self, interval: float = COMMIT_INTERVAL_SECONDS) -> None:
         self._interval = interval
         self._last_write = -interval  # loop time of the last commit that wrote
-        self._due: asyncio.Handle | None = None
 
-    def added(self) -> None:
-        """A call was added to the batch: commit now if it is full, else make sure a
-        commit is due (at the end of this loop turn, or once the interval is over)."""
-        if self._batch.full:
-            self._commit()
-        elif self._due is None:
-            self._due = asyncio.get_running_loop().call_soon(self._end_of_turn)
+    def wait(self, writes: bool, now: float) -> float:
+        """Seconds from loop time ``now`` before a batch whose loop turn is over may be
+        committed: 0 unless it ``writes`` and the last commit that wrote is too recent."""
+        return max(0.0, self._last_write + self._interval - now) if writes else 0.0
 
-    def committed(self, wrote: bool) -> None:
-        """The batch was committed (by the timer or not); ``wrote``: it stored changes."""
-        if self._due is not None:
-            self._due.cancel()
-            self._due = None
+    def committed(self, wrote: bool, now: float) -> None:
+        """A batch was committed at loop time ``now``; ``wrote``: it stored changes."""
         if wrote:
-            self._last_write = asyncio.get_running_loop().time()
-
-    def _end_of_turn(self) -> None:
-        self._due = None
-        if self._batch.writes:
-            loop = asyncio.get_running_loop()
-            wait = self._last_write + self._interval - loop.time()
-            if wait > 0:  # the last commit that wrote is too recent: gather more
-                self._due = loop.call_later(wait, self._commit)
-                return
-        self._commit()
+            self._last_write = now
