@@ -170,7 +170,7 @@ test("an outside link adds the link for relatives elsewhere; the QR code stays t
   assert.equal(node("outside-link").textContent, "https://203.0.113.2/#join=K7MX-QD4R");
   assert.equal(node("join-link").textContent, "http://192.168.1.20:8765/#join=K7MX-QD4R");
   assert.equal(node("qr").attributes["aria-label"], "QR code of the link for phones in this house");
-  assert.deepEqual(qrs, ["http://192.168.1.20:8765/#join=K7MX-QD4R"]);
+  assert.ok(qrs.length > 0 && qrs.every((link) => link === "http://192.168.1.20:8765/#join=K7MX-QD4R"), String(qrs));
   invitation.useOutside(null); // the router lost the mapping: the house's link alone
   invitation.draw(waiting, en);
   assert.equal(node("share-outside").hidden, true);
