@@ -34,7 +34,7 @@ from protocol import (
     Welcome,
 )
 from server import engine
-from server.adapters.app import WarServer
+from server.adapters.app import Clocks, WarServer
 from server.adapters.config import Settings
 from server.adapters.serving import serving
 from server.core.hub import Hub
@@ -139,7 +139,7 @@ async def start_war(tmp_path: Path, **changes: Any) -> AsyncIterator[War]:
     values.update(changes)
     settings = Settings(**values)
     clock = OffsetClock()
-    async with serving(settings, clock=clock, monotonic=clock.monotonic) as server:
+    async with serving(settings, clocks=Clocks(wall=clock, monotonic=clock.monotonic)) as server:
         assert isinstance(server.hub, Hub)
         war = War(server, server.hub, clock, settings.db)
         try:

@@ -49,6 +49,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 from cryptography.x509.oid import ObjectIdentifier
 
+from server.adapters._values import LETS_ENCRYPT
 from server.adapters.logs import get_logger
 
 __all__ = [
@@ -71,8 +72,6 @@ __all__ = [
     "thumbprint",
 ]
 
-LETS_ENCRYPT = "https://acme-v02.api.letsencrypt.org/directory"
-"""Let's Encrypt's production directory: the default ``--acme-directory``."""
 PROFILE = "shortlived"
 """The profile asked for when the directory lists it (Let's Encrypt: IP addresses, 160 h)."""
 ACME_TLS_ALPN = "acme-tls/1"

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
+import ssl
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -50,6 +51,7 @@ __all__ = [
     "Door",
     "OpenDoor",
     "Outside",
+    "OutsideHooks",
     "OutsidePlan",
     "RouterStep",
     "outside",
@@ -87,6 +89,17 @@ OpenDoor = Callable[[int, int], AbstractAsyncContextManager[Door]]
 
 
 @dataclass(frozen=True, slots=True)
+class OutsideHooks:
+    """What tests change of `outside` through `server.adapters.serving.serving`: the
+    router (None: the home router), a call with the state once it runs (tests wait on its
+    certificates), and the pause between retries."""
+
+    router: RouterStep | None = None
+    on_state: Callable[[Outside], object] | None = None
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+
+
+@dataclass(frozen=True, slots=True)
 class RouterStep:
     """How to open the router's door, and the failures it raises (each with ``step``
     and a one-sentence ``str``): `server.adapters.outside.open_outside` and
@@ -99,7 +112,7 @@ class RouterStep:
 class _Server(Protocol):
     outside_url: str | None
 
-    async def listen_outside(self, port: int, context: object) -> int: ...
+    async def listen_outside(self, port: int, context: ssl.SSLContext) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +155,8 @@ class Outside:
         self.clock = clock
         self.sleep = sleep
         self.address: str | None = None
+        self.public_port = plan.public_port
+        """the public port the router opened (the link's)"""
         self.issued: Issued | None = None
         self.certified = asyncio.Event()
         """set each time a certificate is installed (tests wait on it; clear it first)"""
@@ -178,7 +193,7 @@ class Outside:
                 return False
         self.tls.install(issued.chain_pem, issued.key_pem)
         self.issued, self.address = issued, address
-        url = outside_url(ipaddress.ip_address(address), self.plan.public_port)
+        url = outside_url(ipaddress.ip_address(address), self.public_port)
         if self.server.outside_url != url:
             self.server.outside_url = url
             log.info(
@@ -267,7 +282,7 @@ async def outside(
     the block; failures are said, never raised: the house goes on playing."""
     state = Outside(plan, server, clock=clock, sleep=sleep)
     try:
-        await server.listen_outside(plan.lan_port, state.tls.context)
+        lan_port = await server.listen_outside(plan.lan_port, state.tls.context)
     except OSError as error:
         state.failed(
             "listener",
@@ -278,12 +293,12 @@ async def outside(
         return
     async with contextlib.AsyncExitStack() as stack:
         try:
-            door = await stack.enter_async_context(router.open(plan.lan_port, plan.public_port))
+            door = await stack.enter_async_context(router.open(lan_port, plan.public_port))
         except router.errors as error:
             state.failed(str(getattr(error, "step", "router")), _said(error))
             yield state
             return
-        state.address = str(door.external_address)
+        state.address, state.public_port = str(door.external_address), door.public_port
         await state.certify(state.address)
         keeping = asyncio.create_task(state.keep(door), name="war-outside")
         try:

@@ -37,7 +37,7 @@ from protocol import (
     WatchRoom,
     encode,
 )
-from server.adapters.app import WarServer
+from server.adapters.app import Clocks, WarServer
 from server.adapters.config import INVALID_MESSAGE_BURST, Settings
 from server.adapters.serving import serving
 from server.core.actions import Action, Close, ConnId, Output, Send
@@ -129,9 +129,11 @@ async def echo_server(
     tmp_path: Path, *, clock: Callable[[], float] | None = None, **changes: object
 ) -> AsyncIterator[tuple[WarServer, EchoHub]]:
     hub = EchoHub()
-    kwargs = {} if clock is None else {"clock": clock}
     async with serving(
-        settings_for(tmp_path, **changes), hub=hub, store=hub.store, **kwargs
+        settings_for(tmp_path, **changes),
+        hub=hub,
+        store=hub.store,
+        clocks=Clocks(wall=clock or time.time),
     ) as server:
         yield server, hub
 
