@@ -26,7 +26,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,8 +90,8 @@ class ServerProcess:
             return self.process.wait()
 
 
-@asynccontextmanager
-async def war_server(lab: Lab, folder: Path, *extra: str) -> AsyncIterator[ServerProcess]:
+@contextmanager
+def war_server(lab: Lab, folder: Path, *extra: str) -> Iterator[ServerProcess]:
     folder.mkdir(parents=True, exist_ok=True)
     args = [
         "ip", "netns", "exec", lab.ns("home"), str(WAR_SERVER),
@@ -122,7 +122,9 @@ async def browser_in(lab: Lab, ns: str, home: Path | None = None) -> AsyncIterat
     with ``home`` as its HOME (its NSS database) if given."""
     if not CHROMIUM.exists():
         pytest.skip(f"no browser at {CHROMIUM}")
-    env = {**os.environ, "HOME": str(home)} if home is not None else None
+    env: dict[str, str | float | bool] | None = None
+    if home is not None:
+        env = {**os.environ, "HOME": str(home)}
     with lab.inside(ns):
         playwright = await async_playwright().start()
         try:
@@ -183,7 +185,7 @@ def folder(tmp_path: Path) -> Iterator[Path]:
 
 async def test_relatives_elsewhere_sit_down_from_one_link(lab_acme: Lab, folder: Path) -> None:
     lab = lab_acme
-    async with war_server(lab, folder / "server", *_acme_args(lab)) as server:
+    with war_server(lab, folder / "server", *_acme_args(lab)) as server:
         said = await asyncio.to_thread(server.wait_for, _outside_said, STARTED_WITHIN)
         assert said.get("url") == OUTSIDE_URL, said
         forwards = lab.forwards()
@@ -223,7 +225,7 @@ async def test_relatives_elsewhere_sit_down_from_one_link(lab_acme: Lab, folder:
 async def test_behind_a_shared_address_no_outside_link_is_printed(
     lab_cgnat: Lab, folder: Path
 ) -> None:
-    async with war_server(lab_cgnat, folder / "server") as server:
+    with war_server(lab_cgnat, folder / "server") as server:
         said = await asyncio.to_thread(server.wait_for, _outside_said, STARTED_WITHIN)
         assert said.get("failed") == "address", said
         assert "shared address (carrier-grade NAT)" in said.get("reason", "")
