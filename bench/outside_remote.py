@@ -44,26 +44,37 @@ from pathlib import Path
 from queue import Empty, Queue
 from typing import Any
 
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import async_playwright
 from websockets.asyncio.client import connect
 
-from protocol import CreateRoom, Ready, ReadyChanged, ServerMessage, Welcome, decode_server_message, encode
+from protocol import (
+    CreateRoom,
+    Ready,
+    ReadyChanged,
+    ServerMessage,
+    Welcome,
+    decode_server_message,
+    encode,
+)
 
 WAR_SERVER = Path(sys.executable).parent / "war-server"
 CHROMIUM = Path(os.environ.get("WAR_TEST_CHROMIUM", "/usr/bin/chromium"))
 HOME_IP, WAN_IP = "192.168.77.20", "203.0.113.2"
+_TAP = "() => { const t = performance.now(); document.getElementById('turn').click(); return t; }"
 _STEP_WATCH = """
 window.__flips = [];
 new MutationObserver(() => {
   const table = document.getElementById("table");
   if (table) window.__flips.push([+table.dataset.step, performance.now()]);
-}).observe(document.documentElement, { subtree: true, attributes: true, attributeFilter: ["data-step"] });
+}).observe(document.documentElement,
+  { subtree: true, attributes: true, attributeFilter: ["data-step"] });
 """
 
 
 def _percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
 def _server(lab: Any, folder: Path) -> tuple[subprocess.Popen[bytes], float, str]:
@@ -151,26 +162,22 @@ async def _measure(lab: Any, args: argparse.Namespace, folder: Path, url: str) -
         table = join_page + time.monotonic() - typed
         flips: list[float] = []
         for _ in range(args.flips):
-            await grandma.send(encode(Ready()))
+            button = page.locator("#turn[aria-disabled=false]")
+            try:
+                await button.wait_for(timeout=20_000)
+            except PlaywrightError:  # the game ended: report what was measured
+                break
+            step = int(await page.locator("#table").get_attribute("data-step") or 0)
+            await grandma.send(encode(Ready(step=step)))
             while True:  # her ready is in before the relative taps
                 message = await _recv(grandma)
                 if isinstance(message, ReadyChanged) and message.seat == 0 and message.ready:
                     break
-            button = page.locator("#turn[aria-disabled=false]")
-            try:
-                await button.wait_for(timeout=20_000)
-            except Exception:  # noqa: BLE001 - the game ended: report what was measured
-                break
-            step = int(await page.locator("#table").get_attribute("data-step") or 0)
-            tapped = await page.evaluate(
-                "() => { const t = performance.now(); document.getElementById('turn').click(); return t; }"
-            )
+            tapped = await page.evaluate(_TAP)
             await page.wait_for_function(
                 "(step) => window.__flips.some(([s]) => s > step)", arg=step, polling=5
             )
-            shown = await page.evaluate(
-                "(step) => window.__flips.find(([s]) => s > step)[1]", step
-            )
+            shown = await page.evaluate("(step) => window.__flips.find(([s]) => s > step)[1]", step)
             flips.append(shown - tapped)
         return {"join_page_s": join_page, "table_s": table, "flips_ms": flips}
     finally:
@@ -194,8 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         server, to_url, url = _server(lab, folder)
         lab.run(
-            "net", "tc", "qdisc", "add", "dev", "eth0", "root", "netem",
-            "delay", f"{args.rtt_ms:g}ms", "loss", f"{args.loss:g}%", "rate", f"{args.rate_mbit:g}mbit",
+            "net", "tc", "qdisc", "add", "dev", "eth0", "root", "netem", "delay",
+            f"{args.rtt_ms:g}ms", "loss", f"{args.loss:g}%", "rate", f"{args.rate_mbit:g}mbit",
         )  # fmt: skip
         found = asyncio.run(_measure(lab, args, folder, url))
     finally:

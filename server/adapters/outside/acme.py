@@ -49,8 +49,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 from cryptography.x509.oid import ObjectIdentifier
 
-from server.adapters._values import LETS_ENCRYPT
 from server.adapters.logs import get_logger
+from server.adapters.settings.values import LETS_ENCRYPT
 
 __all__ = [
     "ACME_TLS_ALPN",

@@ -8,7 +8,7 @@ a visitor the router forwards keeps their own source address, which is in none o
 and a private address elsewhere (another home's 192.168.1.0/24, a carrier's 100.64/10)
 is not this house's.
 
-`in_house` judges one connection: its client's address (`server.adapters._forwarded`:
+`in_house` judges one connection: its client's address (`server.adapters.addresses.forwarded`:
 the TCP peer, or from a ``--trusted-proxies`` peer the address its X-Forwarded-For
 names) must be in the house, and a connection that carries a proxy's header
 (``X-Forwarded-For``, ``Forwarded``, ``X-Real-IP``) from a peer that is not a trusted
@@ -25,7 +25,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from server.adapters._forwarded import ClientAddress, Network, ip_of
+from server.adapters.addresses.forwarded import ClientAddress, Network, ip_of
 
 __all__ = [
     "LOOPBACK",

@@ -1,7 +1,7 @@
 """``war-server --outside``: the router, the public address, the certificate and the
 listener, in that order, and kept up while the server runs.
 
-`outside` (an async context manager around a started `server.adapters.app.WarServer`):
+`outside` (an async context manager around a started `server.adapters.ws.app.WarServer`):
 
 1. **listener**: the server listens on ``--outside-lan-port`` with the outside TLS
    context (`server.adapters.outside.tls.OutsideTls`: no certificate yet, but it answers

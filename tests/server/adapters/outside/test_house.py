@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 
-from server.adapters._forwarded import ClientAddress, client_address
+from server.adapters.addresses.forwarded import ClientAddress, client_address
 from server.adapters.outside.house import (
     LOOPBACK,
     house_networks,

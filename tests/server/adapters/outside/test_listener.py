@@ -26,9 +26,9 @@ from websockets.asyncio.client import connect
 
 from bench._server import free_port
 from protocol import CreateRoom, ErrorCode, JoinRoom, PlayerJoined, Welcome
-from server.adapters.config import Settings
 from server.adapters.outside.opening import Outside, OutsideHooks, RouterStep
 from server.adapters.serving import serving
+from server.adapters.settings.config import Settings
 from tests._kit.pebble import PEBBLE, Pebble, start_pebble
 from tests.e2e._client import Client
 
