@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import shutil
 import statistics
@@ -60,16 +61,14 @@ from protocol import (
 
 WAR_SERVER = Path(sys.executable).parent / "war-server"
 CHROMIUM = Path(os.environ.get("WAR_TEST_CHROMIUM", "/usr/bin/chromium"))
-HOME_IP, WAN_IP = "192.168.77.20", "203.0.113.2"
+HOME_IP, WAN_IP, NET_IP = "192.168.77.20", "203.0.113.2", "203.0.113.100"
 _TAP = "() => { const t = performance.now(); document.getElementById('turn').click(); return t; }"
-_STEP_WATCH = """
-window.__flips = [];
-new MutationObserver(() => {
+_STEP_WATCH = """() => {
+  window.__flips = [];
   const table = document.getElementById("table");
-  if (table) window.__flips.push([+table.dataset.step, performance.now()]);
-}).observe(document.documentElement,
-  { subtree: true, attributes: true, attributeFilter: ["data-step"] });
-"""
+  new MutationObserver(() => window.__flips.push([+table.dataset.step, performance.now()]))
+    .observe(table, { attributes: true, attributeFilter: ["data-step"] });
+}"""
 
 
 def _percentile(values: list[float], fraction: float) -> float:
@@ -149,17 +148,22 @@ async def _measure(lab: Any, args: argparse.Namespace, folder: Path, url: str) -
         )
     try:
         context = await browser.new_context(reduced_motion="reduce")
-        await context.add_init_script(_STEP_WATCH)
         page = await context.new_page()
         asked = time.monotonic()
         await page.goto(link)
         await page.locator("#invite").wait_for(state="visible")
         join_page = time.monotonic() - asked
+        timing = await page.evaluate(
+            "() => { const n = performance.getEntriesByType('navigation')[0];"
+            " return [n.connectEnd, n.responseEnd, n.domContentLoadedEventEnd, n.loadEventEnd,"
+            " performance.now()]; }"
+        )
         await page.fill("#invite-name", "Ben")
         typed = time.monotonic()
         await page.click("#invite-form button[type=submit]")
         await page.locator(".seat.me").wait_for(state="visible")
         table = join_page + time.monotonic() - typed
+        await page.evaluate(_STEP_WATCH)
         flips: list[float] = []
         for _ in range(args.flips):
             button = page.locator("#turn[aria-disabled=false]")
@@ -174,16 +178,61 @@ async def _measure(lab: Any, args: argparse.Namespace, folder: Path, url: str) -
                 if isinstance(message, ReadyChanged) and message.seat == 0 and message.ready:
                     break
             tapped = await page.evaluate(_TAP)
-            await page.wait_for_function(
-                "(step) => window.__flips.some(([s]) => s > step)", arg=step, polling=5
-            )
+            try:
+                await page.wait_for_function(
+                    "(step) => window.__flips.some(([s]) => s > step)", arg=step, polling=5
+                )
+            except PlaywrightError:
+                seen = await page.evaluate("() => window.__flips.slice(-5)")
+                raise SystemExit(f"no flip after step {step}; the page's last: {seen}") from None
             shown = await page.evaluate("(step) => window.__flips.find(([s]) => s > step)[1]", step)
             flips.append(shown - tapped)
-        return {"join_page_s": join_page, "table_s": table, "flips_ms": flips}
+        return {"join_page_s": join_page, "table_s": table, "flips_ms": flips, "timing": timing}
     finally:
         await browser.close()
         await playwright.stop()
         await grandma.close()
+
+
+def _shape(lab: Any, args: argparse.Namespace) -> str:
+    """Shape the internet side: tc netem on its interface, or where the kernel has no
+    netem, `bench._linkemu.LinkEmulator` (delay, loss, rate upstream) with tc tbf on the
+    router's WAN (rate downstream). Says which."""
+    netem = [
+        "tc", "qdisc", "add", "dev", "eth0", "root", "netem", "delay", f"{args.rtt_ms:g}ms",
+        "loss", f"{args.loss:g}%", "rate", f"{args.rate_mbit:g}mbit",
+    ]  # fmt: skip
+    try:
+        lab.run("net", *netem)
+    except RuntimeError:
+        pass
+    else:
+        return "tc netem on the internet side"
+    from bench._linkemu import LinkEmulator  # noqa: PLC0415
+
+    started = multiprocessing.get_context("fork").Event()
+
+    def emulate() -> None:  # its own process: the browser's driver must not slow it
+        link = LinkEmulator(
+            lab, "net", WAN_IP, NET_IP,
+            delay=args.rtt_ms / 1000, loss=args.loss / 100, rate_bits=args.rate_mbit * 1e6,
+        )  # fmt: skip
+        link.start()
+        started.set()
+        threading.Event().wait()
+
+    process = multiprocessing.get_context("fork").Process(target=emulate, daemon=True)
+    process.start()
+    if not started.wait(30):
+        raise SystemExit("the link emulator did not start")
+    lab.run(
+        "router", "tc", "qdisc", "add", "dev", "wan0", "root", "tbf",
+        "rate", f"{args.rate_mbit:g}mbit", "burst", "32kbit", "latency", "400ms",
+    )  # fmt: skip
+    return (
+        "no netem in this kernel: a user-space link (bench/_linkemu.py) delays, drops and "
+        "paces what the internet side sends; tc tbf paces what the router sends it"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -200,10 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     server = None
     try:
         server, to_url, url = _server(lab, folder)
-        lab.run(
-            "net", "tc", "qdisc", "add", "dev", "eth0", "root", "netem", "delay",
-            f"{args.rtt_ms:g}ms", "loss", f"{args.loss:g}%", "rate", f"{args.rate_mbit:g}mbit",
-        )  # fmt: skip
+        shaping = _shape(lab, args)
         found = asyncio.run(_measure(lab, args, folder, url))
     finally:
         if server is not None:
@@ -212,10 +258,17 @@ def main(argv: list[str] | None = None) -> int:
         lab.down()
         shutil.rmtree(folder, ignore_errors=True)
     flips = found["flips_ms"]
+    print(f"shaping: {shaping}")
     print(f"outside url printed {to_url:.1f} s after start: {url}")
     print(
         f"link to join page {found['join_page_s'] * 1000:.0f} ms, "
         f"to the table {found['table_s'] * 1000:.0f} ms (goal 2,000 ms)"
+    )
+    connected, response, ready, loaded, shown = found["timing"]
+    print(
+        f"in the page, from navigation start: TLS connected {connected:.0f} ms, page received "
+        f"{response:.0f} ms, DOM ready {ready:.0f} ms, loaded {loaded:.0f} ms, join page "
+        f"shown by {shown:.0f} ms"
     )
     if flips:
         print(

@@ -35,6 +35,7 @@ import pytest
 from playwright.async_api import Browser, async_playwright, expect
 
 from protocol import CreateRoom, ErrorCode
+from tests.deploy._server import image_command
 from tests.e2e._browser import ARGS, CHROMIUM, create_room, open_tab
 from tests.e2e._client import Client
 from tests.lab.lab import HOME_IP, WAN_IP, Lab
@@ -91,15 +92,27 @@ class ServerProcess:
 
 
 @contextmanager
-def war_server(lab: Lab, folder: Path, *extra: str) -> Iterator[ServerProcess]:
+def war_server(
+    lab: Lab,
+    folder: Path,
+    *extra: str,
+    command: list[str] | None = None,
+    env: dict[str, str] | None = None,
+) -> Iterator[ServerProcess]:
+    """war-server in the home: ``--host 0.0.0.0 --outside`` and ``extra``, or ``command``
+    with ``env`` as they are."""
     folder.mkdir(parents=True, exist_ok=True)
-    args = [
-        "ip", "netns", "exec", lab.ns("home"), str(WAR_SERVER),
-        "--host", "0.0.0.0", "--outside", "--db", str(folder / "war.sqlite3"),
-        "--log-format", "json", *extra,
-    ]  # fmt: skip
-    env = {k: v for k, v in os.environ.items() if not k.startswith("WAR_")}
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    if command is None:
+        command = [
+            str(WAR_SERVER), "--host", "0.0.0.0", "--outside",
+            "--db", str(folder / "war.sqlite3"), "--log-format", "json", *extra,
+        ]  # fmt: skip
+    if env is None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("WAR_")}
+    args = ["ip", "netns", "exec", lab.ns("home"), *command]
+    process = subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=folder
+    )
     server = ServerProcess(process)
     threading.Thread(target=server.read, daemon=True).start()
     try:
@@ -232,3 +245,37 @@ async def test_behind_a_shared_address_no_outside_link_is_printed(
         assert "url" not in said
         server.wait_for(lambda line: line.get("event") == "open", 5)  # the house's line
     assert not [line for line in server.seen if _outside_said(line) and "url" in line]
+
+
+async def test_the_images_command_opens_the_outside_in_the_lab(lab_acme: Lab, folder: Path) -> None:
+    """The image's own command and environment (compose's, with docker-compose.outside.yml's
+    WAR_OUTSIDE=on and the host's network: here, the lab's home), as far as a test can
+    take the image without Docker: the outside link, the healthcheck, the mapping gone on
+    SIGTERM, the certificate's files in the volume readable by the server's user only."""
+    lab = lab_acme
+    image = image_command(folder, port=8765)
+    env = dict(image.env)
+    env.update(
+        WAR_HOST="0.0.0.0",  # the image's own (the translation puts 127.0.0.1)
+        WAR_OUTSIDE="on",
+        WAR_TRUSTED_PROXIES="none",
+        WAR_ACME_DIRECTORY=lab.acme_directory,
+        WAR_ACME_CA_FILE=str(lab.acme_ca_file),
+        WAR_LOG_FORMAT="json",
+    )
+    with war_server(lab, image.cwd, command=image.argv, env=env) as server:
+        said = await asyncio.to_thread(server.wait_for, _outside_said, STARTED_WITHIN)
+        assert said.get("url") == OUTSIDE_URL, said
+        checked = await asyncio.to_thread(
+            subprocess.run,
+            ["ip", "netns", "exec", lab.ns("home"), *image.healthcheck],
+            env=env,
+            capture_output=True,
+            check=False,
+            timeout=30,
+        )
+        assert checked.returncode == 0, checked.stderr
+    assert server.process.returncode == 0
+    assert lab.forwards() == []
+    for name in ("outside-account.pem", "outside-cert.pem", "outside-key.pem"):
+        assert (image.data_dir / name).stat().st_mode & 0o777 == 0o600, name
