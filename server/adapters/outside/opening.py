@@ -160,6 +160,8 @@ class Outside:
         self.issued: Issued | None = None
         self.certified = asyncio.Event()
         """set each time a certificate is installed (tests wait on it; clear it first)"""
+        self.followed = asyncio.Event()
+        """set each time a change the router reported was followed (tests wait on it)"""
 
     def failed(self, step: str, reason: str) -> None:
         """Say a failure: the step and the one sentence."""
@@ -238,21 +240,27 @@ class Outside:
                         self.issued = None  # retried after `retry`
                         retry = min(retry * 2, RETRY_MAX_SECONDS)
                     continue
-                if change.lost is not None:
-                    self.failed("router", _said(change.lost))
-                    self.server.outside_url = None
-                    self.address = self.issued = None
-                    continue
-                if change.external_address is not None:
-                    address = str(change.external_address)
-                    if address != self.address:
-                        self.issued = None
-                        self.address = address
-                        await self.certify(address)
+                await self._follow(change)
+                self.followed.set()
         finally:
             listening.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await listening
+
+    async def _follow(self, change: Change) -> None:
+        """A change the router reported: a lost door takes the link away; an address
+        (a new one, or the old one back) gets its certificate and the link said again."""
+        if change.lost is not None:
+            self.failed("router", _said(change.lost))
+            self.server.outside_url = None
+            self.address = self.issued = None
+            return
+        if change.external_address is not None:
+            address = str(change.external_address)
+            if address != self.address:
+                self.issued = None
+                self.address = address
+                await self.certify(address)
 
     async def _next(self, changes: asyncio.Queue[Change], wait: float | None) -> Change | None:
         if wait is None:

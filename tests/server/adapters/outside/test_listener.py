@@ -168,6 +168,31 @@ async def test_the_outside_listener_serves_the_game_and_a_renewal_keeps_it(
 
 
 @needs_pebble
+async def test_a_lost_door_takes_the_link_away_until_it_is_back(
+    tmp_path: Path, port: int, pebble: Pebble
+) -> None:
+    router, states = FakeRouter(), list[Outside]()
+    settings = _settings(tmp_path, port, pebble)
+    async with serving(
+        settings, hooks=OutsideHooks(router.step(), on_state=states.append)
+    ) as server:
+        url = server.outside_url
+        assert url is not None
+        door, state = router.doors[0], states[0]
+        with capture_logs() as logs:
+            await door.queue.put(
+                Change(None, lost=RouterSaidNoError("The router stopped answering."))
+            )
+            await asyncio.wait_for(state.followed.wait(), 30)
+        assert server.outside_url is None
+        assert [line["failed"] for line in logs if line["event"] == "outside"] == ["router"]
+        state.followed.clear()
+        await door.queue.put(Change(ipaddress.IPv4Address("127.0.0.1")))
+        await asyncio.wait_for(state.followed.wait(), 30)
+        assert server.outside_url == url, "the link is said again"
+
+
+@needs_pebble
 async def test_a_restart_reuses_the_kept_certificate(
     tmp_path: Path, port: int, pebble: Pebble
 ) -> None:
