@@ -7,9 +7,11 @@ touches this machine's own interfaces, routes, addresses or firewall, and no nam
 a link to anything but the others. Every address is a documentation one::
 
     home    eth0 192.168.77.20/24, default via 192.168.77.1        (the server's machine)
-      |
-    router  lan0 192.168.77.1/24   miniupnpd on this side: SSDP 239.255.255.250:1900,
-      |                            its description and SOAP on :5000, NAT-PMP/PCP on :5351
+      |     den  eth0 192.168.77.30/24: another computer in the house
+      |      |
+    router  lan0 192.168.77.1/24   a bridge (the LAN ports); miniupnpd on this side: SSDP
+      |                            239.255.255.250:1900, description and SOAP on :5000,
+      |                            NAT-PMP/PCP on :5351
             wan0 203.0.113.2/24    nftables: forward + masquerade, miniupnpd's DNAT rules
       |
     net     eth0 203.0.113.100/24  "the internet": pebble https://203.0.113.100:14000/dir
@@ -57,6 +59,7 @@ by hand as root::
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import ctypes
 import ipaddress
@@ -78,6 +81,7 @@ Variant = Literal["public", "igd1", "no-upnp", "cgnat", "ipv6"]
 VARIANTS: tuple[Variant, ...] = ("public", "igd1", "no-upnp", "cgnat", "ipv6")
 
 HOME_IP = "192.168.77.20"
+DEN_IP = "192.168.77.30"
 ROUTER_LAN_IP = "192.168.77.1"
 WAN_IP = "203.0.113.2"
 NET_IP = "203.0.113.100"
@@ -89,6 +93,7 @@ ROUTER_LAN_IP6 = "2001:db8:77::1"
 WAN_IP6 = "2001:db8:113::2"
 NET_IP6 = "2001:db8:113::100"
 ACME_DIRECTORY = f"https://{NET_IP}:14000/dir"
+UPNP_DESCRIPTION = f"http://{ROUTER_LAN_IP}:5000/rootDesc.xml"
 PEBBLE_MANAGEMENT = f"https://{NET_IP}:15000"
 
 TOOLS = ("ip", "nft", "openssl", "curl", "upnpc", "pebble")
@@ -168,6 +173,7 @@ class Forward:
 
 _DNAT = re.compile(r"@nh,72,8 0x(6|11) th dport (\d+) dnat ip to ([0-9.]+):(\d+)")
 _PROTOCOLS = {"6": "tcp", "11": "udp"}
+_PINHOLE = re.compile(r"th dport (\d+) @nh,192,128 0x([0-9a-f]{32}) @nh,48,8 0x6 accept")
 
 
 class Lab:
@@ -178,6 +184,7 @@ class Lab:
         variant: Variant = "public",
         *,
         pebble: bool = False,
+        pcp: bool = True,
         nonce_reject: int = 0,
         certificate_seconds: int = 576000,
         run_dir: Path | None = None,
@@ -186,19 +193,21 @@ class Lab:
             raise ValueError(f"unknown lab variant {variant!r}: one of {', '.join(VARIANTS)}")
         self.variant: Variant = variant
         self.pebble = pebble
+        self.pcp = pcp
         self.nonce_reject = nonce_reject
         self.certificate_seconds = certificate_seconds
         self.prefix = f"fw{os.urandom(3).hex()[:5]}"
         self._own_dir = run_dir is None
         self.run_dir = run_dir if run_dir is not None else Path(tempfile.mkdtemp(prefix="fw-lab-"))
         self._processes: list[subprocess.Popen[bytes]] = []
+        self._miniupnpd: subprocess.Popen[bytes]
         self._namespaces: list[str] = []
 
     # --- names and addresses -----------------------------------------------------------
 
     def ns(self, name: str) -> str:
-        """The full name of namespace ``home``, ``router``, ``net`` or ``isp``."""
-        if name not in ("home", "router", "net", "isp"):
+        """The full name of namespace ``home``, ``den``, ``router``, ``net`` or ``isp``."""
+        if name not in ("home", "den", "router", "net", "isp"):
             raise ValueError(f"no namespace {name!r} in the lab")
         return f"{self.prefix}-{name}"
 
@@ -285,9 +294,16 @@ class Lab:
         text = self.run("router", "nft", "list", "chain", "inet", "filter", "prerouting_miniupnpd")
         return [Forward(_PROTOCOLS[m[1]], int(m[2]), m[3], int(m[4])) for m in _DNAT.finditer(text)]
 
-    def pinholes(self) -> str:
-        """The router's IPv6 forward rules (miniupnpd's pinholes), as nft prints them."""
-        return self.run("router", "nft", "list", "chain", "inet", "filter", "miniupnpd")
+    def pinholes(self) -> list[tuple[str, int]]:
+        """The IPv6 (address, port) pairs the router's firewall lets in (miniupnpd's pinholes)."""
+        text = self.run("router", "nft", "list", "chain", "inet", "filter", "miniupnpd")
+        return [
+            (str(ipaddress.IPv6Address(int(m[2], 16))), int(m[1])) for m in _PINHOLE.finditer(text)
+        ]
+
+    def upnpc(self, ns: str, *args: str) -> str:
+        """``upnpc`` in namespace `ns`, straight to the router's description (no SSDP wait)."""
+        return self.run(ns, "upnpc", "-i", "-u", UPNP_DESCRIPTION, *args, timeout=20)
 
     def set_wan_ip(self, address: str) -> None:
         """Give the router another external address (a line's address changing)."""
@@ -296,6 +312,14 @@ class Lab:
         self.run("router", "ip", "addr", "add", f"{address}/{prefix}", "dev", "wan0")
         if self.variant == "cgnat":
             self.run("router", "ip", "route", "replace", "default", "via", CGNAT_GATEWAY_IP)
+
+    def stop_router(self) -> None:
+        """Stop the router's miniupnpd (a reboot's first half); `start_router` starts it."""
+        self._miniupnpd.terminate()
+        self._miniupnpd.wait(timeout=10)
+
+    def start_router(self) -> None:
+        self._start_miniupnpd()
 
     def pebble_root(self) -> bytes:
         """The root pebble issues under (new at each start): what a browser must trust."""
@@ -307,6 +331,7 @@ class Lab:
 
     def up(self) -> Lab:
         check_platform()
+        atexit.register(self.down)  # however the process ends short of SIGKILL
         try:
             self._build()
         except BaseException:
@@ -351,10 +376,22 @@ class Lab:
         self.run_dir.chmod(0o755)
         cgnat = self.variant == "cgnat"
         ipv6 = self.variant == "ipv6"
-        for name in ("home", "router", "net", *(("isp",) if cgnat else ())):
+        for name in ("home", "den", "router", "net", *(("isp",) if cgnat else ())):
             self._add_ns(name)
-        self._link("home", "eth0", "router", "lan0")
-        self._address("home", "eth0", f"{HOME_IP}/24")
+        # the house's LAN: a bridge in the router (its LAN ports), the server and the den
+        self.run("router", "ip", "link", "add", "lan0", "type", "bridge", "mcast_snooping", "0")
+        self.run("router", "ip", "link", "set", "lan0", "up")
+        # where br_netfilter is loaded (Docker loads it), bridged frames would cross the
+        # router's forward chain and be dropped: a LAN's switch does not filter
+        for family in ("iptables", "ip6tables", "arptables"):
+            self.run(
+                "router", "sysctl", "-qw", f"net.bridge.bridge-nf-call-{family}=0", check=False
+            )
+        for machine, port, address in (("home", "port1", HOME_IP), ("den", "port2", DEN_IP)):
+            self._link(machine, "eth0", "router", port)
+            self.run("router", "ip", "link", "set", port, "master", "lan0")
+            self._address(machine, "eth0", f"{address}/24")
+            self.run(machine, "ip", "route", "add", "default", "via", ROUTER_LAN_IP)
         self._address("router", "lan0", f"{ROUTER_LAN_IP}/24")
         if cgnat:
             self._link("router", "wan0", "isp", "in0")
@@ -369,7 +406,6 @@ class Lab:
             self._link("router", "wan0", "net", "eth0")
             self._address("router", "wan0", f"{WAN_IP}/24")
         self._address("net", "eth0", f"{NET_IP}/24")
-        self.run("home", "ip", "route", "add", "default", "via", ROUTER_LAN_IP)
         self.run("router", "sysctl", "-qw", "net.ipv4.ip_forward=1")
         if ipv6:
             self._address("home", "eth0", f"{HOME_IP6}/64")
@@ -380,6 +416,8 @@ class Lab:
             self.run("net", "ip", "-6", "route", "add", "2001:db8:77::/64", "via", WAN_IP6)
             self.run("router", "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1")
         self.run("router", "nft", "-f", "-", stdin_text=_ROUTER_NFT)
+        if not self.pcp:  # miniupnpd answers PCP over IPv6 whatever enable_natpmp says
+            self.run("router", "nft", "-f", "-", stdin_text=_NO_PCP_NFT)
         self._start_miniupnpd()
         if self.pebble:
             self._start_pebble()
@@ -393,7 +431,7 @@ class Lab:
             "listening_ip=lan0",
             "http_port=5000",
             f"enable_upnp={'no' if self.variant == 'no-upnp' else 'yes'}",
-            "enable_natpmp=yes",
+            f"enable_natpmp={'yes' if self.pcp else 'no'}",  # NAT-PMP and PCP alike
             f"ipv6_disable={'no' if self.variant == 'ipv6' else 'yes'}",
             "secure_mode=yes",
             "system_uptime=yes",
@@ -413,7 +451,7 @@ class Lab:
             lines.append("ext_ifname6=wan0")
         config = self.run_dir / "miniupnpd.conf"
         config.write_text("\n".join(lines) + "\n")
-        self.spawn(
+        self._miniupnpd = self.spawn(
             "router",
             str(binary),
             "-d",
@@ -427,9 +465,11 @@ class Lab:
             self._wait(
                 "miniupnpd's HTTP port", lambda: ":5000" in self.run("router", "ss", "-Hlnt")
             )
-        self._wait(
-            "miniupnpd's NAT-PMP/PCP port", lambda: ":5351" in self.run("router", "ss", "-Hlnu")
-        )
+        if self.pcp:
+            self._wait(
+                "miniupnpd's NAT-PMP/PCP port",
+                lambda: ":5351" in self.run("router", "ss", "-Hlnu"),
+            )
 
     def _start_pebble(self) -> None:
         certs = self.run_dir / "certs"
@@ -535,7 +575,8 @@ class Lab:
 
     def down(self) -> None:
         """End the processes the lab started (by their ids), then anything a test left in
-        its namespaces, and delete the namespaces and the run folder."""
+        its namespaces, and delete the namespaces and the run folder. Idempotent."""
+        atexit.unregister(self.down)
         for process in self._processes:
             if process.poll() is None:
                 process.terminate()
@@ -587,6 +628,15 @@ table inet filter {
   chain prerouting_miniupnpd {
   }
   chain postrouting_miniupnpd {
+  }
+}
+"""
+
+_NO_PCP_NFT = """
+table inet nopcp {
+  chain input {
+    type filter hook input priority 0; policy accept;
+    udp dport 5351 drop
   }
 }
 """

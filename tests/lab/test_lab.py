@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.lab.lab import CGNAT_WAN_IP, HOME_IP, NET_IP, Lab
+from tests.lab.lab import ACME_DIRECTORY, CGNAT_WAN_IP, HOME_IP, NET_IP, Lab
 
 
 def _namespaces() -> str:
@@ -38,12 +38,12 @@ def test_nothing_from_the_internet_reaches_the_home_unmapped(lab: Lab) -> None:
 
 
 def test_the_router_answers_upnp_as_an_igd_with_the_wan_address(lab: Lab) -> None:
-    status = lab.run("home", "upnpc", "-i", "-s", timeout=20)
+    status = lab.upnpc("home", "-s")
     assert f"ExternalIPAddress = {lab.wan_ip}" in status
 
 
 def test_the_cgnat_router_reports_the_shared_address(lab_cgnat: Lab) -> None:
-    status = lab_cgnat.run("home", "upnpc", "-i", "-s", timeout=20)
+    status = lab_cgnat.upnpc("home", "-s")
     assert f"ExternalIPAddress = {CGNAT_WAN_IP}" in status
 
 
@@ -56,3 +56,11 @@ def test_down_leaves_no_namespace_and_no_process(make_lab: Callable[..., Lab]) -
     assert daemon.poll() is not None
     assert not any(name in _namespaces() for name in names)
     assert not built.run_dir.exists()
+
+
+def test_pebble_serves_acme_in_the_internet_and_the_home_reaches_it(lab_acme: Lab) -> None:
+    directory = lab_acme.run(
+        "home", "curl", "-sf", "--cacert", str(lab_acme.acme_ca_file), ACME_DIRECTORY, timeout=20
+    )
+    assert '"newOrder"' in directory and '"newNonce"' in directory
+    assert lab_acme.pebble_root().startswith(b"-----BEGIN CERTIFICATE-----")

@@ -23,9 +23,10 @@ The server calls one thing::
         print(f"outside failed={failure.step}: {failure}")  # one sentence: step, what to do
 
 - **Finding the router**: UPnP-IGD first (an SSDP search for IGD:2 and IGD:1 from this
-  machine's LAN address, ``ssdp_wait`` seconds at most; the default gateway's device is
-  taken as soon as it answers), then PCP (RFC 6887) and NAT-PMP (RFC 6886) at the default
-  gateway, each with retries for about two seconds. ``methods`` narrows or orders them.
+  machine's LAN address, ``ssdp_wait`` seconds at most; only the default gateway's answer
+  counts: another machine on the LAN cannot pose as the router), then PCP (RFC 6887) and
+  NAT-PMP (RFC 6886) at the default gateway, each with retries for about two seconds.
+  ``methods`` narrows or orders them.
 - **The mapping**: public TCP ``public_port`` to ``lan_port`` on this machine's LAN
   address (the address it speaks to the gateway from), described as ``"Family War"``
   where the protocol keeps a description (UPnP), with a lease of ``lease`` seconds
@@ -41,10 +42,11 @@ The server calls one thing::
   caller re-issues the certificate and reprints the link. When the router stops answering
   or refuses a renewal, a `Change` with ``lost`` set; the door keeps asking every 30 s and
   a `Change` with ``lost`` None says it is back.
-- **IPv6** (``ipv6=True``): where this machine has a global IPv6 address, a PCP MAP at the
-  IPv6 default router opens a pinhole to ``lan_port`` (no translation: the port is the
-  same); ``door.ipv6`` is then the address to certify too. None when there is no global
-  address or the router will not.
+- **IPv6** (``ipv6=True``): where this machine has a global IPv6 address, a pinhole to
+  ``lan_port`` through the router's firewall (no translation: the port is the same), by
+  PCP at the IPv6 default router, else by UPnP-IGDv2's WANIPv6FirewallControl; renewed
+  with the mapping. ``door.ipv6`` is then the address to certify too (and
+  ``door.ipv6.url`` the link). None when there is no global address or the router will not.
 - **Closing**: leaving the ``async with`` (however: a return, an error, SIGTERM or SIGINT
   cancelling the task) removes the mapping and the pinhole, if they are still ours, within
   a few seconds, even while the task is being cancelled.
@@ -52,14 +54,15 @@ The server calls one thing::
 Failures (`errors`): `NoRouterError`, `RouterRefusedError`, `SharedAddressError`,
 `PortTakenError`, all `OutsideError` with ``step`` and a one-sentence message.
 
-The protocols are sans-I/O (`natpmp`, `pcp`, `upnp`, `httpwire`, `xmlsafe`: bytes in,
-checked values out, every router answer treated as hostile: bounded sizes, strict
-formats, XML without DOCTYPE or entities); `transport` is the thin asyncio layer and
-`routers` / `door` drive them. Hand-written: async-upnp-client covers UPnP only (and pulls
-in aiohttp), and no maintained Python library covers NAT-PMP and PCP.
+The protocols are sans-I/O (`wire`: `natpmp`, `pcp`, `upnp`, `httpwire`, `xmlsafe`:
+bytes in, checked values out, every router answer treated as hostile: bounded sizes,
+strict formats, XML without DOCTYPE or entities); `transport` is the thin asyncio layer,
+`routers` and `pinholes` speak each protocol, `door` drives them, `addresses` knows whose
+address is whose, `errors` says what failed. Hand-written: async-upnp-client covers UPnP
+only (and pulls in aiohttp), and no maintained Python library covers NAT-PMP and PCP.
 """
 
-from server.adapters.outside.door import Change, Door, Pinhole, open_outside
+from server.adapters.outside.door import Change, Door, Options, open_outside
 from server.adapters.outside.errors import (
     NoRouterError,
     OutsideError,
@@ -67,11 +70,13 @@ from server.adapters.outside.errors import (
     RouterRefusedError,
     SharedAddressError,
 )
+from server.adapters.outside.pinholes import Pinhole
 
 __all__ = [
     "Change",
     "Door",
     "NoRouterError",
+    "Options",
     "OutsideError",
     "Pinhole",
     "PortTakenError",

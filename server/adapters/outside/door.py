@@ -7,27 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from ipaddress import IPv4Address, IPv6Address
+from ipaddress import IPv4Address
 from typing import Literal
 
 from server.adapters.logs import get_logger
-from server.adapters.outside import transport, upnp
-from server.adapters.outside.addresses import (
-    default_gateway,
-    default_gateway6,
-    global_ipv6_addresses,
-    lan_address,
-)
-from server.adapters.outside.errors import (
-    NoRouterError,
-    OutsideError,
-    PortTakenError,
-    RouterRefusedError,
-    SharedAddressError,
-)
+from server.adapters.outside import transport
+from server.adapters.outside.addresses import default_gateway, lan_address
+from server.adapters.outside.errors import NoRouterError, OutsideError, RouterRefusedError
+from server.adapters.outside.pinholes import Hole, Pinhole, open_pinhole
 from server.adapters.outside.routers import (
     Ask,
     Grant,
@@ -38,6 +27,7 @@ from server.adapters.outside.routers import (
     UpnpRouter,
     checked_external,
 )
+from server.adapters.outside.wire import upnp
 
 log = get_logger()
 
@@ -52,19 +42,27 @@ RETRY_AFTER = 30.0
 
 
 @dataclass(frozen=True)
-class Pinhole:
-    """An IPv6 address and port the router's firewall lets the internet reach."""
+class Options:
+    """How to open the door; the defaults are the server's.
 
-    address: IPv6Address
-    port: int
+    - ``lease``: seconds asked for (renewed at half what the router grants);
+    - ``description``: the name the router shows for the mapping (UPnP);
+    - ``methods``: which protocols to try, in order;
+    - ``ipv6``: open an IPv6 pinhole too, where this machine has a global address;
+    - ``check_every``: seconds between asking the router for its address;
+    - ``ssdp_wait``: seconds to wait for an IGD to answer the search;
+    - ``retry_after``: seconds between asking again while the door is lost;
+    - ``gateway``: the router's LAN address (default: this machine's default gateway).
+    """
 
-    @property
-    def url(self) -> str:
-        return (
-            f"https://[{self.address}]/"
-            if self.port == 443
-            else (f"https://[{self.address}]:{self.port}/")
-        )
+    lease: int = LEASE
+    description: str = DESCRIPTION
+    methods: Sequence[Method] = METHODS
+    ipv6: bool = True
+    check_every: float = CHECK_EVERY
+    ssdp_wait: float = SSDP_WAIT
+    retry_after: float = RETRY_AFTER
+    gateway: IPv4Address | None = None
 
 
 @dataclass(frozen=True)
@@ -81,24 +79,17 @@ class Change:
 class Door:
     """An open door: a public port on the router leading to this machine's LAN port."""
 
-    def __init__(
-        self,
-        router: Router,
-        ask: Ask,
-        grant: Grant,
-        external: IPv4Address,
-        lease: int,
-        check_every: float,
-    ) -> None:
+    def __init__(self, router: Router, ask: Ask, grant: Grant, options: Options) -> None:
         self.router = router
         self.ask = ask
-        self.external_address = external
-        self.lease = lease
+        self.external_address: IPv4Address = IPv4Address(0)
+        self.lease = options.lease
         self.granted_lease = grant.lease
-        self.check_every = check_every
+        self.check_every = options.check_every
+        self.retry_after = options.retry_after
         self.ipv6: Pinhole | None = None
         self.renewals = 0
-        self._pinhole_router: PcpRouter | None = None
+        self._pinhole_router: Hole | None = None
         self._lost: OutsideError | None = None
         self._changes: asyncio.Queue[Change] = asyncio.Queue()
         self._renewed = asyncio.Condition()
@@ -142,14 +133,15 @@ class Door:
     def _next_wait(self) -> float:
         if self.granted_lease <= 0:  # a permanent mapping: only the address to watch
             return self.check_every
-        return max(1.0, min(self.granted_lease / 2, self.check_every))
+        return max(0.1, min(self.granted_lease / 2, self.check_every))
 
     async def _keep(self) -> None:
         loop = asyncio.get_running_loop()
         renew_at = loop.time() + (self.granted_lease / 2 if self.granted_lease else 1e12)
         while True:
-            await asyncio.sleep(self._next_wait() if not self._lost else RETRY_AFTER)
+            await asyncio.sleep(self._next_wait() if not self._lost else self.retry_after)
             try:
+                grant = None
                 if self._lost or loop.time() >= renew_at - 0.05:
                     grant = await self.router.map(self.lease)
                     self.granted_lease = grant.lease
@@ -159,8 +151,14 @@ class Door:
                     log.info("outside_renewed", protocol=self.protocol, lease=grant.lease)
                     async with self._renewed:
                         self._renewed.notify_all()
-                address = await self.router.external_address()
-            except OutsideError as failure:
+                if grant is not None and grant.external_address is not None:
+                    address = checked_external(self.protocol, grant.external_address)
+                else:  # (PCP tells it in the renewal's answer: no second request)
+                    address = await self.router.external_address()
+            except (OutsideError, OSError, ValueError) as error:
+                failure = (
+                    error if isinstance(error, OutsideError) else RouterGoneError(self.protocol)
+                )
                 if not isinstance(failure, type(self._lost)):
                     log.warning("outside_lost", step=failure.step, error=str(failure))
                     self._lost = failure
@@ -174,8 +172,10 @@ class Door:
 
     async def _renew_pinhole(self) -> None:
         if self._pinhole_router is not None:
-            with contextlib.suppress(OutsideError):
+            try:
                 await self._pinhole_router.map(self.lease)
+            except (OutsideError, OSError, ValueError) as failure:
+                log.warning("outside_ipv6_lost", error=str(failure)[:200])
 
     async def close(self) -> None:
         """Remove the mapping and the pinhole (if still ours); idempotent; bounded in time,
@@ -201,54 +201,64 @@ class Door:
         await asyncio.shield(asyncio.ensure_future(remove()))
 
 
-async def _find_upnp(ask: Ask, gateway: IPv4Address | None, wait: float) -> UpnpRouter | None:
-    for location in await transport.search_gateways(ask.lan_address, gateway, wait):
-        try:
-            answer = await transport.http(location.host, location.port, "GET", location.path)
-            if answer.status != 200:
-                raise upnp.UpnpFormatError(f"HTTP status {answer.status}")
-            found = upnp.parse_description(answer.body, location)
-        except (OSError, TimeoutError, ValueError) as failure:
-            log.info("outside_igd_ignored", location=str(location.host), reason=str(failure)[:200])
-            continue
-        return UpnpRouter(ask, location, found)
-    return None
+async def _find_upnp(ask: Ask, gateway: IPv4Address, wait: float) -> UpnpRouter | None:
+    try:
+        location = await transport.search_gateway(ask.lan_address, gateway, wait)
+    except OSError as failure:  # no multicast on this network
+        log.info("outside_search_failed", error=str(failure))
+        return None
+    if location is None:
+        return None
+    try:
+        answer = await transport.http(transport.Endpoint(*location.endpoint), "GET", location.path)
+        if answer.status != 200:
+            raise upnp.UpnpFormatError(f"HTTP status {answer.status}")
+        found = upnp.parse_description(answer.body, location)
+    except (OSError, TimeoutError, ValueError) as failure:
+        log.info("outside_igd_ignored", location=str(location.host), reason=str(failure)[:200])
+        return None
+    return UpnpRouter(ask, location, found)
+
+
+async def _router(
+    ask: Ask, gateway: IPv4Address, method: Method, options: Options
+) -> Router | None:
+    if method == "upnp":
+        return await _find_upnp(ask, gateway, options.ssdp_wait)
+    return PcpRouter(ask, gateway) if method == "pcp" else NatPmpRouter(ask, gateway)
+
+
+async def _map(router: Router, lease: int) -> tuple[Grant, IPv4Address]:
+    """Map with `router`: its address first where it tells it apart (UPnP, NAT-PMP), from
+    the mapping's answer for PCP (the mapping given back if the address is shared)."""
+    if not isinstance(router, PcpRouter):
+        external = await router.external_address()
+        return await router.map(lease), external
+    grant = await router.map(lease)
+    try:
+        return grant, checked_external(router.name, grant.external_address)
+    except OutsideError:
+        await router.unmap()
+        raise
 
 
 async def _open_ipv4(
-    ask: Ask, gateway: IPv4Address | None, methods: Sequence[Method], lease: int, ssdp_wait: float
+    ask: Ask, gateway: IPv4Address, options: Options
 ) -> tuple[Router, Grant, IPv4Address]:
+    """The first method of `options` that maps; a shared address or a taken port ends the
+    search at once (another protocol would hear the same); a refusal is raised when no
+    other method maps either."""
     refused: OutsideError | None = None
-    for method in methods:
-        router: Router | None
-        if method == "upnp":
-            router = await _find_upnp(ask, gateway, ssdp_wait)
-        elif gateway is None:
-            continue
-        else:
-            router = PcpRouter(ask, gateway) if method == "pcp" else NatPmpRouter(ask, gateway)
+    for method in options.methods:
+        router = await _router(ask, gateway, method, options)
         if router is None:
             continue
         try:
-            if isinstance(router, PcpRouter):
-                grant = await router.map(lease)
-                try:
-                    external = checked_external(router.name, grant.external_address)
-                except OutsideError:
-                    await router.unmap()
-                    raise
-            else:
-                external = await router.external_address()
-                grant = await router.map(lease)
+            grant, external = await _map(router, options.lease)
         except RouterGoneError:
             continue  # nothing answers this protocol: try the next
-        except (SharedAddressError, PortTakenError):
-            raise
         except RouterRefusedError as failure:
             refused = refused or failure
-            continue
-        except ValueError as failure:  # a PCP request answered in NAT-PMP's version
-            log.info("outside_method_skipped", method=method, reason=str(failure)[:200])
             continue
         return router, grant, external
     if refused is not None:
@@ -256,50 +266,30 @@ async def _open_ipv4(
     raise NoRouterError(ask.public_port, ask.lan_address, ask.lan_port)
 
 
-async def _open_ipv6(ask: Ask, lease: int) -> tuple[PcpRouter, Pinhole] | None:
-    """A pinhole for this machine's global IPv6 address, by PCP at the IPv6 default router."""
-    addresses = global_ipv6_addresses()
-    gateway = default_gateway6()
-    if not addresses or gateway is None:
-        return None
-    server, interface = gateway
-    scope = socket.if_nametoindex(interface) if server.is_link_local else 0
-    six = Ask(ask.lan_address, ask.lan_port, ask.lan_port, ask.description)
-    router = PcpRouter(six, server, client=addresses[0], scope=scope)
-    try:
-        grant = await router.map(lease)
-    except (OutsideError, ValueError, OSError) as failure:
-        log.info("outside_ipv6_unavailable", reason=str(failure)[:200])
-        return None
-    return router, Pinhole(addresses[0], grant.public_port)
-
-
 @contextlib.asynccontextmanager
 async def open_outside(
-    lan_port: int,
-    public_port: int = 443,
-    *,
-    lease: int = LEASE,
-    description: str = DESCRIPTION,
-    methods: Sequence[Method] = METHODS,
-    ipv6: bool = True,
-    check_every: float = CHECK_EVERY,
-    ssdp_wait: float = SSDP_WAIT,
-    gateway: IPv4Address | None = None,
+    lan_port: int, public_port: int = 443, options: Options | None = None
 ) -> AsyncIterator[Door]:
     """Open the door (see the package docstring); raise an `OutsideError` if it cannot."""
     if not 1 <= lan_port <= 65535 or not 1 <= public_port <= 65535:
         raise ValueError("ports are 1 to 65535")
-    gateway = gateway or default_gateway()
+    options = options or Options()
+    gateway = options.gateway or default_gateway()
     if gateway is None:
         raise NoRouterError(public_port, None, lan_port)
-    ask = Ask(lan_address(gateway), lan_port, public_port, description)
-    started = asyncio.get_running_loop().time()
-    router, grant, external = await _open_ipv4(ask, gateway, methods, lease, ssdp_wait)
-    door = Door(router, ask, grant, external, lease, check_every)
     try:
-        if ipv6:
-            opened = await _open_ipv6(ask, lease)
+        lan = lan_address(gateway)
+    except OSError:  # the gateway is unreachable from here
+        raise NoRouterError(public_port, None, lan_port) from None
+    ask = Ask(lan, lan_port, public_port, options.description)
+    started = asyncio.get_running_loop().time()
+    router, grant, external = await _open_ipv4(ask, gateway, options)
+    door = Door(router, ask, grant, options)
+    door.external_address = external
+    try:
+        if options.ipv6:
+            upnp_router = router if isinstance(router, UpnpRouter) else None
+            opened = await open_pinhole(ask, options.lease, upnp_router)
             if opened is not None:
                 door._pinhole_router, door.ipv6 = opened
         log.info(
@@ -314,4 +304,4 @@ async def open_outside(
         await door.close()
 
 
-__all__ = ["Change", "Door", "Pinhole", "open_outside"]
+__all__ = ["Change", "Door", "Options", "Pinhole", "open_outside"]

@@ -12,11 +12,12 @@ asked for is held, and a mapping granted on another port is given back at once.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv6Address
-from typing import Protocol
+from typing import Protocol, TypeVar
 
-from server.adapters.outside import natpmp, pcp, transport, upnp
+from server.adapters.outside import transport
 from server.adapters.outside.addresses import is_shared
 from server.adapters.outside.errors import (
     OutsideError,
@@ -24,6 +25,9 @@ from server.adapters.outside.errors import (
     RouterRefusedError,
     SharedAddressError,
 )
+from server.adapters.outside.wire import natpmp, pcp, upnp
+
+T = TypeVar("T")
 
 
 class RouterGoneError(OutsideError):
@@ -96,12 +100,16 @@ class UpnpRouter:
         headers, body = upnp.soap_request(service.service_type, action, arguments)
         try:
             answer = await transport.http(
-                self.location.host, self.location.port, "POST", service.control_path,
-                headers, body,
+                transport.Endpoint(*self.location.endpoint), "POST", service.control_path,
+                (headers, body),
             )  # fmt: skip
         except (OSError, TimeoutError, ValueError) as failure:
             raise RouterGoneError(self.name) from failure
-        return upnp.parse_soap_answer(answer.status, answer.body, action)
+        try:
+            return upnp.parse_soap_answer(answer.status, answer.body, action)
+        except ValueError as failure:  # (a SOAP fault is an UpnpActionError: the caller's)
+            why = f"it answered {action} with something that is not UPnP ({str(failure)[:80]})"
+            raise RouterRefusedError(self.name, self.ask.public_port, why) from failure
 
     async def external_address(self) -> IPv4Address:
         try:
@@ -124,7 +132,7 @@ class UpnpRouter:
                 return None
             raise RouterRefusedError(self.name, self.ask.public_port, str(error)) from error
         port = out.get("NewInternalPort", "")
-        return out.get("NewInternalClient", ""), int(port) if port.isdigit() else 0
+        return out.get("NewInternalClient", "")[:64], int(port) if port.isdigit() else 0
 
     def _key(self) -> list[tuple[str, str]]:
         return [
@@ -190,19 +198,16 @@ class NatPmpRouter:
         self.gateway = gateway
         self._mapped = False
 
-    async def _ask(self, payload: bytes, parse: object) -> object:
-        assert callable(parse)
+    async def _ask(self, payload: bytes, parse: Callable[[bytes], T]) -> T:
         answer = await transport.ask_udp(
-            self.gateway, natpmp.PORT, payload, lambda data, _sender: parse(data),
-            local=self.ask.lan_address,
-        )  # fmt: skip
+            transport.Peer(self.gateway, natpmp.PORT), payload, parse, self.ask.lan_address
+        )
         if answer is None:
             raise RouterGoneError(self.name)
         return answer
 
     async def external_address(self) -> IPv4Address:
         answer = await self._ask(natpmp.address_request(), natpmp.parse_address_answer)
-        assert isinstance(answer, natpmp.AddressAnswer)
         if answer.result == 3:  # network failure: no external address (RFC 6886 §3.5)
             return checked_external(self.name, None)
         if answer.result:
@@ -216,7 +221,6 @@ class NatPmpRouter:
         answer = await self._ask(
             request, lambda data: natpmp.parse_map_answer(data, self.ask.lan_port)
         )
-        assert isinstance(answer, natpmp.MapAnswer)
         if answer.result:
             why = natpmp.result_text(answer.result)
             raise RouterRefusedError(self.name, self.ask.public_port, why)
@@ -224,6 +228,8 @@ class NatPmpRouter:
         if answer.public_port != self.ask.public_port:
             await self.unmap()  # the port asked for is held: give back the one we got
             raise PortTakenError(self.ask.public_port, "another machine")
+        if lease and not answer.lifetime:
+            raise RouterRefusedError(self.name, self.ask.public_port, "it granted no time")
         return Grant(answer.public_port, answer.lifetime, None)
 
     async def unmap(self) -> None:
@@ -258,16 +264,22 @@ class PcpRouter:
     async def _map(self, lease: int, public_port: int) -> pcp.MapAnswer:
         request = pcp.map_request(self.nonce, self.client, self.ask.lan_port, public_port, lease)
         answer = await transport.ask_udp(
-            self.server, pcp.PORT, request,
-            lambda data, _sender: pcp.parse_map_answer(data, self.nonce, self.ask.lan_port),
-            local=self.client, scope=self.scope,
+            transport.Peer(self.server, pcp.PORT, self.scope), request,
+            self._parse, self.client,
         )  # fmt: skip
         if answer is None:
             raise RouterGoneError(self.name)
         return answer
 
+    def _parse(self, data: bytes) -> pcp.MapAnswer:
+        if pcp.is_pcp_version_mismatch(data):  # a NAT-PMP-only router: say so at once
+            return pcp.MapAnswer(pcp.UNSUPPORTED_VERSION, 0, 0, self.ask.lan_port, 0, self.server)
+        return pcp.parse_map_answer(data, self.nonce, self.ask.lan_port)
+
     async def map(self, lease: int) -> Grant:
         answer = await self._map(lease, self.ask.public_port)
+        if answer.result == pcp.UNSUPPORTED_VERSION:
+            raise RouterGoneError(self.name)  # no PCP here (NAT-PMP may answer)
         if answer.result == pcp.CANNOT_PROVIDE_EXTERNAL:
             raise PortTakenError(self.ask.public_port, "another machine")
         if answer.result:
@@ -278,6 +290,8 @@ class PcpRouter:
         if answer.public_port != self.ask.public_port:
             await self.unmap()  # the port asked for is held: give back the one we got
             raise PortTakenError(self.ask.public_port, "another machine")
+        if lease and not answer.lifetime:
+            raise RouterRefusedError(self.name, self.ask.public_port, "it granted no time")
         return Grant(answer.public_port, answer.lifetime, answer.external_address)
 
     async def external_address(self) -> IPv4Address:
@@ -289,4 +303,4 @@ class PcpRouter:
         if not self._mapped:
             return
         self._mapped = False
-        await self._map(0, 0)
+        await self._map(0, self.ask.public_port)

@@ -8,11 +8,12 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections.abc import Callable
+from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv6Address, ip_address
 from typing import TypeVar
 
 from server.adapters.logs import get_logger
-from server.adapters.outside import httpwire, upnp
+from server.adapters.outside.wire import httpwire, upnp
 
 log = get_logger()
 T = TypeVar("T")
@@ -53,39 +54,50 @@ async def _receive_until(
     return None
 
 
-async def ask_udp(
-    target: Address,
-    port: int,
-    payload: bytes,
-    accept: Callable[[bytes, Address], T | None],
-    *,
-    tries: int = 3,
-    first_wait: float = 0.25,
-    local: Address | None = None,
-    scope: int = 0,
-) -> T | None:
-    """Send `payload` to `target`:`port` up to `tries` times, waiting `first_wait` seconds
-    and twice as long at each try (RFC 6886 §3.1, RFC 6887 §8.1.1), for a datagram that
-    `accept` makes something of (it returns None or raises ValueError for the others).
-    Only datagrams from `target` are looked at. None when nothing came."""
-    loop = asyncio.get_running_loop()
-    family = socket.AF_INET6 if isinstance(target, IPv6Address) else socket.AF_INET
-    destination: tuple[str, int] | tuple[str, int, int, int] = (
-        (str(target), port, 0, scope) if family == socket.AF_INET6 else (str(target), port)
-    )
-    local_addr = (str(local), 0) if local is not None else None
-    transport, inbox = await loop.create_datagram_endpoint(
-        _Inbox, family=family, local_addr=local_addr
-    )
+@dataclass(frozen=True)
+class Peer:
+    """Where a UDP question goes: an address, a port, and an IPv6 link's scope (0: none)."""
 
-    def from_target(data: bytes, sender: Address) -> T | None:
-        return accept(data, sender) if sender == target else None
+    address: Address
+    port: int
+    scope: int = 0
+
+
+TRIES = 3
+FIRST_WAIT = 0.25
+
+
+async def ask_udp(
+    peer: Peer, payload: bytes, accept: Callable[[bytes], T | None], local: Address | None
+) -> T | None:
+    """Send `payload` to `peer` up to `TRIES` times from `local`, waiting `FIRST_WAIT`
+    seconds and twice as long at each try (RFC 6886 §3.1; RFC 6887 §8.1.1 asks for longer,
+    but a home router answers at once or not at all), for a datagram that `accept` makes
+    something of (it returns None or raises ValueError for the others). Only datagrams
+    from the peer's address are looked at. None when nothing came (1.75 s)."""
+    loop = asyncio.get_running_loop()
+    six = isinstance(peer.address, IPv6Address)
+    destination: tuple[str, int] | tuple[str, int, int, int] = (
+        (str(peer.address), peer.port, 0, peer.scope) if six else (str(peer.address), peer.port)
+    )
+    try:
+        transport, inbox = await loop.create_datagram_endpoint(
+            _Inbox,
+            family=socket.AF_INET6 if six else socket.AF_INET,
+            local_addr=(str(local), 0) if local is not None else None,
+        )
+    except OSError as failure:  # no such address here (any more), no route
+        log.info("outside_udp_unavailable", peer=str(peer.address), error=str(failure))
+        return None
+
+    def from_peer(data: bytes, sender: Address) -> T | None:
+        return accept(data) if sender == peer.address else None
 
     try:
-        wait = first_wait
-        for _ in range(tries):
+        wait = FIRST_WAIT
+        for _ in range(TRIES):
             transport.sendto(payload, destination)
-            answer = await _receive_until(inbox, loop.time() + wait, from_target)
+            answer = await _receive_until(inbox, loop.time() + wait, from_peer)
             if answer is not None:
                 return answer
             wait *= 2
@@ -94,68 +106,69 @@ async def ask_udp(
         transport.close()
 
 
-async def search_gateways(
-    lan: IPv4Address, gateway: IPv4Address | None, wait: float
-) -> list[upnp.Location]:
-    """The IGDs that answer an SSDP search (IGD:2 and IGD:1) sent from `lan`, each
-    description once, in the order they answered; as soon as the default `gateway`
-    answers, it alone. The search goes out again after a quarter of `wait` (UDP may lose
-    it), and the search ends after `wait` seconds."""
+async def search_gateway(
+    lan: IPv4Address, gateway: IPv4Address, wait: float
+) -> upnp.Location | None:
+    """The description of the default `gateway`'s IGD, from an SSDP search (IGD:2 and
+    IGD:1) sent from `lan`; None if it did not answer within `wait` seconds. Answers from
+    any other device are ignored (logged): a machine on the home network cannot pose as
+    the router. The search goes out again after a quarter of `wait` (UDP may lose it)."""
     loop = asyncio.get_running_loop()
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 2)
-    sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(str(lan)))
-    sock.bind((str(lan), 0))
+    try:
+        sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 2)
+        sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(str(lan)))
+        sock.bind((str(lan), 0))
+    except OSError:
+        sock.close()
+        raise
     transport, inbox = await loop.create_datagram_endpoint(_Inbox, sock=sock)
 
     def send() -> None:
         for target in (upnp.IGD2, upnp.IGD1):
             transport.sendto(upnp.search_request(target), (upnp.SSDP_ADDRESS, upnp.SSDP_PORT))
 
-    found: list[upnp.Location] = []
+    def from_gateway(data: bytes, sender: Address) -> upnp.Location | None:
+        if sender != gateway:
+            log.info("outside_answer_ignored", sender=str(sender), reason="not the gateway")
+            return None
+        return upnp.parse_search_answer(data, gateway)
+
     try:
         deadline = loop.time() + wait
-        resend: float | None = loop.time() + wait / 4
         send()
-        while True:
-            location = await _receive_until(inbox, min(deadline, resend or deadline), _location)
-            if location is None:
-                if resend is None or loop.time() >= deadline:
-                    return found
-                send()
-                resend = None
-                continue
-            if location.host == gateway:
-                return [location]
-            if all((k.host, k.port, k.path) != (location.host, location.port, location.path)
-                   for k in found):  # fmt: skip
-                found.append(location)
+        location = await _receive_until(inbox, loop.time() + wait / 4, from_gateway)
+        if location is None:
+            send()
+            location = await _receive_until(inbox, deadline, from_gateway)
+        return location
     finally:
         transport.close()
 
 
-def _location(data: bytes, sender: Address) -> upnp.Location | None:
-    if not isinstance(sender, IPv4Address):
-        return None
-    return upnp.parse_search_answer(data, sender)
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a router's HTTP server is (and, for IPv6, the address to speak from)."""
+
+    host: IPv4Address | IPv6Address
+    port: int
+    local: IPv6Address | None = None
 
 
 async def http(
-    host: IPv4Address | IPv6Address,
-    port: int,
-    method: str,
-    path: str,
-    headers: dict[str, str] | None = None,
-    body: bytes = b"",
-    *,
-    timeout: float = HTTP_TIMEOUT,
+    endpoint: Endpoint, method: str, path: str, soap: tuple[dict[str, str], bytes] | None = None
 ) -> httpwire.Answer:
-    """One HTTP exchange with the router, bounded in time and size."""
-    message = httpwire.request(method, str(host), port, path, headers or {}, body)
+    """One HTTP exchange with the router (`soap`: the headers and body to send), bounded in
+    time (`HTTP_TIMEOUT`) and size."""
+    headers, body = soap or ({}, b"")
+    host = str(endpoint.host)
+    authority = f"[{host}]:{endpoint.port}" if ":" in host else f"{host}:{endpoint.port}"
+    message = httpwire.request(method, authority, path, headers, body)
     limit = httpwire.MAX_HEAD + httpwire.MAX_BODY + 4096
 
     async def exchange() -> bytes:
-        reader, writer = await asyncio.open_connection(str(host), port)
+        local = (str(endpoint.local), 0) if endpoint.local else None
+        reader, writer = await asyncio.open_connection(host, endpoint.port, local_addr=local)
         try:
             writer.write(message)
             await writer.drain()
@@ -168,5 +181,6 @@ async def http(
         finally:
             writer.close()
 
-    data = await asyncio.wait_for(exchange(), timeout)
+    async with asyncio.timeout(HTTP_TIMEOUT):
+        data = await exchange()
     return httpwire.parse_answer(data)

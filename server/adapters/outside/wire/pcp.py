@@ -77,17 +77,17 @@ def map_request(
     internal_port: int,
     public_port: int,
     lifetime: int,
-    suggested: IPv4Address | IPv6Address | None = None,
 ) -> bytes:
-    """A MAP request for TCP (`lifetime` 0 deletes the mapping the nonce made)."""
+    """A MAP request for TCP (`lifetime` 0 deletes the mapping the nonce made). The
+    suggested external address is left open for IPv4 (zeros: the NAT picks), and is the
+    client's own for IPv6 (a pinhole: no translation)."""
     if len(nonce) != 12:
         raise ValueError("a PCP nonce is 12 bytes")
     if not 1 <= internal_port <= 0xFFFF or not 0 <= public_port <= 0xFFFF:
         raise ValueError("port out of range")
     if not 0 <= lifetime <= 0xFFFFFFFF:
         raise ValueError(f"lifetime out of range: {lifetime}")
-    if suggested is None:
-        suggested = IPv4Address(0) if isinstance(client, IPv4Address) else IPv6Address(0)
+    suggested = IPv4Address(0) if isinstance(client, IPv4Address) else client
     header = _REQUEST_HEADER.pack(VERSION, OP_MAP, 0, lifetime, _sixteen(client))
     body = _MAP.pack(
         nonce, PROTOCOL_TCP, b"\0\0\0", internal_port, public_port, _sixteen(suggested)

@@ -66,6 +66,9 @@ def parse(data: bytes) -> Node:
     def refuse(*_: object) -> None:
         raise XmlRefusedError("an XML document with a DOCTYPE or an entity declaration")
 
+    def refuse_external(*_: object) -> int:
+        raise XmlRefusedError("an XML document with an external entity")
+
     def start(name: str, _attributes: dict[str, str]) -> None:
         nonlocal count
         count += 1
@@ -88,7 +91,7 @@ def parse(data: bytes) -> Node:
     parser.StartDoctypeDeclHandler = refuse
     parser.EntityDeclHandler = refuse
     parser.UnparsedEntityDeclHandler = refuse
-    parser.ExternalEntityRefHandler = refuse
+    parser.ExternalEntityRefHandler = refuse_external
     parser.StartElementHandler = start
     parser.EndElementHandler = end
     parser.CharacterDataHandler = text

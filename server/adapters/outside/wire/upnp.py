@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address, ip_address
 from urllib.parse import urljoin, urlsplit
 
-from server.adapters.outside import xmlsafe
+from server.adapters.outside.wire import xmlsafe
 
 SSDP_ADDRESS = "239.255.255.250"
 SSDP_PORT = 1900
@@ -60,6 +60,10 @@ class Location:
     port: int
     path: str
     search_target: str
+
+    @property
+    def endpoint(self) -> tuple[IPv4Address, int]:
+        return self.host, self.port
 
 
 @dataclass(frozen=True)

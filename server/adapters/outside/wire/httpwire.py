@@ -24,13 +24,12 @@ class Answer:
 
 
 def request(
-    method: str, host: str, port: int, path: str, headers: dict[str, str], body: bytes = b""
+    method: str, authority: str, path: str, headers: dict[str, str], body: bytes = b""
 ) -> bytes:
-    """The bytes of one request (``Connection: close``)."""
-    for text in (method, path, *headers, *headers.values()):
+    """The bytes of one request to `authority` (``host:port``; ``Connection: close``)."""
+    for text in (method, authority, path, *headers, *headers.values()):
         if any(c in text for c in "\r\n\0"):
             raise ValueError("a line break in a request line or header")
-    authority = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     lines = [f"{method} {path} HTTP/1.1", f"Host: {authority}", "Connection: close"]
     lines += [f"{name}: {value}" for name, value in headers.items()]
     if body or method == "POST":
