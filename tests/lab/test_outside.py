@@ -33,7 +33,9 @@ from typing import Any
 
 import pytest
 from playwright.async_api import Browser, async_playwright, expect
+from websockets.asyncio.client import connect
 
+from client.words.catalog import catalog, said
 from protocol import CreateRoom, ErrorCode
 from tests.deploy._server import image_command
 from tests.e2e._browser import ARGS, CHROMIUM, create_room, open_tab
@@ -180,8 +182,6 @@ async def stranger_creates(lab: Lab, root_pem: bytes) -> tuple[str, int | None]:
     """From the internet side, a create_room over the outside link: the error code and
     the close code."""
     context = ssl.create_default_context(cadata=root_pem.decode())
-    from websockets.asyncio.client import connect  # noqa: PLC0415
-
     with lab.inside("net"):
         ws = await connect(f"wss://{WAN_IP}/", ssl=context, open_timeout=15)
     stranger = Client(ws)
@@ -199,8 +199,8 @@ def folder(tmp_path: Path) -> Iterator[Path]:
 async def test_relatives_elsewhere_sit_down_from_one_link(lab_acme: Lab, folder: Path) -> None:
     lab = lab_acme
     with war_server(lab, folder / "server", *_acme_args(lab)) as server:
-        said = await asyncio.to_thread(server.wait_for, _outside_said, STARTED_WITHIN)
-        assert said.get("url") == OUTSIDE_URL, said
+        printed = await asyncio.to_thread(server.wait_for, _outside_said, STARTED_WITHIN)
+        assert printed.get("url") == OUTSIDE_URL, printed
         forwards = lab.forwards()
         assert [(f.public_port, f.address, f.port) for f in forwards] == [(443, HOME_IP, 8443)]
         root = lab.pebble_root()
@@ -226,6 +226,15 @@ async def test_relatives_elsewhere_sit_down_from_one_link(lab_acme: Lab, folder:
                 await relative.turn_over()
             assert await grandma.counts() == await relative.counts()
             await relative.assert_clean()
+            # a stranger on the internet side taps "Play the computer": told, in their
+            # language, to ask the host for an invitation; no room is made
+            stranger = await open_tab(relative_browser, OUTSIDE_URL, locale="de-DE")
+            await stranger.page.fill("#start-name", "Mallory")
+            await stranger.page.click("#vs-computer")
+            told = catalog("de", strict=True).say(
+                said("page.plain", code="ask_for_invitation", reason="")
+            )
+            await expect(stranger.page.get_by_text(told)).to_be_visible()
             # the house's page is plain http:// on a LAN address: Chromium says it ignores
             # the page's Cross-Origin-Opener-Policy there (it does so for any such page)
             await grandma.assert_clean(allow="Cross-Origin-Opener-Policy header has been ignored")
@@ -239,10 +248,10 @@ async def test_behind_a_shared_address_no_outside_link_is_printed(
     lab_cgnat: Lab, folder: Path
 ) -> None:
     with war_server(lab_cgnat, folder / "server") as server:
-        said = await asyncio.to_thread(server.wait_for, _outside_said, STARTED_WITHIN)
-        assert said.get("failed") == "address", said
-        assert "shared address (carrier-grade NAT)" in said.get("reason", "")
-        assert "url" not in said
+        printed = await asyncio.to_thread(server.wait_for, _outside_said, STARTED_WITHIN)
+        assert printed.get("failed") == "address", printed
+        assert "shared address (carrier-grade NAT)" in printed.get("reason", "")
+        assert "url" not in printed
         server.wait_for(lambda line: line.get("event") == "open", 5)  # the house's line
     assert not [line for line in server.seen if _outside_said(line) and "url" in line]
 
@@ -264,8 +273,8 @@ async def test_the_images_command_opens_the_outside_in_the_lab(lab_acme: Lab, fo
         WAR_LOG_FORMAT="json",
     )
     with war_server(lab, image.cwd, command=image.argv, env=env) as server:
-        said = await asyncio.to_thread(server.wait_for, _outside_said, STARTED_WITHIN)
-        assert said.get("url") == OUTSIDE_URL, said
+        printed = await asyncio.to_thread(server.wait_for, _outside_said, STARTED_WITHIN)
+        assert printed.get("url") == OUTSIDE_URL, printed
         checked = await asyncio.to_thread(
             subprocess.run,
             ["ip", "netns", "exec", lab.ns("home"), *image.healthcheck],
