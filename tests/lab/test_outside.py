@@ -32,11 +32,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography import x509
 from playwright.async_api import Browser, async_playwright, expect
 from websockets.asyncio.client import connect
 
 from client.words.catalog import catalog, said
-from protocol import CreateRoom, ErrorCode
+from protocol import CardsTurned, CreateRoom, ErrorCode, JoinRoom, Ready, Welcome
 from tests.deploy._server import image_command
 from tests.e2e._browser import ARGS, CHROMIUM, create_room, open_tab
 from tests.e2e._client import Client
@@ -288,3 +289,52 @@ async def test_the_images_command_opens_the_outside_in_the_lab(lab_acme: Lab, fo
     assert lab.forwards() == []
     for name in ("outside-account.pem", "outside-cert.pem", "outside-key.pem"):
         assert (image.data_dir / name).stat().st_mode & 0o777 == 0o600, name
+
+
+def _second_certificate(server: ServerProcess) -> Callable[[dict[str, Any]], bool]:
+    """A line that is the server's second ``outside_certificate`` (the renewal)."""
+
+    def second(line: dict[str, Any]) -> bool:
+        certificates = [seen for seen in server.seen if seen.get("event") == "outside_certificate"]
+        return line.get("event") == "outside_certificate" and len(certificates) >= 2
+
+    return second
+
+
+def _serial_of(client: Client) -> int:
+    der = client.ws.transport.get_extra_info("ssl_object").getpeercert(binary_form=True)
+    return x509.load_der_x509_certificate(der).serial_number
+
+
+async def test_a_renewal_swaps_the_certificate_under_a_running_game(
+    make_lab: Callable[..., Lab], folder: Path
+) -> None:
+    """Certificates of 30 s (renewed after 20): the relative's game, opened over the first
+    certificate, goes on across the swap, and a new connection sees the second."""
+    lab = make_lab("public", pebble=True, certificate_seconds=30)
+    with war_server(lab, folder / "server", *_acme_args(lab)) as server:
+        printed = await asyncio.to_thread(server.wait_for, _outside_said, STARTED_WITHIN)
+        assert printed.get("url") == OUTSIDE_URL, printed
+        trust = ssl.create_default_context(cadata=lab.pebble_root().decode())
+        with lab.inside("home"):
+            grandma = Client(await connect(f"ws://{HOME_IP}:8765/", open_timeout=15))
+        await grandma.send(CreateRoom(name="Grandma"))
+        welcome = await grandma.expect(Welcome)
+        assert welcome.player_code is not None
+        with lab.inside("net"):
+            ben = Client(await connect(f"wss://{WAN_IP}/", ssl=trust, open_timeout=15))
+        await ben.send(JoinRoom(name="Ben", code=welcome.player_code))
+        await ben.expect(Welcome)
+        first = _serial_of(ben)
+        await asyncio.to_thread(server.wait_for, _second_certificate(server), 60)
+        with lab.inside("net"):
+            cousin = Client(await connect(f"wss://{WAN_IP}/", ssl=trust, open_timeout=15))
+        assert _serial_of(cousin) != first, "a new connection sees the new certificate"
+        await cousin.close()
+        # Ben's game goes on over the connection opened under the old certificate
+        await grandma.send(Ready(step=0))
+        await ben.send(Ready(step=0))
+        await ben.expect(CardsTurned)
+        assert _serial_of(ben) == first
+        await ben.close()
+        await grandma.close()
