@@ -7,8 +7,9 @@ listener under test), certificates valid ``validity`` seconds. pebble validates 
 identifier by connecting to that address itself, so the certificate is for 127.0.0.1.
 `Pebble.root` fetches the root it signs with (a new one at every start).
 
-Tests that need it skip with the reason where the binary is missing
-(``apt-get install pebble``; ``.ci/run`` installs it).
+Tests that need it (`needs_pebble`) skip with the reason where the binary is missing
+(``apt-get install pebble``), except in CI (``CI`` set), where they fail: ``.ci/run``
+installs it (tests/lab/setup.sh).
 """
 
 from __future__ import annotations
@@ -26,13 +27,19 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-__all__ = ["PEBBLE", "Pebble", "start_pebble"]
+__all__ = ["PEBBLE", "Pebble", "needs_pebble", "start_pebble"]
 
 PEBBLE = shutil.which("pebble")
+needs_pebble = pytest.mark.skipif(
+    PEBBLE is None and not os.environ.get("CI"),
+    reason="pebble is not installed (apt-get install pebble)",
+)
+"""Skip a test without pebble, but in CI (where `start_pebble` then fails, saying why)."""
 _STARTED = "Listening on:"
 _START_LINES = 200
 

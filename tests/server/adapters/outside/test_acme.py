@@ -24,9 +24,7 @@ from server.adapters.outside.acme import (
     reverse_name,
 )
 from server.adapters.outside.tls import OutsideTls
-from tests._kit.pebble import PEBBLE, Pebble, start_pebble
-
-needs_pebble = pytest.mark.skipif(PEBBLE is None, reason="pebble is not installed")
+from tests._kit.pebble import Pebble, needs_pebble, start_pebble
 
 
 @pytest.fixture

@@ -29,10 +29,9 @@ from protocol import CreateRoom, ErrorCode, JoinRoom, PlayerJoined, Welcome
 from server.adapters.outside.opening import Outside, OutsideHooks, RouterStep
 from server.adapters.serving import serving
 from server.adapters.settings.config import Settings
-from tests._kit.pebble import PEBBLE, Pebble, start_pebble
+from tests._kit.pebble import Pebble, needs_pebble, start_pebble
 from tests.e2e._client import Client
 
-needs_pebble = pytest.mark.skipif(PEBBLE is None, reason="pebble is not installed")
 HOUSE = (ipaddress.IPv4Network("127.0.0.1/32"),)
 """The house in these tests: 127.0.0.1 alone; 127.0.0.2 is a stranger's address."""
 
@@ -90,8 +89,6 @@ def port() -> int:
 
 @pytest.fixture
 def pebble(tmp_path: Path, port: int) -> Iterator[Pebble]:
-    if PEBBLE is None:
-        pytest.skip("pebble is not installed")
     folder = tmp_path / "pebble"
     folder.mkdir()
     running = start_pebble(folder, tls_port=port, validity=12)
