@@ -314,9 +314,13 @@ class Lab:
             self.run("router", "ip", "route", "replace", "default", "via", CGNAT_GATEWAY_IP)
 
     def stop_router(self) -> None:
-        """Stop the router's miniupnpd (a reboot's first half); `start_router` starts it."""
-        self._miniupnpd.terminate()
+        """The router goes down as in a reboot: miniupnpd killed, its rules and leases lost
+        (`start_router` brings it back, empty)."""
+        self._miniupnpd.kill()
         self._miniupnpd.wait(timeout=10)
+        for chain in ("miniupnpd", "prerouting_miniupnpd", "postrouting_miniupnpd"):
+            self.run("router", "nft", "flush", "chain", "inet", "filter", chain)
+        (self.run_dir / "upnp.leases").unlink(missing_ok=True)
 
     def start_router(self) -> None:
         self._start_miniupnpd()

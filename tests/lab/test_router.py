@@ -20,7 +20,18 @@ from server.adapters.outside import (
     open_outside,
 )
 from server.adapters.outside.door import Method
-from tests.lab.lab import CGNAT_WAN_IP, DEN_IP, HOME_IP, HOME_IP6, NET_IP6, WAN_IP, Forward, Lab
+from server.adapters.outside.routers import Ask, NatPmpRouter, PcpRouter
+from tests.lab.lab import (
+    CGNAT_WAN_IP,
+    DEN_IP,
+    HOME_IP,
+    HOME_IP6,
+    NET_IP6,
+    ROUTER_LAN_IP,
+    WAN_IP,
+    Forward,
+    Lab,
+)
 
 OURS = Forward("tcp", 443, HOME_IP, 8443)
 WAIT = 20.0  # seconds: a bound far above what any step takes, never a measure
@@ -157,6 +168,23 @@ async def test_a_stale_mapping_of_ours_is_taken_back_and_removed(lab: Lab) -> No
             assert door.protocol == "upnp-igd2"
             assert lab.forwards() == [OURS]
     assert lab.forwards() == []
+
+
+@pytest.mark.parametrize("method", ["pcp", "nat-pmp"])
+async def test_a_stale_pcp_or_nat_pmp_mapping_of_ours_is_taken_back(
+    lab_no_upnp: Lab, method: Method
+) -> None:
+    ask = Ask(IPv4Address(HOME_IP), 8443, 443, "Family War")
+    gateway = IPv4Address(ROUTER_LAN_IP)
+    with lab_no_upnp.inside("home"):
+        # a server killed without a clean exit: its mapping (and its PCP nonce) left behind
+        crashed = PcpRouter(ask, gateway) if method == "pcp" else NatPmpRouter(ask, gateway)
+        await crashed.map(3600)
+        assert lab_no_upnp.forwards() == [OURS]
+        async with open_outside(8443, 443, Options(methods=(method,), ipv6=False)) as door:
+            assert door.protocol == method
+            assert lab_no_upnp.forwards() == [OURS]
+    assert lab_no_upnp.forwards() == []
 
 
 @pytest.mark.parametrize("methods", METHODS)
@@ -308,3 +336,18 @@ async def test_a_machine_posing_as_the_router_is_not_believed(
     finally:
         for closing in opened:
             closing.close()
+
+
+async def test_a_router_that_rebooted_between_checks_is_asked_again_at_once(
+    make_lab: Callable[..., Lab],
+) -> None:
+    lab = make_lab("public")
+    options = Options(methods=("upnp",), check_every=0.3, retry_after=0.3, ipv6=False)
+    with lab.inside("home"):
+        async with open_outside(8443, 443, options) as door:  # a lease of an hour
+            lab.stop_router()
+            lab.start_router()
+            assert lab.forwards() == []  # the router forgot the mapping
+            await asyncio.wait_for(door.renewed(), WAIT)  # the next check maps it again
+            assert lab.forwards() == [OURS]
+        assert lab.forwards() == []

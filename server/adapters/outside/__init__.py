@@ -38,10 +38,13 @@ The server calls one thing::
 - **The address**: asked of the router before mapping (UPnP, NAT-PMP) or read from the
   mapping's answer (PCP). One in 100.64.0.0/10 (carrier-grade NAT) or a private range is
   `SharedAddressError` and no mapping is left behind. Every ``check_every`` seconds (and at
-  each renewal) the address is asked again; a new one is a `Change` from ``changes()``: the
-  caller re-issues the certificate and reprints the link. When the router stops answering
-  or refuses a renewal, a `Change` with ``lost`` set; the door keeps asking every 30 s and
-  a `Change` with ``lost`` None says it is back.
+  each renewal) the address is asked again, and whether the router still holds the
+  mapping (UPnP: GetSpecificPortMappingEntry; NAT-PMP: its epoch, RFC 6886 §3.6; PCP: the
+  mapping is renewed): a router that restarted is asked again at once. A new address is a
+  `Change` from ``changes()``: the caller re-issues the certificate and reprints the
+  link. When the router stops answering or refuses a renewal, a `Change` with ``lost``
+  set; the door keeps asking every ``retry_after`` seconds (30) and a `Change` with
+  ``lost`` None says it is back.
 - **IPv6** (``ipv6=True``): where this machine has a global IPv6 address, a pinhole to
   ``lan_port`` through the router's firewall (no translation: the port is the same), by
   PCP at the IPv6 default router, else by UPnP-IGDv2's WANIPv6FirewallControl; renewed

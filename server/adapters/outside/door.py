@@ -136,24 +136,25 @@ class Door:
         return max(0.1, min(self.granted_lease / 2, self.check_every))
 
     async def _keep(self) -> None:
+        """Renew at half the lease; between renewals ask for the address every
+        ``check_every`` seconds and whether the router still holds the mapping (a router
+        that rebooted forgot it: mapped again at once, not at the next renewal)."""
         loop = asyncio.get_running_loop()
         renew_at = loop.time() + (self.granted_lease / 2 if self.granted_lease else 1e12)
         while True:
             await asyncio.sleep(self._next_wait() if not self._lost else self.retry_after)
             try:
-                grant = None
-                if self._lost or loop.time() >= renew_at - 0.05:
-                    grant = await self.router.map(self.lease)
-                    self.granted_lease = grant.lease
+                address: IPv4Address | None = None
+                due = self._lost is not None or loop.time() >= renew_at - 0.05
+                if not due:
+                    address = await self.router.external_address()
+                    due = not await self.router.still_mapped()
+                if due:
+                    grant = await self._renew()
                     renew_at = loop.time() + (grant.lease / 2 if grant.lease else 1e12)
-                    await self._renew_pinhole()
-                    self.renewals += 1
-                    log.info("outside_renewed", protocol=self.protocol, lease=grant.lease)
-                    async with self._renewed:
-                        self._renewed.notify_all()
-                if grant is not None and grant.external_address is not None:
-                    address = checked_external(self.protocol, grant.external_address)
-                else:  # (PCP tells it in the renewal's answer: no second request)
+                    if grant.external_address is not None:  # (PCP tells it in its answer)
+                        address = checked_external(self.protocol, grant.external_address)
+                if address is None:
                     address = await self.router.external_address()
             except (OutsideError, OSError, ValueError) as error:
                 failure = (
@@ -169,6 +170,16 @@ class Door:
                 self._lost = None
                 self.external_address = address
                 self._changes.put_nowait(Change(address, self.ipv6, None))
+
+    async def _renew(self) -> Grant:
+        grant = await self.router.map(self.lease)
+        self.granted_lease = grant.lease
+        await self._renew_pinhole()
+        self.renewals += 1
+        log.info("outside_renewed", protocol=self.protocol, lease=grant.lease)
+        async with self._renewed:
+            self._renewed.notify_all()
+        return grant
 
     async def _renew_pinhole(self) -> None:
         if self._pinhole_router is not None:

@@ -11,6 +11,7 @@ asked for is held, and a mapping granted on another port is given back at once.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -66,6 +67,11 @@ class Router(Protocol):
     name: str
 
     async def external_address(self) -> IPv4Address: ...
+
+    async def still_mapped(self) -> bool:
+        """Whether the router still holds the mapping (False: it forgot, as after a
+        reboot); asked right after `external_address`."""
+        ...
 
     async def map(self, lease: int) -> Grant: ...
 
@@ -134,6 +140,10 @@ class UpnpRouter:
         port = out.get("NewInternalPort", "")
         return out.get("NewInternalClient", "")[:64], int(port) if port.isdigit() else 0
 
+    async def still_mapped(self) -> bool:
+        holder = await self.holder()
+        return holder is not None and self._ours(holder)
+
     def _key(self) -> list[tuple[str, str]]:
         return [
             ("NewRemoteHost", ""),
@@ -197,6 +207,22 @@ class NatPmpRouter:
         self.ask = ask
         self.gateway = gateway
         self._mapped = False
+        self._epoch: tuple[int, float] | None = None  # the router's epoch, our clock then
+        self._rebooted = False
+
+    def _saw_epoch(self, epoch: int) -> None:
+        """RFC 6886 §3.6: an epoch that ran slower than 7/8 of our clock (less 2 s) since
+        the last answer means the router restarted and forgot its mappings."""
+        now = asyncio.get_running_loop().time()
+        if self._epoch is not None:
+            last, then = self._epoch
+            if epoch < last + (now - then) * 7 / 8 - 2:
+                self._rebooted = True
+        self._epoch = (epoch, now)
+
+    async def still_mapped(self) -> bool:
+        rebooted, self._rebooted = self._rebooted, False
+        return not rebooted
 
     async def _ask(self, payload: bytes, parse: Callable[[bytes], T]) -> T:
         answer = await transport.ask_udp(
@@ -208,6 +234,7 @@ class NatPmpRouter:
 
     async def external_address(self) -> IPv4Address:
         answer = await self._ask(natpmp.address_request(), natpmp.parse_address_answer)
+        self._saw_epoch(answer.epoch)
         if answer.result == 3:  # network failure: no external address (RFC 6886 §3.5)
             return checked_external(self.name, None)
         if answer.result:
@@ -225,6 +252,8 @@ class NatPmpRouter:
             why = natpmp.result_text(answer.result)
             raise RouterRefusedError(self.name, self.ask.public_port, why)
         self._mapped = True
+        self._saw_epoch(answer.epoch)
+        self._rebooted = False  # mapped now, whatever happened before
         if answer.public_port != self.ask.public_port:
             await self.unmap()  # the port asked for is held: give back the one we got
             raise PortTakenError(self.ask.public_port, "another machine")
@@ -293,6 +322,9 @@ class PcpRouter:
         if lease and not answer.lifetime:
             raise RouterRefusedError(self.name, self.ask.public_port, "it granted no time")
         return Grant(answer.public_port, answer.lifetime, answer.external_address)
+
+    async def still_mapped(self) -> bool:
+        return True  # `external_address` has just mapped it again
 
     async def external_address(self) -> IPv4Address:
         """Renews the mapping (PCP tells the address only in a MAP answer)."""

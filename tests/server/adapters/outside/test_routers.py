@@ -285,6 +285,9 @@ class ScriptedRouter:
             raise self.failure
         return self.address
 
+    async def still_mapped(self) -> bool:
+        return self.mapped
+
     async def map(self, lease: int) -> Grant:
         if self.failure:
             raise self.failure
@@ -366,3 +369,29 @@ async def test_closing_removes_the_mapping_even_when_cancelled() -> None:
     await asyncio.wait_for(router.unmapped.wait(), 10)
     assert not router.mapped
     await opened.close()  # idempotent
+
+
+async def test_a_router_that_forgot_the_mapping_gets_it_again_at_the_next_check() -> None:
+    router = ScriptedRouter()
+    opened = _door(router, check_every=0.01)  # the lease (an hour) is far
+    router.mapped = False  # the router rebooted between two checks
+    assert await asyncio.wait_for(opened.renewed(), 10) == 1
+    assert router.mapped
+    await opened.close()
+
+
+def _address_answer(epoch: int) -> bytes:
+    return struct.pack("!BBHI4s", 0, 128, 0, epoch, IPv4Address("203.0.113.2").packed)
+
+
+async def test_nat_pmp_an_epoch_that_went_back_is_a_router_that_restarted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    epochs = iter([5000, 5000, 3])  # the second answer at once, the third after a restart
+    _udp(monkeypatch, lambda _payload: _address_answer(next(epochs)))
+    router = NatPmpRouter(ASK, ROUTER)
+    await router.external_address()
+    await router.external_address()
+    assert await router.still_mapped()
+    await router.external_address()
+    assert not await router.still_mapped()
