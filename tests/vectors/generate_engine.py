@@ -38,6 +38,8 @@ from protocol.fairness import (
     deal_message,
     derive_deal,
     fingerprint,
+    fingerprint_message,
+    fingerprint_symbols,
     rules_text,
 )
 from server.engine import (
@@ -173,22 +175,26 @@ def _seed(text: str) -> bytes:
     return hashlib.sha256(text.encode()).digest()
 
 
-DERIVATIONS: list[tuple[dict[str, Any], str, list[str | None]]] = [
+DERIVATIONS: list[tuple[Any, ...]] = [
     ({}, "server", ["ann", "ben"]),
     ({}, "server", ["ann", None]),  # Ben is the computer
     ({}, "server", [None, "ann"]),  # the same seed in the other seat: another deal
     ({"players": 4, "face_down": 3, "round_limit": 100}, "host", ["a", "b", None, "d"]),
     ({"players": 3, "taken_back": "as_laid", "aces": "low"}, "x", [None, None, None]),
+    ({}, "server", ["ann", "ben"], 2),  # the same seeds in the room's second game
 ]
 
 
-def _derivation(settings: dict[str, Any], server: str, seats: list[str | None]) -> dict[str, Any]:
+def _derivation(
+    settings: dict[str, Any], server: str, words: list[str | None], game: int = 1
+) -> dict[str, Any]:
     rules = Rules(**settings).to_dict()
     key = _seed(server)
-    seeds = [None if word is None else _seed(word) for word in seats]
+    seeds = [None if word is None else _seed(word) for word in words]
     message = deal_message(rules, seeds)
     mac = hmac.new(key, message, hashlib.sha256).hexdigest()
     deal_commitment = commitment(key)
+    seats = [None if s is None else commitment(s) for s in seeds]
     return {
         "rules": rules,
         "server_seed": key.hex(),
@@ -198,8 +204,10 @@ def _derivation(settings: dict[str, Any], server: str, seats: list[str | None]) 
         "hmac": mac,
         "deal": str(derive_deal(key, rules, seeds)),
         "deal_commitment": deal_commitment,
-        "seed_commitments": [None if s is None else commitment(s) for s in seeds],
-        "fingerprint": fingerprint(deal_commitment),
+        "seed_commitments": seats,
+        "game": game,
+        "fingerprint_message": fingerprint_message(game, deal_commitment, seats, rules).hex(),
+        "fingerprint": fingerprint(game, deal_commitment, seats, rules),
     }
 
 
@@ -208,8 +216,9 @@ def _fairness_file() -> dict[str, Any]:
     return {
         "version": VERSION,
         "derivations": [_derivation(*case) for case in DERIVATIONS],
+        # the symbols of a digest (the fingerprint is those of its message's SHA-256)
         "fingerprints": [
-            {"commitment": c, "fingerprint": fingerprint(c)}
+            {"digest": c, "fingerprint": fingerprint_symbols(bytes.fromhex(c))}
             for c in (zeros, "f" * 64, "0" * 63 + "1", "0" * 62 + "1d", "0" * 62 + "1e")
         ],
         # Inputs the derivation refuses: a seed list of the wrong length, a short seed,
@@ -363,18 +372,19 @@ def _checks_file() -> dict[str, Any]:
             honest,
         ),
         _check(
-            "a seat seed changed, commitments not shown",
-            "the same, to a viewer who was not shown the seats' commitments: the deal differs",
+            "a seat seed changed, commitments never shown",
+            "the same, to a viewer never shown the seats' commitments: that alone fails",
             replace(claim, seeds=[hexes[0], other, None], seed_commitments=None),
             honest,
         ),
         _check(
             "a seat seed and the deal changed",
-            "the server also claims the deal the changed seed gives: the cards differ",
+            "the server also claims the deal the changed seed gives, and showed its "
+            "commitment: the cards differ",
             replace(
                 claim,
                 seeds=[hexes[0], other, None],
-                seed_commitments=None,
+                seed_commitments=[commitment(seeds[0]), commitment(bytes.fromhex(other)), None],
                 deal=derive_deal(key, rules, [seeds[0], bytes.fromhex(other), None]),
             ),
             honest,
@@ -393,8 +403,14 @@ def _checks_file() -> dict[str, Any]:
         ),
         _check(
             "my seed left out",
-            "the server used another seed than the one this client sent",
-            replace(claim, seeds=[other, hexes[1], None], seed_commitments=None, deal=None),
+            "the server used another seed than the one this client sent (and showed its "
+            "commitment in this client's seat)",
+            replace(
+                claim,
+                seeds=[other, hexes[1], None],
+                seed_commitments=[commitment(bytes.fromhex(other)), commitment(seeds[1]), None],
+                deal=None,
+            ),
             honest,
             my_seat=0,
             my_seed=seeds[0],
