@@ -1,0 +1,182 @@
+// The page's fair-deal check against a server changed by its host (client/web/js/fair.js,
+// issue 31): what the page pins at the start of a game — the deal commitment, every seat's
+// commitment, the rules — holds to the end, and a later difference fails the check at
+// once; an early time_up fails; a seat whose seed was accepted cannot be said dropped.
+// The messages are as the page's wire decodes them; every check is said in each language.
+
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { describe as suite, test } from "node:test";
+
+import { Catalog } from "../../../client/web/js/catalog.js";
+import { Fair } from "../../../client/web/js/fair.js";
+import { LANGUAGES, loadCatalog } from "./_vectors.mjs";
+
+const sha = (text) => createHash("sha256").update(text).digest("hex");
+const hash = (hex) => createHash("sha256").update(Buffer.from(hex, "hex")).digest("hex");
+const ANN = sha("ann");
+const BEN = sha("ben");
+const OTHER = sha("ben, tried again");
+const SERVER = sha("server");
+const RULES = { players: 2, face_down: 1, aces: "high", short_war: "lose", both_short: "play_on", won_cards: "shuffle", fixed_order: "winner", taken_back: "as_won", round_limit: null, tie_break: "draw" };
+
+const seat = (n, name, committed) => ({ seat: n, name, computer: false, connected: true, ready: false, auto: "off", out: false, count: 26, face_up: [], face_down: 0, seed_commitment: committed });
+const state = (phase, { step = 0, seats = [hash(ANN), hash(BEN)], rules = RULES, minutes = null, secondsLeft = null, commitment = hash(SERVER) } = {}) => ({
+  room: "r8k2fair00",
+  phase,
+  rules,
+  seats: [seat(0, "Ann", seats[0]), seat(1, "Ben", seats[1])],
+  game: 1,
+  step,
+  minutes,
+  seconds_left: secondsLeft,
+  deal: null,
+  deal_commitment: commitment,
+  fairness: null,
+});
+const welcome = (s) => ({ type: "welcome", seq: 1, seat: 0, token: "t", player_code: null, watch_code: null, state: s, addresses: [] });
+const snapshot = (s) => ({ type: "snapshot", seq: 9, state: s });
+const started = (seats = [hash(ANN), hash(BEN)]) => ({ type: "game_started", seq: 2, game: 1, counts: [26, 26], deal: null, deal_commitment: hash(SERVER), seed_commitments: seats });
+
+/** A page seated at seat 0 with Ann's seed, its clock at `now.t` seconds. */
+function page(now = { t: 0 }) {
+  const fair = new Fair();
+  fair.clock = () => now.t;
+  fair.seeds.set(1, ANN);
+  fair.names = ["Ann", "Ben"]; // as the table shows them (the view's, in the page)
+  return fair;
+}
+
+async function failedAtOnce(fair, message) {
+  const check = fair.follow(message);
+  assert.notEqual(check, null, "the page says it at once");
+  const result = await check;
+  assert.equal(result.ok, false);
+  return result;
+}
+
+const english = new Catalog(loadCatalog("en"), { strict: true });
+
+suite("the page pins a fair game at its start", () => {
+  test("a seat commitment changed by a snapshot after the reveals fails at once", async () => {
+    const fair = page();
+    fair.follow(welcome(state("waiting")));
+    fair.follow(started());
+    assert.equal(fair.follow(snapshot(state("playing"))), null); // the same: nothing to say
+    const result = await failedAtOnce(fair, snapshot(state("playing", { seats: [hash(ANN), hash(OTHER)] })));
+    assert.equal(english.say(result.problem), "the commitment shown for Ben changed after the game started");
+    assert.deepEqual(fair.game.seed_commitments, [hash(ANN), hash(BEN)], "the pin never moves");
+  });
+
+  test("a computer seat that gains a commitment later fails", async () => {
+    const fair = page();
+    fair.follow(welcome(state("waiting", { seats: [hash(ANN), null] })));
+    fair.follow(started([hash(ANN), null]));
+    const result = await failedAtOnce(fair, snapshot(state("playing", { seats: [hash(ANN), hash(OTHER)] })));
+    assert.equal(english.say(result.problem), "the commitment shown for Ben changed after the game started");
+  });
+
+  test("a page that joins late pins the first state it sees", async () => {
+    const fair = page();
+    fair.follow(welcome(state("playing", { step: 12 })));
+    assert.equal(fair.game.pinned, true);
+    const result = await failedAtOnce(fair, snapshot(state("playing", { step: 14, commitment: sha("x") })));
+    assert.equal(english.say(result.problem), "the server showed two different deal commitments for this game");
+  });
+
+  test("a rules change mid-game fails, and the check keeps the pinned rules", async () => {
+    const fair = page();
+    fair.follow(welcome(state("waiting")));
+    fair.follow(started());
+    const changed = { ...RULES, short_war: "last_card" };
+    const result = await failedAtOnce(fair, snapshot(state("playing", { step: 3, rules: changed })));
+    assert.equal(english.say(result.problem), "the rules shown changed after the game started");
+    assert.equal(fair.game.rules.short_war, "lose");
+  });
+
+  test("a fair game whose seat commitments were never shown fails at game over", async () => {
+    const fair = page();
+    fair.follow(welcome(state("waiting")));
+    fair.follow(started([]));
+    const over = { type: "game_over", seq: 5, step: 0, winner: null, termination: "time_up", counts: [26, 26], summary: { rounds: 0, wars: 0, longest_war: 0, biggest_haul: 0, deal: 1n }, standings: [], fairness: { server_seed: SERVER, seeds: [ANN, BEN] } };
+    const result = await fair.follow(over);
+    assert.equal(result.ok, false);
+    assert.equal(english.say(result.problem), "the table was not shown one seed commitment per seat");
+  });
+
+  test("the fingerprint covers the seat commitments", async () => {
+    const one = page();
+    one.follow(welcome(state("waiting")));
+    one.follow(started());
+    const two = page();
+    two.follow(welcome(state("waiting")));
+    two.follow(started([hash(ANN), hash(OTHER)]));
+    const [a, b] = [await one.printing, await two.printing];
+    assert.match(a, /^[2-9A-HJKMNP-TV-Z]{4}-[2-9A-HJKMNP-TV-Z]{4}-[2-9A-HJKMNP-TV-Z]{4}$/);
+    assert.notEqual(a, b);
+    assert.equal(one.fingerprint, a);
+  });
+});
+
+suite("the clock and my seed", () => {
+  test("a time_up before the limit could run out fails at once; one on time does not", async () => {
+    const now = { t: 100 };
+    const fair = page(now);
+    fair.follow(welcome(state("waiting", { minutes: 5 })));
+    fair.follow(started());
+    now.t = 160;
+    const result = await failedAtOnce(fair, { type: "time_up", seq: 40 });
+    assert.equal(english.say(result.problem), "the time limit was said to run out 240 s before it could have");
+    const onTime = page(now);
+    now.t = 100;
+    onTime.follow(welcome(state("waiting", { minutes: 5 })));
+    onTime.follow(started());
+    now.t = 398; // within the network's slack
+    assert.equal(onTime.follow({ type: "time_up", seq: 40 }), null);
+  });
+
+  test("a page that reloaded mid-game times the limit from seconds_left", async () => {
+    const now = { t: 1000 };
+    const fair = page(now);
+    fair.follow(welcome(state("playing", { step: 8, minutes: 5, secondsLeft: 120 })));
+    now.t = 1030;
+    const result = await failedAtOnce(fair, { type: "time_up", seq: 40 });
+    assert.equal(result.problem.values.seconds, 90);
+  });
+
+  test("my seed accepted, then said dropped: failed at once", async () => {
+    const fair = page();
+    fair.seat = 0;
+    fair.follow(welcome(state("waiting")));
+    fair.follow(started());
+    await fair.game.printing;
+    await fair.mine();
+    const view = { step: 0, game: 1, my_seat: 0 };
+    const ready = fair.outgoing({ type: "ready", step: 0 }, view);
+    assert.equal(ready.seed, ANN);
+    fair.follow({ type: "ready_changed", seq: 3, seat: 0, ready: true });
+    const result = await failedAtOnce(fair, { type: "seed_dropped", seq: 4, seat: 0 });
+    assert.equal(english.say(result.problem), "the server says Ann's seed was not used, but this client sent it and it was accepted");
+  });
+});
+
+suite("every new failure is said in every language", () => {
+  const findings = [
+    { code: "seat_commitment_changed", seat: 1 },
+    { code: "rules_changed" },
+    { code: "time_up_early", seconds: 42 },
+    { code: "my_seed_dropped", seat: 0 },
+  ];
+  for (const lang of LANGUAGES) {
+    test(lang, async () => {
+      const { checkSaid } = await import("../../../client/web/js/fairwords.js");
+      const words = new Catalog(loadCatalog(lang), { strict: true });
+      for (const found of findings) {
+        const text = words.say(checkSaid(found, ["Ann", "Ben"]));
+        assert.ok(text.length > 10 && !text.includes("{"), `${lang} ${found.code}: ${text}`);
+        if (found.seconds) assert.ok(text.includes("42"), text);
+        if (found.seat !== undefined) assert.ok(text.includes(found.seat ? "Ben" : "Ann"), text);
+      }
+    });
+  }
+});
