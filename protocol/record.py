@@ -319,7 +319,7 @@ class RecordReader:
             )
             if committed is None and all(c is None for c in shown):
                 shown = None  # a deal shown (or none claimed): nothing per seat
-        if state.phase.value == "waiting":
+        if state.phase.value == "waiting" and not game.pinned:
             return  # the commitments are fixed when the game starts
         if committed is None and state.deal is None and not game.pinned and game.voids:
             return  # after a void: the fresh deal is pinned by its game_started

@@ -68,6 +68,7 @@ export class Fair {
     this.minutes = null; // the room's time limit
     this.clock = () => performance.now() / 1000; // seconds; tests give their own
     this.sentSeed = null; // the game whose seed this page sent with a ready
+    this.preparing = null; // {game, done}: the rematch's seed being hashed
   }
 
   /** `opening` (create_room or join_room) with a fresh seed's commitment. */
@@ -139,11 +140,16 @@ export class Fair {
     return this.seeds.has(view.game) && shown !== null && shown === game.mySeedCommitment;
   }
 
-  // The seed for a rematch, hashed ahead (a tap must send at once).
-  async prepare(game) {
-    if (this.next?.game === game) return;
+  // The seed for a rematch, hashed ahead (a tap must send at once); `preparing` is the
+  // promise of it.
+  prepare(game) {
+    if (this.next?.game === game || this.preparing?.game === game) return this.preparing?.done;
     const seed = this.seeds.get(game) ?? newSeed();
-    this.next = { game, seed, commitment: await commitment(seed) };
+    const done = commitment(seed).then((committed) => {
+      this.next = { game, seed, commitment: committed };
+    });
+    this.preparing = { game, done };
+    return done;
   }
 
   /** Follow one received message (`view`: the table after it, whose names the check's
@@ -155,7 +161,7 @@ export class Fair {
     if (message.type === "welcome") this.welcome = line;
     // Each game starts a new record (an evening of rematches must not grow it for hours):
     // the welcome, whose state gives the rules and the seat, then this game's messages.
-    if (message.type === "game_started" && this.welcome !== null && this.game?.number !== message.game) this.lines = [this.welcome];
+    if (message.type === "game_started" && this.welcome !== null && !this.afterVoid(message)) this.lines = [this.welcome];
     this.lines.push(line);
     const broken = this.game?.broken ?? null;
     if (message.type === "welcome" || message.type === "snapshot") this.state(message);
@@ -194,6 +200,9 @@ export class Fair {
   state(message) {
     if (message.type === "welcome") this.place(message);
     const state = message.state;
+    // the next game's seed, hashed ahead: a page that joined late, reloaded or took a seat
+    // over commits to its rematch as one that saw the game start does
+    if (this.seat !== null) this.prepare(state.game + 1);
     const rules = { ...state.rules, ...DECK };
     this.rules = rules;
     this.minutes = state.minutes ?? null;
@@ -203,7 +212,7 @@ export class Fair {
       game.deadline = Math.max(game.deadline ?? 0, this.clock() + state.seconds_left);
     }
     if (state.phase === "over" && state.fairness) game.fairness = state.fairness;
-    if (state.phase === "waiting") return; // the commitments are fixed when the game starts
+    if (state.phase === "waiting" && !game.pinned) return; // the commitments are fixed when the game starts
     if (state.deal !== null && state.phase !== "over") game.shown_deal ??= state.deal;
     const committed = state.deal_commitment ?? null;
     if (committed === null && state.deal === null && !game.pinned && game.voids) return; // a void: its game_started pins
@@ -212,8 +221,14 @@ export class Fair {
     this.pin(game, committed, shown, rules);
   }
 
+  // A game_started that follows a deal_voided of the same game: the fresh deal of it.
+  afterVoid(message) {
+    const game = this.game;
+    return game !== null && game.number === message.game && game.voids > 0 && !game.pinned;
+  }
+
   started(message) {
-    if (this.game === null || this.game.number !== message.game) this.begin(message.game, 0, message.deal);
+    if (!this.afterVoid(message)) this.begin(message.game, 0, message.deal);
     const game = this.game;
     game.shown_deal = message.deal;
     const seats = message.seed_commitments.length ? [...message.seed_commitments] : null;

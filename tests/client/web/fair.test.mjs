@@ -180,3 +180,36 @@ suite("every new failure is said in every language", () => {
     });
   }
 });
+
+suite("seeds survive the page's life", () => {
+  const rematchAfter = async (first) => {
+    const fair = page();
+    fair.seat = 0;
+    fair.follow(first);
+    await fair.preparing.done;
+    const view = { step: 40, game: 1, my_seat: 0, phase: "over" };
+    return [fair, fair.outgoing({ type: "rematch", deal: "new" }, view)];
+  };
+  for (const [how, first] of [
+    ["joined late", welcome(state("playing", { step: 20 }))],
+    ["reloaded after the game ended", welcome(state("over", { step: 80 }))],
+    ["took a seat over (the old device's commitment in its seat)", welcome(state("playing", { step: 20, seats: [sha("old device"), hash(BEN)] }))],
+  ]) {
+    test(`a page that ${how} commits to its rematch`, async () => {
+      const [fair, rematch] = await rematchAfter(first);
+      assert.match(rematch.seed_commitment ?? "", /^[0-9a-f]{64}$/);
+      assert.equal(hash(fair.seeds.get(2)), rematch.seed_commitment);
+      assert.deepEqual(fair.kept(), { seed: fair.seeds.get(2), seed_game: 2 }, "kept with the seat token");
+    });
+  }
+
+  test("a page reloaded before its first ready reveals the seed kept in storage", async () => {
+    const fair = new Fair();
+    fair.restore({ seed: ANN, seed_game: 1 });
+    fair.place({ seat: 0, state: { game: 1 } }, false);
+    fair.follow(welcome(state("playing")));
+    await fair.mine();
+    const ready = fair.outgoing({ type: "ready", step: 0 }, { step: 0, game: 1, my_seat: 0 });
+    assert.equal(ready.seed, ANN);
+  });
+});

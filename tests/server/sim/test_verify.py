@@ -268,11 +268,8 @@ def test_a_bad_seed_flag_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
 # as codes (tests/vectors/engine/checks.json): the English must not lose a word.
 OLD_ENGLISH: dict[str, tuple[str | None, list[str]]] = {
     "one seat seed changed": ("the seed of seat 1 does not match its commitment", []),
-    "a seat seed changed, commitments not shown": (
-        "the deal played (10232474513215630408) is not the deal the seeds give"
-        " (16522710573896589337)",
-        [],
-    ),
+    # issue 31: seat commitments never shown fail the check
+    "a seat seed changed, commitments never shown": ("0 seat commitments for 3 seats", []),
     "the commitment changed": ("the server seed does not match the deal commitment", []),
     "the revealed seed changed": ("the server seed does not match the deal commitment", []),
     "my seed left out": ("the seed of seat 0 is not the seed this client sent", []),
