@@ -42,6 +42,7 @@ from protocol.fields import (
     Steps,
     Termination,
     Token,
+    Voids,
 )
 from protocol.seat_requests import SeatRequested, SeatRequestEnded, SeatRequestWaiting
 from protocol.state import Evening, Fairness, RoomState, Summary
@@ -54,6 +55,7 @@ __all__ = [
     "CardsTaken",
     "CardsTurned",
     "ConnectionChanged",
+    "DealVoided",
     "Error",
     "FinishVoted",
     "GameOver",
@@ -269,6 +271,20 @@ class SeedDropped:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class DealVoided:
+    """The fair deal of the game is void before its first card: ``seat`` committed to a
+    seed and could not reveal it (away past the away timeout, left, or taken over on a
+    device without it). ``voids``: that seat's voids this evening, this one included. The
+    room draws a fresh server seed and waits for each present player's ``commit``; a
+    ``game_started`` of the same game then shows the fresh deal (PROTOCOL.md §10)."""
+
+    TYPE: ClassVar[str] = "deal_voided"
+    seq: Seq
+    seat: Seat
+    voids: Voids
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TimeUp:
     """The time limit was reached: the game ends now, or when the war in progress is
     settled, or (tie_break battle with equal counts) plays on until counts differ."""
@@ -403,7 +419,8 @@ class GameOver:
 ServerMessage = (
     Welcome | Snapshot | Error | RoomInfo | PlayerJoined | PlayerLeft | ConnectionChanged
     | ReadyChanged | WaitingFor | AutoPlayChanged | FinishVoted | RematchVoted
-    | SpectatorsChanged | GameStarted | SeedDropped | TimeUp | CardsTurned | CardsLaidDown
+    | SpectatorsChanged | GameStarted | SeedDropped | DealVoided | TimeUp | CardsTurned
+    | CardsLaidDown
     | WarDeclared | CardsTaken | CardsReturned | PlayerOut | GameOver
     | SeatRequestWaiting | SeatRequested | SeatRequestEnded | Reacted | Said
 )  # fmt: skip
@@ -415,7 +432,8 @@ SERVER_MESSAGE_TYPES: dict[str, type[ServerMessage]] = {
     for cls in (
         Welcome, Snapshot, Error, RoomInfo, PlayerJoined, PlayerLeft, ConnectionChanged,
         ReadyChanged, WaitingFor, AutoPlayChanged, FinishVoted, RematchVoted,
-        SpectatorsChanged, GameStarted, SeedDropped, TimeUp, CardsTurned, CardsLaidDown,
+        SpectatorsChanged, GameStarted, SeedDropped, DealVoided, TimeUp, CardsTurned,
+        CardsLaidDown,
         WarDeclared, CardsTaken, CardsReturned, PlayerOut, GameOver,
         SeatRequestWaiting, SeatRequested, SeatRequestEnded, Reacted, Said,
     )
