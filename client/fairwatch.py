@@ -21,7 +21,7 @@ from client.catalog import Person, Said, said
 from client.fairness import check_fair_deal
 from client.fairwords import check_said
 from client.jsonline import message_json
-from protocol import GameOver, SeedDropped, ServerMessage
+from protocol import DealVoided, GameOver, ReadyChanged, ServerMessage
 from protocol.fairness import Claim, FairnessError, Finding, commitment, fingerprint
 from protocol.record import RecordedGame, RecordError, RecordReader
 from server.engine import Rules, RulesError
@@ -31,11 +31,11 @@ __all__ = [
     "FairVerdict",
     "FairWatch",
     "check_game",
-    "dropped_line",
     "fingerprint_line",
     "no_seed_line",
     "pinned_fingerprint",
     "verdict_line",
+    "voided_line",
 ]
 
 
@@ -134,6 +134,7 @@ class FairWatch:
         self._reader = RecordReader()
         self._broken: Said | None = None
         self._clock = clock
+        self._accepted: int | None = None  # the game whose seed-bearing ready was taken
         self.fingerprint: str | None = None
         """The current game's fingerprint (None: the deal claims no commitment)."""
 
@@ -171,9 +172,13 @@ class FairWatch:
             game = self._reader.current
         if game is None:
             return None
-        mine = isinstance(message, SeedDropped) and message.seat == game.seat
-        if mine and _pinned_mine(game, my_seed):  # my seed went with my first ready
-            game.differs(Finding("my_seed_dropped", {"seat": game.seat}))
+        if isinstance(message, ReadyChanged) and message.seat == game.seat and message.ready:
+            if not game.flips and _pinned_mine(game, my_seed):
+                self._accepted = game.number  # my first ready went with my seed, and was taken
+        if isinstance(message, DealVoided):
+            if message.seat == game.seat and self._accepted == game.number:
+                game.differs(Finding("my_seed_dropped", {"seat": message.seat}))
+            self._accepted = None  # a fresh deal: a fresh seed to reveal
         self.fingerprint = pinned_fingerprint(game)
         if not isinstance(message, GameOver):
             if game.broken is not None and (game is not current or broken is None):
@@ -195,9 +200,10 @@ def no_seed_line(names: list[Person]) -> Said:
     return said("fair.no_seed", names=names)
 
 
-def dropped_line(who: Person) -> Said:
-    """The line for a seat dropped from the deal (``seed_dropped``)."""
-    return said("fair.dropped", who=who)
+def voided_line(who: Person, voids: int) -> Said:
+    """The line for a deal void (``deal_voided``): whose seed did not come, and that
+    seat's voids this evening (everyone sees them)."""
+    return said("fair.voided", who=who, count=voids)
 
 
 def verdict_line(verdict: FairVerdict) -> Said:

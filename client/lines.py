@@ -41,7 +41,7 @@ from client._words import named
 from client.catalog import Number, Said, said
 from client.connection import Ended, Link, Notice, Received, Reconnecting
 from client.countdown import Countdown, clock_text, follow, warning
-from client.fairwatch import dropped_line, fingerprint_line, no_seed_line, verdict_line
+from client.fairwatch import fingerprint_line, no_seed_line, verdict_line, voided_line
 from client.intents import for_key, set_auto
 from client.jsonline import HIDDEN, message_json
 from client.language import Viewer
@@ -58,7 +58,7 @@ from protocol import (
     Leave,
     Ready,
     RoomPhase,
-    SeedDropped,
+    DealVoided,
     ServerMessage,
     SetAutoPlay,
     Snapshot,
@@ -204,8 +204,10 @@ class LineRenderer:
             self._say(self.words.say(no_seed_line(none)))
 
     def _dropped(self, event: Received) -> None:
-        if isinstance(event.message, SeedDropped) and not self.json_lines:
-            self._say(self.words.say(dropped_line(named(event.view, event.message.seat))))
+        message = event.message
+        if isinstance(message, DealVoided) and not self.json_lines:
+            who = named(event.view, message.seat)
+            self._say(self.words.say(voided_line(who, message.voids)))
 
     def _checked(self, event: Received) -> None:
         """At game over, what the check of a fair deal found (a chosen deal was said so)."""

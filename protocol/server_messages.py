@@ -68,7 +68,6 @@ __all__ = [
     "RematchVoted",
     "RoomInfo",
     "Said",
-    "SeedDropped",
     "ServerMessage",
     "Snapshot",
     "SpectatorsChanged",
@@ -260,17 +259,6 @@ class GameStarted:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SeedDropped:
-    """``seat`` committed to a seed but the first cards are turned without it (it was
-    readied by auto-play, the computer or a client that did not reveal it): it
-    contributes nothing to the deal (PROTOCOL.md §10)."""
-
-    TYPE: ClassVar[str] = "seed_dropped"
-    seq: Seq
-    seat: Seat
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class DealVoided:
     """The fair deal of the game is void before its first card: ``seat`` committed to a
     seed and could not reveal it (away past the away timeout, left, or taken over on a
@@ -419,7 +407,7 @@ class GameOver:
 ServerMessage = (
     Welcome | Snapshot | Error | RoomInfo | PlayerJoined | PlayerLeft | ConnectionChanged
     | ReadyChanged | WaitingFor | AutoPlayChanged | FinishVoted | RematchVoted
-    | SpectatorsChanged | GameStarted | SeedDropped | DealVoided | TimeUp | CardsTurned
+    | SpectatorsChanged | GameStarted | DealVoided | TimeUp | CardsTurned
     | CardsLaidDown
     | WarDeclared | CardsTaken | CardsReturned | PlayerOut | GameOver
     | SeatRequestWaiting | SeatRequested | SeatRequestEnded | Reacted | Said
@@ -432,7 +420,7 @@ SERVER_MESSAGE_TYPES: dict[str, type[ServerMessage]] = {
     for cls in (
         Welcome, Snapshot, Error, RoomInfo, PlayerJoined, PlayerLeft, ConnectionChanged,
         ReadyChanged, WaitingFor, AutoPlayChanged, FinishVoted, RematchVoted,
-        SpectatorsChanged, GameStarted, SeedDropped, DealVoided, TimeUp, CardsTurned,
+        SpectatorsChanged, GameStarted, DealVoided, TimeUp, CardsTurned,
         CardsLaidDown,
         WarDeclared, CardsTaken, CardsReturned, PlayerOut, GameOver,
         SeatRequestWaiting, SeatRequested, SeatRequestEnded, Reacted, Said,

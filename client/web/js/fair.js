@@ -69,6 +69,7 @@ export class Fair {
     this.clock = () => performance.now() / 1000; // seconds; tests give their own
     this.sentSeed = null; // the game whose seed this page sent with a ready
     this.preparing = null; // {game, done}: the rematch's seed being hashed
+    this.recommit = null; // the game whose fresh deal waits for this page's commit
   }
 
   /** `opening` (create_room or join_room) with a fresh seed's commitment. */
@@ -167,8 +168,7 @@ export class Fair {
     if (message.type === "welcome" || message.type === "snapshot") this.state(message);
     else if (message.type === "game_started") this.started(message);
     else if (this.game === null) return null;
-    else if (message.type === "deal_voided") this.voided();
-    else if (message.type === "seed_dropped") this.dropped(message.seat);
+    else if (message.type === "deal_voided") this.voided(message.seat);
     else if (message.type === "ready_changed") this.accepted(message.seat);
     else if (message.type === "time_up") this.timeUp();
     else if (message.type === "cards_turned") {
@@ -212,6 +212,7 @@ export class Fair {
       game.deadline = Math.max(game.deadline ?? 0, this.clock() + state.seconds_left);
     }
     if (state.phase === "over" && state.fairness) game.fairness = state.fairness;
+    if (state.awaiting_commitments && this.seat !== null) this.recommit = state.game; // came back meanwhile
     if (state.phase === "waiting" && !game.pinned) return; // the commitments are fixed when the game starts
     if (state.deal !== null && state.phase !== "over") game.shown_deal ??= state.deal;
     const committed = state.deal_commitment ?? null;
@@ -299,12 +300,28 @@ export class Fair {
   }
 
   /** deal_voided: the current deal is void before any card; the next game_started of
-   * this game pins a fresh one. */
-  voided() {
+   * this game pins a fresh one, and this page commits to a fresh seed (commitDue). A void
+   * naming this page's seat once its seed was accepted is false: its seed did come. */
+  voided(seat) {
     const game = this.game;
+    if (seat === this.seat && game.accepted) return this.differs(game, { code: "my_seed_dropped", seat });
     if (game.flips.length || game.fairness) return this.differs(game, { code: "commitment_changed" });
     Object.assign(game, { voids: game.voids + 1, pinned: false, deal_commitment: null, seed_commitments: null, print: null, printing: null, accepted: false });
+    this.recommit = game.number;
+    this.revealed = null; // auto-play reveals the fresh seed as it did the first
     return undefined;
+  }
+
+  /** The commit a fresh deal waits for from this page (after a deal_voided, or a state
+   * that says the room awaits commitments): a promise of the message, its fresh seed
+   * already in `seeds` (keep it with the seat before sending); or null. Once a void. */
+  commitDue(view) {
+    if (this.recommit === null || view.my_seat === null || view.game !== this.recommit) return null;
+    this.recommit = null;
+    const seed = newSeed();
+    this.seeds.set(view.game, seed);
+    this.sentSeed = null;
+    return commitment(seed).then((committed) => ({ type: "commit", seed_commitment: committed }));
   }
 
   // This seat's ready (with its seed) went through: its seed is in the deal from now on.
@@ -326,12 +343,6 @@ export class Fair {
     const game = this.game;
     const seed = this.seeds.get(game.number);
     if (seed !== undefined) game.mySeedCommitment = await commitment(seed);
-  }
-
-  // A seat said to be dropped from the deal: what was pinned stands (it changes nothing),
-  // and if it is this page's, whose seed was accepted, the claim is false.
-  dropped(seat) {
-    if (seat === this.seat && this.game.accepted) this.differs(this.game, { code: "my_seed_dropped", seat });
   }
 
   // The check's result, failed now: what differs from what was pinned.
