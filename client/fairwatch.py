@@ -172,9 +172,9 @@ class FairWatch:
             game = self._reader.current
         if game is None:
             return None
-        if isinstance(message, ReadyChanged) and message.seat == game.seat and message.ready:
-            if not game.flips and _pinned_mine(game, my_seed):
-                self._accepted = game.number  # my first ready went with my seed, and was taken
+        mine = isinstance(message, ReadyChanged) and message.seat == game.seat and message.ready
+        if mine and not game.flips and _pinned_mine(game, my_seed):
+            self._accepted = game.number  # my first ready went with my seed, and was taken
         if isinstance(message, DealVoided):
             if message.seat == game.seat and self._accepted == game.number:
                 game.differs(Finding("my_seed_dropped", {"seat": message.seat}))

@@ -53,12 +53,12 @@ from client.view import ViewState
 from protocol import (
     AutoPlay,
     ClientMessage,
+    DealVoided,
     GameOver,
     GameStarted,
     Leave,
     Ready,
     RoomPhase,
-    DealVoided,
     ServerMessage,
     SetAutoPlay,
     Snapshot,

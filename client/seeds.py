@@ -18,16 +18,16 @@ from protocol import (
     AutoPlay,
     ClientMessage,
     Commit,
-    DealVoided,
-    ServerMessage,
-    Snapshot,
-    Welcome,
     CreateRoom,
+    DealVoided,
     JoinRoom,
     Ready,
     Rematch,
+    ServerMessage,
     SetAutoPlay,
+    Snapshot,
     WatchRoom,
+    Welcome,
 )
 from protocol.fairness import commitment, new_seed
 

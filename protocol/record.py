@@ -33,6 +33,7 @@ from protocol.messages import (
     SERVER_MESSAGE_TYPES,
     CardsTaken,
     CardsTurned,
+    DealVoided,
     GameOver,
     GameStarted,
     Snapshot,
@@ -279,7 +280,7 @@ class RecordReader:
                     game.deadline = at + self.minutes * 60.0  # the clock starts now
             case CardsTurned() | CardsTaken() | TimeUp() | GameOver():
                 self.event(message, raw, at)
-            case _ if raw.get("type") == "deal_voided":
+            case DealVoided():
                 self.voided()
             case _:
                 pass  # room changes: nothing the fairness check reads
@@ -321,8 +322,10 @@ class RecordReader:
                 shown = None  # a deal shown (or none claimed): nothing per seat
         if state.phase.value == "waiting" and not game.pinned:
             return  # the commitments are fixed when the game starts
-        if committed is None and state.deal is None and not game.pinned and game.voids:
-            return  # after a void: the fresh deal is pinned by its game_started
+        if state.awaiting_commitments:  # a void: the fresh deal is pinned by its game_started
+            if game.pinned:
+                self.voided()  # (its deal_voided missed: a gap, a reconnect)
+            return
         _pin(game, committed, shown, rules)
 
     def event(self, message: object, raw: dict[str, Any], at: float | None = None) -> None:

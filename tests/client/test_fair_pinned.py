@@ -26,12 +26,14 @@ from client.view import ViewState, apply
 from protocol import (
     CardsTurned,
     CreateRoom,
+    DealVoided,
+    GameOver,
     GameStarted,
     JoinRoom,
     Ready,
+    ReadyChanged,
     RoomPhase,
     RulesSpec,
-    SeedDropped,
     ServerMessage,
     Snapshot,
     TimeUp,
@@ -69,10 +71,11 @@ def swapped() -> list[ServerMessage]:
     """The attack: Ben's commitment at the start, the chosen seed's after the reveals."""
     out: list[ServerMessage] = []
     first_flip = True
-    for message in played(CHOSEN):
-        if isinstance(message, GameStarted):
-            seats = (message.seed_commitments[0], commitment(BEN))
-            message = dataclasses.replace(message, seed_commitments=seats)
+    for honest in played(CHOSEN):
+        message = honest
+        if isinstance(honest, GameStarted):
+            seats = (honest.seed_commitments[0], commitment(BEN))
+            message = dataclasses.replace(honest, seed_commitments=seats)
         if isinstance(message, CardsTurned) and first_flip:
             first_flip = False
             welcome = out[0]
@@ -139,23 +142,42 @@ def test_war_sim_verify_fails_the_record_of_the_swap(capsys: pytest.CaptureFixtu
     assert "FAILED: the commitment shown for seat 1 changed after the game started" in out
 
 
-def test_a_seat_dropped_after_my_seed_was_accepted_fails_war_client() -> None:
-    """``seed_dropped`` for this client's seat, whose seed went with its first ready."""
+def _seq(message: ServerMessage) -> int:
+    seq = getattr(message, "seq", None)
+    assert isinstance(seq, int)
+    return seq
+
+
+def test_my_seat_said_to_void_after_my_seed_was_accepted_fails_war_client() -> None:
+    """``deal_voided`` naming this client's seat once its seed-bearing ready was taken: a
+    claim that its seed was not used, which it knows is false."""
     stream = played(BEN)
-    at = next(i for i, m in enumerate(stream) if isinstance(m, CardsTurned))
-    dropped = SeedDropped(seq=stream[at].seq, seat=0)  # type: ignore[attr-defined]
-    verdicts = python_check([*stream[:at], dropped, *stream[at:]])
+    at = next(i for i, m in enumerate(stream) if isinstance(m, ReadyChanged) and m.seat == 0)
+    void = DealVoided(seq=_seq(stream[at]) + 1, seat=0, voids=1)
+    verdicts = python_check([*stream[: at + 1], void])
     assert verdicts and verdicts[0].ok is False
     assert english(verdicts[0]) == (
         "the server says Ann's seed was not used, but this client sent it and it was accepted"
     )
 
 
+def test_my_seed_left_out_at_game_over_fails_war_client() -> None:
+    """The reveal says my seat had no seed: no excuse any more (no seat is dropped)."""
+    stream = played(BEN)
+    over = stream.index(next(m for m in stream if isinstance(m, GameOver)))
+    end = stream[over]
+    assert isinstance(end, GameOver) and end.fairness is not None
+    hidden = dataclasses.replace(end.fairness, seeds=(None, end.fairness.seeds[1]))
+    verdicts = python_check([*stream[:over], dataclasses.replace(end, fairness=hidden)])
+    assert verdicts[-1].ok is False
+    assert english(verdicts[-1]) == "Ann committed to a seed, but none was used"
+
+
 def test_an_early_time_up_fails_war_client() -> None:
     now = [0.0]
     stream = played(BEN, RulesSpec(players=2), minutes=5)
     at = next(i for i, m in enumerate(stream) if isinstance(m, CardsTurned))
-    early = TimeUp(seq=stream[at].seq)  # type: ignore[attr-defined]
+    early = TimeUp(seq=_seq(stream[at]))
 
     def clock() -> float:
         now[0] += 0.01  # a hundredth of a second a message: the limit is far away

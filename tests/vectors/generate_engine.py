@@ -336,7 +336,8 @@ def _check(
 
 def _checks_file() -> dict[str, Any]:
     rules = Rules(players=3, round_limit=40).to_dict()
-    key, seeds = _seed("server"), [_seed("ann"), _seed("ben"), None]
+    ann, ben = _seed("ann"), _seed("ben")
+    key, seeds = _seed("server"), [ann, ben, None]
     deal = derive_deal(key, rules, seeds)
     game = Game(Rules.from_dict(rules), deal)
     flips, takes = _flips(game)
@@ -384,7 +385,7 @@ def _checks_file() -> dict[str, Any]:
             replace(
                 claim,
                 seeds=[hexes[0], other, None],
-                seed_commitments=[commitment(seeds[0]), commitment(bytes.fromhex(other)), None],
+                seed_commitments=[commitment(ann), commitment(bytes.fromhex(other)), None],
                 deal=derive_deal(key, rules, [seeds[0], bytes.fromhex(other), None]),
             ),
             honest,
@@ -408,7 +409,7 @@ def _checks_file() -> dict[str, Any]:
             replace(
                 claim,
                 seeds=[other, hexes[1], None],
-                seed_commitments=[commitment(bytes.fromhex(other)), commitment(seeds[1]), None],
+                seed_commitments=[commitment(bytes.fromhex(other)), commitment(ben), None],
                 deal=None,
             ),
             honest,

@@ -216,7 +216,12 @@ export class Fair {
     if (state.phase === "waiting" && !game.pinned) return; // the commitments are fixed when the game starts
     if (state.deal !== null && state.phase !== "over") game.shown_deal ??= state.deal;
     const committed = state.deal_commitment ?? null;
-    if (committed === null && state.deal === null && !game.pinned && game.voids) return; // a void: its game_started pins
+    if (state.awaiting_commitments) {
+      // a void (its deal_voided missed, if the deal was pinned): the fresh deal's
+      // game_started pins it
+      if (game.pinned) this.voided(null);
+      return;
+    }
     const seats = state.seats.map((seat) => seat.seed_commitment ?? null);
     const shown = committed === null && seats.every((c) => c === null) ? null : seats;
     this.pin(game, committed, shown, rules);

@@ -144,7 +144,7 @@ suite("the clock and my seed", () => {
     assert.equal(result.problem.values.seconds, 90);
   });
 
-  test("my seed accepted, then said dropped: failed at once", async () => {
+  test("my seed accepted, then my seat said to void the deal: failed at once", async () => {
     const fair = page();
     fair.seat = 0;
     fair.follow(welcome(state("waiting")));
@@ -155,7 +155,7 @@ suite("the clock and my seed", () => {
     const ready = fair.outgoing({ type: "ready", step: 0 }, view);
     assert.equal(ready.seed, ANN);
     fair.follow({ type: "ready_changed", seq: 3, seat: 0, ready: true });
-    const result = await failedAtOnce(fair, { type: "seed_dropped", seq: 4, seat: 0 });
+    const result = await failedAtOnce(fair, { type: "deal_voided", seq: 4, seat: 0, voids: 1 });
     assert.equal(english.say(result.problem), "the server says Ann's seed was not used, but this client sent it and it was accepted");
   });
 });
@@ -211,5 +211,43 @@ suite("seeds survive the page's life", () => {
     await fair.mine();
     const ready = fair.outgoing({ type: "ready", step: 0 }, { step: 0, game: 1, my_seat: 0 });
     assert.equal(ready.seed, ANN);
+  });
+});
+
+suite("a void", () => {
+  test("another seat's void releases the pin, commits anew, and pins the fresh deal", async () => {
+    const fair = page();
+    fair.seat = 0;
+    fair.follow(welcome(state("waiting")));
+    fair.follow(started());
+    const first = await fair.printing;
+    assert.equal(fair.follow({ type: "deal_voided", seq: 5, seat: 1, voids: 1 }), null);
+    assert.equal(fair.game.pinned, false);
+    const commit = await fair.commitDue({ my_seat: 0, game: 1 });
+    assert.equal(commit.type, "commit");
+    assert.equal(hash(fair.seeds.get(1)), commit.seed_commitment);
+    assert.equal(fair.commitDue({ my_seat: 0, game: 1 }), null, "once a void");
+    const fresh = { ...started([commit.seed_commitment, null]), deal_commitment: sha("fresh") };
+    assert.equal(fair.follow(fresh), null);
+    assert.deepEqual(fair.game.seed_commitments, [commit.seed_commitment, null]);
+    assert.notEqual(await fair.printing, first);
+    assert.equal(fair.game.voids, 1);
+  });
+
+  test("a page that reloads while the room awaits commitments commits too", async () => {
+    const fair = page();
+    fair.seat = 0;
+    fair.follow(welcome({ ...state("playing", { seats: [null, null], commitment: null }), awaiting_commitments: true, voids: [0, 1] }));
+    const commit = await fair.commitDue({ my_seat: 0, game: 1 });
+    assert.match(commit.seed_commitment, /^[0-9a-f]{64}$/);
+  });
+
+  test("a void after the first card is a changed commitment", async () => {
+    const fair = page();
+    fair.follow(welcome(state("waiting")));
+    fair.follow(started());
+    fair.follow({ type: "cards_turned", seq: 6, step: 1, round: 1, depth: 0, cards: [[0, "2H"], [1, "3H"]] });
+    const result = await failedAtOnce(fair, { type: "deal_voided", seq: 7, seat: 1, voids: 1 });
+    assert.equal(english.say(result.problem), "the server showed two different deal commitments for this game");
   });
 });
