@@ -19,10 +19,10 @@ from collections.abc import Callable
 
 import pytest
 
-from client.catalog import catalog
-from client.fairwatch import FairVerdict, FairWatch
+from client.fair.watch import FairVerdict, FairWatch
 from client.lines import message_json
-from client.view import ViewState, apply
+from client.state.view import ViewState, apply
+from client.words.catalog import catalog
 from protocol import (
     CardsTurned,
     CreateRoom,
