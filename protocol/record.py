@@ -117,6 +117,7 @@ class RecordedGame:
     broken: Finding | None = None
     voids: int = 0
     deadline: float | None = None
+    voided_by: list[int | None] = field(default_factory=list)
 
     def differs(self, finding: Finding) -> None:
         """Note ``finding``, a difference from what was pinned (the first one stays)."""
@@ -226,6 +227,10 @@ def _pin(
         game.differs(Finding("seat_commitment_changed", {"seat": seat}))
 
 
+def _at(values: tuple[int, ...], index: int) -> int:
+    return values[index] if index < len(values) else 0
+
+
 class RecordReader:
     """Follows the messages of a record, game by game (`read_record` reads a file with
     one; a client feeds it each message it receives, `line`, to check at game over)."""
@@ -236,6 +241,8 @@ class RecordReader:
         self.rules: dict[str, object] | None = None
         self.seat: int | None = None
         self.minutes: int | None = None
+        self.voids: tuple[int, ...] = ()
+        """Each seat's voids this evening, as last told (a state, a ``deal_voided``)."""
 
     def game(self, number: int, first_step: int) -> RecordedGame:
         if self.rules is None:
@@ -280,20 +287,27 @@ class RecordReader:
                     game.deadline = at + self.minutes * 60.0  # the clock starts now
             case CardsTurned() | CardsTaken() | TimeUp() | GameOver():
                 self.event(message, raw, at)
-            case DealVoided():
-                self.voided()
+            case DealVoided(seat=seat, voids=count):
+                self.voided(seat)
+                players = self.current.rules["players"] if self.current is not None else 0
+                kept = list(self.voids) or [0] * (players if isinstance(players, int) else 0)
+                if seat < len(kept):
+                    kept[seat] = count
+                    self.voids = tuple(kept)
             case _:
                 pass  # room changes: nothing the fairness check reads
 
-    def voided(self) -> None:
-        """``deal_voided``: the current game's deal is void before any card; its next
-        ``game_started`` pins a fresh one."""
+    def voided(self, seat: int | None) -> None:
+        """``deal_voided`` (``seat``: the seat it names; None: a void this client missed,
+        told by a state's ``voids``): the current game's deal is void before any card;
+        its next ``game_started`` (or state of the fresh deal) pins a fresh one."""
         game = self.current
         if game is None or game.flips or game.end is not None:
             if game is not None:
                 game.differs(Finding("commitment_changed"))
             return
         game.voids += 1
+        game.voided_by.append(seat)
         game.pinned = False
         game.deal_commitment = game.seed_commitments = None
 
@@ -322,9 +336,18 @@ class RecordReader:
                 shown = None  # a deal shown (or none claimed): nothing per seat
         if state.phase.value == "waiting" and not game.pinned:
             return  # the commitments are fixed when the game starts
+        if game.pinned and state.voids and state.voids != self.voids:
+            # voids this client missed (away, a gap): the deal it pinned was voided
+            rose: list[int | None] = [
+                i for i, n in enumerate(state.voids) if n > _at(self.voids, i)
+            ]
+            for seat in rose or [None]:
+                self.voided(seat)
+        if state.voids:
+            self.voids = state.voids
         if state.awaiting_commitments:  # a void: the fresh deal is pinned by its game_started
             if game.pinned:
-                self.voided()  # (its deal_voided missed: a gap, a reconnect)
+                self.voided(None)  # (its deal_voided missed: a gap, a reconnect)
             return
         _pin(game, committed, shown, rules)
 

@@ -21,7 +21,7 @@ from client.fair.check import check_fair_deal
 from client.fair.words import check_said
 from client.jsonline import message_json
 from client.words.catalog import Person, Said, said
-from protocol import DealVoided, GameOver, ReadyChanged, ServerMessage
+from protocol import GameOver, ReadyChanged, ServerMessage
 from protocol.fairness import Claim, FairnessError, Finding, commitment, fingerprint
 from protocol.record import RecordedGame, RecordError, RecordReader
 from server.engine import Rules, RulesError
@@ -165,6 +165,7 @@ class FairWatch:
         differs from what was pinned at its start."""
         current = self._reader.current
         broken = None if current is None else current.broken
+        voided = 0 if current is None else len(current.voided_by)
         try:
             game = self._reader.line(message_json(message), self._clock())
         except RecordError:
@@ -175,9 +176,10 @@ class FairWatch:
         mine = isinstance(message, ReadyChanged) and message.seat == game.seat and message.ready
         if mine and not game.flips and _pinned_mine(game, my_seed):
             self._accepted = game.number  # my first ready went with my seed, and was taken
-        if isinstance(message, DealVoided):
-            if message.seat == game.seat and self._accepted == game.number:
-                game.differs(Finding("my_seed_dropped", {"seat": message.seat}))
+        fresh = game.voided_by[voided:] if game is current else game.voided_by
+        if fresh:  # a void (told, or missed and told by a state's voids)
+            if game.seat in fresh and self._accepted == game.number:
+                game.differs(Finding("my_seed_dropped", {"seat": game.seat}))
             self._accepted = None  # a fresh deal: a fresh seed to reveal
         self.fingerprint = pinned_fingerprint(game)
         if not isinstance(message, GameOver):

@@ -25,6 +25,7 @@ from client.state.view import ViewState, apply
 from client.words.catalog import catalog
 from protocol import (
     CardsTurned,
+    Commit,
     CreateRoom,
     DealVoided,
     GameOver,
@@ -40,6 +41,7 @@ from protocol import (
     Welcome,
 )
 from protocol.fairness import commitment
+from server.core.settings import HubSettings
 from server.sim import verify
 from tests.client.test_fair_tamper import ANN, BEN, page_checks
 from tests.server.core._roomkit import RoomKit
@@ -186,3 +188,37 @@ def test_an_early_time_up_fails_war_client() -> None:
     verdicts = python_check([*stream[:at], early], clock)
     assert verdicts and verdicts[0].ok is False
     assert english(verdicts[0]).startswith("the time limit was said to run out ")
+
+
+def test_a_void_missed_while_away_is_no_failure_and_the_fresh_deal_is_checked() -> None:
+    """Ann reveals, then both go away; Ben's away timeout voids the deal while Ann is gone
+    too. Ann comes back: her welcome shows the voids and the room awaiting commitments;
+    she commits afresh and the fresh deal is pinned and checked."""
+    kit = RoomKit(HubSettings(away_timeout=120))
+    ann, ben = kit.connect(), kit.connect()
+    kit.send(
+        ann,
+        CreateRoom(name="Ann", rules=RulesSpec(round_limit=30), seed_commitment=commitment(ANN)),
+    )
+    code = ann.welcome.player_code
+    assert code is not None
+    kit.send(ben, JoinRoom(code=code, name="Ben", seed_commitment=commitment(BEN)))
+    kit.send(ann, Ready(step=0, seed=ANN.hex()))
+    kit.drop(ben)
+    kit.drop(ann)
+    kit.advance(200)  # Ben's seed can no longer come: void, with nobody there to see it
+    back = kit.come_back(ann)
+    assert back.welcome.state.awaiting_commitments and back.welcome.state.voids == (0, 1)
+    fresh = bytes([21]) * 32
+    kit.send(back, Commit(seed_commitment=commitment(fresh)))
+    kit.send(back, Ready(step=0, seed=fresh.hex()))
+    kit.advance(5)
+    kit.play_round_robin([back])
+    watch, view, found = FairWatch(), ViewState(), []
+    stream = [(m, ANN) for m in ann.inbox] + [(m, fresh) for m in back.inbox]
+    for message, seed in stream:  # the seed this client holds for the game at each point
+        view = apply(view, message)
+        verdict = watch.follow(message, seed, [s.name for s in view.seats])
+        if verdict is not None:
+            found.append(verdict)
+    assert len(found) == 1 and found[0].ok, found

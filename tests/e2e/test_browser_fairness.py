@@ -88,7 +88,8 @@ async ([vector, names, seeds]) => {
   const seed = fair.newSeed();
   const sitting = await import(`${base}js/fair.js`);
   const commitments = await Promise.all(seeds.map((hex) => sitting.commitment(hex)));
-  const fingerprint = fair.fingerprint(fair.commitment(seed));
+  const rules = vector.cases[0].rules;
+  const fingerprint = fair.fingerprint(1, fair.commitment(seed), [fair.commitment(seed), null], rules);
   return { results, seed: seed.length, fingerprint, commitments };
 }
 """

@@ -70,6 +70,7 @@ export class Fair {
     this.sentSeed = null; // the game whose seed this page sent with a ready
     this.preparing = null; // {game, done}: the rematch's seed being hashed
     this.recommit = null; // the game whose fresh deal waits for this page's commit
+    this.voids = []; // each seat's voids this evening, as last told
   }
 
   /** `opening` (create_room or join_room) with a fresh seed's commitment. */
@@ -168,7 +169,10 @@ export class Fair {
     if (message.type === "welcome" || message.type === "snapshot") this.state(message);
     else if (message.type === "game_started") this.started(message);
     else if (this.game === null) return null;
-    else if (message.type === "deal_voided") this.voided(message.seat);
+    else if (message.type === "deal_voided") {
+      this.voided(message.seat);
+      this.voids = this.voids.length ? this.voids.map((n, seat) => (seat === message.seat ? message.voids : n)) : this.voids;
+    }
     else if (message.type === "ready_changed") this.accepted(message.seat);
     else if (message.type === "time_up") this.timeUp();
     else if (message.type === "cards_turned") {
@@ -216,6 +220,13 @@ export class Fair {
     if (state.phase === "waiting" && !game.pinned) return; // the commitments are fixed when the game starts
     if (state.deal !== null && state.phase !== "over") game.shown_deal ??= state.deal;
     const committed = state.deal_commitment ?? null;
+    const voids = state.voids ?? [];
+    if (game.pinned && voids.length && voids.some((n, seat) => n !== (this.voids[seat] ?? 0))) {
+      // voids this page missed (away, a gap): the deal it pinned was voided
+      const rose = voids.flatMap((n, seat) => (n > (this.voids[seat] ?? 0) ? [seat] : []));
+      for (const seat of rose.length ? rose : [null]) this.voided(seat);
+    }
+    if (voids.length) this.voids = [...voids];
     if (state.awaiting_commitments) {
       // a void (its deal_voided missed, if the deal was pinned): the fresh deal's
       // game_started pins it

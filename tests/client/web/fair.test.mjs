@@ -251,3 +251,29 @@ suite("a void", () => {
     assert.equal(english.say(result.problem), "the server showed two different deal commitments for this game");
   });
 });
+
+suite("a void this page missed", () => {
+  test("a state with more voids than pinned releases the pin and pins the fresh deal", async () => {
+    const fair = page();
+    fair.seat = 0;
+    fair.follow(welcome(state("waiting")));
+    fair.follow(started());
+    const fresh = { ...state("playing", { seats: [sha("new"), null], commitment: sha("fresh") }), voids: [0, 1] };
+    assert.equal(fair.follow(welcome(fresh)), null, "a void, told by the voids: no failure");
+    assert.equal(fair.game.deal_commitment, sha("fresh"));
+    assert.equal(fair.game.voids, 1);
+  });
+
+  test("the same with this page's seat voided after its seed was accepted fails", async () => {
+    const fair = page();
+    fair.seat = 0;
+    fair.follow(welcome(state("waiting")));
+    fair.follow(started());
+    await fair.mine();
+    fair.outgoing({ type: "ready", step: 0 }, { step: 0, game: 1, my_seat: 0 });
+    fair.follow({ type: "ready_changed", seq: 3, seat: 0, ready: true });
+    const fresh = { ...state("playing", { seats: [null, sha("new")], commitment: sha("fresh") }), voids: [1, 0] };
+    const result = await failedAtOnce(fair, welcome(fresh));
+    assert.equal(result.problem.key, "check.my_seed_dropped");
+  });
+});
