@@ -89,7 +89,8 @@ async ([vector, names, seeds]) => {
   const sitting = await import(`${base}js/fair.js`);
   const commitments = await Promise.all(seeds.map((hex) => sitting.commitment(hex)));
   const rules = vector.cases[0].rules;
-  const fingerprint = fair.fingerprint(1, fair.commitment(seed), [fair.commitment(seed), null], rules);
+  const committed = fair.commitment(seed);
+  const fingerprint = fair.fingerprint(1, committed, [committed, null], rules);
   return { results, seed: seed.length, fingerprint, commitments };
 }
 """
