@@ -90,7 +90,8 @@ async ([vector, names, seeds]) => {
   const commitments = await Promise.all(seeds.map((hex) => sitting.commitment(hex)));
   const rules = vector.cases[0].rules;
   const committed = fair.commitment(seed);
-  const fingerprint = fair.fingerprint(1, committed, [committed, null], rules);
+  const seats = Array.from({ length: rules.players }, (_, i) => (i === 0 ? committed : null));
+  const fingerprint = fair.fingerprint(1, committed, seats, rules);
   return { results, seed: seed.length, fingerprint, commitments };
 }
 """
