@@ -156,8 +156,8 @@ class LineRenderer:
         if self._over and not self._staying:
             return  # closing after game over: that was the last line
         self.view = view
-        if isinstance(message, Welcome | Snapshot):
-            self._ready_sent = None  # a new connection, or a fresh start
+        if isinstance(message, Welcome | Snapshot | GameStarted):
+            self._ready_sent = None  # a new connection, a fresh start or deal (a void)
         if view.me is not None and view.me.auto is self._auto_asked:
             self._auto_asked = None  # the room caught up with what was typed
         now = self.clock()
