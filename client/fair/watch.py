@@ -58,7 +58,7 @@ def shown(game: RecordedGame) -> Shown:
         e, s = game.end, game.end.summary
         end = End(
             e.step, e.winner, e.termination, e.counts, s.rounds, s.wars, s.longest_war,
-            s.biggest_haul,
+            s.biggest_haul, tuple(e.standings),
         )  # fmt: skip
     return Shown(
         tuple(Flip(m.step, m.depth, m.cards) for m in game.flips),

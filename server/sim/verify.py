@@ -129,6 +129,7 @@ def shown(game: RecordedGame) -> Shown:
             s.wars,
             s.longest_war,
             s.biggest_haul,
+            tuple(e.standings),
         )
     return Shown(
         tuple(Flip(m.step, m.depth, m.cards) for m in game.flips),

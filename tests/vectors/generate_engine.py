@@ -264,6 +264,7 @@ def _shown(flips: list[Flip], takes: list[Take], end: End) -> dict[str, Any]:
             "wars": end.wars,
             "longest_war": end.longest_war,
             "biggest_haul": end.biggest_haul,
+            "standings": list(end.standings),
         },
     }
 
@@ -306,7 +307,12 @@ def _check(
         takes = [Take(s, seat, n, tuple(counts)) for s, seat, n, counts in shown["takes"]]
         e = shown["end"]
         end = End(
-            **{**e, "counts": tuple(e["counts"]), "termination": Termination(e["termination"])}
+            **{
+                **e,
+                "counts": tuple(e["counts"]),
+                "standings": tuple(e.get("standings", ())),
+                "termination": Termination(e["termination"]),
+            }
         )
         record = Shown(tuple(flips), tuple(takes), end)
         replay = check_replay(Rules.from_dict(dict(claim.rules)), reveal.deal, record)
@@ -361,6 +367,8 @@ def _checks_file() -> dict[str, Any]:
     late[1]["takes"] = [t for t in late[1]["takes"] if t[0] > 30]
     lied_end = ("another winner", json.loads(json.dumps(honest[1])))
     lied_end[1]["end"]["winner"] = ((lied_end[1]["end"]["winner"] or 0) + 1) % 3
+    lied_places = ("other places", json.loads(json.dumps(honest[1])))
+    lied_places[1]["end"]["standings"] = [1, 1, 1]  # everyone first: not the deal's
     cases = [
         _check(
             "honest", "every card as the deal gives", claim, honest, my_seat=0, my_seed=seeds[0]
@@ -425,13 +433,19 @@ def _checks_file() -> dict[str, Any]:
         _check("joined late", "a viewer who saw the game from step 31 on", claim, late),
         _check("the end changed", "the game over names another winner", claim, lied_end),
         _check(
+            "the standings changed",
+            "the game over gives other places than the deal's (issue 31: what is shown)",
+            claim,
+            lied_places,
+        ),
+        _check(
             "malformed seed",
             "a revealed seed that is not 64 hex digits",
             replace(claim, server_seed="not hex"),
             honest,
         ),
     ]
-    records = dict((honest, changed, late, lied_end))
+    records = dict((honest, changed, late, lied_end, lied_places))
     return {"version": VERSION, "shown": records, "cases": cases}
 
 

@@ -377,7 +377,7 @@ export class Fair {
   async over(message) {
     const game = this.game;
     if (game.broken) return this.failed(game);
-    const end = { step: message.step, winner: message.winner, termination: message.termination, counts: message.counts, ...message.summary };
+    const end = { step: message.step, winner: message.winner, termination: message.termination, counts: message.counts, ...message.summary, standings: message.standings ?? [] };
     const shown = { flips: game.flips, takes: game.takes, end };
     const [{ checkFairDeal }, { checkReplay }, { checkSaid }] = await Promise.all([
       import("./engine/fairness.js"),
