@@ -298,3 +298,30 @@ def test_a_ready_with_its_seed_is_still_one_write() -> None:
     record = store.load_all()[0]
     assert record.game.fair is not None and record.game.fair.settled
     assert record.game.fair.seeds == (ANN_SEED.hex(), BEN_SEED.hex())
+
+
+def test_a_restart_while_a_fresh_deal_waits_for_commitments_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "war.db"
+    first = RoomKit(HubSettings(away_timeout=120), store=SqliteStore(path))
+    ann, ben = _table(first)
+    room_id = ann.welcome.state.room
+    first.send(ann, Ready(step=0, seed=ANN_SEED.hex()))
+    first.send(ben, Leave())  # Ben owed his seed: void
+    assert ann.of(DealVoided)
+    first.store.close()
+    second = RoomKit(HubSettings(away_timeout=120), store=SqliteStore(path), now=first.now + 5)
+    back = second.come_back(ann)
+    state = back.welcome.state
+    assert state.awaiting_commitments and state.voids == (0, 1)
+    fresh = bytes([9]) * 32
+    second.send(back, Commit(seed_commitment=commitment(fresh)))
+    (started,) = back.of(GameStarted)
+    assert started.seed_commitments == (commitment(fresh), None)
+    second.send(back, Ready(step=0, seed=fresh.hex()))
+    room = second.hub.room(room_id)
+    assert room is not None
+    second.advance(5)
+    assert room.game.steps >= 1
+    second.store.close()
