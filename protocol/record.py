@@ -9,9 +9,11 @@ are ignored, as a client ignores them). Anything else raises `RecordError` namin
 nothing else escapes.
 
 It returns one `RecordedGame` per game the viewer saw, with what the fairness check needs
-(docs/fairness.md): the rules, the deal commitment shown at the start, each seat's
-commitment where the table was shown them, the flips, takes and end shown, and what the
-server revealed at game over. The fair-deal fields (``deal_commitment`` in
+(docs/fairness.md): what was *pinned* at the game's start (the rules, the deal
+commitment, each seat's commitment) and the first later difference from it, the voids,
+the flips, takes and end shown, and what the server revealed at game over. A client
+feeding it live messages gives each one's arrival time, so that a ``time_up`` too early
+is found too. The fair-deal fields (``deal_commitment`` in
 ``game_started`` and in ``state``, ``seed_commitment`` in a seat record, ``fairness`` in
 ``game_over``) are read from the raw objects, so a record is read the same whether or not
 the protocol's message classes name them.
@@ -45,7 +47,6 @@ from protocol.state import RoomState
 __all__ = [
     "MAX_LINE_CHARS",
     "TIME_SLACK",
-    "CommitmentChangedError",
     "RecordError",
     "RecordReader",
     "RecordedGame",
@@ -67,11 +68,6 @@ _CONVERTERS = {
 
 class RecordError(ValueError):
     """A game record that cannot be read; the message names the line and the problem."""
-
-
-class CommitmentChangedError(RecordError):
-    """A game shown with two different deal commitments (a client says so in its
-    viewer's language: ``check.commitment_changed``)."""
 
 
 @dataclass(slots=True)
