@@ -42,9 +42,12 @@ For a deal the server picked, the server showed a commitment when the game start
 SHA-256 of a secret seed) and revealed the seed at game over with every player's seed;
 the deal is derived from them (protocol/PROTOCOL.md, "Fair deals"). verify recomputes the
 commitment and the deal, then replays the game with this program's own engine and
-compares every card, take and the end the record shows. A deal chosen by the room's
-creator (or "same deal again") is shown from the start: its cards are checked, there is
-nothing more to prove."""
+compares every card, take and the end the record shows. What the game showed at its start
+(the deal commitment, every seat's commitment, the rules) is pinned: a later state that
+shows otherwise fails the game, and so does a fair game whose seat commitments were never
+shown. A void (deal_voided) starts the pin again with the fresh deal. A deal chosen by the
+room's creator (or "same deal again") is shown from the start: its cards are checked,
+there is nothing more to prove."""
 
 EPILOG = """\
 exit status:
