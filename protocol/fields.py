@@ -90,6 +90,7 @@ __all__ = [
     "Text",
     "TieBreak",
     "Token",
+    "Voids",
     "WonCards",
     "unprintable",
 ]
@@ -179,6 +180,8 @@ Spectators = Annotated[int, IntRange(0, 1_000_000)]
 """How many spectators watch."""
 GameNumber = Annotated[int, IntRange(1, MAX_SEQ)]
 """A room's game number: 1 for its first game, +1 per rematch."""
+Voids = Annotated[int, IntRange(0, MAX_SEQ)]
+"""How many fair deals one seat voided this evening (``deal_voided``)."""
 
 # --- strings ------------------------------------------------------------------------------
 Card = Annotated[str, Text(2, 2, CARD_PATTERN)]

@@ -46,6 +46,7 @@ from protocol.fields import (
     TalkSetting,
     Termination,
     TieBreak,
+    Voids,
     WonCards,
 )
 from protocol.seat_requests import SeatRequest
@@ -213,6 +214,10 @@ class RoomState:
       seat's ``seed_commitment`` is the one that seat made for this game.
     - ``seat_request``: the request for an away seat open now (``seat_requested``, until
       its ``seat_request_ended``), with the seconds the table has left to answer it.
+    - ``voids``: the fair deals each seat voided this evening (``deal_voided``), in seat
+      order (empty: none); ``awaiting_commitments``: after a void, the room waits for each
+      present player's ``commit`` (``deal_commitment`` and every ``seed_commitment`` are
+      nil until the fresh deal's ``game_started``).
     """
 
     room: RoomId
@@ -236,9 +241,13 @@ class RoomState:
     deal_commitment: Hex64 | None = None
     fairness: Fairness | None = None
     seat_request: SeatRequest | None = None
+    voids: Annotated[tuple[Voids, ...], MaxItems(MAX_PLAYERS)] = ()
+    awaiting_commitments: bool = False
 
     def validate(self) -> None:
         """Raise ValueError if the snapshot contradicts itself (called by the codec)."""
+        if self.voids and len(self.voids) != self.rules.players:
+            raise ValueError(f"voids must be one per seat ({self.rules.players}) or none")
         if len(self.seats) != self.rules.players:
             raise ValueError(
                 f"a room of {self.rules.players} players needs {self.rules.players} seats, "

@@ -40,6 +40,10 @@ FINDINGS: dict[str, str] = {
     "my_seed": "check.my_seed",
     "deal": "check.deal",
     "commitment_changed": "check.commitment_changed",
+    "seat_commitment_changed": "check.seat_commitment_changed",
+    "rules_changed": "check.rules_changed",
+    "time_up_early": "check.time_up_early",
+    "my_seed_dropped": "check.my_seed_dropped",
 }
 """The catalog message of each finding's code (an unknown code: ``check.record``)."""
 _WHAT = {"seed_size": "seed", "server_seed_size": "server_seed"}
@@ -71,6 +75,9 @@ def _finding(finding: Finding, names: Sequence[str | None]) -> Said:
     for name in ("deal", "derived"):
         if name in finding.values:
             values[name] = str(finding.values[name])
+    seconds = _int(finding.values.get("seconds"))
+    if seconds is not None:
+        values["seconds"] = seconds
     return Said(FINDINGS.get(finding.code, "check.record"), values)
 
 

@@ -373,6 +373,10 @@ class Connection:
                 due = self._seeds.reveal_due(self.view, self._watch.commitment(self.view.my_seat))
                 if due is not None:
                     await self.send(due)
+                fresh = self._seeds.commit_due(message, self.view)
+                if fresh is not None:  # a void: a fresh seed, kept with the seat first
+                    self._keep_seed()
+                    await self.send(fresh)
                 watch = self._watch
                 no_seed = tuple(watch.no_seed())
                 yield Received(message, before, self.view, fair, watch.fingerprint, no_seed)

@@ -31,6 +31,7 @@ from protocol import (
     CardsTaken,
     CardsTurned,
     ConnectionChanged,
+    DealVoided,
     Error,
     FinishVoted,
     GameOver,
@@ -46,7 +47,6 @@ from protocol import (
     RoomPhase,
     RoomState,
     Said,
-    SeedDropped,
     ServerMessage,
     Snapshot,
     SpectatorsChanged,
@@ -62,7 +62,7 @@ __all__ = ["RECENT_LIMIT", "Flip", "Taken", "ViewState", "apply", "apply_all"]
 
 RoomMessage = (
     PlayerJoined | PlayerLeft | ConnectionChanged | ReadyChanged | WaitingFor | AutoPlayChanged
-    | FinishVoted | RematchVoted | SpectatorsChanged | GameStarted | SeedDropped | TimeUp
+    | FinishVoted | RematchVoted | SpectatorsChanged | GameStarted | DealVoided | TimeUp
     | GameEvent
     | SeatRequested | SeatRequestEnded
     | Reacted | Said
@@ -396,7 +396,7 @@ _ROOM_CHANGES: dict[type[RoomMessage], _Reducer] = {
     RematchVoted: _rematch_voted,
     SpectatorsChanged: _spectators_changed,
     GameStarted: _game_started,
-    SeedDropped: lambda view, _message: view,  # the fair-deal check follows it (fairwatch)
+    DealVoided: lambda view, _message: view,  # the fair-deal check follows it (fairwatch)
     TimeUp: _time_up,
     GameOver: _game_over,
     SeatRequested: _seat_requested,

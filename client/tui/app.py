@@ -62,6 +62,7 @@ from protocol import (
     CardsTurned,
     ClientMessage,
     CloseCode,
+    GameStarted,
     Leave,
     Ready,
     Rematch,
@@ -265,8 +266,8 @@ class WarApp(App[None]):
                 self.countdown = follow(self.countdown, before, message, view, now)
                 self.view = view
                 self.reconnecting = None
-                if isinstance(message, Welcome | Snapshot):
-                    self._ready_sent = None  # a new connection, or a fresh start
+                if isinstance(message, Welcome | Snapshot | GameStarted):
+                    self._ready_sent = None  # a new connection, a fresh start or deal
                 told = describe_table(before, message, view, view.my_seat, words=self.words)
                 self.said.extend(told)
                 if asked_now(before, message, view):

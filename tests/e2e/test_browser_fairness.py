@@ -88,7 +88,10 @@ async ([vector, names, seeds]) => {
   const seed = fair.newSeed();
   const sitting = await import(`${base}js/fair.js`);
   const commitments = await Promise.all(seeds.map((hex) => sitting.commitment(hex)));
-  const fingerprint = fair.fingerprint(fair.commitment(seed));
+  const rules = vector.cases[0].rules;
+  const committed = fair.commitment(seed);
+  const seats = Array.from({ length: rules.players }, (_, i) => (i === 0 ? committed : null));
+  const fingerprint = fair.fingerprint(1, committed, seats, rules);
   return { results, seed: seed.length, fingerprint, commitments };
 }
 """

@@ -200,6 +200,11 @@ export class Connection {
     const check = this.fair?.follow(message, this.view) ?? null;
     const due = this.fair?.revealDue(this.view) ?? null;
     if (due !== null) this.send(due);
+    const fresh = this.fair?.commitDue(this.view) ?? null; // a void: a fresh seed, kept first
+    fresh?.then((commit) => {
+      this.keepSeed();
+      this.send(commit);
+    });
     this.emit({ kind: "received", message, before, view: this.view, at, check, fingerprint: this.fair?.fingerprint ?? null });
     return message.type === "welcome";
   }
@@ -298,7 +303,8 @@ export class Connection {
     if (problem !== null) this.emit({ kind: "notice", text: problem });
   }
 
-  // A rematch's seed, kept with the seat token before its commitment goes.
+  // A rematch's (or a void's fresh deal's) seed, kept with the seat token before its
+  // commitment goes.
   keepSeed() {
     const stored = this.seats !== null && this.code !== null ? this.seats.get(this.code) : null;
     if (stored) this.seats.put(this.code, { ...stored, ...this.fair.kept() });

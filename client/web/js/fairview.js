@@ -33,10 +33,15 @@ export class FairView {
   }
 
   /** A received event: the fingerprint (or that the deal was chosen); the check's result.
-   * Returns the lines to say in the log (a seat dropped from the deal). */
+   * Returns the lines to say in the log (a deal void, and whose seed it waited for). */
   follow({ message, view, fingerprint, check }) {
-    if (message.type === "game_started") this.el.box.hidden = true;
+    if (message.type === "game_started" && !check) this.el.box.hidden = true;
     this.printLine(view, fingerprint);
+    const printing = fingerprint === null ? this.fair.printing : null;
+    if (printing !== null) {
+      // hashed asynchronously (crypto.subtle): drawn when it is ready, if nothing came since
+      printing.then((print) => this.fair.fingerprint === print && this.printLine(view, print)).catch(() => {});
+    }
     if (check) {
       this.show({ ok: null, checking: true });
       // the check's words come apart from the catalog (lang.js, more): fetched meanwhile
@@ -44,8 +49,8 @@ export class FairView {
         ([result]) => pending === this.pending && this.show(result),
       ));
     }
-    if (message.type !== "seed_dropped") return [];
-    return [this.words.text("fair.dropped", { who: seatWord(view, message.seat) })];
+    if (message.type !== "deal_voided") return [];
+    return [this.words.text("fair.voided", { who: seatWord(view, message.seat), count: message.voids })];
   }
 
   // The fingerprint line (from the start of the game), or that the deal was chosen. It is

@@ -31,6 +31,10 @@ const FINDINGS = {
   my_seed: "check.my_seed",
   deal: "check.deal",
   commitment_changed: "check.commitment_changed",
+  seat_commitment_changed: "check.seat_commitment_changed",
+  rules_changed: "check.rules_changed",
+  time_up_early: "check.time_up_early",
+  my_seed_dropped: "check.my_seed_dropped",
 };
 const WHAT = { seed_size: "seed", server_seed_size: "server_seed" };
 
@@ -49,6 +53,7 @@ function findingSaid(finding, names) {
   const what = finding.what ?? WHAT[finding.code];
   if (what !== undefined && what !== null) values.what = String(what);
   for (const name of ["deal", "derived"]) if (name in finding) values[name] = String(finding[name]);
+  if (isInt(finding.seconds)) values.seconds = finding.seconds;
   return said(FINDINGS[finding.code] ?? "check.record", values);
 }
 

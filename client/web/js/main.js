@@ -210,6 +210,7 @@ function received(event) {
     if (mine && code !== null) sharedComputer.played(code);
   }
   if (readySentFor !== null && view.step > readySentFor) readySentFor = null;
+  if (message.type === "game_started") readySentFor = null; // a fresh deal's step 0 (after a void)
   if (view.seats[view.my_seat]?.auto === autoAsked) autoAsked = null; // the room caught up
   const t = now();
   countdown = follow(countdown, before, message, after, t);

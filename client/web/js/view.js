@@ -170,8 +170,8 @@ function roomMessage(view, m) {
       return gameStarted(view, m);
     case "time_up":
       return { ...view, time_up: true, seconds_left: view.minutes ? 0 : null };
-    case "seed_dropped":
-      return view; // fair.js follows it for the check at game over
+    case "deal_voided":
+      return view; // fair.js follows it (a fresh deal, a fresh seed to commit to)
     case "game_over":
       return gameOver(view, m);
     case "seat_requested":

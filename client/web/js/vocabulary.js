@@ -106,6 +106,7 @@ export const INTEGERS = frozen({
   spectators: [0, 1000000],
   steps: [0, 9223372036854775807n],
   version: [0, 65535],
+  voids: [0, 9223372036854775807n],
 });
 
 /**
@@ -184,6 +185,10 @@ export const RECENT_LIMIT = 16;
  */
 export const PHASE_TABLE = frozen({
   ready: {
+    seat: { waiting: "game_not_started", over: "game_over" },
+    spectator: { waiting: "not_seated", playing: "not_seated", over: "not_seated" },
+  },
+  commit: {
     seat: { waiting: "game_not_started", over: "game_over" },
     spectator: { waiting: "not_seated", playing: "not_seated", over: "not_seated" },
   },

@@ -205,6 +205,8 @@ const state = record({
   deal_commitment: [nil(hex), null],
   fairness: [nil(fairness), null],
   seat_request: [nil(record({ seat, seconds: counted(INTEGERS.request_seconds) })), null],
+  voids: [list(counted(INTEGERS.voids), MAX_PLAYERS), empty],
+  awaiting_commitments: [bool, false],
 });
 
 const event = { seq, step: steps, round };
@@ -248,7 +250,7 @@ export const SERVER = {
     deal_commitment: [nil(hex), null],
     seed_commitments: [list(nil(hex), MAX_PLAYERS), empty],
   },
-  seed_dropped: { seq, seat },
+  deal_voided: { seq, seat, voids: counted(INTEGERS.voids) },
   time_up: { seq },
   cards_turned: { ...event, depth, cards: list(pair(seat, card), MAX_PLAYERS) },
   cards_laid_down: { ...event, depth, counts: list(pair(seat, count), MAX_PLAYERS) },

@@ -70,7 +70,8 @@ test("the fair-deal fields are checked: 64 lowercase hex digits, or nil", () => 
   for (const bad of ["AB".repeat(32), "ab".repeat(31), 7]) {
     assert.throws(() => decodeServerMessage(pack({ ...over, summary, fairness: { ...fairness, server_seed: bad } })), /bad_value|must/);
   }
-  assert.equal(decodeServerMessage(pack({ type: "seed_dropped", seq: 4, seat: 1 })).seat, 1);
+  assert.deepEqual(decodeServerMessage(pack({ type: "deal_voided", seq: 4, seat: 1, voids: 2 })), { type: "deal_voided", seq: 4, seat: 1, voids: 2 });
+  assert.throws(() => decodeServerMessage(pack({ type: "seed_dropped", seq: 4, seat: 1 })), /unknown message type/);
 });
 
 test("unknown fields are ignored, at any level", () => {
