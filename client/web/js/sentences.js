@@ -2,27 +2,25 @@
 // (`words`, catalog.js), as client/sentences.py, client/standing.py and client/results.py;
 // all are checked against tests/vectors/ in every language.
 
-import { COMPUTER, IT, YOU, card, count, named, openSeat, said, war } from "./catalog.js";
+import { IT, YOU, card, count, said, war } from "./catalog.js";
 import { endedLine, openRequestLine, requestedLine, waitingLine } from "./takeover.js";
 import { clockText } from "./countdown.js";
 import { eveningScore, talkLine } from "./talk.js";
-import { awayWaited, nameOf, openSeats, seatOf, stillToVote, welcomed } from "./view.js";
+import { awayWaited, nameOf, openSeats, seatOf, seatPerson, stillToVote, theComputer, welcomed } from "./view.js";
 
 // --- who is who, as client/_words.py: language-neutral words
-// The room's one computer opponent (the server names it "Computer") is "the computer".
-export const theComputer = (view, seat) => seatOf(view, seat)?.computer === true && view.seats[seat].name === "Computer";
+export { theComputer };
 
-/** The seat by its name (an open seat by its number), never "you" or "the computer". */
-export function nameWord(view, seat) {
-  const record = seatOf(view, seat);
-  return record === null || record.name === null ? openSeat(seat + 1) : named(record.name);
-}
+/** The seat by its name, a computer seat in the viewer's words, an open seat by its number;
+ * never "you". */
+export const nameWord = seatPerson;
 
-/** `seat` as the sentences for `me` name it: you, the computer ("it", `again`), a name. */
+/** `seat` as the sentences for `me` name it: you, the computer ("it", `again`), a name,
+ * "Computer 2" in the viewer's words. */
 export function who(view, seat, me, again = false) {
   if (seat === me) return YOU;
-  if (theComputer(view, seat)) return again ? IT : COMPUTER;
-  return nameWord(view, seat);
+  if (again && theComputer(view, seat)) return IT;
+  return seatPerson(view, seat);
 }
 
 export const persons = (view, seats, me) => seats.map((s) => who(view, s, me));
@@ -49,7 +47,6 @@ export function describe(before, message, after, me, { table = false, words: w }
       return [w.text("said.server_says", { reason: errorReason(m) })];
     case "player_joined":
       if (m.seat === me) return [];
-      if (m.computer && !theComputer(after, m.seat)) return [w.text("said.joined_computer", { name: m.name, seat: m.seat + 1 })];
       return [w.text("said.joined", { who: who(after, m.seat, me), seat: m.seat + 1 })];
     case "player_left":
       return [w.text("said.left", { who: who(before, m.seat, me) })];
@@ -102,7 +99,7 @@ export function describe(before, message, after, me, { table = false, words: w }
       if (after.result === null) return [];
       const placed = standingsSentence(after, after.result, me, { words: w });
       const lines = [resultSentence(after, after.result, me, { words: w }), summarySentence(after.result, { words: w }), ...(placed === null ? [] : [placed])];
-      return after.evening.length ? [...lines, w.text("talk.evening_so_far", { score: eveningScore(after.evening, { words: w }) })] : lines;
+      return after.evening.length ? [...lines, w.text("talk.evening_so_far", { score: eveningScore(after.evening, { words: w, view: after }) })] : lines;
     }
     case "said":
     case "reacted":
@@ -315,7 +312,10 @@ export function summarySentence(result, { words: w }) {
 export function status(view, me, { touch = false, words: w }) {
   if (!welcomed(view)) return w.text("status.connecting");
   if (view.needs_resync) return w.text("status.catching_up");
-  if (view.phase === "waiting") return w.text("status.waiting_players", { missing: count("player", openSeats(view).length) });
+  if (view.phase === "waiting") {
+    const missing = openSeats(view).length; // none: the last one just sat down, the deal is next
+    return missing ? w.text("status.waiting_players", { missing: count("player", missing) }) : w.text("status.starting");
+  }
   return w.say(view.phase === "over" ? afterTheGame(view, me, touch) : inTheGame(view, me, touch));
 }
 

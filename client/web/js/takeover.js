@@ -3,13 +3,7 @@
 // seat_request section (and page.plain for the refusals).
 
 import { YOU, named, openSeat, said } from "./catalog.js";
-import { seatOf } from "./view.js";
-
-// the seat by its name (an open seat by its number), as client/_words.named
-const seatWord = (view, seat) => {
-  const record = seatOf(view, seat);
-  return record === null || record.name === null ? openSeat(seat + 1) : named(record.name);
-};
+import { seatPerson as seatWord } from "./view.js";
 const whoIs = (view, seat, me) => (seat === me ? YOU : seatWord(view, seat));
 
 /** The question a seated, connected player is asked. */
