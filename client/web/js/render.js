@@ -4,18 +4,14 @@ import { cardName, isRed, SUIT_SYMBOLS } from "./cards.js";
 import { count, said, war } from "./catalog.js";
 import { clockText } from "./countdown.js";
 import { eveningScore } from "./talk.js";
-import { longestName, persons, placeWord, places, resultSentence, rulesLine, rulesSentence, votesSentence } from "./sentences.js";
+import { dealText, longestName, persons, placeWord, places, resultSentence, rulesLine, rulesSentence, votesSentence } from "./sentences.js";
 import { computerNumber, mine, myTurn, nameOf, seatLabel, spectating, welcomed } from "./view.js";
 
 export const MAX_LOG_LINES = 120;
 const FLIGHT_MS = 600;
 const TEXT_NODE = 3;
 
-/** A deal number to read out: "18 446 744 073 709 551 615" (groups of three past 4 digits). */
-export function dealText(deal) {
-  const digits = String(deal);
-  return digits.length > 4 ? digits.replace(/\B(?=(\d{3})+$)/g, " ") : digits;
-}
+export { dealText };
 
 /** Short words on a seat, as the terminal table has them, each a catalog key (seat.*) and
  * its values: [["seat.you"], ["seat.ready"], ["seat.auto", {mode}]]. */

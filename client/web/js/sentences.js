@@ -5,8 +5,10 @@
 import { IT, YOU, card, count, said, war } from "./catalog.js";
 import { endedLine, openRequestLine, requestedLine, waitingLine } from "./takeover.js";
 import { clockText } from "./countdown.js";
-import { eveningScore, talkLine } from "./talk.js";
+import { dealText, eveningScore, talkLine } from "./talk.js";
 import { awayWaited, nameOf, openSeats, seatOf, seatPerson, stillToVote, theComputer, welcomed } from "./view.js";
+
+export { dealText };
 
 // --- who is who, as client/_words.py: language-neutral words
 export { theComputer };
@@ -158,7 +160,7 @@ function gameStarted(before, view, m, w) {
   const counts = new Set(m.counts);
   let cards = counts.size === 1 ? said("said.each", { cards: count("card", [...counts][0]) }) : said("said.dealt");
   if (m.counts.reduce((a, b) => a + b, 0) === 51) cards = said("said.set_aside", { cards });
-  const deal = m.deal ?? "";
+  const deal = m.deal === null ? "" : dealText(m.deal);
   const lines = [];
   if (m.game === 1) lines.push(w.text(m.deal === null ? "said.begins" : "said.begins_deal", { cards, deal }));
   else {
@@ -297,13 +299,13 @@ export function standingsSentence(view, result, me, { words: w }) {
 /** The game's figures, the same for everyone. */
 export function summarySentence(result, { words: w }) {
   const s = result.summary;
-  if (s.rounds === 0) return w.text("summary.none", { deal: s.deal }); // figures count rounds taken
+  if (s.rounds === 0) return w.text("summary.none", { deal: dealText(s.deal) }); // figures count rounds taken
   return w.text("summary.figures", {
     rounds: count("round", s.rounds),
     wars: count("war", s.wars),
     longest: longestName(s.longest_war),
     haul: count("card", s.biggest_haul),
-    deal: s.deal,
+    deal: dealText(s.deal),
   });
 }
 

@@ -82,6 +82,14 @@ function wins(evening) {
   return [ranked, draws];
 }
 
+/** A deal number to read out, the same in every sentence and on the table (as
+ * client/talk.py's deal_text): "18 446 744 073 709 551 615", groups of three past 4
+ * digits; the page's deal field and war-client --deal take it back with its spaces. */
+export const dealText = (deal) => {
+  const digits = String(deal);
+  return digits.length > 4 ? digits.replace(/\B(?=(\d{3})+$)/g, " ") : digits;
+};
+
 // The seat of the table `view` shows under `name`: an evening's names are the seats' names
 // in each game, and a computer seat keeps its seat and its name all evening.
 const seatNamed = (view, name) => view?.seats.find((s) => s.name === name)?.seat ?? null;
@@ -107,10 +115,10 @@ export function eveningScore(evening, { words: w, view = null }) {
 export function eveningLines(evening, { words: w, view = null }) {
   return evening.map((game) => {
     const rounds = count("round", game.rounds);
-    if (game.winner === null) return w.text("talk.game_draw", { game: game.game, rounds, deal: game.deal });
+    if (game.winner === null) return w.text("talk.game_draw", { game: game.game, rounds, deal: dealText(game.deal) });
     const name = game.names[game.winner] ?? null;
     const seat = name === null ? null : seatNamed(view, name);
     const who = name === null ? openSeat(game.winner + 1) : seat === null ? named(name) : seatPerson(view, seat);
-    return w.text("talk.game_won", { who, game: game.game, rounds, deal: game.deal });
+    return w.text("talk.game_won", { who, game: game.game, rounds, deal: dealText(game.deal) });
   });
 }
