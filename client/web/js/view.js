@@ -1,4 +1,4 @@
-// The view state and its reducer, as client/view.py (README.md).
+// The view state and its reducer, as client/state/view.py (README.md).
 
 import { COMPUTER, named, numbered, openSeat } from "./catalog.js";
 import { withLine } from "./talk.js";
