@@ -67,6 +67,7 @@ from protocol import (
     RoomPhase,
     SetAutoPlay,
     Snapshot,
+    TalkSetting,
     VoteFinish,
     Welcome,
 )
@@ -103,6 +104,7 @@ _KEY_WORDS = (
     ("d", "replay", "tui.key_replay", None),
     ("question_mark", "rules", "tui.key_rules", "?"),
     ("q", "leave", "tui.key_leave", None),
+    ("m", "message", "tui.key_message", None),
 )
 """The table's keys, bound for each table in its viewer's words (the footer shows them)."""
 
@@ -114,10 +116,7 @@ class WarApp(App[None]):
     ENABLE_COMMAND_PALETTE = False
     CSS = """
     Screen { layout: vertical; layers: default flying; }
-    #top {
-        background: $primary-background; color: $text; padding: 0 1;
-        text-wrap: nowrap; text-overflow: ellipsis;
-    }
+    #top { background: $primary-background; color: $text; padding: 0 1; height: auto; }
     #codes { background: $warning 20%; padding: 0 1; text-style: bold; }
     #seats { height: auto; }
     #war { padding: 0 1; color: $error; text-style: bold; height: auto; }
@@ -133,7 +132,6 @@ class WarApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "allow", show=False),
         Binding("n", "refuse", show=False),
-        Binding("m", "message", show=False),  # the talk panel names it
         Binding("ctrl+q", "close_table", "Close", show=False, priority=True),
     ]
 
@@ -387,6 +385,8 @@ class WarApp(App[None]):
         """Which keys the footer offers: a spectator has ``?`` and ``q``; a player's key
         shows only in the phases it is for (turn over while playing, rematch after the
         game…); a key pressed out of its phase says why it does nothing."""
+        if action == "message":  # whoever this room takes a message or a reaction from
+            return self.view.talk_setting is not TalkSetting.OFF
         phases = _PLAYER_KEYS.get(action)
         if phases is None:
             return True

@@ -78,10 +78,10 @@ async def test_the_evening_is_in_the_header_and_the_game_over_panel() -> None:
         )  # fmt: skip
         link.push(dataclasses.replace(ben_wins(seq=5), evening=evening))
         await settle(link, pilot)
-        assert "Ann 1 – Ben 1" in text(app, "#top")
+        assert "Ann: 1 · Ben: 1" in text(app, "#top")
         summary = text(app, "#summary")
-        assert "The evening: Ann 1 – Ben 1" in summary
-        assert "Game 2: Ben won in 377 rounds (deal 90210)." in summary
+        assert "The evening — Ann: 1 · Ben: 1" in summary
+        assert "Game 2: Ben won in 377 rounds (deal 90 210)." in summary
 
 
 async def test_a_spectator_in_a_players_room_is_told_to_react() -> None:

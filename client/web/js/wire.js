@@ -136,7 +136,7 @@ const counts = list(count, MAX_PLAYERS);
 const empty = () => [];
 const standings = [list(counted(INTEGERS.place), MAX_PLAYERS), empty];
 const seatCount = counted(INTEGERS.seat_count);
-const computerNumber = int(1, MAX_PLAYERS - 1);
+const computerNumber = counted(INTEGERS.computer_number);
 const termination = enumOf(ENUMS.termination);
 const fairness = record({ server_seed: hex, seeds: list(nil(hex), MAX_PLAYERS) });
 const summary = record({ rounds: round, wars: round, longest_war: depth, biggest_haul: count, deal });

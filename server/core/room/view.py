@@ -127,11 +127,13 @@ def _seats(room: Viewed) -> tuple[SeatState, ...]:
     rematch = dict(record.rematch_votes)
     rules = room.rules
     committed = (None,) * len(room.seats) if record.fair is None else record.fair.commitments
+    numbers = room.seats.computer_numbers()
     return tuple(
         SeatState(
             seat=index,
             name=seat.name,
             computer=seat.computer,
+            computer_number=numbers[index],
             connected=seat.conn is not None,
             ready=index in record.ready,
             auto=AutoPlay.QUICK if seat.computer else seat.mode,
