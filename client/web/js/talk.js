@@ -83,7 +83,7 @@ function wins(evening) {
 }
 
 /** A deal number to read out, the same in every sentence and on the table (as
- * client/talk.py's deal_text): "18 446 744 073 709 551 615", groups of three past 4
+ * client/words/talk.py's deal_text): "18 446 744 073 709 551 615", groups of three past 4
  * digits; the page's deal field and war-client --deal take it back with its spaces. */
 export const dealText = (deal) => {
   const digits = String(deal);
