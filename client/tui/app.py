@@ -193,7 +193,7 @@ class WarApp(App[None]):
             yield SaidLines(id="said")
             yield TalkPanel(id="talk")
         yield MessageBox(self.words, id="message")
-        yield Footer()
+        yield Footer(compact=True)  # every key that applies fits 60 columns, m too
 
     def on_mount(self) -> None:
         loop = asyncio.get_running_loop()

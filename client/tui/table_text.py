@@ -38,7 +38,7 @@ def round_text(view: ViewState) -> Said | None:
 
 
 def top_line(view: ViewState, words: Catalog) -> Text:
-    """The header: ``Family War · game 2 · round 3 of 26 · 2 watching · Grandma 1 – Ben 0 ·
+    """The header: ``Family War · game 2 · round 3 of 26 · 2 watching · Grandma: 1 · Ben: 0 ·
     deal 42`` (the evening's score once a game is over)."""
     parts: list[Said | str] = [said("app.title")]
     if view.welcomed:
