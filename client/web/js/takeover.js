@@ -3,7 +3,13 @@
 // seat_request section (and page.plain for the refusals).
 
 import { YOU, named, openSeat, said } from "./catalog.js";
-import { seatPerson as seatWord } from "./view.js";
+import { seatOf } from "./view.js";
+
+// the seat by its name (an open seat by its number), as client/_words.named
+const seatWord = (view, seat) => {
+  const record = seatOf(view, seat);
+  return record === null || record.name === null ? openSeat(seat + 1) : named(record.name);
+};
 const whoIs = (view, seat, me) => (seat === me ? YOU : seatWord(view, seat));
 
 /** The question a seated, connected player is asked. */
