@@ -1,6 +1,7 @@
 """The browser table in the viewer's own language: pages whose browser speaks Spanish,
 German, Polish or French play a whole game at four with a war, on a touch phone at 320 and 390 px,
-with no horizontal scroll and no English left on the table besides names; the picker in
+with no horizontal scroll and no English left on the table besides the players' names
+(the three computer seats are "Ordenador 1"… in the page's words, never exempt); the picker in
 the header changes the language and is remembered; two relatives at one table read it in
 two languages at once.
 
