@@ -105,15 +105,14 @@ async def test_the_footer_offers_m_while_the_table_takes_talk() -> None:
     link = FakeLink()
     app = WarApp(link, viewer=Viewer(EN))
     async with app.run_test(size=(100, 30)) as pilot:
-        link.push(_welcome_all(), *START)
+        first = welcome()
+        talking = dataclasses.replace(first.state, talk_setting=TalkSetting.ALL)
+        link.push(dataclasses.replace(first, state=talking), *START)
         await settle(link, pilot)
         shown = {key.key for key in app.query(FooterKey) if key.display}
         assert "m" in shown, shown
-        off = dataclasses.replace(_welcome_all(), seq=9)
-        off = dataclasses.replace(
-            off, state=dataclasses.replace(off.state, talk_setting=TalkSetting.OFF)
-        )
-        link.push(off)
+        silent = dataclasses.replace(first.state, talk_setting=TalkSetting.OFF)
+        link.push(dataclasses.replace(first, seq=9, state=silent))
         await settle(link, pilot)
         assert "m" not in {key.key for key in app.query(FooterKey) if key.display}
 
