@@ -12,11 +12,14 @@ from dataclasses import replace
 import pytest
 
 from client.cli import build_parser
+from client.fair.words import check_said
 from client.state.view import ViewState
 from client.words.catalog import Card, Count, Person, catalog
 from client.words.sentences import status
 from client.words.talk import deal_text, evening_lines, evening_score
+from client.words.who import named
 from protocol import EveningGame, RoomPhase, RulesSpec, SeatState, Termination
+from protocol.fairness import Finding
 from tests.vectors.generate import WORDS
 
 COMPUTER_WORDS = {"es": "Ordenador", "fr": "Ordinateur", "pl": "Komputer"}
@@ -143,3 +146,12 @@ def test_the_deal_is_grouped_alike_and_taken_back_with_its_spaces() -> None:
     ]  # fmt: skip
     args = build_parser().parse_args(["--deal", "18 446 744 073 709 551 615"])
     assert args.deal == 2**64 - 1
+
+
+def test_the_fair_checks_words_name_a_computer_seat_in_the_viewers_words() -> None:
+    view = _computers(("Ana", "Computer 1", "Computer 2"), (None, 1, 2))
+    names = [None if s.name is None else named(view, s.seat) for s in view.seats]  # as net does
+    es = catalog("es", strict=True)
+    said = es.say(check_said(Finding("seed_uncommitted", {"seat": 2}), names))
+    assert "Ordenador 2" in said and "Computer" not in said, said
+    assert es.say(check_said(Finding("seed_uncommitted", {"seat": 0}), ["Ana", None])).count("Ana")

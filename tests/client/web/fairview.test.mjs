@@ -7,7 +7,8 @@ import { test } from "node:test";
 
 import { Catalog } from "../../../client/web/js/catalog.js";
 import { FairView } from "../../../client/web/js/fairview.js";
-import { initialView } from "../../../client/web/js/view.js";
+import { checkSaid } from "../../../client/web/js/fairwords.js";
+import { initialView, seatPerson } from "../../../client/web/js/view.js";
 import { loadCatalog } from "./_vectors.mjs";
 
 const words = (tag) => new Catalog(loadCatalog(tag), { strict: true });
@@ -73,4 +74,12 @@ test("in every language the fingerprint's sentence ends before the next begins, 
     assert.match(text, /[.!?] \p{Lu}/u, `${tag}: ${text}`);
     if (tag !== "de") assert.doesNotMatch(text, /Computer/, `${tag}: ${text}`);
   }
+});
+
+test("the check's words name a computer seat as the table says it, in the viewer's words", () => {
+  const es = words("es");
+  const names = table.seats.map((s) => (s.name === null ? null : seatPerson(table, s.seat))); // as fair.js keeps them
+  const said = es.say(checkSaid({ code: "seed_uncommitted", seat: 2 }, names));
+  assert.match(said, /Ordenador 2/);
+  assert.doesNotMatch(said, /Computer/);
 });
