@@ -17,6 +17,7 @@ import pytest
 
 from client.net.local import free_port
 from client.net.statefile import StateFile
+from client.words.talk import deal_text
 from server import engine
 from tests.e2e._client_process import client_process
 from tests.e2e._process import server_process
@@ -106,7 +107,7 @@ async def test_two_plain_players_and_two_watchers_play_26_rounds(tmp_path: Path)
     assert taken == seen
     over = next(m for m in messages if m["type"] == "game_over")
     assert over["summary"]["rounds"] == 26
-    assert summary.endswith(f"deal {over['summary']['deal']}.")
+    assert summary.endswith(f"deal {deal_text(over['summary']['deal'])}.")
     seqs = [m["seq"] for m in messages if m["type"] not in ("welcome", "snapshot", "error")]
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), "no message missed"
 
