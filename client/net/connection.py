@@ -57,6 +57,7 @@ from client.net.statefile import SeatRecord, StateFile
 from client.net.tls import explain_tls
 from client.state.view import ViewState, apply
 from client.words.catalog import Said, said
+from client.words.who import named
 from protocol import (
     MAX_SERVER_MESSAGE_BYTES,
     AutoPlay,
@@ -368,7 +369,9 @@ class Connection:
                 if self.view.needs_resync and not before.needs_resync:
                     await ws.send(encode(Resync()))
                 mine = self._seeds.mine(self.view.game) if self.view.my_seat is not None else None
-                names = [seat.name for seat in self.view.seats]
+                # each seat as the table says it: a computer seat in the viewer's words
+                view = self.view
+                names = [None if s.name is None else named(view, s.seat) for s in view.seats]
                 fair = self._watch.follow(message, mine, names)
                 due = self._seeds.reveal_due(self.view, self._watch.commitment(self.view.my_seat))
                 if due is not None:

@@ -313,7 +313,7 @@ async def test_a_full_room_helps_and_finishing_says_what_it_does(
     await ben.page.fill("#invite-name", "Ben")
     await ben.page.click("#invite-form button[type=submit]")
     finish = ann.page.locator("#finish")
-    await expect(finish).to_have_text("Finish now: play the rest out at once")
+    await expect(finish).to_have_text("Finish now (the rest at once)")
     await finish.click()
     await expect(ann.page.locator("#votes")).to_have_text(
         "You voted to finish now (the rest is played out at once); still to vote: Ben."
