@@ -236,6 +236,7 @@ function received(event) {
     $("turn").focus({ preventScroll: true });
   }
   redraw();
+  if (message.type === "game_started" && before.phase === "over") table.backToTable(); // a rematch
   if (SAID.has(message.type)) table.uncover(); // the round's sentence above the dock
   tickClock();
   if (timing !== null) {

@@ -161,6 +161,12 @@ export class Table {
     setText(this.$("said"), text);
   }
 
+  /** A rematch began: back to the top of the page, the table, from the standings and the
+   * evening the player scrolled down to read. */
+  backToTable() {
+    this.doc.defaultView?.scrollTo({ top: 0, behavior: "instant" });
+  }
+
   /** The round's sentence (and the war above it) partly behind the dock at the bottom (a
    * small phone, a long war in German): scroll down just enough to show it above the dock,
    * never so far that its top leaves the screen. Nothing when it is in sight, or when the
