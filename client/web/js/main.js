@@ -237,7 +237,9 @@ function received(event) {
   }
   redraw();
   if (message.type === "game_started" && before.phase === "over") table.backToTable(); // a rematch
-  if (SAID.has(message.type)) table.uncover(); // the round's sentence above the dock
+  // the round's sentence above the dock, as it comes and while it is the step's (a badge
+  // that comes after it may push it down)
+  if (SAID.has(message.type) || after.step === saidStep) table.uncover();
   tickClock();
   if (timing !== null) {
     marks?.push(performance.now());
