@@ -113,7 +113,9 @@ async def test_one_after_the_other_on_one_tablet(server: ServerProcess, browser:
     await expect(choices).to_have_text(["Continue as Oma", "Continue as Opa"])
     await choices.filter(has_text="Opa").click()
     await seated_as(third, "Opa")
-    await expect(third.locator("#seats .seat", has_text="Oma").locator(".mark-away")).to_be_visible()
+    await expect(
+        third.locator("#seats .seat", has_text="Oma").locator(".mark-away")
+    ).to_be_visible()
     await ann.assert_clean()
     await tablet.close()
     await ann.context.close()

@@ -45,8 +45,10 @@ SPILLS = """() => {
       if (b.width === 0 && b.height === 0) continue;
       const out = b.left < s.left - 0.5 || b.right > s.right + 0.5 || b.top < s.top - 0.5
         || b.bottom > s.bottom + 0.5;
-      const cut = el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible';
-      if (out || cut) spilt.push(`${seat.querySelector('.name').textContent}: ${el.className} "${el.textContent}"`);
+      const cut = el.scrollWidth > el.clientWidth + 1
+        && getComputedStyle(el).overflowX !== 'visible';
+      const who = seat.querySelector('.name').textContent;
+      if (out || cut) spilt.push(`${who}: ${el.className} "${el.textContent}"`);
     }
   }
   const page = document.documentElement;
@@ -69,8 +71,9 @@ IN_VIEW = """([selectors, top]) => {
     const at = document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2);
     const seen = at !== null && el.contains(at);
     const above = b.top >= 0 && b.bottom <= turnTop + 0.5;
-    found[selector] = seen && (el === turn || el.closest('#actions') !== null || above)
-      ? 'ok' : `${seen ? 'seen' : 'covered by ' + (at && (at.id || at.className))}, ${Math.round(b.top)}-${Math.round(b.bottom)} (button at ${Math.round(turnTop)})`;
+    const how = seen ? 'seen' : `covered by ${at && (at.id || at.className)}`;
+    const lies = `${Math.round(b.top)}-${Math.round(b.bottom)}, button at ${Math.round(turnTop)}`;
+    found[selector] = seen && (el.closest('#actions') !== null || above) ? 'ok' : `${how}, ${lies}`;
   }
   return found;
 }"""
@@ -84,7 +87,8 @@ SENTENCE = """() => {
     const el = document.getElementById(id);
     if (el.hidden || el.textContent === '') continue;
     const b = el.getBoundingClientRect();
-    found[id] = b.top >= 0 && b.bottom <= dock + 0.5 ? 'ok' : `${Math.round(b.top)}-${Math.round(b.bottom)}, the dock at ${Math.round(dock)}`;
+    const lies = `${Math.round(b.top)}-${Math.round(b.bottom)}, the dock at ${Math.round(dock)}`;
+    found[id] = b.top >= 0 && b.bottom <= dock + 0.5 ? 'ok' : lies;
   }
   return found;
 }"""
@@ -105,7 +109,8 @@ WATCH_BUBBLES = """() => {
       for (const other of others) {
         if (other.offsetParent === null || other.textContent === '') continue;
         if (meet(b, other.getBoundingClientRect())) {
-          window.__bubbleProblems.push(`"${bubble.textContent}" over ${other.id || 'the name ' + other.textContent}`);
+          const what = other.id || `the name ${other.textContent}`;
+          window.__bubbleProblems.push(`"${bubble.textContent}" over ${what}`);
         }
       }
     }
@@ -115,7 +120,8 @@ WATCH_BUBBLES = """() => {
     if (queued) return;
     queued = true;
     requestAnimationFrame(() => { queued = false; check(); });
-  }).observe(document.getElementById('table'), { childList: true, subtree: true, characterData: true });
+  }).observe(document.getElementById('table'),
+    { childList: true, subtree: true, characterData: true });
 }"""
 
 
@@ -183,7 +189,9 @@ async def test_a_war_at_four_fits_the_phone(
     widest = False
     for _ in range(60):
         await tab.turn_over()
-        await assert_no_spill(page, f"round {await page.locator('#table').get_attribute('data-step')}, {where}")
+        await assert_no_spill(
+            page, f"round {await page.locator('#table').get_attribute('data-step')}, {where}"
+        )
         await assert_in_view(page, ["#status", "#turn"], where)
         for tile in await page.locator("#seats .seat:not(.me)").all():
             haul = await tile.locator(".haul").inner_text()
@@ -210,7 +218,9 @@ async def test_a_seat_question_and_a_vote_are_above_the_bar(
     """Klaus's phone sleeps; another device asks for his seat: Grandma's 320 px phone asks
     the question with its buttons in view, in every language; then Grandma votes to finish
     and the vote's line is in view too."""
-    grandma = await open_tab(browser, url_of(server), viewport=SMALL, touch=True, reduced_motion=True)
+    grandma = await open_tab(
+        browser, url_of(server), viewport=SMALL, touch=True, reduced_motion=True
+    )
     page = grandma.page
     await create_room(grandma, "Grandma", players=4, computers=2, deal=war_deal(4))
     link = await page.locator("#join-link").inner_text()
@@ -259,7 +269,9 @@ async def test_talk_bubbles_cover_no_name_war_or_sentence(
 ) -> None:
     """Four at the table (Grandma, Ben, Cy and the computer) and someone watching, in a war:
     each of them talks at 320 and 390 px, in every language of Grandma's page."""
-    grandma = await open_tab(browser, url_of(server), viewport=SMALL, touch=True, reduced_motion=True)
+    grandma = await open_tab(
+        browser, url_of(server), viewport=SMALL, touch=True, reduced_motion=True
+    )
     page = grandma.page
     await create_room(grandma, "Grandma", players=4, computers=1, deal=war_deal(4), talk="all")
     link = await page.locator("#join-link").inner_text()
@@ -283,7 +295,9 @@ async def test_talk_bubbles_cover_no_name_war_or_sentence(
                 if rounds % 2:  # a reaction, or a message long enough for two lines
                     await tab.page.locator("#reactions button.phrase").first.click()
                 else:
-                    await tab.page.fill("#say-text", "Good luck everyone, this round is mine for sure!")
+                    await tab.page.fill(
+                        "#say-text", "Good luck everyone, this round is mine for sure!"
+                    )
                     await tab.page.press("#say-text", "Enter")
             await page.wait_for_function("document.querySelectorAll('.bubble').length === 4")
             problems = await page.evaluate("window.__bubbleProblems")
@@ -295,7 +309,9 @@ async def test_talk_bubbles_cover_no_name_war_or_sentence(
         await tab.context.close()
 
 
-async def test_the_local_warnings_commands_stay_whole(server: ServerProcess, browser: Browser) -> None:
+async def test_the_local_warnings_commands_stay_whole(
+    server: ServerProcess, browser: Browser
+) -> None:
     """The server listens on 127.0.0.1 alone: the invitation says to start it with
     "make run HOST=0.0.0.0 (war-server --host 0.0.0.0)", each command on one line at 320 px."""
     tab = await open_tab(browser, url_of(server), viewport=SMALL, touch=True)
