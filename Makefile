@@ -1,5 +1,6 @@
 # Two commands for a fresh machine with Python 3.11+:
-#   make run    set up .venv and start a War server on 127.0.0.1:8765 (open http://127.0.0.1:8765/)
+#   make run    set up .venv with what the server needs (pip install -e ., not the dev tools)
+#               and start a War server on 127.0.0.1:8765, saying the address to open
 #   make test   set up .venv with the dev tools and run ruff, import-linter, mypy --strict,
 #               pytest and the browser table's JavaScript tests (node --test); the browser
 #               tests drive the system's Chromium (apt-get install chromium nodejs; .ci/run
@@ -22,13 +23,25 @@ $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# Two stamps: .installed-run after `pip install -e .` (the server alone: what make run
+# needs), .installed after `pip install -e '.[dev]'` (the test toolchain: Playwright, mypy,
+# Textual…), which holds the server's too. A fresh clone's make run installs no dev tool
+# (docs/performance.md, "make run on a fresh clone").
+$(VENV)/.installed-run: pyproject.toml $(BIN)/activate
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
 $(VENV)/.installed: pyproject.toml $(BIN)/activate
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $@
+	touch $@ $(VENV)/.installed-run
 
 venv: $(VENV)/.installed
 
-run: venv
+# On this machine only (127.0.0.1, localhost, ::1): the address to open is said first, as
+# the server says the network's addresses for HOST=0.0.0.0.
+run: $(VENV)/.installed-run
+	@case '$(HOST)' in 127.*|localhost) echo "Open http://$(HOST):$(PORT)/ in a browser on this machine (make run HOST=0.0.0.0 for the home network)";; \
+	::1) echo "Open http://[::1]:$(PORT)/ in a browser on this machine (make run HOST=0.0.0.0 for the home network)";; esac
 	$(BIN)/war-server --host $(HOST) --port $(PORT)
 
 lint: venv

@@ -325,6 +325,10 @@ async def test_a_full_room_helps_and_finishing_says_what_it_does(
     full = "That game is full: every seat is taken."
     await expect(page.locator("#ended-text")).to_have_text(full)
     await expect(page.locator("#full-help")).to_contain_text("the name you played under")
+    # an invitee has the player code alone: told where the watch link is, not asked for a code
+    await expect(page.locator("#full-help")).to_contain_text("A player code does not let you")
+    await expect(page.locator("#watch-form input[name=code]")).to_be_hidden()
+    await page.click("#watch-code-form summary")  # "I have a watch code"
     await expect(page.locator("#table")).to_be_hidden()  # no "Connecting…", no empty log
     await expect(page.locator("#invite-name")).to_be_visible()
     await page.fill("#watch-form input[name=code]", watch.lower())
