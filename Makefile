@@ -72,10 +72,10 @@ vectors: venv engine-vectors
 	$(BIN)/python -m tests.vectors.generate
 	$(BIN)/python -m tests.vectors.functions
 
-# Rewrite client/web/js/vocabulary.js and client/phases.py from the Python sources (after
+# Rewrite client/web/js/vocabulary.js and client/state/phases.py from the Python sources (after
 # an enum, a bound, a default, which close reconnects or the phase table changed).
 vocabulary: venv
-	$(BIN)/python -m tests.vectors.generate_vocabulary
+	$(BIN)/python -m tools.generate_vocabulary
 
 engine-vectors: venv
 	$(BIN)/python -m tests.vectors.generate_engine

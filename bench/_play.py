@@ -6,7 +6,7 @@ Shared by ``tests/e2e/test_soak.py``, ``test_chaos.py``, ``test_abuse.py`` and
 client-side decoder. Nothing sleeps: every wait is a read with a timeout or an event.
 
 The replay (`replay`) is computed from a fresh engine through the server's own engine →
-wire mapping (``server/core/wire.py``), and both sides are compared as the same tuples
+wire mapping (``server/core/room/wire.py``), and both sides are compared as the same tuples
 (`normalize`): what is checked here is that the live server broadcasts exactly what its
 engine and its mapping say, across restarts and reconnects. The mapping itself is checked
 against hand-written messages in ``tests/server/core/test_wire.py``, and the engine
@@ -55,7 +55,7 @@ from protocol import (
     encode,
 )
 from server import engine
-from server.core.wire import engine_rules, event_message, game_over_message
+from server.core.room.wire import engine_rules, event_message, game_over_message
 
 __all__ = [
     "DROPPED",

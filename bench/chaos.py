@@ -47,7 +47,7 @@ from bench._play import (
 from bench._server import ServerProcess, raise_nofile_limit, war_server_spec
 from protocol import Aces, RulesSpec, WonCards
 from server import engine
-from server.core.wire import engine_rules
+from server.core.room.wire import engine_rules
 
 __all__ = ["SPECS", "Chaos", "check_resumes", "main", "run"]
 

@@ -4,7 +4,7 @@ Run from the repository root (needs ``node``)::
 
     .venv/bin/python -m bench.fairdeal [--games 20]
 
-1. **Weight**: the page's first load (what `server.adapters.web` serves for ``/``: the
+1. **Weight**: the page's first load (what `server.adapters.web.files` serves for ``/``: the
    page, the stylesheet, the icon and every module ``js/main.js`` imports) against the
    modules only a game over loads (``js/engine/``, ``js/sha256.js`` and the vendored
    ``fast-sha256``, fetched by a dynamic ``import()``), as served and gzipped. The first
@@ -12,7 +12,7 @@ Run from the repository root (needs ``node``)::
 2. **Time**: ``node`` plays ``--games`` whole four-player games (no limit, the slowest
    common case: hundreds of steps) through the browser's whole check (``checkFairDeal``:
    the reveal, the derivation and the replay of every step), and Python the same through
-   `client.fairness.check_fair_deal`; milliseconds per game.
+   `client.fair.check.check_fair_deal`; milliseconds per game.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ import sys
 import time
 from pathlib import Path
 
-from client.fairness import check_fair_deal
+from client.fair.check import check_fair_deal
 from protocol.fairness import Claim, commitment, derive_deal
-from server.adapters.web import WebFiles, _imported
+from server.adapters.web.files import WebFiles, _imported
 from server.engine import CardsTaken, CardsTurned, Game, Phase, Rules, card_label
 from server.engine.check import End, Flip, Shown, Take
 

@@ -71,8 +71,8 @@ from playwright.async_api import Browser, Page, async_playwright
 
 from bench._server import REPO, ServerProcess, war_server_spec
 from bench._threads import CATEGORIES, browser_cpu, spent_since, thread_cpu
-from server.adapters._compact import MINIFIER
-from server.adapters.web import WebFiles
+from server.adapters.web.compact import MINIFIER
+from server.adapters.web.files import WebFiles
 from tests.e2e._browser import ARGS, CHROMIUM, PHONE
 
 PAGE_BUDGET = 200 * 1024

@@ -14,15 +14,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from client.catalog import DEFAULT, Catalog, available, catalog
-from client.connection import Connection, Dialing, Opening
 from client.errors import ClientError, UsageError
-from client.language import Viewer, pick
 from client.lines import LineRenderer, Streams, stdin_reader
-from client.links import page_url
-from client.local import LocalServer
-from client.statefile import StateFile, default_path
-from client.tls import client_context
+from client.net.connection import Connection, Dialing, Opening
+from client.net.local import LocalServer
+from client.net.statefile import StateFile, default_path
+from client.net.tls import client_context
+from client.words.catalog import DEFAULT, Catalog, available, catalog
+from client.words.language import Viewer, pick
+from client.words.links import page_url
 from protocol import (
     Aces,
     AutoPlay,
@@ -434,7 +434,7 @@ def _play(url: str, wanted: Plan, *, seats: StateFile | None) -> int:
     words = catalog(wanted.lang)
     connection = Connection(url, wanted.opening, seats=seats, auto=wanted.auto, dialing=dialing)
     if wanted.output == "tui":
-        from client.tui import WarApp  # noqa: PLC0415 - Textual loads only for the table
+        from client.tui.app import WarApp  # noqa: PLC0415 - Textual loads only for the table
 
         viewer = Viewer(words, page_url(url))
         app = WarApp(connection, viewer=viewer, stop_signals=STOP_SIGNALS)

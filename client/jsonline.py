@@ -1,5 +1,5 @@
 """One server message as one line of JSON: what ``war-client --json`` prints, and what a
-game record holds (`protocol.record` reads it back; `client.fairwatch` follows it)."""
+game record holds (`protocol.record` reads it back; `client.fair.watch` follows it)."""
 
 from __future__ import annotations
 

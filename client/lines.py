@@ -1,6 +1,6 @@
 """The line renderers: ``--plain`` (one sentence a line) and ``--json`` (one message a line).
 
-``--plain`` writes the sentences of :mod:`client.sentences` to stdout, for logs, screen
+``--plain`` writes the sentences of :mod:`client.words.sentences` to stdout, for logs, screen
 readers and scripts; a player may type commands on stdin (enter: turn over, ``a``: next
 auto-play mode, ``a quick``: that mode, ``f``: vote to finish, ``r``: a rematch with a
 new deal, ``d``: replay this deal, ``s``: the score and where the game stands,
@@ -12,10 +12,10 @@ over ("Press enter to turn over.").
 (the seat's secret token is replaced by ``"<hidden>"``); notices go to stderr so stdout
 stays pure JSON.
 
-Every sentence is in the viewer's language (``words``, :mod:`client.catalog`); the typed
+Every sentence is in the viewer's language (``words``, :mod:`client.words.catalog`); the typed
 commands stay the same letters in every language. In a time-limited game ``--plain``
 also says "One minute left." when the countdown
-(:mod:`client.countdown`, on the monotonic clock) gets there; the server says when the time
+(:mod:`client.words.countdown`, on the monotonic clock) gets there; the server says when the time
 is up ("Time is up."), and ``s`` tells the time left.
 
 A ``--plain`` player who can type commands stays after game over, for a rematch (``r``,
@@ -37,19 +37,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
 
-from client._words import named
-from client.catalog import Number, Said, said
-from client.connection import Ended, Link, Notice, Received, Reconnecting
-from client.countdown import Countdown, clock_text, follow, warning
-from client.fairwatch import dropped_line, fingerprint_line, no_seed_line, verdict_line
-from client.intents import for_key, set_auto
+from client.fair.watch import dropped_line, fingerprint_line, no_seed_line, verdict_line
 from client.jsonline import HIDDEN, message_json
-from client.language import Viewer
-from client.links import link_lines, local_warning, refusal_line, shared_page
-from client.seat_words import PLAIN_HINT, answer, asked_now
-from client.sentences import describe, rules_sentence, score, status, votes_sentence
-from client.talk import evening_score, react_intent, say_intent
-from client.view import ViewState
+from client.net.connection import Ended, Link, Notice, Received, Reconnecting
+from client.net.intents import for_key, set_auto
+from client.state.view import ViewState
+from client.words.catalog import Number, Said, said
+from client.words.countdown import Countdown, clock_text, follow, warning
+from client.words.language import Viewer
+from client.words.links import link_lines, local_warning, refusal_line, shared_page
+from client.words.seats import PLAIN_HINT, answer, asked_now
+from client.words.sentences import describe, rules_sentence, score, status, votes_sentence
+from client.words.talk import evening_score, react_intent, say_intent
+from client.words.who import named
 from protocol import (
     AutoPlay,
     ClientMessage,
@@ -68,7 +68,7 @@ from protocol import (
 __all__ = ["HIDDEN", "LineRenderer", "Streams", "message_json"]
 
 _KEYS = {"": "space", "t": "space", "turn": "space", "a": "a", "f": "f", "r": "r", "d": "d"}
-"""The typed words that are keys of the table (`client.intents.KEYS`)."""
+"""The typed words that are keys of the table (`client.net.intents.KEYS`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +189,7 @@ class LineRenderer:
 
     def _fingerprint(self, event: Received) -> None:
         """The fingerprint of the game's commitment, once a game, from the first message
-        that shows it (`client.fairwatch`); ``--json`` prints no such line."""
+        that shows it (`client.fair.watch`); ``--json`` prints no such line."""
         said = (event.view.room, event.view.game, event.fingerprint)
         if self.json_lines or event.fingerprint is None or self._fingerprint_said == said:
             return
@@ -348,7 +348,7 @@ class LineRenderer:
         return None
 
     def _intent(self, word: str, rest: str) -> ClientMessage | Said | None:
-        """What a typed word asks for (:func:`client.intents.for_key`: the keys of the
+        """What a typed word asks for (:func:`client.net.intents.for_key`: the keys of the
         table); None if the word is no command."""
         if word == "q":
             self._left = True

@@ -92,7 +92,6 @@ from protocol.messages import (
     WatchRoom,
     Welcome,
 )
-from protocol.options import option_name, option_names, option_value
 from protocol.state import (
     EveningGame,
     Fairness,
@@ -104,6 +103,7 @@ from protocol.state import (
     TalkLine,
 )
 from protocol.votes import finish_voters, rematch_voters, still_to_vote
+from vocabulary.options import option_name, option_names, option_value
 
 __all__ = [
     "ALL_CARDS",

@@ -77,7 +77,7 @@ class RulesSpec:
     other values (``end``, ``seat0``: versions up to 0.1; ``as_laid``: up to 0.2) are how
     earlier versions played, kept for the rooms they stored. The enums and the bounds are
     the `vocabulary` package's, as the engine's are; ``face_down`` is 1 or 3
-    (`vocabulary.check_face_down`). ``server.core.wire`` converts between this and the
+    (`vocabulary.check_face_down`). ``server.core.room.wire`` converts between this and the
     engine's ``Rules``, both ways.
     """
 

@@ -30,7 +30,7 @@ holds on a loaded machine, next to three others:
 - **The page is minified once per run**, not at each of the 200-odd server starts:
   `pytest_configure` sets ``FAMILY_WAR_MINIFY_CACHE`` to a fresh folder (the workers and
   every ``war-server`` they start inherit it; it goes at the end), where the minifying
-  child's answer is kept by a digest of its inputs (server/adapters/_minify_cache.py).
+  child's answer is kept by a digest of its inputs (server/adapters/web/minify_cache.py).
   Set it yourself to keep one folder across runs. tests/server/adapters/test_web.py
   unsets it: the minifier's own tests run the child each time.
 - **Tests that take tens of seconds are marked ``slow``** (hypothesis tests count as
@@ -48,7 +48,7 @@ import tempfile
 import pytest
 from hypothesis import is_hypothesis_test, settings
 
-from server.adapters._minify_cache import CACHE_VARIABLE
+from server.adapters.web.minify_cache import CACHE_VARIABLE
 
 # No per-example deadline: hypothesis' default (200 ms) is a wall-clock assertion, which a
 # loaded machine fails (four workers and browsers on two cores) whatever the code does.

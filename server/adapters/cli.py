@@ -15,10 +15,10 @@ import os
 import sys
 from collections.abc import Sequence
 
-from server.adapters.app import WarServer
-from server.adapters.config import ConfigError, load_settings
 from server.adapters.logs import configure_logging, get_logger
 from server.adapters.serving import run_server
+from server.adapters.settings.config import ConfigError, load_settings
+from server.adapters.ws.app import WarServer
 from server.errors import ServerError
 
 __all__ = ["GC_THRESHOLD", "main", "tune_gc"]

@@ -9,8 +9,8 @@ Use::
 
 `serving` checks the TLS files, takes the store's lock (a second server on the same
 store refuses to start), opens the store, rebuilds every room into the Hub, starts the
-server, announces it (warns about how it is exposed, `server.adapters._exposure`, and
-says the addresses to open, `server.adapters._invitation`), and on exit stops it as on
+server, announces it (warns about how it is exposed, `server.adapters.web.exposure`, and
+says the addresses to open, `server.adapters.web.invitation`), and on exit stops it as on
 SIGTERM: stop accepting, close every client with 1012, commit the last batch, close the
 store. `run_server` also raises the process's open-files
 limit (every connection is a descriptor) and installs the signal handlers.
@@ -29,15 +29,16 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from server.adapters import _exposure, _invitation
-from server.adapters._connection import NOFILE_CEILING
-from server.adapters.app import Clocks, HubLike, WarServer
-from server.adapters.config import Settings
 from server.adapters.logs import get_logger
+from server.adapters.settings.config import Settings
+from server.adapters.web import exposure as _exposure
+from server.adapters.web import invitation as _invitation
+from server.adapters.ws.app import Clocks, HubLike, WarServer
+from server.adapters.ws.connection import NOFILE_CEILING
 from server.errors import TlsKeyError
 
 if TYPE_CHECKING:
-    from server.adapters.store import Store
+    from server.adapters.store.sqlite import Store
 
 __all__ = [
     "build_hub",
@@ -59,7 +60,7 @@ def open_store(settings: Settings) -> Store:
         OSError: the store's folder cannot be created.
         server.errors.StoreError: the store cannot be opened.
     """
-    from server.adapters.store import SqliteStore  # noqa: PLC0415 (keep the app importable alone)
+    from server.adapters.store.sqlite import SqliteStore  # noqa: PLC0415 (keep the app importable alone)
 
     settings.db.parent.mkdir(parents=True, exist_ok=True)
     tighten_store_mode(settings.db)
@@ -108,7 +109,7 @@ def build_hub(settings: Settings, store: Store, now: float) -> HubLike:
     Raises:
         server.errors.StoreError: the store cannot be loaded.
     """
-    from server.core.hub import Hub  # noqa: PLC0415 (keep the app importable alone)
+    from server.core.hub.hub import Hub  # noqa: PLC0415 (keep the app importable alone)
 
     return Hub(store.load_all(), settings, now=now, logger=log)
 
@@ -190,7 +191,7 @@ async def _store_locked(settings: Settings, lock: bool) -> AsyncIterator[None]:
     if not lock:
         yield
         return
-    from server.adapters.store import StoreLock  # noqa: PLC0415 (keep the app importable alone)
+    from server.adapters.store.sqlite import StoreLock  # noqa: PLC0415 (keep the app importable alone)
 
     settings.db.parent.mkdir(parents=True, exist_ok=True)
     held = StoreLock(settings.db)

@@ -1,10 +1,10 @@
 """`Refusal`: a command the room core refused, as a value.
 
 The core never raises a refusal: every check that can refuse a command (the phase table,
-`server.core.phases`; admission, `server.core.admission`; a room's checks of a command's
+`server.core.room.phases`; admission, `server.core.hub.admission`; a room's checks of a command's
 content) returns `Refusal | None`, a room call returns it in its
-`server.core.actions.Effects`, and the hub answers it with an ``error`` message
-(`server.core.replies.refusal_actions`), and a close where ``protocol/PROTOCOL.md`` says so.
+`server.core.room.actions.Effects`, and the hub answers it with an ``error`` message
+(`server.core.hub.replies.refusal_actions`), and a close where ``protocol/PROTOCOL.md`` says so.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ class Refusal:
     sentence that shows the value (``ready for step 3, but the game is at step 4``).
 
     ``failed_attempt``: count it against the peer's address as a wrong guess, as
-    `server.core.admission` counts an unknown code or a bad token (a ``join_room`` naming
+    `server.core.hub.admission` counts an unknown code or a bad token (a ``join_room`` naming
     no away seat of a started room: someone may be guessing the name of a seat to take).
     """
 

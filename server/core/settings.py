@@ -5,9 +5,9 @@ to the object the core reads: ``max_rooms_per_ip`` is ``--max-rooms-per-ip``,
 ``WAR_MAX_ROOMS_PER_IP`` and ``settings.max_rooms_per_ip``. Its declaration
 (`setting`) holds its default (the field's), how a value given as text is read and
 checked (`whole`, `seconds`, …: a lowercase sentence with the value when it does not
-do), and the sentence ``war-server --help`` shows. `server.adapters.config` builds the
+do), and the sentence ``war-server --help`` shows. `server.adapters.settings.config` builds the
 flags and the variables from these declarations (and from its own, for the transport:
-`server.adapters.config.Settings` extends `HubSettings`); nothing maps names by hand.
+`server.adapters.settings.config.Settings` extends `HubSettings`); nothing maps names by hand.
 
 Fields declared with ``flag=False`` have no flag or variable: they are fixed for
 production and exist so that tests can shorten them.

@@ -27,7 +27,7 @@ from server.engine.events import (
     PlayerOut,
     WarDeclared,
 )
-from server.engine.game import STEP_WORK, Game, Phase, Table
+from server.engine.game import STEP_WORK, Game, OnTable, Phase
 from server.engine.outcome import Outcome, Summary, Termination, standings
 from server.engine.rng import Pcg32, splitmix64
 from server.engine.rules import (
@@ -62,6 +62,7 @@ __all__ = [
     "Game",
     "GameOver",
     "GameOverError",
+    "OnTable",
     "OutReason",
     "Outcome",
     "Pcg32",
@@ -71,7 +72,6 @@ __all__ = [
     "RulesError",
     "ShortWar",
     "Summary",
-    "Table",
     "TakenBack",
     "Termination",
     "TieBreak",

@@ -27,11 +27,11 @@ from server.engine.events import Event
 from server.engine.outcome import Outcome, Summary, standings
 from server.engine.rules import Rules
 
-__all__ = ["STEP_WORK", "Game", "Phase", "Table"]
+__all__ = ["STEP_WORK", "Game", "OnTable", "Phase"]
 
 
 @dataclass(frozen=True, slots=True)
-class Table:
+class OnTable:
     """What lies on the table now, as anyone at the table sees it.
 
     ``face_up[seat]``: the face-up cards that seat turned this round, in order.
@@ -154,14 +154,14 @@ class Game:
         return self._state.depth
 
     @property
-    def table(self) -> Table:
+    def table(self) -> OnTable:
         """The table now: face-up cards per seat, face-down counts per seat.
 
         Empty between rounds. At the end of a ``both_short`` game it still holds the cards of
         players who went out short in that last round: nobody won them (docs/rules.md).
         """
         state = self._state
-        return Table(tuple(tuple(up) for up in state.up), tuple(state.down))
+        return OnTable(tuple(tuple(up) for up in state.up), tuple(state.down))
 
     @property
     def outcome(self) -> Outcome | None:

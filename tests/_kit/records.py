@@ -3,7 +3,7 @@ the fair-deal check (`protocol.record`, ``war-sim verify``).
 
 `game_record` plays a deal the way a server offering fair deals would show it to one
 viewer: a ``welcome`` whose state carries the rules and the ``deal_commitment``, the
-``game_started``, every game event of every step (through `server.core.wire`, the one
+``game_started``, every game event of every step (through `server.core.room.wire`, the one
 mapping from engine events to messages), and a ``game_over`` revealing the seeds in
 ``fairness``; each line is the JSON `client.lines.message_json` prints, with the fair-deal
 fields added where the wire will carry them. Tests change lines of it to play a server
@@ -21,7 +21,7 @@ from client.lines import message_json
 from protocol import GameStarted, RoomPhase, RoomState, SeatState, TimeUp, Welcome
 from protocol.fairness import commitment, derive_deal
 from server import engine
-from server.core.wire import event_message, game_over_message, rules_spec
+from server.core.room.wire import event_message, game_over_message, rules_spec
 
 __all__ = ["Table", "edit", "game_record"]
 

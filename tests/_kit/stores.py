@@ -1,4 +1,4 @@
-"""Stores for tests: `MemoryStore` (a `server.adapters.store.Store` in a dict) and
+"""Stores for tests: `MemoryStore` (a `server.adapters.store.sqlite.Store` in a dict) and
 `FlakyStore`, whose commits fail as a full disk's do; `ROOM`, a room record to store."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from server import engine
-from server.adapters.store import check_same_room
-from server.core.actions import Change, Delete
+from server.adapters.store.sqlite import check_same_room
 from server.core.codes import normalize_code
-from server.core.records import GameRecord, RoomRecord, SeatRecord
+from server.core.room.actions import Change, Delete
+from server.core.room.records import GameRecord, RoomRecord, SeatRecord
 from server.errors import StoreError
 
 __all__ = ["ROOM", "FlakyStore", "MemoryStore"]

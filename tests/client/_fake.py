@@ -1,4 +1,4 @@
-"""A fake :class:`client.connection.Link`: the test pushes server messages, reads what
+"""A fake :class:`client.net.connection.Link`: the test pushes server messages, reads what
 the renderer sent. Waiting is on events (with timeouts), never on sleeps."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Iterable
 
-from client.catalog import said
-from client.connection import Ended, LinkEvent, Received
-from client.view import ViewState, apply
+from client.net.connection import Ended, LinkEvent, Received
+from client.state.view import ViewState, apply
+from client.words.catalog import said
 from protocol import ClientMessage, ServerMessage
 
 TIMEOUT = 5.0

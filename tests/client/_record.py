@@ -3,7 +3,7 @@
 A :class:`Recording` plays an engine game and writes down what a room would broadcast:
 ``welcome`` (to the seat under test), ``game_started``, ``ready_changed`` and
 ``waiting_for`` around every step, and each engine event as its protocol message (through
-the server's own mapping, `server.core.wire`), every room message with the next ``seq``.
+the server's own mapping, `server.core.room.wire`), every room message with the next ``seq``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from protocol import (
     Welcome,
 )
 from server import engine
-from server.core.wire import event_message, rules_spec
+from server.core.room.wire import event_message, rules_spec
 
 NAMES = ("Ann", "Ben", "Cy", "Dot")
 

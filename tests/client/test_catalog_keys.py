@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from client.catalog import FOLDER
+from client.words.catalog import FOLDER
 
 REPO = Path(__file__).resolve().parents[2]
 CLIENT = REPO / "client"
@@ -43,7 +43,10 @@ NOT_SHOWN = {
     "drawing.py": "styles (colours), no words",
 }
 """The modules whose literals are not checked for English, and why."""
-PYTHON_WORDS = sorted(path for path in CLIENT.glob("*.py") if path.name not in NOT_SHOWN)
+PYTHON_MODULES = sorted(
+    path for path in CLIENT.rglob("*.py") if path.relative_to(CLIENT).parts[0] != "web"
+)
+PYTHON_WORDS = [path for path in PYTHON_MODULES if path.name not in NOT_SHOWN]
 PAGE_WORDS = sorted(path for path in (WEB / "js").glob("*.js") if path.name not in NOT_SHOWN)
 
 # A literal is English words when it has two words or more and one of these.
@@ -133,7 +136,7 @@ def _english(literal: str) -> bool:
 
 def _keys_named() -> dict[str, list[str]]:
     named: dict[str, list[str]] = {}
-    for path in [*CLIENT.glob("*.py"), *(WEB / "js").glob("*.js")]:
+    for path in [*PYTHON_MODULES, *(WEB / "js").glob("*.js")]:
         for section, name in KEY.findall(path.read_text(encoding="utf-8")):
             named.setdefault(f"{section}.{name}", []).append(path.relative_to(REPO).as_posix())
     for key in HTML_KEY.findall((WEB / "index.html").read_text(encoding="utf-8")):

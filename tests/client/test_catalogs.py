@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from client.catalog import FOLDER, SELECTORS, available, catalog
 from client.errors import CatalogError
+from client.words.catalog import FOLDER, SELECTORS, available, catalog
 from protocol import CloseCode, ErrorCode
 from tests.vectors.samples import VARIABLES, cases, message_variables, selectors
 

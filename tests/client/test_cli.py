@@ -8,10 +8,11 @@ import re
 
 import pytest
 
-from client.catalog import catalog
 from client.cli import build_parser, main, plan
 from client.errors import UsageError
-from client.policy import backoff_delay, closed_because, should_reconnect
+from client.net.policy import backoff_delay, should_reconnect
+from client.words.catalog import catalog
+from client.words.sentences import closed_because
 from protocol import (
     Aces,
     AutoPlay,
@@ -131,7 +132,7 @@ def test_main_prints_one_line_and_exits_2(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_main_cannot_connect_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
-    from client.local import free_port  # noqa: PLC0415
+    from client.net.local import free_port  # noqa: PLC0415
 
     port = free_port()  # nothing listens there now
     assert main([f"ws://127.0.0.1:{port}", "--watch", "9HWT-2CBN", "--plain"]) == 1

@@ -16,8 +16,7 @@ from pathlib import Path
 
 from websockets.asyncio.server import ServerConnection, serve
 
-from client.catalog import catalog
-from client.connection import (
+from client.net.connection import (
     Connection,
     Dialing,
     Ended,
@@ -26,8 +25,9 @@ from client.connection import (
     Received,
     Reconnecting,
 )
-from client.policy import Policy
-from client.statefile import SeatRecord, StateFile
+from client.net.policy import Policy
+from client.net.statefile import SeatRecord, StateFile
+from client.words.catalog import catalog
 from protocol import (
     AutoPlay,
     ClientMessage,

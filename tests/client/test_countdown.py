@@ -9,13 +9,13 @@ from dataclasses import replace
 
 from textual.widgets import Static
 
-from client.catalog import catalog
-from client.countdown import Countdown, clock_text, follow, warning
-from client.language import Viewer
 from client.lines import LineRenderer, Streams
-from client.sentences import describe
-from client.tui import WarApp
-from client.view import ViewState, apply
+from client.state.view import ViewState, apply
+from client.tui.app import WarApp
+from client.words.catalog import catalog
+from client.words.countdown import Countdown, clock_text, follow, warning
+from client.words.language import Viewer
+from client.words.sentences import describe
 from protocol import (
     GameOver,
     GameStarted,

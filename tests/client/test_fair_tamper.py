@@ -3,7 +3,7 @@
 An honest game is played by the room core (two players, both committed); its messages, as
 Ann's connection received them, are then changed in one place each — one card of one flip,
 one seat's revealed seed, the deal commitment shown from the start, the server's revealed
-seed — and fed to war-client's check (`client.fairwatch.FairWatch`) and to the page's
+seed — and fed to war-client's check (`client.fair.watch.FairWatch`) and to the page's
 (`client/web/js/fair.js`, in node). The honest stream passes both; every tampered one fails
 both, saying what did not match — in the viewer's language, with no English left but the
 names (war-client in German, the page in Polish). The record the page saves holds the
@@ -23,12 +23,12 @@ from pathlib import Path
 
 import pytest
 
-from client.catalog import catalog, said
-from client.connection import Received
-from client.fairwatch import FairVerdict, FairWatch, verdict_line
-from client.language import Viewer
+from client.fair.watch import FairVerdict, FairWatch, verdict_line
 from client.lines import LineRenderer, Streams
-from client.view import ViewState, apply
+from client.net.connection import Received
+from client.state.view import ViewState, apply
+from client.words.catalog import catalog, said
+from client.words.language import Viewer
 from protocol import (
     CardsTaken,
     CardsTurned,

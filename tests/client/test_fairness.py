@@ -1,4 +1,4 @@
-"""war-client's fair-deal check (`client.fairness.check_fair_deal`) gives what the shared
+"""war-client's fair-deal check (`client.fair.check.check_fair_deal`) gives what the shared
 vectors say, honest or tampered (tests/vectors/engine/checks.json, which the browser's
 ``checkFairDeal`` is checked against too)."""
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from client.fairness import check_fair_deal
+from client.fair.check import check_fair_deal
 from protocol.fairness import Claim
 from server.engine import Termination
 from server.engine.check import End, Flip, Shown, Take

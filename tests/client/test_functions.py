@@ -16,12 +16,13 @@ from typing import Any
 
 import pytest
 
-from client.catalog import available, catalog
-from client.countdown import Countdown, clock_text, follow, warning
-from client.policy import Ending, Policy, closed_because, decide, should_reconnect
-from client.view import ViewState, apply
+from client.net.policy import Ending, Policy, decide, should_reconnect
+from client.state.view import ViewState, apply
+from client.words.catalog import available, catalog
+from client.words.countdown import Countdown, clock_text, follow, warning
+from client.words.sentences import closed_because
 from protocol import AutoPlay, Error, decode_server_message
-from server.core import phases
+from server.core.room import phases
 from tests.vectors.functions import (
     FOLDER,
     decision_dict,
@@ -192,8 +193,8 @@ def test_the_function_vectors_are_current() -> None:
 
 def test_the_fair_checks_say_every_check_message_and_the_python_client_says_them() -> None:
     """tests/vectors/functions/fair-checks.json: every message of the catalogs' ``check``
-    section is said by some case, as `client.fairwords.check_said` says it."""
-    from client.fairwords import check_said  # noqa: PLC0415 - this test alone
+    section is said by some case, as `client.fair.words.check_said` says it."""
+    from client.fair.words import check_said  # noqa: PLC0415 - this test alone
     from protocol.fairness import Finding  # noqa: PLC0415
     from server.engine.check import Mismatch  # noqa: PLC0415
 

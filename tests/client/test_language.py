@@ -1,13 +1,13 @@
-"""client/language.py: which language war-client speaks (--lang, else LC_ALL, LC_MESSAGES,
+"""client/words/language.py: which language war-client speaks (--lang, else LC_ALL, LC_MESSAGES,
 LANG in that order; C and POSIX are English), as the page chooses from the browser's."""
 
 from __future__ import annotations
 
 import pytest
 
-from client.catalog import available
 from client.errors import UsageError
-from client.language import from_locale, match, pick
+from client.words.catalog import available
+from client.words.language import from_locale, match, pick
 
 LANGUAGES = available()
 

@@ -8,10 +8,10 @@ import json
 
 import msgpack
 
-from client.catalog import catalog, said
-from client.connection import Ended, Notice, Reconnecting
-from client.language import Viewer
 from client.lines import HIDDEN, LineRenderer, Streams, message_json
+from client.net.connection import Ended, Notice, Reconnecting
+from client.words.catalog import catalog, said
+from client.words.language import Viewer
 from protocol import (
     AutoPlay,
     GameStarted,

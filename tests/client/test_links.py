@@ -1,4 +1,4 @@
-"""client.links: the browser table's share links, and war-client --plain printing them."""
+"""client.words.links: the browser table's share links, and war-client --plain printing them."""
 
 from __future__ import annotations
 
@@ -7,19 +7,19 @@ from dataclasses import replace
 
 import pytest
 
-from client.catalog import catalog, said
-from client.connection import Ended
-from client.language import Viewer
 from client.lines import LineRenderer, Streams
-from client.links import (
+from client.net.connection import Ended
+from client.state.view import ViewState, apply
+from client.tui.table_text import codes_line
+from client.words.catalog import catalog, said
+from client.words.language import Viewer
+from client.words.links import (
     link_lines,
     local_warning,
     page_url,
     refusal_line,
     shared_page,
 )
-from client.table_text import codes_line
-from client.view import ViewState, apply
 from protocol import PlayerJoined, RoomPhase, RoomState, RulesSpec, SeatState, Welcome
 from tests.client._fake import FakeLink
 

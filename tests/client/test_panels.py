@@ -6,9 +6,9 @@ from dataclasses import replace
 
 from textual.app import App, ComposeResult
 
-from client.catalog import catalog
-from client.panels import SaidLines, seat_flags, seat_title
-from client.view import ViewState
+from client.state.view import ViewState
+from client.tui.panels import SaidLines, seat_flags, seat_title
+from client.words.catalog import catalog
 from protocol import AutoPlay, RematchDeal, RoomPhase, RulesSpec, SeatState
 
 EN = catalog("en", strict=True)

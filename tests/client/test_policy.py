@@ -1,4 +1,4 @@
-"""The reconnect policy, table-driven: what happened → what to do (client.policy.decide)."""
+"""The reconnect policy, table-driven: what happened → what to do (client.net.policy.decide)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from client.catalog import catalog
-from client.policy import Decision, Ending, JoinAnew, Policy, Reopen, Retry, Stop, decide
+from client.net.policy import Decision, Ending, JoinAnew, Policy, Reopen, Retry, Stop, decide
+from client.words.catalog import catalog
 from protocol import CloseCode, Error
 
 EN = catalog("en", strict=True)

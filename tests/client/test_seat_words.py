@@ -9,10 +9,11 @@ from dataclasses import replace
 
 import pytest
 
-from client.catalog import catalog, said
-from client.language import Viewer
 from client.lines import LineRenderer, Streams
-from client.seat_words import (
+from client.state.view import ViewState, apply
+from client.words.catalog import catalog, said
+from client.words.language import Viewer
+from client.words.seats import (
     answer,
     asked_now,
     ended_sentence,
@@ -20,8 +21,7 @@ from client.seat_words import (
     requested_sentence,
     waiting_sentence,
 )
-from client.sentences import describe
-from client.view import ViewState, apply
+from client.words.sentences import describe
 from protocol import SeatState, Snapshot, Welcome
 from protocol.seat_requests import (
     AnswerSeatRequest,

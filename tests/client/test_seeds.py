@@ -1,4 +1,4 @@
-"""war-client's fair-deal seeds (client/seeds.py): a commitment with every opening and
+"""war-client's fair-deal seeds (client/fair/seeds.py): a commitment with every opening and
 rematch, the seed revealed with the first ready only where the table shows its
 commitment, kept in the state file so that a client restarted between the commitment and
 the reveal still reveals it."""
@@ -8,9 +8,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from client.seeds import Seeds
-from client.statefile import StateFile
-from client.view import ViewState, apply
+from client.fair.seeds import Seeds
+from client.net.statefile import StateFile
+from client.state.view import ViewState, apply
 from protocol import (
     AutoPlay,
     CloseCode,

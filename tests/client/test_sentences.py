@@ -7,9 +7,10 @@ from dataclasses import replace
 
 import pytest
 
-from client.cards import is_red
-from client.catalog import Rank, catalog
-from client.sentences import (
+from client.state.view import ViewState, apply, apply_all
+from client.words.cards import is_red
+from client.words.catalog import Rank, catalog
+from client.words.sentences import (
     describe,
     describe_table,
     result_sentence,
@@ -19,7 +20,6 @@ from client.sentences import (
     summary_sentence,
     votes_sentence,
 )
-from client.view import ViewState, apply, apply_all
 from protocol import (
     Aces,
     AutoPlay,

@@ -5,11 +5,11 @@ issue 19: the last player knocked out was listed third, behind one who went out 
 
 from __future__ import annotations
 
-from client.catalog import catalog
-from client.results import places, standings_sentence
-from client.sentences import describe
-from client.table_text import summary_box
-from client.view import ViewState, apply, apply_all
+from client.state.view import ViewState, apply, apply_all
+from client.tui.table_text import summary_box
+from client.words.catalog import catalog
+from client.words.results import places, standings_sentence
+from client.words.sentences import describe
 from protocol import (
     GameOver,
     GameResult,

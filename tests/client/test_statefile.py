@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from client.errors import StateFileError
-from client.statefile import MAX_AGE_SECONDS, SeatRecord, StateFile, default_path, seat_key
+from client.net.statefile import MAX_AGE_SECONDS, SeatRecord, StateFile, default_path, seat_key
 
 URL = "ws://127.0.0.1:8765"
 

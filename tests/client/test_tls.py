@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
-from client.catalog import catalog
 from client.cli import build_parser, main, plan
-from client.connection import Connection, Ended
 from client.errors import CaFileError, UsageError
-from client.tls import HOSTNAME_MISMATCH, client_context, explain_tls
+from client.net.connection import Connection, Ended
+from client.net.tls import HOSTNAME_MISMATCH, client_context, explain_tls
+from client.words.catalog import catalog
 from protocol import WatchRoom
 
 WSS = "wss://127.0.0.1:8765"

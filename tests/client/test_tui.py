@@ -12,13 +12,10 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
-from client.catalog import catalog, said
-from client.connection import Ended, Notice, Received, Reconnecting
-from client.drawing import CARD_HEIGHT
-from client.fairwatch import FairVerdict
-from client.language import Viewer
-from client.panels import SaidLines
-from client.tui import (
+from client.fair.watch import FairVerdict
+from client.net.connection import Ended, Notice, Received, Reconnecting
+from client.state.view import apply
+from client.tui.app import (
     CLOSED_LINE,
     CONFIRM_LEAVE_LINE,
     LEFT_LINE,
@@ -28,7 +25,10 @@ from client.tui import (
     SeatPanel,
     WarApp,
 )
-from client.view import apply
+from client.tui.drawing import CARD_HEIGHT
+from client.tui.panels import SaidLines
+from client.words.catalog import catalog, said
+from client.words.language import Viewer
 from protocol import (
     AutoPlay,
     AutoPlayChanged,

@@ -7,8 +7,8 @@ import dataclasses
 
 from textual.widgets import Input
 
-from client.language import Viewer
-from client.tui import WarApp
+from client.tui.app import WarApp
+from client.words.language import Viewer
 from protocol import (
     EveningGame,
     React,

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from client.catalog import available, catalog
-from client.sentences import describe, describe_table, rules_sentence, status, votes_sentence
-from client.talk import evening_lines, evening_score
-from client.view import ViewState, apply
+from client.state.view import ViewState, apply
+from client.words.catalog import available, catalog
+from client.words.sentences import describe, describe_table, rules_sentence, status, votes_sentence
+from client.words.talk import evening_lines, evening_score
 from protocol import decode_server_message
 from tests.vectors.generate import FOLDER, WORDS, digest, written
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from client.view import ViewState, apply, apply_all
+from client.state.view import ViewState, apply, apply_all
 from protocol import (
     AutoPlay,
     AutoPlayChanged,

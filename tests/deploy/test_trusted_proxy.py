@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from server.adapters._forwarded import client_address
-from server.adapters.config import load_settings
+from server.adapters.addresses.forwarded import client_address
+from server.adapters.settings.config import load_settings
 from tests.deploy._interpolate import interpolate, references
 from tests.deploy._repo import CADDYFILE, HOSTING_DOC, compose, env_example, service_environment
 

@@ -32,7 +32,7 @@ from playwright.async_api import (
 )
 from playwright.async_api import Error as PlaywrightError
 
-from client.catalog import catalog
+from client.words.catalog import catalog
 from server import engine
 
 __all__ = [

@@ -16,7 +16,7 @@ from typing import Any
 
 from playwright.async_api import Page
 
-from client.catalog import FOLDER, available
+from client.words.catalog import FOLDER, available
 
 __all__ = ["english_left", "shown_text"]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from client.catalog import catalog
-from client.connection import Connection, LinkEvent
-from client.language import Viewer
-from client.tui import WarApp
-from client.view import ViewState
+from client.net.connection import Connection, LinkEvent
+from client.state.view import ViewState
+from client.tui.app import WarApp
+from client.words.catalog import catalog
+from client.words.language import Viewer
 
 __all__ = ["TIMEOUT", "WatchedApp"]
 

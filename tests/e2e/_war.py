@@ -6,7 +6,7 @@ plays a step in about 10 ms) and a clock that tests may push forward (`War.clock
 moving the clock and calling `War.poke` is how a time limit of minutes passes in no time.
 
 `replay` gives, from the engine and the server's own engine → wire mapping
-(`server.core.wire`), the game events a room must broadcast for a deal: what the tests
+(`server.core.room.wire`), the game events a room must broadcast for a deal: what the tests
 compare every client's log with.
 """
 
@@ -34,11 +34,11 @@ from protocol import (
     Welcome,
 )
 from server import engine
-from server.adapters.app import WarServer
-from server.adapters.config import Settings
 from server.adapters.serving import serving
-from server.core.hub import Hub
-from server.core.wire import engine_rules, event_message, game_over_message
+from server.adapters.settings.config import Settings
+from server.adapters.ws.app import WarServer
+from server.core.hub.hub import Hub
+from server.core.room.wire import engine_rules, event_message, game_over_message
 from tests.e2e._client import GAME_EVENTS, Client
 
 __all__ = [

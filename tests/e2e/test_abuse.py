@@ -44,9 +44,9 @@ from protocol import (
     decode_server_message,
     encode,
 )
-from server.adapters.app import WarServer
-from server.adapters.config import Settings
 from server.adapters.serving import serving
+from server.adapters.settings.config import Settings
+from server.adapters.ws.app import WarServer
 
 pytestmark = pytest.mark.slow
 

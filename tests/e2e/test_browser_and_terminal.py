@@ -17,9 +17,9 @@ import msgpack
 import pytest
 from playwright.async_api import Browser, expect
 
-from client.catalog import catalog
-from client.sentences import describe
-from client.view import ViewState, apply
+from client.state.view import ViewState, apply
+from client.words.catalog import catalog
+from client.words.sentences import describe
 from protocol import (
     Error,
     GameOver,

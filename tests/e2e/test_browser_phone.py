@@ -21,7 +21,7 @@ import zxingcpp
 from PIL import Image
 from playwright.async_api import Browser, Page, ViewportSize, expect
 
-from client.catalog import Count, War, catalog
+from client.words.catalog import Count, War, catalog
 from tests.e2e._browser import PHONE, chromium, count_of, create_room, open_tab, war_deal
 from tests.e2e._process import ServerProcess, server_process
 

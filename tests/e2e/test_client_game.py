@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from client.local import free_port
-from client.statefile import StateFile
+from client.net.local import free_port
+from client.net.statefile import StateFile
 from server import engine
 from tests.e2e._client_process import client_process
 from tests.e2e._process import server_process

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
-from client.statefile import StateFile
+from client.net.statefile import StateFile
 from protocol import (
     CloseCode,
     JoinRoom,

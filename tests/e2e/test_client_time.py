@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from client.catalog import catalog
-from client.connection import Connection
-from client.language import Viewer
 from client.lines import LineRenderer, Streams
+from client.net.connection import Connection
+from client.words.catalog import catalog
+from client.words.language import Viewer
 from protocol import CreateRoom, RoomPhase
 from tests.e2e._war import start_war
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from client.connection import Connection
-from client.local import LocalServer
+from client.net.connection import Connection
+from client.net.local import LocalServer
 from protocol import CreateRoom, RoomPhase, RulesSpec
 from tests.e2e._process import server_process
 from tests.e2e._tui import WatchedApp

@@ -21,7 +21,7 @@ import pytest
 from playwright.async_api import Browser, expect
 from textual.widgets import Static
 
-from client.connection import Connection
+from client.net.connection import Connection
 from protocol import (
     AutoPlay,
     CreateRoom,

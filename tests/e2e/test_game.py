@@ -31,7 +31,7 @@ from protocol import (
     Welcome,
 )
 from server import engine
-from server.core.wire import engine_rules
+from server.core.room.wire import engine_rules
 from tests.e2e._war import (
     game_events,
     play_step,

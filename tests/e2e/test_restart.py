@@ -26,7 +26,7 @@ from protocol import (
 )
 from protocol.seat_requests import AnswerSeatRequest, SeatRequested, SeatRequestWaiting
 from server import engine
-from server.core.wire import engine_rules
+from server.core.room.wire import engine_rules
 from tests.e2e._client import Client
 from tests.e2e._process import server_process
 from tests.e2e._war import game_events, play_steps, replay

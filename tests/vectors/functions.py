@@ -10,27 +10,27 @@ the decisions the terminal client and the browser table make alike:
   a chosen auto-play mode), with the step of a ``ready`` already sent (``sent``) and an
   auto-play mode asked for (``asked``) → the message to send (``send``) or what the
   player is told instead (``say``: a catalog message and its values, said in the
-  viewer's language). `client.intents` against ``js/intents.js``.
+  viewer's language). `client.net.intents` against ``js/intents.js``.
 - ``reconnect.json``: how a connection ended, the jitter and the policy → the decision
-  (stop, join anew, or retry after a delay, reopening how). `client.policy.decide`
+  (stop, join anew, or retry after a delay, reopening how). `client.net.policy.decide`
   against ``decide`` of ``js/connection.js``.
 - ``close-reasons.json``: a close code, and the error the server sent before it → the
-  line that says why, and whether to reconnect. `client.policy.closed_because` and
+  line that says why, and whether to reconnect. `client.words.sentences.closed_because` and
   ``should_reconnect`` against ``closedBecause`` and ``shouldReconnect``.
 - ``countdown.json``: scripts of frames received and clock ticks, at given moments →
   the countdown after each, the seconds left, the one-minute line; and the clock texts.
-  `client.countdown` against ``js/countdown.js``.
+  `client.words.countdown` against ``js/countdown.js``.
 - ``format-<language>.json``: every message of the catalogs, said with values of every
-  kind (tests/vectors/samples.py) → the text, in each language. `client.catalog` against
+  kind (tests/vectors/samples.py) → the text, in each language. `client.words.catalog` against
   ``js/catalog.js``.
 - ``fair-checks.json``: what the fair-deal check found (every finding code of the reveal,
   every kind of mismatch of the replay, as the engines give them: the shared
   tests/vectors/engine/checks.json pins those) and the seats' names → the message that
-  says it (``said``) and its text in every language. `client.fairwords.check_said`
+  says it (``said``) and its text in every language. `client.fair.words.check_said`
   against ``checkSaid`` of ``js/fairwords.js``.
 
 The reasons, refusals and lines are language-neutral there: ``{"key": …, "values": …}``,
-the catalog message and its values (`client.catalog.Said`), as both clients carry them.
+the catalog message and its values (`client.words.catalog.Said`), as both clients carry them.
 - ``wire.json``: every server message type and its fields, as ``protocol`` defines them,
   which ``js/wire.js`` must check, no more and no fewer.
 
@@ -50,22 +50,22 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from client.catalog import Said, available, catalog
-from client.countdown import Countdown, clock_text, follow, warning
-from client.fairwords import check_said
-from client.intents import for_key, set_auto
-from client.policy import (
+from client.fair.words import check_said
+from client.net.intents import for_key, set_auto
+from client.net.policy import (
     Decision,
     Ending,
     JoinAnew,
     Policy,
     Retry,
     Stop,
-    closed_because,
     decide,
     should_reconnect,
 )
-from client.view import ViewState, apply
+from client.state.view import ViewState, apply
+from client.words.catalog import Said, available, catalog
+from client.words.countdown import Countdown, clock_text, follow, warning
+from client.words.sentences import closed_because
 from protocol import (
     SERVER_MESSAGE_TYPES,
     AutoPlay,
@@ -146,7 +146,7 @@ def intent_dict(intent: ClientMessage | Said | None) -> dict[str, Any]:
 
 _ADDED_BY_THE_CONNECTION = ("seed", "seed_commitment")
 """Fair-deal fields a key's intent never holds: each client's connection adds them
-(client/seeds.py, client/web/js/fair.js), so the vectors leave them out."""
+(client/fair/seeds.py, client/web/js/fair.js), so the vectors leave them out."""
 
 
 def press(view: ViewState, case: dict[str, Any]) -> ClientMessage | Said | None:

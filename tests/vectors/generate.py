@@ -3,16 +3,16 @@
     .venv/bin/python -m tests.vectors.generate      # rewrites tests/vectors/*.json and
                                                     # tests/vectors/words/*/*.json
 
-Each file is one scene. Most are played by the real room core (`server.core.hub.Hub`, on
+Each file is one scene. Most are played by the real room core (`server.core.hub.hub.Hub`, on
 a fake clock, with the engine behind it), as war-server would play them, with people who
 join, watch, leave, drop out and come back; two are arranged engine games for endings a
 real deal reaches too rarely (everyone short at once, the endless game). Every frame a
 connection received is kept exactly as it crossed the wire (msgpack, base64), in order,
 with a resumed connection's frames after the ones it had before.
 
-For every frame, the Python client's reducer (`client.view`) gives what changed in a
+For every frame, the Python client's reducer (`client.state.view`) gives what changed in a
 digest of the view (``view``, see `digest`), in the scene's own file, the same in every
-language. Its sentences (`client.sentences`), in each language of `client.catalog`, give
+language. Its sentences (`client.words.sentences`), in each language of `client.words.catalog`, give
 what this viewpoint is told, in ``words/<language>/<scene>.json``, one line per frame:
 ``say`` (as ``war-client --plain`` prints it; ``table`` when a table's words differ,
 `describe_table`), the status line (``status``; ``touch`` when a touch screen's differs,
@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from client.catalog import Catalog, available, catalog
-from client.sentences import describe, describe_table, rules_sentence, status, votes_sentence
-from client.talk import evening_lines, evening_score
-from client.view import ViewState, apply
+from client.state.view import ViewState, apply
+from client.words.catalog import Catalog, available, catalog
+from client.words.sentences import describe, describe_table, rules_sentence, status, votes_sentence
+from client.words.talk import evening_lines, evening_score
 from protocol import (
     Aces,
     ClientMessage,

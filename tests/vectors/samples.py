@@ -5,7 +5,7 @@ lists them): `VARIABLES`. The catalog tests (tests/client/test_catalogs.py) say 
 message of every language with the values of `cases`, strictly, so a missing form, plural
 category, option or person case fails there; ``tests/vectors/functions/format.json`` keeps
 what the Python client said for the browser's catalog.js to say the same
-(`client.catalog` and ``client/web/js/catalog.js``, twins).
+(`client.words.catalog` and ``client/web/js/catalog.js``, twins).
 
 Values cross into JSON as the browser's catalog.js takes them (`value_json`): a person
 ``{"person": "you"}`` or ``{"person": "name", "name": "Ann"}``, a card ``{"card": "QH",
@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from client.catalog import (
+from client.words.catalog import (
     COMPUTER,
     IT,
     YOU,

@@ -1,4 +1,4 @@
-// Cards for people, as client/cards.py: suit symbols and colours; their words and face
+// Cards for people, as client/words/cards.py: suit symbols and colours; their words and face
 // labels are each language's (catalog.js: rank(), suit(), Catalog.label) (README.md).
 
 import { rank, suit } from "./catalog.js";

@@ -1,4 +1,4 @@
-// One language's words: a message catalog (lang/<tag>.json), as client/catalog.py, its
+// One language's words: a message catalog (lang/<tag>.json), as client/words/catalog.py, its
 // twin (both pinned by tests/vectors/functions/format-*.json); the format is in
 // docs/translating.md. Values are plain objects: person(), card(), count(), war(), said().
 
@@ -143,7 +143,7 @@ export class Catalog {
     return this.fail(`${this.tag}: ${where}: not a value`, String(value));
   }
 
-  // Rounded half up, as client/catalog.py does.
+  // Rounded half up, as client/words/catalog.py does.
   decimal({ number: x, digits }) {
     const scale = 10 ** digits;
     const scaled = Math.floor(Math.abs(x) * scale + 0.5);

@@ -1,5 +1,5 @@
-// Open the room, follow it, reconnect and resume, as client/connection.py; what to do when
-// a connection ends is one pure decision, decide(), as client/policy.py (README.md).
+// Open the room, follow it, reconnect and resume, as client/net/connection.py; what to do when
+// a connection ends is one pure decision, decide(), as client/net/policy.py (README.md).
 
 import { said } from "./catalog.js";
 import { errorReason } from "./sentences.js";
@@ -16,7 +16,7 @@ const RETRY_CODES = new Set(RETRY_CLOSE_CODES);
 const STALE_SEAT = new Set(STALE_SEAT_ERRORS);
 const ROOM_ENDED = new Set(ROOM_ENDED_CLOSE_CODES);
 /** Backoff for drops (base doubling to cap, seconds), slower while the server cannot save
- * games (store*), and how long to keep trying: client/policy.py's Policy. */
+ * games (store*), and how long to keep trying: client/net/policy.py's Policy. */
 export const POLICY = RECONNECT_POLICY;
 
 /** Seconds before reconnect `attempt` (0, 1 ...): exponential, capped, with "equal jitter"

@@ -1,4 +1,4 @@
-// The time limit's countdown, as client/countdown.py: pure, `now` is given.
+// The time limit's countdown, as client/words/countdown.py: pure, `now` is given.
 
 import { said } from "./catalog.js";
 import { WARN_SECONDS } from "./vocabulary.js";

@@ -1,5 +1,5 @@
 // What the fair-deal check found, as the catalogs' `check` messages say it: the twin of
-// client/fairwords.py, pinned to it by tests/vectors/functions/fair-checks.json.
+// client/fair/words.py, pinned to it by tests/vectors/functions/fair-checks.json.
 //
 // The check (engine/fairness.js, engine/check.js) gives language-neutral values: a finding
 // of the reveal ({code, ...values}) or the replay's first mismatch ({step, what, seat,

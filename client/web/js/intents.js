@@ -1,5 +1,5 @@
 // What a tap or key asks for, or why nothing is sent now (a said() message for the viewer's
-// catalog), as client/intents.py: both are
+// catalog), as client/net/intents.py: both are
 // checked against tests/vectors/functions/intents.json. Whether a command may go in the
 // room's phase is the server's phase table (PHASE_TABLE, vocabulary.js).
 

@@ -1,6 +1,6 @@
 // Which language the page speaks, and its words (README.md): the picker's choice
 // (remembered in localStorage), else the first of the browser's preferred languages
-// (navigator.languages) with a catalog, else English; as client/language.py chooses.
+// (navigator.languages) with a catalog, else English; as client/words/language.py chooses.
 // Only the chosen language's catalog is fetched (lang/<tag>.json, served with the page),
 // and the sections it says only at a game's end when it says them (`more`).
 

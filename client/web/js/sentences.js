@@ -1,5 +1,5 @@
 // The words of war-client for seat `me` (null: a spectator) in the viewer's catalog
-// (`words`, catalog.js), as client/sentences.py, client/standing.py and client/results.py;
+// (`words`, catalog.js), as client/words/sentences.py, client/words/standing.py and client/words/results.py;
 // all are checked against tests/vectors/ in every language.
 
 import { COMPUTER, IT, YOU, card, count, named, openSeat, said, war } from "./catalog.js";
@@ -8,7 +8,7 @@ import { clockText } from "./countdown.js";
 import { eveningScore, talkLine } from "./talk.js";
 import { awayWaited, nameOf, openSeats, seatOf, stillToVote, welcomed } from "./view.js";
 
-// --- who is who, as client/_words.py: language-neutral words
+// --- who is who, as client/words/who.py: language-neutral words
 // The room's one computer opponent (the server names it "Computer") is "the computer".
 export const theComputer = (view, seat) => seatOf(view, seat)?.computer === true && view.seats[seat].name === "Computer";
 
@@ -250,7 +250,7 @@ export function resultSentence(view, result, me, { words: w }) {
 // Who went out short in the war that ended the game: the latest player_out for a short war
 // if the view saw it; else, from the game's standings (a game finished at once), the
 // opponents placed best, who went out last; else the opponents not out before the end;
-// else every opponent (as client/results.py).
+// else every opponent (as client/words/results.py).
 function ranShort(view, winner, standings) {
   const told = view.recent.filter((m) => m.type === "player_out" && m.step === view.step && m.reason === "short_war");
   if (told.length) return [told[told.length - 1].seat];

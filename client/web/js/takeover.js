@@ -1,4 +1,4 @@
-// A seat request in words, and the question with its two buttons (as client/seat_words.py;
+// A seat request in words, and the question with its two buttons (as client/words/seats.py;
 // protocol/PROTOCOL.md, "Taking an away seat back"). The words are the catalogs'
 // seat_request section (and page.plain for the refusals).
 

@@ -1,4 +1,4 @@
-// Table talk and the evening in words, as client/talk.py (both are checked against
+// Table talk and the evening in words, as client/words/talk.py (both are checked against
 // tests/vectors/): what a reaction looks like, who said what, the score of the evening
 // by name and its list of games. Pure functions of the view.
 

@@ -1,4 +1,4 @@
-// The view state and its reducer, as client/view.py (README.md).
+// The view state and its reducer, as client/state/view.py (README.md).
 
 import { withLine } from "./talk.js";
 import { RECENT_LIMIT, RULE_DEFAULTS } from "./vocabulary.js";

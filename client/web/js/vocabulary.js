@@ -1,7 +1,7 @@
 // The words both clients share, written from the Python sources by
-// tests/vectors/generate_vocabulary.py (`make vocabulary`): the enums, bounds and defaults
-// of vocabulary/ and protocol/, what the close codes mean to client/policy.py, and the
-// phase table of server/core/phases.py. Never edit it by hand;
+// tools/generate_vocabulary.py (`make vocabulary`): the enums, bounds and defaults
+// of vocabulary/ and protocol/, what the close codes mean to client/net/policy.py, and the
+// phase table of server/core/room/phases.py. Never edit it by hand;
 // tests/client/web/test_vocabulary.py fails when it is out of date.
 
 const frozen = (value) => {

@@ -1,4 +1,4 @@
-// The page's catalog.js against client/catalog.py: every message of every language, said
+// The page's catalog.js against client/words/catalog.py: every message of every language, said
 // with the values tests/vectors/functions/format-<tag>.json gives it (written from the
 // Python client by `python -m tests.vectors.functions`), says the same text.
 
@@ -20,7 +20,7 @@ test("every catalog has its format vector", () => {
 });
 
 for (const name of formats) {
-  test(`every message of ${name}, as client/catalog.py says it`, () => {
+  test(`every message of ${name}, as client/words/catalog.py says it`, () => {
     const vector = JSON.parse(readFileSync(join(VECTORS, "functions", name), "utf8"));
     const words = new Catalog(loadCatalog(vector.language), { strict: true });
     assert.ok(vector.cases.length > 300, `only ${vector.cases.length} cases`);

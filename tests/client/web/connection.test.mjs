@@ -1,5 +1,5 @@
 // The page's connection with a stand-in WebSocket and clock: the opening, the stored seat,
-// reconnecting with backoff and resuming, refusals, resync (as client/connection.py does).
+// reconnecting with backoff and resuming, refusals, resync (as client/net/connection.py does).
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -341,7 +341,7 @@ test("the pure decisions", () => {
   assert.equal(socketUrl(new URL("https://war.example.org/family/?x=1#watch=AB")), "wss://war.example.org/family/");
 });
 
-// client/policy.py's table of cases, case by case.
+// client/net/policy.py's table of cases, case by case.
 const ending = (changes = {}) => ({
   url: "ws://war.test/",
   unreachable: null,
@@ -360,7 +360,7 @@ const ending = (changes = {}) => ({
   ...changes,
 });
 
-test("the reconnect policy, as client/policy.py decides", () => {
+test("the reconnect policy, as client/net/policy.py decides", () => {
   const d = (changes) => told(decide(ending(changes), POLICY, 0.5));
   assert.deepEqual(d({ closing: true }), { kind: "stop", ok: true, reason: "closed", code: null });
   assert.deepEqual(d({ left: true }), { kind: "stop", ok: true, reason: "you left the room", code: null });

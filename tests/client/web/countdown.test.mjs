@@ -1,4 +1,4 @@
-// The time limit's countdown, as client/countdown.py counts it (the same cases).
+// The time limit's countdown, as client/words/countdown.py counts it (the same cases).
 
 import assert from "node:assert/strict";
 import { said } from "../../../client/web/js/catalog.js";

@@ -1,6 +1,6 @@
 // The browser table's pure decisions against the shared vectors (tests/vectors/functions/,
 // written from the Python client by `python -m tests.vectors.functions`; never edited by
-// hand): the same answers as client/intents.py, client/policy.py and client/countdown.py.
+// hand): the same answers as client/net/intents.py, client/net/policy.py and client/words/countdown.py.
 
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -30,7 +30,7 @@ function press(view, { press: key, sent = null, asked = null }) {
 }
 const out = (intent) => ("key" in intent ? { say: intent } : { send: intent });
 
-test("what a key asks for, as client/intents.py", () => {
+test("what a key asks for, as client/net/intents.py", () => {
   const vector = load("intents");
   for (const key of ["space", "a", "f", "r", "d"]) assert.ok(vector.cases.some((c) => c.press === key), key);
   for (const c of vector.cases) {
@@ -38,7 +38,7 @@ test("what a key asks for, as client/intents.py", () => {
   }
 });
 
-test("what to do when a connection ends, as client/policy.py", () => {
+test("what to do when a connection ends, as client/net/policy.py", () => {
   const vector = load("reconnect");
   const standard = camelKeys(vector.policy);
   for (const c of vector.cases) {
@@ -52,14 +52,14 @@ test("what to do when a connection ends, as client/policy.py", () => {
   }
 });
 
-test("why a connection closed, and whether to come back, as client/policy.py", () => {
+test("why a connection closed, and whether to come back, as client/net/policy.py", () => {
   for (const c of load("close-reasons").cases) {
     assert.deepEqual(closedBecause(c.code, c.error), c.reason, JSON.stringify(c));
     assert.equal(shouldReconnect(c.code), c.reconnect, JSON.stringify(c));
   }
 });
 
-test("the countdown, as client/countdown.py", () => {
+test("the countdown, as client/words/countdown.py", () => {
   const vector = load("countdown");
   for (const script of vector.scripts) {
     let view = initialView();
@@ -89,7 +89,7 @@ test("the codec checks every server message the protocol has, with its fields", 
   for (const [type, names] of Object.entries(fields)) assert.deepEqual(Object.keys(SERVER[type]), names, type);
 });
 
-test("what the fair-deal check found, said as client/fairwords.py says it, in every language", async () => {
+test("what the fair-deal check found, said as client/fair/words.py says it, in every language", async () => {
   const { checkSaid } = await import("../../../client/web/js/fairwords.js");
   const { Catalog } = await import("../../../client/web/js/catalog.js");
   const { LANGUAGES, loadCatalog } = await import("./_vectors.mjs");

@@ -1,5 +1,5 @@
 // The words on the table besides the sentences: the marks on a seat, the rules line, the
-// line under the title, and what a key or tap asks for (client/intents.py's answers), in
+// line under the title, and what a key or tap asks for (client/net/intents.py's answers), in
 // English and, where the grammar differs, in the other languages.
 
 import assert from "node:assert/strict";

@@ -1,6 +1,6 @@
-"""The generated words are current: ``client/web/js/vocabulary.js`` and ``client/phases.py``.
+"""The generated words are current: ``client/web/js/vocabulary.js`` and ``client/state/phases.py``.
 
-Both are written by ``tests/vectors/generate_vocabulary.py`` (``make vocabulary``) from the
+Both are written by ``tools/generate_vocabulary.py`` (``make vocabulary``) from the
 Python sources; a change to an enum, a bound, a default, which close reconnects or the
 server's phase table that was not regenerated fails here. What the browser's modules do
 with the file is checked by ``vocabulary.test.mjs`` (``node --test``).
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from client.phases import PHASE_TABLE
+from client.state.phases import PHASE_TABLE
 from protocol import ErrorCode, RoomPhase
-from server.core import phases
-from tests.vectors.generate_vocabulary import JS_PATH, PY_PATH, phase_table, render_js, render_py
+from server.core.room import phases
+from tools.generate_vocabulary import JS_PATH, PY_PATH, phase_table, render_js, render_py
 
-STALE = "is stale: run make vocabulary (python -m tests.vectors.generate_vocabulary)"
+STALE = "is stale: run make vocabulary (python -m tools.generate_vocabulary)"
 
 
 @pytest.mark.parametrize(("path", "render"), [(JS_PATH, render_js), (PY_PATH, render_py)])

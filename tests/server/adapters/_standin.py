@@ -31,10 +31,10 @@ from protocol import (
     Snapshot,
     WatchRoom,
 )
-from server.adapters.app import WarServer
-from server.adapters.config import Settings
 from server.adapters.serving import serving
-from server.core.actions import Action, Close, ConnId, Output, Send
+from server.adapters.settings.config import Settings
+from server.adapters.ws.app import WarServer
+from server.core.room.actions import Action, Close, ConnId, Output, Send
 from tests._kit.stores import MemoryStore
 
 __all__ = ["STATE", "BaseHub", "StandInHub", "output", "standin_server"]

@@ -1,4 +1,4 @@
-"""server.adapters.app over real loopback sockets, with a stand-in Hub so only the app is tested.
+"""server.adapters.ws.app over real loopback sockets, with a stand-in Hub so only the app is tested.
 
 The stand-in (`EchoHub`) opens a connection on ``watch_room``, answers ``resync`` by
 broadcasting ``spectators_changed`` to every open connection, raises on a ``join_room``
@@ -37,10 +37,10 @@ from protocol import (
     WatchRoom,
     encode,
 )
-from server.adapters.app import WarServer
-from server.adapters.config import INVALID_MESSAGE_BURST, Settings
 from server.adapters.serving import serving
-from server.core.actions import Action, Close, ConnId, Output, Send
+from server.adapters.settings.config import INVALID_MESSAGE_BURST, Settings
+from server.adapters.ws.app import WarServer
+from server.core.room.actions import Action, Close, ConnId, Output, Send
 from tests._kit.net import http_get
 from tests.e2e._client import Client, ExpectError
 from tests.server.adapters._standin import BaseHub, output

@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from protocol import ClientMessage, CloseCode, Error, ErrorCode, Snapshot, WatchRoom
-from server.core.actions import Action, ConnId, Output, Write
-from server.core.replies import come_back
+from server.core.hub.replies import come_back
+from server.core.room.actions import Action, ConnId, Output, Write
 from tests._kit.stores import ROOM, FlakyStore
 from tests.e2e._client import Client
 from tests.server.adapters._standin import StandInHub, standin_server

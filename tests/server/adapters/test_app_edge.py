@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
-from server.adapters._values import networks
+from server.adapters.settings.values import networks
 from tests._kit.net import HTTP_TIMEOUT
 from tests.server.adapters._standin import standin_server
 

@@ -18,7 +18,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from protocol import Resync, WatchRoom, encode
-from server.adapters.limits import RateLimiter, Verdict
+from server.adapters.addresses.limits import Handling, RateLimiter
 from tests.server.adapters._raw import masked_frame, upgrade
 from tests.server.adapters._standin import StandInHub, standin_server
 
@@ -27,7 +27,7 @@ WAIT = 20.0
 
 
 class _TimeFliesAfterClose(RateLimiter):
-    """A rate limit whose clock stands still until its first `Verdict.CLOSE`, then moves a
+    """A rate limit whose clock stands still until its first `Handling.CLOSE`, then moves a
     second on at each message; it keeps every verdict it gave."""
 
     made: ClassVar[list[_TimeFliesAfterClose]] = []
@@ -35,11 +35,11 @@ class _TimeFliesAfterClose(RateLimiter):
     def __init__(self, rate: float, now: float) -> None:
         super().__init__(rate, now)
         self._now = now
-        self.verdicts: list[Verdict] = []
+        self.verdicts: list[Handling] = []
         self.made.append(self)
 
-    def check(self, now: float) -> Verdict:
-        if Verdict.CLOSE in self.verdicts:
+    def check(self, now: float) -> Handling:
+        if Handling.CLOSE in self.verdicts:
             self._now += 1.0
         verdict = super().check(self._now)
         self.verdicts.append(verdict)
@@ -49,7 +49,7 @@ class _TimeFliesAfterClose(RateLimiter):
 async def test_no_message_read_with_a_flood_is_judged_after_its_close(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("server.adapters.app.RateLimiter", _TimeFliesAfterClose)
+    monkeypatch.setattr("server.adapters.ws.app.RateLimiter", _TimeFliesAfterClose)
     monkeypatch.setattr(_TimeFliesAfterClose, "made", [])
     hub = StandInHub()
     watch = masked_frame(BINARY, encode(WatchRoom(code="WATCH")))
@@ -65,7 +65,7 @@ async def test_no_message_read_with_a_flood_is_judged_after_its_close(
                 sock.close()
     (limiter,) = _TimeFliesAfterClose.made
     # a burst of 4 (watch_room took one), a refusal, 3 drops, the close, and nothing after
-    accept, refuse, drop, close = Verdict.ACCEPT, Verdict.REFUSE, Verdict.DROP, Verdict.CLOSE
+    accept, refuse, drop, close = Handling.ACCEPT, Handling.REFUSE, Handling.DROP, Handling.CLOSE
     assert limiter.verdicts == [accept] * 4 + [refuse] + [drop] * 3 + [close]
     events = [e["event"] for e in logs]
     assert (events.count("rate_limited"), events.count("rate_limit_close")) == (1, 1), events

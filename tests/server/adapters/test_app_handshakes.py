@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from server.adapters.app import WarServer
+from server.adapters.ws.app import WarServer
 from tests.server.adapters._raw import open_raw
 from tests.server.adapters._standin import StandInHub, standin_server
 

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 import pytest
 import structlog
 
-from server.adapters.config import LogFormat, LogLevel
 from server.adapters.logs import bind, configure_logging, get_logger
+from server.adapters.settings.config import LogFormat, LogLevel
 
 
 class FakeTty(io.StringIO):

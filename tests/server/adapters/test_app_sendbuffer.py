@@ -27,10 +27,10 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request
 
 from protocol import Ready, Resync, WatchRoom, encode
-from server.adapters._connection import RECEIVE_BUFFER
-from server.adapters.app import WarServer
-from server.adapters.config import MIN_SEND_BUFFER, RECEIVE_BURST
-from server.adapters.web import WebFiles
+from server.adapters.settings.config import MIN_SEND_BUFFER, RECEIVE_BURST
+from server.adapters.web.files import WebFiles
+from server.adapters.ws.app import WarServer
+from server.adapters.ws.connection import RECEIVE_BUFFER
 from tests.server.adapters._raw import masked_frame, ping_frames, send_until_reset, upgrade
 from tests.server.adapters._standin import StandInHub, standin_server
 

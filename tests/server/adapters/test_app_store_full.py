@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from protocol import CloseCode, CreateRoom, Error, ErrorCode, Welcome
-from server.adapters.config import Settings
 from server.adapters.serving import serving
-from server.adapters.store import SqliteStore
-from server.core.hub import Hub
+from server.adapters.settings.config import Settings
+from server.adapters.store.sqlite import SqliteStore
+from server.core.hub.hub import Hub
 from server.core.settings import HubSettings
 from tests.e2e._client import Client
 

@@ -1,4 +1,4 @@
-"""server.adapters.app writes each connection's frames of one Hub call together, in order.
+"""server.adapters.ws.app writes each connection's frames of one Hub call together, in order.
 
 A stand-in Hub answers one ``resync`` with three room messages to every open connection
 (as a step does: two game events and a ``waiting_for``), and ``vote_finish`` with an
@@ -34,10 +34,10 @@ from protocol import (
     decode_server_message,
     encode,
 )
-from server.adapters.app import WarServer
-from server.adapters.config import Settings
 from server.adapters.serving import serving
-from server.core.actions import Close, ConnId, Output, Send
+from server.adapters.settings.config import Settings
+from server.adapters.ws.app import WarServer
+from server.core.room.actions import Close, ConnId, Output, Send
 from tests.e2e._client import Client
 from tests.server.adapters._standin import BaseHub, output
 
@@ -152,7 +152,7 @@ async def test_a_closing_connection_is_skipped_and_others_still_get_theirs(
 
 
 async def test_a_message_is_one_frame_the_same_for_every_connection(tmp_path: Path) -> None:
-    # The outbox frames a message once (server.adapters._connection.binary_frame): right
+    # The outbox frames a message once (server.adapters.ws.connection.binary_frame): right
     # only while no connection negotiates an extension, even one whose client offers
     # compression, as browsers do.
     async with burst_server(tmp_path) as server:

@@ -1,4 +1,4 @@
-"""When the app commits a batch (`server.adapters.batch.CommitTimer`): at the end of the
+"""When the app commits a batch (`server.adapters.ws.batch.CommitTimer`): at the end of the
 loop turn of its first call, but a batch that writes no sooner than the interval after
 the last commit that wrote (so that, under load, many rooms' readies share a commit),
 and at once when it is full. What a batch holds goes out only after its commit either
@@ -14,8 +14,8 @@ import asyncio
 import dataclasses
 
 from protocol import ReadyChanged
-from server.adapters.batch import MAX_HELD_ACTIONS, Batch, CommitTimer
-from server.core.actions import Output, Send, Write
+from server.adapters.ws.batch import MAX_HELD_ACTIONS, Batch, CommitTimer
+from server.core.room.actions import Output, Send, Write
 from tests._kit.stores import ROOM, FlakyStore
 
 READY = ReadyChanged(seq=1, seat=0, ready=True)

@@ -1,4 +1,4 @@
-"""server.adapters.config: flags over environment over defaults, validation, and --help."""
+"""server.adapters.settings.config: flags over environment over defaults, validation, and --help."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from protocol import CreateRoom, TalkSetting
-from server.adapters.config import (
+from server.adapters.settings.config import (
     OPTIONS,
     ConfigError,
     LogFormat,

@@ -1,4 +1,4 @@
-"""`server.adapters.limits.ConnectionGate` on a fake clock: new connections per address,
+"""`server.adapters.addresses.limits.ConnectionGate` on a fake clock: new connections per address,
 penalties."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.adapters.limits import ConnectionGate, Throttle
-from server.core.limits import TokenBucket
+from server.adapters.addresses.limits import ConnectionGate, Throttle
+from server.core.budgets import TokenBucket
 
 
 def gate(

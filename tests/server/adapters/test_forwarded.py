@@ -1,4 +1,4 @@
-"""server.adapters._forwarded: the rightmost-untrusted X-Forwarded-For rule, trusted proxies."""
+"""server.adapters.addresses.forwarded: the rightmost-untrusted X-Forwarded-For rule, proxies."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from server.adapters._forwarded import (
+from server.adapters.addresses.forwarded import (
     MAX_HOPS,
     ClientAddress,
     Network,
@@ -17,7 +17,7 @@ from server.adapters._forwarded import (
     client_address,
     ip_of,
 )
-from server.adapters.config import ConfigError, load_settings
+from server.adapters.settings.config import ConfigError, load_settings
 
 HOME = {"HOME": "/home/ann"}
 PROXY = "172.30.87.10"

@@ -1,11 +1,11 @@
-"""The names a request may use (`server.adapters._hosts`), and --allowed-hosts read."""
+"""The names a request may use (`server.adapters.addresses.hosts`), and --allowed-hosts read."""
 
 from __future__ import annotations
 
 import pytest
 
-from server.adapters._hosts import host_allowed, normal_host
-from server.adapters.config import ConfigError, load_settings
+from server.adapters.addresses.hosts import host_allowed, normal_host
+from server.adapters.settings.config import ConfigError, load_settings
 
 
 @pytest.mark.parametrize(

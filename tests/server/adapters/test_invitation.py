@@ -25,16 +25,16 @@ from protocol import (
     RulesSpec,
     Welcome,
 )
-from server.adapters._exposure import reachable_addresses
-from server.adapters._forwarded import ClientAddress
-from server.adapters._invitation import (
+from server.adapters.addresses.forwarded import ClientAddress
+from server.adapters.settings.config import ConfigError, load_settings
+from server.adapters.settings.values import public_url
+from server.adapters.web.exposure import reachable_addresses
+from server.adapters.web.invitation import (
     HOME_NETWORK_ADVICE,
     page_addresses,
     startup_lines,
     told_addresses,
 )
-from server.adapters._values import public_url
-from server.adapters.config import ConfigError, load_settings
 from tests.e2e._client import Client
 from tests.e2e._war import start_war
 from tests.server.adapters.test_app_forwarded import LOOPBACK, through_proxy

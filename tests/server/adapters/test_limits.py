@@ -1,4 +1,4 @@
-"""server.adapters.limits with a fake clock: the per-connection rate limit, address slots."""
+"""server.adapters.addresses.limits, fake clock: the per-connection rate limit, address slots."""
 
 from __future__ import annotations
 
@@ -6,52 +6,52 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.adapters.limits import AddressSlots, RateLimiter, Verdict
+from server.adapters.addresses.limits import AddressSlots, Handling, RateLimiter
 
 
 def test_rate_limiter_allows_a_burst_of_twice_the_rate() -> None:
     limiter = RateLimiter(rate=5, now=0.0)
     verdicts = [limiter.check(0.0) for _ in range(10)]
-    assert verdicts == [Verdict.ACCEPT] * 10
-    assert limiter.check(0.0) is Verdict.REFUSE
+    assert verdicts == [Handling.ACCEPT] * 10
+    assert limiter.check(0.0) is Handling.REFUSE
 
 
 def test_rate_limiter_sustains_the_rate_forever() -> None:
     limiter = RateLimiter(rate=16, now=0.0)
     # exactly 16 a second (times exact in binary) for a minute, after using up the burst
     for _ in range(32):
-        assert limiter.check(0.0) is Verdict.ACCEPT
+        assert limiter.check(0.0) is Handling.ACCEPT
     for i in range(1, 16 * 60 + 1):
-        assert limiter.check(i / 16) is Verdict.ACCEPT
-    assert limiter.check(60.0) is Verdict.REFUSE
+        assert limiter.check(i / 16) is Handling.ACCEPT
+    assert limiter.check(60.0) is Handling.REFUSE
 
 
 def test_flood_is_refused_once_then_dropped_then_closed() -> None:
     limiter = RateLimiter(rate=2, now=0.0)  # burst 4
-    assert [limiter.check(0.0) for _ in range(4)] == [Verdict.ACCEPT] * 4
-    assert limiter.check(0.0) is Verdict.REFUSE
-    assert [limiter.check(0.0) for _ in range(3)] == [Verdict.DROP] * 3
+    assert [limiter.check(0.0) for _ in range(4)] == [Handling.ACCEPT] * 4
+    assert limiter.check(0.0) is Handling.REFUSE
+    assert [limiter.check(0.0) for _ in range(3)] == [Handling.DROP] * 3
     # a whole burst (4) dropped: the next one closes
-    assert limiter.check(0.0) is Verdict.CLOSE
+    assert limiter.check(0.0) is Handling.CLOSE
 
 
 def test_a_pause_ends_the_flood_and_the_next_one_is_refused_again() -> None:
     limiter = RateLimiter(rate=1, now=0.0)  # burst 2
     assert [limiter.check(0.0) for _ in range(3)] == [
-        Verdict.ACCEPT,
-        Verdict.ACCEPT,
-        Verdict.REFUSE,
+        Handling.ACCEPT,
+        Handling.ACCEPT,
+        Handling.REFUSE,
     ]
-    assert limiter.check(0.0) is Verdict.DROP
-    assert limiter.check(1.0) is Verdict.ACCEPT  # a token came back: flood over
-    assert limiter.check(1.0) is Verdict.REFUSE  # a new flood gets its own error
+    assert limiter.check(0.0) is Handling.DROP
+    assert limiter.check(1.0) is Handling.ACCEPT  # a token came back: flood over
+    assert limiter.check(1.0) is Handling.REFUSE  # a new flood gets its own error
 
 
 def test_a_slow_rate_still_lets_one_message_through() -> None:
     limiter = RateLimiter(rate=0.25, now=0.0)  # burst max(1, 0.5) = 1
-    assert limiter.check(0.0) is Verdict.ACCEPT
-    assert limiter.check(1.0) is Verdict.REFUSE
-    assert limiter.check(4.0) is Verdict.ACCEPT
+    assert limiter.check(0.0) is Handling.ACCEPT
+    assert limiter.check(1.0) is Handling.REFUSE
+    assert limiter.check(4.0) is Handling.ACCEPT
 
 
 @given(
@@ -67,7 +67,7 @@ def test_never_more_accepted_than_burst_plus_rate_times_time(
     for gap in gaps:
         now += gap
         verdict = limiter.check(now)
-        accepted += verdict is Verdict.ACCEPT
+        accepted += verdict is Handling.ACCEPT
         assert accepted <= max(1.0, 2 * rate) + rate * now + 1e-6
 
 

@@ -1,8 +1,8 @@
-"""server.adapters._minify_cache: with ``FAMILY_WAR_MINIFY_CACHE`` set, the minifying child
+"""server.adapters.web.minify_cache: with ``FAMILY_WAR_MINIFY_CACHE`` set, the minifying child
 runs once for given inputs, and again for any change to them; unset, it runs every time.
 
 The child is the real one (tdewolff-minify), counted by a wrapper around
-`server.adapters._compact._in_a_child`.
+`server.adapters.web.compact._in_a_child`.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from server.adapters import _compact
-from server.adapters._minify_cache import CACHE_VARIABLE, cache_folder, keep
-from server.adapters.web import WebFiles
+from server.adapters.web import compact as _compact
+from server.adapters.web.files import WebFiles
+from server.adapters.web.minify_cache import CACHE_VARIABLE, cache_folder, keep
 
 SOURCE = "const longName = 1; // a comment\nexport { longName };\n"
 ITEMS = [(SOURCE, ".js"), ("a {\n  color: red;\n}\n", ".css"), ('{"a": 1}', ".json")]

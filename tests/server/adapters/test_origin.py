@@ -1,10 +1,10 @@
-"""server.adapters._origin: which Origin headers may open a WebSocket (sans-I/O)."""
+"""server.adapters.addresses.origin: which Origin headers may open a WebSocket (sans-I/O)."""
 
 from __future__ import annotations
 
 import pytest
 
-from server.adapters._origin import normal_origin, origin_allowed
+from server.adapters.addresses.origin import normal_origin, origin_allowed
 
 LISTED = (normal_origin("https://family.example"), normal_origin("http://10.0.0.5:8000"))
 

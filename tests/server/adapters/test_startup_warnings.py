@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
-from server.adapters import _exposure
-from server.adapters._exposure import local_addresses, startup_warnings
+from server.adapters.web import exposure as _exposure
+from server.adapters.web.exposure import local_addresses, startup_warnings
 from tests.server.adapters._standin import standin_server
 
 PUBLIC_V4 = ipaddress.ip_address("81.2.69.160")

@@ -16,12 +16,17 @@ from hypothesis import strategies as st
 
 from protocol import CreateRoom, JoinRoom, Ready, ResumeSeat, RulesSpec
 from server import engine
-from server.adapters._schema import CODES_UNIQUE, PAGE_SIZE, SCHEMA_VERSION, WAL_CHECKPOINT_BYTES
-from server.adapters.store import SqliteStore, Store
-from server.core.actions import Delete, Write
+from server.adapters.store.schema import (
+    CODES_UNIQUE,
+    PAGE_SIZE,
+    SCHEMA_VERSION,
+    WAL_CHECKPOINT_BYTES,
+)
+from server.adapters.store.sqlite import SqliteStore, Store
 from server.core.codes import hash_token, normalize_code
-from server.core.phases import Stage
-from server.core.records import DisplacedRecord, GameRecord, RoomRecord, SeatRecord
+from server.core.room.actions import Delete, Write
+from server.core.room.phases import Stage
+from server.core.room.records import DisplacedRecord, GameRecord, RoomRecord, SeatRecord
 from server.errors import StoreError
 from tests._kit.stores import MemoryStore
 from tests.server.core._roomkit import RoomKit

@@ -28,11 +28,11 @@ import pytest
 
 from protocol import encode
 from server import engine
-from server.adapters._schema import SCHEMA_VERSION
-from server.adapters.store import SqliteStore
-from server.core.hub import Hub
+from server.adapters.store.schema import SCHEMA_VERSION
+from server.adapters.store.sqlite import SqliteStore
+from server.core.hub.hub import Hub
+from server.core.room.wire import event_message, game_over_message
 from server.core.settings import HubSettings
-from server.core.wire import event_message, game_over_message
 
 FIXTURE = Path(__file__).parent / "stored_0_1"
 OLD_RULES = {"fixed_order": "seat0", "both_short": "end"}

@@ -23,10 +23,10 @@ import pytest
 
 from protocol import JoinRoom, Ready, Rematch, RematchDeal, ResumeSeat, RoomPhase
 from server import engine
-from server.adapters._schema import SCHEMA_VERSION
-from server.adapters.store import SqliteStore
-from server.core.actions import Write
-from server.core.phases import Stage
+from server.adapters.store.schema import SCHEMA_VERSION
+from server.adapters.store.sqlite import SqliteStore
+from server.core.room.actions import Write
+from server.core.room.phases import Stage
 from tests.server.core._roomkit import Peer, RoomKit
 
 FIXTURE = Path(__file__).parent / "stored_0_2"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from structlog.testing import capture_logs
 
-from server.adapters.config import Settings
 from server.adapters.serving import open_store
+from server.adapters.settings.config import Settings
 
 
 def mode(path: Path) -> int:

@@ -15,11 +15,11 @@ import pytest
 from structlog.testing import capture_logs
 
 from server import engine
-from server.adapters import _schema
-from server.adapters.store import SqliteStore, StoreLock
-from server.core.actions import Write
-from server.core.hub import Hub
-from server.core.records import GameRecord, RoomRecord, SeatRecord
+from server.adapters.store import schema as _schema
+from server.adapters.store.sqlite import SqliteStore, StoreLock
+from server.core.hub.hub import Hub
+from server.core.room.actions import Write
+from server.core.room.records import GameRecord, RoomRecord, SeatRecord
 from server.core.settings import HubSettings
 from server.errors import StoreError
 

@@ -21,9 +21,9 @@ import pytest
 
 from protocol import JoinRoom, ResumeSeat
 from protocol.seat_requests import AnswerSeatRequest
-from server.adapters._schema import SCHEMA_VERSION
-from server.adapters.store import SqliteStore
-from server.core.phases import Stage
+from server.adapters.store.schema import SCHEMA_VERSION
+from server.adapters.store.sqlite import SqliteStore
+from server.core.room.phases import Stage
 from tests.server.core._roomkit import Peer, RoomKit
 
 FIXTURE = Path(__file__).parent / "stored_schema_8"

@@ -8,8 +8,8 @@ import sqlite3
 from pathlib import Path
 
 from protocol import React, Reaction, Say, TalkSetting, VoteFinish
-from server.adapters._schema import SCHEMA_VERSION
-from server.adapters.store import SqliteStore
+from server.adapters.store.schema import SCHEMA_VERSION
+from server.adapters.store.sqlite import SqliteStore
 from tests.server.core._roomkit import RoomKit, seated
 
 FIXTURE = Path(__file__).parent / "stored_0_2" / "store.sqlite3"

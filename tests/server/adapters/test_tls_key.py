@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from server.adapters.config import Settings
 from server.adapters.serving import tls_context
+from server.adapters.settings.config import Settings
 from server.errors import TlsKeyError
 from tests.server.adapters._tls import self_signed
 

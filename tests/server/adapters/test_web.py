@@ -1,4 +1,4 @@
-"""server.adapters.web: the browser table's files over real loopback HTTP, and --no-web.
+"""server.adapters.web.files: the browser table's files over real loopback HTTP, and --no-web.
 
 Requests are made with http.client in a worker thread (the server runs in the test's own
 event loop); every answer is checked for its status, type, caching and security headers.
@@ -27,19 +27,19 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request
 
 from protocol import Error, ErrorCode, WatchRoom
-from server.adapters import _compact
-from server.adapters._compact import (
+from server.adapters.serving import serving
+from server.adapters.settings.config import Settings
+from server.adapters.web import compact as _compact
+from server.adapters.web.compact import (
     LATER_SECTIONS,
     MINIFIER,
     TERMINAL_SECTIONS,
     compact,
     minifiers,
 )
-from server.adapters._minify_cache import CACHE_VARIABLE
-from server.adapters.app import WarServer
-from server.adapters.config import Settings
-from server.adapters.serving import serving
-from server.adapters.web import CONTENT_SECURITY_POLICY, WebFiles, WebFilesError, web_root
+from server.adapters.web.files import CONTENT_SECURITY_POLICY, WebFiles, WebFilesError, web_root
+from server.adapters.web.minify_cache import CACHE_VARIABLE
+from server.adapters.ws.app import WarServer
 from tests.e2e._client import Client
 
 
@@ -210,7 +210,7 @@ async def test_no_web_serves_no_page(tmp_path: Path) -> None:
 
 def test_the_files_are_found_without_running_client_code() -> None:
     code = (
-        "import sys; from server.adapters.web import web_root; root = web_root(); "
+        "import sys; from server.adapters.web.files import web_root; root = web_root(); "
         "assert 'client' not in sys.modules, 'client was imported'; print(root)"
     )
     done = subprocess.run(
@@ -330,7 +330,7 @@ def test_the_go_minifier_runs_in_a_child_never_in_the_server() -> None:
     script = (
         "import resource, sys\n"
         "before = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
-        "from server.adapters.web import WebFiles\n"
+        "from server.adapters.web.files import WebFiles\n"
         "files = WebFiles.load()\n"
         "assert 'minify' not in sys.modules, 'the Go library was loaded'\n"
         "assert resource.getrlimit(resource.RLIMIT_NOFILE) == before\n"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from server.adapters.web import CONTENT_TYPES, web_root
+from server.adapters.web.files import CONTENT_TYPES, web_root
 
 pytestmark = pytest.mark.slow
 

@@ -1,7 +1,7 @@
 """The room test kit: the sans-I/O hub on a fake clock, fake connections, and inboxes.
 
 Every `Output` the hub returns is applied here as the app applies it: its changes are
-committed to the kit's store by the app's own batch (`server.adapters.batch.Batch`, one
+committed to the kit's store by the app's own batch (`server.adapters.ws.batch.Batch`, one
 batch per hub call here), the hub is told, and the actions it releases are carried
 out: a `Send` appends the message to each recipient's inbox (after an encode/decode
 round trip through the real codec, so whatever the hub sends is valid on the wire), a
@@ -11,7 +11,7 @@ messages arrive with seq +1 each.
 
 Shared helpers of the room tests live here too: `seated` (a room with every seat taken),
 `expected_events` (a whole game's event messages, from the engine through the server's
-own mapping `server.core.wire`) and `game_events` (the event messages a peer received).
+own mapping `server.core.room.wire`) and `game_events` (the event messages a peer received).
 The engine's independent oracle is the reference game of
 ``tests/server/engine/test_engine_tiny.py``.
 """
@@ -48,18 +48,18 @@ from protocol import (
 )
 from protocol.seat_requests import SeatRequestWaiting
 from server import engine
-from server.adapters.batch import Batch
-from server.core.actions import Action, Close, Output, Send
-from server.core.hub import Hub
+from server.adapters.ws.batch import Batch
+from server.core.hub.hub import Hub
 from server.core.logger import Logger
-from server.core.records import RoomRecord
-from server.core.room import Room
+from server.core.room.actions import Action, Close, Output, Send
+from server.core.room.records import RoomRecord
+from server.core.room.room import Room
+from server.core.room.wire import event_message
 from server.core.settings import HubSettings
-from server.core.wire import event_message
 from tests._kit.stores import MemoryStore
 
 if TYPE_CHECKING:
-    from server.adapters.store import Store
+    from server.adapters.store.sqlite import Store
 
 __all__ = [
     "GAME_EVENTS",

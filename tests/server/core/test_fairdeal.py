@@ -1,9 +1,9 @@
-"""The room's commit–reveal of a fair deal (PROTOCOL.md §10, server/core/fairdeal.py).
+"""The room's commit–reveal of a fair deal (PROTOCOL.md §10, server/core/room/fairdeal.py).
 
 Every stage: the server's commitment from creation, each seat's commitment shown before
 anyone can reveal, the seeds revealed with the first readies, a bad seed refused, the
 first cards only once every committed seat revealed or was dropped (and the table told),
-the reveal at game over, checked by the Python client's own check (`client.fairwatch`);
+the reveal at game over, checked by the Python client's own check (`client.fair.watch`);
 a restart between commit and reveal; a chosen deal, and the same deal again, claim
 nothing; a rematch with a new deal commits again.
 """
@@ -15,8 +15,8 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from client.catalog import Person, catalog
-from client.fairwatch import FairVerdict, FairWatch, no_seed_line
+from client.fair.watch import FairVerdict, FairWatch, no_seed_line
+from client.words.catalog import Person, catalog
 from protocol import (
     CreateRoom,
     ErrorCode,
@@ -33,7 +33,7 @@ from protocol import (
 )
 from protocol.errors import ProtocolError
 from protocol.fairness import commitment, derive_deal
-from server.adapters.store import SqliteStore
+from server.adapters.store.sqlite import SqliteStore
 from server.core.settings import HubSettings
 from tests._kit.stores import MemoryStore
 from tests.server.core._roomkit import Peer, RoomKit, error_codes

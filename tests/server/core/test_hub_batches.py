@@ -1,4 +1,4 @@
-"""Group commit: the hub calls of one batch (`server.adapters.batch.Batch`, as the app
+"""Group commit: the hub calls of one batch (`server.adapters.ws.batch.Batch`, as the app
 runs them) are stored by one commit, and what they send waits for it.
 
 The app adds each turn of its event loop's hub calls to a batch and commits it at the
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from protocol import CloseCode, CreateRoom, Error, ErrorCode, Ready, RoomPhase
 from server import engine
-from server.core.actions import Close, Send, Write
-from server.core.records import same_state
+from server.core.room.actions import Close, Send, Write
+from server.core.room.records import same_state
 from tests._kit.stores import FlakyStore
 from tests.server.core._roomkit import (
     Peer,

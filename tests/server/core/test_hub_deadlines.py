@@ -24,7 +24,7 @@ from protocol import (
     SetAutoPlay,
     WatchRoom,
 )
-from server.core.room import Room
+from server.core.room.room import Room
 from server.core.settings import HubSettings
 from tests.server.core._roomkit import Peer, RoomKit
 

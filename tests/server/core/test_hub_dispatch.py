@@ -18,7 +18,7 @@ from protocol import (
     Snapshot,
     WatchRoom,
 )
-from server.core.hub import HubStats
+from server.core.hub.hub import HubStats
 from server.core.settings import HubSettings
 from tests._kit.stores import FlakyStore
 from tests.server.core._roomkit import RoomKit, error_codes, seated

@@ -27,11 +27,11 @@ from protocol import (
     WaitingFor,
 )
 from server import engine
-from server.adapters.store import SqliteStore
-from server.core.phases import Stage
-from server.core.room import Room
+from server.adapters.store.sqlite import SqliteStore
+from server.core.room.phases import Stage
+from server.core.room.room import Room
+from server.core.room.wire import engine_rules
 from server.core.settings import HubSettings
-from server.core.wire import engine_rules
 from tests._kit.games import LONG_DEAL, LONG_RULES, LONG_STEPS
 from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from protocol import CloseCode, CreateRoom, JoinRoom, Leave, RoomPhase, RulesSpec
-from server.adapters.store import SqliteStore
-from server.core.rooms import RESTART_GRACE_SECONDS
+from server.adapters.store.sqlite import SqliteStore
+from server.core.hub.rooms import RESTART_GRACE_SECONDS
 from server.core.settings import HubSettings
 from tests.server.core._roomkit import Peer, RoomKit, error_codes
 

@@ -8,8 +8,8 @@ import structlog
 from structlog.testing import capture_logs
 
 from protocol import CreateRoom, JoinRoom, Leave, ResumeSeat, VoteFinish
-from server.core.actions import Delete, Write
-from server.core.hub import Hub
+from server.core.hub.hub import Hub
+from server.core.room.actions import Delete, Write
 from server.core.settings import HubSettings
 from tests._kit.stores import FlakyStore, MemoryStore
 from tests.server.core._roomkit import RoomKit

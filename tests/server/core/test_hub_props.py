@@ -30,9 +30,9 @@ from protocol import (
     VoteFinish,
     WatchRoom,
 )
-from server.adapters.store import Store
-from server.core.phases import Stage
-from server.core.records import RoomRecord, same_state
+from server.adapters.store.sqlite import Store
+from server.core.room.phases import Stage
+from server.core.room.records import RoomRecord, same_state
 from server.core.settings import HubSettings
 from server.engine import Game
 from tests._kit.stores import FlakyStore

@@ -23,7 +23,7 @@ from protocol import (
     VoteFinish,
 )
 from server import engine
-from server.adapters.store import SqliteStore
+from server.adapters.store.sqlite import SqliteStore
 from tests.server.core._roomkit import Peer, RoomKit, error_codes, expected_events, game_events
 
 

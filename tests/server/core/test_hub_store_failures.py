@@ -33,9 +33,9 @@ from protocol import (
     WatchRoom,
 )
 from server import engine
-from server.core.records import same_state
-from server.core.room import Room
-from server.core.rooms import STORE_RETRY_SECONDS
+from server.core.hub.rooms import STORE_RETRY_SECONDS
+from server.core.room.records import same_state
+from server.core.room.room import Room
 from server.core.settings import HubSettings
 from tests._kit.stores import FlakyStore
 from tests.server.core._roomkit import (

@@ -1,10 +1,10 @@
-"""server.core.limits with a fake clock: the token bucket, address keys, the work budget."""
+"""server.core.budgets with a fake clock: the token bucket, address keys, the work budget."""
 
 from __future__ import annotations
 
 import pytest
 
-from server.core.limits import TokenBucket, WorkBudget, address_key
+from server.core.budgets import TokenBucket, WorkBudget, address_key
 
 
 def test_bucket_starts_full_and_empties() -> None:

@@ -1,7 +1,7 @@
 """The room's state machine: the stage × command table, walked cell by cell through a real
 hub, and the stage × event transitions.
 
-For every (command, stage, who) of `server.core.phases.TABLE`: a room in that stage, a
+For every (command, stage, who) of `server.core.room.phases.TABLE`: a room in that stage, a
 connection of that kind, the command sent; an accepted command gets no error, a refused
 one gets the cell's code with a sentence naming the command and the stage.
 """
@@ -42,7 +42,7 @@ from protocol import (
     WonCards,
 )
 from protocol.seat_requests import AnswerSeatRequest
-from server.core.phases import (
+from server.core.room.phases import (
     COMMANDS,
     ROWS,
     SEATS_OPEN,
@@ -56,7 +56,7 @@ from server.core.phases import (
     may,
     refusal,
 )
-from server.core.room import Room
+from server.core.room.room import Room
 from tests.server.core._roomkit import Peer, RoomKit, SeededSource, seated
 
 

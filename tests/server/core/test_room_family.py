@@ -35,7 +35,7 @@ from protocol.seat_requests import (
     SeatRequested,
     SeatRequestEnded,
 )
-from server.core.room import Room
+from server.core.room.room import Room
 from server.core.settings import HubSettings
 from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated
 

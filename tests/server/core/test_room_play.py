@@ -24,7 +24,7 @@ from protocol import (
     WatchRoom,
 )
 from server import engine
-from server.core.room import Room
+from server.core.room.room import Room
 from tests.server.core._roomkit import (
     Peer,
     RoomKit,

@@ -21,10 +21,10 @@ from protocol import (
     SpectatorsChanged,
     WatchRoom,
 )
-from server.core.fairdeal import FairRecord
-from server.core.phases import Stage
-from server.core.play import played
-from server.core.records import GameRecord
+from server.core.room.fairdeal import FairRecord
+from server.core.room.phases import Stage
+from server.core.room.play import played
+from server.core.room.records import GameRecord
 from server.core.settings import HubSettings
 from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated
 

@@ -27,9 +27,9 @@ from protocol import (
     WatchRoom,
     Welcome,
 )
-from server.adapters.store import SqliteStore
-from server.core.actions import Action, Send
+from server.adapters.store.sqlite import SqliteStore
 from server.core.codes import hash_token
+from server.core.room.actions import Action, Send
 from server.core.settings import HubSettings
 from tests._kit.stores import FlakyStore, MemoryStore
 from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated

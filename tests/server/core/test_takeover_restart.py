@@ -13,13 +13,13 @@ from structlog.testing import capture_logs
 
 from protocol import CloseCode, JoinRoom, ResumeSeat
 from protocol.seat_requests import AnswerSeatRequest
-from server.adapters.store import SqliteStore
-from server.core.actions import Delete, Write
+from server.adapters.store.sqlite import SqliteStore
 from server.core.codes import hash_token
-from server.core.hub import Hub
-from server.core.records import DisplacedRecord
+from server.core.hub.hub import Hub
+from server.core.room.actions import Delete, Write
+from server.core.room.records import DisplacedRecord
+from server.core.room.takeover import TOLD_SECONDS
 from server.core.settings import HubSettings
-from server.core.takeover import TOLD_SECONDS
 from tests._kit.stores import MemoryStore
 from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated
 

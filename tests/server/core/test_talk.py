@@ -34,10 +34,10 @@ from protocol import (
     VoteFinish,
     WatchRoom,
 )
-from server.adapters.store import SqliteStore
-from server.core.records import EveningRecord, TalkRecord
+from server.adapters.store.sqlite import SqliteStore
+from server.core.room.records import EveningRecord, TalkRecord
+from server.core.room.talk import with_game, with_line
 from server.core.settings import HubSettings
-from server.core.talk import with_game, with_line
 from tests.server.core._roomkit import Peer, RoomKit, seated
 
 MANY = HubSettings(say_burst=1000, react_burst=1000)

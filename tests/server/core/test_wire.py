@@ -1,8 +1,8 @@
-"""The engine ↔ wire border (`server.core.wire`): rules both ways, and every event mapped.
+"""The engine ↔ wire border (`server.core.room.wire`): rules both ways, and every event mapped.
 
 The expected messages are written out by hand from the rules (docs/rules.md), not
 computed by another mapping: every harness (room tests, e2e, client recordings, bench)
-calls `server.core.wire`, so this file is where the mapping itself is checked.
+calls `server.core.room.wire`, so this file is where the mapping itself is checked.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from protocol import (
     encode,
 )
 from server import engine
-from server.core.wire import engine_rules, event_message, game_result, rules_spec
+from server.core.room.wire import engine_rules, event_message, game_result, rules_spec
 from tests.protocol.strategies import rules as wire_rules
 
 

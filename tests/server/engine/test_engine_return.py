@@ -21,6 +21,7 @@ from server.engine import (
     Event,
     Game,
     GameOver,
+    OnTable,
     Outcome,
     OutReason,
     Phase,
@@ -28,7 +29,6 @@ from server.engine import (
     Rules,
     ShortWar,
     Summary,
-    Table,
     TakenBack,
     Termination,
     WarDeclared,
@@ -161,12 +161,12 @@ def test_an_out_players_forfeit_goes_to_whoever_takes_the_next_round() -> None:
     events = game.step()
     assert events == [CardsReturned(3, (7, 0, 7, 3))]
     assert game.phase is Phase.BATTLE
-    assert game.table == Table(((), (parse_card("KH", rules),), (), ()), (0, 2, 0, 0))
+    assert game.table == OnTable(((), (parse_card("KH", rules),), (), ()), (0, 2, 0, 0))
     # Round 3 again: Ann's JS, Cat's AH, Dan's KC. Cat takes them and Ben's three cards.
     events = game.step()
     assert turned(rules, events[0]) == [(0, "JS"), (2, "AH"), (3, "KC")]
     assert events[1] == CardsTaken(3, 2, 6, (6, 0, 12, 2))
-    assert game.table == Table(((), (), (), ()), (0, 0, 0, 0))
+    assert game.table == OnTable(((), (), (), ()), (0, 0, 0, 0))
     # In table order: Ben's king, his forfeit, then this flip seat by seat.
     cat = [card_label(c, rules) for c in game._state.piles[2]]
     assert cat[-6:] == ["KH", "QD", "AD", "JS", "AH", "KC"]

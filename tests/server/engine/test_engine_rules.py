@@ -17,6 +17,7 @@ from server.engine import (
     FixedOrder,
     Game,
     GameOver,
+    OnTable,
     Outcome,
     OutReason,
     Phase,
@@ -24,7 +25,6 @@ from server.engine import (
     Rules,
     ShortWar,
     Summary,
-    Table,
     Termination,
     TieBreak,
     WarDeclared,
@@ -403,7 +403,7 @@ def test_two_players_out_in_one_war_leave_their_cards_when_the_rest_run_out() ->
     assert events[1].outcome == Outcome(None, Termination.BOTH_SHORT)
     assert game.active == (0, 3)
     kings = (parse_card("KH", rules),), (parse_card("KD", rules),)
-    assert game.table == Table(((), *kings, ()), (0, 1, 1, 0))
+    assert game.table == OnTable(((), *kings, ()), (0, 1, 1, 0))
 
 
 def test_last_card_an_out_player_takes_nothing_back() -> None:
@@ -420,7 +420,7 @@ def test_last_card_an_out_player_takes_nothing_back() -> None:
     assert events[-2] == CardsReturned(3, (0, 5, 4))
     assert game.outcome == Outcome(1, Termination.BOTH_SHORT)
     assert game.active == (1, 2)
-    assert game.table == Table(((), (), ()), (0, 0, 0))
+    assert game.table == OnTable(((), (), ()), (0, 0, 0))
 
 
 def test_a_round_limit_does_not_cut_an_unsettled_war_short() -> None:

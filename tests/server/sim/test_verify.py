@@ -308,7 +308,7 @@ def test_war_sim_says_each_finding_in_the_english_it_always_printed(name: str) -
 
 def test_war_sim_has_english_for_every_finding_code() -> None:
     codes = re.findall(r'Finding\(\s*"([a-z_]+)"', (REPO / "protocol" / "fairness.py").read_text())
-    codes += ["rules_unplayable"]  # client.fairness: rules the engine cannot play
+    codes += ["rules_unplayable"]  # client.fair.check: rules the engine cannot play
     assert set(codes) == set(ENGLISH), set(codes) ^ set(ENGLISH)
     assert english(Finding("malformed", {"what": "seed", "seat": 2, "value": "'x'"})) == (
         "the seed of seat 2 must be 64 lowercase hex digits, not 'x'"

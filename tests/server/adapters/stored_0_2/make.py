@@ -12,8 +12,8 @@ and put it first on the path::
     git worktree add --detach /tmp/war-0.2 6591dec
     PYTHONPATH=/tmp/war-0.2 .venv/bin/python tests/server/adapters/stored_0_2/make.py
 
-It drives 0.2's own room core (``server.core.hub.Hub`` over
-``server.adapters.store.SqliteStore``, on the fake clock of 0.2's
+It drives 0.2's own room core (``server.core.hub.hub.Hub`` over
+``server.adapters.store.sqlite.SqliteStore``, on the fake clock of 0.2's
 ``tests/server/core/_roomkit.RoomKit``) as its server did. The 0.2 modules are imported
 by name, so this file type-checks without them.
 """
@@ -37,11 +37,11 @@ def _old(name: str) -> Any:
 
 
 def main() -> int:
-    store_module = _old("server.adapters.store")
+    store_module = _old("server.adapters.store.sqlite")
     if store_module.SCHEMA_VERSION != 5:
         sys.exit("run this with release 0.2 first on the path (see the docstring)")
     protocol = _old("protocol")
-    hub_module = _old("server.core.hub")
+    hub_module = _old("server.core.hub.hub")
     kit_module = _old("tests.server.core._roomkit")
     games = _old("tests._kit.games")
     with tempfile.TemporaryDirectory() as folder:

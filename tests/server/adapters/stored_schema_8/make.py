@@ -12,8 +12,8 @@ of schema 8) and put it first on the path::
     git archive b8321ea | tar -x -C /tmp/war-schema-8
     PYTHONPATH=/tmp/war-schema-8 .venv/bin/python tests/server/adapters/stored_schema_8/make.py
 
-It drives that code's own room core (``server.core.hub.Hub`` over
-``server.adapters.store.SqliteStore``, on the fake clock of its
+It drives that code's own room core (``server.core.hub.hub.Hub`` over
+``server.adapters.store.sqlite.SqliteStore``, on the fake clock of its
 ``tests/server/core/_roomkit.RoomKit``). Its modules are imported by name, so this file
 type-checks without them.
 """
@@ -38,14 +38,14 @@ def _old(name: str) -> Any:
 
 
 def main() -> int:
-    schema = _old("server.adapters._schema")
+    schema = _old("server.adapters.store.schema")
     if schema.SCHEMA_VERSION != 8:
         sys.exit("run this with the code of schema 8 first on the path (see the docstring)")
     protocol = _old("protocol")
     requests = _old("protocol.seat_requests")
-    hub_module = _old("server.core.hub")
+    hub_module = _old("server.core.hub.hub")
     kit_module = _old("tests.server.core._roomkit")
-    store_module = _old("server.adapters.store")
+    store_module = _old("server.adapters.store.sqlite")
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "store.sqlite3"
         kit = kit_module.RoomKit(

@@ -1,0 +1,334 @@
+"""One room, sans-I/O: the entry points of a room's calls, and what a room is made of.
+
+A `Room` is built from its `RoomRecord`: a new room, a room loaded after a restart and a
+room rebuilt after a failed write take the same path (the engine replays the recorded
+steps, `server.core.room.records.GameRecord.replay`). A room never touches the store. Every
+call takes ``now`` (wall-clock seconds, from the caller) and returns `Effects`: the
+actions to carry out and the room's record, which the hub stores before it lets the
+actions out (persist, then broadcast), and the refusal of the command, if it was
+refused (a value, never raised).
+
+A room is its table (`server.core.room.table`: seats, game, stage, seq, its messages), the
+arrivals and departures of its people (`server.core.room.arrivals`) and its game
+(`server.core.room.play`); its seats are `server.core.room.seats`, their delays
+`server.core.room.pacing`, what everyone sees `server.core.room.view`. Its stage is stored in its
+record and moved only by the transitions of `server.core.room.phases`; which command is
+accepted in which stage, and from whom, is the table of the same module, consulted
+before anything else. A refused command changes nothing (but its message still confirms
+its seat's token, see Tokens below). What the room checks itself is a command's own
+content: the step of a ``ready``, a free seat, the spectator cap, a token.
+
+Finishing: when every voter has voted to finish, the record says so (``finished``) and
+the room is ``finishing``: the hub's play-out queue (`server.core.hub.playout`) has it play
+the rest out a slice at a time (`Room.play_slice`) and runs none of its timers
+meanwhile; ``game_over`` goes out with the last slice. No events are sent for the steps
+played out. A room rebuilt from a record that says ``finished`` plays the rest out at
+once (a restart mid-finish finishes it).
+
+Tokens: each resume issues a new token, stored (as a hash) before the ``welcome`` that
+carries it is sent. That welcome can be lost (a kill -9 of the server, a dropped
+connection, before the client read it), so the token the seat was resumed with stays
+accepted until the new one is *confirmed*: by a later resume with it, or by any message
+the seat's client sends on the connection that received it (a client reads the welcome
+before it sends anything there). Resuming with the earlier token issues yet another
+token and drops the unconfirmed one. Either way one connection at most holds a seat.
+"""
+
+from __future__ import annotations
+
+from protocol import (
+    AutoPlay,
+    ErrorCode,
+    Leave,
+    React,
+    Ready,
+    Rematch,
+    Resync,
+    Say,
+    SetAutoPlay,
+    Snapshot,
+    VoteFinish,
+)
+from protocol.closecodes import CloseCode
+from protocol.seat_requests import AnswerSeatRequest
+from server.core.codes import RandomSource
+from server.core.logger import Logger
+from server.core.refusals import Refusal
+from server.core.room import phases
+from server.core.room.actions import Action, Close, ConnId, Effects, Send
+from server.core.room.arrivals import Arrivals
+from server.core.room.pacing import Pacing
+from server.core.room.phases import Event, Stage, Who
+from server.core.room.play import Play
+from server.core.room.records import RoomRecord
+from server.core.room.table import Table
+from server.core.room.takeover import Takeover, Times
+from server.core.room.talk import (
+    TalkBuckets,
+    TalkSettings,
+    talk_line,
+    talk_message,
+    talk_refusal,
+    with_line,
+)
+from server.core.settings import HubSettings
+
+__all__ = ["InRoomMessage", "Room"]
+
+_Command = Ready | SetAutoPlay | VoteFinish | Rematch | Leave | Resync | AnswerSeatRequest
+InRoomMessage = _Command | React | Say
+"""The client messages a room handles (opening messages are the hub's)."""
+
+
+class Room(Table):
+    """One room. Build it with ``Room(record, settings=..., random=..., now=...)``; of the
+    ``settings`` it reads ``max_spectators``, ``away_timeout`` and the delays.
+
+    A room is its table (`server.core.room.table.Table`: what it is and holds, read-only for
+    everyone but the room) with the commands of `server.core.room.arrivals` and
+    `server.core.room.play` over it. ``logger`` (optional, a structlog logger) gets one line
+    per room event worth knowing, bound with the room id; never a code or a token.
+    Raises ValueError (or the engine's `RulesError`) for a record that does not describe
+    a room.
+    """
+
+    def __init__(
+        self,
+        record: RoomRecord,
+        *,
+        settings: HubSettings,
+        random: RandomSource,
+        now: float,
+        logger: Logger | None = None,
+    ) -> None:
+        pacing = Pacing(
+            calm=settings.calm_delay,
+            quick=settings.quick_delay,
+            computer=settings.computer_delay,
+            away_timeout=settings.away_timeout,
+        )
+        super().__init__(record, pacing=pacing, logger=logger)
+        self.talk_most = settings.talk
+        self._talk_buckets = TalkBuckets(
+            TalkSettings(
+                say_rate=settings.say_rate,
+                say_burst=settings.say_burst,
+                react_rate=settings.react_rate,
+                react_burst=settings.react_burst,
+            )
+        )
+        self._play = Play(self, random)
+        self._arrivals = Arrivals(
+            self, self._play, random=random, max_spectators=settings.max_spectators
+        )
+        times = Times(
+            settings.seat_request_seconds, settings.reclaim_seconds, settings.away_timeout
+        )
+        self._takeover = Takeover(self, self._arrivals, random=random, times=times)
+        if self.stage is Stage.FINISHING:  # a restart mid-finish: the replay finished it
+            self.advance(Event.PLAYED_OUT)
+        for seat in self.seats:
+            seat.away_since = now
+            if seat.human and seat.auto is AutoPlay.OFF:
+                seat.away_deadline = pacing.away_deadline(now)
+        self.schedule(now)
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def connections(self) -> tuple[ConnId, ...]:
+        """Every connection in the room: seats in seat order, then spectators."""
+        return self.seats.connections
+
+    @property
+    def spectators(self) -> int:
+        """How many spectators watch."""
+        return self.seats.spectators
+
+    @property
+    def abandoned(self) -> bool:
+        """No human player is left: the room should be removed."""
+        return self.seats.abandoned
+
+    def seat_of(self, conn: ConnId) -> int | None:
+        """The seat ``conn`` plays, or None (a spectator, or not in this room)."""
+        return self.seats.seat_of(conn)
+
+    def has(self, conn: ConnId) -> bool:
+        """Whether ``conn`` is in this room (seated or watching)."""
+        seats = self.seats
+        return (
+            seats.watching(conn) or seats.seat_of(conn) is not None or self._takeover.asking(conn)
+        )
+
+    def next_deadline(self) -> float | None:
+        """The earliest time `wake` has something to do, or None (always while finishing:
+        the play-out queue has the room's time then)."""
+        if self.stage is Stage.FINISHING:
+            return None
+        earliest = self._play.time_limit_due()
+        takeover = self._takeover.deadline  # a request's, or the forgetting of old tokens
+        if takeover is not None:
+            earliest = takeover if earliest is None else min(earliest, takeover)
+        for seat in self.seats:  # asked after every call: no list built
+            due, away = seat.due, seat.away_deadline
+            if due is not None and (earliest is None or due < earliest):
+                earliest = due
+            if away is not None and (earliest is None or away < earliest):
+                earliest = away
+        return earliest
+
+    # ------------------------------------------------------------------ arrivals
+    def open_for_creator(self, conn: ConnId, token: str, now: float) -> Effects:
+        """The creator (seat 0, built with ``token``'s hash) arrives on ``conn``."""
+        return self._arrivals.open_for_creator(conn, token, now)
+
+    def join(self, conn: ConnId, name: str, now: float, commitment: str | None = None) -> Effects:
+        """``conn`` takes the lowest open seat as ``name`` (`server.core.room.arrivals`) or, if
+        a seat of that name is away, asks the table for it (`server.core.room.takeover`);
+        ``commitment``: its seed commitment for a fair deal, if its client sent one."""
+        away = self.seats.away_named(name)
+        if away is not None and phases.refusal("join_room", self.stage, Who.NEWCOMER) is None:
+            return self._takeover.ask(away, conn, now, commitment)
+        return self._arrivals.join(conn, name, now, commitment)
+
+    def watch(self, conn: ConnId, now: float) -> Effects:
+        """``conn`` watches. Refused with spectators_full at the cap."""
+        return self._arrivals.watch(conn, now)
+
+    def resume(self, conn: ConnId, token: str, now: float) -> Effects:
+        """``conn`` takes back the seat of ``token``; a new token is issued (stored first).
+        A token of a seat taken over elsewhere takes it back for a while, then is told so
+        (`server.core.room.takeover`)."""
+        effects = self._arrivals.resume(conn, token, now)
+        refused = effects.refused
+        if refused is not None and refused.code is ErrorCode.BAD_TOKEN:
+            return self._takeover.reclaim_seat(conn, token, now) or effects
+        index = self.seats.seat_of(conn)
+        if refused is None and index is not None:
+            ended = self._takeover.returned(index)
+            if ended:
+                return self.effects(effects.actions + ended)
+        return effects
+
+    # ------------------------------------------------------------------ commands
+    def handle(self, conn: ConnId, message: InRoomMessage, now: float) -> Effects:
+        """A message from ``conn`` (in this room).
+
+        Any message from a seat's connection first confirms the token that connection was
+        welcomed with (in the record, even if the command is then refused): the earlier
+        token stops working. A refused command comes back in `Effects.refused`.
+        """
+        self.last_active = now
+        if self._takeover.asking(conn):  # waits for the table's answer: only leave counts
+            if isinstance(message, Leave):
+                bye = Close(conn, CloseCode.NORMAL, "left the room")
+                return self.effects([*self._takeover.withdraw(now), bye])
+            text = "waiting for the table's answer to your request"
+            return self.effects([], Refusal(ErrorCode.NOT_SEATED, text))
+        index = self.seats.seat_of(conn)
+        if index is not None:
+            self._arrivals.confirm(index)
+        who = Who.SPECTATOR if index is None else Who.SEAT
+        refused = phases.refusal(message.TYPE, self.game_record.stage, who)
+        if refused is None and isinstance(message, Ready) and index is not None:
+            refused = self._play.ready_refusal(index, message.step)
+            if refused is None and message.seed is not None:
+                refused = self._play.reveal(index, message.seed)  # kept with the ready
+        if refused is None and isinstance(message, React | Say):
+            say = isinstance(message, Say)
+            refused = talk_refusal(self.talk_allowed, say=say, seated=index is not None)
+            refused = refused or self._talk_buckets.refusal(conn, say=say, now=now)
+        if refused is not None:  # nothing changed (but the token's confirmation)
+            return self.effects([], refused)
+        if isinstance(message, AnswerSeatRequest):
+            assert index is not None  # the table refuses it to spectators
+            return self._takeover.answer(index, message, now)
+        if isinstance(message, React | Say):
+            return self.effects(self._talk(index, message, now))
+        return self.effects(self._command(conn, index, message, now))
+
+    def _command(
+        self, conn: ConnId, index: int | None, message: _Command, now: float
+    ) -> list[Action]:
+        """Carry out ``message``, which `phases.TABLE` accepts (and whose content is fine)."""
+        if isinstance(message, Resync):
+            return [Send((conn,), Snapshot(seq=self.seq, state=self.state(now)))]
+        if isinstance(message, Leave):
+            self._talk_buckets.forget(conn)
+            return self._arrivals.leave(conn, now)
+        assert index is not None  # the table refuses the rest to spectators
+        play = self._play
+        if isinstance(message, Ready):
+            return play.mark_ready(index, now)
+        if isinstance(message, SetAutoPlay):
+            return play.set_auto(index, message.mode, now)
+        if isinstance(message, VoteFinish):
+            return play.vote_finish(index, now)
+        assert isinstance(message, Rematch)  # (answer_seat_request is handled before)
+        return play.vote_rematch(index, message.deal, now, message.seed_commitment)
+
+    def _talk(self, index: int | None, message: React | Say, now: float) -> list[Action]:
+        """Announce a reaction or a message (which the room's setting allows) and keep it
+        (never logged)."""
+        text = message.text if isinstance(message, Say) else None
+        reaction = message.reaction if isinstance(message, React) else None
+        line = talk_line(self.next_seq(), now, index, text, reaction)
+        self.talk = with_line(self.talk, line)
+        return self.to_room(talk_message(line))
+
+    def confirm(self, conn: ConnId, now: float) -> Effects:
+        """``conn`` sent something the hub refused before the room saw it (a frame that
+        did not decode, a second opening message): it still confirms the token its seat
+        was welcomed with. Nothing else changes (a spectator's: nothing at all)."""
+        self.last_active = now
+        index = self.seats.seat_of(conn)
+        if index is not None:
+            self._arrivals.confirm(index)
+        return self.effects([])
+
+    def disconnect(self, conn: ConnId, now: float) -> Effects:
+        """``conn`` is gone: its seat is away (kept for a resume), or one spectator fewer,
+        or its request for a seat is withdrawn."""
+        if self._takeover.asking(conn):
+            return self.effects(self._takeover.withdraw(now))
+        return self.effects(self._arrivals.disconnect(conn, now))
+
+    def wake(self, now: float) -> Effects:
+        """Run what is due at or before ``now``: a seat request's end, the forgetting of
+        earlier devices' tokens, the time limit, away-timeouts and auto-play (nothing while
+        finishing: the play-out queue calls `play_slice`)."""
+        if self.stage is Stage.FINISHING:
+            return self.effects([])
+        actions: list[Action] = self._takeover.expire(now)
+        limit = self._play.time_limit_due()
+        if limit is not None and limit <= now:
+            actions += self._play.time_up(now)
+        for index, seat in enumerate(self.seats):
+            if seat.away_deadline is not None and seat.away_deadline <= now:
+                seat.away_deadline = None
+                if seat.away and seat.auto is AutoPlay.OFF:
+                    actions += self._arrivals.play_for_away(index, now)
+        for index, seat in enumerate(self.seats):
+            if seat.due is not None and seat.due <= now:
+                seat.due = None
+                if index in self.waiting_for():
+                    actions += self._play.mark_ready(index, now)
+        return self.effects(actions)
+
+    def play_slice(self, budget: int, now: float, *, first: bool) -> Effects:
+        """Play the next slice of a finish vote's play-out, about ``budget`` units of
+        engine work (the play-out queue's call, `server.core.hub.playout`)."""
+        return self._play.play_slice(budget, now, first=first)
+
+    def close_all(self, reason: str) -> list[Action]:
+        """Close every connection of the room (4003 room closed) and forget them."""
+        everyone = self.seats.connections
+        asker = self._takeover.asker
+        actions: list[Action] = [
+            Close(conn, CloseCode.ROOM_CLOSED, reason)
+            for conn in (everyone if asker is None else (*everyone, asker))
+        ]
+        self.seats.clear()
+        if self.log is not None:
+            self.log.info("room_removed", why=reason)
+        return actions

@@ -1,0 +1,226 @@
+"""The table: what the parts of a room share, and how a room tells everyone at it.
+
+A room (`server.core.room.room.Room`) is its `Table` — its seats and spectators, its game and
+the game's record (with the stage), its ``seq`` — and two sets of commands over it: the
+arrivals and departures of people (`server.core.room.arrivals`) and the game
+(`server.core.room.play`). The table builds the room's record (`Table.record`), moves its
+stage (`Table.advance`, the one place: by `server.core.room.phases.TRANSITIONS`), numbers and
+addresses its messages (`Table.emit`), and arms its seats' timers (`Table.schedule`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from protocol import RematchDeal, RoomPhase, RoomState, ServerMessage, TalkSetting
+from server import engine
+from server.core.logger import Logger
+from server.core.refusals import Refusal
+from server.core.room import phases
+from server.core.room.actions import Action, ConnId, Effects, Send
+from server.core.room.pacing import Pacing
+from server.core.room.phases import Event, Stage, Who
+from server.core.room.records import EveningRecord, GameRecord, RoomRecord
+from server.core.room.seats import Seats
+from server.core.room.talk import clamp, with_game
+from server.core.room.view import room_state, welcome
+from server.core.room.wire import rules_spec
+
+__all__ = ["Table"]
+
+_AWAITS_READIES = phases.accepted("ready", Who.SEAT)
+"""The stages whose game waits for readies (and runs the seats' auto-play)."""
+
+
+class Table:
+    """A room's shared state, built from its ``record``. Raises ValueError (or the
+    engine's `RulesError`) for a record that does not describe a room."""
+
+    def __init__(self, record: RoomRecord, *, pacing: Pacing, logger: Logger | None) -> None:
+        self.room_id = record.room_id
+        self.player_code = record.player_code
+        self.watch_code = record.watch_code
+        self.rules = record.rules
+        self.minutes = record.minutes
+        self.created = record.created
+        self.last_active = record.last_active  # a restart is no activity
+        self.seq = record.seq
+        self.pacing = pacing
+        self.log = None if logger is None else logger.bind(room=record.room_id)
+        if len(record.seats) != self.rules.players:
+            raise ValueError(f"{len(record.seats)} seats for {self.rules.players} players")
+        _check_flags(record.game, len(record.seats))
+        self.game_record = record.game
+        """The current game as it is to be stored (deal, stage, steps, time stop, flags)."""
+        self.game = record.game.replay(self.rules)
+        _check_stage(record.game, self.game)
+        self.rules_spec = rules_spec(self.rules)
+        """The rules as the wire shows them."""
+        self.seats = Seats(record.seats)
+        self.talk_setting = TalkSetting(record.talk_setting)
+        """The setting the room was created with (`server.core.room.talk.clamp` lowers it to
+        the server's ``--talk``)."""
+        self.talk_most = TalkSetting.ALL
+        """The most the server allows (its ``--talk``; the room sets it)."""
+        self.talk = record.talk
+        """The last messages and reactions (`server.core.room.talk`), oldest first."""
+        self.evening = record.evening
+        """The room's finished games, oldest first."""
+        _check_displaced(record)
+        self.displaced = record.displaced
+        """The token hashes of the devices seats were taken from (`server.core.room.takeover`)."""
+        self.asked: tuple[int, float] | None = None
+        """The seat an open request asks for and when it expires (`server.core.room.takeover`
+        keeps it; not stored: a restart drops the request with its asker's connection)."""
+        self._stored = record
+        self.note_game_over()  # a room stored before it kept an evening, or mid-finish
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def stage(self) -> Stage:
+        return self.game_record.stage
+
+    @property
+    def phase(self) -> RoomPhase:
+        return self.game_record.stage.phase
+
+    @property
+    def awaits_readies(self) -> bool:
+        """The game waits for its seats' readies (the phase table accepts ``ready``)."""
+        return self.game_record.stage in _AWAITS_READIES
+
+    @property
+    def talk_allowed(self) -> TalkSetting:
+        """Who may talk here now: the room's setting within the server's."""
+        return clamp(self.talk_setting, self.talk_most)
+
+    def waiting_for(self) -> tuple[int, ...]:
+        """Seats whose ready the game waits for now (empty unless it waits for readies)."""
+        if self.game_record.stage not in _AWAITS_READIES:
+            return ()
+        ready = self.game_record.ready
+        return tuple(s for s in self.game.next_seats if s not in ready)
+
+    def record(self) -> RoomRecord:
+        """The room as it is to be stored now (what a room is rebuilt from).
+
+        The same object while nothing but ``last_active`` changed: ``last_active`` is
+        taken along with the next real change.
+        """
+        stored = self._stored
+        if (
+            stored.seq != self.seq
+            or stored.game is not self.game_record
+            or stored.seats is not self.seats.records
+            or stored.talk is not self.talk
+            or stored.evening is not self.evening
+            or stored.displaced is not self.displaced
+        ):
+            stored = self._stored = RoomRecord(
+                room_id=self.room_id,
+                player_code=self.player_code,
+                watch_code=self.watch_code,
+                rules=self.rules,
+                minutes=self.minutes,
+                seats=self.seats.records,
+                game=self.game_record,
+                created=self.created,
+                last_active=self.last_active,
+                seq=self.seq,
+                talk_setting=self.talk_setting.value,
+                talk=self.talk,
+                evening=self.evening,
+                displaced=self.displaced,
+            )
+        return stored
+
+    def state(self, now: float) -> RoomState:
+        """The room as everyone at the table sees it (nothing hidden)."""
+        return room_state(self, now)
+
+    def welcome(self, conn: ConnId, seat: int | None, token: str | None, now: float) -> Send:
+        """The ``welcome`` of ``conn``, at ``seat`` with ``token``, or watching."""
+        return welcome(self, conn, seat, token, now)
+
+    # ------------------------------------------------------------------ changes
+    def note_game_over(self) -> None:
+        """If the game is over, add it to the evening (once)."""
+        outcome = self.game.outcome
+        if outcome is None:
+            return
+        record = self.game_record
+        entry = EveningRecord(
+            record.number,
+            record.deal,
+            outcome.winner,
+            outcome.termination.value,
+            self.game.summary.rounds,
+            tuple(seat.name for seat in self.seats),
+        )
+        self.evening = with_game(self.evening, entry)
+
+    def advance(self, event: Event) -> None:
+        """The one place the room's stage moves: by `phases.TRANSITIONS`."""
+        record = self.game_record
+        stage = phases.advance(record.stage, event)
+        if stage is not record.stage:
+            self.game_record = dataclasses.replace(record, stage=stage)
+
+    def emit(self, build: Callable[[int], ServerMessage]) -> list[Action]:
+        """Build a room message with the next seq and send it to everyone in the room."""
+        return self.to_room(build(self.next_seq()))
+
+    def next_seq(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    def to_room(self, message: ServerMessage) -> list[Action]:
+        """Send ``message`` (it has taken its seq) to everyone in the room now."""
+        to = self.seats.connections
+        return [Send(to, message)] if to else []
+
+    def schedule(self, now: float, waiting: tuple[int, ...] | None = None) -> None:
+        """Arm the auto-play timer of every needed seat that plays by itself (``waiting``:
+        `waiting_for`, if the caller has it)."""
+        self.pacing.schedule(self.seats, self.waiting_for() if waiting is None else waiting, now)
+
+    def effects(
+        self, actions: list[Action], refused: Refusal | None = None, *, work: int = 0
+    ) -> Effects:
+        """``actions``, the record to store before them, and the engine work done."""
+        return Effects(actions, self.record(), refused, work)
+
+
+def _check_flags(game: GameRecord, seats: int) -> None:
+    """Raise ValueError unless every flag and vote of ``game`` names one of ``seats``."""
+    named = (*game.ready, *game.finish_votes, *(seat for seat, _ in game.rematch_votes))
+    if any(not 0 <= seat < seats for seat in named):
+        raise ValueError(f"a flag or vote of a seat beyond the {seats} seats: {named}")
+    for _, deal in game.rematch_votes:
+        RematchDeal(deal)  # raises ValueError for an unknown deal
+
+
+def _check_displaced(record: RoomRecord) -> None:
+    """Raise ValueError unless every displaced token's seat (and who allowed it) is one
+    of ``record``'s seats."""
+    seats = len(record.seats)
+    for displaced in record.displaced:
+        named = (displaced.seat, *(() if displaced.by is None else (displaced.by,)))
+        if any(not 0 <= seat < seats for seat in named):
+            raise ValueError(f"a displaced token of a seat beyond the {seats} seats: {named}")
+
+
+def _check_stage(record: GameRecord, game: engine.Game) -> None:
+    """Raise ValueError unless ``record``'s stage is the one its replayed ``game`` is in."""
+    stage = record.stage
+    if stage is Stage.WAITING:
+        agrees = record.steps == 0 and record.stop_step is None and not record.finished
+    elif stage is Stage.PLAYING:
+        agrees = game.outcome is None and not record.finished
+    elif stage is Stage.FINISHING:
+        agrees = record.finished
+    else:
+        agrees = game.outcome is not None
+    if not agrees:
+        raise ValueError(f"a game stored as {stage.value} does not replay as one")

@@ -1,0 +1,288 @@
+"""A seat belongs to its person: taking an away seat by its name is a request the table
+answers, and the device it was taken from keeps a way back for a while.
+
+Once a game has started, a ``join_room`` naming an away seat (a player on a new device,
+or anyone who has the player code and knows a name: names are no secret) does not take
+the seat. Instead:
+
+- if another seated human is connected, the table is asked (``seat_requested``) and the
+  asking connection waits (``seat_request_waiting``, nothing else: it sees no room
+  message). Any seated, connected player answers (``answer_seat_request``): allowed, the
+  asker gets the seat (`Arrivals.rejoin`); refused, it gets ``seat_request_refused``
+  and close 4004. Nobody answers within ``seat_request_seconds``: ``seat_request_expired``.
+  One request at a time per room: another one meanwhile gets ``seat_request_pending``
+  (close 4004). The asker disconnects or sends ``leave``: the request is withdrawn. The
+  seat's own device comes back with its token meanwhile: the request ends (``returned``)
+  and the asker gets ``seat_in_use``. Every end is told to the table
+  (``seat_request_ended``, with the outcome and the seat that answered);
+- if no other human is connected, nobody can be asked: the seat is taken only if it has
+  been away at least `Takeover.after` seconds (the away timeout; 120 s if that is off),
+  else ``seat_away_too_briefly`` (close 4004; not a failed attempt: the name was right).
+
+The hashes of the tokens the seat had before it was taken (never the tokens) are kept
+with the room's record (`server.core.room.records.DisplacedRecord`, stored: a restart keeps
+them) until a wall-clock deadline `reclaim_seconds` away (a restart neither extends nor
+shortens it): the earlier device's ``resume_seat`` with one of them takes the seat back,
+and the device that took it gets ``seat_taken_back`` and close 4002. After that time the
+same token gets ``seat_taken`` (close 4004), which says plainly that the seat was taken
+on another device, and it is not counted as a failed attempt; `TOLD_SECONDS` later the
+hashes are dropped (the room wakes for it), and the token is unknown (``bad_token``).
+At most `MAX_DISPLACED` per room.
+
+The request under way is in memory only (its asker's connection does not survive a
+restart); its seat and deadline are on the table (`Table.asked`), for the ``state`` that a
+``welcome`` or a ``snapshot`` shows (``seat_request``): a player who comes in meanwhile
+is asked too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from protocol import ConnectionChanged, Error, ErrorCode
+from protocol.closecodes import CloseCode
+from protocol.seat_requests import (
+    AnswerSeatRequest,
+    RequestOutcome,
+    SeatRequested,
+    SeatRequestEnded,
+    SeatRequestWaiting,
+)
+from server.core.codes import RandomSource, hash_token, new_token, token_matches
+from server.core.refusals import Refusal
+from server.core.room.actions import Action, Close, ConnId, Effects, Send
+from server.core.room.arrivals import Arrivals
+from server.core.room.records import DisplacedRecord
+from server.core.room.table import Table
+
+__all__ = ["DEFAULT_AFTER_SECONDS", "MAX_DISPLACED", "TOLD_SECONDS", "Takeover", "Times"]
+
+DEFAULT_AFTER_SECONDS = 120.0
+"""How long a seat must be away to be taken by name with nobody to ask, when the away
+timeout is off (0)."""
+MAX_DISPLACED = 8
+"""Earlier devices' tokens a room remembers (the oldest are forgotten first)."""
+TOLD_SECONDS = 24 * 3600.0
+"""How long after its way back ends an earlier device's token is still told ``seat_taken``
+(a day: as long as a room nobody uses is kept, `HubSettings.idle_room_minutes`)."""
+
+
+@dataclass(slots=True)
+class _Pending:
+    seat: int
+    conn: ConnId
+    deadline: float
+    commitment: str | None  # the asker's seed commitment (fair deals), if it sent one
+
+
+@dataclass(frozen=True, slots=True)
+class Times:
+    """A takeover's times (seconds): the table's to answer, the earlier device's to take
+    the seat back, a seat's away before it may be taken with nobody to ask (0: 120)."""
+
+    wait: float
+    reclaim: float
+    after: float
+
+
+def _holds(displaced: DisplacedRecord, token: str) -> bool:
+    """Whether ``token`` is one of ``displaced``'s (compared in constant time)."""
+    latest = token_matches(token, displaced.token_hash)
+    previous = token_matches(token, displaced.previous_token_hash)
+    return latest or previous
+
+
+class Takeover:
+    """The seat requests of ``table`` and the tokens of the devices seats were taken
+    from (see the module docstring)."""
+
+    def __init__(
+        self, table: Table, arrivals: Arrivals, *, random: RandomSource, times: Times
+    ) -> None:
+        self._table = table
+        self._arrivals = arrivals
+        self._random = random
+        self.wait = times.wait
+        self.reclaim = times.reclaim
+        self.after = times.after if times.after > 0 else DEFAULT_AFTER_SECONDS
+        self._pending: _Pending | None = None
+
+    # ------------------------------------------------------------------ queries
+    def asking(self, conn: ConnId) -> bool:
+        """Whether ``conn`` waits for the table's answer."""
+        return self._pending is not None and self._pending.conn == conn
+
+    @property
+    def deadline(self) -> float | None:
+        """When the request under way expires or the oldest earlier device's token is
+        forgotten, whichever comes first; None if neither."""
+        pending = None if self._pending is None else self._pending.deadline
+        displaced = self._table.displaced
+        if not displaced:
+            return pending
+        forget = min(d.until for d in displaced) + TOLD_SECONDS
+        return forget if pending is None else min(pending, forget)
+
+    def _open(self, pending: _Pending | None) -> None:
+        """The request under way is ``pending`` (None: no request), on the table too."""
+        self._pending = pending
+        self._table.asked = None if pending is None else (pending.seat, pending.deadline)
+
+    @property
+    def asker(self) -> ConnId | None:
+        return None if self._pending is None else self._pending.conn
+
+    # ------------------------------------------------------------------ asking
+    def ask(self, index: int, conn: ConnId, now: float, commitment: str | None = None) -> Effects:
+        """``conn`` asks for away seat ``index`` by its name (a started room);
+        ``commitment``: its seed commitment for a fair deal, if its client sent one."""
+        table = self._table
+        if self._pending is not None:
+            text = "someone is asking the table for a seat already; try again in a minute"
+            return table.effects([], Refusal(ErrorCode.SEAT_REQUEST_PENDING, text))
+        seats = table.seats
+        others = [i for i, seat in enumerate(seats) if seat.human and seat.conn and i != index]
+        if not others:
+            since = seats[index].away_since
+            away = 0.0 if since is None else now - since
+            if away < self.after:
+                text = (
+                    f"nobody at the table can let you in, and this seat has been away "
+                    f"{int(away)} s; it can be taken by its name after {int(self.after)} s"
+                )
+                return table.effects([], Refusal(ErrorCode.SEAT_AWAY_TOO_BRIEFLY, text))
+            asked = _Pending(index, conn, now, commitment)
+            return table.effects(self._hand_over(asked, now, RequestOutcome.AWAY_LONG, None))
+        self._open(_Pending(index, conn, now + self.wait, commitment))
+        seconds = int(self.wait)
+        if table.log is not None:
+            table.log.info("seat_requested", seat=index)
+        actions = table.emit(lambda seq: SeatRequested(seq=seq, seat=index, seconds=seconds))
+        waiting = SeatRequestWaiting(seq=table.seq, seat=index, seconds=seconds)
+        actions.append(Send((conn,), waiting))
+        return table.effects(actions)
+
+    def answer(self, by: int, message: AnswerSeatRequest, now: float) -> Effects:
+        """Seat ``by`` answers the request for ``message.seat``."""
+        table = self._table
+        pending = self._pending
+        if pending is None or pending.seat != message.seat:
+            text = f"nobody is asking for seat {message.seat} now"
+            return table.effects([], Refusal(ErrorCode.NO_SEAT_REQUEST, text))
+        self._open(None)
+        if message.allow:
+            outcome = RequestOutcome.ALLOWED
+            return table.effects(self._hand_over(pending, now, outcome, by))
+        text = "the players at the table did not let this device take the seat"
+        return table.effects(
+            self._ended(pending, RequestOutcome.REFUSED, by, ErrorCode.SEAT_REQUEST_REFUSED, text)
+        )
+
+    def expire(self, now: float) -> list[Action]:
+        """The request under way ends if nobody answered it in time; earlier devices'
+        tokens past `TOLD_SECONDS` are forgotten."""
+        table = self._table
+        kept = tuple(d for d in table.displaced if now < d.until + TOLD_SECONDS)
+        if len(kept) != len(table.displaced):
+            table.displaced = kept
+        pending = self._pending
+        if pending is None or pending.deadline > now:
+            return []
+        self._open(None)
+        text = "nobody at the table answered in time; ask them to look at their screen"
+        return self._ended(
+            pending, RequestOutcome.EXPIRED, None, ErrorCode.SEAT_REQUEST_EXPIRED, text
+        )
+
+    def withdraw(self, now: float) -> list[Action]:
+        """The asking connection went away (or left): the request ends."""
+        pending = self._pending
+        if pending is None:
+            return []
+        self._open(None)
+        return self._ended(pending, RequestOutcome.WITHDRAWN, None, None, "")
+
+    def returned(self, index: int) -> list[Action]:
+        """Seat ``index`` was taken back by its token: a request for it ends."""
+        pending = self._pending
+        if pending is None or pending.seat != index:
+            return []
+        self._open(None)
+        text = "the seat's own device came back"
+        return self._ended(pending, RequestOutcome.RETURNED, None, ErrorCode.SEAT_IN_USE, text)
+
+    def _ended(
+        self,
+        pending: _Pending,
+        outcome: RequestOutcome,
+        by: int | None,
+        code: ErrorCode | None,
+        text: str,
+    ) -> list[Action]:
+        table = self._table
+        if table.log is not None:
+            table.log.info("seat_request_ended", seat=pending.seat, outcome=outcome.value)
+        seat = pending.seat
+        actions = table.emit(
+            lambda seq: SeatRequestEnded(seq=seq, seat=seat, outcome=outcome, by=by)
+        )
+        if code is not None:
+            actions.append(Send((pending.conn,), Error(code=code, message=text)))
+            actions.append(Close(pending.conn, CloseCode.REFUSED, code.value))
+        return actions
+
+    def _hand_over(
+        self, asked: _Pending, now: float, outcome: RequestOutcome, by: int | None
+    ) -> list[Action]:
+        """The asker takes the seat it asked for; its earlier tokens are kept for
+        `reclaim`."""
+        table = self._table
+        index = asked.seat
+        record = table.seats[index].record
+        displaced = DisplacedRecord(
+            index, record.token_hash, record.previous_token_hash, now + self.reclaim, by
+        )
+        table.displaced = (*table.displaced, displaced)[-MAX_DISPLACED:]
+        actions = self._arrivals.rejoin(index, asked.conn, now, asked.commitment)
+        reclaim = int(self.reclaim)
+        actions += table.emit(
+            lambda seq: SeatRequestEnded(
+                seq=seq, seat=index, outcome=outcome, by=by, reclaim=reclaim
+            )
+        )
+        return actions
+
+    # ------------------------------------------------------------------ the way back
+    def reclaim_seat(self, conn: ConnId, token: str, now: float) -> Effects | None:
+        """``conn`` resumes with ``token``, which no seat takes: the seat it held before
+        it was taken over comes back to it (within `reclaim` seconds), or it is told
+        plainly that the seat was taken (after); None if the token is none of those."""
+        table = self._table
+        found = next((d for d in reversed(table.displaced) if _holds(d, token)), None)
+        if found is None or now >= found.until + TOLD_SECONDS:
+            return None
+        seat = table.seats[found.seat]
+        if now >= found.until or not seat.human:
+            who = "" if found.by is None else f" ({table.seats[found.by].name} allowed it)"
+            text = f"your seat was taken on another device{who}; join again with the player code"
+            return table.effects([], Refusal(ErrorCode.SEAT_TAKEN, text))
+        table.displaced = tuple(d for d in table.displaced if d is not found)
+        index = found.seat
+        actions: list[Action] = []
+        if seat.conn is not None:
+            text = "the device this seat was taken from took it back"
+            actions.append(Send((seat.conn,), Error(code=ErrorCode.SEAT_TAKEN_BACK, message=text)))
+            actions.append(Close(seat.conn, CloseCode.REPLACED, ErrorCode.SEAT_TAKEN_BACK.value))
+        else:
+            actions += table.emit(
+                lambda seq: ConnectionChanged(seq=seq, seat=index, connected=True)
+            )
+        fresh = new_token(self._random)
+        table.seats.change(index, token_hash=hash_token(fresh), previous_token_hash=None)
+        table.seats.attach(index, conn)
+        seat.away_deadline = None
+        table.last_active = now
+        if table.log is not None:
+            table.log.info("seat_taken_back", seat=index)
+        actions.append(table.welcome(conn, index, fresh, now))
+        return table.effects(actions + self._arrivals.back_from_away(index, now))

@@ -1,0 +1,1 @@
+"""Developer tools that write product files from the Python sources (``make vocabulary``)."""
