@@ -1,6 +1,6 @@
 # Two commands for a fresh machine with Python 3.11+:
 #   make run    set up .venv with what the server needs (pip install -e ., not the dev tools)
-#               and start a War server on 127.0.0.1:8765, saying the address to open
+#               and start a War server on 127.0.0.1:8765 (it says the address to open)
 #   make test   set up .venv with the dev tools and run ruff, import-linter, mypy --strict,
 #               pytest and the browser table's JavaScript tests (node --test); the browser
 #               tests drive the system's Chromium (apt-get install chromium nodejs; .ci/run
@@ -37,11 +37,9 @@ $(VENV)/.installed: pyproject.toml $(BIN)/activate
 
 venv: $(VENV)/.installed
 
-# On this machine only (127.0.0.1, localhost, ::1): the address to open is said first, as
-# the server says the network's addresses for HOST=0.0.0.0.
+# The server says the address to open: the home network's with HOST=0.0.0.0, this
+# machine's (http://127.0.0.1:8765/) on 127.0.0.1.
 run: $(VENV)/.installed-run
-	@case '$(HOST)' in 127.*|localhost) echo "Open http://$(HOST):$(PORT)/ in a browser on this machine (make run HOST=0.0.0.0 for the home network)";; \
-	::1) echo "Open http://[::1]:$(PORT)/ in a browser on this machine (make run HOST=0.0.0.0 for the home network)";; esac
 	$(BIN)/war-server --host $(HOST) --port $(PORT)
 
 lint: venv
