@@ -2,8 +2,9 @@
 
 The file is small JSON (``{"version": 1, "seats": {KEY: {...}}}``), one entry per
 (server, player code, name): two relatives on one computer each keep their own seat at one
-table (Grandma's client and Ben's, one after the other or at once). An entry holds the room id, the seat's latest token, the seat number and the name,
-and the seat's fair-deal seed (hex) with the number of the game it is for, so a restart
+table (Grandma's client and Ben's, one after the other or at once). An entry holds the
+room id, the seat's latest token, the seat number and the name, and the seat's fair-deal
+seed (hex) with the number of the game it is for, so a restart
 between the commitment and the reveal still reveals it (`client.fair.seeds`).
 Where it lives: ``$WAR_CLIENT_STATE`` if set (a file path), else
 ``$XDG_STATE_HOME/family-war/client.json``, else ``~/.local/state/family-war/client.json``.

@@ -16,7 +16,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Page, ViewportSize, expect
 
-from client.catalog import catalog
+from client.words.catalog import catalog
 from tests.e2e._browser import PHONE, Tab, count_of, create_room, open_tab, war_deal
 from tests.e2e._process import ServerProcess, server_process
 
