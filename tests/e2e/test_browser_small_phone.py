@@ -4,12 +4,15 @@ status, a war's instruction, a seat question and its buttons, a vote) is in view
 Turn over bar rather than under it (`document.elementFromPoint` at its centre finds it),
 the round's sentence is not under the bar either, talk bubbles never cover a name, the war
 or the round's sentence, the commands in the local warning do not break, and a rematch
-scrolls back to the table. One server and one browser for the module.
+scrolls back to the table. One server and one browser for the module. The pictures (a war
+and a seat question at 320 px in each language) go to ``$WAR_SCREENSHOTS`` when it is set,
+else to the test's temporary folder (docs/screenshots/README.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +20,16 @@ import pytest_asyncio
 from playwright.async_api import Browser, Page, ViewportSize, expect
 
 from client.words.catalog import catalog
-from tests.e2e._browser import PHONE, Tab, count_of, create_room, open_tab, war_deal
+from tests.e2e._browser import (
+    PHONE,
+    Tab,
+    count_of,
+    create_room,
+    open_tab,
+    screenshot_folder,
+    shoot,
+    war_deal,
+)
 from tests.e2e._process import ServerProcess, server_process
 
 # one worker runs the module: its server and browser start once
@@ -162,11 +174,12 @@ async def assert_no_spill(page: Page, where: str) -> None:
 @pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("viewport", PHONES, ids=lambda v: f"{v['width']}x{v['height']}")
 async def test_a_war_at_four_fits_the_phone(
-    server: ServerProcess, browser: Browser, lang: str, viewport: ViewportSize
+    server: ServerProcess, browser: Browser, lang: str, viewport: ViewportSize, tmp_path: Path
 ) -> None:
     """A war at four: its instruction and the round's sentence in view, nothing spilt; then
     rounds are played until another seat's tile shows a two-digit count and a haul (the
-    widest it gets), nothing spilt at any of them."""
+    widest it gets), nothing spilt at any of them. At 320 px, a picture of the war
+    (``table-small-phone-four-LANG.png``, docs/screenshots/README.md)."""
     tab = await open_tab(
         browser,
         url_of(server),
@@ -186,6 +199,12 @@ async def test_a_war_at_four_fits_the_phone(
     assert await page.evaluate(SENTENCE) == {"war": "ok", "said": "ok"}, where
     await assert_in_view(page, ["#status", "#turn"], where)
     await assert_no_spill(page, where)
+    if viewport == SMALL:  # as the page left it: scrolled to show the round's sentence
+        await page.screenshot(
+            path=screenshot_folder(tmp_path) / f"table-small-phone-four-{lang}.png",
+            animations="disabled",
+            caret="hide",
+        )
     widest = False
     for _ in range(60):
         await tab.turn_over()
@@ -213,7 +232,7 @@ async def join(browser: Browser, link: str, name: str) -> Tab:
 
 
 async def test_a_seat_question_and_a_vote_are_above_the_bar(
-    server: ServerProcess, browser: Browser
+    server: ServerProcess, browser: Browser, tmp_path: Path
 ) -> None:
     """Klaus's phone sleeps; another device asks for his seat: Grandma's 320 px phone asks
     the question with its buttons in view, in every language; then Grandma votes to finish
@@ -238,6 +257,8 @@ async def test_a_seat_question_and_a_vote_are_above_the_bar(
     question = ["#seat-request-text", "#seat-allow", "#seat-refuse", "#status", "#turn"]
     for lang in LANGUAGES:
         await speak(page, lang)
+        await page.set_viewport_size(SMALL)
+        await shoot(grandma, screenshot_folder(tmp_path) / f"seat-request-320-{lang}.png")
         for viewport in PHONES:
             await page.set_viewport_size(viewport)
             await assert_in_view(page, question, f"the question, {lang}, {viewport}")
