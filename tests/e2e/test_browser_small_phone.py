@@ -137,6 +137,17 @@ WATCH_BUBBLES = """() => {
 }"""
 
 
+# Every shown button, choice and summary: its words inside it (nothing cut or spilt) and
+# it inside the screen.
+LABELS_SPILL = """() => [...document.querySelectorAll('button, .choices label, summary')]
+  .filter((el) => el.offsetParent !== null && el.getClientRects().length > 0)
+  .filter((el) => {
+    const b = el.getBoundingClientRect();
+    return el.scrollWidth > el.clientWidth + 1 || b.left < -0.5 || b.right > innerWidth + 0.5;
+  })
+  .map((el) => `${el.id || el.className || el.tagName}: "${el.textContent.trim()}"`)"""
+
+
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[ServerProcess]:
     async with server_process(tmp_path_factory.mktemp("small") / "war.sqlite3") as running:
@@ -197,14 +208,14 @@ async def test_a_war_at_four_fits_the_phone(
         catalog(lang, strict=True).text("page.turn")  # "… Turn over …": what to do in a war
     )
     assert await page.evaluate(SENTENCE) == {"war": "ok", "said": "ok"}, where
-    await assert_in_view(page, ["#status", "#turn"], where)
-    await assert_no_spill(page, where)
     if viewport == SMALL:  # as the page left it: scrolled to show the round's sentence
         await page.screenshot(
             path=screenshot_folder(tmp_path) / f"table-small-phone-four-{lang}.png",
             animations="disabled",
             caret="hide",
         )
+    await assert_in_view(page, ["#status", "#turn"], where)
+    await assert_no_spill(page, where)
     widest = False
     for _ in range(60):
         await tab.turn_over()
@@ -363,5 +374,31 @@ async def test_a_rematch_scrolls_back_to_the_table(server: ServerProcess, browse
     await expect(page.locator("#result")).to_be_hidden()
     await expect(page.locator("#where")).to_contain_text("game 2")
     await page.wait_for_function("window.scrollY === 0")
+    await tab.assert_clean()
+    await tab.context.close()
+
+
+async def test_long_labels_fit_their_buttons(server: ServerProcess, browser: Browser) -> None:
+    """At 320 px in every language: the start page with "Create a room" open, the table
+    in play and at game over (Finish now, the rematch buttons, auto-play's choices)."""
+    tab = await open_tab(browser, url_of(server), viewport=SMALL, touch=True, reduced_motion=True)
+    page = tab.page
+
+    async def every_language(moment: str) -> None:
+        for lang in LANGUAGES:
+            await page.select_option("#language", lang)
+            await expect(page.locator("html")).to_have_attribute("lang", lang)
+            spilt = await page.evaluate(LABELS_SPILL)
+            assert not spilt, (moment, lang, spilt)
+
+    await page.click("#create summary")
+    await every_language("the start page")
+    await page.select_option("#language", "en")
+    await create_room(tab, "Grandma", players=4, computers=3)
+    await every_language("the table")
+    await page.select_option("#language", "en")
+    await page.locator("#finish").tap()
+    await expect(page.locator("#rematch-new")).to_be_visible()
+    await every_language("game over")
     await tab.assert_clean()
     await tab.context.close()
