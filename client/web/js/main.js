@@ -553,6 +553,7 @@ on("home", "click", home);
 on("language", "change", pickLanguage);
 doc.addEventListener("keydown", keyDown);
 addEventListener("hashchange", route);
+addEventListener("resize", () => connection !== null && view.step === saidStep && table.uncover()); // a phone turned
 addEventListener("online", () => connection?.retryNow());
 doc.addEventListener("visibilitychange", () => doc.visibilityState === "visible" && connection?.retryNow());
 speakPage(doc, words, $("language"));

@@ -178,7 +178,8 @@ export class Table {
     const fight = this.$("war");
     const top = fight.hidden ? box.top : Math.min(box.top, fight.getBoundingClientRect().top);
     const behind = box.bottom - this.$("dock").getBoundingClientRect().top;
-    if (behind > 0 && top > 0) this.doc.defaultView?.scrollBy({ top: Math.min(behind, top), behavior: "instant" });
+    // whole pixels: a scroll lands on one, and a fraction short leaves the sentence under
+    if (behind > 0 && top > 0) this.doc.defaultView?.scrollBy({ top: Math.ceil(Math.min(behind, top)), behavior: "instant" });
   }
 
   /** Draw `view` for its own seat, with `status` as the status line; `offline`: the
