@@ -1,6 +1,9 @@
 # Two commands for a fresh machine with Python 3.11+:
 #   make run    set up .venv with what the server needs (pip install -e ., not the dev tools)
-#               and start a War server on 127.0.0.1:8765 (it says the address to open)
+#               and start a War server on 127.0.0.1:8765 (it says the address to open);
+#               make run HOST=0.0.0.0 for the home network, and OUTSIDE=1 for relatives
+#               elsewhere too (war-server --outside: the router opens port 443 and the
+#               server gets its own certificate; docs/hosting.md)
 #   make test   set up .venv with the dev tools and run ruff, import-linter, mypy --strict,
 #               pytest and the browser table's JavaScript tests (node --test); the browser
 #               tests drive the system's Chromium (apt-get install chromium nodejs; .ci/run
@@ -14,6 +17,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8765
+OUTSIDE ?=
 PYTEST_WORKERS ?= 4
 PYTEST_ARGS ?=
 
@@ -40,7 +44,7 @@ venv: $(VENV)/.installed
 # The server says the address to open: the home network's with HOST=0.0.0.0, this
 # machine's (http://127.0.0.1:8765/) on 127.0.0.1.
 run: $(VENV)/.installed-run
-	$(BIN)/war-server --host $(HOST) --port $(PORT)
+	$(BIN)/war-server --host $(HOST) --port $(PORT)$(if $(filter 1 yes true on,$(OUTSIDE)), --outside)
 
 lint: venv
 	$(BIN)/ruff check .
