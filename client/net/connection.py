@@ -35,7 +35,6 @@ import asyncio
 import random
 import ssl
 import time
-import unicodedata
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -401,10 +400,10 @@ class Connection:
     # --- openings and the state file ----------------------------------------------------
     def _first_opening(self) -> Opening | ResumeSeat:
         if isinstance(self.opening, JoinRoom) and self._seats is not None:
-            record = self._seats.get(self.url, self.opening.code)
-            # the seat kept on this computer is someone else's when another name joins
-            # (two relatives on one computer): theirs is never taken, the name joins anew
-            if record is not None and _same_name(record.name, self.opening.name):
+            # the seat kept on this computer for this name (two relatives on one computer
+            # each keep their own): another name's is never taken; none: the name joins
+            record = self._seats.get(self.url, self.opening.code, self.opening.name)
+            if record is not None:
                 self._seeds.restore(record.seed, record.seed_game)
                 return ResumeSeat(room=record.room, token=record.token)
         return self.opening
@@ -450,11 +449,17 @@ class Connection:
         except StateFileError as error:
             self._pending.append(Notice(said("close.state_file", problem=str(error))))
 
+    def _seat_name(self) -> str:
+        """Whose seat this connection keeps: its welcome's name, else the name it joined as."""
+        if self._seat_record is not None:
+            return self._seat_record.name
+        return "" if isinstance(self.opening, WatchRoom) else str(self.opening.name)
+
     def _forget_seat(self) -> None:
         if self._seats is None or self._code is None:
             return
         try:
-            self._seats.forget(self.url, self._code)
+            self._seats.forget(self.url, self._code, self._seat_name())
         except StateFileError as error:
             self._pending.append(Notice(said("close.state_file", problem=str(error))))
 
@@ -472,13 +477,3 @@ def _explain(error: BaseException) -> str:
         return "connection reset"
     text = str(error).strip()
     return text[:1].lower() + text[1:] if text else type(error).__name__
-
-
-def _same_name(kept: str, given: str) -> bool:
-    """Whether the name a seat was kept under and the name given are one person's (as
-    typed: case, spaces around and Unicode composition aside)."""
-
-    def plain(name: str) -> str:
-        return unicodedata.normalize("NFC", name).strip().casefold()
-
-    return plain(kept) == plain(given)

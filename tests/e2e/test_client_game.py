@@ -123,7 +123,7 @@ async def test_a_killed_client_run_again_resumes_its_seat(tmp_path: Path) -> Non
             ben_args = [url, "--name", "Ben", "--join", code, "--plain"]
             async with client_process(ben_args, state) as ben:
                 await ben.expect(r"^You are Ben, at seat 2 of 2\.$")
-                first = StateFile(state).get(url, code)
+                first = StateFile(state).get(url, code, "Ben")
                 assert first is not None and first.seat == 1
                 mark = len(ann.out)
                 await ben.kill()
@@ -133,7 +133,7 @@ async def test_a_killed_client_run_again_resumes_its_seat(tmp_path: Path) -> Non
                 await ben_again.expect(r"^You are Ben, at seat 2 of 2\.$")
                 await ben_again.expect(r"^The game is on: round 1\.$")
                 await ann.expect(r"^Ben is back\.$", start=mark)
-                again = StateFile(state).get(url, code)
+                again = StateFile(state).get(url, code, "Ben")
                 assert again is not None and again.seat == 1 and again.room == first.room
                 assert again.token != first.token, "a resume hands out a new token"
                 assert not any("takes seat" in line for line in ann.out[mark:])

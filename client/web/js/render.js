@@ -157,6 +157,27 @@ export class Table {
     setText(this.$("said"), text);
   }
 
+  /** A rematch began: back to the top of the page, the table, from the standings and the
+   * evening the player scrolled down to read. */
+  backToTable() {
+    this.doc.defaultView?.scrollTo({ top: 0, behavior: "instant" });
+  }
+
+  /** The round's sentence (and the war above it) partly behind the dock at the bottom (a
+   * small phone, a long war in German): scroll down just enough to show it above the dock,
+   * never so far that its top leaves the screen. Nothing when it is in sight, or when the
+   * player scrolled it out of sight above (reading the log). */
+  uncover() {
+    const said = this.$("said");
+    if (said.textContent === "") return;
+    const box = said.getBoundingClientRect();
+    const fight = this.$("war");
+    const top = fight.hidden ? box.top : Math.min(box.top, fight.getBoundingClientRect().top);
+    const behind = box.bottom - this.$("dock").getBoundingClientRect().top;
+    // whole pixels: a scroll lands on one, and a fraction short leaves the sentence under
+    if (behind > 0 && top > 0) this.doc.defaultView?.scrollBy({ top: Math.ceil(Math.min(behind, top)), behavior: "instant" });
+  }
+
   /** Draw `view` for its own seat, with `status` as the status line; `offline`: the
    * connection is away, so nothing can be sent (the buttons look it). */
   draw(view, status, { offline = false } = {}) {
