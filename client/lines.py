@@ -385,7 +385,7 @@ class LineRenderer:
         if (clock := self.time_left()) is not None:
             parts.append(clock)
         if self.view.evening:
-            evening = evening_score(self.view.evening, words=words)
+            evening = evening_score(self.view.evening, words=words, view=self.view)
             parts.append(words.text("talk.evening_so_far", score=evening))
         return " ".join(parts)
 

@@ -52,6 +52,7 @@ __all__ = [
     "Card",
     "CardCount",
     "Code",
+    "ComputerNumber",
     "Counts",
     "Deal",
     "Depth",
@@ -214,6 +215,8 @@ Seats = Annotated[tuple[Seat, ...], MaxItems(MAX_PLAYERS)]
 Counts = Annotated[tuple[CardCount, ...], MaxItems(MAX_PLAYERS)]
 """Every seat's card count, index = seat."""
 SeatCount = Annotated[int, IntRange(0, MAX_PLAYERS)]
+ComputerNumber = Annotated[int, IntRange(1, MAX_PLAYERS - 1)]
+"""A seat created for the computer, by its number (1 to ``create_room.computers``)."""
 """A number of seats."""
 Place = Annotated[int, IntRange(1, MAX_PLAYERS)]
 """A seat's place at the end of a game: 1 is first."""

@@ -17,6 +17,7 @@ from protocol.fields import (
     Card,
     CardCount,
     Code,
+    ComputerNumber,
     Counts,
     Deal,
     Depth,
@@ -154,6 +155,7 @@ class PlayerJoined:
     seat: Seat
     name: Name
     computer: bool = False
+    computer_number: ComputerNumber | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -20,6 +20,7 @@ from protocol.fields import (
     BothShort,
     Card,
     CardCount,
+    ComputerNumber,
     Deal,
     Depth,
     FixedOrder,
@@ -104,12 +105,16 @@ class SeatState:
 
     ``name`` is None for an open seat. ``face_up`` are the seat's face-up cards on the
     table in this round, in the order turned; ``face_down`` how many of its cards lie face
-    down there. ``out`` once the player is out of the game.
+    down there. ``out`` once the player is out of the game. ``computer_number``: a seat
+    the room was created with for the computer, by its number (1, 2, 3 in seat order),
+    which the clients say in the viewer's words ("Ordenador 2"); None for a person's seat,
+    even once the computer plays it for someone who left.
     """
 
     seat: Seat
     name: Name | None = None
     computer: bool = False
+    computer_number: ComputerNumber | None = None
     connected: bool = False
     ready: bool = False
     auto: AutoPlay = AutoPlay.OFF

@@ -68,7 +68,7 @@ def shown(game: RecordedGame) -> Shown:
 
 
 def check_game(
-    game: RecordedGame, my_seed: bytes | None, names: Sequence[str | None] = ()
+    game: RecordedGame, my_seed: bytes | None, names: Sequence[str | Person | None] = ()
 ) -> FairVerdict:
     """Check one finished game as this client saw it; never raises for what it was sent.
     ``names``: each seat's name as the table shows it (``None``: an open seat)."""
@@ -157,7 +157,7 @@ class FairWatch:
         self,
         message: ServerMessage,
         my_seed: bytes | None = None,
-        names: Sequence[str | None] = (),
+        names: Sequence[str | Person | None] = (),
     ) -> FairVerdict | None:
         """Follow ``message``; at a ``game_over``, the check of its game (``my_seed``:
         the seed this client committed to for it; ``names``: each seat's name as the

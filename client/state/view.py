@@ -193,7 +193,12 @@ def _with_counts(
 def _player_joined(view: ViewState, message: PlayerJoined) -> ViewState:
     view = replace(view, left=view.left - {message.seat})
     return _with_seat(
-        view, message.seat, name=message.name, computer=message.computer, connected=True
+        view,
+        message.seat,
+        name=message.name,
+        computer=message.computer,
+        computer_number=message.computer_number,
+        connected=True,
     )
 
 

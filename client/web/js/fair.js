@@ -9,7 +9,7 @@
 
 import { said } from "./catalog.js";
 import { fingerprint } from "./fingerprint.js";
-import { mine as mySeat, myTurn } from "./view.js";
+import { mine as mySeat, myTurn, seatPerson } from "./view.js";
 
 const SEED_BYTES = 32;
 /** Seconds a time_up may come before the time limit by this page's clock: the message
@@ -158,7 +158,8 @@ export class Fair {
    * words use); a promise of the check at a game over, or at once when the game differs
    * from what was pinned at its start; else null. */
   follow(message, view = null) {
-    if (view !== null) this.names = view.seats.map((seat) => seat.name);
+    // each seat as the table says it (a computer seat in the viewer's words, view.js)
+    if (view !== null) this.names = view.seats.map((seat) => (seat.name === null ? null : seatPerson(view, seat.seat)));
     const line = recordLine(message);
     if (message.type === "welcome") this.welcome = line;
     // Each game starts a new record (an evening of rematches must not grow it for hours):

@@ -38,9 +38,11 @@ const FINDINGS = {
 };
 const WHAT = { seed_size: "seed", server_seed_size: "server_seed" };
 
-/** `seat` (from 0) by the name the table shows, or as an open seat. */
+/** `seat` (from 0) as the table says it: a person of the table's words (a computer seat
+ * in the viewer's words, view.js's seatPerson), a name, or an open seat. */
 export function seatPerson(names, seat) {
   const name = names[seat] ?? null;
+  if (name !== null && typeof name === "object") return name;
   return name === null ? openSeat(seat + 1) : named(name);
 }
 

@@ -88,6 +88,7 @@ export const RULE_NAMES = frozen(Object.keys(RULE_DEFAULTS));
 /** Each integer field type's [lowest, highest]. */
 export const INTEGERS = frozen({
   card_count: [0, 52],
+  computer_number: [1, 3],
   computers: [0, 3],
   deal: [0, 18446744073709551615n],
   depth: [0, 52],

@@ -62,10 +62,15 @@ class Arrivals:
         computer fills every other seat."""
         table = self._table
         actions: list[Action] = []
+        numbers = table.seats.computer_numbers()
         for index, seat in enumerate(table.seats):
             if seat.name is not None:
                 joined = PlayerJoined(
-                    seq=table.next_seq(), seat=index, name=seat.name, computer=seat.computer
+                    seq=table.next_seq(),
+                    seat=index,
+                    name=seat.name,
+                    computer=seat.computer,
+                    computer_number=numbers[index],
                 )
                 actions += table.to_room(joined)
         table.seats.attach(0, conn)

@@ -132,11 +132,13 @@ def _seats(room: Viewed) -> tuple[SeatState, ...]:
     fair = record.fair
     shown = fair is not None and not fair.collecting  # a fresh deal's, with its game_started
     committed = fair.commitments if fair is not None and shown else (None,) * len(room.seats)
+    numbers = room.seats.computer_numbers()
     return tuple(
         SeatState(
             seat=index,
             name=seat.name,
             computer=seat.computer,
+            computer_number=numbers[index],
             connected=seat.conn is not None,
             ready=index in record.ready,
             auto=AutoPlay.QUICK if seat.computer else seat.mode,
