@@ -112,6 +112,7 @@ class Hub:
             playouts=self._playouts,
             random=self._random,
             logger=logger,
+            address=self.address,
         )
         for record in records:
             self._rooms.load(record, now)
@@ -156,6 +157,12 @@ class Hub:
     def addresses_with_rooms(self) -> int:
         """How many addresses have created rooms that are held (for tests and tools)."""
         return self._admission.addresses_with_rooms()
+
+    def address(self, conn: ConnId) -> str:
+        """The address key ``conn`` counts under (`server.core.limits.address_key`; a
+        connection of unknown address is one of its own)."""
+        peer = self._peers.get(conn, "")
+        return address_key(peer) if peer else f"#{conn}"
 
     def where(self, conn: ConnId) -> tuple[str, int | None] | None:
         """(room id, seat or None for a spectator) of ``conn``; None before a room is open."""

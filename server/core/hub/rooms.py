@@ -71,7 +71,9 @@ class Rooms:
         playouts: PlayOuts,
         random: RandomSource,
         logger: Logger | None,
+        address: Callable[[ConnId], str] | None = None,
     ) -> None:
+        self._address = address
         self._settings = settings
         self._admission = admission
         self._playouts = playouts
@@ -316,6 +318,7 @@ class Rooms:
             random=self._random,
             now=now,
             logger=self._logger,
+            address=self._address,
         )
 
     def _add(self, room: Room) -> None:

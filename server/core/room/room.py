@@ -36,6 +36,8 @@ token and drops the unconfirmed one. Either way one connection at most holds a s
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from protocol import (
     AutoPlay,
     ErrorCode,
@@ -75,6 +77,11 @@ from server.core.settings import HubSettings
 
 __all__ = ["InRoomMessage", "Room"]
 
+
+def _own_address(conn: ConnId) -> str:
+    """Each connection an address of its own (a room built without the hub's addresses)."""
+    return f"#{conn}"
+
 _Command = Ready | SetAutoPlay | VoteFinish | Rematch | Leave | Resync | AnswerSeatRequest
 InRoomMessage = _Command | React | Say
 """The client messages a room handles (opening messages are the hub's)."""
@@ -100,7 +107,11 @@ class Room(Table):
         random: RandomSource,
         now: float,
         logger: Logger | None = None,
+        address: Callable[[ConnId], str] | None = None,
     ) -> None:
+        self.address: Callable[[ConnId], str] = address or _own_address
+        """The address key a connection comes from (`server.core.limits.address_key`;
+        without one, each connection is an address of its own)."""
         pacing = Pacing(
             calm=settings.calm_delay,
             quick=settings.quick_delay,
@@ -124,7 +135,9 @@ class Room(Table):
         times = Times(
             settings.seat_request_seconds, settings.reclaim_seconds, settings.away_timeout
         )
-        self._takeover = Takeover(self, self._arrivals, random=random, times=times)
+        self._takeover = Takeover(
+            self, self._arrivals, random=random, times=times, address=self.address
+        )
         if self.stage is Stage.FINISHING:  # a restart mid-finish: the replay finished it
             self.advance(Event.PLAYED_OUT)
         for seat in self.seats:

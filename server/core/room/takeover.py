@@ -37,6 +37,8 @@ is asked too.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from protocol import ConnectionChanged, Error, ErrorCode
@@ -85,6 +87,21 @@ class Times:
     after: float
 
 
+def _owner(displaced: tuple[DisplacedRecord, ...], seat: int, now: float) -> DisplacedRecord | None:
+    """The record of ``seat``'s owner whose way back still runs at ``now``, or None (at
+    most one: a later taker's record never has a way back while it runs)."""
+    return next((d for d in displaced if d.seat == seat and d.until > now), None)
+
+
+def _kept(displaced: tuple[DisplacedRecord, ...], now: float) -> tuple[DisplacedRecord, ...]:
+    """``displaced`` within `MAX_DISPLACED`: every way back that still runs is kept (one
+    per seat at most), and the newest of the others, those only told `seat_taken`."""
+    told = [d for d in displaced if d.until <= now]
+    room = MAX_DISPLACED - (len(displaced) - len(told))
+    dropped = {id(d) for d in told[: max(len(told) - room, 0)]}
+    return tuple(d for d in displaced if id(d) not in dropped)
+
+
 def _holds(displaced: DisplacedRecord, token: str) -> bool:
     """Whether ``token`` is one of ``displaced``'s (compared in constant time)."""
     latest = token_matches(token, displaced.token_hash)
@@ -97,11 +114,18 @@ class Takeover:
     from (see the module docstring)."""
 
     def __init__(
-        self, table: Table, arrivals: Arrivals, *, random: RandomSource, times: Times
+        self,
+        table: Table,
+        arrivals: Arrivals,
+        *,
+        random: RandomSource,
+        times: Times,
+        address: Callable[[ConnId], str],
     ) -> None:
         self._table = table
         self._arrivals = arrivals
         self._random = random
+        self._address = address
         self.wait = times.wait
         self.reclaim = times.reclaim
         self.after = times.after if times.after > 0 else DEFAULT_AFTER_SECONDS
@@ -141,8 +165,7 @@ class Takeover:
             text = "someone is asking the table for a seat already; try again in a minute"
             return table.effects([], Refusal(ErrorCode.SEAT_REQUEST_PENDING, text))
         seats = table.seats
-        others = [i for i, seat in enumerate(seats) if seat.human and seat.conn and i != index]
-        if not others:
+        if not self._answerers(index, conn):  # nobody else, or only the asker's household
             since = seats[index].away_since
             away = 0.0 if since is None else now - since
             if away < self.after:
@@ -162,6 +185,20 @@ class Takeover:
         actions.append(Send((conn,), waiting))
         return table.effects(actions)
 
+    def _answerers(self, index: int, asker: ConnId) -> list[int]:
+        """The seats that may answer a request for seat ``index`` from ``asker``: held by
+        a person, connected, and not from the asker's address (nobody approves their own
+        request, whatever connection they send it from)."""
+        address = self._address(asker)
+        return [
+            i
+            for i, seat in enumerate(self._table.seats)
+            if seat.human
+            and seat.conn is not None
+            and i != index
+            and self._address(seat.conn) != address
+        ]
+
     def answer(self, by: int, message: AnswerSeatRequest, now: float) -> Effects:
         """Seat ``by`` answers the request for ``message.seat``."""
         table = self._table
@@ -169,10 +206,16 @@ class Takeover:
         if pending is None or pending.seat != message.seat:
             text = f"nobody is asking for seat {message.seat} now"
             return table.effects([], Refusal(ErrorCode.NO_SEAT_REQUEST, text))
-        self._open(None)
+        if by not in self._answerers(pending.seat, pending.conn):
+            text = (
+                "this request comes from your own address: someone at another address "
+                "answers it (or, with nobody there, the away timeout)"
+            )
+            return table.effects([], Refusal(ErrorCode.OWN_SEAT_REQUEST, text))
         if message.allow:
             outcome = RequestOutcome.ALLOWED
             return table.effects(self._hand_over(pending, now, outcome, by))
+        self._open(None)
         text = "the players at the table did not let this device take the seat"
         return table.effects(
             self._ended(pending, RequestOutcome.REFUSED, by, ErrorCode.SEAT_REQUEST_REFUSED, text)
@@ -234,16 +277,15 @@ class Takeover:
     def _hand_over(
         self, asked: _Pending, now: float, outcome: RequestOutcome, by: int | None
     ) -> list[Action]:
-        """The asker takes the seat it asked for; its earlier tokens are kept for
-        `reclaim`."""
+        """The asker takes the seat it asked for. Its earlier tokens get the way back for
+        `reclaim` if they are the owner's (no way back of that seat runs); a later
+        taker's are only told (`seat_taken`): the owner's way back is hers alone."""
         table = self._table
         index = asked.seat
-        record = table.seats[index].record
-        displaced = DisplacedRecord(
-            index, record.token_hash, record.previous_token_hash, now + self.reclaim, by
-        )
-        table.displaced = (*table.displaced, displaced)[-MAX_DISPLACED:]
+        owned = _owner(table.displaced, index, now) is not None
+        self._displace(index, now if owned else now + self.reclaim, by, now)
         actions = self._arrivals.rejoin(index, asked.conn, now, asked.commitment)
+        self._open(None)  # after the welcome: it shows the request until it ends
         reclaim = int(self.reclaim)
         actions += table.emit(
             lambda seq: SeatRequestEnded(
@@ -251,6 +293,16 @@ class Takeover:
             )
         )
         return actions
+
+    def _displace(self, index: int, until: float, by: int | None, now: float) -> None:
+        """Keep the tokens seat ``index`` has now (it is being taken from them) until
+        ``until`` (a way back if that is later than ``now``), then told `seat_taken`."""
+        table = self._table
+        record = table.seats[index].record
+        if record.token_hash is None:
+            return
+        displaced = DisplacedRecord(index, record.token_hash, record.previous_token_hash, until, by)
+        table.displaced = _kept((*table.displaced, displaced), now)
 
     # ------------------------------------------------------------------ the way back
     def reclaim_seat(self, conn: ConnId, token: str, now: float) -> Effects | None:
@@ -266,9 +318,16 @@ class Takeover:
             who = "" if found.by is None else f" ({table.seats[found.by].name} allowed it)"
             text = f"your seat was taken on another device{who}; join again with the player code"
             return table.effects([], Refusal(ErrorCode.SEAT_TAKEN, text))
-        table.displaced = tuple(d for d in table.displaced if d is not found)
         index = found.seat
-        actions: list[Action] = []
+        # the owner is back: every later taker's tokens are told (`seat_taken`), the
+        # holder's included, and none of them has a way back any more
+        table.displaced = tuple(
+            d if d.seat != index or d.until <= now else dataclasses.replace(d, until=now)
+            for d in table.displaced
+            if d is not found
+        )
+        self._displace(index, now, None, now)
+        actions: list[Action] = self.returned(index)
         if seat.conn is not None:
             text = "the device this seat was taken from took it back"
             actions.append(Send((seat.conn,), Error(code=ErrorCode.SEAT_TAKEN_BACK, message=text)))

@@ -189,9 +189,10 @@ def test_a_seat_on_auto_play_is_not_played_for_and_keeps_its_own_pace() -> None:
 
 
 # --- taking an away seat back from another device ---------------------------------------------
-def _asks(kit: RoomKit, code: str, name: str) -> Peer:
-    """A new device asks for the seat of ``name`` with the player code."""
-    device = kit.connect()
+def _asks(kit: RoomKit, code: str, name: str, address: str = "10.0.0.9") -> Peer:
+    """A new device (at ``address``: another household than the table's, which may answer
+    it) asks for the seat of ``name`` with the player code."""
+    device = kit.connect(address)
     kit.send(device, JoinRoom(code=code, name=name))
     return device
 
@@ -277,8 +278,8 @@ def test_wrong_names_count_as_failed_attempts() -> None:
     kit.drop(ben)
     code = ann.welcome.player_code or ""
     for guess in ("Ben", "Bob", "P2"):
-        kit.send(kit.connect(), JoinRoom(code=code, name=guess))
-    last = kit.connect()
+        kit.send(kit.connect("10.0.0.9"), JoinRoom(code=code, name=guess))
+    last = kit.connect("10.0.0.9")
     actions = kit.send(last, JoinRoom(code=code, name="P1"))  # right, but too late
     assert error_codes(actions) == ["too_many_failures"]
     kit.advance(60)
