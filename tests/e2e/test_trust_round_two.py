@@ -24,6 +24,7 @@ from protocol import (
     ErrorCode,
     GameStarted,
     JoinRoom,
+    Leave,
     React,
     Reacted,
     Reaction,
@@ -328,3 +329,41 @@ async def test_talk_buckets_go_with_the_address_that_left(tmp_path: Path) -> Non
         await ben.close()
         await ann.expect(ConnectionChanged)
         assert room.talk_addresses == 0
+
+
+# --- rooms one address may hold ---------------------------------------------------------
+async def everyone_gone(war: War, players: list[Client], watch_code: str) -> None:
+    """``players`` close their connections; returns once the server has seen it (a
+    spectator sees them go away, then leaves: its close says its leave was done)."""
+    watcher = await client_from(war, GRANDMA)
+    await watcher.send(WatchRoom(code=watch_code))
+    await watcher.expect(Welcome)
+    for player in players:
+        await player.close()
+        await watcher.expect(ConnectionChanged, where=lambda m: not m.connected)
+    await watcher.send(Leave())
+    assert (await watcher.expect_close())[0] == CloseCode.NORMAL
+
+
+async def test_every_room_an_address_created_counts_while_it_exists(tmp_path: Path) -> None:
+    async with start_war(tmp_path, max_rooms_per_ip=1) as war:
+        ann, others = await table(war, (OTHER, "Ben"), (GRANDMA, "Cy"))
+        await everyone_gone(war, [ann, *others], ann.watch_code or "")
+        war.clock.offset += 31 * 60  # nobody in it for half an hour: held, and counted
+        war.poke()
+        again = await client_from(war, HOME)
+        await again.send(CreateRoom(name="Ann"))
+        await again.expect_error(ErrorCode.TOO_MANY_ROOMS)
+        assert war.hub.rooms == 1
+
+
+async def test_a_two_player_room_nobody_is_in_goes_after_its_idle_time(tmp_path: Path) -> None:
+    async with start_war(tmp_path, max_rooms_per_ip=1) as war:
+        ann, (ben,) = await table(war, (OTHER, "Ben"))
+        await everyone_gone(war, [ann, ben], ann.watch_code or "")
+        war.clock.offset += 31 * 60  # --idle-computer-room-minutes (30) later
+        war.poke()
+        again = await client_from(war, HOME)
+        await again.send(CreateRoom(name="Ann"))
+        await again.expect(Welcome)  # the abandoned room is gone, and with it its count
+        assert war.hub.rooms == 1

@@ -320,10 +320,7 @@ class Hub:
         """A new room for ``message``: held, then stored by its first call, which seats
         the creator."""
         peer = self._peers.get(conn, "")
-        rooms = self._rooms
-        refused = self._admission.creation(
-            message.password, peer, len(rooms), lambda room_id: rooms.in_use(room_id, now)
-        )
+        refused = self._admission.creation(message.password, peer, len(self._rooms))
         if refused is not None:
             return self._refusal(conn, refused, now)
         made = new_room(
