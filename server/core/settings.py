@@ -208,9 +208,9 @@ class HubSettings:
     idle_computer_room_minutes: float = setting(
         30,
         Setting(
-            help="remove a game against the computer, or any two-player room, nobody has been "
-            "in for this long (a room counts against its creator's --max-rooms-per-ip as long "
-            "as it exists)",
+            help="remove a game against the computer, or a two-player room where no card was "
+            "turned, nobody has been in for this long (a room counts against its creator's "
+            "--max-rooms-per-ip as long as it exists)",
             parse=whole(1, _MINUTES_MAX),
             metavar="MINUTES",
         ),

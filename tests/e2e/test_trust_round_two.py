@@ -261,7 +261,7 @@ async def test_the_clients_words_are_reserved_in_every_language(tmp_path: Path, 
 async def test_a_talk_line_of_invisible_characters_only_is_refused(tmp_path: Path) -> None:
     async with start_war(tmp_path) as war:
         ann, _ = await table(war, (OTHER, "Ben"))
-        for text in ("\u3164", "\u2800\u2800", "\u115f", "a\u034f"[1:] + "\u3164"):
+        for text in ("\u3164", "\u2800\u2800", "\u115f", "\u3164\u034f\u3164"):
             await ann.send(Say(text=text))
             await ann.expect_error(ErrorCode.BAD_VALUE)
         assert ann.ws.close_code is None
@@ -301,8 +301,10 @@ async def test_talk_rates_hold_per_address_across_connections(tmp_path: Path) ->
             watchers.append(watcher)
         senders = [ben, *watchers]
         for number in range(3):  # the address's burst, whichever connection sends
-            await senders[number].send(Say(text=f"hello {number}"))
-            await senders[number].expect(Said, where=lambda m, n=number: m.text == f"hello {n}")
+            text = f"hello {number}"
+            await senders[number].send(Say(text=text))
+            said = await senders[number].expect(Said)
+            assert said.text == text
         await senders[3].send(Say(text="one more"))
         await senders[3].expect_error(ErrorCode.RATE_LIMITED)
         # another address has its own share

@@ -8,8 +8,8 @@
   earlier token while its latest is unconfirmed (its welcome may have been lost, see
   `server.core.room.room`) is accepted, so it is no failure; a superseded token is one;
 - the rooms created from it and still held are counted, whatever their state (a room
-  nobody is in goes when idle, `server.core.hub.rooms`: a two-player room or a game against
-  the computer after ``idle_computer_room_minutes``, so an abandoned game does not use
+  nobody is in goes when idle, `server.core.hub.rooms`: a two-player room where no card
+  was turned or a game against the computer after ``idle_computer_room_minutes``, so an abandoned game does not use
   up the household's allowance for long); at ``max_rooms_per_ip`` a ``create_room``
   from it is refused
   with ``too_many_rooms`` (close 1013), as every
@@ -83,7 +83,7 @@ class Admission:
         """Why a ``create_room`` with ``password`` from ``peer``, while the server holds
         ``rooms`` rooms, is refused, or None. Every room created from ``peer``'s address
         that still exists counts, whatever its state (rooms nobody is in are removed
-        when idle: `server.core.rooms`)."""
+        when idle: `server.core.hub.rooms`)."""
         needed = self._settings.password
         if needed is not None:
             if password is None:

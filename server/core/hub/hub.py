@@ -112,8 +112,8 @@ class Hub:
             playouts=self._playouts,
             random=self._random,
             logger=logger,
-            address=self.address,
         )
+        self._rooms.address = self.address
         for record in records:
             self._rooms.load(record, now)
 
@@ -159,7 +159,7 @@ class Hub:
         return self._admission.addresses_with_rooms()
 
     def address(self, conn: ConnId) -> str:
-        """The address key ``conn`` counts under (`server.core.limits.address_key`; a
+        """The address key ``conn`` counts under (`server.core.budgets.address_key`; a
         connection of unknown address is one of its own)."""
         peer = self._peers.get(conn, "")
         return address_key(peer) if peer else f"#{conn}"

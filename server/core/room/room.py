@@ -36,8 +36,6 @@ token and drops the unconfirmed one. Either way one connection at most holds a s
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from protocol import (
     AutoPlay,
     ErrorCode,
@@ -67,8 +65,8 @@ from server.core.room.table import Table
 from server.core.room.takeover import Takeover, Times
 from server.core.room.talk import (
     TalkBuckets,
-    invisible_refusal,
     TalkSettings,
+    invisible_refusal,
     talk_line,
     talk_message,
     talk_refusal,
@@ -84,10 +82,6 @@ def spectators_per_address(places: int) -> int:
     them, at least one (so one household never takes them all, unless a room has one)."""
     return max(1, places // 2)
 
-
-def _own_address(conn: ConnId) -> str:
-    """Each connection an address of its own (a room built without the hub's addresses)."""
-    return f"#{conn}"
 
 _Command = Ready | SetAutoPlay | VoteFinish | Rematch | Leave | Resync | AnswerSeatRequest
 InRoomMessage = _Command | React | Say
@@ -114,11 +108,7 @@ class Room(Table):
         random: RandomSource,
         now: float,
         logger: Logger | None = None,
-        address: Callable[[ConnId], str] | None = None,
     ) -> None:
-        self.address: Callable[[ConnId], str] = address or _own_address
-        """The address key a connection comes from (`server.core.limits.address_key`;
-        without one, each connection is an address of its own)."""
         pacing = Pacing(
             calm=settings.calm_delay,
             quick=settings.quick_delay,
@@ -143,9 +133,7 @@ class Room(Table):
         times = Times(
             settings.seat_request_seconds, settings.reclaim_seconds, settings.away_timeout
         )
-        self._takeover = Takeover(
-            self, self._arrivals, random=random, times=times, address=self.address
-        )
+        self._takeover = Takeover(self, self._arrivals, random=random, times=times)
         if self.stage is Stage.FINISHING:  # a restart mid-finish: the replay finished it
             self.advance(Event.PLAYED_OUT)
         for seat in self.seats:
@@ -278,6 +266,8 @@ class Room(Table):
             refused = refused or self._talk_buckets.refusal(address, say=say, now=now)
         if refused is not None:  # nothing changed (but the token's confirmation)
             return self.effects([], refused)
+        if isinstance(message, Ready):
+            self.played = True
         if isinstance(message, AnswerSeatRequest):
             assert index is not None  # the table refuses it to spectators
             return self._takeover.answer(index, message, now)

@@ -38,7 +38,6 @@ is asked too.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from protocol import ConnectionChanged, Error, ErrorCode
@@ -120,12 +119,10 @@ class Takeover:
         *,
         random: RandomSource,
         times: Times,
-        address: Callable[[ConnId], str],
     ) -> None:
         self._table = table
         self._arrivals = arrivals
         self._random = random
-        self._address = address
         self.wait = times.wait
         self.reclaim = times.reclaim
         self.after = times.after if times.after > 0 else DEFAULT_AFTER_SECONDS
@@ -189,14 +186,15 @@ class Takeover:
         """The seats that may answer a request for seat ``index`` from ``asker``: held by
         a person, connected, and not from the asker's address (nobody approves their own
         request, whatever connection they send it from)."""
-        address = self._address(asker)
+        address_of = self._table.address
+        address = address_of(asker)
         return [
             i
             for i, seat in enumerate(self._table.seats)
             if seat.human
             and seat.conn is not None
             and i != index
-            and self._address(seat.conn) != address
+            and address_of(seat.conn) != address
         ]
 
     def answer(self, by: int, message: AnswerSeatRequest, now: float) -> Effects:

@@ -99,7 +99,7 @@ class TalkSettings:
 
 
 class TalkBuckets:
-    """Each address's two buckets in a room (`server.core.limits.address_key`: however
+    """Each address's two buckets in a room (`server.core.budgets.address_key`: however
     many connections it opens, one address has one share of the room's talk). Made at
     its first talk; forgotten once the address has no connection in the room and its
     buckets are full again (forgetting them then gives nothing back: a reconnection
