@@ -8,10 +8,10 @@
   earlier token while its latest is unconfirmed (its welcome may have been lost, see
   `server.core.room.room`) is accepted, so it is no failure; a superseded token is one;
 - the rooms created from it and still held are counted, whatever their state (a room
-  nobody is in goes when idle, `server.core.hub.rooms`: a two-player room where no card
-  was turned or a game against the computer after ``idle_computer_room_minutes``, so an abandoned game does not use
-  up the household's allowance for long); at ``max_rooms_per_ip`` a ``create_room``
-  from it is refused
+  nobody is in goes when idle, `server.core.hub.rooms`: a two-player room where nobody
+  turned a card, or a game against the computer, after ``idle_computer_room_minutes``,
+  so an abandoned game does not use up the household's allowance for long); at
+  ``max_rooms_per_ip`` a ``create_room`` from it is refused
   with ``too_many_rooms`` (close 1013), as every
   ``create_room`` is once the server holds ``max_rooms``. The count lives in memory only
   (the store keeps no addresses): after a restart the rooms loaded count for nobody;
