@@ -12,9 +12,11 @@ sees each as a different peer address.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from structlog.testing import capture_logs
 from websockets.asyncio.client import connect
 
 from protocol import (
@@ -41,6 +43,7 @@ from protocol import (
 from protocol.seat_requests import (
     AnswerSeatRequest,
     RequestOutcome,
+    SeatRequested,
     SeatRequestEnded,
     SeatRequestWaiting,
 )
@@ -145,8 +148,9 @@ async def test_no_number_of_takeovers_pushes_the_owners_way_back_out(tmp_path: P
         ann, (grandma,) = await table(war, (GRANDMA, "Grandma"))
         room, her_token = grandma.room or "", grandma.token or ""
         await grandma.close()
-        for _ in range(12):  # more than a room remembers of its takeovers
-            taker = await taken_over(war, ann, OTHER, "Grandma", 1)
+        for number in range(12):  # more than a room remembers of its takeovers
+            # (each from an address of its own: one address asks a few times a minute)
+            taker = await taken_over(war, ann, f"127.0.1.{number + 1}", "Grandma", 1)
             await taker.close()
         back = await resume_from(war, GRANDMA, room, her_token)
         assert (await back.expect(Welcome)).seat == 1
@@ -167,6 +171,34 @@ async def test_a_request_for_the_seat_ends_when_its_owner_takes_it_back(tmp_path
         await ann.send(AnswerSeatRequest(seat=1, allow=True))
         await ann.expect_error(ErrorCode.NO_SEAT_REQUEST)
         assert back.ws.close_code is None
+
+
+async def test_asking_and_withdrawing_in_a_loop_reaches_the_table_a_few_times(
+    tmp_path: Path,
+) -> None:
+    with capture_logs() as logs:
+        async with start_war(tmp_path) as war:
+            ann, (grandma,) = await table(war, (GRANDMA, "Grandma"))
+            await grandma.close()
+            code = ann.player_code or ""
+            for _ in range(3):  # the address's burst: each reaches the table
+                asker = await ask(war, OTHER, code, "Grandma")
+                await asker.send(Leave())
+                await ann.expect(SeatRequestEnded)
+            for _ in range(5):  # then refused before the table is asked
+                asker = await client_from(war, OTHER)
+                await asker.send(JoinRoom(code=code, name="Grandma"))
+                await asker.expect_error(ErrorCode.RATE_LIMITED)
+                assert (await asker.expect_close())[0] == CloseCode.REFUSED
+            # another household still asks at once
+            other = await ask(war, GRANDMA, code, "Grandma")
+            await ann.expect(SeatRequested)
+            await other.send(Leave())
+            await ann.expect(SeatRequestEnded)
+            assert len(ann.of(SeatRequested)) == 4
+    # one line a minute of each kind, however many requests
+    assert [line["event"] for line in logs].count("seat_requested") == 1
+    assert [line["event"] for line in logs].count("seat_request_ended") == 1
 
 
 # --- nobody approves their own request --------------------------------------------------
@@ -287,6 +319,11 @@ async def test_spectators_from_one_address_leave_places_for_others(tmp_path: Pat
             await relative.expect(Welcome)
 
 
+def saying(text: str) -> Callable[[Said], bool]:
+    """An `expect` filter: the ``said`` of ``text``."""
+    return lambda said: said.text == text
+
+
 async def test_talk_rates_hold_per_address_across_connections(tmp_path: Path) -> None:
     async with start_war(tmp_path, say_burst=3.0) as war:
         ann = await client_from(war, HOME)
@@ -303,13 +340,12 @@ async def test_talk_rates_hold_per_address_across_connections(tmp_path: Path) ->
         for number in range(3):  # the address's burst, whichever connection sends
             text = f"hello {number}"
             await senders[number].send(Say(text=text))
-            said = await senders[number].expect(Said)
-            assert said.text == text
+            await senders[number].expect(Said, where=saying(text))
         await senders[3].send(Say(text="one more"))
         await senders[3].expect_error(ErrorCode.RATE_LIMITED)
         # another address has its own share
         await ann.send(Say(text="mine"))
-        await ann.expect(Said, where=lambda m: m.text == "mine")
+        await ann.expect(Said, where=saying("mine"))
 
 
 async def test_talk_buckets_go_with_the_address_that_left(tmp_path: Path) -> None:

@@ -228,7 +228,7 @@ class Room(Table):
             return self._takeover.reclaim_seat(conn, token, now) or effects
         index = self.seats.seat_of(conn)
         if refused is None and index is not None:
-            ended = self._takeover.returned(index)
+            ended = self._takeover.returned(index, now)
             if ended:
                 return self.effects(effects.actions + ended)
         return effects

@@ -49,6 +49,7 @@ from protocol.seat_requests import (
     SeatRequestEnded,
     SeatRequestWaiting,
 )
+from server.core.budgets import TokenBucket
 from server.core.codes import RandomSource, hash_token, new_token, token_matches
 from server.core.refusals import Refusal
 from server.core.room.actions import Action, Close, ConnId, Effects, Send
@@ -56,13 +57,29 @@ from server.core.room.arrivals import Arrivals
 from server.core.room.records import DisplacedRecord
 from server.core.room.table import Table
 
-__all__ = ["DEFAULT_AFTER_SECONDS", "MAX_DISPLACED", "TOLD_SECONDS", "Takeover", "Times"]
+__all__ = [
+    "ASK_BURST",
+    "ASK_RATE",
+    "DEFAULT_AFTER_SECONDS",
+    "LOG_EVERY_SECONDS",
+    "MAX_DISPLACED",
+    "TOLD_SECONDS",
+    "Takeover",
+    "Times",
+]
 
 DEFAULT_AFTER_SECONDS = 120.0
 """How long a seat must be away to be taken by name with nobody to ask, when the away
 timeout is off (0)."""
 MAX_DISPLACED = 8
 """Earlier devices' tokens a room remembers (the oldest are forgotten first)."""
+ASK_BURST = 3.0
+"""Seat requests one address may make in a room at once (then `ASK_RATE` a second)."""
+ASK_RATE = 1 / 20
+"""Seat requests one address may make in a room a second, past `ASK_BURST`: so at most
+five prompts a minute reach the table from one address (three, then one every 20 s)."""
+LOG_EVERY_SECONDS = 60.0
+"""A room logs ``seat_requested`` and ``seat_request_ended`` at most once a minute each."""
 TOLD_SECONDS = 24 * 3600.0
 """How long after its way back ends an earlier device's token is still told ``seat_taken``
 (a day: as long as a room nobody uses is kept, `HubSettings.idle_room_minutes`)."""
@@ -127,6 +144,8 @@ class Takeover:
         self.reclaim = times.reclaim
         self.after = times.after if times.after > 0 else DEFAULT_AFTER_SECONDS
         self._pending: _Pending | None = None
+        self._asks: dict[str, TokenBucket] = {}  # each address's seat requests
+        self._logged: dict[str, tuple[float, int]] = {}  # kind → (last line, left out)
 
     # ------------------------------------------------------------------ queries
     def asking(self, conn: ConnId) -> bool:
@@ -161,6 +180,9 @@ class Takeover:
         if self._pending is not None:
             text = "someone is asking the table for a seat already; try again in a minute"
             return table.effects([], Refusal(ErrorCode.SEAT_REQUEST_PENDING, text))
+        refused = self._throttled(table.address(conn), now)
+        if refused is not None:
+            return table.effects([], refused)
         seats = table.seats
         if not self._answerers(index, conn):  # nobody else, or only the asker's household
             since = seats[index].away_since
@@ -175,12 +197,42 @@ class Takeover:
             return table.effects(self._hand_over(asked, now, RequestOutcome.AWAY_LONG, None))
         self._open(_Pending(index, conn, now + self.wait, commitment))
         seconds = int(self.wait)
-        if table.log is not None:
-            table.log.info("seat_requested", seat=index)
+        self._log("seat_requested", now, seat=index)
         actions = table.emit(lambda seq: SeatRequested(seq=seq, seat=index, seconds=seconds))
         waiting = SeatRequestWaiting(seq=table.seq, seat=index, seconds=seconds)
         actions.append(Send((conn,), waiting))
         return table.effects(actions)
+
+    def _throttled(self, address: str, now: float) -> Refusal | None:
+        """Take one of ``address``'s requests (`ASK_BURST`, then one every
+        1/`ASK_RATE` s: a few a minute reach the table); the refusal if it has none.
+        Full buckets of other addresses are forgotten (they give nothing back)."""
+        asks = self._asks
+        for other in [a for a, b in asks.items() if a != address and b.tokens(now) >= b.burst]:
+            del asks[other]
+        bucket = asks.get(address)
+        if bucket is None:
+            bucket = asks[address] = TokenBucket(ASK_RATE, ASK_BURST, now)
+        if bucket.take(now):
+            return None
+        wait = bucket.wait(now)
+        text = f"too many seat requests from this address: wait {wait:.0f} s"
+        return Refusal(ErrorCode.RATE_LIMITED, text)
+
+    def _log(self, event: str, now: float, **fields: object) -> None:
+        """Log ``event`` at most once a `LOG_EVERY_SECONDS` per kind, the next line
+        saying how many were left out (a loop of requests keeps the log small)."""
+        log = self._table.log
+        if log is None:
+            return
+        since, left_out = self._logged.get(event, (-LOG_EVERY_SECONDS, 0))
+        if now - since < LOG_EVERY_SECONDS:
+            self._logged[event] = (since, left_out + 1)
+            return
+        self._logged[event] = (now, 0)
+        if left_out:
+            fields["left_out"] = left_out
+        log.info(event, **fields)
 
     def _answerers(self, index: int, asker: ConnId) -> list[int]:
         """The seats that may answer a request for seat ``index`` from ``asker``: held by
@@ -216,7 +268,12 @@ class Takeover:
         self._open(None)
         text = "the players at the table did not let this device take the seat"
         return table.effects(
-            self._ended(pending, RequestOutcome.REFUSED, by, ErrorCode.SEAT_REQUEST_REFUSED, text)
+            self._ended(
+                now,
+                pending,
+                (RequestOutcome.REFUSED, by),
+                Refusal(ErrorCode.SEAT_REQUEST_REFUSED, text),
+            )
         )
 
     def expire(self, now: float) -> list[Action]:
@@ -231,9 +288,8 @@ class Takeover:
             return []
         self._open(None)
         text = "nobody at the table answered in time; ask them to look at their screen"
-        return self._ended(
-            pending, RequestOutcome.EXPIRED, None, ErrorCode.SEAT_REQUEST_EXPIRED, text
-        )
+        refusal = Refusal(ErrorCode.SEAT_REQUEST_EXPIRED, text)
+        return self._ended(now, pending, (RequestOutcome.EXPIRED, None), refusal)
 
     def withdraw(self, now: float) -> list[Action]:
         """The asking connection went away (or left): the request ends."""
@@ -241,34 +297,37 @@ class Takeover:
         if pending is None:
             return []
         self._open(None)
-        return self._ended(pending, RequestOutcome.WITHDRAWN, None, None, "")
+        return self._ended(now, pending, (RequestOutcome.WITHDRAWN, None), None)
 
-    def returned(self, index: int) -> list[Action]:
+    def returned(self, index: int, now: float) -> list[Action]:
         """Seat ``index`` was taken back by its token: a request for it ends."""
         pending = self._pending
         if pending is None or pending.seat != index:
             return []
         self._open(None)
         text = "the seat's own device came back"
-        return self._ended(pending, RequestOutcome.RETURNED, None, ErrorCode.SEAT_IN_USE, text)
+        refusal = Refusal(ErrorCode.SEAT_IN_USE, text)
+        return self._ended(now, pending, (RequestOutcome.RETURNED, None), refusal)
 
     def _ended(
         self,
+        now: float,
         pending: _Pending,
-        outcome: RequestOutcome,
-        by: int | None,
-        code: ErrorCode | None,
-        text: str,
+        end: tuple[RequestOutcome, int | None],
+        refusal: Refusal | None,
     ) -> list[Action]:
+        """The request ``pending`` ends with ``end`` (its outcome, and the seat that
+        answered); the asker gets ``refusal``'s error and close 4004, if any."""
         table = self._table
-        if table.log is not None:
-            table.log.info("seat_request_ended", seat=pending.seat, outcome=outcome.value)
+        outcome, by = end
+        self._log("seat_request_ended", now, seat=pending.seat, outcome=outcome.value)
         seat = pending.seat
         actions = table.emit(
             lambda seq: SeatRequestEnded(seq=seq, seat=seat, outcome=outcome, by=by)
         )
-        if code is not None:
-            actions.append(Send((pending.conn,), Error(code=code, message=text)))
+        if refusal is not None:
+            code = refusal.code
+            actions.append(Send((pending.conn,), Error(code=code, message=refusal.text)))
             actions.append(Close(pending.conn, CloseCode.REFUSED, code.value))
         return actions
 
@@ -325,7 +384,7 @@ class Takeover:
             if d is not found
         )
         self._displace(index, now, None, now)
-        actions: list[Action] = self.returned(index)
+        actions: list[Action] = self.returned(index, now)
         if seat.conn is not None:
             text = "the device this seat was taken from took it back"
             actions.append(Send((seat.conn,), Error(code=ErrorCode.SEAT_TAKEN_BACK, message=text)))
