@@ -24,18 +24,22 @@ from protocol import (
     ConnectionChanged,
     CreateRoom,
     ErrorCode,
+    GameOver,
     GameStarted,
     JoinRoom,
     Leave,
     React,
     Reacted,
     Reaction,
+    Rematch,
+    RematchDeal,
     ResumeSeat,
     RulesSpec,
     Said,
     Say,
     SpectatorsChanged,
     TalkSetting,
+    VoteFinish,
     WaitingFor,
     WatchRoom,
     Welcome,
@@ -244,6 +248,25 @@ async def test_the_allowed_askers_welcome_carries_the_request(tmp_path: Path) ->
         assert welcome.state.seat_request.seat == 1
         ended = await asker.expect(SeatRequestEnded)
         assert ended.seq == welcome.seq + 1 or ended.seq > welcome.seq
+
+
+# --- the evening -------------------------------------------------------------------------
+async def test_a_lone_vote_while_the_others_are_away_never_replays_a_known_deal(
+    tmp_path: Path,
+) -> None:
+    async with start_war(tmp_path) as war:
+        ann, (ben,) = await table(war, (OTHER, "Ben"))
+        for player in (ann, ben):
+            await player.send(VoteFinish())
+        over = await ann.expect(GameOver)
+        await ben.close()  # Ben is away: his vote is not waited for
+        await ann.expect(ConnectionChanged)
+        await ann.send(Rematch(deal=RematchDeal.SAME))
+        started = await ann.expect(GameStarted)
+        assert started.game == 2
+        assert started.deal is None  # a new deal, hidden and committed: not game 1's
+        assert started.deal_commitment is not None
+        assert over.summary.deal is not None
 
 
 # --- names ------------------------------------------------------------------------------
