@@ -12,6 +12,7 @@ sees each as a different peer address.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -428,3 +429,90 @@ async def test_a_two_player_room_nobody_is_in_goes_after_its_idle_time(tmp_path:
         await again.send(CreateRoom(name="Ann"))
         await again.expect(Welcome)  # the abandoned room is gone, and with it its count
         assert war.hub.rooms == 1
+
+
+# --- every answer carries the headers; /healthz and the page per address ------------------
+SECURITY_HEADERS = ("content-security-policy", "x-content-type-options", "x-frame-options")
+
+
+async def http_exchange(
+    port: int, raw: bytes, *, source: str = HOME
+) -> tuple[int, dict[str, str], bytes]:
+    """Send ``raw`` from ``source`` on a fresh loopback connection; the status, the
+    headers (lower-cased) and the body back."""
+
+    async def talk() -> bytes:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+        try:
+            writer.write(raw)
+            await writer.drain()
+            return await reader.read()
+        finally:
+            writer.close()
+
+    answer = await asyncio.wait_for(talk(), DEFAULT_TIMEOUT)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return int(lines[0].split(" ")[1]), headers, body
+
+
+def get(port: int, path: str = "/", *, extra: str = "", host: str | None = None) -> bytes:
+    return (
+        f"GET {path} HTTP/1.1\r\nHost: {host or f'127.0.0.1:{port}'}\r\n{extra}"
+        "Connection: close\r\n\r\n"
+    ).encode()
+
+
+UPGRADE = "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+"""An upgrade without its key: websockets' own handshake refuses it (400)."""
+
+
+async def test_every_answer_carries_the_security_headers(tmp_path: Path) -> None:
+    async with start_war(tmp_path, connect_burst=1, connect_rate=0.01) as war:
+        port = war.server.port
+        answers = {
+            "healthz": await http_exchange(port, get(port, "/healthz")),
+            "other host": await http_exchange(port, get(port, host="rebind.example")),
+            "websockets' own 400": await http_exchange(port, get(port, extra=UPGRADE)),
+        }
+        await client_from(war, OTHER)  # the address's one new connection
+        key = "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        answers["429"] = await http_exchange(port, get(port, extra=UPGRADE + key), source=OTHER)
+        statuses = {what: answer[0] for what, answer in answers.items()}
+        assert statuses == {
+            "healthz": 200,
+            "other host": 403,
+            "websockets' own 400": 400,
+            "429": 429,
+        }
+        for what, (_, headers, _) in answers.items():
+            missing = [name for name in SECURITY_HEADERS if name not in headers]
+            assert missing == [], (what, headers)
+            assert headers.get("cache-control") == "no-store", what
+
+
+async def test_healthz_tells_its_counts_only_to_this_machine_itself(tmp_path: Path) -> None:
+    async with start_war(tmp_path) as war:
+        port = war.server.port
+        _, _, plain = await http_exchange(port, get(port, "/healthz"))
+        assert "rooms" in json.loads(plain)
+        forwarded = get(port, "/healthz", extra="X-Forwarded-For: 127.0.0.1\r\n")
+        _, _, through = await http_exchange(port, forwarded)
+        assert json.loads(through) == {"status": "ok"}
+
+
+async def test_the_page_and_healthz_are_rate_limited_per_address(tmp_path: Path) -> None:
+    async with start_war(tmp_path, page_burst=20, page_rate=0.01) as war:
+        port = war.server.port
+        for path in ("/healthz", "/") * 10:  # the burst: a household's page loads
+            assert (await http_exchange(port, get(port, path), source=OTHER))[0] == 200
+        for path in ("/", "/healthz"):
+            status, headers, _ = await http_exchange(port, get(port, path), source=OTHER)
+            assert status == 429
+            assert int(headers["retry-after"]) >= 1
+            assert "content-security-policy" in headers
+        assert (await http_exchange(port, get(port, "/"), source=GRANDMA))[0] == 200
