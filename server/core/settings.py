@@ -174,7 +174,8 @@ class HubSettings:
     max_spectators: int = setting(
         20,
         Setting(
-            help="spectators per room (more: error spectators_full, close 1013)",
+            help="spectators per room, one address at most half of them (more: error "
+            "spectators_full, close 1013)",
             parse=whole(0, 100_000),
             metavar="N",
         ),
