@@ -5,17 +5,23 @@ Once a game has started, a ``join_room`` naming an away seat (a player on a new 
 or anyone who has the player code and knows a name: names are no secret) does not take
 the seat. Instead:
 
-- if another seated human is connected, the table is asked (``seat_requested``) and the
-  asking connection waits (``seat_request_waiting``, nothing else: it sees no room
-  message). Any seated, connected player answers (``answer_seat_request``): allowed, the
+- if another seated human is connected *at another address than the asker's*
+  (`Table.address`: nobody approves their own request, whatever connection they send it
+  from), the table is asked (``seat_requested``) and the asking connection waits
+  (``seat_request_waiting``, nothing else: it sees no room message). Any seated,
+  connected player at another address answers (``answer_seat_request``; from the
+  asker's address: ``own_seat_request``, the request goes on): allowed, the
   asker gets the seat (`Arrivals.rejoin`); refused, it gets ``seat_request_refused``
   and close 4004. Nobody answers within ``seat_request_seconds``: ``seat_request_expired``.
   One request at a time per room: another one meanwhile gets ``seat_request_pending``
   (close 4004). The asker disconnects or sends ``leave``: the request is withdrawn. The
   seat's own device comes back with its token meanwhile: the request ends (``returned``)
   and the asker gets ``seat_in_use``. Every end is told to the table
-  (``seat_request_ended``, with the outcome and the seat that answered);
-- if no other human is connected, nobody can be asked: the seat is taken only if it has
+  (``seat_request_ended``, with the outcome and the seat that answered). One address
+  asks a room at most `ASK_BURST` times at once, then once every 1/`ASK_RATE` s
+  (``rate_limited``, close 4004, before the table hears of it), and the room logs a
+  request's start and end at most once a minute each;
+- if no other human is connected at another address, nobody can be asked: the seat is taken only if it has
   been away at least `Takeover.after` seconds (the away timeout; 120 s if that is off),
   else ``seat_away_too_briefly`` (close 4004; not a failed attempt: the name was right).
 
@@ -27,7 +33,14 @@ and the device that took it gets ``seat_taken_back`` and close 4002. After that 
 same token gets ``seat_taken`` (close 4004), which says plainly that the seat was taken
 on another device, and it is not counted as a failed attempt; `TOLD_SECONDS` later the
 hashes are dropped (the room wakes for it), and the token is unknown (``bad_token``).
-At most `MAX_DISPLACED` per room.
+
+The way back belongs to the owner: the device a seat was *first* taken from (while no way
+back of that seat runs) has it; a later taker's tokens within that time are only told
+(their record's deadline is the moment they were taken), so no later taker's token wins
+the seat from her. When she takes it back, every later taker's record of that seat ends
+its way back and the holder's tokens are told too; a request for the seat ends
+(``returned``). At most `MAX_DISPLACED` records per room: the told ones go first, never a
+way back that still runs (at most one per seat).
 
 The request under way is in memory only (its asker's connection does not survive a
 restart); its seat and deadline are on the table (`Table.asked`), for the ``state`` that a
