@@ -21,9 +21,9 @@ the seat. Instead:
   asks a room at most `ASK_BURST` times at once, then once every 1/`ASK_RATE` s
   (``rate_limited``, close 4004, before the table hears of it), and the room logs a
   request's start and end at most once a minute each;
-- if no other human is connected at another address, nobody can be asked: the seat is taken only if it has
-  been away at least `Takeover.after` seconds (the away timeout; 120 s if that is off),
-  else ``seat_away_too_briefly`` (close 4004; not a failed attempt: the name was right).
+- if no other human is connected at another address, nobody can be asked: the seat is
+  taken only if it has been away at least `Takeover.after` seconds (the away timeout;
+  120 s if that is off), else ``seat_away_too_briefly`` (close 4004; not a failed attempt: the name was right).
 
 The hashes of the tokens the seat had before it was taken (never the tokens) are kept
 with the room's record (`server.core.room.records.DisplacedRecord`, stored: a restart keeps
