@@ -23,7 +23,8 @@ the seat. Instead:
   request's start and end at most once a minute each;
 - if no other human is connected at another address, nobody can be asked: the seat is
   taken only if it has been away at least `Takeover.after` seconds (the away timeout;
-  120 s if that is off), else ``seat_away_too_briefly`` (close 4004; not a failed attempt: the name was right).
+  120 s if that is off), else ``seat_away_too_briefly`` (close 4004; not a failed
+  attempt: the name was right).
 
 The hashes of the tokens the seat had before it was taken (never the tokens) are kept
 with the room's record (`server.core.room.records.DisplacedRecord`, stored: a restart keeps
