@@ -110,7 +110,9 @@ def test_an_away_seat_does_not_hold_a_vote_up() -> None:
     assert phase(room) is RoomPhase.OVER
     kit.send(ann, Rematch(deal=RematchDeal.SAME))
     assert room.game_record.number == 2  # Ben, away, does not hold the rematch up either
-    assert ann.of(GameStarted)[-1].deal == room.game_record.deal
+    # ... but a vote Ann alone cast never replays the deal she has seen: a new, hidden one
+    assert ann.of(GameStarted)[-1].deal is None
+    assert not room.game_record.revealed
 
 
 def test_a_rematch_by_those_present_is_the_same_deal_only_if_every_vote_says_so() -> None:
