@@ -1,5 +1,8 @@
 # Two commands for a fresh machine with Python 3.11+:
-#   make run    set up .venv and start a War server on 127.0.0.1:8765 (open http://127.0.0.1:8765/)
+#   make run    set up .venv and start a War server on 127.0.0.1:8765 (open http://127.0.0.1:8765/);
+#               make run HOST=0.0.0.0 for the home network, and OUTSIDE=1 for relatives
+#               elsewhere too (war-server --outside: the router opens port 443 and the
+#               server gets its own certificate; docs/hosting.md)
 #   make test   set up .venv with the dev tools and run ruff, import-linter, mypy --strict,
 #               pytest and the browser table's JavaScript tests (node --test); the browser
 #               tests drive the system's Chromium (apt-get install chromium nodejs; .ci/run
@@ -13,6 +16,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8765
+OUTSIDE ?=
 PYTEST_WORKERS ?= 4
 PYTEST_ARGS ?=
 
@@ -29,7 +33,7 @@ $(VENV)/.installed: pyproject.toml $(BIN)/activate
 venv: $(VENV)/.installed
 
 run: venv
-	$(BIN)/war-server --host $(HOST) --port $(PORT)
+	$(BIN)/war-server --host $(HOST) --port $(PORT)$(if $(filter 1 yes true on,$(OUTSIDE)), --outside)
 
 lint: venv
 	$(BIN)/ruff check .

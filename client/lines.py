@@ -247,7 +247,7 @@ class LineRenderer:
         if view.phase is not RoomPhase.WAITING or not view.open_seats:
             return
         page = shared_page(self.page, view.addresses)
-        for line in link_lines(page, view.player_code, view.watch_code):
+        for line in link_lines(page, view.player_code, view.watch_code, view.outside):
             self._notice(self.words.say(line))
         if (warning := local_warning(self.page, view.addresses)) is not None:
             self._notice(self.words.say(warning))

@@ -60,6 +60,7 @@ CLOSE_CODE_FOR_ERROR: Mapping[ErrorCode, CloseCode] = MappingProxyType(
         ErrorCode.UNSUPPORTED_VERSION: CloseCode.UNSUPPORTED_VERSION,
         ErrorCode.PASSWORD_REQUIRED: CloseCode.REFUSED,
         ErrorCode.BAD_PASSWORD: CloseCode.REFUSED,
+        ErrorCode.ASK_FOR_INVITATION: CloseCode.REFUSED,
         ErrorCode.UNKNOWN_CODE: CloseCode.REFUSED,
         ErrorCode.WATCH_CODE: CloseCode.REFUSED,
         ErrorCode.BAD_TOKEN: CloseCode.REFUSED,

@@ -51,6 +51,10 @@ class ErrorCode(StrEnum):
     """The server needs a password to create rooms and none was given."""
     BAD_PASSWORD = "bad_password"  # noqa: S105 (an error code, not a secret)
     """The password to create rooms is wrong."""
+    ASK_FOR_INVITATION = "ask_for_invitation"
+    """A ``create_room`` from outside the house of a server reached from the internet
+    (``war-server --outside`` with no password): only the house creates rooms; ask the
+    host for an invitation (joining by code needs nothing)."""
     UNKNOWN_CODE = "unknown_code"
     """No room has this player code (join) or watch code (watch)."""
     WATCH_CODE = "watch_code"

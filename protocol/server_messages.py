@@ -27,6 +27,7 @@ from protocol.fields import (
     MaxItems,
     Name,
     OutReason,
+    PageUrl,
     PageUrls,
     Reaction,
     RematchDeal,
@@ -88,6 +89,9 @@ class Welcome:
     ``addresses``: the browser table's addresses another device can open (the public URL,
     or one for each network address of the machine; ``()`` when it listens on loopback
     alone), told only to a connection from the machine itself; None to every other.
+    ``outside``: the link for relatives elsewhere of a server started with ``--outside``
+    (``https://203.0.113.2/``), told only to a connection from the house; None to every
+    other, and while the server has none.
     """
 
     TYPE: ClassVar[str] = "welcome"
@@ -99,6 +103,7 @@ class Welcome:
     watch_code: Code | None = None
     state: RoomState
     addresses: PageUrls | None = None
+    outside: PageUrl | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

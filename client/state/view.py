@@ -85,6 +85,7 @@ def apply(view: ViewState, message: ServerMessage) -> ViewState:
             player_code=message.player_code,
             watch_code=message.watch_code,
             addresses=message.addresses,
+            outside=message.outside,
         )
     if isinstance(message, Snapshot):
         return _from_state(view, message.state, message.seq) if view.welcomed else view

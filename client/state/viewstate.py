@@ -96,6 +96,9 @@ class ViewState:
     addresses: tuple[str, ...] | None = None
     """What the server told a client on its own machine: the browser table's addresses
     others can open (``welcome.addresses``; ``()``: it listens on loopback alone)."""
+    outside: str | None = None
+    """What the server told a client in the house: the link for relatives elsewhere
+    (``welcome.outside``, ``war-server --outside``), or None."""
     time_up: bool = False
     left: frozenset[int] = frozenset()
     last_flip: Flip | None = None

@@ -63,12 +63,21 @@ def page_url(url: str) -> str:
     return urlunsplit((schemes[parts.scheme.lower()], parts.netloc, parts.path or "/", "", ""))
 
 
-def link_lines(page: str, player_code: str | None, watch_code: str | None) -> tuple[Said, ...]:
+def link_lines(
+    page: str, player_code: str | None, watch_code: str | None, outside: str | None = None
+) -> tuple[Said, ...]:
     """The lines that share a room: ``"Link for players: http://…/#join=K7MX-QD4R"`` and
     ``"Link for watchers: http://…/#watch=9HWT-2CBN"`` (for the codes given), to be said
-    in the viewer's catalog."""
+    in the viewer's catalog. With an ``outside`` link (``welcome.outside``, other than
+    ``page``) the players' link is given twice, saying which is which: ``"Link for
+    relatives elsewhere: https://203.0.113.2/#join=…"`` and ``"Link in the house (home
+    network): http://192.168.1.20:8765/#join=…"``."""
     lines = []
-    if player_code is not None:
+    two = outside is not None and outside.startswith("https://") and outside != page
+    if player_code is not None and two:
+        lines.append(said("plain.link_players_outside", link=f"{outside}#join={player_code}"))
+        lines.append(said("plain.link_players_house", link=f"{page}#join={player_code}"))
+    elif player_code is not None:
         lines.append(said("plain.link_players", link=f"{page}#join={player_code}"))
     if watch_code is not None:
         lines.append(said("plain.link_watchers", link=f"{page}#watch={watch_code}"))

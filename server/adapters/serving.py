@@ -23,13 +23,13 @@ import resource
 import signal
 import ssl
 import stat
-import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from server.adapters.logs import get_logger
+from server.adapters.outside.opening import OutsideHooks, OutsidePlan, RouterStep, outside
 from server.adapters.settings.config import Settings
 from server.adapters.web import exposure as _exposure
 from server.adapters.web import invitation as _invitation
@@ -114,6 +114,22 @@ def build_hub(settings: Settings, store: Store, now: float) -> HubLike:
     return Hub(store.load_all(), settings, now=now, logger=log)
 
 
+def _plan(settings: Settings) -> OutsidePlan:
+    return OutsidePlan(
+        lan_port=settings.outside_lan_port,
+        public_port=settings.outside_port,
+        directory=settings.acme_directory,
+        ca_file=settings.acme_ca_file,
+        folder=settings.db.parent,
+    )
+
+
+def _home_router() -> RouterStep:
+    from server.adapters.outside import OutsideError, open_outside  # noqa: PLC0415
+
+    return RouterStep(open=open_outside, errors=(OutsideError,))
+
+
 def tls_context(settings: Settings) -> ssl.SSLContext | None:
     """A server TLS context from ``--certfile``/``--keyfile``, or None without them.
 
@@ -147,12 +163,15 @@ async def serving(
     *,
     hub: HubLike | None = None,
     store: Store | None = None,
-    clock: Callable[[], float] = time.time,
-    monotonic: Callable[[], float] = time.monotonic,
+    clocks: Clocks | None = None,
+    hooks: OutsideHooks | None = None,
 ) -> AsyncIterator[WarServer]:
     """Start a server: the real Hub over the SQLite store at ``settings.db``, or ``hub``
-    (built from ``store``'s rooms; a stand-in that writes nothing needs none). ``clock``
-    is the Hub's (wall time), ``monotonic`` the transport limits' (`WarServer`).
+    (built from ``store``'s rooms; a stand-in that writes nothing needs none). ``clocks``:
+    the Hub's (wall time) and the transport limits' (monotonic), `Clocks`. With
+    ``--outside``, the way in for relatives elsewhere is opened once the server runs
+    (`server.adapters.outside.opening`: the home router, `server.adapters.outside.open_outside`,
+    unless ``hooks`` give another); its failures are said, never raised.
 
     Yields once it accepts connections; on exit it stops as on SIGTERM (clients get
     1012, the last batch is committed, the store is closed).
@@ -163,16 +182,16 @@ async def serving(
         server.errors.TlsKeyError: the TLS key needs a passphrase.
         server.errors.StoreError: the store cannot be opened, or another server holds it.
     """
+    clocks = clocks or Clocks()
     context = tls_context(settings)  # bad TLS files fail before the store is opened
     async with _store_locked(settings, hub is None):
         if hub is None:
             store = open_store(settings)
             try:
-                hub = build_hub(settings, store, clock())
+                hub = build_hub(settings, store, clocks.wall())
             except BaseException:
                 store.close()
                 raise
-        clocks = Clocks(wall=clock, monotonic=monotonic)
         server = WarServer(settings, hub, store, clocks=clocks, ssl_context=context)
         try:
             await server.start()
@@ -181,7 +200,15 @@ async def serving(
                 store.close()
             raise
         async with _serving(settings, server) as started:
-            yield started
+            if not settings.outside:
+                yield started
+                return
+            hooks = hooks or OutsideHooks()
+            router = hooks.router or _home_router()
+            async with outside(_plan(settings), started, router, sleep=hooks.sleep) as state:
+                if hooks.on_state is not None:
+                    hooks.on_state(state)
+                yield started
 
 
 @asynccontextmanager

@@ -156,3 +156,25 @@ def test_the_terminal_table_shares_the_servers_address() -> None:
     assert "127.0.0.1 works only on this machine" in line
     alone = apply(ViewState(), replace(welcome(0), addresses=()))
     assert EN.say(LOOPBACK_ONLY) in codes_line(alone, "http://127.0.0.1:8765/", EN).plain
+
+
+async def test_war_client_create_gives_the_outside_link_and_the_house_link() -> None:
+    """With war-server --outside the creator in the house is given both links, each
+    saying which it is, in every language."""
+    told = replace(welcome(0), outside="https://203.0.113.2/")
+    out, _ = await plain(told)
+    assert "Link for relatives elsewhere: https://203.0.113.2/#join=K7MX-QD4R\n" in out
+    assert "Link in the house (home network): http://h:1/#join=K7MX-QD4R\n" in out
+    assert "Link for players:" not in out
+    for tag in ("en", "es", "fr", "de", "pl"):
+        words = catalog(tag, strict=True)
+        lines = link_lines("http://h:1/", "K7MX-QD4R", None, "https://203.0.113.2/")
+        texts = [words.say(line) for line in lines]
+        assert texts[0].endswith("https://203.0.113.2/#join=K7MX-QD4R"), (tag, texts)
+        assert texts[1].endswith("http://h:1/#join=K7MX-QD4R"), (tag, texts)
+        assert texts[0] != texts[1].replace("http://h:1/", "https://203.0.113.2/"), tag
+    # a page opened at the outside link itself gives that link once, as always
+    alone = link_lines("https://203.0.113.2/", "K7MX-QD4R", None, "https://203.0.113.2/")
+    assert [EN.say(line) for line in alone] == [
+        "Link for players: https://203.0.113.2/#join=K7MX-QD4R"
+    ]

@@ -36,7 +36,7 @@ from protocol import (
 from server import engine
 from server.adapters.serving import serving
 from server.adapters.settings.config import Settings
-from server.adapters.ws.app import WarServer
+from server.adapters.ws.app import Clocks, WarServer
 from server.core.hub.hub import Hub
 from server.core.room.wire import engine_rules, event_message, game_over_message
 from tests.e2e._client import GAME_EVENTS, Client
@@ -139,7 +139,7 @@ async def start_war(tmp_path: Path, **changes: Any) -> AsyncIterator[War]:
     values.update(changes)
     settings = Settings(**values)
     clock = OffsetClock()
-    async with serving(settings, clock=clock, monotonic=clock.monotonic) as server:
+    async with serving(settings, clocks=Clocks(wall=clock, monotonic=clock.monotonic)) as server:
         assert isinstance(server.hub, Hub)
         war = War(server, server.hub, clock, settings.db)
         try:

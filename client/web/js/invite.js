@@ -40,10 +40,27 @@ export function localWarning(location, base, addresses = null) {
   return said("page.local_warning", { host });
 }
 
+/** The outside link's base (welcome.outside: `war-server --outside`'s https://ADDRESS/)
+ * for a page that is not itself opened at it, or null: then the page's links are the only
+ * ones (a relative's page opened at the outside link builds its links from it anyway). */
+export function outsideBase(location, outside) {
+  if (typeof outside !== "string") return null;
+  let url;
+  try {
+    url = new URL(outside);
+  } catch {
+    return null; // not a URL: ignored
+  }
+  url.hash = "";
+  if (url.protocol !== "https:" || isLoopback(url.hostname)) return null;
+  return url.origin === new URL(location.href).origin ? null : url.href;
+}
+
 export class Invitation {
   constructor(doc) {
     this.doc = doc;
     this.addresses = null;
+    this.outside = null;
     this.inviting = null;
     this.drawnQr = this.drawn = null;
     this.qr = null; // the QR module, loaded when first needed
@@ -67,6 +84,14 @@ export class Invitation {
     const told = Array.isArray(addresses) ? addresses.filter((a) => typeof a === "string") : null;
     if (String(told) === String(this.addresses)) return;
     this.addresses = told;
+    this.drawnQr = this.drawn = null;
+  }
+
+  /** The welcome's `outside` (the link for relatives elsewhere; null: none, or not told). */
+  useOutside(outside) {
+    const told = typeof outside === "string" ? outside : null;
+    if (told === this.outside) return;
+    this.outside = told;
     this.drawnQr = this.drawn = null;
   }
 
@@ -94,6 +119,12 @@ export class Invitation {
     this.$("local-warning").textContent = warning === null ? "" : words.say(warning);
     const join = inviting ? `${base}#join=${view.player_code}` : "";
     this.$("join-link").textContent = join;
+    // With an outside link: it first, for relatives elsewhere; the page's own (its QR
+    // code) for phones in this house, each saying which it is.
+    const outside = inviting ? outsideBase(location, this.outside) : null;
+    this.$("share-outside").hidden = outside === null;
+    this.$("outside-link").textContent = outside === null ? "" : `${outside}#join=${view.player_code}`;
+    this.$("qr").setAttribute("aria-label", words.text(outside === null ? "page.qr_label" : "page.qr_label_house"));
     this.$("watch-link").textContent = `${base}#watch=${view.watch_code}`;
     const codes = { player: view.player_code, watch: view.watch_code };
     this.$("share-codes").textContent = words.text(inviting ? "page.codes_inviting" : "page.codes", codes);

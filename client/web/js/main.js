@@ -200,6 +200,7 @@ function received(event) {
   const fairLines = fairView.follow(event);
   if (message.type === "welcome") {
     invitation.useAddresses(message.addresses);
+    invitation.useOutside(message.outside);
     reconnecting = readySentFor = null; // a new connection: a ready that was lost may go again
     trouble(null);
     endedPanel(null);

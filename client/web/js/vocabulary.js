@@ -141,6 +141,7 @@ export const CLOSE_AFTER_ERROR = frozen({
   unsupported_version: 4000,
   password_required: 4004,
   bad_password: 4004,
+  ask_for_invitation: 4004,
   unknown_code: 4004,
   watch_code: 4004,
   bad_token: 4004,

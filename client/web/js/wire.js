@@ -219,6 +219,7 @@ export const SERVER = {
     watch_code: [nil(code), null],
     state,
     addresses: [nil(list(text(TEXTS.page_url), MAX_ITEMS.page_urls)), null],
+    outside: [nil(text(TEXTS.page_url)), null],
   },
   snapshot: { seq, state },
   error: { code: text(TEXTS.error_code_text), message: [text(TEXTS.error_text), ""] },

@@ -1,5 +1,9 @@
-"""``war-server --outside``'s router step: open a port on the home router, keep it open,
-follow the router's public address, and close it again (issue 30).
+"""``war-server --outside`` (issue 30): the router step (this docstring), and beside it
+the certificate (`acme`, `certificates`), the listener's TLS (`tls`), who is in the house
+(`house`) and the whole sequence while the server runs (`opening`).
+
+The router step: open a port on the home router, keep it open, follow the router's public
+address, and close it again.
 
 The server calls one thing::
 

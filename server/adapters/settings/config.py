@@ -34,6 +34,8 @@ from typing import Any
 
 from server.adapters.addresses.forwarded import Network
 from server.adapters.settings.values import (
+    LETS_ENCRYPT,
+    acme_url,
     choice,
     existing_file,
     host,
@@ -365,7 +367,65 @@ class Settings(EdgeSettings):
             switch=True,
         ),
     )
+    outside: bool = setting(
+        False,
+        Setting(
+            help="let relatives elsewhere in: ask the home router (UPnP-IGD, PCP, NAT-PMP) to "
+            "forward public port --outside-port to --outside-lan-port, get a certificate "
+            "for the public address (ACME, --acme-directory), serve https:// and wss:// "
+            "there and print 'outside url=https://ADDRESS/'; without --password only the "
+            "house (this machine's own networks) creates rooms; WAR_OUTSIDE takes "
+            "1/true/yes/on or 0/false/no/off",
+            parse=switch,
+            shown="off: the home network alone",
+            switch=True,
+        ),
+    )
+    outside_port: int = setting(
+        443,
+        Setting(
+            help="with --outside: the public TCP port the router opens (the certificate's "
+            "check, tls-alpn-01, needs 443)",
+            parse=whole(1, 65535),
+            metavar="PORT",
+        ),
+    )
+    outside_lan_port: int = setting(
+        8443,
+        Setting(
+            help="with --outside: this machine's TCP port the router forwards it to, where "
+            "the server serves https:// and wss:// with its own certificate",
+            parse=whole(1, 65535),
+            metavar="PORT",
+        ),
+    )
+    acme_directory: str = setting(
+        LETS_ENCRYPT,
+        Setting(
+            help="with --outside: the ACME (RFC 8555) directory of the certificate authority "
+            "(Let's Encrypt's by default)",
+            parse=acme_url,
+            metavar="URL",
+        ),
+    )
+    acme_ca_file: Path | None = setting(
+        None,
+        Setting(
+            help="with --outside: trust this CA root (PEM) for the ACME directory's own "
+            "https:// (a test CA such as pebble); none: the system's roots",
+            parse=existing_file,
+            metavar="PEM",
+        ),
+    )
     # --- no flag: fixed for production, shortened by tests --------------------------
+    house_networks: tuple[Network, ...] | None = setting(
+        None,
+        Setting(
+            help="the house's networks for --outside (None: loopback and this machine's own "
+            "interfaces' networks; tests give their own)",
+            flag=False,
+        ),
+    )
     opening_timeout: float = setting(
         OPENING_TIMEOUT_SECONDS,
         Setting(

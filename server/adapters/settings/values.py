@@ -19,8 +19,10 @@ from server.adapters.addresses.hosts import normal_host
 from server.adapters.addresses.origin import normal_origin
 
 __all__ = [
+    "LETS_ENCRYPT",
     "MAX_PUBLIC_URL",
     "MIN_PUBLIC_PROXY_PREFIX",
+    "acme_url",
     "choice",
     "existing_file",
     "host",
@@ -70,6 +72,28 @@ def public_url(text: str) -> str:
     if "#" in url or "?" in url:
         raise ValueError(f"the URL must have no ?query and no #fragment: {text!r}")
     return urlunsplit((parts.scheme, parts.netloc, parts.path or "/", "", ""))
+
+
+LETS_ENCRYPT = "https://acme-v02.api.letsencrypt.org/directory"
+"""Let's Encrypt's production ACME directory: the default ``--acme-directory``."""
+
+
+def acme_url(text: str) -> str:
+    """An ACME directory's URL: ``https://`` (the CA's replies must be authentic), a
+    host, at most 2,048 printable ASCII characters."""
+    url = text.strip()
+    if len(url) > 2048 or not all("!" <= c <= "~" for c in url):
+        raise ValueError(f"not a URL of printable ASCII up to 2048 characters: {text!r}")
+    parts = urlsplit(url)
+    if parts.scheme != "https" or not url.startswith("https://"):
+        raise ValueError(f"the ACME directory must be an https:// URL, not {text!r}")
+    try:
+        parts.port  # noqa: B018 (read to check it)
+    except ValueError:
+        raise ValueError(f"not a valid port in {text!r}") from None
+    if not parts.hostname or "@" in parts.netloc or "#" in url:
+        raise ValueError(f"the URL must name a host (no user, no #fragment): {text!r}")
+    return url
 
 
 def path(text: str) -> Path:

@@ -50,6 +50,7 @@ from websockets.protocol import State
 from protocol import (
     ClientMessage,
     CloseCode,
+    CreateRoom,
     Error,
     ErrorCode,
     ProtocolError,
@@ -58,6 +59,7 @@ from protocol import (
 )
 from server.adapters.addresses.limits import AddressSlots, Handling, RateLimiter
 from server.adapters.logs import LogThrottle, bind, get_logger, route_accept_errors
+from server.adapters.outside.house import house_networks, in_house
 from server.adapters.settings.config import (
     INVALID_MESSAGE_BURST,
     INVALID_MESSAGE_REFILL_SECONDS,
@@ -167,6 +169,8 @@ class WarServer:
         self._rearm = asyncio.Event()
         self._armed_for: float | None = None
         self._server: Server | None = None
+        self._outside: Server | None = None
+        self._house_only = settings.outside and settings.password is None
         self._timer: asyncio.Task[None] | None = None
         self._stopping = False
         self._restore_handler: Callable[[], None] | None = None  # the loop's own, back
@@ -180,10 +184,39 @@ class WarServer:
             server.adapters.web.files.WebFilesError: the browser table's files are missing.
         """
         self._http.web = None if self.settings.no_web else WebFiles.load()
-        self._server = await serve(
+        self._server = await self._serve(self.settings.port, self._ssl)
+        self._outbox.addresses = invitation(self)
+        self._timer = asyncio.create_task(self._run_timer(), name="war-timer")
+        self._restore_handler = route_accept_errors(
+            asyncio.get_running_loop(), self._quiet, self._monotonic
+        )
+
+    async def listen_outside(self, port: int, context: ssl.SSLContext) -> int:
+        """Listen on ``port`` too (``--outside-lan-port``), over TLS with ``context``
+        (`server.adapters.outside.tls.OutsideTls`): the same page, WebSocket, limits and
+        Hub as the server's own port. Returns the port bound (``0``: any free one).
+
+        Raises:
+            OSError: the port cannot be bound.
+        """
+        self._outside = await self._serve(port, context)
+        bound: int = self._outside.sockets[0].getsockname()[1]
+        return bound
+
+    @property
+    def outside_url(self) -> str | None:
+        """The outside link (``--outside``), told to the house's pages; None: none now."""
+        return self._outbox.outside
+
+    @outside_url.setter
+    def outside_url(self, url: str | None) -> None:
+        self._outbox.outside = url
+
+    async def _serve(self, port: int, context: ssl.SSLContext | None) -> Server:
+        return await serve(
             self._handle_connection,
             self.settings.host,
-            self.settings.port,
+            port,
             process_request=self._http.process_request,
             create_connection=connection_class(self._guard),
             open_timeout=self.settings.handshake_timeout,
@@ -192,14 +225,9 @@ class WarServer:
             ping_interval=self.settings.ping_interval,
             ping_timeout=self.settings.ping_timeout,
             close_timeout=self.settings.close_timeout,
-            ssl=self._ssl,
+            ssl=context,
             compression=None,
             server_header=None,
-        )
-        self._outbox.addresses = invitation(self)
-        self._timer = asyncio.create_task(self._run_timer(), name="war-timer")
-        self._restore_handler = route_accept_errors(
-            asyncio.get_running_loop(), self._quiet, self._monotonic
         )
 
     @property
@@ -242,14 +270,17 @@ class WarServer:
             self._timer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._timer
-        if self._server is not None:
-            self._server.close(
+        servers = [s for s in (self._server, self._outside) if s is not None]
+        for server in servers:
+            server.close(
                 close_connections=True,
                 code=CloseCode.SERVICE_RESTART,
                 reason="server restarting",
             )
+        if servers:
             self._guard.abort_connecting()  # their handshake would wait its full timeout
-            await self._server.wait_closed()
+        for server in servers:
+            await server.wait_closed()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         self._commit()
@@ -273,6 +304,9 @@ class WarServer:
         client = client_of(ws, headers_of(ws), self.settings.trusted_proxies)
         peer = client.address
         ws.client, ws.told = peer, told_addresses(client, headers_of(ws))
+        if self.settings.outside:
+            networks = self.settings.house_networks
+            ws.house = in_house(client, headers_of(ws), networks or house_networks())
         bind(conn=conn, peer=peer)
         if client.ignored is not None:
             log.debug("forwarded_for_ignored", reason=client.ignored)
@@ -335,9 +369,27 @@ class WarServer:
                     self._penalize(peer)
                     closing = True
                 continue
+            if self._house_only and not ws.house and isinstance(message, CreateRoom):
+                self._ask_for_invitation(conn)
+                continue
             self._handle(conn, message)
             if not opened:
                 opened = self._bind_room(conn)
+
+    def _ask_for_invitation(self, conn: ConnId) -> None:
+        """Refuse a ``create_room`` from outside the house (``--outside``, no password):
+        error ``ask_for_invitation``, close 4004, no room made."""
+        log.info("creation_refused", reason="not from the house: rooms are the house's")
+        now = self._clock()
+        refusal = ProtocolError(
+            ErrorCode.ASK_FOR_INVITATION,
+            "rooms are created from the host's home; ask the host for an invitation",
+        )
+        try:
+            output = self.hub.refuse(conn, refusal, now)  # an error and its close, as any
+        except Exception:
+            output = self._hub_failed(conn, "refuse")
+        self._take(output, now)
 
     def _bind_room(self, conn: ConnId) -> bool:
         where = self.hub.where(conn)

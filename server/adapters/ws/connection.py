@@ -257,6 +257,9 @@ class GuardedConnection(ServerConnection):
     """the client's address as the app counts it (set by the app once known)"""
     told: bool = False
     """a page on this machine: its ``welcome`` tells the invitation's addresses"""
+    house: bool = True
+    """from the house (`server.adapters.outside.house`): its ``welcome`` tells the outside
+    link, and with ``--outside`` and no password only such a connection creates rooms"""
 
     def __init__(self, protocol: ServerProtocol, *args: Any, **kwargs: Any) -> None:
         protocol.__class__ = _SaysTooLarge  # websockets makes it; only ``fail`` differs

@@ -11,7 +11,8 @@ instead of three. bench/load.py measured 53% of the server's time in socket writ
 full speed, and +22% steps/s from this. A `Close` starts the connection's closing
 handshake (once), with the reason cut to what a close frame holds. A ``welcome`` to a
 connection from this machine itself carries the invitation's addresses
-(``welcome.addresses``, `server.adapters.web.invitation`); the Hub never knows them.
+(``welcome.addresses``, `server.adapters.web.invitation`), and one to a connection from the
+house the outside link of ``--outside`` (``welcome.outside``); the Hub never knows them.
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ class Outbox:
         self.addresses: tuple[str, ...] = ()
         """The invitation's addresses (`server.adapters.web.invitation`), told in the
         ``welcome`` of a connection from this machine itself (``told``)."""
+        self.outside: str | None = None
+        """The outside link (``war-server --outside``), told in the ``welcome`` of a
+        connection from the house (``house``)."""
 
     def perform(self, actions: Iterable[Action]) -> None:
         """Carry out ``actions`` in order (see the module docstring)."""
@@ -66,8 +70,12 @@ class Outbox:
 
     def _send(self, action: Send, queued: dict[ConnId, GuardedConnection]) -> None:
         message = action.message
-        if isinstance(message, Welcome) and self._told(action.to):
-            message = replace(message, addresses=self.addresses)
+        if isinstance(message, Welcome):
+            ws = self._sockets.get(action.to[0]) if len(action.to) == 1 else None
+            if ws is not None and ws.told:
+                message = replace(message, addresses=self.addresses)
+            if ws is not None and ws.house and self.outside is not None:
+                message = replace(message, outside=self.outside)
         try:
             frame = binary_frame(encode(message))  # once, whoever it goes to
         except EncodeError:
@@ -80,11 +88,6 @@ class Outbox:
                 continue
             ws.queue(frame)
             queued[conn] = ws
-
-    def _told(self, to: tuple[ConnId, ...]) -> bool:
-        """Whether a welcome to ``to`` (one connection) tells the invitation's addresses."""
-        ws = self._sockets.get(to[0]) if len(to) == 1 else None
-        return ws is not None and ws.told
 
     def _close(self, action: Close) -> None:
         ws = self._sockets.get(action.conn)

@@ -90,6 +90,10 @@ function page(href = "http://192.168.1.20:8765/") {
       hidden: false,
       open: false,
       classList: { toggle() {} },
+      attributes: {},
+      setAttribute(name, value) {
+        this.attributes[name] = value;
+      },
       get textContent() {
         return text;
       },
@@ -150,6 +154,27 @@ test("the server's addresses redraw the links", () => {
   invitation.useAddresses(["http://192.168.1.20:8765/"]);
   invitation.draw(playing(), en);
   assert.equal(node("watch-link").textContent, "http://192.168.1.20:8765/#watch=9HWT-2CBN");
+});
+
+test("an outside link adds the link for relatives elsewhere; the QR code stays the house's", () => {
+  const { doc, node } = page();
+  const invitation = new Invitation(doc);
+  const qrs = [];
+  invitation.drawQr = (link) => qrs.push(link); // the QR module needs a real document
+  const waiting = playing({ phase: "waiting", seats: [{ seat: 0, name: "Ann" }, { seat: 1, name: null }] });
+  invitation.draw(waiting, en);
+  assert.equal(node("share-outside").hidden, true);
+  invitation.useOutside("https://203.0.113.2/");
+  invitation.draw(waiting, en);
+  assert.equal(node("share-outside").hidden, false);
+  assert.equal(node("outside-link").textContent, "https://203.0.113.2/#join=K7MX-QD4R");
+  assert.equal(node("join-link").textContent, "http://192.168.1.20:8765/#join=K7MX-QD4R");
+  assert.equal(node("qr").attributes["aria-label"], "QR code of the link for phones in this house");
+  assert.ok(qrs.length > 0 && qrs.every((link) => link === "http://192.168.1.20:8765/#join=K7MX-QD4R"), String(qrs));
+  invitation.useOutside(null); // the router lost the mapping: the house's link alone
+  invitation.draw(waiting, en);
+  assert.equal(node("share-outside").hidden, true);
+  assert.equal(node("qr").attributes["aria-label"], "QR code of the link for players");
 });
 
 // --- the haul's flight: set off in the next frame, every position read before a flyer is added

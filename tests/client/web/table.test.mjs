@@ -7,7 +7,7 @@ import { test } from "node:test";
 
 import { Catalog } from "../../../client/web/js/catalog.js";
 import { cycleAuto, finish, rematch, setAuto, turnOver } from "../../../client/web/js/intents.js";
-import { isLoopback, linkBase, localWarning } from "../../../client/web/js/invite.js";
+import { isLoopback, linkBase, localWarning, outsideBase } from "../../../client/web/js/invite.js";
 import { lookUp, tableLine } from "../../../client/web/js/lookup.js";
 import { encodeClientMessage } from "../../../client/web/js/wire.js";
 import { Decoder } from "../../../client/web/js/msgpack.js";
@@ -122,6 +122,24 @@ test("links from a page on this machine warn, or use the server's network addres
   // the server listens on this machine alone: say so, and how to start it for the family
   assert.match(say(localWarning(local, linkBase(local, []), [])), /^127\.0\.0\.1 works only on this machine, and relatives' phones cannot reach this server: start it with make run HOST=0\.0\.0\.0 \(war-server --host 0\.0\.0\.0\) for the home network\.$/);
   assert.match(say(localWarning(local, linkBase(local), null)), /^This page was opened as 127\.0\.0\.1/, "a server that did not say");
+});
+
+test("with war-server --outside, the house's page gives the outside link for relatives elsewhere", () => {
+  const lan = new URL("http://192.168.77.20:8765/#join=K7MX-QD4R");
+  assert.equal(outsideBase(lan, "https://203.0.113.2/"), "https://203.0.113.2/");
+  assert.equal(outsideBase(new URL("http://127.0.0.1:8765/"), "https://203.0.113.2/"), "https://203.0.113.2/");
+  // the relative's own page, opened at the outside link: its own links are the outside ones
+  assert.equal(outsideBase(new URL("https://203.0.113.2/#join=K7MX-QD4R"), "https://203.0.113.2/"), null);
+  for (const bad of [null, undefined, 7, "not a url", "http://203.0.113.2/", "https://127.0.0.1/"]) {
+    assert.equal(outsideBase(lan, bad), null, String(bad));
+  }
+  // each link says which it is, in every language
+  for (const tag of ["en", "es", "fr", "de", "pl"]) {
+    const catalog = words(tag);
+    for (const key of ["page.join_link_outside", "page.join_link_house", "page.qr_label_house"]) {
+      assert.ok(catalog.text(key).length > 0 && !catalog.text(key).includes("page."), `${tag} ${key}`);
+    }
+  }
 });
 
 test("the join page says whose table it is and how many seats are free", () => {

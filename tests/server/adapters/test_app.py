@@ -39,7 +39,7 @@ from protocol import (
 )
 from server.adapters.serving import serving
 from server.adapters.settings.config import INVALID_MESSAGE_BURST, Settings
-from server.adapters.ws.app import WarServer
+from server.adapters.ws.app import Clocks, WarServer
 from server.core.room.actions import Action, Close, ConnId, Output, Send
 from tests._kit.net import http_get
 from tests.e2e._client import Client, ExpectError
@@ -129,9 +129,11 @@ async def echo_server(
     tmp_path: Path, *, clock: Callable[[], float] | None = None, **changes: object
 ) -> AsyncIterator[tuple[WarServer, EchoHub]]:
     hub = EchoHub()
-    kwargs = {} if clock is None else {"clock": clock}
     async with serving(
-        settings_for(tmp_path, **changes), hub=hub, store=hub.store, **kwargs
+        settings_for(tmp_path, **changes),
+        hub=hub,
+        store=hub.store,
+        clocks=Clocks(wall=clock or time.time),
     ) as server:
         yield server, hub
 

@@ -60,8 +60,13 @@ CONTRACT = {  # the settings of docs/hosting.md: flag -> (env, default as parsed
     "--public-url": ("WAR_PUBLIC_URL", None),
     "--health-counts": ("WAR_HEALTH_COUNTS", False),
     "--no-web": ("WAR_NO_WEB", False),
+    "--outside": ("WAR_OUTSIDE", False),
+    "--outside-port": ("WAR_OUTSIDE_PORT", 443),
+    "--outside-lan-port": ("WAR_OUTSIDE_LAN_PORT", 8443),
+    "--acme-directory": ("WAR_ACME_DIRECTORY", "https://acme-v02.api.letsencrypt.org/directory"),
+    "--acme-ca-file": ("WAR_ACME_CA_FILE", None),
 }
-SWITCHES = {"--no-web", "--health-counts"}  # flags without a value
+SWITCHES = {"--no-web", "--health-counts", "--outside"}  # flags without a value
 
 
 def test_defaults_match_the_contract() -> None:
@@ -380,3 +385,13 @@ def test_the_room_core_gets_the_settings_as_they_were_read() -> None:
     kit.send(kit.connect(), CreateRoom(name="Ann"))
     assert error_codes(kit.send(kit.connect(), CreateRoom(name="Eve"))) == ["too_many_rooms"]
     assert kit.hub.rooms == 1
+
+
+def test_the_acme_directory_must_be_https() -> None:
+    """The CA's replies must be authentic: http:// and junk are refused at start."""
+    assert load_settings(["--acme-directory", "https://ca.test:14000/dir"], HOME).acme_directory
+    for bad in ("http://ca.test/dir", "ftp://ca.test/", "https://", "https://u@ca.test/", "x"):
+        with pytest.raises(ConfigError, match="acme-directory"):
+            load_settings(["--acme-directory", bad], HOME)
+    on = load_settings([], {**HOME, "WAR_OUTSIDE": "on", "WAR_OUTSIDE_PORT": "8443"})
+    assert on.outside and on.outside_port == 8443

@@ -1,0 +1,301 @@
+"""``--outside`` in the real app on loopback: the outside listener serves the table over
+TLS with a certificate pebble issued for 127.0.0.1 (validated by tls-alpn-01 on that very
+listener), a renewal swaps it under a running game, the house alone creates rooms, and
+each failure is one line that names its step while the house goes on playing.
+
+The router is a stand-in door (`FakeDoor`): it says the public address is 127.0.0.1 and
+the public port is the listener's own, so pebble's validation reaches the listener
+directly. The real router step is tested in the lab (tests/lab/).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import ssl
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography import x509
+from structlog.testing import capture_logs
+from websockets.asyncio.client import connect
+
+from bench._server import free_port
+from protocol import CreateRoom, ErrorCode, JoinRoom, PlayerJoined, Welcome
+from server.adapters.outside.opening import Outside, OutsideHooks, RouterStep
+from server.adapters.serving import serving
+from server.adapters.settings.config import Settings
+from tests._kit.pebble import Pebble, needs_pebble, start_pebble
+from tests.e2e._client import Client
+
+HOUSE = (ipaddress.IPv4Network("127.0.0.1/32"),)
+"""The house in these tests: 127.0.0.1 alone; 127.0.0.2 is a stranger's address."""
+
+
+class RouterSaidNoError(Exception):
+    """A stand-in router failure, as `server.adapters.outside.OutsideError` is."""
+
+    step = "router"
+
+
+@dataclass
+class Change:
+    external_address: ipaddress.IPv4Address | None
+    lost: Exception | None = None
+
+
+@dataclass
+class FakeDoor:
+    external_address: ipaddress.IPv4Address
+    public_port: int
+    queue: asyncio.Queue[Change] = field(default_factory=asyncio.Queue)
+    closed: bool = False
+
+    async def changes(self) -> AsyncIterator[Change]:
+        while True:
+            yield await self.queue.get()
+
+
+@dataclass
+class FakeRouter:
+    """Opens a `FakeDoor` (the public port: the listener's own), or fails with ``fail``."""
+
+    fail: Exception | None = None
+    doors: list[FakeDoor] = field(default_factory=list)
+
+    def step(self) -> RouterStep:
+        @asynccontextmanager
+        async def open_door(lan_port: int, public_port: int) -> AsyncIterator[FakeDoor]:
+            if self.fail is not None:
+                raise self.fail
+            door = FakeDoor(ipaddress.IPv4Address("127.0.0.1"), lan_port)
+            self.doors.append(door)
+            try:
+                yield door
+            finally:
+                door.closed = True
+
+        return RouterStep(open=open_door, errors=(RouterSaidNoError,))
+
+
+@pytest.fixture
+def port() -> int:
+    return free_port()
+
+
+@pytest.fixture
+def pebble(tmp_path: Path, port: int) -> Iterator[Pebble]:
+    folder = tmp_path / "pebble"
+    folder.mkdir()
+    running = start_pebble(folder, tls_port=port, validity=12)
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def _settings(tmp_path: Path, port: int, pebble: Pebble | None, **changes: Any) -> Settings:
+    values: dict[str, Any] = {
+        "port": 0,
+        "db": tmp_path / "war.sqlite3",
+        "outside": True,
+        "outside_lan_port": port,
+        "house_networks": HOUSE,
+        "machine_addresses": ("192.168.77.20",),
+        "acme_directory": pebble.directory if pebble else "https://127.0.0.1:9/dir",
+        "acme_ca_file": pebble.ca_file if pebble else None,
+    }
+    values.update(changes)
+    return Settings(**values)
+
+
+def _trusting(root: bytes) -> ssl.SSLContext:
+    context = ssl.create_default_context(cadata=root.decode())
+    return context
+
+
+async def _client(url: str, *, ssl_context: ssl.SSLContext | None = None, **extra: Any) -> Client:
+    ws = await connect(url, ssl=ssl_context, compression=None, open_timeout=10, **extra)
+    return Client(ws)
+
+
+def _serial(client: Client) -> int:
+    der = client.ws.transport.get_extra_info("ssl_object").getpeercert(binary_form=True)
+    return x509.load_der_x509_certificate(der).serial_number
+
+
+@needs_pebble
+@pytest.mark.slow
+async def test_the_outside_listener_serves_the_game_and_a_renewal_keeps_it(
+    tmp_path: Path, port: int, pebble: Pebble
+) -> None:
+    router, states = FakeRouter(), list[Outside]()
+    settings = _settings(tmp_path, port, pebble)
+    async with serving(
+        settings, hooks=OutsideHooks(router.step(), on_state=states.append)
+    ) as server:
+        url = f"https://127.0.0.1:{port}/"
+        assert server.outside_url == url
+        trust = _trusting(pebble.root())
+        grandma = await _client(f"wss://127.0.0.1:{port}/", ssl_context=trust)
+        await grandma.send(CreateRoom(name="Grandma"))
+        welcome = await grandma.expect(Welcome)
+        assert welcome.outside == url, "the house is told the outside link"
+        first = _serial(grandma)
+        # the renewal: a third of a 12 s life left; wait for the certificate itself
+        states[0].certified.clear()
+        await asyncio.wait_for(states[0].certified.wait(), 60)
+        ben = await _client(f"wss://127.0.0.1:{port}/", ssl_context=trust)
+        assert _serial(ben) != first, "a new connection sees the new certificate"
+        assert welcome.player_code is not None
+        await ben.send(JoinRoom(name="Ben", code=welcome.player_code))
+        await ben.expect(Welcome)
+        # Grandma's connection, opened under the old certificate, hears Ben sit down
+        await grandma.expect(PlayerJoined, where=lambda joined: joined.name == "Ben")
+        assert _serial(grandma) == first
+        await grandma.close()
+        await ben.close()
+    assert router.doors[0].closed, "the mapping is removed on exit"
+    for name in ("outside-account.pem", "outside-cert.pem", "outside-key.pem"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == 0o600
+
+
+@needs_pebble
+async def test_a_lost_door_takes_the_link_away_until_it_is_back(
+    tmp_path: Path, port: int, pebble: Pebble
+) -> None:
+    router, states = FakeRouter(), list[Outside]()
+    settings = _settings(tmp_path, port, pebble)
+    async with serving(
+        settings, hooks=OutsideHooks(router.step(), on_state=states.append)
+    ) as server:
+        url = server.outside_url
+        assert url is not None
+        door, state = router.doors[0], states[0]
+        with capture_logs() as logs:
+            await door.queue.put(
+                Change(None, lost=RouterSaidNoError("The router stopped answering."))
+            )
+            await asyncio.wait_for(state.followed.wait(), 30)
+        assert server.outside_url is None
+        assert [line["failed"] for line in logs if line["event"] == "outside"] == ["router"]
+        state.followed.clear()
+        await door.queue.put(Change(ipaddress.IPv4Address("127.0.0.1")))
+        await asyncio.wait_for(state.followed.wait(), 30)
+        assert server.outside_url == url, "the link is said again"
+
+
+@needs_pebble
+async def test_a_restart_reuses_the_kept_certificate(
+    tmp_path: Path, port: int, pebble: Pebble
+) -> None:
+    settings = _settings(tmp_path, port, pebble)
+    async with serving(settings, hooks=OutsideHooks(FakeRouter().step())) as server:
+        assert server.outside_url is not None
+    kept = (tmp_path / "outside-cert.pem").read_bytes()
+    with capture_logs() as logs:
+        async with serving(settings, hooks=OutsideHooks(FakeRouter().step())) as server:
+            assert server.outside_url == f"https://127.0.0.1:{port}/"
+    assert (tmp_path / "outside-cert.pem").read_bytes() == kept
+    assert not [line for line in logs if line["event"] == "acme_retry"]
+
+
+async def test_a_stranger_cannot_create_a_room_but_joins_by_invitation(
+    tmp_path: Path, port: int
+) -> None:
+    """No password, --outside: from 127.0.0.2 (not the house here) a create_room, even
+    with X-Forwarded-For naming the house, gets ask_for_invitation and makes no room;
+    the house creates, and the stranger joins with the code."""
+    router = FakeRouter(fail=RouterSaidNoError("no router answered"))
+    async with serving(
+        _settings(tmp_path, port, None), hooks=OutsideHooks(router.step())
+    ) as server:
+        lan = f"ws://127.0.0.1:{server.port}/"
+        for headers in ({}, {"X-Forwarded-For": "127.0.0.1"}, {"X-Real-IP": "127.0.0.1"}):
+            stranger = await _client(lan, local_addr=("127.0.0.2", 0), additional_headers=headers)
+            await stranger.send(CreateRoom(name="Mallory", computers=1))
+            await stranger.expect_error(ErrorCode.ASK_FOR_INVITATION.value)
+            code, _ = await stranger.expect_close()
+            assert code == 4004
+            assert server.hub.rooms == 0
+        grandma = await _client(lan)
+        await grandma.send(CreateRoom(name="Grandma"))
+        welcome = await grandma.expect(Welcome)
+        assert welcome.player_code is not None and server.hub.rooms == 1
+        relative = await _client(lan, local_addr=("127.0.0.2", 0))
+        await relative.send(JoinRoom(name="Ben", code=welcome.player_code))
+        joined = await relative.expect(Welcome)
+        assert joined.outside is None, "the outside link is the house's to tell"
+        await grandma.close()
+        await relative.close()
+
+
+async def test_with_a_password_a_stranger_creates_with_it(tmp_path: Path, port: int) -> None:
+    router = FakeRouter(fail=RouterSaidNoError("no router answered"))
+    settings = _settings(tmp_path, port, None, password="long family secret")
+    async with serving(settings, hooks=OutsideHooks(router.step())) as server:
+        lan = f"ws://127.0.0.1:{server.port}/"
+        stranger = await _client(lan, local_addr=("127.0.0.2", 0))
+        await stranger.send(CreateRoom(name="Ben"))
+        await stranger.expect_error(ErrorCode.PASSWORD_REQUIRED.value)
+        cousin = await _client(lan, local_addr=("127.0.0.2", 0))
+        await cousin.send(CreateRoom(name="Ben", password="long family secret"))
+        await cousin.expect(Welcome)
+        await cousin.close()
+
+
+async def test_failures_name_their_step_and_the_house_goes_on(tmp_path: Path, port: int) -> None:
+    # the router says no
+    with capture_logs() as logs:
+        router = FakeRouter(fail=RouterSaidNoError("No router answered on this network."))
+        async with serving(
+            _settings(tmp_path, port, None), hooks=OutsideHooks(router.step())
+        ) as server:
+            assert server.outside_url is None
+            house = await _client(f"ws://127.0.0.1:{server.port}/")
+            await house.send(CreateRoom(name="Grandma", computers=1))
+            await house.expect(Welcome)
+            await house.close()
+    said = [line for line in logs if line["event"] == "outside"]
+    assert said == [
+        {
+            "event": "outside",
+            "log_level": "warning",
+            "failed": "router",
+            "reason": "No router answered on this network.",
+        }
+    ]
+    # the outside port is taken
+    blocker = await asyncio.start_server(lambda r, w: w.close(), "127.0.0.1", port)
+    try:
+        with capture_logs() as logs:
+            async with serving(
+                _settings(tmp_path, port, None), hooks=OutsideHooks(FakeRouter().step())
+            ):
+                pass
+    finally:
+        blocker.close()
+    (line,) = [line for line in logs if line["event"] == "outside"]
+    assert line["failed"] == "listener"
+    assert line["reason"].startswith(f"listening on port {port} for the outside failed")
+
+
+async def test_a_ca_out_of_reach_is_said_and_retried(tmp_path: Path, port: int) -> None:
+    """The CA cannot be reached: the step is named, no link is printed (the pauses
+    between retries are skipped here)."""
+
+    async def no_wait(_: float) -> None:
+        return None
+
+    with capture_logs() as logs:
+        settings = _settings(tmp_path, port, None)
+        hooks = OutsideHooks(FakeRouter().step(), sleep=no_wait)
+        async with serving(settings, hooks=hooks) as server:
+            assert server.outside_url is None
+    (line,) = [line for line in logs if line["event"] == "outside"]
+    assert line["failed"] == "certificate"
+    assert "could not be reached" in line["reason"]
