@@ -1,5 +1,6 @@
 # Two commands for a fresh machine with Python 3.11+:
-#   make run    set up .venv and start a War server on 127.0.0.1:8765 (open http://127.0.0.1:8765/);
+#   make run    set up .venv with what the server needs (pip install -e ., not the dev tools)
+#               and start a War server on 127.0.0.1:8765 (it says the address to open);
 #               make run HOST=0.0.0.0 for the home network, and OUTSIDE=1 for relatives
 #               elsewhere too (war-server --outside: the router opens port 443 and the
 #               server gets its own certificate; docs/hosting.md)
@@ -26,13 +27,23 @@ $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# Two stamps: .installed-run after `pip install -e .` (the server alone: what make run
+# needs), .installed after `pip install -e '.[dev]'` (the test toolchain: Playwright, mypy,
+# Textual…), which holds the server's too. A fresh clone's make run installs no dev tool
+# (docs/performance.md, "make run on a fresh clone").
+$(VENV)/.installed-run: pyproject.toml $(BIN)/activate
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
 $(VENV)/.installed: pyproject.toml $(BIN)/activate
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $@
+	touch $@ $(VENV)/.installed-run
 
 venv: $(VENV)/.installed
 
-run: venv
+# The server says the address to open: the home network's with HOST=0.0.0.0, this
+# machine's (http://127.0.0.1:8765/) on 127.0.0.1.
+run: $(VENV)/.installed-run
 	$(BIN)/war-server --host $(HOST) --port $(PORT)$(if $(filter 1 yes true on,$(OUTSIDE)), --outside)
 
 lint: venv

@@ -118,6 +118,11 @@ def _positive(text: str) -> int:
     return value
 
 
+def _deal(text: str) -> int:
+    """A deal number as the table shows it, grouped by spaces ("18 446 744 073") or not."""
+    return _positive("".join(text.split()))
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``war-client`` (its ``--help`` is the manual)."""
     parser = argparse.ArgumentParser(
@@ -184,7 +189,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULTS.tie_break.value,
         help="equal counts at a limit: a draw, or play on (default %(default)s)",
     )
-    rules.add_argument("--deal", type=_positive, help="play this deal number (shown to all)")
+    rules.add_argument(
+        "--deal", type=_deal, help="play this deal number (shown to all; 90 210 or 90210)"
+    )
     limit = rules.add_mutually_exclusive_group()
     limit.add_argument("--rounds", type=_positive, help="end after N rounds (26, 50, 100…)")
     limit.add_argument(

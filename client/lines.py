@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
 
-from client.fair.watch import dropped_line, fingerprint_line, no_seed_line, verdict_line
+from client.fair.watch import fingerprint_line, no_seed_line, verdict_line, voided_line
 from client.jsonline import HIDDEN, message_json
 from client.net.connection import Ended, Link, Notice, Received, Reconnecting
 from client.net.intents import for_key, set_auto
@@ -53,12 +53,12 @@ from client.words.who import named
 from protocol import (
     AutoPlay,
     ClientMessage,
+    DealVoided,
     GameOver,
     GameStarted,
     Leave,
     Ready,
     RoomPhase,
-    SeedDropped,
     ServerMessage,
     SetAutoPlay,
     Snapshot,
@@ -156,8 +156,8 @@ class LineRenderer:
         if self._over and not self._staying:
             return  # closing after game over: that was the last line
         self.view = view
-        if isinstance(message, Welcome | Snapshot):
-            self._ready_sent = None  # a new connection, or a fresh start
+        if isinstance(message, Welcome | Snapshot | GameStarted):
+            self._ready_sent = None  # a new connection, a fresh start or deal (a void)
         if view.me is not None and view.me.auto is self._auto_asked:
             self._auto_asked = None  # the room caught up with what was typed
         now = self.clock()
@@ -204,8 +204,10 @@ class LineRenderer:
             self._say(self.words.say(no_seed_line(none)))
 
     def _dropped(self, event: Received) -> None:
-        if isinstance(event.message, SeedDropped) and not self.json_lines:
-            self._say(self.words.say(dropped_line(named(event.view, event.message.seat))))
+        message = event.message
+        if isinstance(message, DealVoided) and not self.json_lines:
+            who = named(event.view, message.seat)
+            self._say(self.words.say(voided_line(who, message.voids)))
 
     def _checked(self, event: Received) -> None:
         """At game over, what the check of a fair deal found (a chosen deal was said so)."""
@@ -383,7 +385,7 @@ class LineRenderer:
         if (clock := self.time_left()) is not None:
             parts.append(clock)
         if self.view.evening:
-            evening = evening_score(self.view.evening, words=words)
+            evening = evening_score(self.view.evening, words=words, view=self.view)
             parts.append(words.text("talk.evening_so_far", score=evening))
         return " ".join(parts)
 

@@ -39,6 +39,7 @@ __all__ = [
     "PROTOCOL_VERSION",
     "SUPPORTED_VERSIONS",
     "ClientMessage",
+    "Commit",
     "CreateRoom",
     "JoinRoom",
     "Leave",
@@ -152,12 +153,23 @@ class Ready:
     ``step`` echoes the game's current step (``RoomState.step``, then the ``step`` of the
     latest game event): a ready sent for an earlier step is refused as ``stale``.
     ``seed``: the seat's seed for a fair deal, with its first ready of the game (it must
-    match the ``seed_commitment`` the seat made, else ``seed_mismatch``).
+    match the ``seed_commitment`` the seat made, else ``seed_mismatch``; a seat that
+    committed and sends none is refused with ``seed_required``).
     """
 
     TYPE: ClassVar[str] = "ready"
     step: Steps
     seed: Hex64 | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Commit:
+    """After a ``deal_voided``: this seat's commitment to a fresh seed for the fresh deal
+    (PROTOCOL.md §10, "A void"). Accepted while the room waits for commitments
+    (``state.awaiting_commitments``), else refused with ``not_needed``."""
+
+    TYPE: ClassVar[str] = "commit"
+    seed_commitment: Hex64
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -216,7 +228,7 @@ class Say:
 
 
 ClientMessage = (
-    CreateRoom | JoinRoom | WatchRoom | ResumeSeat | LookUp | Ready | SetAutoPlay
+    CreateRoom | JoinRoom | WatchRoom | ResumeSeat | LookUp | Ready | Commit | SetAutoPlay
     | VoteFinish | Rematch | Leave | Resync | AnswerSeatRequest | React | Say
 )  # fmt: skip
 """Any client → server message."""
@@ -225,7 +237,7 @@ ClientMessage = (
 CLIENT_MESSAGE_TYPES: dict[str, type[ClientMessage]] = {
     cls.TYPE: cls
     for cls in (
-        CreateRoom, JoinRoom, WatchRoom, ResumeSeat, LookUp, Ready, SetAutoPlay,
+        CreateRoom, JoinRoom, WatchRoom, ResumeSeat, LookUp, Ready, Commit, SetAutoPlay,
         VoteFinish, Rematch, Leave, Resync, AnswerSeatRequest, React, Say,
     )
 }  # fmt: skip

@@ -128,6 +128,9 @@ class ErrorCode(StrEnum):
     ``off``)."""
     SEED_MISMATCH = "seed_mismatch"
     """The ``seed`` of a ``ready`` does not hash to the ``seed_commitment`` the seat made."""
+    SEED_REQUIRED = "seed_required"
+    """A ``ready`` without ``seed`` from a seat that committed to one and has not revealed
+    it: the server never readies a committed seat without its seed."""
     INTERNAL_ERROR = "internal_error"
     """A bug on the server; the room carries on if it can."""
     STORE_UNAVAILABLE = "store_unavailable"

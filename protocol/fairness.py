@@ -31,6 +31,7 @@ from typing import Final
 __all__ = [
     "DEAL_LABEL",
     "FINGERPRINT_ALPHABET",
+    "FINGERPRINT_LABEL",
     "RULE_FIELDS",
     "SEED_BYTES",
     "Claim",
@@ -42,6 +43,8 @@ __all__ = [
     "deal_message",
     "derive_deal",
     "fingerprint",
+    "fingerprint_message",
+    "fingerprint_symbols",
     "new_seed",
     "parse_commitment",
     "parse_seed",
@@ -216,16 +219,67 @@ def derive_deal(
     return int.from_bytes(mac[:8], "big")
 
 
-def fingerprint(commitment_hex: str) -> str:
-    """What people compare aloud: the commitment read as a number (big-endian, 256 bits),
-    taken modulo 30**12 and written as 12 symbols of `FINGERPRINT_ALPHABET` (base 30,
-    most significant first, leading ``2``s kept), in three groups of four joined by ``-``:
-    ``"K7MX-QD4R-9HWT"``. About 59 bits: two different commitments share a fingerprint by
+FINGERPRINT_LABEL: Final = b"family-war fingerprint v1\x00"
+"""The first bytes of the fingerprint's message (a new layout takes a new label)."""
+
+
+def fingerprint_message(
+    game: int,
+    deal_commitment: str,
+    seed_commitments: Sequence[str | None],
+    rules: Mapping[str, object],
+) -> bytes:
+    """What the fingerprint is the SHA-256 of: `FINGERPRINT_LABEL`, the game's number in
+    the room (4 bytes, big-endian), the 32 bytes of the deal commitment, the length of
+    `rules_text` (2 bytes, big-endian) and the text, the number of seats (1 byte), then
+    for each seat in seat order ``0x01`` and the 32 bytes of its seed commitment, or
+    ``0x00`` for a seat with none (PROTOCOL.md §10, "The fingerprint").
+
+    Raises `FairnessError` for a malformed commitment, rules that `rules_text` refuses,
+    a game number out of 1 .. 2**32 - 1, or not one commitment per seat.
+    """
+    if not isinstance(game, int) or isinstance(game, bool) or not 0 < game < 1 << 32:
+        finding = Finding("rules_value", {"setting": "game", "value": _short(game)})
+        raise FairnessError(f"the game number cannot be {_short(game)}", finding)
+    dealt = bytes.fromhex(parse_commitment(deal_commitment, kind="deal_commitment"))
+    text = rules_text(rules)
+    if len(seed_commitments) != rules["players"]:
+        count = len(seed_commitments)
+        finding = Finding("seat_commitments", {"count": count, "seats": rules["players"]})
+        raise FairnessError(f"{count} seat commitments for {rules['players']} seats", finding)
+    parts = [FINGERPRINT_LABEL, game.to_bytes(4, "big"), dealt, len(text).to_bytes(2, "big")]
+    parts += [text, len(seed_commitments).to_bytes(1, "big")]
+    for committed in seed_commitments:
+        if committed is None:
+            parts.append(_NO_SEED)
+        else:
+            parts += [_SEED, bytes.fromhex(parse_commitment(committed, kind="commitment"))]
+    return b"".join(parts)
+
+
+def fingerprint(
+    game: int,
+    deal_commitment: str,
+    seed_commitments: Sequence[str | None],
+    rules: Mapping[str, object],
+) -> str:
+    """What people compare aloud: everything a client pins at the start of a game (its
+    number, the deal commitment, every seat's commitment, the rules) in 12 symbols. The
+    SHA-256 of `fingerprint_message`, read as a number (big-endian, 256 bits), taken
+    modulo 30**12 and written as 12 symbols of `FINGERPRINT_ALPHABET` (base 30, most
+    significant first, leading ``2``s kept), in three groups of four joined by ``-``:
+    ``"K7MX-QD4R-9HWT"``. About 59 bits: two different games share a fingerprint by
     chance once in 5 × 10**17.
 
-    Raises `FairnessError` if ``commitment_hex`` is not a commitment.
+    Raises `FairnessError` as `fingerprint_message` does.
     """
-    number = int(parse_commitment(commitment_hex), 16)
+    message = fingerprint_message(game, deal_commitment, seed_commitments, rules)
+    return fingerprint_symbols(hashlib.sha256(message).digest())
+
+
+def fingerprint_symbols(digest: bytes) -> str:
+    """``digest`` (32 bytes) as the fingerprint's 12 symbols in three groups of four."""
+    number = int.from_bytes(digest, "big")
     base = len(FINGERPRINT_ALPHABET)
     symbols = []
     for _ in range(FINGERPRINT_GROUPS * FINGERPRINT_GROUP):
@@ -271,7 +325,8 @@ class Claim:
     game started; ``server_seed`` and ``seeds``: what ``game_over`` revealed (hex, ``None``
     for a seat with no seed); ``deal``: the deal the server says it played
     (``summary.deal``), if shown; ``seed_commitments``: each seat's commitment as the
-    table was shown them (``None`` where a seat made none), if it was.
+    table was shown them at the start (``None`` where a seat made none); ``None`` when
+    the table was never shown them, which fails the check (``seat_commitments``, count 0).
     """
 
     rules: Mapping[str, object]
@@ -289,8 +344,8 @@ def check_reveal(
 
     ``my_seat`` and ``my_seed``: this client's own seat and the seed it sent, if it sent
     one. Checks, in order, and stops at the first problem: the server seed hashes to the
-    commitment, every seed is well formed, each seat's seed matches its commitment (when
-    they were shown), this client's seed is the one in the derivation, and the derived
+    commitment, every seed is well formed, each seat's seed matches its commitment (never
+    shown: a failure), this client's seed is the one in the derivation, and the derived
     deal is the deal played. Never raises for hostile values: a malformed one is the
     problem reported.
     """
@@ -324,10 +379,9 @@ def check_reveal(
 def _seat_problem(
     seeds: Sequence[bytes | None], commitments: Sequence[object] | None, proved: list[Finding]
 ) -> Finding | None:
-    if commitments is None:
-        return None
-    if len(commitments) != len(seeds):
-        return Finding("seat_commitments", {"count": len(commitments), "seats": len(seeds)})
+    if commitments is None or len(commitments) != len(seeds):
+        count = 0 if commitments is None else len(commitments)
+        return Finding("seat_commitments", {"count": count, "seats": len(seeds)})
     for seat, (seed, committed) in enumerate(zip(seeds, commitments, strict=True)):
         if committed is None:
             if seed is not None:

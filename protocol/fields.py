@@ -52,6 +52,7 @@ __all__ = [
     "Card",
     "CardCount",
     "Code",
+    "ComputerNumber",
     "Counts",
     "Deal",
     "Depth",
@@ -90,6 +91,7 @@ __all__ = [
     "Text",
     "TieBreak",
     "Token",
+    "Voids",
     "WonCards",
     "unprintable",
 ]
@@ -179,6 +181,8 @@ Spectators = Annotated[int, IntRange(0, 1_000_000)]
 """How many spectators watch."""
 GameNumber = Annotated[int, IntRange(1, MAX_SEQ)]
 """A room's game number: 1 for its first game, +1 per rematch."""
+Voids = Annotated[int, IntRange(0, MAX_SEQ)]
+"""How many fair deals one seat voided this evening (``deal_voided``)."""
 
 # --- strings ------------------------------------------------------------------------------
 Card = Annotated[str, Text(2, 2, CARD_PATTERN)]
@@ -211,6 +215,8 @@ Seats = Annotated[tuple[Seat, ...], MaxItems(MAX_PLAYERS)]
 Counts = Annotated[tuple[CardCount, ...], MaxItems(MAX_PLAYERS)]
 """Every seat's card count, index = seat."""
 SeatCount = Annotated[int, IntRange(0, MAX_PLAYERS)]
+ComputerNumber = Annotated[int, IntRange(1, MAX_PLAYERS - 1)]
+"""A seat created for the computer, by its number (1 to ``create_room.computers``)."""
 """A number of seats."""
 Place = Annotated[int, IntRange(1, MAX_PLAYERS)]
 """A seat's place at the end of a game: 1 is first."""

@@ -9,9 +9,11 @@ are ignored, as a client ignores them). Anything else raises `RecordError` namin
 nothing else escapes.
 
 It returns one `RecordedGame` per game the viewer saw, with what the fairness check needs
-(docs/fairness.md): the rules, the deal commitment shown at the start, each seat's
-commitment where the table was shown them, the flips, takes and end shown, and what the
-server revealed at game over. The fair-deal fields (``deal_commitment`` in
+(docs/fairness.md): what was *pinned* at the game's start (the rules, the deal
+commitment, each seat's commitment) and the first later difference from it, the voids,
+the flips, takes and end shown, and what the server revealed at game over. A client
+feeding it live messages gives each one's arrival time, so that a ``time_up`` too early
+is found too. The fair-deal fields (``deal_commitment`` in
 ``game_started`` and in ``state``, ``seed_commitment`` in a seat record, ``fairness`` in
 ``game_over``) are read from the raw objects, so a record is read the same whether or not
 the protocol's message classes name them.
@@ -28,14 +30,14 @@ from typing import Any, Final
 from protocol._schema import RecordConverter
 from protocol.cards import RANKS, SUITS
 from protocol.errors import ProtocolError
-from protocol.fairness import FairnessError, parse_commitment, parse_seed
+from protocol.fairness import FairnessError, Finding, parse_commitment, parse_seed
 from protocol.messages import (
     SERVER_MESSAGE_TYPES,
     CardsTaken,
     CardsTurned,
+    DealVoided,
     GameOver,
     GameStarted,
-    SeedDropped,
     Snapshot,
     TimeUp,
     Welcome,
@@ -44,7 +46,7 @@ from protocol.state import RoomState
 
 __all__ = [
     "MAX_LINE_CHARS",
-    "CommitmentChangedError",
+    "TIME_SLACK",
     "RecordError",
     "RecordReader",
     "RecordedGame",
@@ -54,6 +56,10 @@ __all__ = [
 MAX_LINE_CHARS: Final = 1 << 20
 """The longest line read (a server message is at most 64 KiB of msgpack)."""
 
+TIME_SLACK: Final = 5.0
+"""Seconds a ``time_up`` may come before the time limit by this client's clock: the
+message that started the clock (or told what was left of it) took time to arrive."""
+
 _CONVERTERS = {
     tag: RecordConverter(cls, reject_unknown=False, tag=tag)
     for tag, cls in SERVER_MESSAGE_TYPES.items()
@@ -62,11 +68,6 @@ _CONVERTERS = {
 
 class RecordError(ValueError):
     """A game record that cannot be read; the message names the line and the problem."""
-
-
-class CommitmentChangedError(RecordError):
-    """A game shown with two different deal commitments (a client says so in its
-    viewer's language: ``check.commitment_changed``)."""
 
 
 @dataclass(slots=True)
@@ -82,6 +83,17 @@ class RecordedGame:
     ``takes``: the ``cards_turned`` and ``cards_taken`` messages, in the order received;
     ``time_up``: whether the time limit was announced; ``end``: the ``game_over``;
     ``server_seed`` and ``seeds``: what it revealed (``fairness``), hex or ``None``.
+
+    What is *pinned* (docs/fairness.md, "Pinned at the start"): ``pinned`` once the game's
+    ``game_started`` (or the first state of the game past ``waiting``) fixed the deal
+    commitment, every seat's commitment (``seed_commitments``: ``None`` when the table was
+    never shown them) and the rules; ``broken``: the first later difference, a `Finding`
+    (``commitment_changed``, ``seat_commitment_changed`` with ``seat``, ``rules_changed``,
+    ``time_up_early``), found when it was shown; ``voids``: deals of this game voided
+    (``deal_voided``: the pin starts again at the next ``game_started``); ``deadline``:
+    when the time limit runs out by this client's clock, as told (``game_started`` plus
+    the limit, or a state's ``seconds_left``: each arrives late by the network's delay,
+    hence `TIME_SLACK`); ``None``: no limit, or no clock given.
     """
 
     number: int
@@ -97,6 +109,16 @@ class RecordedGame:
     end: GameOver | None = None
     server_seed: str | None = None
     seeds: tuple[str | None, ...] | None = None
+    pinned: bool = False
+    broken: Finding | None = None
+    voids: int = 0
+    deadline: float | None = None
+    voided_by: list[int | None] = field(default_factory=list)
+
+    def differs(self, finding: Finding) -> None:
+        """Note ``finding``, a difference from what was pinned (the first one stays)."""
+        if self.broken is None:
+            self.broken = finding
 
 
 def _reject_constant(name: str) -> Any:
@@ -177,14 +199,32 @@ def _commitments(values: list[Any], what: str) -> tuple[str | None, ...]:
     return tuple(_commitment(value, f"{what}[{i}]") for i, value in enumerate(values))
 
 
-def _commit(game: RecordedGame, value: object, what: str) -> None:
-    """Note the deal commitment a message shows (if it shows one): one per game."""
-    shown = _commitment(value, what)
-    if shown is None:
+def _pin(
+    game: RecordedGame,
+    deal_commitment: str | None,
+    seed_commitments: tuple[str | None, ...] | None,
+    rules: dict[str, object],
+) -> None:
+    """Pin what the game shows now, or compare it with what was pinned: a difference is
+    noted at once (`RecordedGame.differs`); the pin never moves."""
+    if not game.pinned:
+        game.pinned = True
+        game.deal_commitment, game.seed_commitments = deal_commitment, seed_commitments
+        game.rules = rules
         return
-    if game.deal_commitment is not None and shown != game.deal_commitment:
-        raise CommitmentChangedError("two different deal commitments for one game")
-    game.deal_commitment = shown
+    if deal_commitment != game.deal_commitment:
+        game.differs(Finding("commitment_changed"))
+    elif rules != game.rules:
+        game.differs(Finding("rules_changed"))
+    elif seed_commitments != game.seed_commitments:
+        pinned, shown = game.seed_commitments or (), seed_commitments or ()
+        seats = min(len(pinned), len(shown))
+        seat = next((i for i in range(seats) if pinned[i] != shown[i]), seats)
+        game.differs(Finding("seat_commitment_changed", {"seat": seat}))
+
+
+def _at(values: tuple[int, ...], index: int) -> int:
+    return values[index] if index < len(values) else 0
 
 
 class RecordReader:
@@ -196,68 +236,118 @@ class RecordReader:
         self.current: RecordedGame | None = None
         self.rules: dict[str, object] | None = None
         self.seat: int | None = None
+        self.minutes: int | None = None
+        self.voids: tuple[int, ...] = ()
+        """Each seat's voids this evening, as last told (a state, a ``deal_voided``)."""
 
     def game(self, number: int, first_step: int) -> RecordedGame:
         if self.rules is None:
             raise RecordError("a game message before any welcome (the record lacks the rules)")
         game = self.games.get(number)
         if game is None:
-            game = RecordedGame(number, self.rules, self.seat, first_step)
+            game = RecordedGame(number, dict(self.rules), self.seat, first_step)
             self.games[number] = game
         game.first_step = min(game.first_step, first_step)
         self.current = game
         return game
 
-    def line(self, text: str) -> RecordedGame | None:
-        """Follow one line of the record (one JSON message); the game it belongs to, if
-        any. Raises `RecordError` for a line that is not a valid server message."""
+    def line(self, text: str, at: float | None = None) -> RecordedGame | None:
+        """Follow one line of the record (one JSON message; ``at``: when it was received);
+        the game it belongs to, if any. Raises `RecordError` for a line that is not a
+        valid server message."""
         raw = _parse_line(text)
-        self.follow(_message(raw), raw)
+        self.follow(_message(raw), raw, at)
         return self.current
 
-    def follow(self, message: object, raw: dict[str, Any]) -> None:
+    def follow(self, message: object, raw: dict[str, Any], at: float | None = None) -> None:
+        """Follow one message (``at``: when this client received it, in seconds of a
+        monotonic clock; a record read from a file has none, and its ``time_up`` is not
+        timed)."""
         match message:
             case Welcome(seat=seat, state=state):
                 self.seat = seat
-                self.room(state, raw["state"])
+                self.room(state, raw["state"], at)
             case Snapshot(state=state):
-                self.room(state, raw["state"])
+                self.room(state, raw["state"], at)
             case GameStarted(game=number, deal=deal):
                 game = self.game(number, 0)
                 game.shown_deal = deal
-                _commit(game, raw.get("deal_commitment"), "game_started.deal_commitment")
+                committed = _commitment(raw.get("deal_commitment"), "game_started.deal_commitment")
                 seats = raw.get("seed_commitments")
+                shown = None
                 if isinstance(seats, list) and seats:
-                    game.seed_commitments = _commitments(seats, "game_started.seed_commitments")
-            case SeedDropped(seat=seat):
-                dropped = self.current
-                if dropped is not None and dropped.seed_commitments is not None:
-                    kept = list(dropped.seed_commitments)
-                    if seat < len(kept):
-                        kept[seat] = None
-                    dropped.seed_commitments = tuple(kept)
+                    shown = _commitments(seats, "game_started.seed_commitments")
+                assert self.rules is not None
+                _pin(game, committed, shown, self.rules)
+                if self.minutes is not None and at is not None and game.deadline is None:
+                    game.deadline = at + self.minutes * 60.0  # the clock starts now
             case CardsTurned() | CardsTaken() | TimeUp() | GameOver():
-                self.event(message, raw)
+                self.event(message, raw, at)
+            case DealVoided(seat=seat, voids=count):
+                self.voided(seat)
+                players = self.current.rules["players"] if self.current is not None else 0
+                kept = list(self.voids) or [0] * (players if isinstance(players, int) else 0)
+                if seat < len(kept):
+                    kept[seat] = count
+                    self.voids = tuple(kept)
             case _:
                 pass  # room changes: nothing the fairness check reads
 
-    def room(self, state: RoomState, raw: dict[str, Any]) -> None:
+    def voided(self, seat: int | None) -> None:
+        """``deal_voided`` (``seat``: the seat it names; None: a void this client missed,
+        told by a state's ``voids``): the current game's deal is void before any card;
+        its next ``game_started`` (or state of the fresh deal) pins a fresh one."""
+        game = self.current
+        if game is None or game.flips or game.end is not None:
+            if game is not None:
+                game.differs(Finding("commitment_changed"))
+            return
+        game.voids += 1
+        game.voided_by.append(seat)
+        game.pinned = False
+        game.deal_commitment = game.seed_commitments = None
+
+    def room(self, state: RoomState, raw: dict[str, Any], at: float | None = None) -> None:
         rules = _rules(state)
         if self.rules is not None and rules != self.rules:
             raise RecordError("the rules changed within one room")
         self.rules = rules
+        self.minutes = state.minutes
         game = self.game(state.game, state.step)
-        _commit(game, raw.get("deal_commitment"), "state.deal_commitment")
+        if at is not None and state.seconds_left is not None and state.phase.value == "playing":
+            floor = at + state.seconds_left
+            game.deadline = floor if game.deadline is None else max(game.deadline, floor)
+        committed = _commitment(raw.get("deal_commitment"), "state.deal_commitment")
         seats = raw.get("seats")
-        if isinstance(seats, list) and any(
-            isinstance(s, dict) and "seed_commitment" in s for s in seats
-        ):
-            game.seed_commitments = tuple(
-                _commitment(s.get("seed_commitment"), f"state.seats[{i}].seed_commitment")
+        shown: tuple[str | None, ...] | None = None
+        if isinstance(seats, list) and seats:
+            shown = tuple(
+                _commitment(
+                    s.get("seed_commitment") if isinstance(s, dict) else None,
+                    f"state.seats[{i}].seed_commitment",
+                )
                 for i, s in enumerate(seats)
             )
+            if committed is None and all(c is None for c in shown):
+                shown = None  # a deal shown (or none claimed): nothing per seat
+        if state.phase.value == "waiting" and not game.pinned:
+            return  # the commitments are fixed when the game starts
+        if game.pinned and state.voids and state.voids != self.voids:
+            # voids this client missed (away, a gap): the deal it pinned was voided
+            rose: list[int | None] = [
+                i for i, n in enumerate(state.voids) if n > _at(self.voids, i)
+            ]
+            for seat in rose or [None]:
+                self.voided(seat)
+        if state.voids:
+            self.voids = state.voids
+        if state.awaiting_commitments:  # a void: the fresh deal is pinned by its game_started
+            if game.pinned:
+                self.voided(None)  # (its deal_voided missed: a gap, a reconnect)
+            return
+        _pin(game, committed, shown, rules)
 
-    def event(self, message: object, raw: dict[str, Any]) -> None:
+    def event(self, message: object, raw: dict[str, Any], at: float | None = None) -> None:
         game = self.current
         if game is None:
             raise RecordError("a game event before any game")
@@ -267,6 +357,8 @@ class RecordReader:
             game.takes.append(message)
         elif isinstance(message, TimeUp):
             game.time_up = True
+            if at is not None and game.deadline is not None and at < game.deadline - TIME_SLACK:
+                game.differs(Finding("time_up_early", {"seconds": int(game.deadline - at)}))
         elif isinstance(message, GameOver):
             game.end = message
             self.reveal(game, raw.get("fairness"))

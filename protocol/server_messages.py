@@ -17,6 +17,7 @@ from protocol.fields import (
     Card,
     CardCount,
     Code,
+    ComputerNumber,
     Counts,
     Deal,
     Depth,
@@ -43,6 +44,7 @@ from protocol.fields import (
     Steps,
     Termination,
     Token,
+    Voids,
 )
 from protocol.seat_requests import SeatRequested, SeatRequestEnded, SeatRequestWaiting
 from protocol.state import Evening, Fairness, RoomState, Summary
@@ -55,6 +57,7 @@ __all__ = [
     "CardsTaken",
     "CardsTurned",
     "ConnectionChanged",
+    "DealVoided",
     "Error",
     "FinishVoted",
     "GameOver",
@@ -67,7 +70,6 @@ __all__ = [
     "RematchVoted",
     "RoomInfo",
     "Said",
-    "SeedDropped",
     "ServerMessage",
     "Snapshot",
     "SpectatorsChanged",
@@ -153,6 +155,7 @@ class PlayerJoined:
     seat: Seat
     name: Name
     computer: bool = False
+    computer_number: ComputerNumber | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -263,14 +266,17 @@ class GameStarted:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SeedDropped:
-    """``seat`` committed to a seed but the first cards are turned without it (it was
-    readied by auto-play, the computer or a client that did not reveal it): it
-    contributes nothing to the deal (PROTOCOL.md §10)."""
+class DealVoided:
+    """The fair deal of the game is void before its first card: ``seat`` committed to a
+    seed and could not reveal it (away past the away timeout, left, or taken over on a
+    device without it). ``voids``: that seat's voids this evening, this one included. The
+    room draws a fresh server seed and waits for each present player's ``commit``; a
+    ``game_started`` of the same game then shows the fresh deal (PROTOCOL.md §10)."""
 
-    TYPE: ClassVar[str] = "seed_dropped"
+    TYPE: ClassVar[str] = "deal_voided"
     seq: Seq
     seat: Seat
+    voids: Voids
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -408,7 +414,8 @@ class GameOver:
 ServerMessage = (
     Welcome | Snapshot | Error | RoomInfo | PlayerJoined | PlayerLeft | ConnectionChanged
     | ReadyChanged | WaitingFor | AutoPlayChanged | FinishVoted | RematchVoted
-    | SpectatorsChanged | GameStarted | SeedDropped | TimeUp | CardsTurned | CardsLaidDown
+    | SpectatorsChanged | GameStarted | DealVoided | TimeUp | CardsTurned
+    | CardsLaidDown
     | WarDeclared | CardsTaken | CardsReturned | PlayerOut | GameOver
     | SeatRequestWaiting | SeatRequested | SeatRequestEnded | Reacted | Said
 )  # fmt: skip
@@ -420,7 +427,8 @@ SERVER_MESSAGE_TYPES: dict[str, type[ServerMessage]] = {
     for cls in (
         Welcome, Snapshot, Error, RoomInfo, PlayerJoined, PlayerLeft, ConnectionChanged,
         ReadyChanged, WaitingFor, AutoPlayChanged, FinishVoted, RematchVoted,
-        SpectatorsChanged, GameStarted, SeedDropped, TimeUp, CardsTurned, CardsLaidDown,
+        SpectatorsChanged, GameStarted, DealVoided, TimeUp, CardsTurned,
+        CardsLaidDown,
         WarDeclared, CardsTaken, CardsReturned, PlayerOut, GameOver,
         SeatRequestWaiting, SeatRequested, SeatRequestEnded, Reacted, Said,
     )

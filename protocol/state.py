@@ -20,6 +20,7 @@ from protocol.fields import (
     BothShort,
     Card,
     CardCount,
+    ComputerNumber,
     Deal,
     Depth,
     FixedOrder,
@@ -46,6 +47,7 @@ from protocol.fields import (
     TalkSetting,
     Termination,
     TieBreak,
+    Voids,
     WonCards,
 )
 from protocol.seat_requests import SeatRequest
@@ -103,12 +105,16 @@ class SeatState:
 
     ``name`` is None for an open seat. ``face_up`` are the seat's face-up cards on the
     table in this round, in the order turned; ``face_down`` how many of its cards lie face
-    down there. ``out`` once the player is out of the game.
+    down there. ``out`` once the player is out of the game. ``computer_number``: a seat
+    the room was created with for the computer, by its number (1, 2, 3 in seat order),
+    which the clients say in the viewer's words ("Ordenador 2"); None for a person's seat,
+    even once the computer plays it for someone who left.
     """
 
     seat: Seat
     name: Name | None = None
     computer: bool = False
+    computer_number: ComputerNumber | None = None
     connected: bool = False
     ready: bool = False
     auto: AutoPlay = AutoPlay.OFF
@@ -213,6 +219,10 @@ class RoomState:
       seat's ``seed_commitment`` is the one that seat made for this game.
     - ``seat_request``: the request for an away seat open now (``seat_requested``, until
       its ``seat_request_ended``), with the seconds the table has left to answer it.
+    - ``voids``: the fair deals each seat voided this evening (``deal_voided``), in seat
+      order (empty: none); ``awaiting_commitments``: after a void, the room waits for each
+      present player's ``commit`` (``deal_commitment`` and every ``seed_commitment`` are
+      nil until the fresh deal's ``game_started``).
     """
 
     room: RoomId
@@ -236,9 +246,13 @@ class RoomState:
     deal_commitment: Hex64 | None = None
     fairness: Fairness | None = None
     seat_request: SeatRequest | None = None
+    voids: Annotated[tuple[Voids, ...], MaxItems(MAX_PLAYERS)] = ()
+    awaiting_commitments: bool = False
 
     def validate(self) -> None:
         """Raise ValueError if the snapshot contradicts itself (called by the codec)."""
+        if self.voids and len(self.voids) != self.rules.players:
+            raise ValueError(f"voids must be one per seat ({self.rules.players}) or none")
         if len(self.seats) != self.rules.players:
             raise ValueError(
                 f"a room of {self.rules.players} players needs {self.rules.players} seats, "

@@ -17,12 +17,17 @@ from client.state.viewstate import ViewState
 from protocol import (
     AutoPlay,
     ClientMessage,
+    Commit,
     CreateRoom,
+    DealVoided,
     JoinRoom,
     Ready,
     Rematch,
+    ServerMessage,
     SetAutoPlay,
+    Snapshot,
     WatchRoom,
+    Welcome,
 )
 from protocol.fairness import commitment, new_seed
 
@@ -104,6 +109,20 @@ class Seeds:
             and seed is not None
             and committed == commitment(seed)
         )
+
+    def commit_due(self, message: ServerMessage, view: ViewState) -> Commit | None:
+        """The ``commit`` to send now, with a fresh seed for game ``view.game``, if this
+        seat's table voided its deal (``deal_voided``) or waits for commitments (a state
+        with ``awaiting_commitments``: a client that came back meanwhile); else None. The
+        fresh seed replaces the voided one (keep it with the seat: `latest`)."""
+        if view.my_seat is None:
+            return None
+        waiting = isinstance(message, Welcome | Snapshot) and message.state.awaiting_commitments
+        if not (isinstance(message, DealVoided) or waiting):
+            return None
+        seed = self._by_game[view.game] = new_seed()
+        self._revealed = None
+        return Commit(seed_commitment=commitment(seed))
 
     def mine(self, game: int) -> bytes | None:
         """The seed this client committed to for ``game``, if it did."""

@@ -13,16 +13,17 @@ language, each seat by the name the table shows.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from client.fair.check import check_fair_deal
 from client.fair.words import check_said
 from client.jsonline import message_json
 from client.words.catalog import Person, Said, said
-from protocol import GameOver, ServerMessage
-from protocol.fairness import Claim, fingerprint
-from protocol.record import CommitmentChangedError, RecordedGame, RecordError, RecordReader
+from protocol import GameOver, ReadyChanged, ServerMessage
+from protocol.fairness import Claim, FairnessError, Finding, commitment, fingerprint
+from protocol.record import RecordedGame, RecordError, RecordReader
 from server.engine import Rules, RulesError
 from server.engine.check import End, Flip, Shown, Take, check_replay
 
@@ -30,10 +31,11 @@ __all__ = [
     "FairVerdict",
     "FairWatch",
     "check_game",
-    "dropped_line",
     "fingerprint_line",
     "no_seed_line",
+    "pinned_fingerprint",
     "verdict_line",
+    "voided_line",
 ]
 
 
@@ -56,7 +58,7 @@ def shown(game: RecordedGame) -> Shown:
         e, s = game.end, game.end.summary
         end = End(
             e.step, e.winner, e.termination, e.counts, s.rounds, s.wars, s.longest_war,
-            s.biggest_haul,
+            s.biggest_haul, tuple(e.standings),
         )  # fmt: skip
     return Shown(
         tuple(Flip(m.step, m.depth, m.cards) for m in game.flips),
@@ -66,7 +68,7 @@ def shown(game: RecordedGame) -> Shown:
 
 
 def check_game(
-    game: RecordedGame, my_seed: bytes | None, names: Sequence[str | None] = ()
+    game: RecordedGame, my_seed: bytes | None, names: Sequence[str | Person | None] = ()
 ) -> FairVerdict:
     """Check one finished game as this client saw it; never raises for what it was sent.
     ``names``: each seat's name as the table shows it (``None``: an open seat)."""
@@ -77,6 +79,8 @@ def check_game(
             return FairVerdict(game.number, False, True, said("check.rules"))
         problem = None if replay.mismatch is None else check_said(replay.mismatch, names)
         return FairVerdict(game.number, replay.ok, True, problem)
+    if game.broken is not None:
+        return FairVerdict(game.number, False, problem=check_said(game.broken, names))
     if game.deal_commitment is None or game.end is None:
         return FairVerdict(game.number, None, problem=said("fair.no_commitment"))
     if game.server_seed is None or game.seeds is None:
@@ -89,31 +93,48 @@ def check_game(
         game.end.summary.deal,
         game.seed_commitments,
     )
-    dropped = game.seat is not None and my_seed is not None and _dropped(game, game.seat)
-    mine = None if dropped else my_seed  # the table was told: my seat turned without it
+    # my seed is looked for where the table was shown my commitment at the start (a seat
+    # taken over on another device holds the old device's: nothing of mine to find)
+    mine = my_seed if _pinned_mine(game, my_seed) else None
     result = check_fair_deal(claim, shown(game), my_seat=game.seat, my_seed=mine)
     proved = tuple(check_said(found, names) for found in result.reveal.proved)
-    if dropped:
-        proved += (said("fair.my_seed_unused"),)
     if result.replay is not None and result.replay.ok:
         proved += (said("fair.every_card"),)
     problem = None if result.problem is None else check_said(result.problem, names)
     return FairVerdict(game.number, result.ok, problem=problem, proved=proved)
 
 
-def _dropped(game: RecordedGame, seat: int) -> bool:
-    kept = game.seed_commitments
-    return kept is not None and 0 <= seat < len(kept) and kept[seat] is None
+def _pinned_mine(game: RecordedGame, my_seed: bytes | None) -> bool:
+    """Whether the commitment pinned for this client's seat is its own seed's."""
+    kept, seat = game.seed_commitments, game.seat
+    if my_seed is None or kept is None or seat is None or not 0 <= seat < len(kept):
+        return False
+    return kept[seat] == commitment(my_seed)
+
+
+def pinned_fingerprint(game: RecordedGame) -> str | None:
+    """The fingerprint of what ``game`` pinned at its start (None: no fair deal claimed,
+    or the seat commitments were never shown)."""
+    if not game.pinned or game.deal_commitment is None or game.seed_commitments is None:
+        return None
+    try:
+        return fingerprint(game.number, game.deal_commitment, game.seed_commitments, game.rules)
+    except FairnessError:
+        return None
 
 
 class FairWatch:
     """Follows one connection's messages; `follow` returns the verdict of a game that
-    just ended. A message the record reader refuses (a malformed commitment, two
-    different commitments for one game) fails the check of that game."""
+    just ended, or at once a failed one when the game shows something other than it
+    pinned at its start (a commitment, the rules) or a ``time_up`` too early. A message
+    the record reader refuses (a malformed commitment) fails the check of that game.
+    ``clock``: seconds of a monotonic clock (tests give their own)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._reader = RecordReader()
         self._broken: Said | None = None
+        self._clock = clock
+        self._accepted: int | None = None  # the game whose seed-bearing ready was taken
         self.fingerprint: str | None = None
         """The current game's fingerprint (None: the deal claims no commitment)."""
 
@@ -125,7 +146,7 @@ class FairWatch:
         return [seat for seat, c in enumerate(game.seed_commitments) if c is None]
 
     def commitment(self, seat: int | None) -> str | None:
-        """The seed commitment the table shows for ``seat`` in the current game."""
+        """The seed commitment pinned for ``seat`` in the current game."""
         game = self._reader.current
         if seat is None or game is None or game.seed_commitments is None:
             return None
@@ -136,24 +157,34 @@ class FairWatch:
         self,
         message: ServerMessage,
         my_seed: bytes | None = None,
-        names: Sequence[str | None] = (),
+        names: Sequence[str | Person | None] = (),
     ) -> FairVerdict | None:
         """Follow ``message``; at a ``game_over``, the check of its game (``my_seed``:
         the seed this client committed to for it; ``names``: each seat's name as the
-        table shows it, to say what did not match)."""
+        table shows it, to say what did not match); at once, a failed check when the game
+        differs from what was pinned at its start."""
+        current = self._reader.current
+        broken = None if current is None else current.broken
+        voided = 0 if current is None else len(current.voided_by)
         try:
-            game = self._reader.line(message_json(message))
-        except CommitmentChangedError:
-            self._broken = said("check.commitment_changed")
-            game = self._reader.current
+            game = self._reader.line(message_json(message), self._clock())
         except RecordError:
             self._broken = said("check.record")
             game = self._reader.current
         if game is None:
             return None
-        committed = game.deal_commitment
-        self.fingerprint = None if committed is None else fingerprint(committed)
+        mine = isinstance(message, ReadyChanged) and message.seat == game.seat and message.ready
+        if mine and not game.flips and _pinned_mine(game, my_seed):
+            self._accepted = game.number  # my first ready went with my seed, and was taken
+        fresh = game.voided_by[voided:] if game is current else game.voided_by
+        if fresh:  # a void (told, or missed and told by a state's voids)
+            if game.seat in fresh and self._accepted == game.number:
+                game.differs(Finding("my_seed_dropped", {"seat": game.seat}))
+            self._accepted = None  # a fresh deal: a fresh seed to reveal
+        self.fingerprint = pinned_fingerprint(game)
         if not isinstance(message, GameOver):
+            if game.broken is not None and (game is not current or broken is None):
+                return FairVerdict(game.number, False, problem=check_said(game.broken, names))
             return None
         if self._broken is not None:
             problem, self._broken = self._broken, None
@@ -171,9 +202,10 @@ def no_seed_line(names: list[Person]) -> Said:
     return said("fair.no_seed", names=names)
 
 
-def dropped_line(who: Person) -> Said:
-    """The line for a seat dropped from the deal (``seed_dropped``)."""
-    return said("fair.dropped", who=who)
+def voided_line(who: Person, voids: int) -> Said:
+    """The line for a deal void (``deal_voided``): whose seed did not come, and that
+    seat's voids this evening (everyone sees them)."""
+    return said("fair.voided", who=who, count=voids)
 
 
 def verdict_line(verdict: FairVerdict) -> Said:

@@ -40,15 +40,22 @@ FINDINGS: dict[str, str] = {
     "my_seed": "check.my_seed",
     "deal": "check.deal",
     "commitment_changed": "check.commitment_changed",
+    "seat_commitment_changed": "check.seat_commitment_changed",
+    "rules_changed": "check.rules_changed",
+    "time_up_early": "check.time_up_early",
+    "my_seed_dropped": "check.my_seed_dropped",
 }
 """The catalog message of each finding's code (an unknown code: ``check.record``)."""
 _WHAT = {"seed_size": "seed", "server_seed_size": "server_seed"}
 """What a wrong-sized seed is, for ``check.malformed``."""
 
 
-def seat_person(names: Sequence[str | None], seat: int) -> Person:
-    """``seat`` (from 0) by the name the table shows, or as an open seat."""
+def seat_person(names: Sequence[str | Person | None], seat: int) -> Person:
+    """``seat`` (from 0) as the table says it: a person of the table's words (a computer
+    seat in the viewer's words, `client.words.who.named`), a name, or an open seat."""
     name = names[seat] if 0 <= seat < len(names) else None
+    if isinstance(name, Person):
+        return name
     return Person("seat", seat=seat + 1) if name is None else Person("name", name)
 
 
@@ -60,7 +67,7 @@ def _card(code: str) -> Said:
     return said("table.card_name", rank=Rank(code), suit=Suit(code))
 
 
-def _finding(finding: Finding, names: Sequence[str | None]) -> Said:
+def _finding(finding: Finding, names: Sequence[str | Person | None]) -> Said:
     values: dict[str, Value] = {}
     seat = _int(finding.values.get("seat"))
     if seat is not None:
@@ -71,10 +78,13 @@ def _finding(finding: Finding, names: Sequence[str | None]) -> Said:
     for name in ("deal", "derived"):
         if name in finding.values:
             values[name] = str(finding.values[name])
+    seconds = _int(finding.values.get("seconds"))
+    if seconds is not None:
+        values["seconds"] = seconds
     return Said(FINDINGS.get(finding.code, "check.record"), values)
 
 
-def _take(step: int, facts: Mapping[str, object], names: Sequence[str | None]) -> Said:
+def _take(step: int, facts: Mapping[str, object], names: Sequence[str | Person | None]) -> Said:
     seat, count = _int(facts.get("seat")) or 0, _int(facts.get("count")) or 0
     deal_seat, deal_count = _int(facts.get("deal_seat")), _int(facts.get("deal_count"))
     who, cards = seat_person(names, seat), Count("card", count)
@@ -86,7 +96,7 @@ def _take(step: int, facts: Mapping[str, object], names: Sequence[str | None]) -
     return said("check.take", step=step, who=who, cards=cards, owner=owner, haul=haul)
 
 
-def _card_mismatch(m: Mismatch, names: Sequence[str | None]) -> Said:
+def _card_mismatch(m: Mismatch, names: Sequence[str | Person | None]) -> Said:
     who = seat_person(names, m.seat or 0)
     if m.expected == "none":
         return said("check.card_extra", step=m.step, who=who, shown=_card(m.shown))
@@ -104,7 +114,7 @@ def _end(step: int, field: str) -> Said:
     return said("check.end", step=step, field=field)
 
 
-def _mismatch(m: Mismatch, names: Sequence[str | None]) -> Said:
+def _mismatch(m: Mismatch, names: Sequence[str | Person | None]) -> Said:
     if m.what == "card":
         return _card_mismatch(m, names)
     if m.what == "take":
@@ -114,7 +124,7 @@ def _mismatch(m: Mismatch, names: Sequence[str | None]) -> Said:
     return said("check.flip", step=m.step)
 
 
-def check_said(found: Finding | Mismatch, names: Sequence[str | None] = ()) -> Said:
+def check_said(found: Finding | Mismatch, names: Sequence[str | Person | None] = ()) -> Said:
     """What the check ``found`` (a finding, or the replay's first mismatch), to be said in
     the viewer's language; ``names``: each seat's name as the table shows it (``None``
     for an open seat)."""

@@ -35,7 +35,6 @@ import asyncio
 import random
 import ssl
 import time
-import unicodedata
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -57,6 +56,7 @@ from client.net.statefile import SeatRecord, StateFile
 from client.net.tls import explain_tls
 from client.state.view import ViewState, apply
 from client.words.catalog import Said, said
+from client.words.who import named
 from protocol import (
     MAX_SERVER_MESSAGE_BYTES,
     AutoPlay,
@@ -368,11 +368,17 @@ class Connection:
                 if self.view.needs_resync and not before.needs_resync:
                     await ws.send(encode(Resync()))
                 mine = self._seeds.mine(self.view.game) if self.view.my_seat is not None else None
-                names = [seat.name for seat in self.view.seats]
+                # each seat as the table says it: a computer seat in the viewer's words
+                view = self.view
+                names = [None if s.name is None else named(view, s.seat) for s in view.seats]
                 fair = self._watch.follow(message, mine, names)
                 due = self._seeds.reveal_due(self.view, self._watch.commitment(self.view.my_seat))
                 if due is not None:
                     await self.send(due)
+                fresh = self._seeds.commit_due(message, self.view)
+                if fresh is not None:  # a void: a fresh seed, kept with the seat first
+                    self._keep_seed()
+                    await self.send(fresh)
                 watch = self._watch
                 no_seed = tuple(watch.no_seed())
                 yield Received(message, before, self.view, fair, watch.fingerprint, no_seed)
@@ -394,10 +400,10 @@ class Connection:
     # --- openings and the state file ----------------------------------------------------
     def _first_opening(self) -> Opening | ResumeSeat:
         if isinstance(self.opening, JoinRoom) and self._seats is not None:
-            record = self._seats.get(self.url, self.opening.code)
-            # the seat kept on this computer is someone else's when another name joins
-            # (two relatives on one computer): theirs is never taken, the name joins anew
-            if record is not None and _same_name(record.name, self.opening.name):
+            # the seat kept on this computer for this name (two relatives on one computer
+            # each keep their own): another name's is never taken; none: the name joins
+            record = self._seats.get(self.url, self.opening.code, self.opening.name)
+            if record is not None:
                 self._seeds.restore(record.seed, record.seed_game)
                 return ResumeSeat(room=record.room, token=record.token)
         return self.opening
@@ -443,11 +449,17 @@ class Connection:
         except StateFileError as error:
             self._pending.append(Notice(said("close.state_file", problem=str(error))))
 
+    def _seat_name(self) -> str:
+        """Whose seat this connection keeps: its welcome's name, else the name it joined as."""
+        if self._seat_record is not None:
+            return self._seat_record.name
+        return "" if isinstance(self.opening, WatchRoom) else str(self.opening.name)
+
     def _forget_seat(self) -> None:
         if self._seats is None or self._code is None:
             return
         try:
-            self._seats.forget(self.url, self._code)
+            self._seats.forget(self.url, self._code, self._seat_name())
         except StateFileError as error:
             self._pending.append(Notice(said("close.state_file", problem=str(error))))
 
@@ -465,13 +477,3 @@ def _explain(error: BaseException) -> str:
         return "connection reset"
     text = str(error).strip()
     return text[:1].lower() + text[1:] if text else type(error).__name__
-
-
-def _same_name(kept: str, given: str) -> bool:
-    """Whether the name a seat was kept under and the name given are one person's (as
-    typed: case, spaces around and Unicode composition aside)."""
-
-    def plain(name: str) -> str:
-        return unicodedata.normalize("NFC", name).strip().casefold()
-
-    return plain(kept) == plain(given)

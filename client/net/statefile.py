@@ -1,8 +1,10 @@
 """Seat tokens kept on disk, so the same ``--join CODE`` after a crash resumes the seat.
 
 The file is small JSON (``{"version": 1, "seats": {KEY: {...}}}``), one entry per
-(server, player code): the room id, the seat's latest token, the seat number and the name,
-and the seat's fair-deal seed (hex) with the number of the game it is for, so a restart
+(server, player code, name): two relatives on one computer each keep their own seat at one
+table (Grandma's client and Ben's, one after the other or at once). An entry holds the
+room id, the seat's latest token, the seat number and the name, and the seat's fair-deal
+seed (hex) with the number of the game it is for, so a restart
 between the commitment and the reveal still reveals it (`client.fair.seeds`).
 Where it lives: ``$WAR_CLIENT_STATE`` if set (a file path), else
 ``$XDG_STATE_HOME/family-war/client.json``, else ``~/.local/state/family-war/client.json``.
@@ -20,6 +22,7 @@ import contextlib
 import json
 import os
 import tempfile
+import unicodedata
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -33,7 +36,7 @@ try:  # pragma: no cover - fcntl exists wherever the client is tested
 except ImportError:  # pragma: no cover - Windows: no advisory lock
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["MAX_AGE_SECONDS", "SeatRecord", "StateFile", "default_path", "seat_key"]
+__all__ = ["MAX_AGE_SECONDS", "SeatRecord", "StateFile", "default_path", "same_name", "seat_key"]
 
 MAX_AGE_SECONDS = 30 * 24 * 3600
 """Entries not refreshed for this long are forgotten (30 days)."""
@@ -78,12 +81,24 @@ class SeatRecord:
         )
 
 
-def seat_key(server: str, code: str) -> str:
-    """The key of a seat: the server's ``scheme://host:port`` (lowercase) and the code."""
+def _plain(name: str) -> str:
+    return unicodedata.normalize("NFC", name).strip().casefold()
+
+
+def same_name(kept: str, given: str) -> bool:
+    """Whether the name a seat was kept under and the name given are one person's (as
+    typed: case, spaces around and Unicode composition aside)."""
+    return _plain(kept) == _plain(given)
+
+
+def seat_key(server: str, code: str, name: str | None = None) -> str:
+    """The key of a seat: the server's ``scheme://host:port`` (lowercase), the code, and
+    the name as `same_name` compares it (an older file's keys have no name)."""
     parts = urlsplit(server)
     port = parts.port or (443 if parts.scheme == "wss" else 80)
     host = (parts.hostname or "").lower()
-    return f"{parts.scheme.lower()}://{host}:{port} {code}"
+    key = f"{parts.scheme.lower()}://{host}:{port} {code}"
+    return key if name is None else f"{key} {_plain(name)}"
 
 
 def default_path(environ: Mapping[str, str] | None = None) -> Path:
@@ -102,34 +117,42 @@ class StateFile:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def get(self, server: str, code: str) -> SeatRecord | None:
-        """The stored seat for ``code`` on ``server``, or None."""
-        return self._read().get(seat_key(server, code))
+    def get(self, server: str, code: str, name: str) -> SeatRecord | None:
+        """The stored seat of ``name`` for ``code`` on ``server``, or None (another name's
+        seat at that table is not this one's)."""
+        seats = self._read()
+        record = seats.get(seat_key(server, code, name))
+        if record is None:  # an older file: one seat for the code, whoever's it was
+            older = seats.get(seat_key(server, code))
+            record = older if older is not None and same_name(older.name, name) else None
+        return record
 
     def put(self, server: str, code: str, record: SeatRecord) -> None:
-        """Store (or replace) the seat for ``code`` on ``server``.
+        """Store (or replace) the seat of ``record.name`` for ``code`` on ``server``; the
+        other names' seats at that table stay.
 
         Raises:
             StateFileError: the file or its directory cannot be written.
         """
-        key = seat_key(server, code)
         with self._locked():
             seats = {
                 k: r for k, r in self._read().items() if record.saved - r.saved < MAX_AGE_SECONDS
             }
-            seats[key] = record
+            _drop_older(seats, server, code, record.name)
+            seats[seat_key(server, code, record.name)] = record
             self._write(seats)
 
-    def forget(self, server: str, code: str) -> None:
-        """Drop the seat for ``code`` on ``server`` (nothing happens if there is none).
+    def forget(self, server: str, code: str, name: str) -> None:
+        """Drop the seat of ``name`` for ``code`` on ``server`` (nothing happens if there
+        is none).
 
         Raises:
             StateFileError: the file cannot be written.
         """
-        key = seat_key(server, code)
         with self._locked():
             seats = self._read()
-            if seats.pop(key, None) is not None:
+            dropped = _drop_older(seats, server, code, name)
+            if seats.pop(seat_key(server, code, name), None) is not None or dropped:
                 self._write(seats)
 
     # --- the file -----------------------------------------------------------------------
@@ -186,3 +209,14 @@ class StateFile:
             yield
         finally:
             os.close(lock)
+
+
+def _drop_older(seats: dict[str, SeatRecord], server: str, code: str, name: str) -> bool:
+    """Drop an older file's one seat for ``code`` (its key has no name) if it is
+    ``name``'s; whether one was dropped."""
+    key = seat_key(server, code)
+    older = seats.get(key)
+    if older is None or not same_name(older.name, name):
+        return False
+    del seats[key]
+    return True

@@ -21,6 +21,10 @@ PHASE_TABLE: Final[dict[str, dict[str, dict[str, str]]]] = {
         "seat": {"waiting": "game_not_started", "over": "game_over"},
         "spectator": {"waiting": "not_seated", "playing": "not_seated", "over": "not_seated"},
     },
+    "commit": {
+        "seat": {"waiting": "game_not_started", "over": "game_over"},
+        "spectator": {"waiting": "not_seated", "playing": "not_seated", "over": "not_seated"},
+    },
     "set_auto_play": {
         "seat": {"over": "game_over"},
         "spectator": {"waiting": "not_seated", "playing": "not_seated", "over": "not_seated"},

@@ -31,6 +31,7 @@ from protocol import (
     CardsTaken,
     CardsTurned,
     ConnectionChanged,
+    DealVoided,
     Error,
     FinishVoted,
     GameOver,
@@ -46,7 +47,6 @@ from protocol import (
     RoomPhase,
     RoomState,
     Said,
-    SeedDropped,
     ServerMessage,
     Snapshot,
     SpectatorsChanged,
@@ -62,7 +62,7 @@ __all__ = ["RECENT_LIMIT", "Flip", "Taken", "ViewState", "apply", "apply_all"]
 
 RoomMessage = (
     PlayerJoined | PlayerLeft | ConnectionChanged | ReadyChanged | WaitingFor | AutoPlayChanged
-    | FinishVoted | RematchVoted | SpectatorsChanged | GameStarted | SeedDropped | TimeUp
+    | FinishVoted | RematchVoted | SpectatorsChanged | GameStarted | DealVoided | TimeUp
     | GameEvent
     | SeatRequested | SeatRequestEnded
     | Reacted | Said
@@ -193,7 +193,12 @@ def _with_counts(
 def _player_joined(view: ViewState, message: PlayerJoined) -> ViewState:
     view = replace(view, left=view.left - {message.seat})
     return _with_seat(
-        view, message.seat, name=message.name, computer=message.computer, connected=True
+        view,
+        message.seat,
+        name=message.name,
+        computer=message.computer,
+        computer_number=message.computer_number,
+        connected=True,
     )
 
 
@@ -396,7 +401,7 @@ _ROOM_CHANGES: dict[type[RoomMessage], _Reducer] = {
     RematchVoted: _rematch_voted,
     SpectatorsChanged: _spectators_changed,
     GameStarted: _game_started,
-    SeedDropped: lambda view, _message: view,  # the fair-deal check follows it (fairwatch)
+    DealVoided: lambda view, _message: view,  # the fair-deal check follows it (fairwatch)
     TimeUp: _time_up,
     GameOver: _game_over,
     SeatRequested: _seat_requested,

@@ -62,6 +62,7 @@ from protocol import (
     CardsTurned,
     ClientMessage,
     CloseCode,
+    GameStarted,
     Leave,
     Ready,
     Rematch,
@@ -69,6 +70,7 @@ from protocol import (
     RoomPhase,
     SetAutoPlay,
     Snapshot,
+    TalkSetting,
     VoteFinish,
     Welcome,
 )
@@ -149,6 +151,7 @@ _KEY_WORDS = (
     ("d", "replay", "tui.key_replay", None),
     ("question_mark", "rules", "tui.key_rules", "?"),
     ("q", "leave", "tui.key_leave", None),
+    ("m", "message", "tui.key_message", None),
 )
 """The table's keys, bound for each table in its viewer's words (the footer shows them)."""
 
@@ -160,10 +163,7 @@ class WarApp(App[None]):
     ENABLE_COMMAND_PALETTE = False
     CSS = """
     Screen { layout: vertical; layers: default flying; }
-    #top {
-        background: $primary-background; color: $text; padding: 0 1;
-        text-wrap: nowrap; text-overflow: ellipsis;
-    }
+    #top { background: $primary-background; color: $text; padding: 0 1; height: auto; }
     #codes { background: $warning 20%; padding: 0 1; text-style: bold; }
     #seats { height: auto; }
     #war { padding: 0 1; color: $error; text-style: bold; height: auto; }
@@ -179,7 +179,6 @@ class WarApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "allow", show=False),
         Binding("n", "refuse", show=False),
-        Binding("m", "message", show=False),  # the talk panel names it
         Binding("ctrl+q", "close_table", "Close", show=False, priority=True),
     ]
 
@@ -241,7 +240,7 @@ class WarApp(App[None]):
             yield SaidLines(id="said")
             yield TalkPanel(id="talk")
         yield MessageBox(self.words, id="message")
-        yield Footer()
+        yield Footer(compact=True)  # every key that applies fits 60 columns, m too
 
     def on_mount(self) -> None:
         loop = asyncio.get_running_loop()
@@ -265,8 +264,8 @@ class WarApp(App[None]):
                 self.countdown = follow(self.countdown, before, message, view, now)
                 self.view = view
                 self.reconnecting = None
-                if isinstance(message, Welcome | Snapshot):
-                    self._ready_sent = None  # a new connection, or a fresh start
+                if isinstance(message, Welcome | Snapshot | GameStarted):
+                    self._ready_sent = None  # a new connection, a fresh start or deal
                 told = describe_table(before, message, view, view.my_seat, words=self.words)
                 self.said.extend(told)
                 if asked_now(before, message, view):
@@ -433,6 +432,8 @@ class WarApp(App[None]):
         """Which keys the footer offers: a spectator has ``?`` and ``q``; a player's key
         shows only in the phases it is for (turn over while playing, rematch after the
         game…); a key pressed out of its phase says why it does nothing."""
+        if action == "message":  # whoever this room takes a message or a reaction from
+            return self.view.talk_setting is not TalkSetting.OFF
         phases = _PLAYER_KEYS.get(action)
         if phases is None:
             return True

@@ -36,7 +36,7 @@ from client.tui.drawing import (
     side_by_side,
 )
 from client.words.catalog import Catalog, Count, said
-from client.words.who import the_computer
+from client.words.who import computer_number, label
 from protocol import AutoPlay, GameStarted, RoomPhase, SeatState
 
 __all__ = [
@@ -60,7 +60,7 @@ def seat_title(view: ViewState, record: SeatState, me: int | None, words: Catalo
     if record.seat in view.left:
         notes.append("seat.left")
     elif record.computer:
-        if "computer" not in record.name.lower():
+        if computer_number(view, record.seat) is None:  # a person's seat the computer plays
             notes.append("seat.computer")
     elif not record.connected:
         notes.append("seat.away")
@@ -72,10 +72,8 @@ def seat_title(view: ViewState, record: SeatState, me: int | None, words: Catalo
 
 
 def seat_name(view: ViewState, record: SeatState, words: Catalog) -> str:
-    """A seated player's name; the room's one computer opponent's in the viewer's words."""
-    if the_computer(view, record.seat):
-        return words.text("seat.the_computer")
-    return record.name or ""
+    """A seated player's name; a computer seat's in the viewer's words ("Ordenador 2")."""
+    return label(view, record.seat, words) if record.name is not None else ""
 
 
 def seat_flags(view: ViewState, record: SeatState, me: int | None, words: Catalog) -> list[str]:

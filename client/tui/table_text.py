@@ -14,7 +14,7 @@ from client.words.catalog import Catalog, Count, Said, said
 from client.words.links import local_warning, shared_page
 from client.words.results import place_word, places
 from client.words.sentences import longest_name, result_sentence, votes_sentence
-from client.words.talk import evening_score
+from client.words.talk import deal_text, evening_score
 from client.words.who import persons
 from protocol import RoomPhase
 
@@ -38,7 +38,7 @@ def round_text(view: ViewState) -> Said | None:
 
 
 def top_line(view: ViewState, words: Catalog) -> Text:
-    """The header: ``Family War · game 2 · round 3 of 26 · 2 watching · Grandma 1 – Ben 0 ·
+    """The header: ``Family War · game 2 · round 3 of 26 · 2 watching · Grandma: 1 · Ben: 0 ·
     deal 42`` (the evening's score once a game is over)."""
     parts: list[Said | str] = [said("app.title")]
     if view.welcomed:
@@ -59,9 +59,9 @@ def top_line(view: ViewState, words: Catalog) -> Text:
         if view.watch_code and not view.spectating:
             parts.append(said("where.watch_code", code=view.watch_code))
         if view.evening:
-            parts.append(evening_score(view.evening, words=words))
+            parts.append(evening_score(view.evening, words=words, view=view))
         if view.deal is not None and view.phase is not RoomPhase.OVER:
-            parts.append(said("where.deal", deal=view.deal))  # last: a long number may not fit
+            parts.append(said("where.deal", deal=deal_text(view.deal)))  # last: a long number
     return Text(" · ".join(part if isinstance(part, str) else words.say(part) for part in parts))
 
 
@@ -92,7 +92,7 @@ def summary_box(view: ViewState, words: Catalog) -> Text:
         ("figures.wars", str(figures.wars)),
         ("figures.longest", words.say(longest_name(figures.longest_war))),
         ("figures.haul", words.word(Count("card", figures.biggest_haul))),
-        ("figures.deal", str(figures.deal)),
+        ("figures.deal", deal_text(figures.deal)),
     ]
     labels = [words.text(key) for key, _ in rows]
     width = max(14, max(len(label) for label in labels) + 2)

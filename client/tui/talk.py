@@ -74,8 +74,8 @@ def evening_text(view: ViewState, words: Catalog) -> Text:
     """The evening under the game-over figures: the score and the games."""
     if not view.evening:
         return Text("")
-    score = evening_score(view.evening, words=words)
+    score = evening_score(view.evening, words=words, view=view)
     text = Text("\n\n" + words.text("tui.evening", score=score), style="bold")
-    for line in evening_lines(view.evening, words=words):
+    for line in evening_lines(view.evening, words=words, view=view):
         text.append(f"\n{line}")
     return text

@@ -89,8 +89,9 @@ _FALLBACK = {"it": ("it", "computer", "other"), "computer": ("computer", "other"
 @dataclass(frozen=True, slots=True)
 class Person:
     """Who a word is about: ``kind`` ``"you"`` (the viewer), ``"computer"`` (the room's one
-    computer opponent), ``"it"`` (the same, just named), ``"name"`` (``name``) or ``"seat"``
-    (open seat number ``seat``, counted from 1)."""
+    computer opponent), ``"it"`` (the same, just named), ``"name"`` (``name``), ``"seat"``
+    (open seat number ``seat``, counted from 1) or ``"computer_n"`` (one of several
+    computer seats, number ``seat``: the catalog's ``words.computer_n``, said as a name)."""
 
     kind: str
     name: str = ""
@@ -388,21 +389,31 @@ class Catalog:
 
     def _person(self, person: Person, form: str, where: str) -> str:
         words = self.data.get("words", {})
+        if person.kind == "computer_n":
+            return self._person(self._computer_name(person, where), form, where)
         kind = "computer" if person.kind == "it" and "it" not in words else person.kind
         values: dict[str, Value] = {"name": person.name, "n": person.seat}
         return self._forms(words.get(kind), form, values, f"{where}: {kind}", person.name)
 
     def _card(self, card: Card, form: str, where: str) -> str:
         patterns = self._words("card")
-        kind = "name" if card.owner.kind == "seat" else card.owner.kind
+        owner = card.owner
+        if owner.kind == "computer_n":  # said as a name: "la dama de Ordenador 1"
+            owner = self._computer_name(owner, where)
+        kind = "name" if owner.kind == "seat" else owner.kind
         if kind == "it" and "it" not in patterns:
             kind = "computer"
         entry = patterns.get(kind)
         rank = self._rank_entry(card.code)
         gender = rank.get("gender", "") if isinstance(rank, Mapping) else ""
-        values: dict[str, Value] = {"rank": Rank(card.code), "owner": card.owner, "gender": gender}
-        name = card.owner.name
-        return self._forms(entry, form, values, f"{where}: card of {kind}", name)
+        values: dict[str, Value] = {"rank": Rank(card.code), "owner": owner, "gender": gender}
+        return self._forms(entry, form, values, f"{where}: card of {kind}", owner.name)
+
+    def _computer_name(self, person: Person, where: str) -> Person:
+        """A numbered computer seat as the name this language gives it: "Ordinateur 2"."""
+        entry = self.data.get("words", {}).get("computer_n")
+        name = self._forms(entry, "nom", {"n": person.seat}, f"{where}: computer_n")
+        return Person("name", name)
 
     def _forms(
         self,

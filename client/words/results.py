@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from client.state.view import ViewState
 from client.words.catalog import Catalog, Count, Said, said
+from client.words.talk import deal_text
 from client.words.who import persons, who
 from protocol import GameResult, PlayerOut, Termination
 
@@ -126,12 +127,12 @@ def summary_sentence(result: GameResult, *, words: Catalog) -> str:
     somebody took: an unsettled war is in none of them)."""
     summary = result.summary
     if summary.rounds == 0:
-        return words.text("summary.none", deal=summary.deal)
+        return words.text("summary.none", deal=deal_text(summary.deal))
     return words.text(
         "summary.figures",
         rounds=Count("round", summary.rounds),
         wars=Count("war", summary.wars),
         longest=longest_name(summary.longest_war),
         haul=Count("card", summary.biggest_haul),
-        deal=summary.deal,
+        deal=deal_text(summary.deal),
     )

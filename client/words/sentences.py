@@ -38,8 +38,8 @@ from client.words.seats import (
     waiting_sentence,
 )
 from client.words.standing import rules_sentence, score, status, votes_sentence
-from client.words.talk import evening_score, talk_line
-from client.words.who import card_of, named, persons, the_computer, who
+from client.words.talk import deal_text, evening_score, talk_line
+from client.words.who import card_of, named, persons, who
 from protocol import (
     AutoPlay,
     AutoPlayChanged,
@@ -138,8 +138,6 @@ def _joined(
     seat = message.seat
     if seat == me:
         return ()
-    if message.computer and not the_computer(after, seat):
-        return (w.text("said.joined_computer", name=message.name, seat=seat + 1),)
     return (w.text("said.joined", who=who(after, seat, me), seat=seat + 1),)
 
 
@@ -242,7 +240,8 @@ def _over(
     if (placed := standings_sentence(after, result, me, words=w)) is not None:
         lines += (placed,)
     if after.evening:
-        lines += (w.text("talk.evening_so_far", score=evening_score(after.evening, words=w)),)
+        score = evening_score(after.evening, words=w, view=after)
+        lines += (w.text("talk.evening_so_far", score=score),)
     return lines
 
 
@@ -337,7 +336,7 @@ def _game_started(
     deal = message.deal
     if message.game == 1:
         key = "said.begins" if deal is None else "said.begins_deal"
-        lines = [w.text(key, cards=cards, deal=deal if deal is not None else "")]
+        lines = [w.text(key, cards=cards, deal=deal_text(deal) if deal is not None else "")]
     else:
         lines = []
         votes = {s.rematch_vote for s in before.seats if s.rematch_vote is not None}
@@ -346,7 +345,8 @@ def _game_started(
             lines.append(w.text("said.votes_split", won="same" if same else "new"))
         key = "said.rematch_begins" if deal is None else "said.rematch_begins_deal"
         game = message.game
-        lines.append(w.text(key, cards=cards, game=game, deal=deal if deal is not None else ""))
+        told = deal_text(deal) if deal is not None else ""
+        lines.append(w.text(key, cards=cards, game=game, deal=told))
     if view.minutes:
         lines[-1] += " " + w.text("said.on_the_clock", time=Count("minute", view.minutes))
     return tuple(lines)

@@ -48,6 +48,8 @@ def status(
     if view.needs_resync:
         return words.text("status.catching_up")
     if view.phase is RoomPhase.WAITING:
+        if not view.open_seats:  # the last one just sat down: the deal is next
+            return words.text("status.starting")
         missing = Count("player", len(view.open_seats))
         return words.text("status.waiting_players", missing=missing)
     how = "touch" if touch else "typed" if plain else "keys"

@@ -14,12 +14,13 @@ from collections.abc import Sequence
 
 from client.state.viewstate import ViewState
 from client.words.catalog import YOU, Catalog, Count, Person, Said, said
-from client.words.who import named
+from client.words.who import label, named
 from protocol import MAX_SAY_CHARS, EveningGame, React, Reaction, Say, TalkLine, TalkSetting
 from protocol.fields import unprintable
 
 __all__ = [
     "EMOJIS",
+    "deal_text",
     "evening_lines",
     "evening_score",
     "react_intent",
@@ -103,36 +104,64 @@ def _wins(evening: Sequence[EveningGame]) -> tuple[list[tuple[str, int]], int]:
     return ranked, draws
 
 
-def evening_score(evening: Sequence[EveningGame], *, words: Catalog) -> str:
-    """The score of the evening by name: "Grandma 3 – Ben 2 – 1 draw" ("" before a game)."""
+def deal_text(deal: int) -> str:
+    """A deal number to read out, the same in every sentence and on the table (the page
+    groups it alike): "18 446 744 073 709 551 615", groups of three past 4 digits; the
+    page's deal field and ``war-client --deal`` take it back with its spaces."""
+    digits = str(deal)
+    return f"{deal:,}".replace(",", " ") if len(digits) > 4 else digits
+
+
+def _seat_named(view: ViewState | None, name: str) -> int | None:
+    """The seat ``view`` shows under ``name``: an evening's names are the seats' names in
+    each game, and a computer seat keeps its seat and its name all evening."""
+    if view is None:
+        return None
+    return next((s.seat for s in view.seats if s.name == name), None)
+
+
+def evening_score(
+    evening: Sequence[EveningGame], *, words: Catalog, view: ViewState | None = None
+) -> str:
+    """The score of the evening by name: "Grandma: 3 · Ben: 2 · 1 draw" (``talk.wins`` for
+    each, so that "Computer 1: 0" is never read as "Computer 10"; "" before a game).
+    ``view``: the table, whose computer seats are named in the viewer's words."""
     if not evening:
         return ""
     ranked, draws = _wins(evening)
-    parts = [f"{name} {count}" for name, count in ranked]
+    parts = []
+    for name, count in ranked:
+        seat = _seat_named(view, name)
+        shown = name if view is None or seat is None else label(view, seat, words)
+        parts.append(words.text("talk.wins", who=Person("name", shown), count=count))
     if draws:
         parts.append(words.text("talk.draws", count=draws))
-    return " – ".join(parts)
+    return " · ".join(parts)
 
 
-def evening_lines(evening: Sequence[EveningGame], *, words: Catalog) -> list[str]:
-    """The evening's games, one line each: "Game 2: Ben won in 212 rounds (deal 90210).\""""
+def evening_lines(
+    evening: Sequence[EveningGame], *, words: Catalog, view: ViewState | None = None
+) -> list[str]:
+    """The evening's games, one line each: "Game 2: Ben won in 212 rounds (deal 90 210).\""""
     lines = []
     for game in evening:
         rounds = Count("round", game.rounds)
+        deal = deal_text(game.deal)
         if game.winner is None:
-            line = words.text("talk.game_draw", game=game.game, rounds=rounds, deal=game.deal)
+            line = words.text("talk.game_draw", game=game.game, rounds=rounds, deal=deal)
         else:
-            who = _named(game, game.winner)
-            line = words.text(
-                "talk.game_won", who=who, game=game.game, rounds=rounds, deal=game.deal
-            )
+            who = _named(game, game.winner, view)
+            line = words.text("talk.game_won", who=who, game=game.game, rounds=rounds, deal=deal)
         lines.append(line)
     return lines
 
 
-def _named(game: EveningGame, seat: int) -> Person:
+def _named(game: EveningGame, seat: int, view: ViewState | None) -> Person:
     name = game.names[seat] if seat < len(game.names) else None
-    return Person("seat", seat=seat + 1) if name is None else Person("name", name)
+    if name is None:
+        return Person("seat", seat=seat + 1)
+    now = _seat_named(view, name)
+    return Person("name", name) if view is None or now is None else named(view, now)
 
 
 def say_intent(view: ViewState, text: str) -> Say | Said:

@@ -249,8 +249,11 @@ async def _serving(settings: Settings, server: WarServer) -> AsyncIterator[WarSe
     ):
         log.warning(warning.event, **warning.fields)
     addresses = _invitation.invitation(server)
-    for line in _invitation.startup_lines(addresses, public_url=settings.public_url is not None):
-        (log.info if addresses else log.warning)(line.event, **line.fields)
+    lines = _invitation.startup_lines(
+        addresses, public_url=settings.public_url is not None, here=_invitation.here(server)
+    )
+    for line in lines:
+        (log.warning if line.event == "loopback_only" else log.info)(line.event, **line.fields)
     try:
         yield server
     finally:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 from server.engine.cards import card_label
 from server.engine.errors import DealError
@@ -60,7 +60,8 @@ class Take:
 @dataclass(frozen=True, slots=True)
 class End:
     """How the game ended, as ``game_over`` says: after ``step`` steps, ``winner`` (``None``:
-    a draw) for ``termination``, every pile's ``counts``, and the summary's figures."""
+    a draw) for ``termination``, every pile's ``counts``, the summary's figures, and each
+    seat's place (``standings``; empty when not shown: a server before 0.3 sends none)."""
 
     step: int
     winner: int | None
@@ -70,6 +71,7 @@ class End:
     wars: int
     longest_war: int
     biggest_haul: int
+    standings: tuple[int, ...] = ()
 
     @classmethod
     def of(cls, game: Game) -> End:
@@ -86,6 +88,7 @@ class End:
             s.wars,
             s.longest_war,
             s.biggest_haul,
+            game.standings or (),
         )
 
 
@@ -246,6 +249,8 @@ class _Checker:
             goes_on = {"field": "goes_on"}
             return Mismatch(end.step, "end", None, "the game goes on", describe_end(end), goes_on)
         actual = End.of(game)
+        if not end.standings:  # none shown (an older server): nothing to compare
+            actual = replace(actual, standings=())
         if actual != end:
             differs = next(
                 f.name for f in fields(End) if getattr(actual, f.name) != getattr(end, f.name)

@@ -32,7 +32,7 @@ from protocol.record import RecordedGame, RecordError, read_record
 from server.engine import Rules, RulesError
 from server.engine.check import End, Flip, Replay, Shown, Take, check_replay
 
-__all__ = ["Verdict", "build_parser", "english", "main", "shown", "verify_game"]
+__all__ = ["Verdict", "build_parser", "english", "main", "my_seed", "shown", "verify_game"]
 
 DESCRIPTION = """\
 Check the fair deal of every game in a game record: the JSON lines that
@@ -42,9 +42,12 @@ For a deal the server picked, the server showed a commitment when the game start
 SHA-256 of a secret seed) and revealed the seed at game over with every player's seed;
 the deal is derived from them (protocol/PROTOCOL.md, "Fair deals"). verify recomputes the
 commitment and the deal, then replays the game with this program's own engine and
-compares every card, take and the end the record shows. A deal chosen by the room's
-creator (or "same deal again") is shown from the start: its cards are checked, there is
-nothing more to prove."""
+compares every card, take and the end the record shows. What the game showed at its start
+(the deal commitment, every seat's commitment, the rules) is pinned: a later state that
+shows otherwise fails the game, and so does a fair game whose seat commitments were never
+shown. A void (deal_voided) starts the pin again with the fresh deal. A deal chosen by the
+room's creator (or "same deal again") is shown from the start: its cards are checked,
+there is nothing more to prove."""
 
 EPILOG = """\
 exit status:
@@ -56,6 +59,8 @@ examples:
   war-client ws://192.168.1.20:8765 --name Ann --join K7MX-QD4R --json > game.jsonl
   war-sim verify game.jsonl
   war-sim verify --my-seed 5f1e...c2 game.jsonl   also check that your seed was used
+  war-sim verify --my-seed 1:5f1e...c2 --my-seed 2:9a07...4d evening.jsonl
+                                                   one seed per game of the record
   war-sim verify - < game.jsonl                    read the record from standard input
 """
 
@@ -80,6 +85,12 @@ ENGLISH: Final = {
     "seat_seeds": "every seat's seed matches the commitment it made",
     "my_seed": "this client's seed (seat {seat}) is in the deal",
     "deal": "the deal played is the deal the seeds give ({deal})",
+    "commitment_changed": "the deal commitment shown changed after the game started",
+    "seat_commitment_changed": (
+        "the commitment shown for seat {seat} changed after the game started"
+    ),
+    "rules_changed": "the rules shown changed after the game started",
+    "time_up_early": "the time limit was said to run out {seconds} s before it could have",
 }
 """war-sim's sentence for each code of `protocol.fairness.Finding`, given its values."""
 _WHAT: Final = {"deal_commitment": "the deal commitment", "server_seed": "the server seed"}
@@ -121,6 +132,7 @@ def shown(game: RecordedGame) -> Shown:
             s.wars,
             s.longest_war,
             s.biggest_haul,
+            tuple(e.standings),
         )
     return Shown(
         tuple(Flip(m.step, m.depth, m.cards) for m in game.flips),
@@ -160,7 +172,12 @@ def _committed(
     game: RecordedGame, rules: Rules, deal_commitment: str, my_seed: bytes | None
 ) -> Verdict:
     """A deal the server picked under a commitment: the reveal, then the replay."""
-    lines = [f"game {game.number}: fingerprint {fingerprint(deal_commitment)}"]
+    lines = [f"game {game.number}: fingerprint {_fingerprint(game, deal_commitment)}"]
+    if game.voids:
+        lines.append(f"  deals voided before this one: {game.voids}")
+    if game.broken is not None:
+        lines.append(f"  FAILED: {english(game.broken)}")
+        return Verdict(False, tuple(lines))
     if game.end is None or game.server_seed is None or game.seeds is None:
         lines.append("  not checked: the record ends before game over reveals the seeds")
         return Verdict(None, tuple(lines))
@@ -186,20 +203,51 @@ def _committed(
     return Verdict(True, tuple(lines))
 
 
+def _fingerprint(game: RecordedGame, deal_commitment: str) -> str:
+    """The fingerprint of what the game pinned at its start (``?``: it cannot be made: the
+    seat commitments were never shown, or are not one per seat)."""
+    players = game.rules.get("players")
+    seats = game.seed_commitments
+    try:
+        if seats is None or not isinstance(players, int):
+            return "?"
+        return fingerprint(game.number, deal_commitment, seats, game.rules)
+    except FairnessError:
+        return "?"
+
+
 def _chosen(game: RecordedGame, rules: Rules, deal: int) -> Verdict:
     """A deal shown from the start: its cards can be checked, nothing more."""
     head = f"game {game.number}: deal {deal} was chosen, shown from the start"
+    if game.broken is not None:
+        return Verdict(False, (head, f"  FAILED: {english(game.broken)}"))
     replay = _replay(game, rules, deal)
     if replay.mismatch is not None:
         return Verdict(False, (head, f"  FAILED: {replay.mismatch.sentence()}"))
     return Verdict(True, (head, f"  {_replayed(replay)}"))
 
 
-def _seed(text: str) -> bytes:
+def _seed(text: str) -> tuple[int | None, bytes]:
+    """``--my-seed``: ``HEX`` (for every game) or ``GAME:HEX`` (for that game alone)."""
+    number, _, seed = text.rpartition(":")
+    game = None
+    if number:
+        if not number.isdigit() or int(number) < 1:
+            text = f"--my-seed GAME:HEX needs a game number, not {number!r}"
+            raise argparse.ArgumentTypeError(text)
+        game = int(number)
     try:
-        return parse_seed(text, "--my-seed")
+        return game, parse_seed(seed, "--my-seed")
     except FairnessError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def my_seed(given: Sequence[tuple[int | None, bytes]], game: int) -> bytes | None:
+    """The seed given for ``game`` (``GAME:HEX``), else the one given for every game."""
+    for number, seed in given:
+        if number == game:
+            return seed
+    return next((seed for number, seed in given if number is None), None)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -214,8 +262,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--my-seed",
         type=_seed,
-        metavar="HEX",
-        help="the seed your client sent (64 hex digits): check that the deal used it",
+        action="append",
+        default=[],
+        metavar="[GAME:]HEX",
+        help=(
+            "the seed your client sent (64 hex digits): check that the deal used it; "
+            "GAME:HEX for one game of a record with several (give it once per game)"
+        ),
     )
     return parser
 
@@ -235,7 +288,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None) -> int:
     except (OSError, UnicodeDecodeError, RecordError) as error:
         print(f"war-sim verify: {args.file}: {error}", file=sys.stderr)
         return 1
-    verdicts = [verify_game(game, args.my_seed) for game in games]
+    verdicts = [verify_game(game, my_seed(args.my_seed, game.number)) for game in games]
     for verdict in verdicts:
         for line in verdict.lines:
             print(line)

@@ -54,11 +54,11 @@ def _line(message: Any, **fields: Any) -> str:
     return json.dumps(body, separators=(",", ":"))
 
 
-def _state(table: Table, step: int, number: int) -> RoomState:
+def _state(table: Table, step: int, number: int, phase: RoomPhase = RoomPhase.PLAYING) -> RoomState:
     players = table.rules.players
     return RoomState(
         room="r8k2fair00",
-        phase=RoomPhase.PLAYING,
+        phase=phase,
         rules=rules_spec(table.rules),
         seats=tuple(
             SeatState(
@@ -95,12 +95,14 @@ def game_record(
     taken_back = {"rules": {"taken_back": rules.taken_back.value}}
     game = engine.Game(rules, table.deal)
     lines: list[str] = []
+    seats = [None if s is None else commitment(s) for s in table.seeds]
     if join_at == 0:
-        welcome = Welcome(seq=seq, seat=seat, state=_state(table, 0, number))
+        waiting = _state(table, 0, number, RoomPhase.WAITING)  # before the start
+        welcome = Welcome(seq=seq, seat=seat, state=waiting)
         lines.append(_line(welcome, state={**taken_back, "deal_commitment": deal_commitment}))
         seq += 1
         started = GameStarted(seq=seq, game=number, counts=game.counts)
-        lines.append(_line(started, deal_commitment=deal_commitment))
+        lines.append(_line(started, deal_commitment=deal_commitment, seed_commitments=seats))
     while game.outcome is None:
         if game.steps == finish_at:
             game.finish()

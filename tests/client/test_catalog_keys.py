@@ -41,6 +41,7 @@ NOT_SHOWN = {
     "connection.py": "hints added to the system's own (English) text of a failed connection",
     "local.py": "why the local war-server did not start, with its own (English) log",
     "drawing.py": "styles (colours), no words",
+    "fingerprint.js": "why a fingerprint cannot be made: for developers (the check words it)",
 }
 """The modules whose literals are not checked for English, and why."""
 PYTHON_MODULES = sorted(

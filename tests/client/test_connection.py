@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import random
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -168,7 +169,7 @@ async def test_a_gap_sends_resync_and_the_snapshot_heals(tmp_path: Path) -> None
     async with scripted(script) as url:
         connection = fast(url, JoinRoom(code=CODE, name="Ben"), seats=seats)
         events = await collect(connection)
-        stored = seats.get(url, CODE)
+        stored = seats.get(url, CODE, "Ben")
     received = [e for e in events if isinstance(e, Received)]
     assert [e.view.needs_resync for e in received] == [False, True, False, False]
     assert received[-1].view.seats[0].ready and received[-1].view.last_seq == 4
@@ -193,7 +194,7 @@ async def test_a_restart_reconnects_and_resumes_with_the_newest_token(tmp_path: 
     async with scripted(first, second) as url:
         connection = fast(url, JoinRoom(code=CODE, name="Ben"), seats=seats, auto=AutoPlay.QUICK)
         events = await collect(connection)
-        stored = seats.get(url, CODE)
+        stored = seats.get(url, CODE, "Ben")
     reconnects = [e for e in events if isinstance(e, Reconnecting)]
     assert len(reconnects) == 1
     assert (reconnects[0].attempt, EN.say(reconnects[0].reason)) == (1, "the server is restarting")
@@ -218,7 +219,7 @@ async def test_a_refused_stored_token_falls_back_to_joining(tmp_path: Path) -> N
     async with scripted(resume, join) as url:
         seats.put(url, CODE, SeatRecord(room="old-room", token=T1, seat=1, name="Ben", saved=1e9))
         events = await collect(fast(url, JoinRoom(code=CODE, name="Ben"), seats=seats))
-        stored = seats.get(url, CODE)
+        stored = seats.get(url, CODE, "Ben")
     notices = [EN.say(e.text) for e in events if isinstance(e, Notice)]
     assert "the stored seat could not be resumed; joining as new" in notices
     assert not any(isinstance(e, Reconnecting) for e in events)
@@ -287,9 +288,9 @@ async def test_leave_and_close_end_quietly(tmp_path: Path) -> None:
         async for event in connection.events():
             events.append(event)
             if isinstance(event, Received):
-                assert seats.get(url, CODE) is not None
+                assert seats.get(url, CODE, "Ben") is not None
                 assert await connection.send(Leave())
-        gone = seats.get(url, CODE)
+        gone = seats.get(url, CODE, "Ben")
     assert sent == [Leave()]
     assert ended(events[-1]) == (True, "you left the room")
     assert gone is None, "leaving forgets the seat"
@@ -371,10 +372,13 @@ async def test_a_seat_kept_for_another_name_is_left_to_its_owner(tmp_path: Path)
         await peer.send(welcome(1, T2))
         await peer.close(CloseCode.ROOM_CLOSED)
 
-    grandma = SeatRecord(room="r8k2", token=T1, seat=0, name="Grandma", saved=1e9)
+    grandma = SeatRecord(room="r8k2", token=T1, seat=0, name="Grandma", saved=time.time())
     async with scripted(join) as url:
         seats.put(url, CODE, grandma)
         await collect(fast(url, JoinRoom(code=CODE, name=" ben "), seats=seats))
+        kept, ben = seats.get(url, CODE, "Grandma"), seats.get(url, CODE, "Ben")
+    assert kept == grandma, "her seat stays kept on this computer beside Ben's"
+    assert ben is not None and ben.token == T2
     async with scripted(resume) as url:  # the same name, as typed: her seat is resumed
         seats.put(url, CODE, grandma)
         await collect(fast(url, JoinRoom(code=CODE, name="GRANDMA"), seats=seats))

@@ -29,6 +29,7 @@ def _shown(record: dict[str, Any]) -> Shown:
         e["wars"],
         e["longest_war"],
         e["biggest_haul"],
+        tuple(e.get("standings", ())),
     )
     return Shown(
         tuple(Flip(s, d, tuple((seat, c) for seat, c in cards)) for s, d, cards in record["flips"]),

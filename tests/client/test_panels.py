@@ -18,7 +18,7 @@ def table(phase: RoomPhase = RoomPhase.PLAYING, **changes: object) -> ViewState:
     seats = (
         SeatState(seat=0, name="Ann", connected=True, count=26),
         SeatState(seat=1, name="Ben", connected=True, count=26),
-        SeatState(seat=2, name="Computer 1", computer=True, connected=True, count=0),
+        SeatState(seat=2, name="Computer", computer=True, computer_number=1, count=0),
         SeatState(seat=3, name="Robot", computer=True, connected=True, count=0),
     )
     view = ViewState(my_seat=0, room="r8k2", phase=phase, rules=RulesSpec(players=4))
@@ -28,7 +28,25 @@ def table(phase: RoomPhase = RoomPhase.PLAYING, **changes: object) -> ViewState:
 def test_titles_say_who_is_who() -> None:
     view = table()
     titles = [seat_title(view, record, 0, EN) for record in view.seats]
-    assert titles == ["Ann (you)", "Ben", "Computer 1", "Robot (computer)"]
+    assert titles == ["Ann (you)", "Ben", "Computer", "Robot (computer)"]
+    es = catalog("es", strict=True)
+    assert seat_title(view, view.seats[2], 0, es) == "Ordenador"
+    two = replace(
+        view,
+        seats=(
+            *view.seats[:3],
+            SeatState(seat=3, name="Computer 2", computer=True, computer_number=2),
+        ),
+    )
+    two = replace(
+        two, seats=(*two.seats[:2], replace(two.seats[2], name="Computer 1"), two.seats[3])
+    )
+    assert [seat_title(two, r, 0, es) for r in two.seats[2:]] == ["Ordenador 1", "Ordenador 2"]
+    # a person named like a computer, whose seat the computer plays once they left: a name
+    left = replace(
+        view, seats=(*view.seats[:3], SeatState(seat=3, name="Computer 2", computer=True))
+    )
+    assert seat_title(left, left.seats[3], 0, es) == "Computer 2 (ordenador)"
     away = replace(view, seats=(view.seats[0], replace(view.seats[1], connected=False)))
     assert seat_title(away, away.seats[1], 0, EN) == "Ben (away)"
     gone = replace(view, left=frozenset({1}))

@@ -110,6 +110,6 @@ async def test_a_client_restarted_between_commit_and_reveal_still_reveals(tmp_pa
 
     async with scripted(first, after_the_restart) as url:
         await collect(fast(url, JoinRoom(code=CODE, name="Ben"), seats=seats))
-        stored = seats.get(url, CODE)
+        stored = seats.get(url, CODE, "Ben")
         assert stored is not None and stored.seed is not None and stored.seed_game == 1
         await collect(fast(url, JoinRoom(code=CODE, name="Ben"), seats=seats))

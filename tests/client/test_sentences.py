@@ -488,11 +488,21 @@ def test_the_computer_joining_is_the_computer() -> None:
     lines = narrate(
         [
             Welcome(seq=1, seat=0, state=state),
-            PlayerJoined(seq=2, seat=1, name="Computer 1", computer=True),
+            PlayerJoined(seq=2, seat=1, name="Computer 1", computer=True, computer_number=1),
+            PlayerJoined(seq=3, seat=2, name="Computer 2", computer=True, computer_number=2),
         ],
         0,
     )
-    assert lines[-1] == "Computer 1 (the computer) takes seat 2."
+    assert lines[-1] == "Computer 2 takes seat 3."  # "Computer 1" once it is not the only one
+    view = ViewState()
+    for message in (
+        Welcome(seq=1, seat=0, state=state),
+        PlayerJoined(seq=2, seat=1, name="Computer 1", computer=True, computer_number=1),
+        PlayerJoined(seq=3, seat=2, name="Computer 2", computer=True, computer_number=2),
+    ):
+        before, view = view, apply(view, message)
+    spanish = describe(before, message, view, 0, words=catalog("es", strict=True))
+    assert list(spanish) == ["Ordenador 2 ocupa el puesto 3."]
 
 
 def three_at_the_end() -> list[ServerMessage]:

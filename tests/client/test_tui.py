@@ -162,15 +162,15 @@ async def test_the_footer_shows_the_keys_that_apply(
     app, link, pilot = table
     link.push(welcome())
     await settle(link, pilot)
-    assert footer_keys(app) == {"auto", "rules", "leave"}, "waiting room"
+    assert footer_keys(app) == {"auto", "rules", "leave", "message"}, "waiting room"
     link.push(*START)
     await settle(link, pilot)
-    assert footer_keys(app) == {"turn_over", "auto", "finish", "rules", "leave"}
+    assert footer_keys(app) == {"turn_over", "auto", "finish", "rules", "leave", "message"}
     keys = {b.binding.action: b.binding.key_display for b in app.screen.active_bindings.values()}
     assert keys["turn_over"] == "space"
     link.push(ben_wins(seq=5))
     await settle(link, pilot)
-    assert footer_keys(app) == {"rematch", "replay", "rules", "leave"}
+    assert footer_keys(app) == {"rematch", "replay", "rules", "leave", "message"}
 
 
 async def test_codes_are_shown_while_seats_are_open(
@@ -285,7 +285,7 @@ async def test_game_over_shows_the_summary_and_offers_rematches(
     summary = text(app, "#summary")
     assert "Game over: Ben has all 52 cards. Ben wins." in summary
     for figure in ("Rounds        377", "Wars          21", "Longest war   double",
-                   "Biggest haul  14 cards", "Deal          90210"):  # fmt: skip
+                   "Biggest haul  14 cards", "Deal          90 210"):  # fmt: skip
         assert figure in summary
     await pilot.press("r")
     assert await link.next_sent() == Rematch(deal=RematchDeal.NEW)

@@ -154,8 +154,9 @@ def test_the_python_client_says_what_the_vectors_say(path: Path, tag: str) -> No
             rules = line.get("rules", rules)
             assert rules_sentence(view.rules, view.minutes, words=words) == rules, where
             evening = line.get("evening", evening)
-            score = [evening_score(view.evening, words=words)]
-            assert [*score, *evening_lines(view.evening, words=words)] == evening, where
+            score = [evening_score(view.evening, words=words, view=view)]
+            lines = evening_lines(view.evening, words=words, view=view)
+            assert [*score, *lines] == evening, where
 
 
 def test_the_vectors_are_current() -> None:

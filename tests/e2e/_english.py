@@ -1,10 +1,12 @@
 """A checker for English left on a page that speaks another language.
 
-The English catalog's words that no other catalog uses (``turn``, ``over``, ``cards``,
-``waiting``…, not ``auto`` or ``computer``, which some languages share) are looked for in
-what the page shows: its visible text and the labels a screen reader reads (``aria-label``,
-``title``, ``placeholder``). Names are left out first (the players' and the room's
-computers', which the server gives).
+The English catalog's words that the page's own catalog does not use (``turn``, ``over``,
+``cards``, ``waiting``…; ``computer`` on a Spanish, French or Polish page, not on a German
+one, which says "Computer" too) are looked for in what the page shows: its visible text
+and the labels a screen reader reads (``aria-label``, ``title``, ``placeholder``). The
+players' names are left out first; the names of computer seats are not: they are the
+catalogs' words ("Ordenador 2"), and an English "Computer 2" on a Spanish table is English
+left.
 """
 
 from __future__ import annotations
@@ -56,20 +58,23 @@ def _words(tag: str) -> frozenset[str]:
 
 
 @cache
-def english_only() -> frozenset[str]:
-    """The English catalog's words of three letters or more that no other catalog has."""
+def english_only(tag: str | None = None) -> frozenset[str]:
+    """The English catalog's words of three letters or more that the catalog of ``tag``
+    does not have (None: that no other catalog has)."""
     others: set[str] = set()
-    for tag in available():
-        if tag != "en":
-            others |= _words(tag)
+    for other in available() if tag is None else (tag,):
+        if other != "en":
+            others |= _words(other)
     return frozenset(w for w in _words("en") - others if len(w) >= 3)
 
 
-def english_left(text: str, names: list[str]) -> list[str]:
-    """The English words in ``text`` once ``names`` are taken out."""
+def english_left(text: str, names: list[str], tag: str | None = None) -> list[str]:
+    """The English words in ``text`` once ``names`` are taken out, for a page in ``tag``
+    (None: the words no other language shares)."""
     for name in sorted(names, key=len, reverse=True):
         text = text.replace(name, " ")
-    return sorted({w for w in _WORD.findall(text) if w.lower() in english_only()})
+    english = english_only(tag)
+    return sorted({w for w in _WORD.findall(text) if w.lower() in english})
 
 
 async def shown_text(page: Page) -> str:

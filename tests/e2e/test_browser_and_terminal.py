@@ -97,7 +97,7 @@ async def test_the_page_and_war_client_plain_say_the_same(tmp_path: Path, browse
     assert ben.out[0] == "You are Ben, at seat 2 of 2."
     assert for_ann[-2:] == for_ben[-2:]  # the figures and the evening: the same words for all
     assert f"deal {DEAL}." in for_ann[-2]
-    assert for_ann[-1].startswith("The evening so far: ")
+    assert for_ann[-1].startswith("The evening so far — ")
 
 
 async def test_war_client_create_prints_a_link_the_page_sits_down_with(

@@ -120,3 +120,58 @@ async def test_a_reload_between_commit_and_reveal_still_reveals_the_pages_seed(
         assert "This client's seed (Ann) is in the deal." in proved
         await ann.assert_clean()
     assert "Fair deal: checked." in ben.out
+
+
+async def test_a_seat_gone_before_revealing_voids_the_deal_and_the_page_plays_a_fresh_one(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """Issue 31, void, don't drop: Ben (war-client) commits and is gone before his first
+    ready; the deal is void for everyone to see, Ann's page commits to a fresh seed by
+    itself, and the fresh deal is played and checked (her new seed in it)."""
+    async with server_process(tmp_path / "war.sqlite3", "--away-timeout", "2") as server:
+        url = f"ws://127.0.0.1:{server.port}/"
+        ann = await open_tab(browser, f"http://127.0.0.1:{server.port}/")
+        await create_room(ann, "Ann", players=2, rounds="26")
+        code = (await ann.page.locator("#join-link").inner_text()).split("#join=")[1]
+        ben_args = [url, "--name", "Ben", "--join", code, "--plain"]
+        async with client_process(ben_args, tmp_path / "ben.json") as ben:
+            await ben.expect(r"^Fair deal fingerprint: ")
+            first = await ann.page.locator("#fingerprint b").inner_text()
+            await ann.turn_over()  # Ann reveals; Ben never does
+            await expect(ann.page.locator("#log")).to_contain_text("Ben")
+        # Ben's client is gone: away, then past the away timeout (or left): void
+        voided = "The deal is void: Ben's seed was not revealed (voids this evening: 1)."
+        await expect(ann.page.locator("#log")).to_contain_text(voided, timeout=30_000)
+        fresh = ann.page.locator("#fingerprint b")
+        await expect(fresh).not_to_have_text(first, timeout=30_000)  # committed anew, pinned
+        await ann.turn_over()  # the fresh seed goes with it
+        await ann.page.click("#auto label:has-text('quick')")
+        await expect(ann.page.locator("#fair-line")).to_have_text(CHECKED, timeout=90_000)
+        await ann.page.click("#fair-line")
+        proved = await ann.page.locator("#fair-proved li").all_inner_texts()
+        assert "This client's seed (Ann) is in the deal." in proved
+        await ann.assert_clean()
+
+
+async def test_a_page_gone_before_revealing_voids_the_deal_and_war_client_plays_a_fresh_one(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """The same from `war-client --plain --auto quick`'s side: the page that committed is
+    closed before its first ready; war-client says the void, commits to a fresh seed by
+    itself, reveals it, and checks the fresh deal."""
+    async with server_process(tmp_path / "war.sqlite3", "--away-timeout", "2") as server:
+        url = f"ws://127.0.0.1:{server.port}/"
+        ben = await open_tab(browser, f"http://127.0.0.1:{server.port}/")
+        await create_room(ben, "Ben", players=2, rounds="26")
+        code = (await ben.page.locator("#join-link").inner_text()).split("#join=")[1]
+        ann_args = [url, "--name", "Ann", "--join", code, "--plain", "--auto", "quick"]
+        async with client_process(ann_args, tmp_path / "ann.json") as ann:
+            await ann.expect(r"^Fair deal fingerprint: ")
+            await ben.page.close()  # committed, never revealed: away, then void
+            await ann.expect(
+                r"^The deal is void: Ben's seed was not revealed \(voids this evening: 1\)\."
+            )
+            assert await ann.wait(within=180) == 0, ann.err
+    prints = [line for line in ann.out if line.startswith("Fair deal fingerprint: ")]
+    assert len(prints) == 2 and prints[0] != prints[1]  # the fresh deal, pinned anew
+    assert "Fair deal: checked." in ann.out

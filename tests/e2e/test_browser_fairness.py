@@ -88,7 +88,10 @@ async ([vector, names, seeds]) => {
   const seed = fair.newSeed();
   const sitting = await import(`${base}js/fair.js`);
   const commitments = await Promise.all(seeds.map((hex) => sitting.commitment(hex)));
-  const fingerprint = fair.fingerprint(fair.commitment(seed));
+  const rules = vector.cases[0].rules;
+  const committed = fair.commitment(seed);
+  const seats = Array.from({ length: rules.players }, (_, i) => (i === 0 ? committed : null));
+  const fingerprint = fair.fingerprint(1, committed, seats, rules);
   return { results, seed: seed.length, fingerprint, commitments };
 }
 """
@@ -195,8 +198,8 @@ async def test_a_failed_check_says_what_did_not_match_in_the_pages_language(
     assert await page.evaluate(
         "document.documentElement.scrollWidth <= document.documentElement.clientWidth"
     ), "the red line makes the page scroll sideways"
-    names = ["Ana", "Computer"]
-    assert english_left(await line.inner_text(), names) == []
-    assert english_left(await shown_text(page), names) == []
+    names = ["Ana"]  # the computer's seat is the page's word, never exempt
+    assert english_left(await line.inner_text(), names, locale[:2]) == []
+    assert english_left(await shown_text(page), names, locale[:2]) == []
     await tab.assert_clean(allow="Cross-Origin-Opener-Policy header has been ignored")
     await tab.context.close()

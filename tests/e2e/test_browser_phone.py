@@ -54,15 +54,15 @@ LAYOUT = """() => {
   };
 }"""
 
-# The round's sentence, my seat's cards and the sticky Turn over bar, at the top of the page.
+# The round's sentence, my seat's cards and the sticky dock (what to do next and the Turn
+# over bar), as the page places them (it scrolls the sentence out from behind the dock).
 IN_REACH = """() => {
-  window.scrollTo(0, 0);
   const box = (el) => el.getBoundingClientRect();
   const cards = [...document.querySelectorAll('.seat.me .card')].map(box);
   return {
     scrollWidth: document.documentElement.scrollWidth,
     width: window.innerWidth,
-    barTop: box(document.getElementById('actions')).top,
+    barTop: box(document.getElementById('dock')).top,
     said: box(document.getElementById('said')),
     cardsBottom: Math.max(...cards.map((card) => card.bottom)),
   };
@@ -203,8 +203,9 @@ async def test_a_war_three_down_stays_one_compact_row(
 
 
 async def assert_in_reach(page: Page, moment: str) -> None:
-    """At 320 and 390 px and on a tablet, the page scrolled to the top: no sideways scroll,
-    and the round's sentence and my seat's cards above the sticky Turn over bar."""
+    """At 320 and 390 px and on a tablet, as the page places it: no sideways scroll, and
+    the round's sentence and my seat's cards above the sticky dock (the status and the
+    Turn over bar)."""
     for viewport in (SMALL, PHONE, TABLET):
         await page.set_viewport_size(viewport)
         shown: dict[str, Any] = await page.evaluate(IN_REACH)
@@ -313,7 +314,7 @@ async def test_a_full_room_helps_and_finishing_says_what_it_does(
     await ben.page.fill("#invite-name", "Ben")
     await ben.page.click("#invite-form button[type=submit]")
     finish = ann.page.locator("#finish")
-    await expect(finish).to_have_text("Finish now: play the rest out at once")
+    await expect(finish).to_have_text("Finish now (the rest at once)")
     await finish.click()
     await expect(ann.page.locator("#votes")).to_have_text(
         "You voted to finish now (the rest is played out at once); still to vote: Ben."
@@ -325,6 +326,10 @@ async def test_a_full_room_helps_and_finishing_says_what_it_does(
     full = "That game is full: every seat is taken."
     await expect(page.locator("#ended-text")).to_have_text(full)
     await expect(page.locator("#full-help")).to_contain_text("the name you played under")
+    # an invitee has the player code alone: told where the watch link is, not asked for a code
+    await expect(page.locator("#full-help")).to_contain_text("A player code does not let you")
+    await expect(page.locator("#watch-form input[name=code]")).to_be_hidden()
+    await page.click("#watch-code-form summary")  # "I have a watch code"
     await expect(page.locator("#table")).to_be_hidden()  # no "Connecting…", no empty log
     await expect(page.locator("#invite-name")).to_be_visible()
     await page.fill("#watch-form input[name=code]", watch.lower())

@@ -75,7 +75,7 @@ async def test_two_pages_play_to_game_over_and_agree(tmp_path: Path, browser: Br
         ann_says = (await ann.log())[-3:]
         ben_says = (await ben.log())[-3:]
         assert ann_says[1:] == ben_says[1:]  # the figures and the evening: the same for all
-        assert ann_says[2].startswith("The evening so far: ")
+        assert ann_says[2].startswith("The evening so far — ")
         await ann.assert_clean()
         await ben.assert_clean()
 

@@ -14,6 +14,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, expect
 
+from client.words.talk import deal_text
 from server import engine
 from tests.e2e._browser import PHONE, Tab, count_of, create_room, open_tab
 from tests.e2e._process import ServerProcess, server_process
@@ -108,7 +109,7 @@ async def test_the_whole_game_with_the_keyboard_only(
     deal = count_of((await page.locator("#figures dd").last.inner_text()).replace(" ", ""))
     await page.keyboard.press("d")  # the same deal again
     await expect(page.locator("#log li").first).to_have_text(
-        f"Rematch: game 2 begins, deal {deal}: 26 cards each."
+        f"Rematch: game 2 begins, deal {deal_text(deal)}: 26 cards each."
     )
     await page.keyboard.press("q")
     await page.keyboard.press("q")  # twice: leaving is for good

@@ -50,10 +50,10 @@ async def _over(tabs: list[Tab], cy: ClientProcess, game: int) -> None:
         await expect(tab.page.locator("#result")).to_contain_text("Game over")
         await expect(tab.page.locator("#evening-games li")).to_have_count(game)
     while True:
-        said = [i for i, line in enumerate(cy.out) if line.startswith("The evening so far: ")]
+        said = [i for i, line in enumerate(cy.out) if line.startswith("The evening so far — ")]
         if len(said) >= game:
             return
-        await cy.expect(r"^The evening so far: ", start=said[-1] + 1 if said else 0)
+        await cy.expect(r"^The evening so far — ", start=said[-1] + 1 if said else 0)
 
 
 async def _finish_all(players: list[Tab], cy: ClientProcess) -> None:
@@ -88,7 +88,7 @@ async def test_talk_and_the_evening_at_one_table(tmp_path: Path, browser: Browse
         watcher = await open_tab(browser, watch_link, viewport=SMALL, touch=True)
         stdin = asyncio.subprocess.PIPE
         async with client_process(args, tmp_path / "cy.json", stdin=stdin) as cy:
-            await cy.expect(r"^The game begins, deal 90210")
+            await cy.expect(r"^The game begins, deal 90 210")
             for tab in (grandma, ben, watcher):
                 await expect(tab.page.locator("#talk")).to_be_visible()
             # --- a reaction and a message from each
@@ -142,9 +142,9 @@ async def test_talk_and_the_evening_at_one_table(tmp_path: Path, browser: Browse
                         await tab.page.click("#rematch-new")
                     await _send(cy, "r")
                     await cy.expect(rf"game {game + 1} begins")
-            said = [line for line in cy.out if line.startswith("The evening so far: ")]
-            score = said[-1].removeprefix("The evening so far: ").removesuffix(".")
-            assert score.count(" – ") >= 2, score
+            said = [line for line in cy.out if line.startswith("The evening so far — ")]
+            score = said[-1].removeprefix("The evening so far — ").removesuffix(".")
+            assert score.count(" · ") >= 2, score
             await page.screenshot(path=str(shots / "evening-320.png"), full_page=True)
             for tab in (grandma, ben, watcher):
                 await expect(tab.page.locator("#where")).to_contain_text(score)
@@ -158,7 +158,7 @@ async def test_talk_and_the_evening_at_one_table(tmp_path: Path, browser: Browse
                     await expect(tab.page.locator("#evening-score")).to_have_text(score)
                 mark = len(cy.out)
                 await _send(cy, "s")
-                await cy.expect(rf"The evening so far: {re.escape(score)}\.$", start=mark)
+                await cy.expect(rf"The evening so far — {re.escape(score)}\.$", start=mark)
                 late = await open_tab(browser, watch_link, viewport=SMALL)
                 await expect(late.page.locator("#evening-score")).to_have_text(score)
                 await expect(late.page.locator("#where")).to_contain_text(score)

@@ -151,7 +151,7 @@ async def test_a_shared_computer_asks_who_is_there(server: ServerProcess, browse
     await expect(page.locator("#stored-text")).to_have_text(
         "This browser keeps Ben's seat at this table."
     )
-    await expect(page.locator("#continue-as")).to_have_text("Continue as Ben")
+    await expect(page.locator("#continue-list button")).to_have_text(["Continue as Ben"])
     await expect(page.locator("#invite-form")).to_be_hidden()
     await page.click("#someone-else")
     await expect(page.locator("#invite-form")).to_be_visible()
@@ -161,8 +161,10 @@ async def test_a_shared_computer_asks_who_is_there(server: ServerProcess, browse
     await page.close()
     again = await family.context.new_page()
     await again.goto(link)
-    await expect(again.locator("#continue-as")).to_have_text("Continue as Cy")
-    await again.click("#continue-as")
+    await expect(again.locator("#continue-list button")).to_have_text(
+        ["Continue as Cy", "Continue as Ben"]  # this browser keeps both: the latest first
+    )
+    await again.click("#continue-list button >> nth=0")
     await expect(again.locator("#status")).not_to_have_text("Connecting…")
     await expect(again.locator("#seats .seat.me .name")).to_have_text("Cy")
     for tab in (ann, family):

@@ -17,6 +17,7 @@ import pytest
 
 from client.net.local import free_port
 from client.net.statefile import StateFile
+from client.words.talk import deal_text
 from server import engine
 from tests.e2e._client_process import client_process
 from tests.e2e._process import server_process
@@ -75,7 +76,7 @@ async def test_two_plain_players_and_two_watchers_play_26_rounds(tmp_path: Path)
 
     evenings = {ann.out[-1], ben.out[-1], watcher.out[-1]}  # the evening's score, last
     assert len(evenings) == 1, evenings
-    assert evenings.pop().startswith("The evening so far: ")
+    assert evenings.pop().startswith("The evening so far — ")
     summaries = {ann.out[-2], ben.out[-2], watcher.out[-2]}
     assert len(summaries) == 1, summaries
     summary = summaries.pop()
@@ -106,7 +107,7 @@ async def test_two_plain_players_and_two_watchers_play_26_rounds(tmp_path: Path)
     assert taken == seen
     over = next(m for m in messages if m["type"] == "game_over")
     assert over["summary"]["rounds"] == 26
-    assert summary.endswith(f"deal {over['summary']['deal']}.")
+    assert summary.endswith(f"deal {deal_text(over['summary']['deal'])}.")
     seqs = [m["seq"] for m in messages if m["type"] not in ("welcome", "snapshot", "error")]
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), "no message missed"
 
@@ -122,7 +123,7 @@ async def test_a_killed_client_run_again_resumes_its_seat(tmp_path: Path) -> Non
             ben_args = [url, "--name", "Ben", "--join", code, "--plain"]
             async with client_process(ben_args, state) as ben:
                 await ben.expect(r"^You are Ben, at seat 2 of 2\.$")
-                first = StateFile(state).get(url, code)
+                first = StateFile(state).get(url, code, "Ben")
                 assert first is not None and first.seat == 1
                 mark = len(ann.out)
                 await ben.kill()
@@ -132,7 +133,7 @@ async def test_a_killed_client_run_again_resumes_its_seat(tmp_path: Path) -> Non
                 await ben_again.expect(r"^You are Ben, at seat 2 of 2\.$")
                 await ben_again.expect(r"^The game is on: round 1\.$")
                 await ann.expect(r"^Ben is back\.$", start=mark)
-                again = StateFile(state).get(url, code)
+                again = StateFile(state).get(url, code, "Ben")
                 assert again is not None and again.seat == 1 and again.room == first.room
                 assert again.token != first.token, "a resume hands out a new token"
                 assert not any("takes seat" in line for line in ann.out[mark:])
@@ -186,5 +187,5 @@ async def test_local_plays_the_computer_and_stops_its_server(tmp_path: Path) -> 
     assert status == 0, local.err
     assert local.out[0] == "You are Ann, at seat 1 of 2."
     assert local.out[-2].startswith("5 rounds, ")
-    assert local.out[-1].startswith("The evening so far: ")
+    assert local.out[-1].startswith("The evening so far — ")
     assert not (tmp_path / "state.json").exists(), "--local keeps no seat tokens"

@@ -67,5 +67,5 @@ async def test_sigterm_closes_the_websocket_with_1001(tmp_path: Path, output: st
             assert await ben.wait() == 128 + signal.SIGTERM
             assert await asyncio.wait_for(closed, TIMEOUT) == CloseCode.GOING_AWAY
         assert ben.err == []
-        kept = StateFile(state).get(url, CODE)
+        kept = StateFile(state).get(url, CODE, "Ben")
     assert kept is not None and kept.room == "r8k2", "the seat is kept, as after a drop"

@@ -65,4 +65,4 @@ async def test_the_server_ends_a_timed_game_and_the_client_shows_it(tmp_path: Pa
     lines = out.getvalue().splitlines()
     assert lines[-5:-3] == ["Time is up.", "Fair deal: checked."]
     assert lines[-3].startswith("Game over: time is up. ")
-    assert lines[-1].startswith("The evening so far: ")
+    assert lines[-1].startswith("The evening so far — ")

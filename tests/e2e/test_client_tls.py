@@ -58,7 +58,7 @@ async def test_cafile_trusts_a_self_signed_server(
     assert ann.out[0] == "You are Ann, at seat 1 of 2."
     assert ann.out[-3].startswith("Game over: the limit of 5 rounds is reached.")
     assert ann.out[-2].startswith("5 rounds, ")
-    assert ann.out[-1].startswith("The evening so far: ")
+    assert ann.out[-1].startswith("The evening so far — ")
 
 
 async def test_an_untrusted_certificate_is_one_clear_line(

@@ -21,8 +21,10 @@ from protocol import (
     CardsReturned,
     CardsTaken,
     CardsTurned,
+    Commit,
     ConnectionChanged,
     CreateRoom,
+    DealVoided,
     Error,
     ErrorCode,
     EveningGame,
@@ -54,7 +56,6 @@ from protocol import (
     Said,
     Say,
     SeatState,
-    SeedDropped,
     SetAutoPlay,
     ShortWar,
     Snapshot,
@@ -223,6 +224,8 @@ def room_states(draw: st.DrawFn) -> RoomState:
             st.none()
             | st.builds(SeatRequest, seat=in_room, seconds=st.integers(0, MAX_REQUEST_SECONDS))
         ),
+        voids=draw(st.just(()) | st.just(tuple(range(players)))),
+        awaiting_commitments=draw(st.booleans()),
     )
 
 
@@ -237,6 +240,7 @@ CLIENT_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
     ResumeSeat: st.builds(ResumeSeat, room=room_ids, token=tokens),
     LookUp: st.builds(LookUp, code=codes),
     Ready: st.builds(Ready, step=steps),
+    Commit: st.builds(Commit, seed_commitment=st.just("ab" * 32)),
     SetAutoPlay: st.builds(SetAutoPlay, mode=st.sampled_from(AutoPlay)),
     VoteFinish: st.just(VoteFinish()),
     Rematch: st.builds(Rematch, deal=st.sampled_from(RematchDeal)),
@@ -283,7 +287,7 @@ SERVER_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
         AutoPlayChanged, seq=seqs, seat=seats, mode=st.sampled_from(AutoPlay)
     ),
     FinishVoted: st.builds(FinishVoted, seq=seqs, seat=seats),
-    SeedDropped: st.builds(SeedDropped, seq=seqs, seat=seats),
+    DealVoided: st.builds(DealVoided, seq=seqs, seat=seats, voids=st.integers(1, 1000)),
     RematchVoted: st.builds(RematchVoted, seq=seqs, seat=seats, deal=st.sampled_from(RematchDeal)),
     SpectatorsChanged: st.builds(SpectatorsChanged, seq=seqs, count=st.integers(0, 1_000_000)),
     SeatRequestWaiting: st.builds(

@@ -26,6 +26,8 @@ from protocol.fairness import (
     deal_message,
     derive_deal,
     fingerprint,
+    fingerprint_message,
+    fingerprint_symbols,
     new_seed,
     parse_commitment,
     parse_seed,
@@ -53,7 +55,10 @@ def test_the_documented_derivations(case: dict[str, Any]) -> None:
     assert derive_deal(key, case["rules"], seeds) == int(case["deal"]) == int(case["hmac"][:16], 16)
     assert commitment(key) == case["deal_commitment"]
     assert [None if s is None else commitment(s) for s in seeds] == case["seed_commitments"]
-    assert fingerprint(case["deal_commitment"]) == case["fingerprint"]
+    seats, game = case["seed_commitments"], case["game"]
+    pinned = fingerprint_message(game, case["deal_commitment"], seats, case["rules"])
+    assert pinned.hex() == case["fingerprint_message"]
+    assert fingerprint(game, case["deal_commitment"], seats, case["rules"]) == case["fingerprint"]
 
 
 def test_the_message_byte_by_byte() -> None:
@@ -114,16 +119,17 @@ def test_seeds_and_commitments_are_64_lowercase_hex_digits() -> None:
 
 def test_the_fingerprint_uses_the_room_codes_alphabet() -> None:
     assert FINGERPRINT_ALPHABET == CODE_ALPHABET
-    assert fingerprint("0" * 64) == "2222-2222-2222"
-    assert fingerprint("0" * 63 + "1") == "2222-2222-2223"
-    assert fingerprint("0" * 62 + "1d") == "2222-2222-222Z"  # 29
-    assert fingerprint("0" * 62 + "1e") == "2222-2222-2232"  # 30: the next digit
-    assert fingerprint(f"{30**12:064x}") == "2222-2222-2222"  # modulo 30**12
+    symbols = fingerprint_symbols
+    assert symbols(bytes(32)) == "2222-2222-2222"
+    assert symbols(bytes.fromhex("0" * 63 + "1")) == "2222-2222-2223"
+    assert symbols(bytes.fromhex("0" * 62 + "1d")) == "2222-2222-222Z"  # 29
+    assert symbols(bytes.fromhex("0" * 62 + "1e")) == "2222-2222-2232"  # 30: the next digit
+    assert symbols(bytes.fromhex(f"{30**12:064x}")) == "2222-2222-2222"  # modulo 30**12
 
 
 @given(st.binary(min_size=32, max_size=32))
 def test_fingerprints_are_three_groups_of_four(seed: bytes) -> None:
-    text = fingerprint(commitment(seed))
+    text = fingerprint(1, commitment(seed), [commitment(seed), None], Rules().to_dict())
     groups = text.split("-")
     assert [len(g) for g in groups] == [4, 4, 4]
     assert set("".join(groups)) <= set(FINGERPRINT_ALPHABET)

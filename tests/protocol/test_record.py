@@ -74,7 +74,6 @@ def test_a_late_viewer_and_the_time_limit() -> None:
             lambda b: b["state"].update(deal_commitment="F" * 64),
             "deal_commitment must be a string matching [0-9a-f]{64}",
         ),
-        (1, lambda b: b.update(deal_commitment="0" * 64), "two different deal commitments"),
         (1, lambda b: b.update(deal=2**64), "game_started.deal must be an int"),
         (-1, lambda b: b["fairness"].update(seeds=[None]), "must be a list of 3"),
         (-1, lambda b: b.update(fairness=[]), "game_over.fairness must be a map"),

@@ -531,6 +531,12 @@ def _findings() -> list[Finding]:
         Finding("my_seed", {"seat": 0}),
         Finding("deal", {"deal": "10232474513215630408"}),
         Finding("commitment_changed"),
+        Finding("seat_commitment_changed", {"seat": 1}),
+        Finding("seat_commitment_changed", {"seat": 2}),
+        Finding("rules_changed"),
+        Finding("time_up_early", {"seconds": 240}),
+        Finding("my_seed_dropped", {"seat": 0}),
+        Finding("seat_commitments", {"count": 0, "seats": 3}),
         Finding("a_code_from_a_newer_check"),
     ]
 

@@ -167,8 +167,8 @@ def told(steps: list[dict[str, Any]], me: int | None, words: Catalog) -> list[di
         if (now := rules_sentence(view.rules, view.minutes, words=words)) != rules:
             line["rules"] = rules = now
         score = [
-            evening_score(view.evening, words=words),
-            *evening_lines(view.evening, words=words),
+            evening_score(view.evening, words=words, view=view),
+            *evening_lines(view.evening, words=words, view=view),
         ]
         if score != evening:
             line["evening"] = evening = score

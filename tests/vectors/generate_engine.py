@@ -38,6 +38,8 @@ from protocol.fairness import (
     deal_message,
     derive_deal,
     fingerprint,
+    fingerprint_message,
+    fingerprint_symbols,
     rules_text,
 )
 from server.engine import (
@@ -173,22 +175,26 @@ def _seed(text: str) -> bytes:
     return hashlib.sha256(text.encode()).digest()
 
 
-DERIVATIONS: list[tuple[dict[str, Any], str, list[str | None]]] = [
+DERIVATIONS: list[tuple[Any, ...]] = [
     ({}, "server", ["ann", "ben"]),
     ({}, "server", ["ann", None]),  # Ben is the computer
     ({}, "server", [None, "ann"]),  # the same seed in the other seat: another deal
     ({"players": 4, "face_down": 3, "round_limit": 100}, "host", ["a", "b", None, "d"]),
     ({"players": 3, "taken_back": "as_laid", "aces": "low"}, "x", [None, None, None]),
+    ({}, "server", ["ann", "ben"], 2),  # the same seeds in the room's second game
 ]
 
 
-def _derivation(settings: dict[str, Any], server: str, seats: list[str | None]) -> dict[str, Any]:
+def _derivation(
+    settings: dict[str, Any], server: str, words: list[str | None], game: int = 1
+) -> dict[str, Any]:
     rules = Rules(**settings).to_dict()
     key = _seed(server)
-    seeds = [None if word is None else _seed(word) for word in seats]
+    seeds = [None if word is None else _seed(word) for word in words]
     message = deal_message(rules, seeds)
     mac = hmac.new(key, message, hashlib.sha256).hexdigest()
     deal_commitment = commitment(key)
+    seats = [None if s is None else commitment(s) for s in seeds]
     return {
         "rules": rules,
         "server_seed": key.hex(),
@@ -198,8 +204,10 @@ def _derivation(settings: dict[str, Any], server: str, seats: list[str | None]) 
         "hmac": mac,
         "deal": str(derive_deal(key, rules, seeds)),
         "deal_commitment": deal_commitment,
-        "seed_commitments": [None if s is None else commitment(s) for s in seeds],
-        "fingerprint": fingerprint(deal_commitment),
+        "seed_commitments": seats,
+        "game": game,
+        "fingerprint_message": fingerprint_message(game, deal_commitment, seats, rules).hex(),
+        "fingerprint": fingerprint(game, deal_commitment, seats, rules),
     }
 
 
@@ -208,8 +216,9 @@ def _fairness_file() -> dict[str, Any]:
     return {
         "version": VERSION,
         "derivations": [_derivation(*case) for case in DERIVATIONS],
+        # the symbols of a digest (the fingerprint is those of its message's SHA-256)
         "fingerprints": [
-            {"commitment": c, "fingerprint": fingerprint(c)}
+            {"digest": c, "fingerprint": fingerprint_symbols(bytes.fromhex(c))}
             for c in (zeros, "f" * 64, "0" * 63 + "1", "0" * 62 + "1d", "0" * 62 + "1e")
         ],
         # Inputs the derivation refuses: a seed list of the wrong length, a short seed,
@@ -255,6 +264,7 @@ def _shown(flips: list[Flip], takes: list[Take], end: End) -> dict[str, Any]:
             "wars": end.wars,
             "longest_war": end.longest_war,
             "biggest_haul": end.biggest_haul,
+            "standings": list(end.standings),
         },
     }
 
@@ -297,7 +307,12 @@ def _check(
         takes = [Take(s, seat, n, tuple(counts)) for s, seat, n, counts in shown["takes"]]
         e = shown["end"]
         end = End(
-            **{**e, "counts": tuple(e["counts"]), "termination": Termination(e["termination"])}
+            **{
+                **e,
+                "counts": tuple(e["counts"]),
+                "standings": tuple(e.get("standings", ())),
+                "termination": Termination(e["termination"]),
+            }
         )
         record = Shown(tuple(flips), tuple(takes), end)
         replay = check_replay(Rules.from_dict(dict(claim.rules)), reveal.deal, record)
@@ -327,7 +342,8 @@ def _check(
 
 def _checks_file() -> dict[str, Any]:
     rules = Rules(players=3, round_limit=40).to_dict()
-    key, seeds = _seed("server"), [_seed("ann"), _seed("ben"), None]
+    ann, ben = _seed("ann"), _seed("ben")
+    key, seeds = _seed("server"), [ann, ben, None]
     deal = derive_deal(key, rules, seeds)
     game = Game(Rules.from_dict(rules), deal)
     flips, takes = _flips(game)
@@ -351,6 +367,8 @@ def _checks_file() -> dict[str, Any]:
     late[1]["takes"] = [t for t in late[1]["takes"] if t[0] > 30]
     lied_end = ("another winner", json.loads(json.dumps(honest[1])))
     lied_end[1]["end"]["winner"] = ((lied_end[1]["end"]["winner"] or 0) + 1) % 3
+    lied_places = ("other places", json.loads(json.dumps(honest[1])))
+    lied_places[1]["end"]["standings"] = [1, 1, 1]  # everyone first: not the deal's
     cases = [
         _check(
             "honest", "every card as the deal gives", claim, honest, my_seat=0, my_seed=seeds[0]
@@ -363,18 +381,19 @@ def _checks_file() -> dict[str, Any]:
             honest,
         ),
         _check(
-            "a seat seed changed, commitments not shown",
-            "the same, to a viewer who was not shown the seats' commitments: the deal differs",
+            "a seat seed changed, commitments never shown",
+            "the same, to a viewer never shown the seats' commitments: that alone fails",
             replace(claim, seeds=[hexes[0], other, None], seed_commitments=None),
             honest,
         ),
         _check(
             "a seat seed and the deal changed",
-            "the server also claims the deal the changed seed gives: the cards differ",
+            "the server also claims the deal the changed seed gives, and showed its "
+            "commitment: the cards differ",
             replace(
                 claim,
                 seeds=[hexes[0], other, None],
-                seed_commitments=None,
+                seed_commitments=[commitment(ann), commitment(bytes.fromhex(other)), None],
                 deal=derive_deal(key, rules, [seeds[0], bytes.fromhex(other), None]),
             ),
             honest,
@@ -393,8 +412,14 @@ def _checks_file() -> dict[str, Any]:
         ),
         _check(
             "my seed left out",
-            "the server used another seed than the one this client sent",
-            replace(claim, seeds=[other, hexes[1], None], seed_commitments=None, deal=None),
+            "the server used another seed than the one this client sent (and showed its "
+            "commitment in this client's seat)",
+            replace(
+                claim,
+                seeds=[other, hexes[1], None],
+                seed_commitments=[commitment(bytes.fromhex(other)), commitment(ben), None],
+                deal=None,
+            ),
             honest,
             my_seat=0,
             my_seed=seeds[0],
@@ -408,13 +433,19 @@ def _checks_file() -> dict[str, Any]:
         _check("joined late", "a viewer who saw the game from step 31 on", claim, late),
         _check("the end changed", "the game over names another winner", claim, lied_end),
         _check(
+            "the standings changed",
+            "the game over gives other places than the deal's (issue 31: what is shown)",
+            claim,
+            lied_places,
+        ),
+        _check(
             "malformed seed",
             "a revealed seed that is not 64 hex digits",
             replace(claim, server_seed="not hex"),
             honest,
         ),
     ]
-    records = dict((honest, changed, late, lied_end))
+    records = dict((honest, changed, late, lied_end, lied_places))
     return {"version": VERSION, "shown": records, "cases": cases}
 
 

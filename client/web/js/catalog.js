@@ -11,6 +11,8 @@ export const COMPUTER = Object.freeze({ person: "computer" });
 export const IT = Object.freeze({ person: "it" });
 export const named = (name) => ({ person: "name", name });
 export const openSeat = (seat) => ({ person: "seat", seat });
+/** A seat the room was created with for the computer, by its number: "Computer 2". */
+export const numbered = (n) => ({ person: "computer_n", seat: n });
 export const card = (owner, code) => ({ card: code, owner });
 export const rank = (code) => ({ rank: code });
 export const suit = (code) => ({ suit: code });
@@ -160,6 +162,7 @@ export class Catalog {
 
   person(value, form, where) {
     const words = this.data.words ?? {};
+    if (value.person === "computer_n") return this.person(named(this.computerName(value, where)), form, where);
     const kind = value.person === "it" && !("it" in words) ? "computer" : value.person;
     const values = { name: value.name ?? "", n: value.seat ?? 0 };
     return this.forms(words[kind], form, values, `${where}: ${kind}`, value.name ?? "");
@@ -167,11 +170,18 @@ export class Catalog {
 
   cardOf(value, form, where) {
     const patterns = this.words("card");
-    let kind = value.owner.person === "seat" ? "name" : value.owner.person;
+    // a numbered computer seat is said as a name: "la dama de Ordenador 1", "dama (Komputer 1)"
+    const owner = value.owner.person === "computer_n" ? named(this.computerName(value.owner, where)) : value.owner;
+    let kind = owner.person === "seat" ? "name" : owner.person;
     if (kind === "it" && !("it" in patterns)) kind = "computer";
     const entry = this.words("rank")[value.card[0]];
-    const values = { rank: rank(value.card), owner: value.owner, gender: entry?.gender ?? "" };
-    return this.forms(patterns[kind], form, values, `${where}: card of ${kind}`, value.owner.name ?? "");
+    const values = { rank: rank(value.card), owner, gender: entry?.gender ?? "" };
+    return this.forms(patterns[kind], form, values, `${where}: card of ${kind}`, owner.name ?? "");
+  }
+
+  /** A numbered computer seat's name in this language: "Ordinateur 2" (words.computer_n). */
+  computerName(value, where) {
+    return this.forms(this.data.words?.computer_n, "nom", { n: value.seat ?? 0 }, `${where}: computer_n`);
   }
 
   /** `entry` (a pattern, or an object of forms) in `form`. */

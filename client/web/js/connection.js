@@ -84,8 +84,7 @@ export function socketUrl(location) {
 
 export class Connection {
   // {url, opening (create_room, join_room or watch_room; v is added), seats (a SeatStore),
-  // onEvent, resumeOnly (a refused stored seat is not replaced by a new one), fresh (the
-  // stored seat of the code is not resumed: someone else joins), fair (a fair.js Fair:
+  // onEvent, resumeOnly (a refused stored seat is not replaced by a new one), fair (a fair.js Fair:
   // this page's seeds, and the check at game over)}; and, for
   // tests, policy, WebSocketImpl, setTimer, clearTimer, now (seconds), random.
   constructor(options) {
@@ -94,7 +93,6 @@ export class Connection {
       fair: null,
       policy: POLICY,
       resumeOnly: false,
-      fresh: false,
       WebSocketImpl: globalThis.WebSocket,
       setTimer: (fn, ms) => setTimeout(fn, ms),
       clearTimer: (id) => clearTimeout(id),
@@ -107,6 +105,8 @@ export class Connection {
     this.ws = this.token = this.refusal = this.troubleSince = this.timer = null;
     this.isOpen = this.everWelcomed = this.closing = this.left = this.ended = false;
     this.code = this.opening.type === "join_room" ? this.opening.code : null;
+    // whose seat this connection keeps: the name joined with, then the seat's name
+    this.seatName = this.opening.name ?? null;
     this.attempt = 0;
   }
 
@@ -200,6 +200,11 @@ export class Connection {
     const check = this.fair?.follow(message, this.view) ?? null;
     const due = this.fair?.revealDue(this.view) ?? null;
     if (due !== null) this.send(due);
+    const fresh = this.fair?.commitDue(this.view) ?? null; // a void: a fresh seed, kept first
+    fresh?.then((commit) => {
+      this.keepSeed();
+      this.send(commit);
+    });
     this.emit({ kind: "received", message, before, view: this.view, at, check, fingerprint: this.fair?.fingerprint ?? null });
     return message.type === "welcome";
   }
@@ -210,6 +215,7 @@ export class Connection {
     if (welcome.token !== null && welcome.seat !== null) {
       this.token = welcome.token;
       this.code = welcome.player_code ?? this.code;
+      this.seatName = welcome.state.seats[welcome.seat]?.name ?? this.seatName;
       this.fair?.place(welcome, this.current.type !== "resume_seat"); // kept with the token next
       this.keepSeat(welcome);
     }
@@ -270,8 +276,10 @@ export class Connection {
   }
 
   firstOpening() {
-    const keep = this.opening.type === "join_room" && !this.fresh; // fresh: someone else here
-    const stored = keep ? this.seats?.get(this.opening.code) : null;
+    // a join resumes the seat this browser keeps for the code and that name (if any): the
+    // other names' seats stay with their tabs (a shared computer)
+    const keep = this.opening.type === "join_room";
+    const stored = keep ? this.seats?.get(this.opening.code, this.opening.name) : null;
     if (stored) this.fair?.restore(stored);
     return stored ? { type: "resume_seat", v: PROTOCOL_VERSION, room: stored.room, token: stored.token } : this.opening;
   }
@@ -292,19 +300,20 @@ export class Connection {
       room: welcome.state.room,
       token: welcome.token,
       seat,
-      name: welcome.state.seats[seat]?.name ?? "",
+      name: this.seatName ?? "",
       ...this.fair?.kept(),
     });
     if (problem !== null) this.emit({ kind: "notice", text: problem });
   }
 
-  // A rematch's seed, kept with the seat token before its commitment goes.
+  // A rematch's (or a void's fresh deal's) seed, kept with the seat token before its
+  // commitment goes.
   keepSeed() {
-    const stored = this.seats !== null && this.code !== null ? this.seats.get(this.code) : null;
+    const stored = this.seats !== null && this.code !== null ? this.seats.get(this.code, this.seatName) : null;
     if (stored) this.seats.put(this.code, { ...stored, ...this.fair.kept() });
   }
 
   forgetSeat() {
-    if (this.seats !== null && this.code !== null) this.seats.forget(this.code);
+    if (this.seats !== null && this.code !== null) this.seats.forget(this.code, this.seatName);
   }
 }

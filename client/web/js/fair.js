@@ -9,9 +9,12 @@
 
 import { said } from "./catalog.js";
 import { fingerprint } from "./fingerprint.js";
-import { mine as mySeat, myTurn } from "./view.js";
+import { mine as mySeat, myTurn, seatPerson } from "./view.js";
 
 const SEED_BYTES = 32;
+/** Seconds a time_up may come before the time limit by this page's clock: the message
+ * that started the clock (or told what was left of it) took time to arrive. */
+export const TIME_SLACK = 5;
 const DECK = { ranks: 13, suits: 4 };
 const toHex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 
@@ -20,14 +23,22 @@ export const newSeed = () => toHex(globalThis.crypto.getRandomValues(new Uint8Ar
 
 const fromHex = (hex) => Uint8Array.from(hex.match(/../g), (pair) => parseInt(pair, 16));
 
+/** SHA-256 of bytes: crypto.subtle where the page has it (a secure context), else the
+ * vendored one, imported then. */
+async function digest(bytes) {
+  const subtle = globalThis.crypto?.subtle;
+  if (subtle) return new Uint8Array(await subtle.digest("SHA-256", bytes));
+  const { sha256 } = await import("./sha256.js");
+  return sha256(bytes);
+}
+
 /** SHA-256 of a seed (hex) as 64 hex digits: its commitment. */
 export async function commitment(seedHex) {
-  const bytes = fromHex(seedHex);
-  const subtle = globalThis.crypto?.subtle;
-  if (subtle) return toHex(new Uint8Array(await subtle.digest("SHA-256", bytes)));
-  const { sha256 } = await import("./sha256.js");
-  return toHex(sha256(bytes));
+  return toHex(await digest(fromHex(seedHex)));
 }
+
+const sameList = (a, b) => (a === null || b === null ? a === b : a.length === b.length && a.every((x, i) => x === b[i]));
+const sameRules = (a, b) => Object.keys({ ...a, ...b }).every((name) => a[name] === b[name]);
 
 // One line of a game record: the message as JSON, a deal's 64 bits kept exact.
 const BIG = "\u0000big:";
@@ -54,6 +65,12 @@ export class Fair {
     this.seat = null;
     this.revealed = null;
     this.names = []; // each seat's name as the table shows it (the view's), for the check's words
+    this.minutes = null; // the room's time limit
+    this.clock = () => performance.now() / 1000; // seconds; tests give their own
+    this.sentSeed = null; // the game whose seed this page sent with a ready
+    this.preparing = null; // {game, done}: the rematch's seed being hashed
+    this.recommit = null; // the game whose fresh deal waits for this page's commit
+    this.voids = []; // each seat's voids this evening, as last told
   }
 
   /** `opening` (create_room or join_room) with a fresh seed's commitment. */
@@ -92,6 +109,7 @@ export class Fair {
    * the table shows this seat committed to), a rematch commits to the next game's. */
   outgoing(message, view) {
     if (message.type === "ready" && view.step === 0 && this.canReveal(view)) {
+      this.sentSeed = view.game;
       return { ...message, seed: this.seeds.get(view.game) };
     }
     if (message.type === "rematch" && this.next !== null && this.next.game === view.game + 1) {
@@ -118,80 +136,237 @@ export class Fair {
   }
 
   canReveal(view) {
-    const shown = this.game?.seed_commitments?.[view.my_seat] ?? null;
-    return this.seeds.has(view.game) && shown !== null && shown === this.game.mySeedCommitment;
+    const game = this.game;
+    if (game === null || !game.pinned || game.number !== view.game) return false;
+    const shown = game.seed_commitments?.[view.my_seat] ?? null;
+    return this.seeds.has(view.game) && shown !== null && shown === game.mySeedCommitment;
   }
 
-  // The seed for a rematch, hashed ahead (a tap must send at once).
-  async prepare(game) {
-    if (this.next?.game === game) return;
+  // The seed for a rematch, hashed ahead (a tap must send at once); `preparing` is the
+  // promise of it.
+  prepare(game) {
+    if (this.next?.game === game || this.preparing?.game === game) return this.preparing?.done;
     const seed = this.seeds.get(game) ?? newSeed();
-    this.next = { game, seed, commitment: await commitment(seed) };
+    const done = commitment(seed).then((committed) => {
+      this.next = { game, seed, commitment: committed };
+    });
+    this.preparing = { game, done };
+    return done;
   }
 
   /** Follow one received message (`view`: the table after it, whose names the check's
-   * words use); a promise of the check at a game over, else null. */
+   * words use); a promise of the check at a game over, or at once when the game differs
+   * from what was pinned at its start; else null. */
   follow(message, view = null) {
-    if (view !== null) this.names = view.seats.map((seat) => seat.name);
+    // each seat as the table says it (a computer seat in the viewer's words, view.js)
+    if (view !== null) this.names = view.seats.map((seat) => (seat.name === null ? null : seatPerson(view, seat.seat)));
     const line = recordLine(message);
     if (message.type === "welcome") this.welcome = line;
     // Each game starts a new record (an evening of rematches must not grow it for hours):
     // the welcome, whose state gives the rules and the seat, then this game's messages.
-    if (message.type === "game_started" && this.welcome !== null) this.lines = [this.welcome];
+    if (message.type === "game_started" && this.welcome !== null && !this.afterVoid(message)) this.lines = [this.welcome];
     this.lines.push(line);
+    const broken = this.game?.broken ?? null;
     if (message.type === "welcome" || message.type === "snapshot") this.state(message);
     else if (message.type === "game_started") this.started(message);
     else if (this.game === null) return null;
-    else if (message.type === "seed_dropped") this.dropped(message.seat);
-    else if (message.type === "cards_turned") this.game.flips.push({ step: message.step, depth: message.depth, cards: message.cards });
-    else if (message.type === "cards_taken") this.game.takes.push({ step: message.step, seat: message.seat, count: message.count, counts: message.counts });
+    else if (message.type === "deal_voided") {
+      this.voided(message.seat);
+      this.voids = this.voids.length ? this.voids.map((n, seat) => (seat === message.seat ? message.voids : n)) : this.voids;
+    }
+    else if (message.type === "ready_changed") this.accepted(message.seat);
+    else if (message.type === "time_up") this.timeUp();
+    else if (message.type === "cards_turned") {
+      this.accepted(this.seat);
+      this.game.flips.push({ step: message.step, depth: message.depth, cards: message.cards });
+    } else if (message.type === "cards_taken") this.game.takes.push({ step: message.step, seat: message.seat, count: message.count, counts: message.counts });
     else if (message.type === "game_over") return this.over(message);
+    if (this.game !== null && broken === null && this.game.broken) return this.failed(this.game);
     return null;
   }
 
-  /** The seats of the current fair deal that add no seed (the computer, a dropped seat). */
+  /** The seats of the current fair deal that add no seed (the computer, a seat whose
+   * client sent no commitment). */
   noSeed() {
     if (!this.game?.deal_commitment || !this.game.seed_commitments) return [];
     return this.game.seed_commitments.flatMap((c, seat) => (c === null ? [seat] : []));
   }
 
-  /** The fingerprint of the current game's commitment, or null (a deal shown, or none). */
+  /** The fingerprint of what the current game pinned, or null (a deal shown, none
+   * claimed, or still being hashed: `printing` is then a promise of it). */
   get fingerprint() {
-    return this.game?.deal_commitment ? fingerprint(this.game.deal_commitment) : null;
+    return this.game?.print ?? null;
+  }
+
+  get printing() {
+    return this.game?.printing ?? null;
   }
 
   state(message) {
     if (message.type === "welcome") this.place(message);
     const state = message.state;
-    this.rules = { ...state.rules, ...DECK };
-    if (this.game === null || this.game.number !== state.game) this.begin(state.game, state.step, state.deal_commitment, null);
+    // the next game's seed, hashed ahead: a page that joined late, reloaded or took a seat
+    // over commits to its rematch as one that saw the game start does
+    if (this.seat !== null) this.prepare(state.game + 1);
+    const rules = { ...state.rules, ...DECK };
+    this.rules = rules;
+    this.minutes = state.minutes ?? null;
+    if (this.game === null || this.game.number !== state.game) this.begin(state.game, state.step, null);
     const game = this.game;
-    game.deal_commitment ??= state.deal_commitment;
-    if (state.deal !== null && state.phase !== "over") game.shown_deal ??= state.deal;
-    game.seed_commitments = state.seats.map((seat) => seat.seed_commitment);
+    if (state.seconds_left !== null && state.seconds_left !== undefined && state.phase === "playing") {
+      game.deadline = Math.max(game.deadline ?? 0, this.clock() + state.seconds_left);
+    }
     if (state.phase === "over" && state.fairness) game.fairness = state.fairness;
-    this.mine();
+    if (state.awaiting_commitments && this.seat !== null) this.recommit = state.game; // came back meanwhile
+    if (state.phase === "waiting" && !game.pinned) return; // the commitments are fixed when the game starts
+    if (state.deal !== null && state.phase !== "over") game.shown_deal ??= state.deal;
+    const committed = state.deal_commitment ?? null;
+    const voids = state.voids ?? [];
+    if (game.pinned && voids.length && voids.some((n, seat) => n !== (this.voids[seat] ?? 0))) {
+      // voids this page missed (away, a gap): the deal it pinned was voided
+      const rose = voids.flatMap((n, seat) => (n > (this.voids[seat] ?? 0) ? [seat] : []));
+      for (const seat of rose.length ? rose : [null]) this.voided(seat);
+    }
+    if (voids.length) this.voids = [...voids];
+    if (state.awaiting_commitments) {
+      // a void (its deal_voided missed, if the deal was pinned): the fresh deal's
+      // game_started pins it
+      if (game.pinned) this.voided(null);
+      return;
+    }
+    const seats = state.seats.map((seat) => seat.seed_commitment ?? null);
+    const shown = committed === null && seats.every((c) => c === null) ? null : seats;
+    this.pin(game, committed, shown, rules);
+  }
+
+  // A game_started that follows a deal_voided of the same game: the fresh deal of it.
+  afterVoid(message) {
+    const game = this.game;
+    return game !== null && game.number === message.game && game.voids > 0 && !game.pinned;
   }
 
   started(message) {
-    this.begin(message.game, 0, message.deal_commitment, message.deal);
-    if (message.seed_commitments.length) this.game.seed_commitments = [...message.seed_commitments];
-    this.mine();
+    if (!this.afterVoid(message)) this.begin(message.game, 0, message.deal);
+    const game = this.game;
+    game.shown_deal = message.deal;
+    const seats = message.seed_commitments.length ? [...message.seed_commitments] : null;
+    this.pin(game, message.deal_commitment ?? null, seats, this.rules);
+    if (this.minutes !== null && game.deadline === null) game.deadline = this.clock() + this.minutes * 60;
     if (this.seat !== null) this.prepare(message.game + 1);
   }
 
-  begin(number, firstStep, dealCommitment, shownDeal) {
-    this.game = { number, firstStep, deal_commitment: dealCommitment, shown_deal: shownDeal, seed_commitments: null, flips: [], takes: [], mySeedCommitment: null };
+  begin(number, firstStep, shownDeal) {
+    this.game = {
+      number,
+      firstStep,
+      shown_deal: shownDeal,
+      pinned: false,
+      deal_commitment: null,
+      seed_commitments: null,
+      rules: this.rules,
+      broken: null,
+      voids: 0,
+      deadline: null,
+      accepted: false,
+      print: null,
+      printing: null,
+      flips: [],
+      takes: [],
+      mySeedCommitment: null,
+    };
+  }
+
+  /** Pin what `game` shows now (its deal commitment, every seat's commitment, the rules),
+   * or compare it with what was pinned: the first difference breaks the check, at once. */
+  pin(game, dealCommitment, seats, rules) {
+    if (!game.pinned) {
+      Object.assign(game, { pinned: true, deal_commitment: dealCommitment, seed_commitments: seats, rules });
+      this.mine();
+      this.print(game);
+      return;
+    }
+    if (dealCommitment !== game.deal_commitment) this.differs(game, { code: "commitment_changed" });
+    else if (!sameRules(rules, game.rules)) this.differs(game, { code: "rules_changed" });
+    else if (!sameList(seats, game.seed_commitments)) {
+      const pinned = game.seed_commitments ?? [];
+      const shown = seats ?? [];
+      const most = Math.min(pinned.length, shown.length);
+      let seat = 0;
+      while (seat < most && pinned[seat] === shown[seat]) seat += 1;
+      this.differs(game, { code: "seat_commitment_changed", seat });
+    }
+  }
+
+  differs(game, finding) {
+    game.broken ??= finding;
+  }
+
+  // The fingerprint of the pinned game, hashed (crypto.subtle is asynchronous).
+  print(game) {
+    if (game.deal_commitment === null || game.seed_commitments === null) return;
+    const pinned = { game: game.number, deal_commitment: game.deal_commitment, seed_commitments: game.seed_commitments, rules: game.rules };
+    try {
+      game.printing = fingerprint(pinned, digest).then((print) => {
+        if (game.pinned && game.deal_commitment === pinned.deal_commitment) game.print = print;
+        return print;
+      });
+      game.printing.catch(() => {});
+    } catch {
+      game.printing = null; // malformed: the check at game over says so
+    }
+  }
+
+  /** deal_voided: the current deal is void before any card; the next game_started of
+   * this game pins a fresh one, and this page commits to a fresh seed (commitDue). A void
+   * naming this page's seat once its seed was accepted is false: its seed did come. */
+  voided(seat) {
+    const game = this.game;
+    if (seat === this.seat && game.accepted) return this.differs(game, { code: "my_seed_dropped", seat });
+    if (game.flips.length || game.fairness) return this.differs(game, { code: "commitment_changed" });
+    Object.assign(game, { voids: game.voids + 1, pinned: false, deal_commitment: null, seed_commitments: null, print: null, printing: null, accepted: false });
+    this.recommit = game.number;
+    this.revealed = null; // auto-play reveals the fresh seed as it did the first
+    return undefined;
+  }
+
+  /** The commit a fresh deal waits for from this page (after a deal_voided, or a state
+   * that says the room awaits commitments): a promise of the message, its fresh seed
+   * already in `seeds` (keep it with the seat before sending); or null. Once a void. */
+  commitDue(view) {
+    if (this.recommit === null || view.my_seat === null || view.game !== this.recommit) return null;
+    this.recommit = null;
+    const seed = newSeed();
+    this.seeds.set(view.game, seed);
+    this.sentSeed = null;
+    return commitment(seed).then((committed) => ({ type: "commit", seed_commitment: committed }));
+  }
+
+  // This seat's ready (with its seed) went through: its seed is in the deal from now on.
+  accepted(seat) {
+    const game = this.game;
+    if (seat !== null && seat === this.seat && this.sentSeed === game.number && game.flips.length === 0) game.accepted = true;
+  }
+
+  // A time_up before the time limit could have run out, by this page's clock.
+  timeUp() {
+    const game = this.game;
+    const now = this.clock();
+    if (game.deadline !== null && now < game.deadline - TIME_SLACK) {
+      this.differs(game, { code: "time_up_early", seconds: Math.floor(game.deadline - now) });
+    }
   }
 
   async mine() {
-    const seed = this.seeds.get(this.game.number);
     const game = this.game;
+    const seed = this.seeds.get(game.number);
     if (seed !== undefined) game.mySeedCommitment = await commitment(seed);
   }
 
-  dropped(seat) {
-    if (this.game.seed_commitments && seat < this.game.seed_commitments.length) this.game.seed_commitments[seat] = null;
+  // The check's result, failed now: what differs from what was pinned.
+  async failed(game) {
+    const [{ checkSaid }] = await Promise.all([import("./fairwords.js")]);
+    const problem = checkSaid(game.broken, this.names);
+    return { game: game.number, fingerprint: game.print, ok: false, chosen: game.shown_deal != null, problem, proved: [] };
   }
 
   /** The record of the current (or last) game so far, one server message a line, after
@@ -202,7 +377,8 @@ export class Fair {
 
   async over(message) {
     const game = this.game;
-    const end = { step: message.step, winner: message.winner, termination: message.termination, counts: message.counts, ...message.summary };
+    if (game.broken) return this.failed(game);
+    const end = { step: message.step, winner: message.winner, termination: message.termination, counts: message.counts, ...message.summary, standings: message.standings ?? [] };
     const shown = { flips: game.flips, takes: game.takes, end };
     const [{ checkFairDeal }, { checkReplay }, { checkSaid }] = await Promise.all([
       import("./engine/fairness.js"),
@@ -211,16 +387,17 @@ export class Fair {
     ]);
     const names = this.names;
     const words = (found) => checkSaid(found, names);
-    const finish = (result) => ({ game: game.number, fingerprint: this.fingerprint, ...result });
+    const rules = game.rules ?? this.rules;
+    const finish = (result) => ({ game: game.number, fingerprint: game.print, ...result });
     if (game.shown_deal !== null && game.shown_deal !== undefined) {
-      const replay = checkReplay(this.rules, game.shown_deal, shown);
+      const replay = checkReplay(rules, game.shown_deal, shown);
       const problem = replay.mismatch === null ? null : words(replay.mismatch);
       return finish({ ok: problem === null, chosen: true, problem, proved: [] });
     }
     if (!game.deal_commitment) return finish({ ok: null, chosen: false, problem: said("fair.no_commitment"), proved: [] });
     if (!message.fairness) return finish({ ok: false, chosen: false, problem: said("fair.no_seeds"), proved: [] });
     const claim = {
-      rules: this.rules,
+      rules,
       deal_commitment: game.deal_commitment,
       server_seed: message.fairness.server_seed,
       seeds: message.fairness.seeds,
@@ -228,12 +405,14 @@ export class Fair {
       seed_commitments: game.seed_commitments,
     };
     const seed = this.seeds.get(game.number);
-    // a seat readied without its seed was dropped, and the table told: nothing of mine to find
-    const dropped = this.seat !== null && game.seed_commitments?.[this.seat] === null;
-    const mine = this.seat !== null && seed !== undefined && !dropped ? { seat: this.seat, seed: fromHex(seed) } : {};
+    // my seed is looked for where the table was shown my commitment at the start (a seat
+    // taken over on another device holds the old device's: nothing of mine to find)
+    if (seed !== undefined && game.mySeedCommitment === null) await this.mine();
+    const pinnedMine = this.seat !== null ? (game.seed_commitments?.[this.seat] ?? null) : null;
+    const mineShown = seed !== undefined && pinnedMine !== null && pinnedMine === game.mySeedCommitment;
+    const mine = mineShown || game.accepted ? { seat: this.seat, seed: fromHex(seed) } : {};
     const result = checkFairDeal(claim, shown, mine);
     const proved = result.reveal.proved.map(words);
-    if (dropped && seed !== undefined) proved.push(said("fair.my_seed_unused"));
     let problem = result.reveal.problem === null || result.reveal.problem === undefined ? null : words(result.reveal.problem);
     if (result.replay !== null) {
       if (result.replay.mismatch === null) proved.push(said("fair.every_card"));

@@ -4,14 +4,10 @@
 // for `war-sim verify`. Its words are the catalogs' fair section; what the check found
 // and what it proved, their check section (fairwords.js), in the viewer's language.
 
-import { named, openSeat } from "./catalog.js";
 import { more } from "./lang.js";
+import { seatPerson as seatWord } from "./view.js";
 
 const sentence = (text) => `${text[0].toUpperCase()}${text.slice(1)}.`;
-const seatWord = (view, seat) => {
-  const name = view.seats[seat]?.name ?? null;
-  return name === null ? openSeat(seat + 1) : named(name);
-};
 
 export class FairView {
   // `doc`: the document; `fair`: the connection's Fair (js/fair.js).
@@ -21,6 +17,7 @@ export class FairView {
     this.words = words; // the viewer's catalog
     this.shown = null; // the last check's result, said again in another language
     this.printed = ""; // what the fingerprint line says (printLine)
+    this.printedFor = null; // the view and fingerprint it was said for, to say again in another language
     this.pending = null;
     const $ = (id) => doc.getElementById(id);
     this.el = { print: $("fingerprint"), box: $("fair"), line: $("fair-line"), about: $("fair-about"), proved: $("fair-proved"), save: $("fair-export") };
@@ -33,10 +30,15 @@ export class FairView {
   }
 
   /** A received event: the fingerprint (or that the deal was chosen); the check's result.
-   * Returns the lines to say in the log (a seat dropped from the deal). */
+   * Returns the lines to say in the log (a deal void, and whose seed it waited for). */
   follow({ message, view, fingerprint, check }) {
-    if (message.type === "game_started") this.el.box.hidden = true;
+    if (message.type === "game_started" && !check) this.el.box.hidden = true;
     this.printLine(view, fingerprint);
+    const printing = fingerprint === null ? this.fair.printing : null;
+    if (printing !== null) {
+      // hashed asynchronously (crypto.subtle): drawn when it is ready, if nothing came since
+      printing.then((print) => this.fair.fingerprint === print && this.printLine(view, print)).catch(() => {});
+    }
     if (check) {
       this.show({ ok: null, checking: true });
       // the check's words come apart from the catalog (lang.js, more): fetched meanwhile
@@ -44,8 +46,8 @@ export class FairView {
         ([result]) => pending === this.pending && this.show(result),
       ));
     }
-    if (message.type !== "seed_dropped") return [];
-    return [this.words.text("fair.dropped", { who: seatWord(view, message.seat) })];
+    if (message.type !== "deal_voided") return [];
+    return [this.words.text("fair.voided", { who: seatWord(view, message.seat), count: message.voids })];
   }
 
   // The fingerprint line (from the start of the game), or that the deal was chosen. It is
@@ -53,6 +55,7 @@ export class FairView {
   // invalidates the page's style and layout (docs/performance.md).
   printLine(view, fingerprint) {
     const { print } = this.el;
+    this.printedFor = [view, fingerprint];
     const chosen = fingerprint === null && this.fair.game?.shown_deal != null;
     const none = fingerprint === null ? [] : this.fair.noSeed().map((seat) => seatWord(view, seat));
     const drawn = view.phase === "waiting" || (fingerprint === null && !chosen) ? "" : JSON.stringify([fingerprint, none]);
@@ -76,7 +79,8 @@ export class FairView {
   /** Say the check's result again in `words` (the viewer picked another language). */
   speak(words) {
     this.words = words;
-    this.printed = null; // the fingerprint line too, at the next message
+    this.printed = null; // the fingerprint line too, at once (no message may come for a while)
+    if (this.printedFor !== null) this.printLine(...this.printedFor);
     if (this.shown !== null) more(words, "check").then(() => words === this.words && this.show(this.shown));
   }
 

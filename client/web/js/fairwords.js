@@ -31,12 +31,18 @@ const FINDINGS = {
   my_seed: "check.my_seed",
   deal: "check.deal",
   commitment_changed: "check.commitment_changed",
+  seat_commitment_changed: "check.seat_commitment_changed",
+  rules_changed: "check.rules_changed",
+  time_up_early: "check.time_up_early",
+  my_seed_dropped: "check.my_seed_dropped",
 };
 const WHAT = { seed_size: "seed", server_seed_size: "server_seed" };
 
-/** `seat` (from 0) by the name the table shows, or as an open seat. */
+/** `seat` (from 0) as the table says it: a person of the table's words (a computer seat
+ * in the viewer's words, view.js's seatPerson), a name, or an open seat. */
 export function seatPerson(names, seat) {
   const name = names[seat] ?? null;
+  if (name !== null && typeof name === "object") return name;
   return name === null ? openSeat(seat + 1) : named(name);
 }
 
@@ -49,6 +55,7 @@ function findingSaid(finding, names) {
   const what = finding.what ?? WHAT[finding.code];
   if (what !== undefined && what !== null) values.what = String(what);
   for (const name of ["deal", "derived"]) if (name in finding) values[name] = String(finding[name]);
+  if (isInt(finding.seconds)) values.seconds = finding.seconds;
   return said(FINDINGS[finding.code] ?? "check.record", values);
 }
 

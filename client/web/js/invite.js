@@ -29,6 +29,23 @@ export function linkBase(location, addresses = []) {
   return own.href;
 }
 
+// A command in a sentence ("make run HOST=0.0.0.0", "war-server --host 0.0.0.0"): one
+// piece that never breaks at its hyphens or spaces on a narrow phone.
+const COMMAND = /(make run HOST=\d+(?:\.\d+)*|war-server --host \d+(?:\.\d+)*)/;
+
+/** Write `text` into `node`, each command in it a <code class="command"> (as text, never markup). */
+export function writeWithCommands(doc, node, text) {
+  node.replaceChildren(
+    ...text.split(COMMAND).map((part, i) => {
+      if (i % 2 === 0) return doc.createTextNode(part);
+      const code = doc.createElement("code");
+      code.className = "command";
+      code.textContent = part;
+      return code;
+    }),
+  );
+}
+
 /** What to say about the links' address (a said() message), or null when others can
  * reach it. */
 export function localWarning(location, base, addresses = null) {
@@ -116,7 +133,7 @@ export class Invitation {
     const base = linkBase(location, this.addresses ?? []);
     const warning = localWarning(location, base, this.addresses);
     this.$("local-warning").hidden = warning === null;
-    this.$("local-warning").textContent = warning === null ? "" : words.say(warning);
+    writeWithCommands(this.doc, this.$("local-warning"), warning === null ? "" : words.say(warning));
     const join = inviting ? `${base}#join=${view.player_code}` : "";
     this.$("join-link").textContent = join;
     // With an outside link: it first, for relatives elsewhere; the page's own (its QR

@@ -11,7 +11,7 @@ import { Table } from "./render.js";
 import { said } from "./catalog.js";
 import { TalkBar } from "./talkbar.js";
 import { describe, status } from "./sentences.js";
-import { SeatStore } from "./store.js";
+import { SeatStore, nameKey } from "./store.js";
 import { SeatQuestion, SharedComputer, answer, waitingLine } from "./takeover.js";
 import { initialView, welcomed } from "./view.js";
 import { MAX_DEAL, MAX_MINUTES, MAX_ROUND_LIMIT } from "./vocabulary.js";
@@ -33,7 +33,7 @@ const table = new Table(doc, { reducedMotion: () => Boolean(motion?.matches), in
 const input = new InputKind(globalThis, () => connection !== null && redraw());
 const alive = new Alive(globalThis, storage());
 const seatQuestion = new SeatQuestion(doc, (allow) => act(answer(view, allow)), words);
-const sharedComputer = new SharedComputer(doc, words);
+const sharedComputer = new SharedComputer(doc, words, { onContinue: continueAs, onSwitch: switchSeat });
 const talk = new TalkBar(doc, {
   words,
   send: (message) => Boolean(connection?.send(message)),
@@ -74,6 +74,7 @@ function storage() {
 // --- screens
 function show(screen) {
   for (const node of doc.querySelectorAll(".screen")) node.hidden = node.id !== screen;
+  if (screen !== "table") sharedComputer.playing(null);
 }
 
 function trouble(text) {
@@ -109,20 +110,21 @@ function route() {
   endedPanel(null);
   const [kind, code] = fragment();
   if (kind === "watch") return enter({ type: "watch_room", code });
-  const stored = kind === "join" ? seats.get(code) : null;
-  // This tab played that seat (a reload): on. Another tab, a new window: the browser may be
-  // shared, so ask whether to continue as that name or join as someone else.
-  if (stored !== null && sharedComputer.thisTab(code)) return continueAs();
-  sharedComputer.offer(stored);
+  const kept = kind === "join" ? seats.all(code) : [];
+  // This tab played a seat kept here (a reload): on as that name. Another tab, a new
+  // window: the browser may be shared, so ask who is there (a kept seat, or someone else).
+  const mine = kind === "join" ? sharedComputer.thisTab(code) : null;
+  if (mine !== null && kept.some((record) => nameKey(record.name) === nameKey(mine))) return continueAs(mine);
+  sharedComputer.offer(kept);
   const screen = kind === "join" ? "invite" : "start";
-  $(`${screen}-name`).value = stored === null ? seats.name : "";
+  $(`${screen}-name`).value = kept.length ? "" : seats.name;
   show(screen);
   if (kind !== "join") return undefined;
   // whose table it is (lookup.js, loaded only here), or an offer to watch
   $("invite-table").hidden = true;
   const watch = () => endedPanel(plainText("watch_code", ""), null, false, code);
   import("./lookup.js").then((m) => m.sayTable($("invite-table"), socketUrl(location), code, () => fragment()[1] === code, watch, () => words));
-  if (stored !== null) return $("continue-as").focus();
+  if (kept.length) return $("continue-list").firstElementChild.focus();
   return $("invite-name").focus();
 }
 
@@ -131,10 +133,19 @@ function watchWith(code) {
   route();
 }
 
-function continueAs() {
+function continueAs(name) {
   const [, code] = fragment();
-  const stored = code === null ? null : seats.get(code);
-  if (stored !== null) enter({ type: "join_room", code, name: stored.name || seats.name || "Player" });
+  const stored = code === null ? null : seats.get(code, name);
+  if (stored !== null) enter({ type: "join_room", code, name: stored.name || name });
+}
+
+// "Playing as Oma · switch": this tab lets the seat be (away, not left) and asks who is there.
+function switchSeat() {
+  const [kind, code] = fragment();
+  if (kind !== "join") return;
+  sharedComputer.forgetTab(code);
+  stop();
+  route();
 }
 
 function home() {
@@ -207,9 +218,10 @@ function received(event) {
     const mine = view.my_seat !== null;
     const code = mine ? view.player_code : view.watch_code;
     if (code !== null) setHash(`#${mine ? "join" : "watch"}=${code}`);
-    if (mine && code !== null) sharedComputer.played(code);
+    if (mine && code !== null) sharedComputer.played(code, view.seats[view.my_seat]?.name ?? "");
   }
   if (readySentFor !== null && view.step > readySentFor) readySentFor = null;
+  if (message.type === "game_started") readySentFor = null; // a fresh deal's step 0 (after a void)
   if (view.seats[view.my_seat]?.auto === autoAsked) autoAsked = null; // the room caught up
   const t = now();
   countdown = follow(countdown, before, message, after, t);
@@ -226,6 +238,10 @@ function received(event) {
     $("turn").focus({ preventScroll: true });
   }
   redraw();
+  if (message.type === "game_started" && before.phase === "over") table.backToTable(); // a rematch
+  // the round's sentence above the dock, as it comes and while it is the step's (a badge
+  // that comes after it may push it down)
+  if (SAID.has(message.type) || after.step === saidStep) table.uncover();
   tickClock();
   if (timing !== null) {
     marks?.push(performance.now());
@@ -256,6 +272,7 @@ function redraw() {
   const told = offline ? words.text(reconnecting) : (asking ?? status(view, view.my_seat, { touch: input.touch, words }));
   table.draw(view, told, { offline });
   seatQuestion.draw(view);
+  sharedComputer.playing(fragment()[0] === "join" && view.my_seat !== null ? (view.seats[view.my_seat]?.name ?? null) : null);
   talk.draw(view);
   alive.awake(connection !== null && !offline && welcomed(view) && view.phase === "playing");
 }
@@ -286,7 +303,9 @@ function ended(event) {
   let again = null;
   if (unreachable || event.reason.key === "close.gave_up" || code === 4002 || code === 1001) {
     const [kind, fragmentCode] = fragment();
-    const opening = kind === null ? current.opening : { type: `${kind}_room`, code: fragmentCode, name: seats.name || "Player" };
+    // this tab's own name (a shared computer's other tabs play other seats), else the last typed
+    const name = (kind === "join" ? sharedComputer.thisTab(fragmentCode) : null) ?? current.opening.name ?? seats.name;
+    const opening = kind === null ? current.opening : { type: `${kind}_room`, code: fragmentCode, name: name || "Player" };
     if (kind === "watch") delete opening.name;
     again = () => enter(opening, { resumeOnly: kind === "join" });
   }
@@ -314,7 +333,7 @@ function refused(code, event, unreachable, current) {
   const [kind] = fragment();
   const full = code === "room_full" && kind === "join";
   const rename = /^name_/.test(code) && kind === "join"; // pick another name
-  sharedComputer.offer(null);
+  sharedComputer.offer([]);
   show(full || rename ? "invite" : null);
   const watchCode = code === "watch_code" ? (current.opening.code ?? null) : null;
   const text = endedText(code, event.reason, unreachable);
@@ -502,7 +521,8 @@ async function pickLanguage(event) {
   words = picked;
   speakPage(doc, words, $("language"));
   table.speak(words);
-  seatQuestion.words = sharedComputer.words = words;
+  seatQuestion.words = words;
+  sharedComputer.speak(words);
   talk.speak(words);
   fairView?.speak(words);
   if (leaveArmed !== null) disarmLeave();
@@ -519,7 +539,6 @@ on("create-form", "submit", createRoom);
 on("create-form", "change", formChanged);
 on("join-form", "submit", joinWithCode);
 on("invite-form", "submit", acceptInvite);
-on("continue-as", "click", continueAs);
 on("someone-else", "click", () => sharedComputer.someoneElse());
 on("turn", "click", turn);
 on("finish", "click", () => act(finish(view)));
@@ -540,6 +559,7 @@ on("home", "click", home);
 on("language", "change", pickLanguage);
 doc.addEventListener("keydown", keyDown);
 addEventListener("hashchange", route);
+addEventListener("resize", () => connection !== null && view.step === saidStep && table.uncover()); // a phone turned
 addEventListener("online", () => connection?.retryNow());
 doc.addEventListener("visibilitychange", () => doc.visibilityState === "visible" && connection?.retryNow());
 speakPage(doc, words, $("language"));

@@ -4,18 +4,14 @@ import { cardName, isRed, SUIT_SYMBOLS } from "./cards.js";
 import { count, said, war } from "./catalog.js";
 import { clockText } from "./countdown.js";
 import { eveningScore } from "./talk.js";
-import { longestName, persons, placeWord, places, resultSentence, rulesLine, rulesSentence, theComputer, votesSentence } from "./sentences.js";
-import { mine, myTurn, nameOf, spectating, welcomed } from "./view.js";
+import { dealText, longestName, persons, placeWord, places, resultSentence, rulesLine, rulesSentence, votesSentence } from "./sentences.js";
+import { computerNumber, mine, myTurn, nameOf, seatLabel, spectating, welcomed } from "./view.js";
 
 export const MAX_LOG_LINES = 120;
 const FLIGHT_MS = 600;
 const TEXT_NODE = 3;
 
-/** A deal number to read out: "18 446 744 073 709 551 615" (groups of three past 4 digits). */
-export function dealText(deal) {
-  const digits = String(deal);
-  return digits.length > 4 ? digits.replace(/\B(?=(\d{3})+$)/g, " ") : digits;
-}
+export { dealText };
 
 /** Short words on a seat, as the terminal table has them, each a catalog key (seat.*) and
  * its values: [["seat.you"], ["seat.ready"], ["seat.auto", {mode}]]. */
@@ -25,7 +21,7 @@ export function seatMarks(view, record, me) {
   const seat = record.seat;
   if (seat === me) marks.push(["seat.you"]);
   if (view.left.includes(seat)) marks.push(["seat.left"]);
-  else if (record.computer) !record.name.toLowerCase().includes("computer") && marks.push(["seat.computer"]);
+  else if (record.computer) computerNumber(view, seat) === null && marks.push(["seat.computer"]);
   else if (!record.connected) marks.push(["seat.away"]);
   if (record.out) marks.push(["seat.out"]);
   else if (view.phase === "playing") {
@@ -62,7 +58,7 @@ export function whereLine(view, words) {
   const others = view.spectators - 1;
   if (spectating(view)) parts.push(others > 0 ? said("where.you_watch_with", { others }) : said("where.you_watch"));
   else if (view.spectators) parts.push(said("where.watching", { count: view.spectators }));
-  if (view.evening.length) parts.push(eveningScore(view.evening, { words }));
+  if (view.evening.length) parts.push(eveningScore(view.evening, { words, view }));
   if (view.deal !== null && view.phase !== "over") parts.push(said("where.deal", { deal: dealText(view.deal) }));
   return parts.filter((part) => part !== null).map((part) => (typeof part === "string" ? part : words.say(part))).join(" · ");
 }
@@ -159,6 +155,27 @@ export class Table {
   /** The last round's sentence, right under the cards (the log has them all). */
   tell(text) {
     setText(this.$("said"), text);
+  }
+
+  /** A rematch began: back to the top of the page, the table, from the standings and the
+   * evening the player scrolled down to read. */
+  backToTable() {
+    this.doc.defaultView?.scrollTo({ top: 0, behavior: "instant" });
+  }
+
+  /** The round's sentence (and the war above it) partly behind the dock at the bottom (a
+   * small phone, a long war in German): scroll down just enough to show it above the dock,
+   * never so far that its top leaves the screen. Nothing when it is in sight, or when the
+   * player scrolled it out of sight above (reading the log). */
+  uncover() {
+    const said = this.$("said");
+    if (said.textContent === "") return;
+    const box = said.getBoundingClientRect();
+    const fight = this.$("war");
+    const top = fight.hidden ? box.top : Math.min(box.top, fight.getBoundingClientRect().top);
+    const behind = box.bottom - this.$("dock").getBoundingClientRect().top;
+    // whole pixels: a scroll lands on one, and a fraction short leaves the sentence under
+    if (behind > 0 && top > 0) this.doc.defaultView?.scrollBy({ top: Math.ceil(Math.min(behind, top)), behavior: "instant" });
   }
 
   /** Draw `view` for its own seat, with `status` as the status line; `offline`: the
@@ -398,8 +415,8 @@ export class Table {
   }
 }
 
-/** A seated player's name; the room's one computer opponent's in the viewer's words. */
-export const seatName = (view, seat, words) => (theComputer(view, seat) ? words.text("seat.the_computer") : nameOf(view, seat));
+/** A seated player's name; a computer seat's in the viewer's words ("Ordenador 2"). */
+export const seatName = seatLabel;
 
 const MARK_CLASSES = {
   "seat.you": "mark-you",

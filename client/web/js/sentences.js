@@ -2,27 +2,27 @@
 // (`words`, catalog.js), as client/words/sentences.py, client/words/standing.py and client/words/results.py;
 // all are checked against tests/vectors/ in every language.
 
-import { COMPUTER, IT, YOU, card, count, named, openSeat, said, war } from "./catalog.js";
+import { IT, YOU, card, count, said, war } from "./catalog.js";
 import { endedLine, openRequestLine, requestedLine, waitingLine } from "./takeover.js";
 import { clockText } from "./countdown.js";
-import { eveningScore, talkLine } from "./talk.js";
-import { awayWaited, nameOf, openSeats, seatOf, stillToVote, welcomed } from "./view.js";
+import { dealText, eveningScore, talkLine } from "./talk.js";
+import { awayWaited, nameOf, openSeats, seatOf, seatPerson, stillToVote, theComputer, welcomed } from "./view.js";
+
+export { dealText };
 
 // --- who is who, as client/words/who.py: language-neutral words
-// The room's one computer opponent (the server names it "Computer") is "the computer".
-export const theComputer = (view, seat) => seatOf(view, seat)?.computer === true && view.seats[seat].name === "Computer";
+export { theComputer };
 
-/** The seat by its name (an open seat by its number), never "you" or "the computer". */
-export function nameWord(view, seat) {
-  const record = seatOf(view, seat);
-  return record === null || record.name === null ? openSeat(seat + 1) : named(record.name);
-}
+/** The seat by its name, a computer seat in the viewer's words, an open seat by its number;
+ * never "you". */
+export const nameWord = seatPerson;
 
-/** `seat` as the sentences for `me` name it: you, the computer ("it", `again`), a name. */
+/** `seat` as the sentences for `me` name it: you, the computer ("it", `again`), a name,
+ * "Computer 2" in the viewer's words. */
 export function who(view, seat, me, again = false) {
   if (seat === me) return YOU;
-  if (theComputer(view, seat)) return again ? IT : COMPUTER;
-  return nameWord(view, seat);
+  if (again && theComputer(view, seat)) return IT;
+  return seatPerson(view, seat);
 }
 
 export const persons = (view, seats, me) => seats.map((s) => who(view, s, me));
@@ -49,7 +49,6 @@ export function describe(before, message, after, me, { table = false, words: w }
       return [w.text("said.server_says", { reason: errorReason(m) })];
     case "player_joined":
       if (m.seat === me) return [];
-      if (m.computer && !theComputer(after, m.seat)) return [w.text("said.joined_computer", { name: m.name, seat: m.seat + 1 })];
       return [w.text("said.joined", { who: who(after, m.seat, me), seat: m.seat + 1 })];
     case "player_left":
       return [w.text("said.left", { who: who(before, m.seat, me) })];
@@ -102,7 +101,7 @@ export function describe(before, message, after, me, { table = false, words: w }
       if (after.result === null) return [];
       const placed = standingsSentence(after, after.result, me, { words: w });
       const lines = [resultSentence(after, after.result, me, { words: w }), summarySentence(after.result, { words: w }), ...(placed === null ? [] : [placed])];
-      return after.evening.length ? [...lines, w.text("talk.evening_so_far", { score: eveningScore(after.evening, { words: w }) })] : lines;
+      return after.evening.length ? [...lines, w.text("talk.evening_so_far", { score: eveningScore(after.evening, { words: w, view: after }) })] : lines;
     }
     case "said":
     case "reacted":
@@ -161,7 +160,7 @@ function gameStarted(before, view, m, w) {
   const counts = new Set(m.counts);
   let cards = counts.size === 1 ? said("said.each", { cards: count("card", [...counts][0]) }) : said("said.dealt");
   if (m.counts.reduce((a, b) => a + b, 0) === 51) cards = said("said.set_aside", { cards });
-  const deal = m.deal ?? "";
+  const deal = m.deal === null ? "" : dealText(m.deal);
   const lines = [];
   if (m.game === 1) lines.push(w.text(m.deal === null ? "said.begins" : "said.begins_deal", { cards, deal }));
   else {
@@ -300,13 +299,13 @@ export function standingsSentence(view, result, me, { words: w }) {
 /** The game's figures, the same for everyone. */
 export function summarySentence(result, { words: w }) {
   const s = result.summary;
-  if (s.rounds === 0) return w.text("summary.none", { deal: s.deal }); // figures count rounds taken
+  if (s.rounds === 0) return w.text("summary.none", { deal: dealText(s.deal) }); // figures count rounds taken
   return w.text("summary.figures", {
     rounds: count("round", s.rounds),
     wars: count("war", s.wars),
     longest: longestName(s.longest_war),
     haul: count("card", s.biggest_haul),
-    deal: s.deal,
+    deal: dealText(s.deal),
   });
 }
 
@@ -315,7 +314,10 @@ export function summarySentence(result, { words: w }) {
 export function status(view, me, { touch = false, words: w }) {
   if (!welcomed(view)) return w.text("status.connecting");
   if (view.needs_resync) return w.text("status.catching_up");
-  if (view.phase === "waiting") return w.text("status.waiting_players", { missing: count("player", openSeats(view).length) });
+  if (view.phase === "waiting") {
+    const missing = openSeats(view).length; // none: the last one just sat down, the deal is next
+    return missing ? w.text("status.waiting_players", { missing: count("player", missing) }) : w.text("status.starting");
+  }
   return w.say(view.phase === "over" ? afterTheGame(view, me, touch) : inTheGame(view, me, touch));
 }
 

@@ -3,6 +3,7 @@
 // seat_request section (and page.plain for the refusals).
 
 import { YOU, named, openSeat, said } from "./catalog.js";
+import { normalizeCode } from "./store.js";
 import { seatOf } from "./view.js";
 
 // the seat by its name (an open seat by its number), as client/_words.named
@@ -71,43 +72,77 @@ export class SeatQuestion {
   }
 }
 
-/** A shared computer asks (#stored, on the invitation): this browser keeps another
- * name's seat at this table; continue as that name, or join as someone else. */
+/** A shared computer (#stored on the invitation, #playing-as at the table): this browser
+ * may keep seats at this table for several names (store.js), and each tab remembers in its
+ * own sessionStorage which name it plays, so a reload goes on as that name; a new tab asks
+ * who is there (one button a kept seat, or someone else), and the table says whose seat the
+ * tab plays, with a switch back to that question. */
 export class SharedComputer {
-  constructor(doc, words, tab = sessionStorageOf(globalThis)) {
+  constructor(doc, words, { tab = sessionStorageOf(globalThis), onContinue = () => {}, onSwitch = () => {} } = {}) {
+    this.doc = doc;
     this.$ = (id) => doc.getElementById(id);
     this.words = words;
     this.tab = tab; // this tab's own storage: a reload keeps it, a new tab has none
+    this.onContinue = onContinue; // (name): go on as that name's kept seat
+    this.shown = null; // the records #stored offers, to say them again in another language
+    this.$("playing-switch").addEventListener("click", () => onSwitch());
   }
 
-  /** This tab played a seat with `code` (its welcome came). */
-  played(code) {
+  /** This tab plays `name`'s seat with `code` (its welcome came). */
+  played(code, name) {
     try {
-      this.tab?.setItem(TAB_SEAT + code.toUpperCase(), "1");
+      this.tab?.setItem(TAB_SEAT + normalizeCode(code), name);
     } catch {
       // refused: a reload asks again, which is only one more tap
     }
   }
 
-  /** Whether this tab (not only this browser) played a seat with `code`. */
+  /** The name whose seat with `code` this tab (not only this browser) plays, or null. */
   thisTab(code) {
     try {
-      return this.tab?.getItem(TAB_SEAT + code.toUpperCase()) === "1";
+      const name = this.tab?.getItem(TAB_SEAT + normalizeCode(code)) ?? null;
+      return name === "1" ? null : name; // "1": an older page's mark, which named nobody
     } catch {
-      return false;
+      return null;
     }
   }
 
-  /** Show the choice for `stored` (a SeatStore record), or the plain invitation (null). */
-  offer(stored) {
-    const choose = stored !== null;
+  /** This tab plays no seat with `code` any more (switch: the next load asks who is there). */
+  forgetTab(code) {
+    try {
+      this.tab?.removeItem(TAB_SEAT + normalizeCode(code));
+    } catch {
+      // refused: nothing was kept either
+    }
+  }
+
+  /** Offer the seats `kept` (SeatStore records, the latest first) and someone else; the
+   * plain invitation when there are none. */
+  offer(kept) {
+    const choose = kept.length > 0;
+    this.shown = kept;
     this.$("stored").hidden = !choose;
     this.$("invite-form").hidden = choose;
-    if (choose) {
-      const who = stored.name ? named(stored.name) : openSeat((stored.seat ?? 0) + 1);
-      this.$("stored-text").textContent = this.words.text("page.stored", { who });
-      this.$("continue-as").textContent = this.words.text("page.continue_as", { who });
-    }
+    if (!choose) return;
+    const whoOf = (record) => (record.name ? named(record.name) : openSeat((record.seat ?? 0) + 1));
+    const text = kept.length === 1 ? this.words.text("page.stored", { who: whoOf(kept[0]) }) : this.words.text("page.stored_many");
+    this.$("stored-text").textContent = text;
+    this.$("continue-list").replaceChildren(
+      ...kept.map((record, i) => {
+        const button = this.doc.createElement("button");
+        button.type = "button";
+        button.className = i === 0 ? "primary big" : "big";
+        button.textContent = this.words.text("page.continue_as", { who: whoOf(record) });
+        button.addEventListener("click", () => this.onContinue(record.name));
+        return button;
+      }),
+    );
+  }
+
+  /** Say the offer again in the words picked now. */
+  speak(words) {
+    this.words = words;
+    if (this.shown !== null && !this.$("stored").hidden) this.offer(this.shown);
   }
 
   someoneElse() {
@@ -115,6 +150,14 @@ export class SharedComputer {
     this.$("invite-form").hidden = false;
     this.$("invite-name").value = "";
     this.$("invite-name").focus();
+  }
+
+  /** Whose seat this tab plays ("Playing as Oma · switch"), at the table; `name` null: none. */
+  playing(name) {
+    const line = this.$("playing-as");
+    if (line.hidden !== (name === null)) line.hidden = name === null;
+    const text = name === null ? "" : this.words.text("page.playing_as", { who: named(name) });
+    if (this.$("playing-who").textContent !== text) this.$("playing-who").textContent = text;
   }
 }
 

@@ -3,6 +3,7 @@
 // by name and its list of games. Pure functions of the view.
 
 import { YOU, count, named, openSeat, said } from "./catalog.js";
+import { seatLabel, seatPerson } from "./view.js";
 import { MAX_ITEMS, TEXTS } from "./vocabulary.js";
 
 /** The emoji reactions; the others are phrases in the viewer's words (talk.phrase). */
@@ -20,14 +21,9 @@ export const EMOJIS = Object.freeze({
 /** A reaction as this client shows it: an emoji, or a phrase in `w`. */
 export const reactionText = (reaction, w) => EMOJIS[reaction] ?? w.text("talk.phrase", { reaction });
 
-const nameAt = (view, seat) => {
-  const name = view.seats[seat]?.name ?? null;
-  return name === null ? openSeat(seat + 1) : named(name);
-};
-
 /** One line of talk in `words`: "Ben: Good game!" (a message, or a phrase), "Ben reacts 👏". */
 export function talkLine(view, line, me, { words: w }) {
-  const who = line.seat === null ? null : line.seat === me ? YOU : nameAt(view, line.seat);
+  const who = line.seat === null ? null : line.seat === me ? YOU : seatPerson(view, line.seat);
   const message = line.text !== undefined && line.text !== null;
   const text = message ? line.text : reactionText(line.reaction, w);
   const phrase = message || !Object.hasOwn(EMOJIS, line.reaction);
@@ -86,22 +82,43 @@ function wins(evening) {
   return [ranked, draws];
 }
 
-/** The score of the evening by name: "Grandma 3 – Ben 2 – 1 draw" ("" before a game). */
-export function eveningScore(evening, { words: w }) {
+/** A deal number to read out, the same in every sentence and on the table (as
+ * client/words/talk.py's deal_text): "18 446 744 073 709 551 615", groups of three past 4
+ * digits; the page's deal field and war-client --deal take it back with its spaces. */
+export const dealText = (deal) => {
+  const digits = String(deal);
+  return digits.length > 4 ? digits.replace(/\B(?=(\d{3})+$)/g, " ") : digits;
+};
+
+// The seat of the table `view` shows under `name`: an evening's names are the seats' names
+// in each game, and a computer seat keeps its seat and its name all evening.
+const seatNamed = (view, name) => view?.seats.find((s) => s.name === name)?.seat ?? null;
+
+/** How the evening's score and games name `name`: a computer seat in the viewer's words. */
+const eveningLabel = (view, name, w) => {
+  const seat = seatNamed(view, name);
+  return seat === null ? name : seatLabel(view, seat, w);
+};
+
+/** The score of the evening by name, in `words`: "Grandma: 3 · Ben: 2 · 1 draw" (talk.wins
+ * for each, so that "Computer 1: 0" is never read as "Computer 10"); "" before a game.
+ * `view`: the table, whose computer seats are named in the viewer's words. */
+export function eveningScore(evening, { words: w, view = null }) {
   if (!evening.length) return "";
   const [ranked, draws] = wins(evening);
-  const parts = ranked.map(([name, n]) => `${name} ${n}`);
+  const parts = ranked.map(([name, n]) => w.text("talk.wins", { who: named(eveningLabel(view, name, w)), count: n }));
   if (draws) parts.push(w.text("talk.draws", { count: draws }));
-  return parts.join(" – ");
+  return parts.join(" · ");
 }
 
 /** The evening's games, one line each: "Game 2: Ben won in 212 rounds (deal 90210)." */
-export function eveningLines(evening, { words: w }) {
+export function eveningLines(evening, { words: w, view = null }) {
   return evening.map((game) => {
     const rounds = count("round", game.rounds);
-    if (game.winner === null) return w.text("talk.game_draw", { game: game.game, rounds, deal: game.deal });
+    if (game.winner === null) return w.text("talk.game_draw", { game: game.game, rounds, deal: dealText(game.deal) });
     const name = game.names[game.winner] ?? null;
-    const who = name === null ? openSeat(game.winner + 1) : named(name);
-    return w.text("talk.game_won", { who, game: game.game, rounds, deal: game.deal });
+    const seat = name === null ? null : seatNamed(view, name);
+    const who = name === null ? openSeat(game.winner + 1) : seat === null ? named(name) : seatPerson(view, seat);
+    return w.text("talk.game_won", { who, game: game.game, rounds, deal: dealText(game.deal) });
   });
 }

@@ -159,9 +159,9 @@ export class TalkBar {
     const drawn = JSON.stringify(view.evening, (_, v) => (typeof v === "bigint" ? String(v) : v));
     if (games.dataset.drawn !== drawn) {
       games.dataset.drawn = drawn;
-      this.$("evening-score").textContent = eveningScore(view.evening, { words: this.words });
+      this.$("evening-score").textContent = eveningScore(view.evening, { words: this.words, view });
       this.$("evening-games").replaceChildren(
-        ...eveningLines(view.evening, { words: this.words }).map((line) => {
+        ...eveningLines(view.evening, { words: this.words, view }).map((line) => {
           const item = this.doc.createElement("li");
           item.textContent = line;
           return item;

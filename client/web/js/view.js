@@ -1,11 +1,12 @@
 // The view state and its reducer, as client/state/view.py (README.md).
 
+import { COMPUTER, named, numbered, openSeat } from "./catalog.js";
 import { withLine } from "./talk.js";
 import { RECENT_LIMIT, RULE_DEFAULTS } from "./vocabulary.js";
 
 /** The rules a view shows before its welcome: every setting's default (vocabulary/). */
 export const DEFAULT_RULES = RULE_DEFAULTS;
-const OPEN_SEAT = { name: null, computer: false, connected: false, ready: false, auto: "off" };
+const OPEN_SEAT = { name: null, computer: false, computer_number: null, connected: false, ready: false, auto: "off" };
 
 export function initialView() {
   return {
@@ -34,6 +35,43 @@ export const mine = (view) => seatOf(view, view.my_seat);
 export function nameOf(view, seat) {
   const record = seatOf(view, seat);
   return record === null || record.name === null ? `seat ${seat + 1}` : record.name;
+}
+
+// A server older than the seat field computer_number names the computer's seats
+// "Computer" (the room's only one) or "Computer 1".."Computer 3" (PROTOCOL.md, "seat").
+const OLD_COMPUTER_NAME = /^Computer(?: ([1-9]))?$/;
+
+/** The number of a seat the room was created with for the computer (1, 2, 3), else null
+ * (a person's seat, even once the computer plays it for someone who left). */
+export function computerNumber(view, seat) {
+  const record = seatOf(view, seat);
+  if (record === null || !record.computer) return null;
+  if (record.computer_number !== undefined && record.computer_number !== null) return record.computer_number;
+  const old = view.seats.some((s) => s.computer_number !== undefined && s.computer_number !== null) ? null : OLD_COMPUTER_NAME.exec(record.name ?? "");
+  return old === null ? null : Number(old[1] ?? 1);
+}
+
+/** True for the room's one computer opponent: the only seat created for the computer,
+ * which the sentences call "the computer" (several are "Computer 1", "Computer 2"…). */
+export const theComputer = (view, seat) =>
+  computerNumber(view, seat) !== null && view.seats.filter((s) => computerNumber(view, s.seat) !== null).length === 1;
+
+/** `seat` as a person of the sentences, never "you": its name, the computer (the room's
+ * only one), "Computer 2" in the viewer's words (several), or an open seat by its number. */
+export function seatPerson(view, seat) {
+  const record = seatOf(view, seat);
+  if (record === null || record.name === null) return openSeat(seat + 1);
+  if (theComputer(view, seat)) return COMPUTER;
+  const n = computerNumber(view, seat);
+  return n === null ? named(record.name) : numbered(n);
+}
+
+/** `seat`'s name as a label in `words` (a tile, the standings, the evening's score): the
+ * name, "Ordenador" for the room's only computer, "Ordenador 2" for one of several. */
+export function seatLabel(view, seat, words) {
+  if (theComputer(view, seat)) return words.text("seat.the_computer");
+  const n = computerNumber(view, seat);
+  return n === null ? nameOf(view, seat) : words.word(numbered(n));
 }
 
 export const openSeats = (view) => view.seats.filter((s) => s.name === null).map((s) => s.seat);
@@ -140,6 +178,7 @@ function roomMessage(view, m) {
       return withSeat({ ...view, left: without(view.left, m.seat) }, m.seat, {
         name: m.name,
         computer: m.computer,
+        computer_number: m.computer_number,
         connected: true,
       });
     case "player_left":
@@ -170,8 +209,8 @@ function roomMessage(view, m) {
       return gameStarted(view, m);
     case "time_up":
       return { ...view, time_up: true, seconds_left: view.minutes ? 0 : null };
-    case "seed_dropped":
-      return view; // fair.js follows it for the check at game over
+    case "deal_voided":
+      return view; // fair.js follows it (a fresh deal, a fresh seed to commit to)
     case "game_over":
       return gameOver(view, m);
     case "seat_requested":

@@ -88,6 +88,7 @@ export const RULE_NAMES = frozen(Object.keys(RULE_DEFAULTS));
 /** Each integer field type's [lowest, highest]. */
 export const INTEGERS = frozen({
   card_count: [0, 52],
+  computer_number: [1, 3],
   computers: [0, 3],
   deal: [0, 18446744073709551615n],
   depth: [0, 52],
@@ -106,6 +107,7 @@ export const INTEGERS = frozen({
   spectators: [0, 1000000],
   steps: [0, 9223372036854775807n],
   version: [0, 65535],
+  voids: [0, 9223372036854775807n],
 });
 
 /**
@@ -184,6 +186,10 @@ export const RECENT_LIMIT = 16;
  */
 export const PHASE_TABLE = frozen({
   ready: {
+    seat: { waiting: "game_not_started", over: "game_over" },
+    spectator: { waiting: "not_seated", playing: "not_seated", over: "not_seated" },
+  },
+  commit: {
     seat: { waiting: "game_not_started", over: "game_over" },
     spectator: { waiting: "not_seated", playing: "not_seated", over: "not_seated" },
   },

@@ -136,6 +136,7 @@ const counts = list(count, MAX_PLAYERS);
 const empty = () => [];
 const standings = [list(counted(INTEGERS.place), MAX_PLAYERS), empty];
 const seatCount = counted(INTEGERS.seat_count);
+const computerNumber = counted(INTEGERS.computer_number);
 const termination = enumOf(ENUMS.termination);
 const fairness = record({ server_seed: hex, seeds: list(nil(hex), MAX_PLAYERS) });
 const summary = record({ rounds: round, wars: round, longest_war: depth, biggest_haul: count, deal });
@@ -175,6 +176,7 @@ const state = record({
       seat,
       name: [nil(name), null],
       computer: [bool, false],
+      computer_number: [nil(computerNumber), null],
       connected: [bool, false],
       ready: [bool, false],
       auto: [auto, "off"],
@@ -205,6 +207,8 @@ const state = record({
   deal_commitment: [nil(hex), null],
   fairness: [nil(fairness), null],
   seat_request: [nil(record({ seat, seconds: counted(INTEGERS.request_seconds) })), null],
+  voids: [list(counted(INTEGERS.voids), MAX_PLAYERS), empty],
+  awaiting_commitments: [bool, false],
 });
 
 const event = { seq, step: steps, round };
@@ -231,7 +235,7 @@ export const SERVER = {
     away: [seatCount, 0],
     phase: enumOf(ENUMS.room_phase),
   },
-  player_joined: { seq, seat, name, computer: [bool, false] },
+  player_joined: { seq, seat, name, computer: [bool, false], computer_number: [nil(computerNumber), null] },
   player_left: { seq, seat },
   connection_changed: { seq, seat, connected: bool, rejoined: [bool, false] },
   ready_changed: { seq, seat, ready: bool },
@@ -248,7 +252,7 @@ export const SERVER = {
     deal_commitment: [nil(hex), null],
     seed_commitments: [list(nil(hex), MAX_PLAYERS), empty],
   },
-  seed_dropped: { seq, seat },
+  deal_voided: { seq, seat, voids: counted(INTEGERS.voids) },
   time_up: { seq },
   cards_turned: { ...event, depth, cards: list(pair(seat, card), MAX_PLAYERS) },
   cards_laid_down: { ...event, depth, counts: list(pair(seat, count), MAX_PLAYERS) },

@@ -333,11 +333,14 @@ def play_row(record: RoomRecord) -> tuple[object, ...]:
 
 
 def _fairness_text(game: GameRecord) -> str:
-    """A game's fair deal and the commitments of its rematch votes, as JSON ("": none)."""
+    """A game's fair deal, the commitments of its rematch votes and the evening's voids
+    per seat, as JSON ("": none of them)."""
     fair = game.fair
-    if fair is None and not game.rematch_commitments:
+    if fair is None and not game.rematch_commitments and not game.voids:
         return ""
     value: dict[str, object] = {"rematch": [list(c) for c in game.rematch_commitments]}
+    if game.voids:
+        value["voids"] = list(game.voids)
     if fair is not None:
         value |= {
             "server_seed": fair.server_seed,
@@ -345,27 +348,36 @@ def _fairness_text(game: GameRecord) -> str:
             "seeds": list(fair.seeds),
             "settled": fair.settled,
         }
+        if fair.collecting:
+            value["collecting"] = True
     return json.dumps(value, separators=(",", ":"))
 
 
-def _fairness_of(text: str) -> tuple[FairRecord | None, tuple[tuple[int, str], ...]]:
+_Fairness = tuple[FairRecord | None, tuple[tuple[int, str], ...], tuple[int, ...]]
+
+
+def _fairness_of(text: str) -> _Fairness:
     """`_fairness_text` read back. Raises ValueError (or TypeError, KeyError)."""
     if not text:
-        return None, ()
+        return None, (), ()
     value = json.loads(text)
     try:
         rematch = tuple((int(seat), str(c)) for seat, c in value["rematch"])
+        voids = tuple(value.get("voids", ()))
+        if not all(type(n) is int and n >= 0 for n in voids):
+            raise TypeError(f"voids must be counts, not {voids!r}")
         if "server_seed" not in value:
-            return None, rematch
+            return None, rematch, voids
         fair = FairRecord(
             server_seed=value["server_seed"],
             commitments=tuple(value["commitments"]),
             seeds=tuple(value["seeds"]),
             settled=value["settled"] is True,
+            collecting=value.get("collecting") is True,
         )
     except (KeyError, TypeError) as error:
         raise ValueError(f"the fair deal {text[:80]!r} does not parse: {error!r}") from None
-    return fair, rematch
+    return fair, rematch, voids
 
 
 def seat_row(seat: SeatRecord) -> tuple[object, ...]:
@@ -386,7 +398,7 @@ def game_of(row: Sequence[Any]) -> GameRecord:
     """
     number, deal, revealed, steps, stop_step, finished, deadline = row[:7]
     ready, finish_votes, rematch_votes, stage, fairness = row[7:]
-    fair, rematch_commitments = _fairness_of(fairness)
+    fair, rematch_commitments, voids = _fairness_of(fairness)
     votes = json.loads(rematch_votes)
     if not isinstance(votes, list) or not all(
         isinstance(vote, list)
@@ -410,6 +422,7 @@ def game_of(row: Sequence[Any]) -> GameRecord:
         rematch_votes=tuple((seat, deal) for seat, deal in votes),
         fair=fair,
         rematch_commitments=rematch_commitments,
+        voids=voids,
     )
 
 

@@ -12,7 +12,8 @@
   ``X-Real-IP``: a proxy on this machine relays people elsewhere, trusted or not) — the
   page opened at ``http://127.0.0.1:8765/`` must not build its links from that.
 - `startup_lines`: what the server says at start: each address to open, or, on loopback
-  alone, that relatives cannot reach it and how to start it for the home network.
+  alone, that relatives cannot reach it and how to start it for the home network, and the
+  address to open on this machine (`here`: ``http://127.0.0.1:8765/``).
 
 The machine's addresses come from `server.adapters.web.exposure.local_addresses` (the
 kernel's own tables, no packet sent anywhere) and the sockets' bound addresses, or from
@@ -33,6 +34,8 @@ from server.adapters.web.exposure import StartupWarning
 
 __all__ = [
     "HOME_NETWORK_ADVICE",
+    "LOCAL_ADVICE",
+    "here",
     "invitation",
     "page_addresses",
     "startup_lines",
@@ -44,6 +47,8 @@ HOME_NETWORK_ADVICE = (
     "for the home network start it with make run HOST=0.0.0.0 (war-server --host 0.0.0.0)"
 )
 """What the server says at start when it listens on loopback alone."""
+LOCAL_ADVICE = "open this in a browser on this machine"
+"""What it says of the address to open on the machine itself."""
 
 
 def _url(address: Address, port: int, *, tls: bool) -> str:
@@ -113,10 +118,27 @@ def told_addresses(client: ClientAddress, headers: Mapping[str, str] | None) -> 
     return headers is None or not any(name in headers for name in PROXY_HEADERS)
 
 
-def startup_lines(addresses: tuple[str, ...], *, public_url: bool) -> list[StartupWarning]:
-    """What the server says at start about its invitation (each a log line)."""
+def here(server: _Server) -> str | None:
+    """The browser table's address on this machine: at the first loopback address the
+    listening sockets are bound to (None: they are bound to none, such as 0.0.0.0)."""
+    for text in _exposure.bound_addresses(server.sockets):
+        address = ip_of(text)
+        if address is not None and address.is_loopback:
+            return _url(address, server.port, tls=server.settings.tls)
+    return None
+
+
+def startup_lines(
+    addresses: tuple[str, ...], *, public_url: bool, here: str | None = None
+) -> list[StartupWarning]:
+    """What the server says at start about its invitation (each a log line): the
+    ``addresses`` to open; with none, that nobody else can reach it and, when it is bound
+    to loopback, the address to open ``here`` on this machine."""
     if not addresses:
-        return [StartupWarning("loopback_only", {"advice": HOME_NETWORK_ADVICE})]
+        lines = [StartupWarning("loopback_only", {"advice": HOME_NETWORK_ADVICE})]
+        if here is not None:
+            lines.append(StartupWarning("open", {"url": here, "advice": LOCAL_ADVICE}))
+        return lines
     advice = (
         "the invitation's links are built from --public-url"
         if public_url

@@ -62,10 +62,15 @@ class Arrivals:
         computer fills every other seat."""
         table = self._table
         actions: list[Action] = []
+        numbers = table.seats.computer_numbers()
         for index, seat in enumerate(table.seats):
             if seat.name is not None:
                 joined = PlayerJoined(
-                    seq=table.next_seq(), seat=index, name=seat.name, computer=seat.computer
+                    seq=table.next_seq(),
+                    seat=index,
+                    name=seat.name,
+                    computer=seat.computer,
+                    computer_number=numbers[index],
                 )
                 actions += table.to_room(joined)
         table.seats.attach(0, conn)
@@ -119,7 +124,8 @@ class Arrivals:
         with the player code and the seat's name, allowed: `server.core.room.takeover`). A new
         token is issued; the earlier ones stop working here (the takeover keeps them for
         a way back). The table is told (``rejoined``). Before the game starts, the new
-        device's seed ``commitment`` replaces the old one's (nobody can reveal yet)."""
+        device's seed ``commitment`` replaces the old one's (nobody can reveal yet); after,
+        a seed the old device owed cannot come from this one: the deal is void."""
         table = self._table
         if not table.stage.started:
             self._commit(index, commitment)
@@ -134,7 +140,8 @@ class Arrivals:
         actions.append(table.welcome(conn, index, fresh, now))
         if table.log is not None:
             table.log.info("seat_rejoined", seat=index)
-        return actions + self.back_from_away(index, now)
+        actions += self.back_from_away(index, now)
+        return actions + self._play.void(index, now)
 
     def watch(self, conn: ConnId, now: float) -> Effects:
         """``conn`` watches. Refused with spectators_full at the cap."""
@@ -240,13 +247,21 @@ class Arrivals:
         seat = seats[index]
         seats.attach(index, None)
         seat.away_since = now
-        if seat.auto is AutoPlay.OFF:
+        if seat.auto is AutoPlay.OFF or self._play.unrevealed(index):
+            # (a seat that owes its seed voids the deal once away that long, auto-play or not)
             seat.away_deadline = table.pacing.away_deadline(now)
         if table.log is not None:
             table.log.info("seat_away", seat=index)
         actions = table.emit(lambda seq: ConnectionChanged(seq=seq, seat=index, connected=False))
-        # an away seat does not hold a vote up: the others' votes may now be complete
-        return actions + self._play.finish_if_agreed(now) + self._play.rematch_if_agreed(now)
+        # an away seat does not hold a vote up, nor a fresh deal's commitments: the others'
+        # may now be complete
+        play = self._play
+        return (
+            actions
+            + play.finish_if_agreed(now)
+            + play.rematch_if_agreed(now)
+            + (play.collect_if_done(now))
+        )
 
     def leave(self, conn: ConnId, now: float) -> list[Action]:
         """``conn`` leaves (``leave``): a spectator is gone; a seat opens again before the
@@ -284,9 +299,11 @@ class Arrivals:
             table.log.info("seat_left", seat=index)
         actions = [bye, *table.emit(lambda seq: PlayerLeft(seq=seq, seat=index))]
         if seat.computer:  # the computer plays it from now on
+            actions += self._play.void(index, now)  # a seed it owed is never revealed now
             actions += table.emit(
                 lambda seq: AutoPlayChanged(seq=seq, seat=index, mode=AutoPlay.QUICK)
             )
+            actions += self._play.collect_if_done(now)
             table.schedule(now)
             actions += self._play.finish_if_agreed(now)
             actions += self._play.rematch_if_agreed(now)

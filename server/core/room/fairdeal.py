@@ -4,12 +4,14 @@ For a game whose deal the server picks (PROTOCOL.md §10, docs/fairness.md), the
 a secret 32-byte seed when the game is set up (creation or rematch) and shows everyone its
 commitment (``deal_commitment``) from the start. Each seat's ``seed_commitment`` comes with
 its ``create_room``, ``join_room`` or ``rematch``; the seat reveals the seed with a
-``ready``, and a seed that does not match is refused (``seed_mismatch``). Just before the
-first cards are turned (or the game ends without a card: the time limit, a finish vote)
-the deal is *settled*: a seat that committed and did not reveal (auto-play, the computer,
-a client that lost its seed) is dropped — it contributes nothing, and the table is told
-(``seed_dropped``) — and the deal is derived from the server's seed and the revealed
-seeds. At game over everything is revealed (``game_over.fairness``).
+``ready``; a seed that does not match is refused (``seed_mismatch``), and so is a ready
+without the seed a seat committed to (``seed_required``): the server never readies such
+a seat, so the first cards wait for every committed seed. When the first cards are turned
+the deal is *settled*: derived from the server's seed and every seat's seed. A seat that
+cannot reveal (away past the away timeout, gone, taken over on a device without its seed)
+*voids* the deal instead (`voided`): a fresh server seed, and the room waits for every
+present player's new commitment (``commit``) before it shows the fresh deal. At game over
+everything is revealed (``game_over.fairness``).
 
 `FairRecord` is what a room stores of it (with its game: a restart between commit and
 reveal loses nothing); the functions here are pure, and raise nothing for what a client
@@ -30,11 +32,14 @@ from server.engine import Rules
 
 __all__ = [
     "FairRecord",
+    "collected",
     "dropped_seats",
     "fairness",
     "new_fair",
     "reveal",
     "settle",
+    "unrevealed",
+    "voided",
     "with_commitment",
 ]
 
@@ -46,13 +51,16 @@ class FairRecord:
     ``server_seed``: the server's secret seed (its SHA-256 is ``deal_commitment``);
     ``commitments``: each seat's ``seed_commitment`` for this game (None: it made none, or
     it was dropped when the deal was settled); ``seeds``: each seat's revealed seed;
-    ``settled``: the deal was derived (the game's deal number is the derived one).
+    ``settled``: the deal was derived (the game's deal number is the derived one);
+    ``collecting``: a fresh deal after a void, waiting for the players' commitments (they
+    are shown with its ``game_started``).
     """
 
     server_seed: str
     commitments: tuple[str | None, ...]
     seeds: tuple[str | None, ...]
     settled: bool = False
+    collecting: bool = False
 
     def __post_init__(self) -> None:
         parse_seed(self.server_seed, "the server seed")
@@ -103,8 +111,34 @@ def reveal(fair: FairRecord, seat: int, seed: str) -> FairRecord | Refusal:
     return dataclasses.replace(fair, seeds=tuple(seeds))
 
 
+def unrevealed(fair: FairRecord | None, seat: int) -> bool:
+    """Whether ``seat`` committed to a seed for a deal not yet settled and has not revealed
+    it: the server never readies it, and if it cannot reveal the deal is void."""
+    if fair is None or fair.settled or fair.collecting:
+        return False
+    return fair.commitments[seat] is not None and fair.seeds[seat] is None
+
+
+def voided(fair: FairRecord, random: RandomSource) -> FairRecord:
+    """A fresh deal in place of ``fair`` (void before its first card): a new server seed,
+    no commitment yet, collecting the players' new ones."""
+    fresh = new_fair(random, (None,) * len(fair.commitments))
+    return dataclasses.replace(fresh, collecting=True)
+
+
+def collected(fair: FairRecord, present: Sequence[int]) -> FairRecord | None:
+    """``fair`` with its commitments fixed, if every ``present`` seat (held by a connected
+    person) has committed, and at least one is: the seats not present contribute none.
+    None while some present seat has not."""
+    if not fair.collecting or not present or any(fair.commitments[s] is None for s in present):
+        return None
+    kept = tuple(c if seat in present else None for seat, c in enumerate(fair.commitments))
+    return dataclasses.replace(fair, commitments=kept, collecting=False)
+
+
 def dropped_seats(fair: FairRecord) -> tuple[int, ...]:
-    """The seats that committed but have not revealed: settling drops them."""
+    """The seats that committed but have not revealed (none when the first cards are
+    turned: the server never readies them)."""
     return tuple(
         seat
         for seat, (committed, seed) in enumerate(zip(fair.commitments, fair.seeds, strict=True))

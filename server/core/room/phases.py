@@ -138,6 +138,8 @@ _ROWS: dict[tuple[str, Who], tuple[_Verdict, _Verdict, _Verdict, _Verdict]] = {
     ("look_up", Who.NEWCOMER): (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
     ("ready", Who.SEAT): (_NOT_STARTED, ACCEPT, _GAME_OVER, _GAME_OVER),
     ("ready", Who.SPECTATOR): (_NOT_SEATED, _NOT_SEATED, _NOT_SEATED, _NOT_SEATED),
+    ("commit", Who.SEAT): (_NOT_STARTED, ACCEPT, _GAME_OVER, _GAME_OVER),
+    ("commit", Who.SPECTATOR): (_NOT_SEATED, _NOT_SEATED, _NOT_SEATED, _NOT_SEATED),
     ("set_auto_play", Who.SEAT): (ACCEPT, ACCEPT, _GAME_OVER, _GAME_OVER),
     ("set_auto_play", Who.SPECTATOR): (_NOT_SEATED, _NOT_SEATED, _NOT_SEATED, _NOT_SEATED),
     ("vote_finish", Who.SEAT): (_NOT_STARTED, ACCEPT, _GAME_OVER, _GAME_OVER),

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from protocol import (
     AutoPlay,
     AutoPlayChanged,
+    DealVoided,
     ErrorCode,
     EveningGame,
     FinishVoted,
@@ -29,7 +30,6 @@ from protocol import (
     RematchDeal,
     RematchVoted,
     SeatState,
-    SeedDropped,
     ServerMessage,
     TimeUp,
     WaitingFor,
@@ -67,6 +67,7 @@ def played(record: GameRecord, steps: int, ready: tuple[int, ...]) -> GameRecord
         rematch_votes=record.rematch_votes,
         fair=record.fair,
         rematch_commitments=record.rematch_commitments,
+        voids=record.voids,
     )
 
 
@@ -91,13 +92,23 @@ class Play:
             return Refusal(ErrorCode.ALREADY_READY, text)
         return None
 
-    def reveal(self, index: int, seed: str) -> Refusal | None:
-        """Seat ``index`` reveals its fair-deal ``seed`` (with a ``ready`` the room accepts):
-        kept, or refused with ``seed_mismatch`` (`server.core.room.fairdeal.reveal`)."""
+    def reveal(self, index: int, seed: str | None) -> Refusal | None:
+        """Seat ``index`` readies with ``seed`` (a ``ready`` the room accepts otherwise):
+        kept, or refused with ``seed_mismatch`` (`server.core.room.fairdeal.reveal`); a
+        ready without the seed this seat committed to is refused with ``seed_required``,
+        and any ready while a fresh deal waits for commitments with ``not_needed``."""
         table = self._table
         fair = table.game_record.fair
         if fair is None:
             return None  # a chosen deal: nothing to contribute
+        if fair.collecting:
+            text = "the fresh deal waits for every player's commit before any ready"
+            return Refusal(ErrorCode.NOT_NEEDED, text)
+        if seed is None:
+            if fairdeal.unrevealed(fair, index):
+                text = f"seat {index} committed to a seed: its first ready must carry it"
+                return Refusal(ErrorCode.SEED_REQUIRED, text)
+            return None
         revealed = fairdeal.reveal(fair, index, seed)
         if isinstance(revealed, Refusal):
             return revealed
@@ -105,23 +116,105 @@ class Play:
             table.game_record = dataclasses.replace(table.game_record, fair=revealed)
         return None
 
+    def unrevealed(self, index: int) -> bool:
+        """Whether seat ``index`` committed to a seed for this game and has not revealed it
+        (the first cards wait for it; if it cannot come, the deal is void)."""
+        return fairdeal.unrevealed(self._table.game_record.fair, index)
+
+    def _unsettled(self) -> bool:
+        """Whether the deal cannot be settled yet: a fresh one waits for commitments, or a
+        committed seed is not revealed. The time limit and a finish vote wait for it."""
+        fair = self._table.game_record.fair
+        if fair is None or fair.settled:
+            return False
+        return fair.collecting or bool(fairdeal.dropped_seats(fair))
+
+    def void(self, index: int, now: float) -> list[Action]:
+        """Seat ``index`` cannot reveal the seed it committed to (away past the away
+        timeout, gone, or taken over on a device without it): the deal is void. Everyone
+        is told (``deal_voided``, with the seat's voids this evening), the server draws a
+        fresh seed, and the room waits for every present player's ``commit``."""
+        table = self._table
+        record = table.game_record
+        fair = record.fair
+        if fair is None or not fairdeal.unrevealed(fair, index):
+            return []
+        voids = list(record.voids) or [0] * len(table.seats)
+        voids[index] += 1
+        table.game_record = dataclasses.replace(
+            record, fair=fairdeal.voided(fair, self._random), voids=tuple(voids), ready=()
+        )
+        for seat in table.seats:
+            seat.due = None
+        if table.log is not None:
+            table.log.info("deal_voided", game=record.number, seat=index, voids=voids[index])
+        count = voids[index]
+        actions = table.emit(lambda seq: DealVoided(seq=seq, seat=index, voids=count))
+        actions += table.emit(lambda seq: WaitingFor(seq=seq, seats=()))
+        return actions + self.collect_if_done(now)
+
+    def commit_refusal(self) -> Refusal | None:
+        """Why a ``commit`` is refused now (no fresh deal waits for commitments), or None."""
+        fair = self._table.game_record.fair
+        if fair is None or not fair.collecting:
+            return Refusal(ErrorCode.NOT_NEEDED, "no fresh deal waits for commitments now")
+        return None
+
+    def commit(self, index: int, committed: str, now: float) -> list[Action]:
+        """Seat ``index``'s commitment to a fresh seed after a void (``commit``, which
+        `commit_refusal` accepts); a second one replaces the first until the deal shows."""
+        table = self._table
+        fair = table.game_record.fair
+        assert fair is not None
+        fair = fairdeal.with_commitment(fair, index, committed)
+        table.game_record = dataclasses.replace(table.game_record, fair=fair)
+        return self.collect_if_done(now)
+
+    def collect_if_done(self, now: float) -> list[Action]:
+        """After a void: once every seat held by a connected person has committed (and
+        one has), the fresh deal is shown with a ``game_started`` of the same game, and
+        the game waits for the first readies again (each with its seed)."""
+        table = self._table
+        record = table.game_record
+        fair = record.fair
+        if fair is None or not fair.collecting:
+            return []
+        present = [i for i, seat in enumerate(table.seats) if seat.human and seat.conn is not None]
+        fixed = fairdeal.collected(fair, present)
+        if fixed is None:
+            return []
+        table.game_record = dataclasses.replace(record, fair=fixed)
+        counts = table.game.counts
+        actions = table.emit(
+            lambda seq: GameStarted(
+                seq=seq,
+                game=record.number,
+                counts=counts,
+                deal_commitment=fixed.deal_commitment,
+                seed_commitments=fixed.commitments,
+            )
+        )
+        waiting = table.waiting_for()
+        actions += table.emit(lambda seq: WaitingFor(seq=seq, seats=waiting))
+        table.schedule(now)
+        return actions
+
     def settle(self) -> list[Action]:
-        """Before the first card (or an end with none): drop each seat that committed and
-        did not reveal (``seed_dropped``), derive the deal, and set the game to it."""
+        """Before the first card: derive the deal from every seed, and set the game to it.
+        Every committed seat has revealed by then (the server never readies one without
+        its seed, and the time limit and a finish vote wait for them)."""
         table = self._table
         record = table.game_record
         fair = record.fair
         if fair is None or fair.settled:
             return []
-        actions: list[Action] = []
-        for seat in fairdeal.dropped_seats(fair):
-            actions += table.to_room(SeedDropped(seq=table.next_seq(), seat=seat))
         settled, deal = fairdeal.settle(fair, table.rules)
         table.game_record = dataclasses.replace(record, deal=deal, fair=settled)
         table.game = engine.Game(table.rules, deal)
         if table.log is not None:
-            table.log.info("deal_settled", game=record.number, dropped=len(actions))
-        return actions
+            missing = len(fairdeal.dropped_seats(fair))
+            table.log.info("deal_settled", game=record.number, unrevealed=missing)
+        return []
 
     def mark_ready(self, index: int, now: float) -> list[Action]:
         """Seat ``index`` is ready (a person, or by itself): flag it, or play the flip."""
@@ -188,8 +281,8 @@ class Play:
         record = self._table.game_record
         if record.deadline is None or record.stop_step is not None:
             return None
-        if not phases.may(record.stage, Event.TIME_UP):
-            return None
+        if not phases.may(record.stage, Event.TIME_UP) or self._unsettled():
+            return None  # the time limit waits for the deal's seeds, as the first cards do
         return record.deadline
 
     def time_up(self, now: float) -> list[Action]:
@@ -233,8 +326,8 @@ class Play:
         finishing: the play-out queue plays the rest out."""
         table = self._table
         votes = table.game_record.finish_votes
-        if not votes or not phases.may(table.stage, Event.FINISH_AGREED):
-            return []
+        if not votes or not phases.may(table.stage, Event.FINISH_AGREED) or self._unsettled():
+            return []  # (a finish plays the deal out: it waits for every committed seed)
         voters = finish_voters(self._voting_seats())
         if not voters or any(seat not in votes for seat in voters):
             return []
@@ -323,6 +416,7 @@ class Play:
             revealed=same,
             stage=table.stage,
             fair=fair,
+            voids=table.game_record.voids,
         )
         table.game = engine.Game(table.rules, deal)
         return self._start(Event.REMATCH_AGREED, now)

@@ -64,7 +64,8 @@ class GameRecord:
     after those steps. ``deadline``: the wall-clock time the time limit runs out, or None.
     ``ready``: the seats ready for the next step (in seat order). ``finish_votes``: the
     seats that voted to finish this game. ``rematch_votes``: (seat, "new" or "same") for
-    each seat that voted for a rematch, in seat order.
+    each seat that voted for a rematch, in seat order. ``voids``: the fair deals each
+    seat voided this evening (empty: none), kept across rematches.
     """
 
     number: int
@@ -80,6 +81,7 @@ class GameRecord:
     rematch_votes: tuple[tuple[int, str], ...] = ()
     fair: FairRecord | None = None
     rematch_commitments: tuple[tuple[int, str], ...] = ()
+    voids: tuple[int, ...] = ()
 
     @property
     def started(self) -> bool:

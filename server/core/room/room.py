@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from protocol import (
     AutoPlay,
+    Commit,
     ErrorCode,
     Leave,
     React,
@@ -83,7 +84,7 @@ def spectators_per_address(places: int) -> int:
     return max(1, places // 2)
 
 
-_Command = Ready | SetAutoPlay | VoteFinish | Rematch | Leave | Resync | AnswerSeatRequest
+_Command = Ready | Commit | SetAutoPlay | VoteFinish | Rematch | Leave | Resync | AnswerSeatRequest
 InRoomMessage = _Command | React | Say
 """The client messages a room handles (opening messages are the hub's)."""
 
@@ -255,8 +256,10 @@ class Room(Table):
         refused = phases.refusal(message.TYPE, self.game_record.stage, who)
         if refused is None and isinstance(message, Ready) and index is not None:
             refused = self._play.ready_refusal(index, message.step)
-            if refused is None and message.seed is not None:
-                refused = self._play.reveal(index, message.seed)  # kept with the ready
+            if refused is None:  # the seed is kept with the ready, or required
+                refused = self._play.reveal(index, message.seed)
+        if refused is None and isinstance(message, Commit):
+            refused = self._play.commit_refusal()
         if refused is None and isinstance(message, React | Say):
             say = isinstance(message, Say)
             refused = talk_refusal(self.talk_allowed, say=say, seated=index is not None)
@@ -286,14 +289,25 @@ class Room(Table):
             self._sweep_talk(now)
             return actions
         assert index is not None  # the table refuses the rest to spectators
+        assert not isinstance(message, AnswerSeatRequest)  # (handled before)
+        return self._seat_command(index, message, now)
+
+    def _seat_command(
+        self, index: int, message: Ready | Commit | SetAutoPlay | VoteFinish | Rematch, now: float
+    ) -> list[Action]:
+        """Carry out a seated player's command about the game."""
         play = self._play
         if isinstance(message, Ready):
-            return play.mark_ready(index, now)
+            actions = play.mark_ready(index, now)
+            if self.game_record.finish_votes:  # a vote that waited for this seed
+                actions += play.finish_if_agreed(now)
+            return actions
+        if isinstance(message, Commit):
+            return play.commit(index, message.seed_commitment, now)
         if isinstance(message, SetAutoPlay):
             return play.set_auto(index, message.mode, now)
         if isinstance(message, VoteFinish):
             return play.vote_finish(index, now)
-        assert isinstance(message, Rematch)  # (answer_seat_request is handled before)
         return play.vote_rematch(index, message.deal, now, message.seed_commitment)
 
     def _talk(self, index: int | None, message: React | Say, now: float) -> list[Action]:
@@ -342,6 +356,8 @@ class Room(Table):
         for index, seat in enumerate(self.seats):
             if seat.away_deadline is not None and seat.away_deadline <= now:
                 seat.away_deadline = None
+                if seat.away and self._play.unrevealed(index):  # it cannot reveal: void
+                    actions += self._play.void(index, now)
                 if seat.away and seat.auto is AutoPlay.OFF:
                     actions += self._arrivals.play_for_away(index, now)
         for index, seat in enumerate(self.seats):

@@ -160,6 +160,18 @@ class Seats(list[Seat]):
         """The seat ``token`` resumes, or None."""
         return next((i for i, seat in enumerate(self) if seat.holds(token)), None)
 
+    def computer_numbers(self) -> tuple[int | None, ...]:
+        """Each seat's ``computer_number``: the seats the room was created with for the
+        computer (stored ``computer``; a player who left is ``left`` instead) numbered 1, 2,
+        3 in seat order, whatever their stored names; None for every other seat."""
+        numbers: list[int | None] = []
+        created = 0
+        for seat in self:
+            if seat.record.computer:
+                created += 1
+            numbers.append(created if seat.record.computer else None)
+        return tuple(numbers)
+
     def voting(self, started: bool, active: tuple[int, ...]) -> list[SeatState]:
         """The seats as `protocol.votes` reads them (who holds them, whether the computer
         plays them, connected, out of a ``started`` game whose seats still in are

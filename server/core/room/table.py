@@ -17,7 +17,7 @@ from protocol import RematchDeal, RoomPhase, RoomState, ServerMessage, TalkSetti
 from server import engine
 from server.core.logger import Logger
 from server.core.refusals import Refusal
-from server.core.room import phases
+from server.core.room import fairdeal, phases
 from server.core.room.actions import Action, ConnId, Effects, Send
 from server.core.room.pacing import Pacing
 from server.core.room.phases import Event, Stage, Who
@@ -112,6 +112,9 @@ class Table:
         """Seats whose ready the game waits for now (empty unless it waits for readies)."""
         if self.game_record.stage not in _AWAITS_READIES:
             return ()
+        fair = self.game_record.fair
+        if fair is not None and fair.collecting:
+            return ()  # a fresh deal after a void waits for commitments, not readies
         ready = self.game_record.ready
         return tuple(s for s in self.game.next_seats if s not in ready)
 
@@ -196,7 +199,11 @@ class Table:
     def schedule(self, now: float, waiting: tuple[int, ...] | None = None) -> None:
         """Arm the auto-play timer of every needed seat that plays by itself (``waiting``:
         `waiting_for`, if the caller has it)."""
-        self.pacing.schedule(self.seats, self.waiting_for() if waiting is None else waiting, now)
+        waiting = self.waiting_for() if waiting is None else waiting
+        fair = self.game_record.fair
+        if fair is not None and not fair.settled:  # never readied without its seed
+            waiting = tuple(seat for seat in waiting if not fairdeal.unrevealed(fair, seat))
+        self.pacing.schedule(self.seats, waiting, now)
 
     def effects(
         self, actions: list[Action], refused: Refusal | None = None, *, work: int = 0
@@ -210,6 +217,8 @@ def _check_flags(game: GameRecord, seats: int) -> None:
     named = (*game.ready, *game.finish_votes, *(seat for seat, _ in game.rematch_votes))
     if any(not 0 <= seat < seats for seat in named):
         raise ValueError(f"a flag or vote of a seat beyond the {seats} seats: {named}")
+    if game.voids and len(game.voids) != seats:
+        raise ValueError(f"voids of {len(game.voids)} seats in a room of {seats}")
     for _, deal in game.rematch_votes:
         RematchDeal(deal)  # raises ValueError for an unknown deal
 

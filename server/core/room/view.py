@@ -69,6 +69,7 @@ def room_state(room: Viewed, now: float) -> RoomState:
     at_war = room.awaits_readies and game.phase is engine.Phase.WAR
     fair = record.fair
     over = phase is RoomPhase.OVER and fair is not None and fair.settled
+    collecting = fair is not None and fair.collecting  # a fresh deal, shown by game_started
     return RoomState(
         room=room.room_id,
         phase=phase,
@@ -88,9 +89,11 @@ def room_state(room: Viewed, now: float) -> RoomState:
         talk=talk_wire(room.talk),
         talk_setting=room.talk_allowed,
         evening=evening_wire(room.evening),
-        deal_commitment=None if fair is None else fair.deal_commitment,
+        deal_commitment=None if fair is None or collecting else fair.deal_commitment,
         fairness=fairdeal.fairness(fair) if fair is not None and over else None,
         seat_request=_seat_request(room.asked, now),
+        voids=record.voids,
+        awaiting_commitments=collecting,
     )
 
 
@@ -126,12 +129,16 @@ def _seats(room: Viewed) -> tuple[SeatState, ...]:
     active = set(game.active)
     rematch = dict(record.rematch_votes)
     rules = room.rules
-    committed = (None,) * len(room.seats) if record.fair is None else record.fair.commitments
+    fair = record.fair
+    shown = fair is not None and not fair.collecting  # a fresh deal's, with its game_started
+    committed = fair.commitments if fair is not None and shown else (None,) * len(room.seats)
+    numbers = room.seats.computer_numbers()
     return tuple(
         SeatState(
             seat=index,
             name=seat.name,
             computer=seat.computer,
+            computer_number=numbers[index],
             connected=seat.conn is not None,
             ready=index in record.ready,
             auto=AutoPlay.QUICK if seat.computer else seat.mode,

@@ -128,7 +128,7 @@ test("the first opening carries the protocol version, and the seat is kept", () 
   w.last().receive(welcome("token-one-0123456789"));
   assert.deepEqual(w.kinds(), ["received"]);
   assert.equal(w.events[0].view.my_seat, 1);
-  const kept = w.seats.get("k7mxqd4r");
+  const kept = w.seats.get("k7mxqd4r", "Ben");
   assert.equal(kept.token, "token-one-0123456789");
   assert.equal(kept.room, "r8k2");
   assert.equal(kept.name, "Ben");
@@ -144,10 +144,23 @@ test("a stored seat is resumed; a stale one is forgotten and the link joins anew
   w.last().receive({ type: "error", code: "bad_token", message: "unknown or superseded token" });
   w.last().shut(4004);
   assert.deepEqual(w.kinds(), ["received", "notice"]);
-  assert.equal(w.seats.get("K7MX-QD4R"), null);
+  assert.equal(w.seats.get("K7MX-QD4R", "Ben"), null);
   assert.equal(w.sockets.length, 2);
   w.last().open();
   assert.equal(w.last().sent[0].type, "join_room");
+});
+
+test("one browser, two names at one table: each join resumes its own seat", () => {
+  const w = world({ stored: { room: "r8k2", token: "token-opa-0123456789", seat: 0, name: "Opa" } });
+  w.make({ type: "join_room", code: "K7MX-QD4R", name: "Oma" }).start(); // another tab: Oma
+  w.last().open();
+  assert.deepEqual(w.last().sent, [{ type: "join_room", code: "K7MX-QD4R", name: "Oma", v: 1 }], "not Opa's token");
+  w.last().receive(welcome("token-oma-0123456789", { state: state({ seats: [{ seat: 0, name: "Opa" }, { seat: 1, name: "Oma" }] }) }));
+  assert.equal(w.seats.get("K7MX-QD4R", "Opa").token, "token-opa-0123456789", "Opa's seat is still his");
+  assert.equal(w.seats.get("K7MX-QD4R", "Oma").token, "token-oma-0123456789");
+  w.make({ type: "join_room", code: "K7MX-QD4R", name: "Opa" }).start(); // Opa's tab reloads
+  w.last().open();
+  assert.deepEqual(w.last().sent, [{ type: "resume_seat", v: 1, room: "r8k2", token: "token-opa-0123456789" }]);
 });
 
 test("a dropped connection reconnects with backoff and resumes with the newest token", () => {
@@ -168,7 +181,7 @@ test("a dropped connection reconnects with backoff and resumes with the newest t
   w.last().open();
   assert.deepEqual(w.last().sent, [{ type: "resume_seat", v: 1, room: "r8k2", token: "token-one-0123456789" }]);
   w.last().receive(welcome("token-two-0123456789", { seq: 9 }));
-  assert.equal(w.seats.get("K7MX-QD4R").token, "token-two-0123456789");
+  assert.equal(w.seats.get("K7MX-QD4R", "Ben").token, "token-two-0123456789");
   w.last().shut(1012); // a restart: attempts start over after a welcome
   assert.equal(w.events.at(-1).attempt, 1);
   assert.equal(w.events.at(-1).reason, "the server is restarting");
@@ -286,7 +299,7 @@ test("a seq gap sends one resync; leaving forgets the seat", () => {
   assert.deepEqual(w.last().sent.slice(1), [{ type: "resync" }]);
   assert.equal(connection.view.spectators, 1);
   assert.ok(connection.send({ type: "leave" }));
-  assert.equal(w.seats.get("K7MX-QD4R"), null);
+  assert.equal(w.seats.get("K7MX-QD4R", "Ben"), null);
   w.last().shut(1000);
   assert.deepEqual(w.events.at(-1), { kind: "ended", ok: true, reason: "you left the room", code: null, closeCode: 1000 });
 });

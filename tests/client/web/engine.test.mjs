@@ -22,6 +22,7 @@ import {
   toHex,
 } from "../../../client/web/js/engine/fairness.js";
 import { makeRules } from "../../../client/web/js/engine/rules.js";
+import { fingerprint as pageFingerprint, fingerprintMessage, fingerprintSymbols } from "../../../client/web/js/fingerprint.js";
 import { engineVector, play } from "./_engine.mjs";
 
 const seedsOf = (hexes) => hexes.map((h) => (h === null ? null : parseSeed(h)));
@@ -101,12 +102,23 @@ suite("the fair-deal derivation", () => {
       assert.equal(deriveDeal(key, d.rules, seeds), BigInt(d.deal));
       assert.equal(commitment(key), d.deal_commitment);
       assert.deepEqual(seeds.map((s) => (s === null ? null : commitment(s))), d.seed_commitments);
-      assert.equal(fingerprint(d.deal_commitment), d.fingerprint);
+      assert.equal(toHex(fingerprintMessage(d.game, d.deal_commitment, d.seed_commitments, d.rules)), d.fingerprint_message);
+      assert.equal(fingerprint(d.game, d.deal_commitment, d.seed_commitments, d.rules), d.fingerprint);
     });
   }
   test("fingerprints", () => {
-    for (const f of vector.fingerprints) assert.equal(fingerprint(f.commitment), f.fingerprint);
-    assert.throws(() => fingerprint("ABC"), FairnessError);
+    for (const f of vector.fingerprints) assert.equal(fingerprintSymbols(parseSeed(f.digest)), f.fingerprint);
+    const d = vector.derivations[0];
+    assert.throws(() => fingerprint(1, "ABC", d.seed_commitments, d.rules), FairnessError);
+    assert.throws(() => fingerprint(1, d.deal_commitment, ["ABC", null], d.rules), FairnessError);
+    assert.throws(() => fingerprint(1, d.deal_commitment, [null], d.rules), FairnessError);
+  });
+  test("the page's fingerprint, hashed by crypto.subtle, is the same", async () => {
+    const subtle = async (bytes) => new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", bytes));
+    for (const d of vector.derivations) {
+      const pinned = { game: d.game, deal_commitment: d.deal_commitment, seed_commitments: d.seed_commitments, rules: d.rules };
+      assert.equal(await pageFingerprint(pinned, subtle), d.fingerprint);
+    }
   });
   test("refused inputs", () => {
     for (const r of vector.refused) {

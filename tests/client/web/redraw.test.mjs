@@ -101,10 +101,16 @@ function page(href = "http://192.168.1.20:8765/") {
         writes.push(id);
         text = value;
       },
+      replaceChildren(...children) {
+        writes.push(id);
+        text = children.map((child) => child.textContent).join("");
+      },
     };
   };
   const doc = {
     location: { href },
+    createTextNode: (textContent) => ({ textContent }),
+    createElement: () => ({}),
     defaultView: { navigator: {} },
     querySelectorAll: () => [],
     getElementById: (id) => {
@@ -151,6 +157,7 @@ test("the server's addresses redraw the links", () => {
   const invitation = new Invitation(doc);
   invitation.draw(playing(), en);
   assert.equal(node("watch-link").textContent, "http://127.0.0.1:8765/#watch=9HWT-2CBN");
+  assert.match(node("local-warning").textContent, /127\.0\.0\.1, which works only on this machine/);
   invitation.useAddresses(["http://192.168.1.20:8765/"]);
   invitation.draw(playing(), en);
   assert.equal(node("watch-link").textContent, "http://192.168.1.20:8765/#watch=9HWT-2CBN");

@@ -64,7 +64,7 @@ for (const [name, vector] of all) {
             rules = line.rules ?? rules;
             assert.equal(rulesSentence(view.rules, view.minutes, { words }), rules, where);
             evening = line.evening ?? evening;
-            assert.deepEqual([eveningScore(view.evening, { words }), ...eveningLines(view.evening, { words })], evening, where);
+            assert.deepEqual([eveningScore(view.evening, { words, view }), ...eveningLines(view.evening, { words, view })], evening, where);
           });
         });
       });

@@ -43,6 +43,7 @@ test("a welcome gets every default filled in", () => {
     seat: 1,
     name: null,
     computer: false,
+    computer_number: null,
     connected: false,
     ready: false,
     auto: "off",
@@ -55,6 +56,11 @@ test("a welcome gets every default filled in", () => {
     seed_commitment: null,
   });
   assert.equal(message.state.game, 1);
+  // a computer seat's number (1–3) is checked like any other field
+  const computers = { ...state, seats: [seat, { seat: 1, name: "Computer", computer: true, computer_number: 1 }] };
+  assert.equal(decodeServerMessage(pack({ type: "welcome", v: 1, seq: 1, state: computers })).state.seats[1].computer_number, 1);
+  const wrong = { ...state, seats: [seat, { seat: 1, name: "Computer", computer: true, computer_number: 4 }] };
+  assert.throws(() => decodeServerMessage(pack({ type: "welcome", v: 1, seq: 1, state: wrong })), /computer_number/);
   assert.equal(message.state.deal_commitment, null);
   assert.equal(message.state.fairness, null);
 });
@@ -70,7 +76,8 @@ test("the fair-deal fields are checked: 64 lowercase hex digits, or nil", () => 
   for (const bad of ["AB".repeat(32), "ab".repeat(31), 7]) {
     assert.throws(() => decodeServerMessage(pack({ ...over, summary, fairness: { ...fairness, server_seed: bad } })), /bad_value|must/);
   }
-  assert.equal(decodeServerMessage(pack({ type: "seed_dropped", seq: 4, seat: 1 })).seat, 1);
+  assert.deepEqual(decodeServerMessage(pack({ type: "deal_voided", seq: 4, seat: 1, voids: 2 })), { type: "deal_voided", seq: 4, seat: 1, voids: 2 });
+  assert.throws(() => decodeServerMessage(pack({ type: "seed_dropped", seq: 4, seat: 1 })), /unknown message type/);
 });
 
 test("unknown fields are ignored, at any level", () => {

@@ -68,6 +68,13 @@ def test_a_server_on_loopback_alone_has_no_address_to_give() -> None:
     assert (line.event, line.fields) == ("loopback_only", {"advice": HOME_NETWORK_ADVICE})
     assert "make run HOST=0.0.0.0" in HOME_NETWORK_ADVICE
     assert "war-server --host 0.0.0.0" in HOME_NETWORK_ADVICE
+    # make run's 127.0.0.1: the address to open on this machine is said too
+    warning, here = startup_lines((), public_url=False, here="http://127.0.0.1:8765/")
+    assert warning == line
+    assert (here.event, here.fields) == (
+        "open",
+        {"url": "http://127.0.0.1:8765/", "advice": "open this in a browser on this machine"},
+    )
 
 
 def test_the_public_url_is_the_one_address() -> None:
@@ -136,11 +143,15 @@ async def test_the_server_prints_the_addresses_to_open(tmp_path: Path) -> None:
 
 async def test_a_server_on_loopback_alone_says_relatives_cannot_reach_it(tmp_path: Path) -> None:
     with capture_logs() as logs:
-        async with start_war(tmp_path, machine_addresses=("127.0.0.1",)):
-            pass
+        async with start_war(tmp_path, machine_addresses=("127.0.0.1",)) as war:
+            port = war.server.port
     (warned,) = [entry for entry in logs if entry["event"] == "loopback_only"]
     assert warned["log_level"] == "warning"
     assert warned["advice"] == HOME_NETWORK_ADVICE
+    # and the address to open on this machine (make run's 127.0.0.1), after the warning
+    (opened,) = [entry for entry in logs if entry["event"] == "open"]
+    assert opened["url"] == f"http://127.0.0.1:{port}/" and opened["log_level"] == "info"
+    assert logs.index(opened) > logs.index(warned)
 
 
 async def test_only_a_page_on_this_machine_is_told_the_addresses(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
 """The room's commit–reveal of a fair deal (PROTOCOL.md §10, server/core/room/fairdeal.py).
 
 Every stage: the server's commitment from creation, each seat's commitment shown before
-anyone can reveal, the seeds revealed with the first readies, a bad seed refused, the
-first cards only once every committed seat revealed or was dropped (and the table told),
+anyone can reveal, the seeds revealed with the first readies, a bad seed refused, a ready
+without its seed refused, the first cards only once every committed seat revealed, a seat
+that cannot reveal voiding the deal (the table told, a fresh deal committed anew),
 the reveal at game over, checked by the Python client's own check (`client.fair.watch`);
 a restart between commit and reveal; a chosen deal, and the same deal again, claim
 nothing; a rematch with a new deal commits again.
@@ -18,16 +19,21 @@ import pytest
 from client.fair.watch import FairVerdict, FairWatch, no_seed_line
 from client.words.catalog import Person, catalog
 from protocol import (
+    AutoPlay,
+    AutoPlayChanged,
+    Commit,
     CreateRoom,
+    DealVoided,
     ErrorCode,
     GameOver,
     GameStarted,
     JoinRoom,
+    Leave,
     Ready,
     Rematch,
     RematchDeal,
     RulesSpec,
-    SeedDropped,
+    SetAutoPlay,
     WaitingFor,
     decode_client_message,
 )
@@ -100,7 +106,7 @@ def test_the_first_cards_wait_for_every_seed_and_the_game_proves_itself() -> Non
     assert commitment(server_seed) == ann.welcome.state.deal_commitment
     rules = room.rules.to_dict()
     assert over.summary.deal == derive_deal(server_seed, rules, [ANN_SEED, BEN_SEED])
-    assert not ann.of(SeedDropped)
+    assert not ann.of(DealVoided)
     for peer, seed in ((ann, ANN_SEED), (ben, BEN_SEED)):
         verdict = _verdict(peer, seed)
         assert verdict is not None and verdict.ok, verdict
@@ -129,23 +135,82 @@ def test_a_malformed_seed_is_a_bad_value() -> None:
         assert caught.value.code is ErrorCode.BAD_VALUE
 
 
-def test_a_seat_that_never_reveals_is_dropped_by_the_away_timeout_and_the_table_told() -> None:
+def test_a_host_readying_without_his_seed_is_refused_and_no_card_turned() -> None:
+    """The withholding attack: the host waits for the others' readies, then readies
+    without his seed (hoping to be dropped). Refused: the first flip waits for his seed."""
+    kit = RoomKit()
+    ann, ben = _table(kit)
+    room = kit.room(ann)
+    kit.send(ann, Ready(step=0, seed=ANN_SEED.hex()))
+    done = kit.send(ben, Ready(step=0))  # Ben hosts: he knows every seed but his own choice
+    assert error_codes(done) == [ErrorCode.SEED_REQUIRED]
+    assert ben.closed is None  # the connection stays open
+    assert room.game.steps == 0 and room.game_record.ready == (0,)
+    kit.send(ben, SetAutoPlay(mode=AutoPlay.QUICK))
+    kit.advance(60)  # auto-play never readies a seat that owes its seed
+    assert room.game.steps == 0
+    kit.send(ben, Ready(step=0, seed=BEN_SEED.hex()))
+    assert room.game.steps == 1
+
+
+def test_a_seat_that_never_reveals_voids_the_deal_at_the_away_timeout() -> None:
     kit = RoomKit(HubSettings(away_timeout=120))
     ann, ben = _table(kit)
     room = kit.room(ann)
     kit.send(ann, Ready(step=0, seed=ANN_SEED.hex()))
+    first = room.game_record.fair
+    assert first is not None
     kit.drop(ben)  # Ben committed, and is gone before revealing
-    kit.advance(200)  # the away timeout, then calm auto-play readies Ben's seat
+    kit.advance(100)
+    assert room.game.steps == 0 and not ann.of(DealVoided)  # the first flip waits
+    kit.advance(50)  # past the away timeout: Ben's seed can no longer come
+    (voided,) = ann.of(DealVoided)
+    assert (voided.seat, voided.voids) == (1, 1)
+    assert room.game.steps == 0  # no card was turned without Ben's seed
+    state = room.state(kit.now)
+    assert state.awaiting_commitments and state.voids == (0, 1)
+    assert state.deal_commitment is None
+    fresh_seed = bytes([77]) * 32
+    kit.send(ann, Commit(seed_commitment=commitment(fresh_seed)))
+    started = ann.of(GameStarted)
+    assert len(started) == 2 and started[1].game == started[0].game
+    assert started[1].deal_commitment not in (None, first.deal_commitment)
+    assert started[1].seed_commitments == (commitment(fresh_seed), None)  # Ben is away
+    assert any(isinstance(m, AutoPlayChanged) and m.seat == 1 for m in ann.inbox)
+    kit.send(ann, Ready(step=0, seed=fresh_seed.hex()))
+    kit.advance(5)  # the server plays Ben's seat now: it owes no seed
     assert room.game.steps >= 1
-    (dropped,) = ann.of(SeedDropped)
-    assert dropped.seat == 1
-    assert room.game_record.fair is not None
-    assert room.game_record.fair.commitments == (commitment(ANN_SEED), None)
     kit.play_round_robin([ann])
     (over,) = ann.of(GameOver)
-    assert over.fairness is not None and over.fairness.seeds == (ANN_SEED.hex(), None)
-    verdict = _verdict(ann, ANN_SEED)
+    assert over.fairness is not None and over.fairness.seeds == (fresh_seed.hex(), None)
+    verdict = _verdict(ann, fresh_seed)
     assert verdict is not None and verdict.ok, verdict
+    assert room.state(kit.now).voids == (0, 1)  # the evening counts it, for everyone
+
+
+def test_a_seat_that_leaves_before_revealing_voids_the_deal() -> None:
+    kit = RoomKit()
+    ann, ben = _table(kit)
+    room = kit.room(ann)
+    kit.send(ann, Ready(step=0, seed=ANN_SEED.hex()))
+    kit.send(ben, Leave())
+    (voided,) = ann.of(DealVoided)
+    assert voided.seat == 1
+    assert room.game.steps == 0
+    kit.send(ann, Commit(seed_commitment=commitment(ANN_SEED[::-1])))
+    assert len(ann.of(GameStarted)) == 2
+    done = kit.send(ann, Commit(seed_commitment=commitment(ANN_SEED)))
+    assert error_codes(done) == [ErrorCode.NOT_NEEDED]  # the fresh deal is fixed now
+
+
+def test_a_ready_while_a_fresh_deal_waits_for_commitments_is_not_needed() -> None:
+    kit = RoomKit(HubSettings(away_timeout=120))
+    ann, ben = _table(kit)
+    kit.drop(ben)
+    kit.advance(200)
+    assert ann.of(DealVoided)
+    done = kit.send(ann, Ready(step=0, seed=ANN_SEED.hex()))
+    assert error_codes(done) == [ErrorCode.NOT_NEEDED]
 
 
 def test_a_computer_seat_and_a_client_that_never_committed_contribute_nothing() -> None:
@@ -162,7 +227,7 @@ def test_a_computer_seat_and_a_client_that_never_committed_contribute_nothing() 
     _play_out(kit, [ann, ben], [ANN_SEED, None])
     (over,) = ann.of(GameOver)
     assert over.fairness is not None and over.fairness.seeds == (ANN_SEED.hex(), None, None)
-    assert not ann.of(SeedDropped)  # nobody committed and failed to reveal
+    assert not ann.of(DealVoided)  # nobody committed and failed to reveal
     verdict = _verdict(ben, None)
     assert verdict is not None and verdict.ok, verdict
 
@@ -233,3 +298,30 @@ def test_a_ready_with_its_seed_is_still_one_write() -> None:
     record = store.load_all()[0]
     assert record.game.fair is not None and record.game.fair.settled
     assert record.game.fair.seeds == (ANN_SEED.hex(), BEN_SEED.hex())
+
+
+def test_a_restart_while_a_fresh_deal_waits_for_commitments_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "war.db"
+    first = RoomKit(HubSettings(away_timeout=120), store=SqliteStore(path))
+    ann, ben = _table(first)
+    room_id = ann.welcome.state.room
+    first.send(ann, Ready(step=0, seed=ANN_SEED.hex()))
+    first.send(ben, Leave())  # Ben owed his seed: void
+    assert ann.of(DealVoided)
+    first.store.close()
+    second = RoomKit(HubSettings(away_timeout=120), store=SqliteStore(path), now=first.now + 5)
+    back = second.come_back(ann)
+    state = back.welcome.state
+    assert state.awaiting_commitments and state.voids == (0, 1)
+    fresh = bytes([9]) * 32
+    second.send(back, Commit(seed_commitment=commitment(fresh)))
+    (started,) = back.of(GameStarted)
+    assert started.seed_commitments == (commitment(fresh), None)
+    second.send(back, Ready(step=0, seed=fresh.hex()))
+    room = second.hub.room(room_id)
+    assert room is not None
+    second.advance(5)
+    assert room.game.steps >= 1
+    second.store.close()

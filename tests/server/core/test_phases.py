@@ -19,6 +19,7 @@ from protocol import (
     CLIENT_MESSAGE_TYPES,
     AutoPlay,
     ClientMessage,
+    Commit,
     CreateRoom,
     Error,
     ErrorCode,
@@ -97,6 +98,7 @@ def _message(command: str, kit: RoomKit, ann: Peer) -> ClientMessage:
         "resume_seat": ResumeSeat(room=welcome.state.room, token=welcome.token or ""),
         "look_up": LookUp(code=welcome.player_code or ""),
         "ready": Ready(step=room.game.steps),
+        "commit": Commit(seed_commitment="ab" * 32),
         "set_auto_play": SetAutoPlay(mode=AutoPlay.QUICK),
         "vote_finish": VoteFinish(),
         "rematch": Rematch(deal=RematchDeal.SAME),
@@ -132,6 +134,9 @@ def test_every_cell_of_the_table(command: str, stage: Stage, who: Who) -> None:
     if expected is None and command == "answer_seat_request":
         # accepted, but nobody asks for a seat: refused for its content
         assert [error.code for error in errors] == ["no_seat_request"]
+    elif expected is None and command == "commit":
+        # accepted, but no fresh deal waits for commitments: refused for its content
+        assert [error.code for error in errors] == [ErrorCode.NOT_NEEDED]
     elif command == "say" and who is Who.SPECTATOR:  # the phase table accepts it; the room's
         # talk setting (players, the default) does not (tests/server/core/test_talk.py)
         assert [error.code for error in errors] == [ErrorCode.TALK_NOT_ALLOWED]

@@ -231,6 +231,7 @@ def test_the_fast_game_record_of_a_step_keeps_every_other_field() -> None:
         rematch_votes=((1, "same"),),
         fair=FairRecord("ab" * 32, ("cd" * 32, None, None), (None, None, None), settled=True),
         rematch_commitments=((0, "ef" * 32),),
+        voids=(0, 2, 1),
     )
     unset = {f.name for f in dataclasses.fields(GameRecord) if getattr(every, f.name) == f.default}
     assert unset == set()  # a new field of GameRecord must be given a value here too

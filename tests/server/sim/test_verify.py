@@ -249,7 +249,7 @@ def test_help_says_what_it_proves_and_the_exit_status(capsys: pytest.CaptureFixt
         war_sim(["verify", "--help"])
     assert info.value.code == 0
     out = capsys.readouterr().out
-    assert out.startswith("usage: war-sim verify [-h] [--my-seed HEX] FILE")
+    assert out.startswith("usage: war-sim verify [-h] [--my-seed [GAME:]HEX] FILE")
     assert "war-client --json" in out
     assert "exit status:" in out
     with pytest.raises(SystemExit):
@@ -268,11 +268,8 @@ def test_a_bad_seed_flag_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
 # as codes (tests/vectors/engine/checks.json): the English must not lose a word.
 OLD_ENGLISH: dict[str, tuple[str | None, list[str]]] = {
     "one seat seed changed": ("the seed of seat 1 does not match its commitment", []),
-    "a seat seed changed, commitments not shown": (
-        "the deal played (10232474513215630408) is not the deal the seeds give"
-        " (16522710573896589337)",
-        [],
-    ),
+    # issue 31: seat commitments never shown fail the check
+    "a seat seed changed, commitments never shown": ("0 seat commitments for 3 seats", []),
     "the commitment changed": ("the server seed does not match the deal commitment", []),
     "the revealed seed changed": ("the server seed does not match the deal commitment", []),
     "my seed left out": ("the seed of seat 0 is not the seed this client sent", []),
@@ -307,9 +304,114 @@ def test_war_sim_says_each_finding_in_the_english_it_always_printed(name: str) -
 
 
 def test_war_sim_has_english_for_every_finding_code() -> None:
-    codes = re.findall(r'Finding\(\s*"([a-z_]+)"', (REPO / "protocol" / "fairness.py").read_text())
+    sources = [REPO / "protocol" / "fairness.py", REPO / "protocol" / "record.py"]
+    codes = [
+        code
+        for source in sources
+        for code in re.findall(r'Finding\(\s*"([a-z_]+)"', source.read_text())
+    ]
     codes += ["rules_unplayable"]  # client.fair.check: rules the engine cannot play
     assert set(codes) == set(ENGLISH), set(codes) ^ set(ENGLISH)
     assert english(Finding("malformed", {"what": "seed", "seat": 2, "value": "'x'"})) == (
         "the seed of seat 2 must be 64 lowercase hex digits, not 'x'"
     )
+
+
+# --- issue 31: what was pinned at the start holds to the end
+
+
+def _swap_seat(lines: list[str], seat: int, new_seed: bytes) -> list[str]:
+    """A server changed by its host: after the reveals it tries another seed for ``seat``,
+    shows its commitment in an ordinary snapshot, and reveals that seed at game over."""
+    welcome = json.loads(lines[0])
+    snapshot = {**welcome, "type": "snapshot", "seq": welcome["seq"] + 2}
+    snapshot.pop("seat"), snapshot.pop("token"), snapshot.pop("player_code", None)
+    snapshot.pop("watch_code", None), snapshot.pop("addresses", None)
+    state = json.loads(json.dumps(welcome["state"]))
+    state["phase"] = "playing"
+    state["seats"][seat]["seed_commitment"] = hashlib.sha256(new_seed).hexdigest()
+    snapshot["state"] = state
+    at = first(lines, "cards_turned")
+    out = [*lines[:at], json.dumps(snapshot), *lines[at:]]
+    return edit(out, -1, lambda body: body["fairness"]["seeds"].__setitem__(seat, new_seed.hex()))
+
+
+def test_a_seat_commitment_changed_by_snapshot_after_the_reveals_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The host's attack: his seat's commitment replaced after everyone revealed; the new
+    seed matches the new commitment, and the deal it gives is played."""
+    other = seed("ben, tried again")
+    table = Table(TWO.rules, TWO.server_seed, (seed("ann"), other))
+    honest = game_record(table)  # the deal the swapped seed gives, played card by card
+    shown = edit(honest, 1, lambda b: b["seed_commitments"].__setitem__(1, TWO_BEN))
+    status, out, _ = run(tmp_path, _swap_seat(shown, 1, other), capsys)
+    assert status == 1, out
+    assert "FAILED: the commitment shown for seat 1 changed after the game started" in out
+    assert "fair deal: checked" not in out
+
+
+TWO_BEN = hashlib.sha256(seed("ben")).hexdigest()
+
+
+def test_a_fair_game_whose_seat_commitments_were_never_shown_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = edit(game_record(TWO), 1, lambda b: b.update(seed_commitments=[]))
+    status, out, _ = run(tmp_path, lines, capsys)
+    assert status == 1, out
+    assert "FAILED: 0 seat commitments for 2 seats" in out
+
+
+def test_a_computer_seat_that_gains_a_commitment_later_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No commitment for the computer at the start, and then one (the deal depended on it)."""
+    extra = seed("the computer's, chosen")
+    table = Table(FOUR.rules, FOUR.server_seed, (seed("ann"), extra, seed("cat"), None))
+    honest = game_record(table)
+    shown = edit(honest, 1, lambda b: b["seed_commitments"].__setitem__(1, None))
+    status, out, _ = run(tmp_path, _swap_seat(shown, 1, extra), capsys)
+    assert status == 1, out
+    assert "FAILED: the commitment shown for seat 1 changed after the game started" in out
+
+
+def test_the_deal_commitment_changed_by_snapshot_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = game_record(TWO)
+    welcome = json.loads(lines[0])
+    welcome["state"].update(phase="playing", step=3, deal_commitment="0" * 64)
+    at = first(lines, "cards_turned", 3)
+    status, out, _ = run(tmp_path, [*lines[:at], json.dumps(welcome), *lines[at:]], capsys)
+    assert status == 1, out
+    assert "FAILED: the deal commitment shown changed after the game started" in out
+
+
+def test_several_games_each_with_its_own_seed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    again = Table(TWO.rules, seed("server 2"), (seed("ann 2"), seed("ben 2")))
+    lines = game_record(TWO) + game_record(again, number=2, seq=500)
+    mine = ["--my-seed", f"1:{seed('ann').hex()}", "--my-seed", f"2:{seed('ann 2').hex()}"]
+    status, out, _ = run(tmp_path, lines, capsys, *mine)
+    assert status == 0, out
+    assert out.count("this client's seed (seat 0) is in the deal") == 2
+    wrong = ["--my-seed", f"1:{seed('ann').hex()}", "--my-seed", f"2:{seed('ann').hex()}"]
+    status, out, _ = run(tmp_path, lines, capsys, *wrong)
+    assert status == 1
+    assert "FAILED: the seed of seat 0 is not the seed this client sent" in out
+
+
+def test_the_fingerprint_covers_the_seat_commitments_and_the_game_number(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def printed(lines: list[str]) -> str:
+        _, out, _ = run(tmp_path, lines, capsys)
+        return out.splitlines()[0].rsplit(" ", 1)[1]
+
+    base = printed(game_record(TWO))
+    other_seat = Table(TWO.rules, TWO.server_seed, (seed("ann"), seed("bob")))
+    assert printed(game_record(other_seat)) != base
+    assert printed(game_record(TWO, number=2)) != base
+    assert re.fullmatch(r"[2-9A-HJKMNP-TV-Z]{4}(-[2-9A-HJKMNP-TV-Z]{4}){2}", base)

@@ -6,7 +6,8 @@
 // shown = {flips, takes, end}, what one viewer was shown:
 //   flips: [{step, depth, cards: [[seat, "QH"], ...]}] (cards_turned as shown)
 //   takes: [{step, seat, count, counts}]                 (cards_taken as shown)
-//   end:   {step, winner, termination, counts, rounds, wars, longest_war, biggest_haul}
+//   end:   {step, winner, termination, counts, rounds, wars, longest_war, biggest_haul,
+//          standings (optional: each seat's place, compared when given)}
 //          or null (the viewer has not seen the end)
 
 import { Game } from "./game.js";
@@ -97,8 +98,10 @@ class Checker {
   compareEnd(end) {
     const game = this.game;
     if (game.outcome === null) return mismatch(end.step, "end", null, "the game goes on", describeEnd(end), { field: "goes_on" });
-    const ended = { step: game.steps, ...game.outcome, counts: game.counts, ...game.summary };
-    const field = END_FIELDS.find((name) => !same(ended[name], end[name]));
+    const ended = { step: game.steps, ...game.outcome, counts: game.counts, ...game.summary, standings: game.standings };
+    // the places too, where they were shown (a server before 0.3 sends none)
+    const fields = end.standings?.length ? [...END_FIELDS, "standings"] : END_FIELDS;
+    const field = fields.find((name) => !same(ended[name], end[name]));
     return field === undefined ? null : mismatch(end.step, "end", null, describeEnd(ended), describeEnd(end), { field });
   }
 }

@@ -112,8 +112,17 @@ export function deriveDeal(serverSeed, rules, seeds) {
   return BigInt(`0x${toHex(mac.subarray(0, 8))}`);
 }
 
-/** What people compare aloud (fingerprint.js); a FairnessError for a malformed commitment. */
-export const fingerprint = (commitmentHex) => fingerprintOf(parseCommitment(commitmentHex));
+/** What people compare aloud (fingerprint.js): of the game's number, its deal commitment,
+ * every seat's commitment (null: none) and its rules; a FairnessError for a malformed one. */
+export function fingerprint(game, dealCommitment, seedCommitments, rules) {
+  parseCommitment(dealCommitment, "the deal commitment", "deal_commitment");
+  rulesText(rules);
+  try {
+    return fingerprintOf({ game, deal_commitment: dealCommitment, seed_commitments: seedCommitments, rules }, sha256);
+  } catch (error) {
+    throw new FairnessError(error.message, { code: "malformed", what: "commitment", seat: null, value: show(seedCommitments) });
+  }
+}
 
 function seatSeeds(seeds, players) {
   if (!Array.isArray(seeds) || seeds.length !== players) {
@@ -124,8 +133,9 @@ function seatSeeds(seeds, players) {
 }
 
 function seatProblem(seeds, commitments, proved) {
-  if (commitments === null || commitments === undefined) return null;
-  if (commitments.length !== seeds.length) return { code: "seat_commitments", count: commitments.length, seats: seeds.length };
+  if (commitments === null || commitments === undefined || commitments.length !== seeds.length) {
+    return { code: "seat_commitments", count: commitments?.length ?? 0, seats: seeds.length };
+  }
   for (const [seat, seed] of seeds.entries()) {
     const committed = commitments[seat];
     if (committed === null) {
