@@ -25,6 +25,9 @@ attacking, then for ``--duration`` s while the attack runs:
             it and creates a room on each, then drops the connection, in a loop.
 ``headers``, ``takeover``: see ``bench/_trust.py`` (duplicated headers and other bad
             requests from ``--flooders`` addresses; strangers asking for an away seat).
+``talkflood``, ``askloop``, ``squat``: see ``bench/_share.py`` (one address: talk from
+            ``--flooders`` spectator connections; asking for a seat and withdrawing in a
+            loop; taking every spectator place it can).
 
 Reported per attack: the honest delay (p50, p99, max) without and with the attack, the
 server's RSS and CPU in both windows, and what the attacker got (finishes played out;
@@ -54,6 +57,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from bench._loadlib import LoadStats, Mode, RoomLoad, percentile
 from bench._server import ServerProcess, raise_nofile_limit, war_server_spec
+from bench._share import ask_loop, spectator_squat, talk_flood
 from bench._trust import header_flooder, takeover_attempts
 from protocol import (
     CreateRoom,
@@ -81,7 +85,7 @@ LONG_RULES = RulesSpec(
     players=4, won_cards=WonCards.FIXED, fixed_order=FixedOrder.SEAT0, round_limit=1_000_000
 )
 LONG_DEAL = 374
-ATTACKS = ("finish", "rooms", "headers", "takeover")
+ATTACKS = ("finish", "rooms", "headers", "takeover", "talkflood", "askloop", "squat")
 SERVER_FLAGS = ("--trusted-proxies", "127.0.0.1")
 """the server's defaults otherwise: the limits an attacker meets"""
 
@@ -231,6 +235,14 @@ async def _run_attack(attack: str, args: argparse.Namespace, db_dir: Path) -> di
             cleanup = await takeover_attempts(
                 server.port, args.flooders, attacker.counts, attacker.stopping
             )
+        elif attack == "talkflood":
+            cleanup = await talk_flood(
+                server.port, args.flooders, attacker.counts, attacker.stopping
+            )
+        elif attack == "askloop":
+            cleanup = await ask_loop(server.port, attacker.counts, attacker.stopping)
+        elif attack == "squat":
+            cleanup = await spectator_squat(server.port, attacker.counts, attacker.stopping)
         elif attack == "finish":
             for n in range(args.finishers):
                 coroutine = _finisher(server.port, f"203.0.113.{n + 1}", attacker)
@@ -277,7 +289,12 @@ def _build_parser() -> argparse.ArgumentParser:
     add("--duration", type=float, default=30.0, help="seconds of each measured window")
     add("--ramp", type=float, default=5.0, help="seconds of attack before measuring")
     add("--finishers", type=int, default=1, help="strangers finishing in a loop (finish)")
-    add("--flooders", type=int, default=8, help="addresses flooding (headers, takeover)")
+    add(
+        "--flooders",
+        type=int,
+        default=8,
+        help="addresses flooding (headers, takeover); connections of one (talkflood)",
+    )
     add("--seed", type=int, default=7, help="honest deals are seed + room index")
     add("--war-server", default=None, help="war-server command; none: this venv's")
     add("--json", action="store_true", help="print one JSON document instead of text")

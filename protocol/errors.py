@@ -117,6 +117,9 @@ class ErrorCode(StrEnum):
     """The message refers to a step that is no longer the current one."""
     NO_SEAT_REQUEST = "no_seat_request"
     """An answer to a seat request that is not (or no longer) asked."""
+    OWN_SEAT_REQUEST = "own_seat_request"
+    """An answer to a seat request from the asker's own address: someone at another
+    address answers it (nobody approves their own request)."""
     SEAT_TAKEN_BACK = "seat_taken_back"
     """The device this seat was taken from took it back with its token (close 4002)."""
     TALK_NOT_ALLOWED = "talk_not_allowed"

@@ -1,25 +1,35 @@
 """Names that cannot be confused at one table: a name's *skeleton*, and the names no
 seat may take.
 
-Two names are the same at a table when their skeletons are equal (`skeleton`, after
-Unicode Technical Standard #39, §4): the name in NFKC, case folded, without its default-
-ignorable code points (`DEFAULT_IGNORABLE`: U+034F, U+200B, U+3164, variation
-selectors, …) and its spaces, then every character mapped to one representative of the
-characters it can be confused with (Unicode's confusables data, as the
-`confusable_homoglyphs` package ships it: MIT licence, generated from the Unicode
-Consortium's ``confusables.txt``). So "Grandma", "grandma", "Grandma" + U+034F and
-"Grаndma" with a Cyrillic а are one name; a server refuses the second with
-``name_taken``. A name with no visible character (only U+3164, U+2800, U+034F, spaces,
-combining marks) is refused with ``name_invisible`` (`visible`), and the words the
-clients use for other people, "you" and "Computer" (`RESERVED`, compared by skeleton),
-with ``name_reserved``.
+Two names are the same at a table when they share a skeleton (`skeletons`, after
+Unicode Technical Standard #39, §4). A name has two: the name in NFKC without its
+default-ignorable code points (`DEFAULT_IGNORABLE`: U+034F, U+200B, U+3164, variation
+selectors, …) and its spaces, then
 
-The representative of a character is the smallest code point among it and its single-
-character confusables, so it never depends on the order of the data; a sequence the data
-lists as confusable with one character (``rn`` with ``m``) becomes that character's
-representative first. This is stricter than the standard's prototypes in places (it
-may join two characters the standard keeps apart through a common confusable), which at
-one family table only ever refuses a name that looked alike.
+- case folded, then every character mapped to the representative of the characters it
+  can be confused with (Unicode's confusables data, as the `confusable_homoglyphs`
+  package ships it: MIT licence, generated from the Unicode Consortium's
+  ``confusables.txt``); and
+- mapped first, then case folded and mapped again: so a capital look-alike (Greek
+  ``Β``, Cyrillic ``В``, Cherokee ``Ᏼ`` for ``B``; ``I`` and ``l``; ``O`` and ``0``),
+  whose lower case is no look-alike of anything, still meets its Latin letter.
+
+So "Grandma", "grandma", "Grandma" + U+034F, "Grаndma" with a Cyrillic а, "Βen" with a
+Greek Beta, "BiII" beside "Bill" and "0llie" beside "Ollie" are one name; a server
+refuses the second with ``name_taken``. A name with no visible character (only U+3164,
+U+2800, U+034F, spaces, combining marks) is refused with ``name_invisible``
+(`visible`), and the words the clients use for other people — "you" and "the computer"
+in every language the clients speak, and the computer seats' own names ("Computer 1",
+…), `RESERVED` — with ``name_reserved`` (compared by skeleton, in lower, upper and
+title case: ``ΥOU`` and ``C0MPUTER`` are reserved).
+
+The representative of a character is the smallest code point of its class: the
+characters joined by the data's single-character confusables, transitively (``|``, ``I``,
+``l`` and ``1`` are one class), so it never depends on the order of the data; then a
+sequence the data lists as confusable with one character (``rn`` with ``m``), its
+characters mapped, becomes that character's representative. This is stricter than the standard's
+prototypes in places, which at one family table only ever refuses a name that looked
+alike.
 """
 
 from __future__ import annotations
@@ -29,7 +39,17 @@ import unicodedata
 from functools import cache
 from importlib import resources
 
-__all__ = ["DEFAULT_IGNORABLE", "RESERVED", "reserved", "same_name", "skeleton", "visible"]
+__all__ = [
+    "COMPUTER_WORDS",
+    "DEFAULT_IGNORABLE",
+    "RESERVED",
+    "YOU_WORDS",
+    "reserved",
+    "same_name",
+    "skeleton",
+    "skeletons",
+    "visible",
+]
 
 _DEFAULT_IGNORABLE_RANGES = (
     (0x00AD, 0x00AD),
@@ -59,46 +79,101 @@ _BLANK = frozenset({"\u2800"})
 """Characters of a visible category that show nothing (BRAILLE PATTERN BLANK)."""
 _VISIBLE_CATEGORIES = ("L", "N", "P", "S")
 
-RESERVED = ("you", "Computer")
-"""The words the clients use for others: a seat's own person, and the computer's seats."""
+YOU_WORDS = (
+    *("you", "yourself"),  # en
+    *("tú", "tu", "ti", "usted", "vos", "vosotros"),  # es
+    *("toi", "vous"),  # fr ("tu" above)
+    *("du", "dich", "dir", "sie"),  # de
+    *("ty", "ciebie", "wy"),  # pl
+)
+""""You" as the clients say it to a seat's own person, in en, es, fr, de and pl."""
+COMPUTER_WORDS = (
+    *("computer", "the computer"),  # en, de ("Computer")
+    *("ordenador", "el ordenador", "computadora"),  # es
+    *("ordinateur", "l'ordinateur"),  # fr
+    *("der computer", "rechner"),  # de
+    *("komputer",),  # pl
+)
+""""The computer" as the clients name its seats, in en, es, fr, de and pl."""
+COMPUTER_NUMBERS = range(1, 10)
+"""The numbers a computer seat's name may carry ("Computer 1"; a room has at most 3)."""
+RESERVED = (
+    *YOU_WORDS,
+    *COMPUTER_WORDS,
+    *(f"{word} {number}" for word in COMPUTER_WORDS for number in COMPUTER_NUMBERS),
+)
+"""The names no seat may take: the words the clients use for others (a seat's own
+person, the computer) and the computer seats' own names, in every client language."""
 
 
 @cache
 def _table() -> tuple[dict[str, str], dict[str, str]]:
-    """(character → representative, sequence → representative), from the data."""
+    """(character → representative, sequence → representative), from the data: the
+    single characters the data joins are one class (transitively), and a class's
+    representative is its smallest code point."""
     data_file = resources.files("confusable_homoglyphs").joinpath("confusables.json")
     data: dict[str, list[dict[str, str]]] = json.loads(data_file.read_text(encoding="utf-8"))
-    chars: dict[str, str] = {}
+    parent: dict[str, str] = {}
+
+    def root(char: str) -> str:
+        while (up := parent.get(char, char)) != char:
+            parent[char] = parent.get(up, up)  # halve the path
+            char = up
+        return char
+
     sequences: dict[str, str] = {}
     for key, entries in data.items():
         source = _strip(key)
-        homoglyphs = {_strip(entry["c"]) for entry in entries}
-        singles = [glyph for glyph in homoglyphs | {source} if len(glyph) == 1]
-        if len(source) == 1:
-            chars[source] = min(singles)
-        elif len(source) > 1 and singles:
-            sequences[source] = min(singles)
+        homoglyphs = {_strip(entry["c"]) for entry in entries} | {source}
+        singles = sorted(glyph for glyph in homoglyphs if len(glyph) == 1)
+        for glyph in singles[1:]:
+            low, high = sorted((root(singles[0]), root(glyph)))
+            if low != high:
+                parent[high] = low
+        if len(source) > 1 and singles:
+            sequences[source] = singles[0]
+    chars = {char: root(char) for char in list(parent)}
+    mapped: dict[str, str] = {}  # the sequences with their characters mapped first
     for sequence, char in sequences.items():
-        sequences[sequence] = chars.get(char, char)
-    return chars, sequences
+        key = "".join(chars.get(c, c) for c in unicodedata.normalize("NFD", sequence))
+        rep = chars.get(char, char)
+        if len(key) > 1 and (key not in mapped or rep < mapped[key]):
+            mapped[key] = rep
+    return chars, mapped
 
 
 def _strip(text: str) -> str:
     return "".join(char for char in text if char not in DEFAULT_IGNORABLE)
 
 
-def skeleton(name: str) -> str:
-    """The form two names are compared in (see the module docstring)."""
-    folded = unicodedata.normalize("NFKC", name).casefold()
-    text = "".join(char for char in folded if char not in DEFAULT_IGNORABLE and not char.isspace())
+def _mapped(text: str) -> str:
+    """``text`` with every confusable sequence and character replaced by its
+    representative (in NFD)."""
     chars, sequences = _table()
-    text = unicodedata.normalize("NFD", text)
+    text = "".join(chars.get(char, char) for char in unicodedata.normalize("NFD", text))
     if not text.isascii() or any(sequence in text for sequence in _ascii_sequences()):
         for sequence in _longest_first():
             if sequence in text:
                 text = text.replace(sequence, sequences[sequence])
-    mapped = "".join(chars.get(char, char) for char in text)
-    return unicodedata.normalize("NFD", mapped)
+    return unicodedata.normalize("NFD", text)
+
+
+def _base(name: str) -> str:
+    """``name`` in NFKC without default-ignorable characters and spaces."""
+    text = unicodedata.normalize("NFKC", name)
+    return "".join(char for char in text if char not in DEFAULT_IGNORABLE and not char.isspace())
+
+
+def skeletons(name: str) -> frozenset[str]:
+    """The forms two names are compared in (see the module docstring): folded then
+    mapped, and mapped, folded and mapped again."""
+    base = _base(name)
+    return frozenset((_mapped(base.casefold()), _mapped(_mapped(base).casefold())))
+
+
+def skeleton(name: str) -> str:
+    """The first of `skeletons` (case folded, then mapped)."""
+    return _mapped(_base(name).casefold())
 
 
 @cache
@@ -113,7 +188,7 @@ def _ascii_sequences() -> tuple[str, ...]:
 
 def same_name(one: str, other: str) -> bool:
     """Whether ``one`` and ``other`` would be confused at a table."""
-    return skeleton(one) == skeleton(other)
+    return not skeletons(one).isdisjoint(skeletons(other))
 
 
 def visible(name: str) -> bool:
@@ -126,10 +201,21 @@ def visible(name: str) -> bool:
     )
 
 
+@cache
+def _reserved_forms() -> dict[str, str]:
+    """Every skeleton of a reserved word in lower, upper and title case → the word."""
+    forms: dict[str, str] = {}
+    for word in RESERVED:
+        for variant in (word, word.lower(), word.upper(), word.title()):
+            for form in skeletons(variant):
+                forms.setdefault(form, word)
+    return forms
+
+
 def reserved(name: str) -> str | None:
     """The reserved word (`RESERVED`) ``name`` would be confused with, or None."""
-    form = skeleton(name)
-    for word in RESERVED:
-        if skeleton(word) == form:
-            return word
+    forms = _reserved_forms()
+    for form in sorted(skeletons(name)):
+        if form in forms:
+            return forms[form]
     return None

@@ -10,7 +10,9 @@ the server does not wait for. Pure functions of the seat records everyone sees
   connected. An away seat does not hold a vote up.
 - A finish vote also leaves out seats that are out of the game.
 - A vote is complete when every seat that votes has voted (and at least one seat
-  votes); a rematch starts with the same deal only if every vote given was for it.
+  votes); a rematch starts with the same deal only if every vote given was for it and
+  every seat a person holds, away or not, gave one (a lone vote while the others are
+  away never replays a known deal: the server picks a new one).
 """
 
 from __future__ import annotations

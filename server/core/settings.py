@@ -174,7 +174,8 @@ class HubSettings:
     max_spectators: int = setting(
         20,
         Setting(
-            help="spectators per room (more: error spectators_full, close 1013)",
+            help="spectators per room, one address at most half of them (more: error "
+            "spectators_full, close 1013)",
             parse=whole(0, 100_000),
             metavar="N",
         ),
@@ -208,9 +209,9 @@ class HubSettings:
     idle_computer_room_minutes: float = setting(
         30,
         Setting(
-            help="remove a game against the computer whose one player has been away this long; "
-            "a room counts against its creator's --max-rooms-per-ip only while someone is in "
-            "it or was within this time",
+            help="remove a game against the computer, or a two-player room where no card was "
+            "turned, nobody has been in for this long (a room counts against its creator's "
+            "--max-rooms-per-ip as long as it exists)",
             parse=whole(1, _MINUTES_MAX),
             metavar="MINUTES",
         ),

@@ -141,11 +141,17 @@ async def open_tab(
     init_script: str | None = None,
     touch: bool = False,
     locale: str = "en-US",
+    forwarded_for: str | None = None,
 ) -> Tab:
     """Open ``url`` in a fresh context (its own storage), recording problems; ``touch``: a
     phone's touch screen (``has_touch`` and ``is_mobile``), no mouse; ``locale``: the
-    browser's language (``navigator.languages``), which the page speaks."""
+    browser's language (``navigator.languages``), which the page speaks;
+    ``forwarded_for``: every request (the WebSocket's too) names that address in
+    ``X-Forwarded-For``, as a proxy would (a server trusting 127.0.0.1 as its proxy then
+    counts the tab as another household)."""
+    headers = {} if forwarded_for is None else {"X-Forwarded-For": forwarded_for}
     context = await browser.new_context(
+        extra_http_headers=headers,
         locale=locale,
         viewport=viewport or PHONE,
         reduced_motion="reduce" if reduced_motion else "no-preference",

@@ -83,9 +83,15 @@ class Client:
 
     @classmethod
     async def connect(
-        cls, url: str, *, ssl_context: ssl.SSLContext | None = None, max_size: int = 1 << 20
+        cls,
+        url: str,
+        *,
+        ssl_context: ssl.SSLContext | None = None,
+        max_size: int = 1 << 20,
+        source: str | None = None,
     ) -> Client:
-        """Open a WebSocket to ``url`` (loopback only in this project's tests)."""
+        """Open a WebSocket to ``url`` (loopback only in this project's tests), from the
+        loopback address ``source`` if given (127.0.0.2: another household)."""
         ws = await asyncio.wait_for(
             # max_queue None: a test client that stops reading still answers a close
             connect(
@@ -95,6 +101,7 @@ class Client:
                 max_queue=None,
                 compression=None,
                 open_timeout=10,
+                local_addr=None if source is None else (source, 0),
             ),
             DEFAULT_TIMEOUT,
         )

@@ -228,8 +228,11 @@ async def watch_code_never_seats(war: War) -> None:
 
 async def spectators_full(war: War) -> None:
     ann, _ben = await victim_table(war)
-    for _ in range(2):
-        await war.watch(ann.watch_code or "")
+    await war.watch(ann.watch_code or "")  # one address holds half the places
+    other = await Client.connect(war.url, source="127.0.0.2")  # another household
+    war.clients.append(other)
+    await other.send(WatchRoom(code=ann.watch_code or ""))
+    await other.expect(Welcome)
     third = await war.client()
     await third.send(WatchRoom(code=ann.watch_code or ""))
     await third.expect_error(ErrorCode.SPECTATORS_FULL)

@@ -30,7 +30,10 @@ SMALL: ViewportSize = {"width": 320, "height": 640}
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[ServerProcess]:
-    async with server_process(tmp_path_factory.mktemp("trust") / "war.sqlite3") as running:
+    # 127.0.0.1 is trusted as a proxy: a tab naming another address in X-Forwarded-For
+    # is another household (nobody approves a request from their own address)
+    db = tmp_path_factory.mktemp("trust") / "war.sqlite3"
+    async with server_process(db, "--trusted-proxies", "127.0.0.1") as running:
         yield running
 
 
@@ -58,7 +61,7 @@ async def _asked(server: ServerProcess, browser: Browser) -> tuple[Tab, Tab]:
     )
     await grandma.context.close()  # her phone locks: the seat is away
     await expect(ann.page.locator("#log li").first).to_have_text("Grandma is away.")
-    stranger = await open_tab(browser, link)
+    stranger = await open_tab(browser, link, forwarded_for="198.51.100.7")  # another house
     await stranger.page.fill("#invite-name", "Grandma")
     await stranger.page.click("#invite-form button[type=submit]")
     return ann, stranger

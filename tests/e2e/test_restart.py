@@ -145,7 +145,7 @@ async def test_a_kill_9_keeps_the_way_back_of_a_seat_taken_on_another_device(
     async with server_process(db) as first:
         ann, ben = await start_game(first.url)
         await ben.close()  # Ben's laptop closes
-        phone = await Client.connect(first.url)
+        phone = await Client.connect(first.url, source="127.0.0.2")  # another household's
         await phone.send(JoinRoom(code=ann.player_code or "", name="Ben"))
         await phone.expect(SeatRequestWaiting)
         await ann.expect(SeatRequested)

@@ -187,12 +187,16 @@ class Scene:
     peers: dict[str, Peer] = field(default_factory=dict)
     seats: dict[str, int | None] = field(default_factory=dict)
     frames: dict[str, list[bytes]] = field(default_factory=dict)
+    addresses: dict[str, str] = field(default_factory=dict)
 
     def open(self, who: str, opening: ClientMessage) -> Peer:
         """A new connection for ``who`` (a resumed one continues ``who``'s frames)."""
         if who in self.peers:
             self.collect(who)
-        peer = self.kit.connect()
+        # each person from an address of their own (a household: nobody answers their
+        # own seat request), the same on every connection of theirs
+        address = self.addresses.setdefault(who, f"10.0.{len(self.addresses) + 1}.1")
+        peer = self.kit.connect(address)
         self.peers[who] = peer
         self.frames.setdefault(who, [])
         self.kit.send(peer, opening)

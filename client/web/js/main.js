@@ -424,8 +424,12 @@ function keyDown(event) {
 }
 
 // --- the forms
+// A name's limit counts code points, as the server does (an input's maxlength counts UTF-16
+// units: it is set to twice the limit, so that it never stops a name the server takes).
+const MOST_NAME_CHARACTERS = 24;
+
 function typedName(input) {
-  const name = input.value.trim();
+  const name = [...input.value.trim()].slice(0, MOST_NAME_CHARACTERS).join("").trim();
   if (!name) input.reportValidity();
   else seats.name = name;
   return name || null;

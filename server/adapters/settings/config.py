@@ -271,6 +271,24 @@ class Settings(EdgeSettings):
             metavar="N",
         ),
     )
+    page_rate: float = setting(
+        30.0,
+        Setting(
+            help="plain HTTP requests (the browser table's files, /healthz) one address may "
+            "make a second (more: HTTP 429 with Retry-After)",
+            parse=seconds(0.0, positive=True),
+            metavar="PER_SECOND",
+        ),
+    )
+    page_burst: int = setting(
+        240,
+        Setting(
+            help="plain HTTP requests one address may make at once before --page-rate "
+            "applies (a few devices of a household loading the page together)",
+            parse=whole(1, _MANY),
+            metavar="N",
+        ),
+    )
     abuse_penalty: float = setting(
         10.0,
         Setting(

@@ -32,6 +32,7 @@ KINDS = frozenset(
         "host_refused",  # 403: a Host name not allowed (DNS rebinding)
         "origin_refused",  # 403: a WebSocket opened by another site's page
         "connection_throttled",  # 429: new connections too fast, or penalized
+        "request_throttled",  # 429: plain HTTP requests (the page, /healthz) too fast
         "handshake_refused",  # too many connections in the handshake at once
     }
 )

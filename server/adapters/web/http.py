@@ -5,7 +5,8 @@ websockets hands every request to `HttpFront.process_request` before its opening
 handshake (its ``process_request`` hook); a request it could not read, a method other
 than GET and HEAD, and a header sent twice were answered before that (400 or 405,
 `server.adapters.web.screen`). ``GET /healthz`` answers 200 with JSON ``{"status": "ok"}``,
-with ``"rooms"`` and ``"connections"`` for a loopback client or with ``--health-counts``,
+with ``"rooms"`` and ``"connections"`` for a loopback peer whose request names no
+forwarded address (no proxy's header) or with ``--health-counts``,
 or 503 with ``"status": "store_failing"`` while the store cannot write (a full disk: from
 a failed commit until one succeeds again, `server.core.hub.hub.Hub.store_failing`); a host
 name the server does not go by gets 403 (`server.adapters.addresses.hosts`: DNS rebinding); other
@@ -16,15 +17,20 @@ plain HTTP requests get the browser table's files (`server.adapters.web.files`; 
 the app's monotonic clock), new connections at most ``--connect-rate`` a second in
 bursts of ``--connect-burst``, and none for ``--abuse-penalty`` seconds (doubling on
 repeats) after one of its connections was closed for abuse (4001, or 1008 for invalid
-frames): HTTP 429 Too Many Requests with ``Retry-After``. Anything else goes on to the
-handshake. Every refusal is counted per address and logged once a minute per kind
-(`server.adapters.web.edge`); nothing here raises (a bug answers 400, never a traceback).
+frames): HTTP 429 Too Many Requests with ``Retry-After``; plain requests (the page's
+files, ``/healthz``) at most ``--page-rate`` a second in bursts of ``--page-burst``
+(30, 240: a few devices of a household loading the page together, some 40 files each
+without their cache), the same 429 past them. Anything else goes on to the handshake.
+Every answer but the 101 carries the page's security headers
+(`server.adapters.ws.connection` adds them to whatever is sent, websockets' own refusals
+included). Every refusal is counted per address and
+logged once a minute per kind (`server.adapters.web.edge`); nothing here raises (a bug
+answers 400, never a traceback).
 """
 
 from __future__ import annotations
 
 import http
-import ipaddress
 import json
 import math
 from collections.abc import Callable
@@ -42,9 +48,17 @@ from server.adapters.addresses.origin import origin_allowed
 from server.adapters.settings.config import Settings
 from server.adapters.web.edge import EdgeLog
 from server.adapters.web.files import WebFiles
+from server.adapters.web.invitation import told_addresses
 from server.adapters.web.screen import Answer
 
-__all__ = ["HEALTH_PATH", "Health", "HttpFront", "client_of", "headers_of", "peer_of"]
+__all__ = [
+    "HEALTH_PATH",
+    "Health",
+    "HttpFront",
+    "client_of",
+    "headers_of",
+    "peer_of",
+]
 
 HEALTH_PATH = "/healthz"
 
@@ -87,6 +101,10 @@ class HttpFront:
             penalty_max=settings.abuse_penalty_max,
         )
         self.web: WebFiles | None = None
+        self.pages = ConnectionGate(
+            settings.page_rate, settings.page_burst, penalty=0.0, penalty_max=0.0
+        )
+        """The plain HTTP requests of each address (the page's files, /healthz)."""
 
     def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         """Answer /healthz and the browser table's files (`server.adapters.web.files`); refuse
@@ -108,8 +126,9 @@ class HttpFront:
     def _answer(self, connection: ServerConnection, request: Request) -> Response | None:
         headers = request.headers
         client = client_of(connection, headers, self.settings.trusted_proxies)
-        if request.path.split("?", 1)[0] == HEALTH_PATH:
-            return self._health(connection, client)
+        plain = self._plain(connection, client, request)
+        if plain is not None:
+            return plain
         host = headers.get("Host")
         if not host_allowed(host, self._public, self.settings.allowed_hosts):
             return self._other_host(connection, client.address, str(host))
@@ -122,6 +141,20 @@ class HttpFront:
         if refusal is None:
             return None
         return self._too_many_requests(connection, client.address, refusal)
+
+    def _plain(
+        self, connection: ServerConnection, client: ClientAddress, request: Request
+    ) -> Response | None:
+        """A plain request (not an upgrade: the page's files, /healthz) past its
+        address's rate gets 429; /healthz is answered; None for the rest."""
+        headers = request.headers
+        if "websocket" not in str(headers.get("Upgrade", "")).lower():
+            throttled = self.pages.admit(client.address, self._monotonic())
+            if throttled is not None:
+                return self._too_many_pages(connection, client.address, throttled)
+        if request.path.split("?", 1)[0] == HEALTH_PATH:
+            return self._health(connection, client, headers)
+        return None
 
     def _other_host(self, connection: ServerConnection, peer: str, host: str) -> Response:
         """HTTP 403 for a host name the server does not go by (DNS rebinding)."""
@@ -139,18 +172,35 @@ class HttpFront:
             "a WebSocket from another site's page is refused (see --allowed-origins)\n",
         )
 
-    def _health(self, connection: ServerConnection, client: ClientAddress) -> Response:
-        """The status; the counts too for loopback, or for anyone with --health-counts."""
+    def _health(
+        self, connection: ServerConnection, client: ClientAddress, headers: Headers
+    ) -> Response:
+        """The status; the counts too for this machine itself (a loopback peer whose
+        request names no forwarded address: `told_addresses`), or for anyone with
+        --health-counts."""
         server = self._server
         failing = server.store_failing
         answer: dict[str, object] = {"status": "store_failing" if failing else "ok"}
-        if self.settings.health_counts or _is_loopback(client.address):
+        if self.settings.health_counts or told_addresses(client, headers):
             answer.update(rooms=server.rooms, connections=server.connection_count)
         status = http.HTTPStatus.SERVICE_UNAVAILABLE if failing else http.HTTPStatus.OK
         response = connection.respond(status, json.dumps(answer))
         del response.headers["Content-Type"]
         response.headers["Content-Type"] = "application/json"
         response.headers["Cache-Control"] = "no-store"
+        return response
+
+    def _too_many_pages(
+        self, connection: ServerConnection, peer: str, refusal: Throttle
+    ) -> Response:
+        """HTTP 429 with Retry-After for plain requests past the address's rate."""
+        seconds = max(1, math.ceil(refusal.retry_after))
+        self._edge.refused("request_throttled", peer, retry_after=seconds)
+        response = connection.respond(
+            http.HTTPStatus.TOO_MANY_REQUESTS,
+            f"too many requests from this address; retry after {seconds} s\n",
+        )
+        response.headers["Retry-After"] = str(seconds)
         return response
 
     def _too_many_requests(
@@ -173,13 +223,6 @@ class HttpFront:
         )
         response.headers["Retry-After"] = str(seconds)
         return response
-
-
-def _is_loopback(address: str) -> bool:
-    try:
-        return ipaddress.ip_address(address).is_loopback
-    except ValueError:
-        return False
 
 
 def peer_of(ws: ServerConnection) -> str:

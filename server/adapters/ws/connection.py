@@ -57,7 +57,7 @@ from websockets.asyncio.connection import Connection
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import InvalidHeader, InvalidMessage
 from websockets.frames import CloseCode, Frame, Opcode
-from websockets.http11 import Request
+from websockets.http11 import Request, Response
 from websockets.protocol import CONNECTING, Protocol, State
 from websockets.server import ServerProtocol
 
@@ -213,6 +213,18 @@ class _SaysTooLarge(ServerProtocol):
             response.headers["Allow"] = ", ".join(ALLOWED_METHODS)
         self.send_response(response)  # then EOF, and the rest is discarded
         yield
+
+    def send_response(self, response: Response) -> None:
+        """Send ``response``; every answer but the switch to WebSocket (101) carries the
+        page's security headers and ``Cache-Control: no-store`` unless it set its own:
+        the 400/403/429 and ``/healthz`` answers, websockets' own refusals included."""
+        if response.status_code != 101:
+            for name, value in security_headers().raw_items():
+                if name not in response.headers:
+                    response.headers[name] = value
+            if "Cache-Control" not in response.headers:
+                response.headers["Cache-Control"] = "no-store"
+        super().send_response(response)
 
     def fail(self, code: CloseCode | int, reason: str = "") -> None:
         if code == CloseCode.MESSAGE_TOO_BIG and self.state is State.OPEN and self.too_large:

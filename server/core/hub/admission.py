@@ -7,9 +7,11 @@
   ``too_many_failures`` (close 1008) until the window has passed. A resume with a seat's
   earlier token while its latest is unconfirmed (its welcome may have been lost, see
   `server.core.room.room`) is accepted, so it is no failure; a superseded token is one;
-- the rooms created from it and still held are counted, those nobody has been in for
-  ``idle_computer_room_minutes`` left out (an abandoned game does not use up the
-  household's allowance); at ``max_rooms_per_ip`` a ``create_room`` from it is refused
+- the rooms created from it and still held are counted, whatever their state (a room
+  nobody is in goes when idle, `server.core.hub.rooms`: a two-player room where nobody
+  turned a card, or a game against the computer, after ``idle_computer_room_minutes``,
+  so an abandoned game does not use up the household's allowance for long); at
+  ``max_rooms_per_ip`` a ``create_room`` from it is refused
   with ``too_many_rooms`` (close 1013), as every
   ``create_room`` is once the server holds ``max_rooms``. The count lives in memory only
   (the store keeps no addresses): after a restart the rooms loaded count for nobody;
@@ -25,7 +27,6 @@ from __future__ import annotations
 
 import hmac
 from collections import OrderedDict, deque
-from collections.abc import Callable
 
 from protocol import SUPPORTED_VERSIONS, ErrorCode
 from server.core.budgets import address_key
@@ -78,16 +79,11 @@ class Admission:
             )
         return None
 
-    def creation(
-        self,
-        password: str | None,
-        peer: str,
-        rooms: int,
-        in_use: Callable[[str], bool] = lambda room_id: True,
-    ) -> Refusal | None:
+    def creation(self, password: str | None, peer: str, rooms: int) -> Refusal | None:
         """Why a ``create_room`` with ``password`` from ``peer``, while the server holds
-        ``rooms`` rooms, is refused, or None. Of the rooms created from ``peer``'s address
-        only those ``in_use`` (someone is in it, or was lately) count."""
+        ``rooms`` rooms, is refused, or None. Every room created from ``peer``'s address
+        that still exists counts, whatever its state (rooms nobody is in are removed
+        when idle: `server.core.hub.rooms`)."""
         needed = self._settings.password
         if needed is not None:
             if password is None:
@@ -103,16 +99,13 @@ class Admission:
             )
         cap = self._settings.max_rooms_per_ip
         key = address_key(peer)
-        if self._created.get(key, 0) >= cap and self._in_use_from(key, in_use) >= cap:
+        if self._created.get(key, 0) >= cap:
             return Refusal(
                 ErrorCode.TOO_MANY_ROOMS,
                 f"rooms created from this address: {cap} are open; leave one, or wait "
                 "until one is removed (rooms nobody uses are removed when idle)",
             )
         return None
-
-    def _in_use_from(self, key: str, in_use: Callable[[str], bool]) -> int:
-        return sum(1 for room, creator in self._creator.items() if creator == key and in_use(room))
 
     # ------------------------------------------------------------------ counting
     def refused(self, refusal: Refusal, peer: str, now: float) -> None:

@@ -113,6 +113,7 @@ class Hub:
             random=self._random,
             logger=logger,
         )
+        self._rooms.address = self.address
         for record in records:
             self._rooms.load(record, now)
 
@@ -156,6 +157,12 @@ class Hub:
     def addresses_with_rooms(self) -> int:
         """How many addresses have created rooms that are held (for tests and tools)."""
         return self._admission.addresses_with_rooms()
+
+    def address(self, conn: ConnId) -> str:
+        """The address key ``conn`` counts under (`server.core.budgets.address_key`; a
+        connection of unknown address is one of its own)."""
+        peer = self._peers.get(conn, "")
+        return address_key(peer) if peer else f"#{conn}"
 
     def where(self, conn: ConnId) -> tuple[str, int | None] | None:
         """(room id, seat or None for a spectator) of ``conn``; None before a room is open."""
@@ -313,10 +320,7 @@ class Hub:
         """A new room for ``message``: held, then stored by its first call, which seats
         the creator."""
         peer = self._peers.get(conn, "")
-        rooms = self._rooms
-        refused = self._admission.creation(
-            message.password, peer, len(rooms), lambda room_id: rooms.in_use(room_id, now)
-        )
+        refused = self._admission.creation(message.password, peer, len(self._rooms))
         if refused is not None:
             return self._refusal(conn, refused, now)
         made = new_room(

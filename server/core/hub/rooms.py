@@ -22,7 +22,12 @@ back after a restart and is removed again when idle.
 
 Idle rooms: a room is removed when every human player has left, or when it has had no
 connection and no activity for ``idle_room_minutes`` (``idle_waiting_room_minutes``,
-shorter, while it still waits for players: rooms nobody joined go in minutes). A restart
+shorter, while it still waits for players: rooms nobody joined go in minutes;
+``idle_computer_room_minutes`` for a game against the computer and for a room of two
+players where no person ever turned a card (`Table.played`; the server's play of away
+seats does not count): a room counts against its creator's allowance as
+long as it exists, so the rooms one address can fill and abandon must go soon, while a
+family's game under way keeps its day). A restart
 is no activity: a loaded room keeps the time of its last stored activity. So that
 players can come back after a long downtime, a loaded room is not removed for idleness
 within `RESTART_GRACE_SECONDS` (or its idle time, if shorter) of being loaded.
@@ -73,6 +78,8 @@ class Rooms:
         random: RandomSource,
         logger: Logger | None,
     ) -> None:
+        self.address: Callable[[ConnId], str] | None = None
+        """The address key of a connection (the hub's), given to every room built."""
         self._settings = settings
         self._admission = admission
         self._playouts = playouts
@@ -307,20 +314,13 @@ class Rooms:
         idle = self._settings.idle_room_minutes * 60.0
         if room.stage in phases.SEATS_OPEN:  # a room still waiting for players
             idle = min(idle, self._settings.idle_waiting_room_minutes * 60.0)
-        if sum(seat.human for seat in room.seats) == 1 and all(
+        alone = sum(seat.human for seat in room.seats) == 1 and all(
             seat.human or seat.computer for seat in room.seats
-        ):  # a game against the computer: nobody else will come back to it
+        )  # a game against the computer: nobody else will come back to it
+        unplayed = room.rules.players == 2 and not room.played
+        if alone or unplayed:  # a game of two nobody ever played (a flood's) goes soon too
             idle = min(idle, self._settings.idle_computer_room_minutes * 60.0)
         return idle
-
-    def in_use(self, room_id: str, now: float) -> bool:
-        """Whether someone is in room ``room_id`` or was within --idle-computer-room-minutes
-        (what counts against its creator's address)."""
-        room = self.directory.get(room_id)
-        if room is None:
-            return False
-        recent = now - room.last_active < self._settings.idle_computer_room_minutes * 60.0
-        return bool(room.seats.connections) or recent
 
     def _idle_until(self, room: Room) -> float:
         """When ``room``, if nobody is in it and nothing happens, is removed."""
@@ -340,13 +340,16 @@ class Rooms:
 
     # ------------------------------------------------------------------ helpers
     def _build(self, record: RoomRecord, now: float) -> Room:
-        return Room(
+        room = Room(
             record,
             settings=self._settings,
             random=self._random,
             now=now,
             logger=self._logger,
         )
+        if self.address is not None:
+            room.address = self.address
+        return room
 
     def _add(self, room: Room) -> None:
         self.directory.add(room)

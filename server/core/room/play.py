@@ -388,7 +388,8 @@ class Play:
 
     def rematch_if_agreed(self, now: float) -> list[Action]:
         """If every voter has voted for a rematch (and one can happen now), the next game
-        starts: the same deal again only if every vote given asked for it."""
+        starts: the same deal again only if every vote given asked for it and every seat
+        a person holds (away too) gave one; else a new deal."""
         table = self._table
         votes = dict(table.game_record.rematch_votes)
         if not votes or not phases.may(table.stage, Event.REMATCH_AGREED):
@@ -396,7 +397,13 @@ class Play:
         voters = rematch_voters(self._voting_seats())
         if not voters or any(seat not in votes for seat in voters):
             return []
-        same = all(deal == RematchDeal.SAME.value for deal in votes.values())
+        # the same deal again only if every vote given asked for it and every seat a
+        # person holds, away or not, voted: a vote one player cast while the others were
+        # away never replays a known deal into the evening
+        people = [index for index, seat in enumerate(table.seats) if seat.human]
+        same = all(deal == RematchDeal.SAME.value for deal in votes.values()) and all(
+            index in votes for index in people
+        )
         deal = table.game_record.deal if same else new_deal(self._random)
         fair = None  # the same deal again is shown, and claims nothing
         if not same:

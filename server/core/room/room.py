@@ -67,6 +67,7 @@ from server.core.room.takeover import Takeover, Times
 from server.core.room.talk import (
     TalkBuckets,
     TalkSettings,
+    invisible_refusal,
     talk_line,
     talk_message,
     talk_refusal,
@@ -74,7 +75,14 @@ from server.core.room.talk import (
 )
 from server.core.settings import HubSettings
 
-__all__ = ["InRoomMessage", "Room"]
+__all__ = ["InRoomMessage", "Room", "spectators_per_address"]
+
+
+def spectators_per_address(places: int) -> int:
+    """The spectator places one address may hold in a room of ``places``: half of
+    them, at least one (so one household never takes them all, unless a room has one)."""
+    return max(1, places // 2)
+
 
 _Command = Ready | Commit | SetAutoPlay | VoteFinish | Rematch | Leave | Resync | AnswerSeatRequest
 InRoomMessage = _Command | React | Say
@@ -110,6 +118,7 @@ class Room(Table):
         )
         super().__init__(record, pacing=pacing, logger=logger)
         self.talk_most = settings.talk
+        self.spectators_per_address = spectators_per_address(settings.max_spectators)
         self._talk_buckets = TalkBuckets(
             TalkSettings(
                 say_rate=settings.say_rate,
@@ -149,6 +158,11 @@ class Room(Table):
     def abandoned(self) -> bool:
         """No human player is left: the room should be removed."""
         return self.seats.abandoned
+
+    @property
+    def talk_addresses(self) -> int:
+        """How many addresses' talk buckets the room holds (for tests and tools)."""
+        return len(self._talk_buckets)
 
     def seat_of(self, conn: ConnId) -> int | None:
         """The seat ``conn`` plays, or None (a spectator, or not in this room)."""
@@ -193,7 +207,16 @@ class Room(Table):
         return self._arrivals.join(conn, name, now, commitment)
 
     def watch(self, conn: ConnId, now: float) -> Effects:
-        """``conn`` watches. Refused with spectators_full at the cap."""
+        """``conn`` watches. Refused with spectators_full at the cap, or when its address
+        holds `spectators_per_address` places already."""
+        address = self.address(conn)
+        mine = sum(1 for other in self.seats.watchers if self.address(other) == address)
+        if mine >= self.spectators_per_address:
+            text = (
+                f"this address watches this room {mine} times already; the other places "
+                "are kept for other households"
+            )
+            return self.effects([], Refusal(ErrorCode.SPECTATORS_FULL, text))
         return self._arrivals.watch(conn, now)
 
     def resume(self, conn: ConnId, token: str, now: float) -> Effects:
@@ -206,7 +229,7 @@ class Room(Table):
             return self._takeover.reclaim_seat(conn, token, now) or effects
         index = self.seats.seat_of(conn)
         if refused is None and index is not None:
-            ended = self._takeover.returned(index)
+            ended = self._takeover.returned(index, now)
             if ended:
                 return self.effects(effects.actions + ended)
         return effects
@@ -240,9 +263,14 @@ class Room(Table):
         if refused is None and isinstance(message, React | Say):
             say = isinstance(message, Say)
             refused = talk_refusal(self.talk_allowed, say=say, seated=index is not None)
-            refused = refused or self._talk_buckets.refusal(conn, say=say, now=now)
+            if refused is None and isinstance(message, Say):
+                refused = invisible_refusal(message.text)
+            address = self.address(conn)
+            refused = refused or self._talk_buckets.refusal(address, say=say, now=now)
         if refused is not None:  # nothing changed (but the token's confirmation)
             return self.effects([], refused)
+        if isinstance(message, Ready):
+            self.played = True
         if isinstance(message, AnswerSeatRequest):
             assert index is not None  # the table refuses it to spectators
             return self._takeover.answer(index, message, now)
@@ -257,8 +285,9 @@ class Room(Table):
         if isinstance(message, Resync):
             return [Send((conn,), Snapshot(seq=self.seq, state=self.state(now)))]
         if isinstance(message, Leave):
-            self._talk_buckets.forget(conn)
-            return self._arrivals.leave(conn, now)
+            actions = self._arrivals.leave(conn, now)
+            self._sweep_talk(now)
+            return actions
         assert index is not None  # the table refuses the rest to spectators
         assert not isinstance(message, AnswerSeatRequest)  # (handled before)
         return self._seat_command(index, message, now)
@@ -305,7 +334,14 @@ class Room(Table):
         or its request for a seat is withdrawn."""
         if self._takeover.asking(conn):
             return self.effects(self._takeover.withdraw(now))
-        return self.effects(self._arrivals.disconnect(conn, now))
+        actions = self._arrivals.disconnect(conn, now)
+        self._sweep_talk(now)
+        return self.effects(actions)
+
+    def _sweep_talk(self, now: float) -> None:
+        """Forget the talk buckets of addresses gone from the room (full ones only)."""
+        here = {self.address(conn) for conn in self.seats.connections}
+        self._talk_buckets.sweep(here.__contains__, now)
 
     def wake(self, now: float) -> Effects:
         """Run what is due at or before ``now``: a seat request's end, the forgetting of

@@ -106,6 +106,11 @@ class Seats(list[Seat]):
         return connections
 
     @property
+    def watchers(self) -> tuple[ConnId, ...]:
+        """The spectators' connections."""
+        return tuple(self._spectators)
+
+    @property
     def spectators(self) -> int:
         """How many spectators watch."""
         return len(self._spectators)

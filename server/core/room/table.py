@@ -33,6 +33,11 @@ _AWAITS_READIES = phases.accepted("ready", Who.SEAT)
 """The stages whose game waits for readies (and runs the seats' auto-play)."""
 
 
+def _own_address(conn: ConnId) -> str:
+    """Each connection an address of its own (a table without the hub's addresses)."""
+    return f"#{conn}"
+
+
 class Table:
     """A room's shared state, built from its ``record``. Raises ValueError (or the
     engine's `RulesError`) for a record that does not describe a room."""
@@ -73,6 +78,14 @@ class Table:
         self.asked: tuple[int, float] | None = None
         """The seat an open request asks for and when it expires (`server.core.room.takeover`
         keeps it; not stored: a restart drops the request with its asker's connection)."""
+        self.played = record.game.steps > 0 or bool(record.evening)
+        """A person turned a card in this room (or it was stored with cards turned): not
+        an empty shell, which goes sooner when nobody is in it (`server.core.hub.rooms`);
+        the server's play of away seats does not count."""
+        self.address: Callable[[ConnId], str] = _own_address
+        """The address key a connection comes from (`server.core.budgets.address_key`):
+        the hub's (`server.core.hub.rooms.Rooms` sets it); by default each connection
+        is an address of its own."""
         self._stored = record
         self.note_game_over()  # a room stored before it kept an evening, or mid-finish
 

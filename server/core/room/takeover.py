@@ -5,19 +5,26 @@ Once a game has started, a ``join_room`` naming an away seat (a player on a new 
 or anyone who has the player code and knows a name: names are no secret) does not take
 the seat. Instead:
 
-- if another seated human is connected, the table is asked (``seat_requested``) and the
-  asking connection waits (``seat_request_waiting``, nothing else: it sees no room
-  message). Any seated, connected player answers (``answer_seat_request``): allowed, the
+- if another seated human is connected *at another address than the asker's*
+  (`Table.address`: nobody approves their own request, whatever connection they send it
+  from), the table is asked (``seat_requested``) and the asking connection waits
+  (``seat_request_waiting``, nothing else: it sees no room message). Any seated,
+  connected player at another address answers (``answer_seat_request``; from the
+  asker's address: ``own_seat_request``, the request goes on): allowed, the
   asker gets the seat (`Arrivals.rejoin`); refused, it gets ``seat_request_refused``
   and close 4004. Nobody answers within ``seat_request_seconds``: ``seat_request_expired``.
   One request at a time per room: another one meanwhile gets ``seat_request_pending``
   (close 4004). The asker disconnects or sends ``leave``: the request is withdrawn. The
   seat's own device comes back with its token meanwhile: the request ends (``returned``)
   and the asker gets ``seat_in_use``. Every end is told to the table
-  (``seat_request_ended``, with the outcome and the seat that answered);
-- if no other human is connected, nobody can be asked: the seat is taken only if it has
-  been away at least `Takeover.after` seconds (the away timeout; 120 s if that is off),
-  else ``seat_away_too_briefly`` (close 4004; not a failed attempt: the name was right).
+  (``seat_request_ended``, with the outcome and the seat that answered). One address
+  asks a room at most `ASK_BURST` times at once, then once every 1/`ASK_RATE` s
+  (``rate_limited``, close 4004, before the table hears of it), and the room logs a
+  request's start and end at most once a minute each;
+- if no other human is connected at another address, nobody can be asked: the seat is
+  taken only if it has been away at least `Takeover.after` seconds (the away timeout;
+  120 s if that is off), else ``seat_away_too_briefly`` (close 4004; not a failed
+  attempt: the name was right).
 
 The hashes of the tokens the seat had before it was taken (never the tokens) are kept
 with the room's record (`server.core.room.records.DisplacedRecord`, stored: a restart keeps
@@ -27,7 +34,14 @@ and the device that took it gets ``seat_taken_back`` and close 4002. After that 
 same token gets ``seat_taken`` (close 4004), which says plainly that the seat was taken
 on another device, and it is not counted as a failed attempt; `TOLD_SECONDS` later the
 hashes are dropped (the room wakes for it), and the token is unknown (``bad_token``).
-At most `MAX_DISPLACED` per room.
+
+The way back belongs to the owner: the device a seat was *first* taken from (while no way
+back of that seat runs) has it; a later taker's tokens within that time are only told
+(their record's deadline is the moment they were taken), so no later taker's token wins
+the seat from her. When she takes it back, every later taker's record of that seat ends
+its way back and the holder's tokens are told too; a request for the seat ends
+(``returned``). At most `MAX_DISPLACED` records per room: the told ones go first, never a
+way back that still runs (at most one per seat).
 
 The request under way is in memory only (its asker's connection does not survive a
 restart); its seat and deadline are on the table (`Table.asked`), for the ``state`` that a
@@ -37,6 +51,7 @@ is asked too.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from protocol import ConnectionChanged, Error, ErrorCode
@@ -48,6 +63,7 @@ from protocol.seat_requests import (
     SeatRequestEnded,
     SeatRequestWaiting,
 )
+from server.core.budgets import TokenBucket
 from server.core.codes import RandomSource, hash_token, new_token, token_matches
 from server.core.refusals import Refusal
 from server.core.room.actions import Action, Close, ConnId, Effects, Send
@@ -55,13 +71,29 @@ from server.core.room.arrivals import Arrivals
 from server.core.room.records import DisplacedRecord
 from server.core.room.table import Table
 
-__all__ = ["DEFAULT_AFTER_SECONDS", "MAX_DISPLACED", "TOLD_SECONDS", "Takeover", "Times"]
+__all__ = [
+    "ASK_BURST",
+    "ASK_RATE",
+    "DEFAULT_AFTER_SECONDS",
+    "LOG_EVERY_SECONDS",
+    "MAX_DISPLACED",
+    "TOLD_SECONDS",
+    "Takeover",
+    "Times",
+]
 
 DEFAULT_AFTER_SECONDS = 120.0
 """How long a seat must be away to be taken by name with nobody to ask, when the away
 timeout is off (0)."""
 MAX_DISPLACED = 8
 """Earlier devices' tokens a room remembers (the oldest are forgotten first)."""
+ASK_BURST = 3.0
+"""Seat requests one address may make in a room at once (then `ASK_RATE` a second)."""
+ASK_RATE = 1 / 20
+"""Seat requests one address may make in a room a second, past `ASK_BURST`: so at most
+five prompts a minute reach the table from one address (three, then one every 20 s)."""
+LOG_EVERY_SECONDS = 60.0
+"""A room logs ``seat_requested`` and ``seat_request_ended`` at most once a minute each."""
 TOLD_SECONDS = 24 * 3600.0
 """How long after its way back ends an earlier device's token is still told ``seat_taken``
 (a day: as long as a room nobody uses is kept, `HubSettings.idle_room_minutes`)."""
@@ -85,6 +117,21 @@ class Times:
     after: float
 
 
+def _owner(displaced: tuple[DisplacedRecord, ...], seat: int, now: float) -> DisplacedRecord | None:
+    """The record of ``seat``'s owner whose way back still runs at ``now``, or None (at
+    most one: a later taker's record never has a way back while it runs)."""
+    return next((d for d in displaced if d.seat == seat and d.until > now), None)
+
+
+def _kept(displaced: tuple[DisplacedRecord, ...], now: float) -> tuple[DisplacedRecord, ...]:
+    """``displaced`` within `MAX_DISPLACED`: every way back that still runs is kept (one
+    per seat at most), and the newest of the others, those only told `seat_taken`."""
+    told = [d for d in displaced if d.until <= now]
+    room = MAX_DISPLACED - (len(displaced) - len(told))
+    dropped = {id(d) for d in told[: max(len(told) - room, 0)]}
+    return tuple(d for d in displaced if id(d) not in dropped)
+
+
 def _holds(displaced: DisplacedRecord, token: str) -> bool:
     """Whether ``token`` is one of ``displaced``'s (compared in constant time)."""
     latest = token_matches(token, displaced.token_hash)
@@ -97,7 +144,12 @@ class Takeover:
     from (see the module docstring)."""
 
     def __init__(
-        self, table: Table, arrivals: Arrivals, *, random: RandomSource, times: Times
+        self,
+        table: Table,
+        arrivals: Arrivals,
+        *,
+        random: RandomSource,
+        times: Times,
     ) -> None:
         self._table = table
         self._arrivals = arrivals
@@ -106,6 +158,8 @@ class Takeover:
         self.reclaim = times.reclaim
         self.after = times.after if times.after > 0 else DEFAULT_AFTER_SECONDS
         self._pending: _Pending | None = None
+        self._asks: dict[str, TokenBucket] = {}  # each address's seat requests
+        self._logged: dict[str, tuple[float, int]] = {}  # kind → (last line, left out)
 
     # ------------------------------------------------------------------ queries
     def asking(self, conn: ConnId) -> bool:
@@ -140,9 +194,11 @@ class Takeover:
         if self._pending is not None:
             text = "someone is asking the table for a seat already; try again in a minute"
             return table.effects([], Refusal(ErrorCode.SEAT_REQUEST_PENDING, text))
+        refused = self._throttled(table.address(conn), now)
+        if refused is not None:
+            return table.effects([], refused)
         seats = table.seats
-        others = [i for i, seat in enumerate(seats) if seat.human and seat.conn and i != index]
-        if not others:
+        if not self._answerers(index, conn):  # nobody else, or only the asker's household
             since = seats[index].away_since
             away = 0.0 if since is None else now - since
             if away < self.after:
@@ -155,12 +211,57 @@ class Takeover:
             return table.effects(self._hand_over(asked, now, RequestOutcome.AWAY_LONG, None))
         self._open(_Pending(index, conn, now + self.wait, commitment))
         seconds = int(self.wait)
-        if table.log is not None:
-            table.log.info("seat_requested", seat=index)
+        self._log("seat_requested", now, seat=index)
         actions = table.emit(lambda seq: SeatRequested(seq=seq, seat=index, seconds=seconds))
         waiting = SeatRequestWaiting(seq=table.seq, seat=index, seconds=seconds)
         actions.append(Send((conn,), waiting))
         return table.effects(actions)
+
+    def _throttled(self, address: str, now: float) -> Refusal | None:
+        """Take one of ``address``'s requests (`ASK_BURST`, then one every
+        1/`ASK_RATE` s: a few a minute reach the table); the refusal if it has none.
+        Full buckets of other addresses are forgotten (they give nothing back)."""
+        asks = self._asks
+        for other in [a for a, b in asks.items() if a != address and b.tokens(now) >= b.burst]:
+            del asks[other]
+        bucket = asks.get(address)
+        if bucket is None:
+            bucket = asks[address] = TokenBucket(ASK_RATE, ASK_BURST, now)
+        if bucket.take(now):
+            return None
+        wait = bucket.wait(now)
+        text = f"too many seat requests from this address: wait {wait:.0f} s"
+        return Refusal(ErrorCode.RATE_LIMITED, text)
+
+    def _log(self, event: str, now: float, **fields: object) -> None:
+        """Log ``event`` at most once a `LOG_EVERY_SECONDS` per kind, the next line
+        saying how many were left out (a loop of requests keeps the log small)."""
+        log = self._table.log
+        if log is None:
+            return
+        since, left_out = self._logged.get(event, (-LOG_EVERY_SECONDS, 0))
+        if now - since < LOG_EVERY_SECONDS:
+            self._logged[event] = (since, left_out + 1)
+            return
+        self._logged[event] = (now, 0)
+        if left_out:
+            fields["left_out"] = left_out
+        log.info(event, **fields)
+
+    def _answerers(self, index: int, asker: ConnId) -> list[int]:
+        """The seats that may answer a request for seat ``index`` from ``asker``: held by
+        a person, connected, and not from the asker's address (nobody approves their own
+        request, whatever connection they send it from)."""
+        address_of = self._table.address
+        address = address_of(asker)
+        return [
+            i
+            for i, seat in enumerate(self._table.seats)
+            if seat.human
+            and seat.conn is not None
+            and i != index
+            and address_of(seat.conn) != address
+        ]
 
     def answer(self, by: int, message: AnswerSeatRequest, now: float) -> Effects:
         """Seat ``by`` answers the request for ``message.seat``."""
@@ -169,13 +270,24 @@ class Takeover:
         if pending is None or pending.seat != message.seat:
             text = f"nobody is asking for seat {message.seat} now"
             return table.effects([], Refusal(ErrorCode.NO_SEAT_REQUEST, text))
-        self._open(None)
+        if by not in self._answerers(pending.seat, pending.conn):
+            text = (
+                "this request comes from your own address: someone at another address "
+                "answers it (or, with nobody there, the away timeout)"
+            )
+            return table.effects([], Refusal(ErrorCode.OWN_SEAT_REQUEST, text))
         if message.allow:
             outcome = RequestOutcome.ALLOWED
             return table.effects(self._hand_over(pending, now, outcome, by))
+        self._open(None)
         text = "the players at the table did not let this device take the seat"
         return table.effects(
-            self._ended(pending, RequestOutcome.REFUSED, by, ErrorCode.SEAT_REQUEST_REFUSED, text)
+            self._ended(
+                now,
+                pending,
+                (RequestOutcome.REFUSED, by),
+                Refusal(ErrorCode.SEAT_REQUEST_REFUSED, text),
+            )
         )
 
     def expire(self, now: float) -> list[Action]:
@@ -190,9 +302,8 @@ class Takeover:
             return []
         self._open(None)
         text = "nobody at the table answered in time; ask them to look at their screen"
-        return self._ended(
-            pending, RequestOutcome.EXPIRED, None, ErrorCode.SEAT_REQUEST_EXPIRED, text
-        )
+        refusal = Refusal(ErrorCode.SEAT_REQUEST_EXPIRED, text)
+        return self._ended(now, pending, (RequestOutcome.EXPIRED, None), refusal)
 
     def withdraw(self, now: float) -> list[Action]:
         """The asking connection went away (or left): the request ends."""
@@ -200,50 +311,52 @@ class Takeover:
         if pending is None:
             return []
         self._open(None)
-        return self._ended(pending, RequestOutcome.WITHDRAWN, None, None, "")
+        return self._ended(now, pending, (RequestOutcome.WITHDRAWN, None), None)
 
-    def returned(self, index: int) -> list[Action]:
+    def returned(self, index: int, now: float) -> list[Action]:
         """Seat ``index`` was taken back by its token: a request for it ends."""
         pending = self._pending
         if pending is None or pending.seat != index:
             return []
         self._open(None)
         text = "the seat's own device came back"
-        return self._ended(pending, RequestOutcome.RETURNED, None, ErrorCode.SEAT_IN_USE, text)
+        refusal = Refusal(ErrorCode.SEAT_IN_USE, text)
+        return self._ended(now, pending, (RequestOutcome.RETURNED, None), refusal)
 
     def _ended(
         self,
+        now: float,
         pending: _Pending,
-        outcome: RequestOutcome,
-        by: int | None,
-        code: ErrorCode | None,
-        text: str,
+        end: tuple[RequestOutcome, int | None],
+        refusal: Refusal | None,
     ) -> list[Action]:
+        """The request ``pending`` ends with ``end`` (its outcome, and the seat that
+        answered); the asker gets ``refusal``'s error and close 4004, if any."""
         table = self._table
-        if table.log is not None:
-            table.log.info("seat_request_ended", seat=pending.seat, outcome=outcome.value)
+        outcome, by = end
+        self._log("seat_request_ended", now, seat=pending.seat, outcome=outcome.value)
         seat = pending.seat
         actions = table.emit(
             lambda seq: SeatRequestEnded(seq=seq, seat=seat, outcome=outcome, by=by)
         )
-        if code is not None:
-            actions.append(Send((pending.conn,), Error(code=code, message=text)))
+        if refusal is not None:
+            code = refusal.code
+            actions.append(Send((pending.conn,), Error(code=code, message=refusal.text)))
             actions.append(Close(pending.conn, CloseCode.REFUSED, code.value))
         return actions
 
     def _hand_over(
         self, asked: _Pending, now: float, outcome: RequestOutcome, by: int | None
     ) -> list[Action]:
-        """The asker takes the seat it asked for; its earlier tokens are kept for
-        `reclaim`."""
+        """The asker takes the seat it asked for. Its earlier tokens get the way back for
+        `reclaim` if they are the owner's (no way back of that seat runs); a later
+        taker's are only told (`seat_taken`): the owner's way back is hers alone."""
         table = self._table
         index = asked.seat
-        record = table.seats[index].record
-        displaced = DisplacedRecord(
-            index, record.token_hash, record.previous_token_hash, now + self.reclaim, by
-        )
-        table.displaced = (*table.displaced, displaced)[-MAX_DISPLACED:]
+        owned = _owner(table.displaced, index, now) is not None
+        self._displace(index, now if owned else now + self.reclaim, by, now)
         actions = self._arrivals.rejoin(index, asked.conn, now, asked.commitment)
+        self._open(None)  # after the welcome: it shows the request until it ends
         reclaim = int(self.reclaim)
         actions += table.emit(
             lambda seq: SeatRequestEnded(
@@ -251,6 +364,16 @@ class Takeover:
             )
         )
         return actions
+
+    def _displace(self, index: int, until: float, by: int | None, now: float) -> None:
+        """Keep the tokens seat ``index`` has now (it is being taken from them) until
+        ``until`` (a way back if that is later than ``now``), then told `seat_taken`."""
+        table = self._table
+        record = table.seats[index].record
+        if record.token_hash is None:
+            return
+        displaced = DisplacedRecord(index, record.token_hash, record.previous_token_hash, until, by)
+        table.displaced = _kept((*table.displaced, displaced), now)
 
     # ------------------------------------------------------------------ the way back
     def reclaim_seat(self, conn: ConnId, token: str, now: float) -> Effects | None:
@@ -266,9 +389,16 @@ class Takeover:
             who = "" if found.by is None else f" ({table.seats[found.by].name} allowed it)"
             text = f"your seat was taken on another device{who}; join again with the player code"
             return table.effects([], Refusal(ErrorCode.SEAT_TAKEN, text))
-        table.displaced = tuple(d for d in table.displaced if d is not found)
         index = found.seat
-        actions: list[Action] = []
+        # the owner is back: every later taker's tokens are told (`seat_taken`), the
+        # holder's included, and none of them has a way back any more
+        table.displaced = tuple(
+            d if d.seat != index or d.until <= now else dataclasses.replace(d, until=now)
+            for d in table.displaced
+            if d is not found
+        )
+        self._displace(index, now, None, now)
+        actions: list[Action] = self.returned(index, now)
         if seat.conn is not None:
             text = "the device this seat was taken from took it back"
             actions.append(Send((seat.conn,), Error(code=ErrorCode.SEAT_TAKEN_BACK, message=text)))

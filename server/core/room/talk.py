@@ -9,8 +9,9 @@ it is created; the server's ``--talk`` is the most any room gets (`clamp`: a roo
 asks for more gets the server's, and ``state.talk_setting`` says so; a server started
 later with a lower ``--talk`` lowers every stored room's, the stored setting is kept).
 
-Each connection has a bucket for its messages and one for its reactions
-(`TalkSettings`): past it, a ``rate_limited`` error and nothing else; the connection
+Each address (an IPv6 /64 counts as one) has a bucket for its messages and one for its
+reactions in each room, shared by all its connections there (`TalkSettings`,
+`TalkBuckets`): past it, a ``rate_limited`` error and nothing else; the connection
 stays open (the transport's own message rate still applies, and closes with 4001). The
 room keeps the last `protocol.MAX_TALK` lines (stored: a restart and a late joiner see
 them) and the last `protocol.MAX_EVENING` finished games; nothing of the talk is ever
@@ -19,6 +20,7 @@ written to the log.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from protocol import (
@@ -33,9 +35,9 @@ from protocol import (
     TalkSetting,
     Termination,
 )
+from protocol.names import visible
 from server.core.budgets import TokenBucket
 from server.core.refusals import Refusal
-from server.core.room.actions import ConnId
 from server.core.room.records import EveningRecord, TalkRecord
 
 __all__ = [
@@ -43,6 +45,7 @@ __all__ = [
     "TalkSettings",
     "clamp",
     "evening_wire",
+    "invisible_refusal",
     "talk_line",
     "talk_message",
     "talk_refusal",
@@ -57,6 +60,14 @@ _RANK = {TalkSetting.OFF: 0, TalkSetting.REACTIONS: 1, TalkSetting.PLAYERS: 2, T
 def clamp(asked: TalkSetting, most: TalkSetting) -> TalkSetting:
     """``asked``, or ``most`` if it allows less."""
     return asked if _RANK[asked] <= _RANK[most] else most
+
+
+def invisible_refusal(text: str) -> Refusal | None:
+    """The refusal of a ``say`` whose ``text`` shows no character (only U+3164, U+2800,
+    U+115F, combining marks, …: `protocol.names.visible`), or None."""
+    if visible(text):
+        return None
+    return Refusal(ErrorCode.BAD_VALUE, "say.text must show at least one visible character")
 
 
 def talk_refusal(setting: TalkSetting, *, say: bool, seated: bool) -> Refusal | None:
@@ -88,19 +99,23 @@ class TalkSettings:
 
 
 class TalkBuckets:
-    """Each connection's two buckets (made at its first talk, forgotten when it goes)."""
+    """Each address's two buckets in a room (`server.core.budgets.address_key`: however
+    many connections it opens, one address has one share of the room's talk). Made at
+    its first talk; forgotten once the address has no connection in the room and its
+    buckets are full again (forgetting them then gives nothing back: a reconnection
+    finds the same tokens it left)."""
 
     def __init__(self, settings: TalkSettings) -> None:
         self._settings = settings
-        self._buckets: dict[ConnId, tuple[TokenBucket, TokenBucket]] = {}
+        self._buckets: dict[str, tuple[TokenBucket, TokenBucket]] = {}
 
-    def refusal(self, conn: ConnId, *, say: bool, now: float) -> Refusal | None:
-        """Take a token of ``conn``'s bucket for a ``say`` or a ``react``; the refusal
+    def refusal(self, address: str, *, say: bool, now: float) -> Refusal | None:
+        """Take a token of ``address``'s bucket for a ``say`` or a ``react``; the refusal
         (``rate_limited``) if there is none."""
-        buckets = self._buckets.get(conn)
+        buckets = self._buckets.get(address)
         if buckets is None:
             rates = self._settings
-            buckets = self._buckets[conn] = (
+            buckets = self._buckets[address] = (
                 TokenBucket(rates.say_rate, rates.say_burst, now),
                 TokenBucket(rates.react_rate, rates.react_burst, now),
             )
@@ -111,8 +126,17 @@ class TalkBuckets:
         wait = bucket.wait(now)
         return Refusal(ErrorCode.RATE_LIMITED, f"too many {kind}: wait {wait:.1f} s")
 
-    def forget(self, conn: ConnId) -> None:
-        self._buckets.pop(conn, None)
+    def sweep(self, present: Callable[[str], bool], now: float) -> None:
+        """Forget the buckets of the addresses not ``present`` whose buckets are full."""
+        gone = [
+            address
+            for address, (says, reacts) in self._buckets.items()
+            if not present(address)
+            and says.tokens(now) >= says.burst
+            and reacts.tokens(now) >= reacts.burst
+        ]
+        for address in gone:
+            del self._buckets[address]
 
     def __len__(self) -> int:
         return len(self._buckets)

@@ -40,6 +40,8 @@ CONTRACT = {  # the settings of docs/hosting.md: flag -> (env, default as parsed
     "--rate-limit": ("WAR_RATE_LIMIT", 20.0),
     "--connect-rate": ("WAR_CONNECT_RATE", 5.0),
     "--connect-burst": ("WAR_CONNECT_BURST", 32),
+    "--page-rate": ("WAR_PAGE_RATE", 30.0),
+    "--page-burst": ("WAR_PAGE_BURST", 240),
     "--abuse-penalty": ("WAR_ABUSE_PENALTY", 10.0),
     "--abuse-penalty-max": ("WAR_ABUSE_PENALTY_MAX", 300.0),
     "--max-failed-joins": ("WAR_MAX_FAILED_JOINS", 10),

@@ -95,7 +95,7 @@ def test_their_people_resume_and_play_on(path: Path) -> None:
     kit.send(laptop, ResumeSeat(room=taken["room"], token=taken["displaced"]))
     assert laptop.errors() == ["bad_token"]  # schema 8 kept no way back across a restart
     kit.drop(phone)  # and a takeover from now on is stored
-    again = kit.connect()
+    again = kit.connect("10.0.0.9")  # another household: Ann may answer it
     kit.send(again, JoinRoom(code=ann.welcome.player_code or "", name="Ben"))
     kit.send(ann, AnswerSeatRequest(seat=1, allow=True))
     assert kit.room(ann).record().displaced[0].seat == 1

@@ -110,7 +110,9 @@ def test_an_away_seat_does_not_hold_a_vote_up() -> None:
     assert phase(room) is RoomPhase.OVER
     kit.send(ann, Rematch(deal=RematchDeal.SAME))
     assert room.game_record.number == 2  # Ben, away, does not hold the rematch up either
-    assert ann.of(GameStarted)[-1].deal == room.game_record.deal
+    # ... but a vote Ann alone cast never replays the deal she has seen: a new, hidden one
+    assert ann.of(GameStarted)[-1].deal is None
+    assert not room.game_record.revealed
 
 
 def test_a_rematch_by_those_present_is_the_same_deal_only_if_every_vote_says_so() -> None:
@@ -189,9 +191,10 @@ def test_a_seat_on_auto_play_is_not_played_for_and_keeps_its_own_pace() -> None:
 
 
 # --- taking an away seat back from another device ---------------------------------------------
-def _asks(kit: RoomKit, code: str, name: str) -> Peer:
-    """A new device asks for the seat of ``name`` with the player code."""
-    device = kit.connect()
+def _asks(kit: RoomKit, code: str, name: str, address: str = "10.0.0.9") -> Peer:
+    """A new device (at ``address``: another household than the table's, which may answer
+    it) asks for the seat of ``name`` with the player code."""
+    device = kit.connect(address)
     kit.send(device, JoinRoom(code=code, name=name))
     return device
 
@@ -277,8 +280,8 @@ def test_wrong_names_count_as_failed_attempts() -> None:
     kit.drop(ben)
     code = ann.welcome.player_code or ""
     for guess in ("Ben", "Bob", "P2"):
-        kit.send(kit.connect(), JoinRoom(code=code, name=guess))
-    last = kit.connect()
+        kit.send(kit.connect("10.0.0.9"), JoinRoom(code=code, name=guess))
+    last = kit.connect("10.0.0.9")
     actions = kit.send(last, JoinRoom(code=code, name="P1"))  # right, but too late
     assert error_codes(actions) == ["too_many_failures"]
     kit.advance(60)

@@ -31,7 +31,8 @@ from server.core.settings import HubSettings
 from tests.server.core._roomkit import Peer, RoomKit, error_codes, seated
 
 
-def ask(kit: RoomKit, host: Peer, name: str = "P1", address: str = "127.0.0.1") -> Peer:
+def ask(kit: RoomKit, host: Peer, name: str = "P1", address: str = "10.0.0.9") -> Peer:
+    """A device of another household (``address``) asks for the seat named ``name``."""
     device = kit.connect(address)
     kit.send(device, JoinRoom(code=host.welcome.player_code or "", name=name))
     return device
@@ -155,13 +156,14 @@ def test_the_device_the_seat_was_taken_from_takes_it_back_and_the_taker_is_told(
     assert grandma.welcome.seat == 1
     assert stranger.errors() == ["seat_taken_back"]
     assert stranger.closed == CloseCode.REPLACED
-    # the stranger's token no longer takes it; nor does the way back work twice
+    # the stranger's token no longer takes it (it is told the seat was taken back, not
+    # counted as a guess); nor does the way back work twice
     assert error_codes(
         kit.send(
             kit.connect(),
             ResumeSeat(room=kit.room(ann).room_id, token=stranger.welcome.token or ""),
         )
-    ) == ["bad_token"]
+    ) == ["seat_taken"]
 
 
 def test_the_owner_s_failed_recoveries_are_not_counted_as_guesses() -> None:

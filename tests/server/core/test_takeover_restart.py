@@ -32,7 +32,7 @@ def _taken(path: Path) -> tuple[RoomKit, Peer, Peer, Peer]:
     kit = RoomKit(store=SqliteStore(path), now=1_000_000.0)
     ann, ben = seated(kit)
     kit.drop(ben)
-    stranger = kit.connect()
+    stranger = kit.connect("10.0.0.9")  # another household
     kit.send(stranger, JoinRoom(code=ann.welcome.player_code or "", name="P1"))
     kit.send(ann, AnswerSeatRequest(seat=1, allow=True))
     assert stranger.welcome.seat == 1

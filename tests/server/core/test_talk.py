@@ -127,10 +127,12 @@ def test_a_lower_talk_after_a_restart_lowers_a_stored_room(tmp_path: Path) -> No
     store.close()
 
 
-def test_rates_per_connection_and_one_sender_does_not_slow_the_other() -> None:
+def test_rates_per_address_and_one_sender_does_not_slow_another() -> None:
     settings = HubSettings(say_rate=0.5, say_burst=3, react_rate=1.0, react_burst=2)
     kit = RoomKit(settings)
-    ann, ben = seated(kit, talk=TalkSetting.ALL)
+    ann, ben = kit.connect("10.0.0.1"), kit.connect("10.0.0.2")  # two households
+    kit.send(ann, CreateRoom(name="Ann", talk=TalkSetting.ALL))
+    kit.send(ben, JoinRoom(code=ann.welcome.player_code or "", name="Ben"))
     for number in range(3):
         kit.send(ann, Say(text=f"message {number}"))
     assert ann.errors() == []
