@@ -35,7 +35,7 @@ within `RESTART_GRACE_SECONDS` (or its idle time, if shorter) of being loaded.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from protocol import ErrorCode
 from server.core.codes import RandomSource
