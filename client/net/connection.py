@@ -35,7 +35,7 @@ import asyncio
 import random
 import ssl
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -173,13 +173,15 @@ class Dialing:
     handshake; ``rng``: the source of the backoff's jitter (default: a fresh
     ``random.Random``); ``ssl_context``: for a ``wss://`` url, the context that checks
     the server's certificate (:func:`client.net.tls.client_context`; default: the system's
-    trusted certificates).
+    trusted certificates); ``clock``: the monotonic clock the fair-deal check times the
+    game's time limit on (tests that move the server's clock move this one too).
     """
 
     policy: Policy = field(default_factory=Policy)
     open_timeout: float = 10.0
     rng: random.Random | None = None
     ssl_context: ssl.SSLContext | None = None
+    clock: Callable[[], float] = time.monotonic
 
 
 class Connection:
@@ -221,7 +223,7 @@ class Connection:
         self._pending: list[LinkEvent] = []
         self._seeds = Seeds()
         self._seat_record: SeatRecord | None = None
-        self._watch = FairWatch()
+        self._watch = FairWatch(dialing.clock)
         self.opening = self._seeds.opening(opening)
 
     # --- what renderers call -------------------------------------------------------------

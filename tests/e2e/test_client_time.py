@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from client.lines import LineRenderer, Streams
-from client.net.connection import Connection
+from client.net.connection import Connection, Dialing
 from client.words.catalog import catalog
 from client.words.language import Viewer
 from protocol import CreateRoom, RoomPhase
-from tests.e2e._war import start_war
+from tests.e2e._war import OffsetClock, start_war
 
 EN = catalog("en", strict=True)
 
@@ -49,9 +49,9 @@ async def test_the_server_ends_a_timed_game_and_the_client_shows_it(tmp_path: Pa
         opening = CreateRoom(name="Ann", computers=1, minutes=5)
         out = Said()
         streams = Streams(out, io.StringIO())
-        renderer = LineRenderer(
-            Connection(war.url, opening), streams, json_lines=False, viewer=Viewer(EN)
-        )
+        client_clock = OffsetClock()
+        link = Connection(war.url, opening, dialing=Dialing(clock=client_clock.monotonic))
+        renderer = LineRenderer(link, streams, json_lines=False, viewer=Viewer(EN))
         task = asyncio.create_task(renderer.run())
         await out.until("The game begins: 26 cards each. 5 minutes on the clock.")
         assert renderer.view.phase is RoomPhase.PLAYING
@@ -60,6 +60,11 @@ async def test_the_server_ends_a_timed_game_and_the_client_shows_it(tmp_path: Pa
             r"Round 1: .*\. Press enter to turn over\. (5:00|4:[0-5]\d) left\.", told
         ), told
         war.clock.offset += 5 * 60  # the server's clock: five minutes later
+        war.poke()
+        # The time limit waits for the deal's seeds, as the first cards do (docs/fairness.md):
+        # Ann's turn over reveals hers, and the time that ran out meanwhile ends the game.
+        client_clock.offset += 5 * 60  # this computer's too, or its check says "too early"
+        await renderer.command("")
         war.poke()
         assert await asyncio.wait_for(task, TIMEOUT) == 0
     lines = out.getvalue().splitlines()
