@@ -62,6 +62,14 @@ async def _finish_all(players: list[Tab], cy: ClientProcess) -> None:
     await _send(cy, "f")
 
 
+async def _turn_all(players: list[Tab], cy: ClientProcess) -> None:
+    """Everyone turns over once: a fair deal's seeds come with the first readies, and a
+    finish vote waits for them (it plays the deal out: protocol/PROTOCOL.md section 10)."""
+    for tab in players:
+        await tab.page.click("#turn")
+    await _send(cy, "")
+
+
 async def _react_and_say(page: Page, reaction: str, text: str) -> None:
     await page.click(f"#reactions [data-reaction={reaction}]")
     await page.fill("#say-text", text)
@@ -135,6 +143,8 @@ async def test_talk_and_the_evening_at_one_table(tmp_path: Path, browser: Browse
             # --- three games
             players = [grandma, ben]
             for game in (1, 2, 3):
+                if game > 1:  # a new deal is a fair one: its seeds before the finish
+                    await _turn_all(players, cy)
                 await _finish_all(players, cy)
                 await _over([grandma, ben, watcher], cy, game)
                 if game < 3:
@@ -142,6 +152,8 @@ async def test_talk_and_the_evening_at_one_table(tmp_path: Path, browser: Browse
                         await tab.page.click("#rematch-new")
                     await _send(cy, "r")
                     await cy.expect(rf"game {game + 1} begins")
+                    for tab in players:  # the page has the new game before its Turn over
+                        await _log_has(tab, f"game {game + 1} begins")
             said = [line for line in cy.out if line.startswith("The evening so far — ")]
             score = said[-1].removeprefix("The evening so far — ").removesuffix(".")
             assert score.count(" · ") >= 2, score

@@ -97,12 +97,20 @@ async def test_taking_an_away_seat_is_a_question_the_table_answers(
     await ann.page.locator("#seat-allow" if allow else "#seat-refuse").tap()
     await expect(ask).to_be_hidden()
     if allow:
-        await expect(ann.page.locator("#log li").first).to_have_text(
+        await expect(ann.page.locator("#log li", has_text="You let another device")).to_have_text(
             "You let another device take Grandma's seat."
         )
-        await expect(stranger.page.locator("#log li").first).to_contain_text(
+        await expect(stranger.page.locator("#log li", has_text="let you in")).to_contain_text(
             "Ann let you in: you have Grandma's seat on this device."
         )
+        # the game had begun: Grandma's seed stayed on her phone, so the deal is void and
+        # a fresh one is drawn (protocol/PROTOCOL.md section 10), its lines after these
+        void = "The deal is void: Grandma's seed was not revealed (voids this evening: 1)."
+        for tab in (ann, stranger):
+            await expect(tab.page.locator("#log li", has_text=void)).to_have_count(1)
+            await expect(tab.page.locator("#log li").first).to_have_text(
+                "The game begins: 26 cards each."
+            )
     else:
         await expect(ann.page.locator("#log li").first).to_have_text(
             "You refused to let another device take Grandma's seat."
