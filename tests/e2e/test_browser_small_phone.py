@@ -239,8 +239,8 @@ async def test_a_war_at_four_fits_the_phone(
     await tab.context.close()
 
 
-async def join(browser: Browser, link: str, name: str) -> Tab:
-    tab = await open_tab(browser, link, reduced_motion=True)
+async def join(browser: Browser, link: str, name: str, address: str | None = None) -> Tab:
+    tab = await open_tab(browser, link, reduced_motion=True, forwarded_for=address)
     await tab.page.fill("#invite-name", name)
     await tab.page.click("#invite-form button[type=submit]")
     await expect(tab.page.locator("#seats .seat.me .name")).to_have_text(name)
@@ -314,10 +314,15 @@ async def test_talk_bubbles_cover_no_name_war_or_sentence(
     await create_room(grandma, "Grandma", players=4, computers=1, deal=war_deal(4), talk="all")
     link = await page.locator("#join-link").inner_text()
     watch = await page.locator("#watch-link").inner_text()
-    others = [await join(browser, link, name) for name in ("Ben", "Cy")]
+    # Each from a household of its own: talk is rated per address and room (issue 32), and
+    # the four of one address would share one message every 2 s.
+    others = [
+        await join(browser, link, name, f"198.51.100.{host}")
+        for name, host in (("Ben", 11), ("Cy", 12))
+    ]
     for tab in others:
         await tab.page.click("#auto label:has-text('quick')")
-    watcher = await open_tab(browser, watch, reduced_motion=True)
+    watcher = await open_tab(browser, watch, reduced_motion=True, forwarded_for="198.51.100.13")
     await expect(watcher.page.locator("#say-text")).to_be_visible()
     await grandma.turn_over()
     await expect(page.locator("#war")).to_be_visible()
