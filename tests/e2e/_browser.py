@@ -38,6 +38,7 @@ from server import engine
 __all__ = [
     "CHROMIUM",
     "PHONE",
+    "SMALL",
     "Tab",
     "chromium",
     "count_of",
@@ -56,6 +57,7 @@ ARGS = [
     "--disable-component-update",
 ]
 PHONE: ViewportSize = {"width": 390, "height": 844}
+SMALL: ViewportSize = {"width": 320, "height": 640}  # the smallest phone the table serves
 """A phone's viewport (an iPhone 12 to 15), the size the table is designed for first."""
 TIMEOUT_MS = 30_000
 expect.set_options(timeout=15_000)  # a loaded CI machine, not a slow page

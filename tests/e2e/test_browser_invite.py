@@ -17,14 +17,13 @@ from pathlib import Path
 import pytest
 import zxingcpp
 from PIL import Image
-from playwright.async_api import ViewportSize, expect
+from playwright.async_api import expect
 
-from tests.e2e._browser import chromium, create_room, open_tab, screenshot_folder, shoot
+from tests.e2e._browser import SMALL, chromium, create_room, open_tab, screenshot_folder, shoot
 from tests.e2e._war import start_war
 
 pytestmark = pytest.mark.slow
 
-SMALL: ViewportSize = {"width": 320, "height": 640}
 LAN = "192.168.1.20"
 
 

@@ -14,9 +14,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from playwright.async_api import Browser, ViewportSize, expect
+from playwright.async_api import Browser, expect
 
-from tests.e2e._browser import PHONE, Tab, chromium, open_tab, war_deal
+from tests.e2e._browser import PHONE, SMALL, Tab, chromium, open_tab, war_deal
 from tests.e2e._english import english_left, english_only, shown_text
 from tests.e2e._process import ServerProcess, server_process
 
@@ -24,7 +24,6 @@ from tests.e2e._process import ServerProcess, server_process
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser_languages")]
 in_the_module_loop = pytest.mark.asyncio(loop_scope="module")
 
-SMALL: ViewportSize = {"width": 320, "height": 640}
 WIDTH = """() => [document.documentElement.scrollWidth, innerWidth,
   [...document.querySelectorAll('body *')]
     .filter((n) => n.getBoundingClientRect().right > innerWidth)

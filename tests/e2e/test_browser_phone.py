@@ -22,7 +22,7 @@ from PIL import Image
 from playwright.async_api import Browser, Page, ViewportSize, expect
 
 from client.words.catalog import Count, War, catalog
-from tests.e2e._browser import PHONE, chromium, count_of, create_room, open_tab, war_deal
+from tests.e2e._browser import PHONE, SMALL, chromium, count_of, create_room, open_tab, war_deal
 from tests.e2e._process import ServerProcess, server_process
 
 # one worker runs the module: its server and browser start once
@@ -32,7 +32,6 @@ pytestmark = [
     pytest.mark.xdist_group("browser_phone"),
 ]
 
-SMALL: ViewportSize = {"width": 320, "height": 640}
 TABLET: ViewportSize = {"width": 820, "height": 1180}
 OUT_DEAL = 2912
 """Four players, three cards face down: seat 2 is out of the game at step 4 (found by

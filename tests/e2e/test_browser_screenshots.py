@@ -17,6 +17,7 @@ from playwright.async_api import Browser, ViewportSize, expect
 
 from tests.e2e._browser import (
     PHONE,
+    SMALL,
     create_room,
     open_tab,
     screenshot_folder,
@@ -33,7 +34,6 @@ pytestmark = [
 ]
 
 TABLET: ViewportSize = {"width": 1024, "height": 768}
-SMALL: ViewportSize = {"width": 320, "height": 640}
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from playwright.async_api import Browser, Page, ViewportSize, expect
 from client.words.catalog import catalog
 from tests.e2e._browser import (
     PHONE,
+    SMALL,
     Tab,
     count_of,
     create_room,
@@ -39,7 +40,6 @@ pytestmark = [
     pytest.mark.xdist_group("browser_small_phone"),
 ]
 
-SMALL: ViewportSize = {"width": 320, "height": 640}
 PHONES = (SMALL, PHONE)
 LANGUAGES = ("en", "es", "fr", "de", "pl")
 LOCALES = {"en": "en-US", "es": "es-ES", "fr": "fr-FR", "de": "de-DE", "pl": "pl-PL"}

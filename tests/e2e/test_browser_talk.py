@@ -16,15 +16,13 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Page, ViewportSize, expect
+from playwright.async_api import Browser, Page, expect
 
-from tests.e2e._browser import Tab, chromium, create_room, open_tab, screenshot_folder
+from tests.e2e._browser import SMALL, Tab, chromium, create_room, open_tab, screenshot_folder
 from tests.e2e._client_process import ClientProcess, client_process
 from tests.e2e._process import server_process
 
 pytestmark = pytest.mark.slow
-
-SMALL: ViewportSize = {"width": 320, "height": 640}
 
 
 @pytest.fixture

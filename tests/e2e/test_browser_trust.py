@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from playwright.async_api import Browser, ViewportSize, expect
+from playwright.async_api import Browser, expect
 
-from tests.e2e._browser import Tab, chromium, create_room, open_tab, screenshot_folder
+from tests.e2e._browser import SMALL, Tab, chromium, create_room, open_tab, screenshot_folder
 from tests.e2e._process import ServerProcess, server_process
 
 # one worker runs the module: its server and browser start once
@@ -24,8 +24,6 @@ pytestmark = [
     pytest.mark.asyncio(loop_scope="module"),
     pytest.mark.xdist_group("browser_trust"),
 ]
-
-SMALL: ViewportSize = {"width": 320, "height": 640}
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
