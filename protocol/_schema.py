@@ -29,6 +29,8 @@ from protocol.errors import ErrorCode, ProtocolError
 from protocol.fields import IntRange, MaxItems, Text, unprintable
 
 Convert = Callable[[Any, str], Any]
+_ABSENT: Any = object()
+"""A map's value for a key it lacks (`RecordConverter.decode`)."""
 Emit = Callable[[Any], Any]
 
 
@@ -227,15 +229,16 @@ class RecordConverter:
         """Check a msgpack map and build the dataclass; raises ProtocolError."""
         if type(value) is not dict:
             bad(path, "a map", value)
-        if self.reject_unknown:
+        if self.reject_unknown and not self.known.issuperset(value):
             for key in value:
                 if key not in self.known:
                     fail(ErrorCode.UNKNOWN_FIELD, f"unknown field {show(key)} in {path}")
         kwargs: dict[str, Any] = {}
         paths = self._paths.get(path) or self._paths_of(path)
         for (name, decode, _, required), field_path in zip(self.fields, paths, strict=True):
-            if name in value:
-                kwargs[name] = decode(value[name], field_path)
+            item = value.get(name, _ABSENT)
+            if item is not _ABSENT:
+                kwargs[name] = decode(item, field_path)
             elif required:
                 fail(ErrorCode.MISSING_FIELD, f"{path} lacks the field {name!r}")
         result = self.cls(**kwargs)

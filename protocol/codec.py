@@ -206,7 +206,7 @@ def _unpack(data: bytes | bytearray | memoryview | str, limit: int) -> Any:
         fail(ErrorCode.BINARY_ONLY, "messages are binary frames, not text")
     if not isinstance(data, (bytes, bytearray, memoryview)):
         fail(ErrorCode.MALFORMED, f"expected bytes, not {type(data).__name__}")
-    size = memoryview(data).nbytes
+    size = len(data) if type(data) is bytes else memoryview(data).nbytes
     if size > limit:
         fail(ErrorCode.TOO_LARGE, f"message of {size} bytes exceeds the limit of {limit}")
     if size == 0:
