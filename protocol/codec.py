@@ -23,7 +23,7 @@ version not in ``SUPPORTED_VERSIONS`` raises ``unsupported_version``.
 
 from __future__ import annotations
 
-import os
+import sys
 from enum import StrEnum
 from typing import Any, NoReturn, cast
 
@@ -90,8 +90,9 @@ _VERSIONED = frozenset(
     tag for table in _DECODERS.values() for tag, c in table.items() if "v" in c.known
 )
 _PACKER_OPTIONS: dict[str, Any] = {"use_bin_type": True, "strict_types": False}
-_CHECK_OWN = os.environ.get("WAR_CHECK_OWN_MESSAGES", "") not in ("", "0")
-"""``WAR_CHECK_OWN_MESSAGES=1`` in the environment: `encode_own` checks as `encode` does."""
+_CHECK_OWN = sys.flags.dev_mode
+"""Python's development mode (``python -X dev``, ``PYTHONDEVMODE=1``): `encode_own`
+checks as `encode` does."""
 _OWN_PACKER = msgpack.Packer(**_PACKER_OPTIONS)
 """`encode_own`'s packer, kept (a packer empties its buffer after each value, and after
 a value it could not pack)."""
@@ -124,9 +125,9 @@ def encode_own(message: Message) -> bytes:
     For the messages a process builds itself from typed records (the server's to its
     clients): their fields come from the room's own state, so checking them again at
     every send is waste. A message that `encode` would refuse (our bug) is sent as it
-    is here, and the peer's strict decoder refuses it. ``WAR_CHECK_OWN_MESSAGES=1`` in
-    the environment (at import) makes this `encode`, checks and all, to look for such
-    a bug. What peers send is always checked (`decode`).
+    is here, and the peer's strict decoder refuses it. In Python's development mode
+    (``python -X dev``, or ``PYTHONDEVMODE=1`` in the environment) this is `encode`,
+    checks and all, to look for such a bug. What peers send is always checked (`decode`).
 
     Raises:
         EncodeError: ``message`` is not a protocol message, or msgpack cannot pack it.

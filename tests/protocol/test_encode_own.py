@@ -88,7 +88,7 @@ def test_unchecked_an_invalid_message_goes_out_and_the_peer_refuses_it() -> None
         decode_server_message(encode_own(bad))
 
 
-def test_the_debug_switch_checks_as_encode_does() -> None:
+def test_in_development_mode_it_checks_as_encode_does() -> None:
     script = (
         "from protocol import CardsTurned, EncodeError, encode_own\n"
         "try:\n"
@@ -97,8 +97,12 @@ def test_the_debug_switch_checks_as_encode_does() -> None:
         "    print('refused', error)\n"
     )
     root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "WAR_CHECK_OWN_MESSAGES": "1", "PYTHONPATH": str(root)}
+    env = {**os.environ, "PYTHONPATH": str(root)}
     done = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-X", "dev", "-c", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert done.stdout.startswith("refused cards_turned.cards[0][1] must be")
