@@ -223,7 +223,11 @@ class RecordConverter:
             {"type"} if tag is not None else set()
         )
         self._paths: dict[str, tuple[str, ...]] = {}
-        self._emitters: tuple[tuple[str, Emit | None, bool], ...] | None = None
+        self.emitters: tuple[tuple[str, Emit | None, bool], ...] = tuple(
+            (name, emitter(hints[name]), name in self.omit_none) for name, *_ in self.fields
+        )
+        """Each field's name, emitter (None: the value as it is) and whether a None is
+        left out (`emit`)."""
 
     def decode(self, value: Any, path: str) -> Any:
         """Check a msgpack map and build the dataclass; raises ProtocolError."""
@@ -265,11 +269,8 @@ class RecordConverter:
     def emit(self, value: Any) -> dict[str, Any]:
         """The map `encode` gives for a valid ``value``, without checking it (see the
         module docstring): the same keys in the same order, the same values."""
-        fields = self._emitters
-        if fields is None:
-            fields = self._emitters = self._emitters_of()
         wire: dict[str, Any] = {} if self.tag is None else {"type": self.tag}
-        for name, emit, omit_none in fields:
+        for name, emit, omit_none in self.emitters:
             item = getattr(value, name)
             if item is None:
                 if omit_none:
@@ -278,15 +279,6 @@ class RecordConverter:
             else:
                 wire[name] = item if emit is None else emit(item)
         return wire
-
-    def _emitters_of(self) -> tuple[tuple[str, Emit | None, bool], ...]:
-        """Each field's name, emitter (None: the value as it is) and whether a None is
-        left out; built at the first `emit` (a record type nested in itself would
-        otherwise never finish)."""
-        hints = typing.get_type_hints(self.cls, include_extras=True)
-        return tuple(
-            (name, emitter(hints[name]), name in self.omit_none) for name, *_ in self.fields
-        )
 
     def _paths_of(self, path: str) -> tuple[str, ...]:
         """The paths of the fields of a record at ``path`` (``ready.step``), kept for the
