@@ -18,7 +18,9 @@ two players and two spectators play round robin; the figure is the process's CPU
 Unlike bench.load this leaves out websockets and the event loop (shared by every
 server), and it does not depend on how busy the machine is as much as a run of a whole
 server does: on a shared machine, compare commits with it, alternated
-(``--label``), and take bench.load's figures on a quiet one. ``--instructions`` runs it
+(``--label``), and take bench.load's figures on a quiet one. ``--encode checked``
+encodes the messages with `protocol.encode` (every field checked, as before
+`encode_own`): what that check costs a flip. ``--instructions`` runs it
 under valgrind's callgrind and reports instructions per flip instead (two runs, N and
 2N flips, the difference over N: deterministic, whatever else the machine runs).
 """
@@ -54,13 +56,16 @@ from server.core.room.actions import Action, Output, Send
 from server.core.settings import HubSettings
 
 MODES = ("apart", "together")
+ENCODERS: dict[str, Callable[[Any], bytes]] = {"own": encode_own, "checked": encode}
+"""How the messages a flip sends are encoded (``--encode``)."""
 
 
 class _Table:
     """A hub with ``rooms`` rooms seated (two players, two spectators each), a store in
     ``folder`` and its batch; `flip` plays one flip of the next room."""
 
-    def __init__(self, rooms: int, folder: Path) -> None:
+    def __init__(self, rooms: int, folder: Path, encoder: Callable[[Any], bytes]) -> None:
+        self.encoder = encoder
         self.store = SqliteStore(folder / "flips.sqlite3")
         self.hub = Hub([], HubSettings(max_rooms_per_ip=rooms + 1), now=0.0)
         self.batch = Batch(self.store, self.hub)
@@ -94,7 +99,7 @@ class _Table:
         actions = self.batch.commit(self.now)
         for action in actions:
             if isinstance(action, Send):
-                encode_own(action.message)
+                self.encoder(action.message)
                 self.sent += 1
         return actions
 
@@ -120,11 +125,13 @@ class _Table:
         self._commit()
 
 
-def measure(flips: int, rounds: int, rooms: int, mode: str) -> dict[str, Any]:
+def measure(
+    flips: int, rounds: int, rooms: int, mode: str, encoder: Callable[[Any], bytes] = encode_own
+) -> dict[str, Any]:
     """CPU microseconds per flip in ``mode``, best of ``rounds`` rounds of ``flips``."""
     best = float("inf")
     with tempfile.TemporaryDirectory() as folder:
-        table = _Table(rooms, Path(folder))
+        table = _Table(rooms, Path(folder), encoder)
         for _ in range(rooms):  # warm up: every room's first flip (its fair deal, caches)
             table.flip(mode == "together")
         for _ in range(rounds):
@@ -158,11 +165,11 @@ def _count(argv: list[str]) -> int:
     raise RuntimeError("callgrind wrote no summary")
 
 
-def instructions(flips: int, rooms: int, mode: str) -> dict[str, Any]:
+def instructions(flips: int, rooms: int, mode: str, encoder: str) -> dict[str, Any]:
     """Instructions per flip: (count with 2 x ``flips``) - (count with ``flips``), / flips."""
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind not found (apt-get install valgrind)")
-    common = ["--rooms", str(rooms), "--modes", mode, "--rounds", "1"]
+    common = ["--rooms", str(rooms), "--modes", mode, "--rounds", "1", "--encode", encoder]
     one = _count([*common, "--flips", str(flips)])
     two = _count([*common, "--flips", str(2 * flips)])
     return {"mode": mode, "instructions_per_flip": round((two - one) / flips), "flips": flips}
@@ -175,18 +182,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rooms", type=int, default=300, help="rooms playing round robin")
     parser.add_argument("--modes", default=",".join(MODES), help="apart, together or both")
     parser.add_argument("--label", default="", help="a name for this code in the output")
+    parser.add_argument(
+        "--encode",
+        choices=ENCODERS,
+        default="own",
+        help="own: encode_own, as the server sends; checked: encode (what the check costs)",
+    )
     parser.add_argument("--instructions", action="store_true", help="count under callgrind")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
     args = parser.parse_args(argv)
     run: Callable[[str], dict[str, Any]]
     if args.instructions:
-        run = lambda mode: instructions(args.flips, args.rooms, mode)  # noqa: E731
+        run = lambda mode: instructions(args.flips, args.rooms, mode, args.encode)  # noqa: E731
     else:
-        run = lambda mode: measure(args.flips, args.rounds, args.rooms, mode)  # noqa: E731
+        encoder = ENCODERS[args.encode]
+        run = lambda mode: measure(args.flips, args.rounds, args.rooms, mode, encoder)  # noqa: E731
     for mode in args.modes.split(","):
         if mode not in MODES:
             parser.error(f"unknown mode {mode!r} (known: {', '.join(MODES)})")
-        result = {"label": args.label, **run(mode)}
+        result = {"label": args.label, "encode": args.encode, **run(mode)}
         if args.json:
             print(json.dumps(result))
         else:
