@@ -367,7 +367,7 @@ class Room(Table):
                     actions += self._play.mark_ready(index, now)
         return self.effects(actions)
 
-    def play_slice(self, budget: int, now: float, *, first: bool) -> Effects:
+    def play_slice(self, budget: int, now: float, first: bool) -> Effects:
         """Play the next slice of a finish vote's play-out, about ``budget`` units of
         engine work (the play-out queue's call, `server.core.hub.playout`)."""
         return self._play.play_slice(budget, now, first=first)

@@ -87,6 +87,10 @@ class Table:
         the hub's (`server.core.hub.rooms.Rooms` sets it); by default each connection
         is an address of its own."""
         self._stored = record
+        self.written: RoomRecord | None = record
+        """The room's record as the store holds it once the changes returned so far are
+        stored (None: a new room, not written yet): the ``before`` of its next write
+        (`server.core.hub.rooms.Rooms` keeps it)."""
         self.note_game_over()  # a room stored before it kept an evening, or mid-finish
 
     # ------------------------------------------------------------------ queries
