@@ -94,7 +94,8 @@ class Rooms:
         """A commit failed, and none with a write has succeeded since."""
         self._deleting: set[str] = set()  # rooms deleted since the last commit
         self._deadlines = Deadlines()
-        self._touched: set[str] = set()  # rooms whose deadline is to be worked out again
+        # the rooms whose deadline is to be worked out again (None: a room gone)
+        self._touched: dict[str, Room | None] = {}
         self._where: dict[ConnId, Room | None] = {}  # each connection → the room it is in
         self._grace: dict[str, float] = {}  # loaded rooms: not removed as idle before this
         self._hold: dict[str, float] = {}  # rebuilt rooms: no timer before this time
@@ -110,8 +111,8 @@ class Rooms:
         """The earliest time any room has something to do, or None; the deadline of
         each room touched since the last look is worked out again first."""
         deadlines = self._deadlines
-        for room_id in self._touched:
-            deadlines.set(room_id, self._deadline_of(room_id))
+        for room_id, room in self._touched.items():
+            deadlines.set(room_id, None if room is None else self._deadline_of(room))
         self._touched.clear()
         return deadlines.next()
 
@@ -120,7 +121,8 @@ class Rooms:
         touched (its deadline is worked out again after the wake)."""
         self.next_deadline()
         due = self._deadlines.due(now)
-        self._touched.update(due)
+        for room_id in due:
+            self._touched[room_id] = self.directory.get(room_id)
         return due
 
     def connected(self, conn: ConnId) -> None:
@@ -182,7 +184,7 @@ class Rooms:
         once the call is stored), and the engine work it did. ``present``: the room's
         connections before the call. ``opener``: the connection opening the room with
         this call; it is in the room once the call is stored, unless the call refused it."""
-        self._touched.add(room.room_id)
+        self._touched[room.room_id] = room
         try:
             actions, record, closed = self._settle(room, effects, now)
             why = self._removal(room, now)
@@ -299,7 +301,7 @@ class Rooms:
         """A call of ``room`` raised (a bug): rebuild the room from its latest record and
         tell its connections — those ``present`` before the call, and ``opener`` — to
         come back."""
-        self._touched.add(room.room_id)
+        self._touched[room.room_id] = room
         self.log_bug(bug)
         where = self._where
         told = [
@@ -401,27 +403,26 @@ class Rooms:
 
     def _add(self, room: Room) -> None:
         self.directory.add(room)
-        self._touched.add(room.room_id)
+        self._touched[room.room_id] = room
 
     def _drop(self, room: Room) -> None:
         """Forget ``room`` in memory (not in the store)."""
         room_id = room.room_id
-        self._touched.add(room_id)
+        self._touched[room_id] = None
         self.directory.drop(room)
         self._hold.pop(room_id, None)
         self._grace.pop(room_id, None)
         self._playouts.drop(room_id)
         self._admission.debit(room_id)
 
-    def _deadline_of(self, room_id: str) -> float | None:
-        """The earliest time room ``room_id`` has something to do: its next slice of a
-        play-out or its timers, its idle removal when nobody is in it, and never before
-        a rebuilt room's hold is over."""
-        room = self.directory.get(room_id)
-        if room is None:
-            return None
-        due = self._playouts.due(room_id)
-        if due is None:
+    def _deadline_of(self, room: Room) -> float | None:
+        """The earliest time ``room`` has something to do: its next slice of a play-out
+        (only a room in that stage is queued) or its timers, its idle removal when nobody
+        is in it, and never before a rebuilt room's hold is over."""
+        room_id = room.room_id
+        if room.game_record.stage in phases.PLAYING_OUT:
+            due = self._playouts.due(room_id)
+        else:
             due = room.next_deadline()
         if not room.seats.connections:
             removal = self._idle_until(room)

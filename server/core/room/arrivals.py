@@ -207,7 +207,7 @@ class Arrivals:
         calm pace until its player returns, and tells the table so."""
         table = self._table
         seat = table.seats[index]
-        seat.away_play = True
+        table.seats.play_for_away(index, True)
         seat.due = None
         if table.log is not None:
             table.log.info("seat_played_while_away", seat=index)
@@ -224,7 +224,7 @@ class Arrivals:
         seat = table.seats[index]
         if not seat.away_play:
             return []
-        seat.away_play = False
+        table.seats.play_for_away(index, False)
         seat.due = None
         mode = seat.auto
         actions = table.emit(lambda seq: AutoPlayChanged(seq=seq, seat=index, mode=mode, away=True))
@@ -277,7 +277,7 @@ class Arrivals:
         seat = seats[index]
         seats.attach(index, None)
         seat.away_deadline = None
-        seat.away_play = False
+        seats.play_for_away(index, False)
         record = table.game_record
         table.game_record = dataclasses.replace(
             record,

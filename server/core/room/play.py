@@ -105,7 +105,7 @@ class Play:
             text = "the fresh deal waits for every player's commit before any ready"
             return Refusal(ErrorCode.NOT_NEEDED, text)
         if seed is None:
-            if fairdeal.unrevealed(fair, index):
+            if not fair.settled and fairdeal.unrevealed(fair, index):
                 text = f"seat {index} committed to a seed: its first ready must carry it"
                 return Refusal(ErrorCode.SEED_REQUIRED, text)
             return None
@@ -234,7 +234,8 @@ class Play:
 
     def _step(self, now: float) -> list[Action]:
         table = self._table
-        actions = self.settle()
+        fair = table.game_record.fair
+        actions = [] if fair is None or fair.settled else self.settle()
         events = table.game.step()
         table.game_record = played(table.game_record, table.game.steps, ())
         actions += self._after_play(events, now)
@@ -256,9 +257,12 @@ class Play:
         if outcome is not None:
             table.note_game_over()
             evening = evening_wire(table.evening)
+        labels = table.card_labels
         for event in events:
-            message = event_message(event, table.game, table.next_seq(), evening)
-            actions += table.to_room(self._revealed(message))
+            message = event_message(event, table.game, table.next_seq(), evening, labels)
+            if outcome is not None:  # its game_over carries the fair deal's reveal
+                message = self._revealed(message)
+            actions += table.to_room(message)
         if outcome is not None:
             played_out = phases.may(table.stage, Event.PLAYED_OUT)  # the last slice
             table.advance(Event.PLAYED_OUT if played_out else Event.GAME_ENDED)

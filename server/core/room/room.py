@@ -178,12 +178,14 @@ class Room(Table):
     def next_deadline(self) -> float | None:
         """The earliest time `wake` has something to do, or None (always while finishing:
         the play-out queue has the room's time then)."""
-        if self.stage in phases.PLAYING_OUT:
+        record = self.game_record
+        if record.stage in phases.PLAYING_OUT:
             return None
-        earliest = self._play.time_limit_due()
-        takeover = self._takeover.deadline  # a request's, or the forgetting of old tokens
-        if takeover is not None:
-            earliest = takeover if earliest is None else min(earliest, takeover)
+        earliest = None if record.deadline is None else self._play.time_limit_due()
+        if self.asked is not None or self.displaced:
+            takeover = self._takeover.deadline  # a request's, or the forgetting of old tokens
+            if takeover is not None:
+                earliest = takeover if earliest is None else min(earliest, takeover)
         for seat in self.seats:  # asked after every call: no list built
             due, away = seat.due, seat.away_deadline
             if due is not None and (earliest is None or due < earliest):
@@ -243,14 +245,15 @@ class Room(Table):
         token stops working. A refused command comes back in `Effects.refused`.
         """
         self.last_active = now
-        if self._takeover.asking(conn):  # waits for the table's answer: only leave counts
+        if self.asked is not None and self._takeover.asking(conn):
+            # it waits for the table's answer to its request: only leave counts
             if isinstance(message, Leave):
                 bye = Close(conn, CloseCode.NORMAL, "left the room")
                 return self.effects([*self._takeover.withdraw(now), bye])
             text = "waiting for the table's answer to your request"
             return self.effects([], Refusal(ErrorCode.NOT_SEATED, text))
         index = self.seats.seat_of(conn)
-        if index is not None:
+        if index is not None and self.seats[index].record.previous_token_hash is not None:
             self._arrivals.confirm(index)
         who = Who.SPECTATOR if index is None else Who.SEAT
         refused = phases.refusal(message.TYPE, self.game_record.stage, who)

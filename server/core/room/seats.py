@@ -94,6 +94,11 @@ class Seats(list[Seat]):
         """Every seat's stored part (the same tuple while no seat changed)."""
         self._spectators: dict[ConnId, None] = {}
         self._connections: tuple[ConnId, ...] | None = ()
+        self.paced = False
+        """Some seat readies by itself (the computer, auto-play, or the server's play for an
+        away player): kept up to date by every change of a seat's pace (`set`,
+        `play_for_away`), so that a flip of people alone arms no timer at all."""
+        self._pace()
 
     # ------------------------------------------------------------------ queries
     @property
@@ -192,6 +197,18 @@ class Seats(list[Seat]):
         """Seat ``index`` is stored as ``record`` from now on."""
         self[index].set(record)
         self.records = tuple(seat.record for seat in self)
+        self._pace()
+
+    def play_for_away(self, index: int, playing: bool) -> None:
+        """The server plays seat ``index`` at the calm pace while its player is away
+        (``playing``), or no more."""
+        self[index].away_play = playing
+        self._pace()
+
+    def _pace(self) -> None:
+        self.paced = any(
+            seat.computer or seat.away_play or seat.auto is not AutoPlay.OFF for seat in self
+        )
 
     def change(self, index: int, **fields: Any) -> None:
         """Seat ``index`` is stored with these ``fields`` changed from now on."""

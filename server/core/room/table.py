@@ -25,7 +25,7 @@ from server.core.room.records import EveningRecord, GameRecord, RoomRecord
 from server.core.room.seats import Seats
 from server.core.room.talk import clamp, with_game
 from server.core.room.view import room_state, welcome
-from server.core.room.wire import rules_spec
+from server.core.room.wire import card_labels, rules_spec
 
 __all__ = ["Table"]
 
@@ -62,6 +62,8 @@ class Table:
         _check_stage(record.game, self.game)
         self.rules_spec = rules_spec(self.rules)
         """The rules as the wire shows them."""
+        self.card_labels = card_labels(self.rules)
+        """Every card's label on the wire, by card number (its messages name cards)."""
         self.seats = Seats(record.seats)
         self.talk_setting = TalkSetting(record.talk_setting)
         """The setting the room was created with (`server.core.room.talk.clamp` lowers it to
@@ -203,11 +205,16 @@ class Table:
     def schedule(self, now: float, waiting: tuple[int, ...] | None = None) -> None:
         """Arm the auto-play timer of every needed seat that plays by itself (``waiting``:
         `waiting_for`, if the caller has it)."""
+        seats = self.seats
+        if not seats.paced:  # no seat readies by itself: no timer to arm, any old one off
+            for seat in seats:
+                seat.due = None
+            return
         waiting = self.waiting_for() if waiting is None else waiting
         fair = self.game_record.fair
         if fair is not None and not fair.settled:  # never readied without its seed
             waiting = tuple(seat for seat in waiting if not fairdeal.unrevealed(fair, seat))
-        self.pacing.schedule(self.seats, waiting, now)
+        self.pacing.schedule(seats, waiting, now)
 
     def effects(
         self, actions: list[Action], refused: Refusal | None = None, *, work: int = 0
