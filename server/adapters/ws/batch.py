@@ -89,6 +89,10 @@ class Batch:
         self._calls = 0
         self.opened: float | None = None
         """when the first call of this batch was added (None: the batch is empty)"""
+        self.writes = False
+        """The batch has changes to store (its commit is a transaction)."""
+        self.full = False
+        """The batch holds `MAX_HELD_ACTIONS` actions or more: commit it now."""
 
     @property
     def pending(self) -> int:
@@ -100,27 +104,19 @@ class Batch:
         """The changes queued for the next commit, one per room row (for tests)."""
         return tuple(self._changes)
 
-    @property
-    def writes(self) -> bool:
-        """The batch has changes to store (its commit is a transaction)."""
-        return bool(self._changes)
-
-    @property
-    def full(self) -> bool:
-        """The batch holds `MAX_HELD_ACTIONS` actions or more: commit it now."""
-        return len(self._held) >= self._max_held
-
     def add(self, output: Output, now: float) -> None:
         """Hold ``output``'s actions and queue its changes for the next `commit`."""
         if self.opened is None:
             self.opened = now
         self._calls += 1
         self._held += output.actions
+        self.full = len(self._held) >= self._max_held
         for change in output.changes:
             self._queue(change)
 
     def _queue(self, change: Change) -> None:
         """Queue ``change``, merged into the room's last queued write if it is one."""
+        self.writes = True
         if isinstance(change, Delete):
             self._last_write.pop(change.room_id, None)
             self._changes.append(change)
@@ -144,6 +140,7 @@ class Batch:
         held, changes = self._held, self._changes
         self._held, self._changes, self._last_write = [], [], {}
         self._calls, self.opened = 0, None
+        self.writes = self.full = False
         if not changes:
             return held
         try:

@@ -94,8 +94,9 @@ class Rooms:
         """A commit failed, and none with a write has succeeded since."""
         self._deleting: set[str] = set()  # rooms deleted since the last commit
         self._deadlines = Deadlines()
-        # the rooms whose deadline is to be worked out again (None: a room gone)
-        self._touched: dict[str, Room | None] = {}
+        self._touched: dict[str, Room] = {}  # rooms whose deadline is to be worked out again
+        self._next: float | None = None  # the earliest deadline, while not stale
+        self._stale = False  # a deadline changed since `_next` was read
         self._where: dict[ConnId, Room | None] = {}  # each connection → the room it is in
         self._grace: dict[str, float] = {}  # loaded rooms: not removed as idle before this
         self._hold: dict[str, float] = {}  # rebuilt rooms: no timer before this time
@@ -109,12 +110,20 @@ class Rooms:
 
     def next_deadline(self) -> float | None:
         """The earliest time any room has something to do, or None; the deadline of
-        each room touched since the last look is worked out again first."""
+        each room touched since the last look is worked out again first. Only a
+        deadline that moved goes to `Deadlines` (each room holds the one it was given,
+        ``wake_at``): a flip that changes no room's deadline asks it nothing."""
         deadlines = self._deadlines
-        for room_id, room in self._touched.items():
-            deadlines.set(room_id, None if room is None else self._deadline_of(room))
+        for room in self._touched.values():
+            due = self._deadline_of(room)
+            if due != room.wake_at:
+                room.wake_at = due
+                deadlines.set(room.room_id, due)
+                self._stale = True
         self._touched.clear()
-        return deadlines.next()
+        if self._stale:
+            self._next, self._stale = deadlines.next(), False
+        return self._next
 
     def due(self, now: float) -> list[str]:
         """The rooms whose deadline is at or before ``now``, earliest first; each is
@@ -122,7 +131,11 @@ class Rooms:
         self.next_deadline()
         due = self._deadlines.due(now)
         for room_id in due:
-            self._touched[room_id] = self.directory.get(room_id)
+            self._stale = True
+            room = self.directory.get(room_id)
+            if room is not None:
+                room.wake_at = None  # `Deadlines.due` forgot it
+                self._touched[room_id] = room
         return due
 
     def connected(self, conn: ConnId) -> None:
@@ -408,7 +421,9 @@ class Rooms:
     def _drop(self, room: Room) -> None:
         """Forget ``room`` in memory (not in the store)."""
         room_id = room.room_id
-        self._touched[room_id] = None
+        self._touched.pop(room_id, None)
+        self._deadlines.set(room_id, None)
+        self._stale = True
         self.directory.drop(room)
         self._hold.pop(room_id, None)
         self._grace.pop(room_id, None)

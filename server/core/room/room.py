@@ -117,6 +117,9 @@ class Room(Table):
             away_timeout=settings.away_timeout,
         )
         super().__init__(record, pacing=pacing, logger=logger)
+        self.wake_at: float | None = None
+        """The deadline the hub holds for this room (`server.core.hub.rooms.Rooms` keeps
+        it, and gives `server.core.hub.deadlines` only a deadline that moved)."""
         self.talk_most = settings.talk
         self.spectators_per_address = spectators_per_address(settings.max_spectators)
         self._talk_buckets = TalkBuckets(
@@ -246,30 +249,21 @@ class Room(Table):
         """
         self.last_active = now
         if self.asked is not None and self._takeover.asking(conn):
-            # it waits for the table's answer to its request: only leave counts
-            if isinstance(message, Leave):
-                bye = Close(conn, CloseCode.NORMAL, "left the room")
-                return self.effects([*self._takeover.withdraw(now), bye])
-            text = "waiting for the table's answer to your request"
-            return self.effects([], Refusal(ErrorCode.NOT_SEATED, text))
+            return self._asking(conn, message, now)
         index = self.seats.seat_of(conn)
         if index is not None and self.seats[index].record.previous_token_hash is not None:
-            self._arrivals.confirm(index)
+            self._arrivals.confirm(index)  # a seat's token is unconfirmed just after a resume
         who = Who.SPECTATOR if index is None else Who.SEAT
         refused = phases.refusal(message.TYPE, self.game_record.stage, who)
+        if refused is None and isinstance(message, React | Say):
+            return self._talk(conn, index, message, now)
         if refused is None and isinstance(message, Ready) and index is not None:
             refused = self._play.ready_refusal(index, message.step)
-            if refused is None:  # the seed is kept with the ready, or required
-                refused = self._play.reveal(index, message.seed)
+            fair = self.game_record.fair  # once settled, a deal takes no seed any more
+            if refused is None and fair is not None and not fair.settled:
+                refused = self._play.reveal(index, message.seed)  # kept, or required
         if refused is None and isinstance(message, Commit):
             refused = self._play.commit_refusal()
-        if refused is None and isinstance(message, React | Say):
-            say = isinstance(message, Say)
-            refused = talk_refusal(self.talk_allowed, say=say, seated=index is not None)
-            if refused is None and isinstance(message, Say):
-                refused = invisible_refusal(message.text)
-            address = self.address(conn)
-            refused = refused or self._talk_buckets.refusal(address, say=say, now=now)
         if refused is not None:  # nothing changed (but the token's confirmation)
             return self.effects([], refused)
         if isinstance(message, Ready):
@@ -277,23 +271,28 @@ class Room(Table):
         if isinstance(message, AnswerSeatRequest):
             assert index is not None  # the table refuses it to spectators
             return self._takeover.answer(index, message, now)
-        if isinstance(message, React | Say):
-            return self.effects(self._talk(index, message, now))
-        return self.effects(self._command(conn, index, message, now))
+        if isinstance(message, Resync | Leave):
+            return self.effects(self._command(conn, message, now))
+        assert index is not None  # the table refuses the rest to spectators
+        assert not isinstance(message, React | Say)  # (talk is answered above)
+        return self.effects(self._seat_command(index, message, now))
 
-    def _command(
-        self, conn: ConnId, index: int | None, message: _Command, now: float
-    ) -> list[Action]:
-        """Carry out ``message``, which `phases.TABLE` accepts (and whose content is fine)."""
+    def _asking(self, conn: ConnId, message: InRoomMessage, now: float) -> Effects:
+        """A message from ``conn``, which waits for the table's answer to its request for
+        a seat: only leave counts."""
+        if isinstance(message, Leave):
+            bye = Close(conn, CloseCode.NORMAL, "left the room")
+            return self.effects([*self._takeover.withdraw(now), bye])
+        text = "waiting for the table's answer to your request"
+        return self.effects([], Refusal(ErrorCode.NOT_SEATED, text))
+
+    def _command(self, conn: ConnId, message: Resync | Leave, now: float) -> list[Action]:
+        """Carry out ``message`` (anyone's), which `phases.TABLE` accepts."""
         if isinstance(message, Resync):
             return [Send((conn,), Snapshot(seq=self.seq, state=self.state(now)))]
-        if isinstance(message, Leave):
-            actions = self._arrivals.leave(conn, now)
-            self._sweep_talk(now)
-            return actions
-        assert index is not None  # the table refuses the rest to spectators
-        assert not isinstance(message, AnswerSeatRequest)  # (handled before)
-        return self._seat_command(index, message, now)
+        actions = self._arrivals.leave(conn, now)
+        self._sweep_talk(now)
+        return actions
 
     def _seat_command(
         self, index: int, message: Ready | Commit | SetAutoPlay | VoteFinish | Rematch, now: float
@@ -313,14 +312,23 @@ class Room(Table):
             return play.vote_finish(index, now)
         return play.vote_rematch(index, message.deal, now, message.seed_commitment)
 
-    def _talk(self, index: int | None, message: React | Say, now: float) -> list[Action]:
-        """Announce a reaction or a message (which the room's setting allows) and keep it
-        (never logged)."""
+    def _talk(self, conn: ConnId, index: int | None, message: React | Say, now: float) -> Effects:
+        """A reaction or a message, which the phase table accepts: refused unless the
+        room's setting and the address's talk budget allow it (and a message shows);
+        else announced and kept (never logged)."""
+        say = isinstance(message, Say)
+        refused = talk_refusal(self.talk_allowed, say=say, seated=index is not None)
+        if refused is None and isinstance(message, Say):
+            refused = invisible_refusal(message.text)
+        address = self.address(conn)
+        refused = refused or self._talk_buckets.refusal(address, say=say, now=now)
+        if refused is not None:
+            return self.effects([], refused)
         text = message.text if isinstance(message, Say) else None
         reaction = message.reaction if isinstance(message, React) else None
         line = talk_line(self.next_seq(), now, index, text, reaction)
         self.talk = with_line(self.talk, line)
-        return self.to_room(talk_message(line))
+        return self.effects(self.to_room(talk_message(line)))
 
     def confirm(self, conn: ConnId, now: float) -> Effects:
         """``conn`` sent something the hub refused before the room saw it (a frame that
