@@ -63,7 +63,6 @@ from server.core.hub.replies import internal_error, refusal_actions
 from server.core.hub.rooms import Rooms
 from server.core.logger import Logger
 from server.core.refusals import Refusal
-from server.core.room import phases
 from server.core.room.actions import Change, Close, ConnId, Effects, Output
 from server.core.room.records import RoomRecord
 from server.core.room.room import Room
@@ -364,7 +363,7 @@ class Hub:
         output, refused, _ = self._call(room, now, call, *args, opener=conn if opener else None)
         if refused is not None and conn is not None:
             output += self._refusal(conn, refused, now)
-        if room.game_record.stage in phases.PLAYING_OUT:
+        if room.playing_out:
             payer = None if conn is None else self._peers.get(conn, "")
             output += self._play_out_begun(room, now, payer)
         return output
@@ -395,7 +394,7 @@ class Hub:
         room_id = room.room_id
         playouts = self._playouts
         if (
-            room.stage not in phases.PLAYING_OUT
+            not room.playing_out
             or playouts.holds(room_id)
             or self.room(room_id) is not room  # removed, or rebuilt by a bug
         ):
@@ -417,7 +416,7 @@ class Hub:
         first = playouts.first(room_id)
         output, _, work = self._call(room, now, room.play_slice, playouts.slice, now, first)
         if playouts.holds(room_id):  # not removed, nor rebuilt by a bug, meanwhile
-            over = room.stage not in phases.PLAYING_OUT
+            over = not room.playing_out
             playouts.played(room_id, work, over=over, woken=woken, now=now)
         return output
 

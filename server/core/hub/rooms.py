@@ -435,10 +435,7 @@ class Rooms:
         (only a room in that stage is queued) or its timers, its idle removal when nobody
         is in it, and never before a rebuilt room's hold is over."""
         room_id = room.room_id
-        if room.game_record.stage in phases.PLAYING_OUT:
-            due = self._playouts.due(room_id)
-        else:
-            due = room.next_deadline()
+        due = self._playouts.due(room_id) if room.playing_out else room.next_deadline()
         if not room.seats.connections:
             removal = self._idle_until(room)
             due = removal if due is None else min(due, removal)

@@ -8,8 +8,9 @@ game's record: they survive a restart. When every voter has voted to finish, the
 a slice at a time (`Play.play_slice`); when every voter has voted for a rematch, the
 next game starts (the same deal again only if every vote given asked for it). Who votes
 is the clients' own rule (`protocol.votes`). Every move of the stage goes through
-`server.core.room.table.Table.advance`, and asks `server.core.room.phases.may` first where the
-stage decides whether the event can happen at all.
+`server.core.room.table.Table.advance`, and whether a stage ends is the phase table's to
+say (`server.core.room.phases.seats_filled`, ``finish_agreed``, ``rematch_agreed``,
+``time_limit``, ``game_end``): this module gathers the facts it weighs.
 """
 
 from __future__ import annotations
@@ -264,8 +265,7 @@ class Play:
                 message = self._revealed(message)
             actions += table.to_room(message)
         if outcome is not None:
-            played_out = phases.may(table.stage, Event.PLAYED_OUT)  # the last slice
-            table.advance(Event.PLAYED_OUT if played_out else Event.GAME_ENDED)
+            table.advance(phases.game_end(table.stage))
             if table.log is not None:
                 table.log.info(
                     "game_over",
@@ -283,11 +283,13 @@ class Play:
     def time_limit_due(self) -> float | None:
         """When the time limit runs out, if it can still (the table lets time run out)."""
         record = self._table.game_record
-        if record.deadline is None or record.stop_step is not None:
+        if record.deadline is None:
             return None
-        if not phases.may(record.stage, Event.TIME_UP) or self._unsettled():
-            return None  # the time limit waits for the deal's seeds, as the first cards do
-        return record.deadline
+        stopped = record.stop_step is not None
+        settled = not self._unsettled()
+        return phases.time_limit(
+            record.stage, deadline=record.deadline, stopped=stopped, settled=settled
+        )
 
     def time_up(self, now: float) -> list[Action]:
         """The time limit ran out: the game ends by counts (between rounds: now)."""
@@ -330,10 +332,11 @@ class Play:
         finishing: the play-out queue plays the rest out."""
         table = self._table
         votes = table.game_record.finish_votes
-        if not votes or not phases.may(table.stage, Event.FINISH_AGREED) or self._unsettled():
-            return []  # (a finish plays the deal out: it waits for every committed seed)
+        if not votes:
+            return []
         voters = finish_voters(self._voting_seats())
-        if not voters or any(seat not in votes for seat in voters):
+        settled = not self._unsettled()
+        if not phases.finish_agreed(table.stage, votes=votes, voters=voters, settled=settled):
             return []
         actions = self.settle()
         table.game_record = dataclasses.replace(table.game_record, ready=(), finished=True)
@@ -396,10 +399,10 @@ class Play:
         a person holds (away too) gave one; else a new deal."""
         table = self._table
         votes = dict(table.game_record.rematch_votes)
-        if not votes or not phases.may(table.stage, Event.REMATCH_AGREED):
+        if not votes:
             return []
         voters = rematch_voters(self._voting_seats())
-        if not voters or any(seat not in votes for seat in voters):
+        if not phases.rematch_agreed(table.stage, votes=votes.keys(), voters=voters):
             return []
         # the same deal again only if every vote given asked for it and every seat a
         # person holds, away or not, voted: a vote one player cast while the others were
@@ -428,7 +431,7 @@ class Play:
     def start_if_full(self, now: float) -> list[Action]:
         """Start the first game if every seat is taken."""
         table = self._table
-        if table.seats.full and phases.may(table.stage, Event.SEATS_FILLED):
+        if phases.seats_filled(table.stage, full=table.seats.full):
             return self._start(Event.SEATS_FILLED, now)
         return []
 

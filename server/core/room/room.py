@@ -59,7 +59,7 @@ from server.core.room import phases
 from server.core.room.actions import Action, Close, ConnId, Effects, Send
 from server.core.room.arrivals import Arrivals
 from server.core.room.pacing import Pacing
-from server.core.room.phases import Event, Who
+from server.core.room.phases import Who
 from server.core.room.play import Play
 from server.core.room.records import RoomRecord
 from server.core.room.table import Table
@@ -138,8 +138,6 @@ class Room(Table):
             settings.seat_request_seconds, settings.reclaim_seconds, settings.away_timeout
         )
         self._takeover = Takeover(self, self._arrivals, random=random, times=times)
-        if self.stage in phases.PLAYING_OUT:  # a restart mid-finish: the replay finished it
-            self.advance(Event.PLAYED_OUT)
         for seat in self.seats:
             seat.away_since = now
             if seat.human and seat.auto is AutoPlay.OFF:
@@ -182,7 +180,7 @@ class Room(Table):
         """The earliest time `wake` has something to do, or None (always while finishing:
         the play-out queue has the room's time then)."""
         record = self.game_record
-        if record.stage in phases.PLAYING_OUT:
+        if self.playing_out:
             return None
         earliest = None if record.deadline is None else self._play.time_limit_due()
         if self.asked is not None or self.displaced:
@@ -358,7 +356,7 @@ class Room(Table):
         """Run what is due at or before ``now``: a seat request's end, the forgetting of
         earlier devices' tokens, the time limit, away-timeouts and auto-play (nothing while
         finishing: the play-out queue calls `play_slice`)."""
-        if self.stage in phases.PLAYING_OUT:
+        if self.playing_out:
             return self.effects([])
         actions: list[Action] = self._takeover.expire(now)
         limit = self._play.time_limit_due()

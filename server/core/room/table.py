@@ -88,12 +88,19 @@ class Table:
         """The address key a connection comes from (`server.core.budgets.address_key`):
         the hub's (`server.core.hub.rooms.Rooms` sets it); by default each connection
         is an address of its own."""
+        self.playing_out = record.game.stage in phases.PLAYING_OUT
+        """The room's stage is the one whose game is played out a slice at a time
+        (`phases.PLAYING_OUT`): the hub's play-out queue has its time, it runs no timer of
+        its own. Kept by `advance`, the one place the stage moves: no other module asks
+        which stage that is."""
         self._stored = record
         self.written: RoomRecord | None = record
         """The room's record as the store holds it once the changes returned so far are
         stored (None: a new room, not written yet): the ``before`` of its next write
         (`server.core.hub.rooms.Rooms` keeps it)."""
         self.note_game_over()  # a room stored before it kept an evening, or mid-finish
+        if self.playing_out:  # a restart mid-finish: the replay finished it
+            self.advance(Event.PLAYED_OUT)
 
     # ------------------------------------------------------------------ queries
     @property
@@ -188,6 +195,7 @@ class Table:
         stage = phases.advance(record.stage, event)
         if stage is not record.stage:
             self.game_record = dataclasses.replace(record, stage=stage)
+            self.playing_out = stage in phases.PLAYING_OUT
 
     def emit(self, build: Callable[[int], ServerMessage]) -> list[Action]:
         """Build a room message with the next seq and send it to everyone in the room."""
