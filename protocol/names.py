@@ -46,7 +46,7 @@ the unknown letter's script: a whole-script look-alike with one letter missing f
 data still meets its Latin twin (``ᏴᎬᏁ`` and ``BEN``; ``BEᏁ`` too). A letter's *script*
 here is the head of its Unicode name before ``LETTER``, ``CAPITAL``, ``SMALL``, …
 (``LATIN``, ``CYRILLIC``, ``GREEK``, ``CHEROKEE``), cheap and close enough for this. Names
-of one script never meet this way (``Бен`` and ``Ден``, ``Саша`` and ``Даша`` sit
+of one script do not meet this way (``Бен`` and ``Ден``, ``Саша`` and ``Даша`` sit
 together), nor names that differ in two letters (``Ира`` beside ``Ira``, ``Ева`` beside
 ``Eva``, ``Анна`` beside ``Anna``), nor names of two letters. The price: a name of another
 script that is a Latin name's look-alike but for one letter the data knows nothing of is
