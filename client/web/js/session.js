@@ -22,12 +22,14 @@ const SAID = new Set(["cards_taken", "war_declared", "cards_returned", "player_o
 export async function enter(page, unsealed, options = {}) {
   stop(page);
   const ticket = ++page.entered;
-  // fair deals: loaded when a player sits down or watches, not with the start page
-  const [{ Fair }, { FairView }] = await Promise.all([import("./fair.js"), import("./fairview.js")]);
-  const fair = new Fair();
+  // fair deals: loaded when a player sits down or watches, not with the start page (no
+  // destructuring here: tdewolff-minify 2.24 puts a destructuring declaration before the
+  // declarations next to it, and the ticket must be taken before the await)
+  const modules = await Promise.all([import("./fair.js"), import("./fairview.js")]);
+  const fair = new modules[0].Fair();
   const opening = await fair.opening(unsealed); // a seed's commitment for a fair deal
   if (ticket !== page.entered) return;
-  page.fairView = new FairView(page.doc, fair, page.words);
+  page.fairView = new modules[1].FairView(page.doc, fair, page.words);
   page.fairView.reset();
   page.view = initialView();
   page.countdown = noCountdown();
