@@ -39,6 +39,7 @@ import dataclasses
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from protocol import (
@@ -106,6 +107,7 @@ class Hub:
         self._random: RandomSource = secrets if random is None else random
         self._logger = logger
         self._peers: dict[ConnId, str] = {}  # each connection → its peer address
+        self._addresses: dict[ConnId, str] = {}  # each connection → its address key
         self._admission = Admission(settings)
         self._talk = settings.talk
         self._playouts = PlayOuts(settings, now)
@@ -116,7 +118,7 @@ class Hub:
             random=self._random,
             logger=logger,
         )
-        self._rooms.address = self.address
+        self._rooms.addresses = MappingProxyType(self._addresses)  # the rooms read it
         for record in records:
             self._rooms.load(record, now)
 
@@ -164,8 +166,7 @@ class Hub:
     def address(self, conn: ConnId) -> str:
         """The address key ``conn`` counts under (`server.core.budgets.address_key`; a
         connection of unknown address is one of its own)."""
-        peer = self._peers.get(conn, "")
-        return address_key(peer) if peer else f"#{conn}"
+        return self._addresses.get(conn) or f"#{conn}"
 
     def where(self, conn: ConnId) -> tuple[str, int | None] | None:
         """(room id, seat or None for a spectator) of ``conn``; None before a room is open."""
@@ -181,6 +182,7 @@ class Hub:
     def connect(self, conn: ConnId, peer: str, now: float) -> Output:
         """A new connection from address ``peer``. Nothing to send yet."""
         self._peers[conn] = peer
+        self._addresses[conn] = address_key(peer) if peer else f"#{conn}"
         self._rooms.connected(conn)
         return Output([], [])
 
@@ -212,6 +214,7 @@ class Hub:
     def disconnect(self, conn: ConnId, now: float) -> Output:
         """``conn`` ended: its seat is away, or one spectator fewer. Never raises."""
         peer = self._peers.pop(conn, "")
+        self._addresses.pop(conn, None)
         room = self._rooms.gone(conn)
         output = Output([], [])
         if room is not None and room.has(conn):
@@ -338,7 +341,7 @@ class Hub:
             now,
             directory=self._rooms.directory,
             random=self._random,
-            id_taken=self._rooms.id_in_flight,
+            in_flight=self._rooms.in_flight,
         )
         if isinstance(made, Refusal):
             return self._refusal(conn, made, now)
@@ -444,4 +447,5 @@ class Hub:
         """A call for ``conn`` that `connect` never announced: a connection of unknown address."""
         if conn not in self._peers:
             self._peers[conn] = ""
+            self._addresses[conn] = f"#{conn}"
             self._rooms.connected(conn)

@@ -40,7 +40,8 @@ within `RESTART_GRACE_SECONDS` (or its idle time, if shorter) of being loaded.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Collection, Iterator, Mapping
+from types import MappingProxyType
 
 from protocol import ErrorCode
 from server.core.codes import RandomSource
@@ -82,8 +83,9 @@ class Rooms:
         random: RandomSource,
         logger: Logger | None,
     ) -> None:
-        self.address: Callable[[ConnId], str] | None = None
-        """The address key of a connection (the hub's), given to every room built."""
+        self.addresses: Mapping[ConnId, str] = MappingProxyType({})
+        """Each connection's address key (a read-only view of the hub's), given to every
+        room built."""
         self._settings = settings
         self._admission = admission
         self._playouts = playouts
@@ -176,10 +178,11 @@ class Rooms:
         self._admission.credit(record.room_id, creator)
         return room
 
-    def id_in_flight(self, room_id: str) -> bool:
-        """Whether ``room_id`` was deleted since the last commit (a new room must not take
-        it: the store may hold it still; a room written since is held, its id taken)."""
-        return room_id in self._deleting
+    @property
+    def in_flight(self) -> Collection[str]:
+        """The ids of the rooms deleted since the last commit (a new room must not take
+        one: the store may hold it still; a room written since is held, its id taken)."""
+        return self._deleting
 
     # ------------------------------------------------------------------ a room's call
     def run(
@@ -410,8 +413,7 @@ class Rooms:
             now=now,
             logger=self._logger,
         )
-        if self.address is not None:
-            room.address = self.address
+        room.addresses = self.addresses
         return room
 
     def _add(self, room: Room) -> None:

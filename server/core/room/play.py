@@ -114,7 +114,7 @@ class Play:
         if isinstance(revealed, Refusal):
             return revealed
         if revealed is not fair:
-            table.game_record = dataclasses.replace(table.game_record, fair=revealed)
+            table.set_game(dataclasses.replace(table.game_record, fair=revealed))
         return None
 
     def unrevealed(self, index: int) -> bool:
@@ -142,8 +142,10 @@ class Play:
             return []
         voids = list(record.voids) or [0] * len(table.seats)
         voids[index] += 1
-        table.game_record = dataclasses.replace(
-            record, fair=fairdeal.voided(fair, self._random), voids=tuple(voids), ready=()
+        table.set_game(
+            dataclasses.replace(
+                record, fair=fairdeal.voided(fair, self._random), voids=tuple(voids), ready=()
+            )
         )
         for seat in table.seats:
             seat.due = None
@@ -168,7 +170,7 @@ class Play:
         fair = table.game_record.fair
         assert fair is not None
         fair = fairdeal.with_commitment(fair, index, committed)
-        table.game_record = dataclasses.replace(table.game_record, fair=fair)
+        table.set_game(dataclasses.replace(table.game_record, fair=fair))
         return self.collect_if_done(now)
 
     def collect_if_done(self, now: float) -> list[Action]:
@@ -184,7 +186,7 @@ class Play:
         fixed = fairdeal.collected(fair, present)
         if fixed is None:
             return []
-        table.game_record = dataclasses.replace(record, fair=fixed)
+        table.set_game(dataclasses.replace(record, fair=fixed))
         counts = table.game.counts
         actions = table.emit(
             lambda seq: GameStarted(
@@ -210,8 +212,9 @@ class Play:
         if fair is None or fair.settled:
             return []
         settled, deal = fairdeal.settle(fair, table.rules)
-        table.game_record = dataclasses.replace(record, deal=deal, fair=settled)
-        table.game = engine.Game(table.rules, deal)
+        table.set_game(
+            dataclasses.replace(record, deal=deal, fair=settled), engine.Game(table.rules, deal)
+        )
         if table.log is not None:
             missing = len(fairdeal.dropped_seats(fair))
             table.log.info("deal_settled", game=record.number, unrevealed=missing)
@@ -229,7 +232,7 @@ class Play:
             # only the computer is left to ready: it never keeps a person waiting
             return self._step(now)
         record = table.game_record
-        table.game_record = played(record, record.steps, tuple(sorted((*record.ready, index))))
+        table.set_game(played(record, record.steps, tuple(sorted((*record.ready, index)))))
         actions = table.emit(lambda seq: ReadyChanged(seq=seq, seat=index, ready=True))
         return actions + table.emit(lambda seq: WaitingFor(seq=seq, seats=waiting))
 
@@ -238,7 +241,7 @@ class Play:
         fair = table.game_record.fair
         actions = [] if fair is None or fair.settled else self.settle()
         events = table.game.step()
-        table.game_record = played(table.game_record, table.game.steps, ())
+        table.set_game(played(table.game_record, table.game.steps, ()))
         actions += self._after_play(events, now)
         if table.game_record.finish_votes:  # a voter may have gone out: re-check the vote
             actions += self.finish_if_agreed(now)
@@ -249,7 +252,7 @@ class Play:
         is over, the room is too."""
         table = self._table
         if table.game_record.ready:
-            table.game_record = dataclasses.replace(table.game_record, ready=())
+            table.set_game(dataclasses.replace(table.game_record, ready=()))
         for seat in table.seats:
             seat.due = None
         actions: list[Action] = []
@@ -298,7 +301,7 @@ class Play:
         table.advance(Event.TIME_UP)
         stopped_at = table.game.steps
         events = table.game.stop_by_time()
-        table.game_record = dataclasses.replace(table.game_record, stop_step=stopped_at)
+        table.set_game(dataclasses.replace(table.game_record, stop_step=stopped_at))
         actions = settled + table.emit(lambda seq: TimeUp(seq=seq))
         if events:
             actions += self._after_play(events, now)
@@ -321,8 +324,8 @@ class Play:
         votes = table.game_record.finish_votes
         if index in votes:
             return []
-        table.game_record = dataclasses.replace(
-            table.game_record, finish_votes=tuple(sorted((*votes, index)))
+        table.set_game(
+            dataclasses.replace(table.game_record, finish_votes=tuple(sorted((*votes, index))))
         )
         actions = table.emit(lambda seq: FinishVoted(seq=seq, seat=index))
         return actions + self.finish_if_agreed(now)
@@ -339,7 +342,7 @@ class Play:
         if not phases.finish_agreed(table.stage, votes=votes, voters=voters, settled=settled):
             return []
         actions = self.settle()
-        table.game_record = dataclasses.replace(table.game_record, ready=(), finished=True)
+        table.set_game(dataclasses.replace(table.game_record, ready=(), finished=True))
         table.advance(Event.FINISH_AGREED)
         table.schedule(now, ())  # nobody is awaited any more
         return actions
@@ -384,11 +387,13 @@ class Play:
         kept = tuple(sorted(commitments.items()))
         if votes.get(index) == deal.value:
             if kept != record.rematch_commitments:
-                table.game_record = dataclasses.replace(record, rematch_commitments=kept)
+                table.set_game(dataclasses.replace(record, rematch_commitments=kept))
             return []
         votes[index] = deal.value
-        table.game_record = dataclasses.replace(
-            record, rematch_votes=tuple(sorted(votes.items())), rematch_commitments=kept
+        table.set_game(
+            dataclasses.replace(
+                record, rematch_votes=tuple(sorted(votes.items())), rematch_commitments=kept
+            )
         )
         actions = table.emit(lambda seq: RematchVoted(seq=seq, seat=index, deal=deal))
         return actions + self.rematch_if_agreed(now)
@@ -417,15 +422,17 @@ class Play:
             committed = dict(table.game_record.rematch_commitments)
             seats = range(len(table.seats))
             fair = fairdeal.new_fair(self._random, [committed.get(seat) for seat in seats])
-        table.game_record = GameRecord(
-            number=table.game_record.number + 1,
-            deal=deal,
-            revealed=same,
-            stage=table.stage,
-            fair=fair,
-            voids=table.game_record.voids,
+        table.set_game(
+            GameRecord(
+                number=table.game_record.number + 1,
+                deal=deal,
+                revealed=same,
+                stage=table.stage,
+                fair=fair,
+                voids=table.game_record.voids,
+            ),
+            engine.Game(table.rules, deal),
         )
-        table.game = engine.Game(table.rules, deal)
         return self._start(Event.REMATCH_AGREED, now)
 
     def start_if_full(self, now: float) -> list[Action]:
@@ -439,8 +446,10 @@ class Play:
         """Start the game (``event``: the seats were filled, or a rematch agreed)."""
         table = self._table
         deadline = None if table.minutes is None else now + table.minutes * 60.0
-        table.game_record = dataclasses.replace(
-            table.game_record, deadline=deadline, ready=(), finish_votes=(), rematch_votes=()
+        table.set_game(
+            dataclasses.replace(
+                table.game_record, deadline=deadline, ready=(), finish_votes=(), rematch_votes=()
+            )
         )
         table.advance(event)
         for seat in table.seats:

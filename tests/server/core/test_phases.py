@@ -289,6 +289,22 @@ def test_only_the_table_asks_whether_a_stage_is_played_out() -> None:
     assert asking == ["core/room/phases.py", "core/room/table.py"]
 
 
+def test_only_the_table_changes_the_rooms_state() -> None:
+    """The commands over the table (play, arrivals, takeovers) change the room's state
+    through the table's own methods (`Table.set_game`, `Table.advance`, ...): none of
+    them assigns an attribute of the table."""
+    room = Path(__file__).parents[3] / "server" / "core" / "room"
+    assigning = re.compile(r"\b(?:self\._)?table\.\w+ = ")
+    found = sorted(
+        f"{path.name}:{number}"
+        for path in room.glob("*.py")
+        if path.name != "table.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if assigning.search(line)
+    )
+    assert found == []
+
+
 @pytest.mark.parametrize("stage", list(Stage))
 def test_a_stored_stage_agrees_with_its_replay_in_one_way(stage: Stage) -> None:
     """`replays_as` over every (started, finished, over): waiting is a game not started
