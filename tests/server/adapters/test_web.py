@@ -9,6 +9,7 @@ unset here: every page these tests load is minified by the child there and then.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import http.client
 import json
 import platform
@@ -442,3 +443,36 @@ def test_every_catalog_is_served_as_json_for_a_year_and_a_visit_loads_one() -> N
     # only one catalog counts in what a first visit loads, and other JSON stays private
     assert [p for p in files.page_paths if "/lang/" in p] == [f"{prefix}lang/en.json"]
     assert not any(p.endswith("package.json") for p in files.paths)
+
+
+async def test_text_files_go_out_gzipped_to_a_browser_that_takes_gzip(tmp_path: Path) -> None:
+    async with running(tmp_path) as server:
+        page = await fetch(server, "/")
+        for path in ["/", *versioned(page.body)]:
+            plain = await fetch(server, path)
+            packed = await fetch(server, path, headers={"Accept-Encoding": "gzip, deflate, br"})
+            assert packed.status == 200, path
+            if path.endswith(".png"):
+                assert "content-encoding" not in packed.headers and packed.body == plain.body
+                continue
+            assert packed.headers["vary"] == plain.headers["vary"] == "Accept-Encoding"
+            assert "content-encoding" not in plain.headers
+            if packed.headers.get("content-encoding") == "gzip":
+                assert gzip.decompress(packed.body) == plain.body, path
+                assert len(packed.body) < len(plain.body)
+                assert packed.headers["etag"] != plain.headers["etag"]
+            else:  # gzip made it no smaller (a tiny file): as it is
+                assert packed.body == plain.body, path
+        script = next(p for p in versioned(page.body) if p.endswith("/main.js"))
+        packed = await fetch(server, script, headers={"Accept-Encoding": "gzip"})
+        again = await fetch(
+            server,
+            script,
+            headers={"Accept-Encoding": "gzip", "If-None-Match": packed.headers["etag"]},
+        )
+        assert again.status == 304 and again.headers["etag"] == packed.headers["etag"]
+        for refused in ("gzip;q=0", "identity", "br, gzip;q=0.0", "gzip;q=nonsense"):
+            answer = await fetch(server, script, headers={"Accept-Encoding": refused})
+            assert "content-encoding" not in answer.headers, refused
+        star = await fetch(server, script, headers={"Accept-Encoding": "*"})
+        assert star.headers["content-encoding"] == "gzip"
