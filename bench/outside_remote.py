@@ -430,6 +430,11 @@ def _details(
             any(began <= at <= ended for at in report.drops) for began, ended in found["windows"]
         ]
         clean = [ms for ms, lost in zip(flips, lossy, strict=True) if not lost]
+        slowest = sorted(zip(flips, lossy, strict=True), reverse=True)[:6]
+        print(
+            "the slowest flips: "
+            + ", ".join(f"{ms:.0f} ms{' (a packet lost)' if lost else ''}" for ms, lost in slowest)
+        )
         if clean:
             print(
                 f"flips during which the link dropped no packet ({len(clean)} of "
