@@ -3,7 +3,18 @@
 Run as root from the repository root (network namespaces; tests/lab/setup.sh installs
 miniupnpd, pebble, nftables; Chromium from ``apt-get install chromium``)::
 
-    .venv/bin/python -m bench.outside_remote [--flips 200] [--rtt-ms 80] [--loss 1] [--rate-mbit 10]
+    .venv/bin/python -m bench.outside_remote [--flips 200] [--rtt-ms 80] [--loss 1]
+        [--rate-mbit 10] [--seed 30] [--detail] [--nice -10]
+
+It prints issue 30's two figures, with the link's settings and the machine's load:
+
+    link opened -> seated at the table: 1234 ms (goal 2000 ms)
+    flip, last tap -> every remote screen, p99 of 200: 97 ms (goal 95 ms)
+
+and with ``--detail`` their parts: the files the page loaded (when, over how many new
+connections), its WebSockets, the flips' spread, the slowest ones and whether the link
+dropped a packet during each, and what the emulated link itself adds (each packet's
+lateness, a UDP echo's round trip).
 
 What it does (tests/lab/README.md describes the lab):
 
@@ -12,16 +23,21 @@ What it does (tests/lab/README.md describes the lab):
    ``outside url=https://203.0.113.2/``;
 2. shapes the internet side's link with ``tc netem`` (``--rtt-ms`` of delay on the
    internet namespace's interface: its packets to the router, so the round trip grows by
-   exactly that; ``--loss`` percent of them lost; ``--rate-mbit``);
+   exactly that; ``--loss`` percent of them lost; ``--rate-mbit``), or where the kernel
+   has no netem with `bench._linkemu` (the same, in a real-time thread of its own);
 3. Grandma creates a room from the house (a protocol client on the LAN);
 4. the relative's Chromium on the internet side (trusting pebble's root through an NSS
-   database, no certificate-error flag) opens the outside link: **link to table**, the
-   time from asking for the link to the join page showing whose table it is, and to the
-   table once the name is sent (typing counted as nothing);
+   database, no certificate-error flag, an empty cache) opens the outside link: **link to
+   table**, the time from asking for the link to the relative's own seat on the table,
+   the name typed in no time (the join page's time is in ``--detail``);
 5. ``--flips`` times: Grandma turns over first, then the relative taps; **tap to flip**
    is the time in the relative's page from its tap to the table showing the flip (the
    table's ``data-step`` moving on), which is a full round trip through the server: the
-   slowest path of a flip to a remote screen.
+   slowest path of a flip to a remote screen (with netem's delay on what the relative
+   sends, Grandma's tap reaches the relative's screen in the server's time alone).
+
+Everything it starts runs at niceness ``--nice`` (-10), so that other work on a shared
+machine disturbs the server and the browser less; the figures still depend on the CPU.
 
 Goal (issue 30): the table within 2 s of opening the link, and the flip at p99 within the
 round trip + 15 ms. Figures: docs/performance.md, "The remote relative".
@@ -349,7 +365,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--detail", action="store_true", help="also the parts: files, sockets, the link's own"
     )
+    parser.add_argument(
+        "--nice",
+        type=int,
+        default=-10,
+        help="the niceness of everything the bench starts (the server, the browser): other "
+        "work on a shared machine then disturbs them less; 0 to leave it",
+    )
     args = parser.parse_args(argv)
+    if args.nice:
+        os.setpriority(os.PRIO_PROCESS, 0, args.nice)  # inherited by every child
     from tests.lab.lab import Lab  # noqa: PLC0415 (the lab is the tests' own)
 
     load_before = os.getloadavg()
@@ -375,7 +400,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"the remote relative (issue 30): {args.rtt_ms:g} ms round trip, {args.loss:g} % loss, "
         f"{args.rate_mbit:g} Mbit/s; load average {load_before[0]:.1f} before, "
-        f"{load_after[0]:.1f} after, {os.cpu_count()} cores"
+        f"{load_after[0]:.1f} after, {os.cpu_count()} cores; server and browser at nice "
+        f"{os.getpriority(os.PRIO_PROCESS, 0)}"
     )
     print(f"link opened -> seated at the table: {found['table_s'] * 1000:.0f} ms (goal 2000 ms)")
     if flips:
