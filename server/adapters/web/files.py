@@ -6,7 +6,11 @@ file, so they can be cached for a year (``immutable``) and a new release is a ne
 The page itself is revalidated on every load (``no-cache`` with an ETag; a matching
 ``If-None-Match`` gets 304). The page names every module it will import
 (``modulepreload``, from the import graph: `_imported`), so a browser asks for all of
-them at once instead of one import level at a time. Text files go out
+them at once instead of one import level at a time, and those its modules import
+dynamically, with what they import (``prefetch``: `_next`; fetched when the browser is
+idle, into its cache), so that sitting down (the fair deal's modules) or the invitation's
+look-up waits for no file; what those import dynamically in turn (the fair-deal check,
+at game over) stays for later. Text files go out
 gzipped to a browser that takes gzip (``Vary: Accept-Encoding``; each compressed once, at
 its first request, with an ETag of its own), about a third of their size: on a slow link,
 fewer round trips of TCP's slow start. A file's answer (200 or 304) may keep its
@@ -101,7 +105,8 @@ VERSION_MARK = "@VERSION@"
 """Written in index.html where the versioned folder's name goes (``v/@VERSION@/``)."""
 PRELOAD_MARK = "<!-- @PRELOAD@ -->"
 """Replaced in index.html by a ``modulepreload`` link for each of our modules the page
-imports, so a browser fetches them at once instead of one import level at a time."""
+imports, so a browser fetches them at once instead of one import level at a time, and a
+``prefetch`` link for each it may import next (`_next`)."""
 _INCOMPRESSIBLE = frozenset({"image/png"})
 _GZIP_LEVEL = 6
 _IMMUTABLE = "public, max-age=31536000, immutable"
@@ -168,7 +173,8 @@ class WebFiles:
         self.version = digest.hexdigest()[:12]
         prefix = f"/v/{self.version}/"
         self._files: dict[str, WebFile] = {}
-        index_text = _fill(index.decode("utf-8"), self.version, _imported(assets))
+        modules = _imported(assets)
+        index_text = _fill(index.decode("utf-8"), self.version, modules, _next(assets, modules))
         ours = [
             name
             for name in assets
@@ -303,32 +309,51 @@ def _accepts_gzip(values: Iterable[str]) -> bool:
     return False
 
 
-def _fill(index: str, version: str, modules: Iterable[str]) -> str:
-    links = "\n".join(f'<link rel="modulepreload" href="v/{version}/{name}">' for name in modules)
-    return index.replace(PRELOAD_MARK, links.lstrip()).replace(VERSION_MARK, version)
+def _fill(index: str, version: str, modules: Iterable[str], later: Iterable[str] = ()) -> str:
+    links = [f'<link rel="modulepreload" href="v/{version}/{name}">' for name in modules]
+    links += [
+        f'<link rel="prefetch" href="v/{version}/{name}" crossorigin="anonymous">' for name in later
+    ]
+    return index.replace(PRELOAD_MARK, "\n".join(links)).replace(VERSION_MARK, version)
 
 
+_LATER = re.compile(rb"""\bimport\(\s*["'](\.{1,2}/[^"']+)["']\s*\)""")
 _IMPORT = re.compile(
     rb"""^\s*(?:import\s*|(?:import|export)\b[^;'"]*?\bfrom\s*)["'](\.{1,2}/[^"']+)["']""", re.M
 )
 
 
-def _imported(assets: Mapping[str, bytes], entry: str = ENTRY) -> list[str]:
-    """The modules the page loads: ``entry`` and every module it imports, directly or not
-    (lines like ``import … from "./x.js"``, ``export … from "../y.mjs"``, ``import "./z.js"``),
-    in a stable order."""
+def _imported(assets: Mapping[str, bytes], entry: str | Iterable[str] = ENTRY) -> list[str]:
+    """The modules the page loads: ``entry`` (or each of several) and every module it
+    imports, directly or not (lines like ``import … from "./x.js"``, ``export … from
+    "../y.mjs"``, ``import "./z.js"``), in a stable order."""
     seen: list[str] = []
-    todo = [entry] if entry in assets else []
+    todo = [entry] if isinstance(entry, str) else list(entry)
+    todo = [name for name in todo if name in assets]
     while todo:
         name = todo.pop()
         if name in seen:
             continue
         seen.append(name)
         for target in _IMPORT.findall(assets[name]):
-            path = posixpath.normpath(posixpath.join(posixpath.dirname(name), target.decode()))
+            path = _resolve(name, target)
             if path in assets:
                 todo.append(path)
     return sorted(seen)
+
+
+def _resolve(name: str, target: bytes) -> str:
+    return posixpath.normpath(posixpath.join(posixpath.dirname(name), target.decode()))
+
+
+def _next(assets: Mapping[str, bytes], modules: Iterable[str]) -> list[str]:
+    """The modules ``modules`` import with ``import("./x.js")`` (a dynamic import: the
+    page loads them when it needs them), and what those import in turn, but for
+    ``modules`` themselves and what those import only dynamically: what the page may
+    load next (`_fill` prefetches them), in a stable order."""
+    loaded = set(modules)
+    dynamic = {_resolve(name, target) for name in loaded for target in _LATER.findall(assets[name])}
+    return [name for name in _imported(assets, sorted(dynamic)) if name not in loaded]
 
 
 def _etags(values: Iterable[str]) -> set[str]:

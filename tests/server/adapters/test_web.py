@@ -227,13 +227,21 @@ def test_a_folder_without_the_page_is_refused(tmp_path: Path) -> None:
         WebFiles.load(tmp_path)
 
 
-def test_the_page_preloads_exactly_the_modules_it_imports(tmp_path: Path) -> None:
+def test_the_page_preloads_the_modules_it_imports_and_prefetches_the_next(tmp_path: Path) -> None:
     (tmp_path / "js").mkdir()
     (tmp_path / "index.html").write_text(
         '<script type="module" src="v/@VERSION@/js/main.js"></script>\n<!-- @PRELOAD@ -->\n'
     )
-    (tmp_path / "js" / "main.js").write_text('import { a } from "./a.js";\nimport "./d.js";\n')
+    (tmp_path / "js" / "main.js").write_text(
+        'import { a } from "./a.js";\nimport "./d.js";\nconst f = () => import("./later.js");\n'
+    )
     (tmp_path / "js" / "d.js").write_text("window.d = 1;\n")
+    (tmp_path / "js" / "later.js").write_text(
+        'import { a } from "./a.js";\nimport { n } from "./next.js";\n'
+        'export const g = () => import( "./last.js" );\n'
+    )
+    (tmp_path / "js" / "next.js").write_text('export const n = import("./d.js");\n')
+    (tmp_path / "js" / "last.js").write_text("export const l = 1;\n")
     (tmp_path / "js" / "a.js").write_text(
         'export { b } from "../lib/b.mjs";\nexport const a = "from \\"./c.js\\"";\n'
     )
@@ -247,6 +255,10 @@ def test_the_page_preloads_exactly_the_modules_it_imports(tmp_path: Path) -> Non
     assert answer is not None
     preloads = re.findall(r'rel="modulepreload" href="v/[0-9a-f]+/([^"]+)"', answer.body.decode())
     assert preloads == ["js/a.js", "js/d.js", "js/main.js", "lib/b.mjs", "vendor/v.mjs"]
+    # what main.js imports dynamically, with what that imports, but not what it imports
+    # dynamically in turn (last.js), nor what is preloaded already (a.js, d.js)
+    prefetched = re.findall(r'rel="prefetch" href="v/[0-9a-f]+/([^"]+)"', answer.body.decode())
+    assert prefetched == ["js/later.js", "js/next.js"]
     assert f"/v/{files.version}/js/unused.js" in files.paths  # served, just not preloaded
 
 
