@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import socket
+import ssl
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -14,6 +16,7 @@ from server.adapters.serving import serving
 from server.adapters.settings.config import Settings
 from server.adapters.ws.app import WarServer
 from server.adapters.ws.connection import KEEP_ALIVE_IDLE
+from tests.server.adapters._tls import self_signed
 
 
 @asynccontextmanager
@@ -30,8 +33,8 @@ class Http:
         self.reader, self.writer = reader, writer
 
     @classmethod
-    async def open(cls, port: int) -> Http:
-        return cls(*await asyncio.open_connection("127.0.0.1", port))
+    async def open(cls, port: int, trust: ssl.SSLContext | None = None) -> Http:
+        return cls(*await asyncio.open_connection("127.0.0.1", port, ssl=trust))
 
     async def get(self, path: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
         lines = [f"GET {path} HTTP/1.1", f"Host: 127.0.0.1:{self.port}"]
@@ -154,5 +157,25 @@ async def test_a_websocket_opens_on_a_connection_that_served_a_file(tmp_path: Pa
             http.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
             head = await asyncio.wait_for(http.reader.readuntil(b"\r\n\r\n"), 10)
             assert head.startswith(b"HTTP/1.1 101 ")
+        finally:
+            http.close()
+
+
+async def test_the_server_sends_at_once_without_waiting_for_acks(tmp_path: Path) -> None:
+    # Nagle's algorithm would hold a flip's message behind the peer's delayed ACK of the
+    # one before (up to 40 ms on Linux, 200 ms elsewhere): every connection sets
+    # TCP_NODELAY (asyncio does it for each TCP transport, TLS's too; this holds it). Over
+    # TLS, as the outside listener serves: the page's files over one connection too.
+    cert, key = self_signed(tmp_path)
+    trust = ssl.create_default_context(cafile=str(cert))
+    async with running(tmp_path, certfile=cert, keyfile=key) as server:
+        http = await Http.open(server.port, trust)
+        try:
+            _, _, page = await http.get("/")
+            for path in _versioned(page):
+                assert (await http.get(path))[0] == 200, path
+            sockets = [c.transport.get_extra_info("socket") for c in server._guard.live]
+            assert len(sockets) == 1
+            assert sockets[0].getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
         finally:
             http.close()
