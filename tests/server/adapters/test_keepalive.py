@@ -109,6 +109,26 @@ async def test_a_request_that_asks_to_close_is_not_kept(tmp_path: Path) -> None:
             http.close()
 
 
+async def test_a_body_is_never_read_as_the_next_request(tmp_path: Path) -> None:
+    # on a kept connection, a body read as a request would smuggle it past whatever
+    # checked the first (a proxy in front): a request with a body is refused and closed
+    async with running(tmp_path) as server:
+        http = await Http.open(server.port)
+        try:
+            await http.get("/")
+            smuggled = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+            http.writer.write(
+                f"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {len(smuggled)}\r\n\r\n".encode()
+                + smuggled
+            )
+            head = await asyncio.wait_for(http.reader.readuntil(b"\r\n\r\n"), 10)
+            assert head.startswith(b"HTTP/1.1 400 ") and b"Connection: close" in head
+            rest = await asyncio.wait_for(http.reader.read(), KEEP_ALIVE_IDLE + 5)
+            assert b"HTTP/1.1" not in rest  # the body was not answered as a request
+        finally:
+            http.close()
+
+
 async def test_an_idle_kept_connection_is_closed(tmp_path: Path) -> None:
     async with running(tmp_path) as server:
         http = await Http.open(server.port)
