@@ -263,8 +263,8 @@ def test_the_page_preloads_the_modules_it_imports_and_prefetches_the_next(tmp_pa
 
 
 async def test_page_requests_do_not_use_up_the_connection_gate(tmp_path: Path) -> None:
-    # One page load is about twenty requests, each a new connection: counted, a reload or
-    # two would leave no token for the WebSocket itself.
+    # One page load is about thirty requests (kept alive or each on a connection of its
+    # own): counted, a reload or two would leave no token for the WebSocket itself.
     async with running(tmp_path, connect_rate=0.5, connect_burst=1) as server:
         page = await fetch(server, "/")
         for path in versioned(page.body):
