@@ -117,12 +117,10 @@ async def test_a_body_is_never_read_as_the_next_request(tmp_path: Path) -> None:
         try:
             await http.get("/")
             smuggled = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
-            http.writer.write(
-                f"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {len(smuggled)}\r\n\r\n".encode()
-                + smuggled
-            )
-            head = await asyncio.wait_for(http.reader.readuntil(b"\r\n\r\n"), 10)
-            assert head.startswith(b"HTTP/1.1 400 ") and b"Connection: close" in head
+            head = f"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {len(smuggled)}\r\n"
+            http.writer.write(head.encode() + b"\r\n" + smuggled)
+            answer = await asyncio.wait_for(http.reader.readuntil(b"\r\n\r\n"), 10)
+            assert answer.startswith(b"HTTP/1.1 400 ") and b"Connection: close" in answer
             rest = await asyncio.wait_for(http.reader.read(), KEEP_ALIVE_IDLE + 5)
             assert b"HTTP/1.1" not in rest  # the body was not answered as a request
         finally:
