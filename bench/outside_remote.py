@@ -460,7 +460,8 @@ def _details(
     for f in sorted(files, key=lambda f: f["start"]):
         print(f"  {f['start']:7.0f} {f['end']:7.0f} {'new' if f['fresh'] else '   '} {f['name']}")
     for at in found["sockets"]:
-        print(f"  WebSocket made at {at['made']:.0f} ms, open at {at.get('open', 0):.0f} ms")
+        opened = f"open at {at['open']:.0f} ms" if "open" in at else "not open by then"
+        print(f"  WebSocket made at {at['made']:.0f} ms, {opened}")
     flips = found["flips_ms"]
     if flips:
         print(f"flips: {_spread(flips)} (goal p99 <= {args.rtt_ms + 15:g} ms)")
