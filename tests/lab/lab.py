@@ -306,8 +306,10 @@ class Lab:
         return self.run(ns, "upnpc", "-i", "-u", UPNP_DESCRIPTION, *args, timeout=20)
 
     def set_wan_ip(self, address: str) -> None:
-        """Give the router another external address (a line's address changing)."""
-        self.run("router", "ip", "addr", "flush", "dev", "wan0", "scope", "global")
+        """Give the router another external IPv4 address (a line's address changing; the
+        old one is gone, the IPv6 ones stay). miniupnpd reads it from wan0 at each
+        question, and its forwards follow (they match the interface, not the address)."""
+        self.run("router", "ip", "-4", "addr", "flush", "dev", "wan0", "scope", "global")
         prefix = 10 if self.variant == "cgnat" else 24
         self.run("router", "ip", "addr", "add", f"{address}/{prefix}", "dev", "wan0")
         if self.variant == "cgnat":

@@ -9,7 +9,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from ipaddress import IPv4Address
+from ipaddress import IPv4Address, IPv6Address
 from typing import Literal
 
 from server.adapters.logs import get_logger
@@ -49,6 +49,10 @@ class Options:
     - ``description``: the name the router shows for the mapping (UPnP);
     - ``methods``: which protocols to try, in order;
     - ``ipv6``: open an IPv6 pinhole too, where this machine has a global address;
+    - ``ipv6_address``, ``ipv6_port``: which address and port the pinhole is for (None:
+      this machine's first global IPv6 address; the LAN port): the server gives the
+      address and port its IPv6 listener holds (443, where the certificate's check
+      reaches it);
     - ``check_every``: seconds between asking the router for its address;
     - ``ssdp_wait``: seconds to wait for an IGD to answer the search;
     - ``retry_after``: seconds between asking again while the door is lost;
@@ -59,6 +63,8 @@ class Options:
     description: str = DESCRIPTION
     methods: Sequence[Method] = METHODS
     ipv6: bool = True
+    ipv6_address: IPv6Address | None = None
+    ipv6_port: int | None = None
     check_every: float = CHECK_EVERY
     ssdp_wait: float = SSDP_WAIT
     retry_after: float = RETRY_AFTER
@@ -149,7 +155,10 @@ class Door:
                 if not due:
                     address = await self.router.external_address()
                     due = not await self.router.still_mapped()
-                if due:
+                # a new address (the line's changed): the mapping is asked for again at
+                # once, for a router that tied it to the old address (PCP) to move it
+                moved = address is not None and address != self.external_address
+                if due or moved:
                     grant = await self._renew()
                     renew_at = loop.time() + (grant.lease / 2 if grant.lease else 1e12)
                     if grant.external_address is not None:  # (PCP tells it in its answer)
@@ -300,7 +309,9 @@ async def open_outside(
     try:
         if options.ipv6:
             upnp_router = router if isinstance(router, UpnpRouter) else None
-            opened = await open_pinhole(ask, options.lease, upnp_router)
+            opened = await open_pinhole(
+                ask, options.lease, upnp_router, options.ipv6_address, options.ipv6_port
+            )
             if opened is not None:
                 door._pinhole_router, door.ipv6 = opened
         log.info(

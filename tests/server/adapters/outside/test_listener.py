@@ -26,7 +26,7 @@ from websockets.asyncio.client import connect
 
 from bench._server import free_port
 from protocol import CreateRoom, ErrorCode, JoinRoom, PlayerJoined, Welcome
-from server.adapters.outside.opening import Outside, OutsideHooks, RouterStep
+from server.adapters.outside.opening import Outside, OutsideHooks, RouterStep, Six
 from server.adapters.serving import serving
 from server.adapters.settings.config import Settings
 from tests._kit.pebble import Pebble, needs_pebble, start_pebble
@@ -48,10 +48,17 @@ class Change:
     lost: Exception | None = None
 
 
+@dataclass(frozen=True)
+class Hole:
+    address: ipaddress.IPv6Address
+    port: int
+
+
 @dataclass
 class FakeDoor:
     external_address: ipaddress.IPv4Address
     public_port: int
+    ipv6: Hole | None = None
     queue: asyncio.Queue[Change] = field(default_factory=asyncio.Queue)
     closed: bool = False
 
@@ -65,14 +72,18 @@ class FakeRouter:
     """Opens a `FakeDoor` (the public port: the listener's own), or fails with ``fail``."""
 
     fail: Exception | None = None
+    pinhole: bool = True
     doors: list[FakeDoor] = field(default_factory=list)
 
     def step(self) -> RouterStep:
         @asynccontextmanager
-        async def open_door(lan_port: int, public_port: int) -> AsyncIterator[FakeDoor]:
+        async def open_door(
+            lan_port: int, public_port: int, ipv6: Six | None
+        ) -> AsyncIterator[FakeDoor]:
             if self.fail is not None:
                 raise self.fail
-            door = FakeDoor(ipaddress.IPv4Address("127.0.0.1"), lan_port)
+            hole = Hole(*ipv6) if ipv6 is not None and self.pinhole else None
+            door = FakeDoor(ipaddress.IPv4Address("127.0.0.1"), lan_port, hole)
             self.doors.append(door)
             try:
                 yield door
