@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import socket
 import ssl
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -33,6 +34,8 @@ from tests._kit.pebble import Pebble, needs_pebble, start_pebble
 from tests.e2e._client import Client
 
 HOUSE = (ipaddress.IPv4Network("127.0.0.1/32"),)
+NO_IPV6 = dict[str, Any](ipv6_addresses=list)
+"""The machine's global IPv6 addresses in these tests: none, unless a test gives them."""
 """The house in these tests: 127.0.0.1 alone; 127.0.0.2 is a stranger's address."""
 
 
@@ -147,7 +150,7 @@ async def test_the_outside_listener_serves_the_game_and_a_renewal_keeps_it(
     router, states = FakeRouter(), list[Outside]()
     settings = _settings(tmp_path, port, pebble)
     async with serving(
-        settings, hooks=OutsideHooks(router.step(), on_state=states.append)
+        settings, hooks=OutsideHooks(router.step(), on_state=states.append, **NO_IPV6)
     ) as server:
         url = f"https://127.0.0.1:{port}/"
         assert server.outside_url == url
@@ -182,7 +185,7 @@ async def test_a_lost_door_takes_the_link_away_until_it_is_back(
     router, states = FakeRouter(), list[Outside]()
     settings = _settings(tmp_path, port, pebble)
     async with serving(
-        settings, hooks=OutsideHooks(router.step(), on_state=states.append)
+        settings, hooks=OutsideHooks(router.step(), on_state=states.append, **NO_IPV6)
     ) as server:
         url = server.outside_url
         assert url is not None
@@ -205,11 +208,11 @@ async def test_a_restart_reuses_the_kept_certificate(
     tmp_path: Path, port: int, pebble: Pebble
 ) -> None:
     settings = _settings(tmp_path, port, pebble)
-    async with serving(settings, hooks=OutsideHooks(FakeRouter().step())) as server:
+    async with serving(settings, hooks=OutsideHooks(FakeRouter().step(), **NO_IPV6)) as server:
         assert server.outside_url is not None
     kept = (tmp_path / "outside-cert.pem").read_bytes()
     with capture_logs() as logs:
-        async with serving(settings, hooks=OutsideHooks(FakeRouter().step())) as server:
+        async with serving(settings, hooks=OutsideHooks(FakeRouter().step(), **NO_IPV6)) as server:
             assert server.outside_url == f"https://127.0.0.1:{port}/"
     assert (tmp_path / "outside-cert.pem").read_bytes() == kept
     assert not [line for line in logs if line["event"] == "acme_retry"]
@@ -223,7 +226,7 @@ async def test_a_stranger_cannot_create_a_room_but_joins_by_invitation(
     the house creates, and the stranger joins with the code."""
     router = FakeRouter(fail=RouterSaidNoError("no router answered"))
     async with serving(
-        _settings(tmp_path, port, None), hooks=OutsideHooks(router.step())
+        _settings(tmp_path, port, None), hooks=OutsideHooks(router.step(), **NO_IPV6)
     ) as server:
         lan = f"ws://127.0.0.1:{server.port}/"
         for headers in ({}, {"X-Forwarded-For": "127.0.0.1"}, {"X-Real-IP": "127.0.0.1"}):
@@ -248,7 +251,7 @@ async def test_a_stranger_cannot_create_a_room_but_joins_by_invitation(
 async def test_with_a_password_a_stranger_creates_with_it(tmp_path: Path, port: int) -> None:
     router = FakeRouter(fail=RouterSaidNoError("no router answered"))
     settings = _settings(tmp_path, port, None, password="long family secret")
-    async with serving(settings, hooks=OutsideHooks(router.step())) as server:
+    async with serving(settings, hooks=OutsideHooks(router.step(), **NO_IPV6)) as server:
         lan = f"ws://127.0.0.1:{server.port}/"
         stranger = await _client(lan, local_addr=("127.0.0.2", 0))
         await stranger.send(CreateRoom(name="Ben"))
@@ -264,7 +267,7 @@ async def test_failures_name_their_step_and_the_house_goes_on(tmp_path: Path, po
     with capture_logs() as logs:
         router = FakeRouter(fail=RouterSaidNoError("No router answered on this network."))
         async with serving(
-            _settings(tmp_path, port, None), hooks=OutsideHooks(router.step())
+            _settings(tmp_path, port, None), hooks=OutsideHooks(router.step(), **NO_IPV6)
         ) as server:
             assert server.outside_url is None
             house = await _client(f"ws://127.0.0.1:{server.port}/")
@@ -285,7 +288,7 @@ async def test_failures_name_their_step_and_the_house_goes_on(tmp_path: Path, po
     try:
         with capture_logs() as logs:
             async with serving(
-                _settings(tmp_path, port, None), hooks=OutsideHooks(FakeRouter().step())
+                _settings(tmp_path, port, None), hooks=OutsideHooks(FakeRouter().step(), **NO_IPV6)
             ):
                 pass
     finally:
@@ -304,9 +307,83 @@ async def test_a_ca_out_of_reach_is_said_and_retried(tmp_path: Path, port: int) 
 
     with capture_logs() as logs:
         settings = _settings(tmp_path, port, None)
-        hooks = OutsideHooks(FakeRouter().step(), sleep=no_wait)
+        hooks = OutsideHooks(FakeRouter().step(), sleep=no_wait, **NO_IPV6)
         async with serving(settings, hooks=hooks) as server:
             assert server.outside_url is None
     (line,) = [line for line in logs if line["event"] == "outside"]
     assert line["failed"] == "certificate"
     assert "could not be reached" in line["reason"]
+
+
+def _loopback6(port: int) -> bool:
+    """Whether [::1]:``port`` can be bound here (a machine without IPv6 skips)."""
+    try:
+        with socket.create_server(("::1", port), family=socket.AF_INET6):
+            return True
+    except OSError:
+        return False
+
+
+@needs_pebble
+async def test_the_ipv6_listener_gets_its_own_certificate_and_line(
+    tmp_path: Path, port: int, pebble: Pebble
+) -> None:
+    """A global IPv6 address (here ::1 stands in for it): the server listens on
+    [it]:--outside-port, pebble validates it there (tls-alpn-01) and issues its own
+    certificate, and a second line says the IPv6 link; the house is told the IPv4 one."""
+    if not _loopback6(port):
+        pytest.skip("no IPv6 loopback here")
+    six = ipaddress.IPv6Address("::1")
+    settings = _settings(tmp_path, port, pebble, outside_port=port)
+    with capture_logs() as logs:
+        async with serving(
+            settings, hooks=OutsideHooks(FakeRouter().step(), ipv6_addresses=lambda: [six])
+        ) as server:
+            assert server.outside_url == f"https://127.0.0.1:{port}/"
+            trust = _trusting(pebble.root())
+            relative = await _client(f"wss://[::1]:{port}/", ssl_context=trust)
+            der = relative.ws.transport.get_extra_info("ssl_object").getpeercert(True)
+            names = x509.load_der_x509_certificate(der).extensions.get_extension_for_class(
+                x509.SubjectAlternativeName
+            )
+            assert names.value.get_values_for_type(x509.IPAddress) == [six]
+            await relative.close()
+    said = [(line["url"], line.get("over")) for line in logs if line["event"] == "outside"]
+    assert said == [(f"https://127.0.0.1:{port}/", None), (f"https://[::1]:{port}/", "ipv6")]
+    assert (tmp_path / "outside6-cert.pem").stat().st_mode & 0o777 == 0o600
+
+
+async def test_an_ipv6_port_that_cannot_be_bound_is_said_and_ipv4_goes_on(
+    tmp_path: Path, port: int
+) -> None:
+    if not _loopback6(port):
+        pytest.skip("no IPv6 loopback here")
+    blocker = socket.create_server(("::1", port), family=socket.AF_INET6)
+    router = FakeRouter()
+    settings = _settings(tmp_path, port, None, outside_port=port)
+    hooks = OutsideHooks(router.step(), ipv6_addresses=lambda: [ipaddress.IPv6Address("::1")])
+    try:
+        with capture_logs() as logs:
+            async with serving(settings, hooks=hooks):
+                pass
+    finally:
+        blocker.close()
+    six = [line for line in logs if line["event"] == "outside" and line.get("failed") == "ipv6"]
+    assert len(six) == 1
+    assert f"listening on [::1]:{port} for relatives on IPv6 failed" in six[0]["reason"]
+    assert "CAP_NET_BIND_SERVICE" in six[0]["reason"]
+    assert "works over IPv4 meanwhile" in six[0]["reason"]
+    assert router.doors[0].ipv6 is None, "no pinhole asked for a port not served"
+
+
+async def test_a_router_that_opens_no_pinhole_is_said(tmp_path: Path, port: int) -> None:
+    if not _loopback6(port):
+        pytest.skip("no IPv6 loopback here")
+    router = FakeRouter(pinhole=False)
+    settings = _settings(tmp_path, port, None, outside_port=port)
+    hooks = OutsideHooks(router.step(), ipv6_addresses=lambda: [ipaddress.IPv6Address("::1")])
+    with capture_logs() as logs:
+        async with serving(settings, hooks=hooks):
+            pass
+    (six,) = [line for line in logs if line["event"] == "outside" and line.get("failed") == "ipv6"]
+    assert "opened no way in to [::1]" in six["reason"] and "UPnP or PCP" in six["reason"]
