@@ -41,12 +41,14 @@ The server calls one thing::
   each renewal) the address is asked again, and whether the router still holds the
   mapping (UPnP: GetSpecificPortMappingEntry; NAT-PMP: its epoch, RFC 6886 §3.6; PCP: the
   mapping is renewed): a router that restarted is asked again at once. A new address is a
-  `Change` from ``changes()``: the caller re-issues the certificate and reprints the
-  link. When the router stops answering or refuses a renewal, a `Change` with ``lost``
-  set; the door keeps asking every ``retry_after`` seconds (30) and a `Change` with
+  `Change` from ``changes()`` (after the mapping is asked for again at once): the
+  caller re-issues the certificate and reprints the link. When the router stops
+  answering or refuses a renewal, a `Change` with ``lost`` set; the door keeps asking every ``retry_after`` seconds (30) and a `Change` with
   ``lost`` None says it is back.
 - **IPv6** (``ipv6=True``): where this machine has a global IPv6 address, a pinhole to
-  ``lan_port`` through the router's firewall (no translation: the port is the same), by
+  ``ipv6_port`` (default ``lan_port``) of ``ipv6_address`` (default the first global
+  address) through the router's firewall (no translation: the port is the same; the
+  server gives the address and port 443 its IPv6 listener holds), by
   PCP at the IPv6 default router, else by UPnP-IGDv2's WANIPv6FirewallControl; renewed
   with the mapping. ``door.ipv6`` is then the address to certify too (and
   ``door.ipv6.url`` the link). None when there is no global address or the router will not.
