@@ -43,8 +43,8 @@ The server calls one thing::
   mapping is renewed): a router that restarted is asked again at once. A new address is a
   `Change` from ``changes()`` (after the mapping is asked for again at once): the
   caller re-issues the certificate and reprints the link. When the router stops
-  answering or refuses a renewal, a `Change` with ``lost`` set; the door keeps asking every ``retry_after`` seconds (30) and a `Change` with
-  ``lost`` None says it is back.
+  answering or refuses a renewal, a `Change` with ``lost`` set; the door keeps asking
+  every ``retry_after`` seconds (30) and a `Change` with ``lost`` None says it is back.
 - **IPv6** (``ipv6=True``): where this machine has a global IPv6 address, a pinhole to
   ``ipv6_port`` (default ``lan_port``) of ``ipv6_address`` (default the first global
   address) through the router's firewall (no translation: the port is the same; the
