@@ -82,6 +82,7 @@ VARIANTS: tuple[Variant, ...] = ("public", "igd1", "no-upnp", "cgnat", "ipv6")
 
 HOME_IP = "192.168.77.20"
 DEN_IP = "192.168.77.30"
+BOX_IP = "192.168.77.40"
 ROUTER_LAN_IP = "192.168.77.1"
 WAN_IP = "203.0.113.2"
 NET_IP = "203.0.113.100"
@@ -202,12 +203,13 @@ class Lab:
         self._processes: list[subprocess.Popen[bytes]] = []
         self._miniupnpd: subprocess.Popen[bytes]
         self._namespaces: list[str] = []
+        self._attached: list[str] = []
 
     # --- names and addresses -----------------------------------------------------------
 
     def ns(self, name: str) -> str:
         """The full name of namespace ``home``, ``den``, ``router``, ``net`` or ``isp``."""
-        if name not in ("home", "den", "router", "net", "isp"):
+        if name not in ("home", "den", "router", "net", "isp", "box"):
             raise ValueError(f"no namespace {name!r} in the lab")
         return f"{self.prefix}-{name}"
 
@@ -326,6 +328,20 @@ class Lab:
 
     def start_router(self) -> None:
         self._start_miniupnpd()
+
+    def attach(self, pid: int, address: str = BOX_IP) -> str:
+        """Plug the network namespace of process `pid` (a container's, say) into the house's
+        LAN as the machine ``box`` at `address`, default route via the router; returns the
+        namespace's lab name. The namespace stays the process's own: `down` unplugs it and
+        forgets the name, and never ends the process."""
+        full = self.ns("box")
+        _run("ip", "netns", "attach", full, str(pid))
+        self._attached.append(full)
+        self._link("box", "eth0", "router", "port3")
+        self.run("router", "ip", "link", "set", "port3", "master", "lan0")
+        self._address("box", "eth0", f"{address}/24")
+        self.run("box", "ip", "route", "add", "default", "via", ROUTER_LAN_IP)
+        return full
 
     def pebble_root(self) -> bytes:
         """The root pebble issues under (new at each start): what a browser must trust."""
@@ -593,6 +609,11 @@ class Lab:
                 process.kill()
                 process.wait()
         self._processes.clear()
+        for full in self._attached:  # another's namespace: unplugged, never emptied
+            unplug = ["ip", "-n", full, "link", "del", "eth0"]
+            subprocess.run(unplug, capture_output=True, check=False)
+            subprocess.run(["ip", "netns", "del", full], capture_output=True, check=False)
+        self._attached.clear()
         for full in reversed(self._namespaces):
             pids = subprocess.run(
                 ["ip", "netns", "pids", full], capture_output=True, text=True, check=False
