@@ -134,7 +134,12 @@ def _plan(settings: Settings) -> OutsidePlan:
 def _home_router(settings: Settings) -> RouterStep:
     """The home router, asked for its address every ``--outside-check`` seconds; the
     IPv6 pinhole only for the address and port the server's IPv6 listener holds."""
-    from server.adapters.outside import Options, OutsideError, open_outside  # noqa: PLC0415
+    from server.adapters.outside import (  # noqa: PLC0415
+        Options,
+        OutsideError,
+        open_ipv6,
+        open_outside,
+    )
 
     def open_door(
         lan_port: int, public_port: int, ipv6: Six | None
@@ -147,7 +152,10 @@ def _home_router(settings: Settings) -> RouterStep:
         )
         return open_outside(lan_port, public_port, options)
 
-    return RouterStep(open=open_door, errors=(OutsideError,))
+    def open_pinhole(ipv6: Six) -> AbstractAsyncContextManager[Door]:
+        return open_ipv6(ipv6[0], ipv6[1], Options(check_every=settings.outside_check))
+
+    return RouterStep(open=open_door, errors=(OutsideError,), open_ipv6=open_pinhole)
 
 
 def tls_context(settings: Settings) -> ssl.SSLContext | None:

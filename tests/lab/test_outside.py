@@ -458,3 +458,38 @@ async def test_a_new_public_address_gets_a_new_link_and_certificate(
         await grandma.close()
     assert server.process.returncode == 0
     assert lab.forwards() == []
+
+
+async def test_behind_a_shared_address_ipv6_is_the_way_in(
+    make_lab: Callable[..., Lab], folder: Path
+) -> None:
+    """The carrier shares the IPv4 address but routes IPv6 (mobile and many fibre lines):
+    the server says the shared address, opens the IPv6 pinhole alone, gets the IPv6
+    address's certificate, prints the IPv6 link, and the house's invitation gives it; a
+    relative on the internet sits down over IPv6."""
+    lab = make_lab("cgnat6", pebble=True)
+    with war_server(lab, folder / "server", *_acme_args(lab)) as server:
+        first = await asyncio.to_thread(server.wait_for, _outside_said, STARTED_WITHIN)
+        assert first.get("failed") == "address", first
+        await asyncio.to_thread(
+            server.wait_for, _said_url(OUTSIDE_URL6, over="ipv6"), STARTED_WITHIN
+        )
+        assert lab.pinholes() == [(HOME_IP6, 443)]
+        assert lab.forwards() == []
+        with lab.inside("home"):
+            grandma = Client(await connect(f"ws://{HOME_IP}:8765/", open_timeout=15))
+        await grandma.send(CreateRoom(name="Grandma"))
+        welcome = await grandma.expect(Welcome)
+        assert welcome.outside == OUTSIDE_URL6, "the invitation gives the IPv6 link"
+        assert welcome.player_code is not None
+        trust = ssl.create_default_context(cadata=lab.pebble_root().decode())
+        with lab.inside("net"):
+            ben = Client(await connect(OUTSIDE_URL6.replace("https", "wss"), ssl=trust,
+                                       open_timeout=15))  # fmt: skip
+        assert _names_of(ben) == [HOME_IP6]
+        await ben.send(JoinRoom(name="Ben", code=welcome.player_code))
+        await ben.expect(Welcome)
+        await ben.close()
+        await grandma.close()
+    assert server.process.returncode == 0
+    assert lab.pinholes() == [], "the pinhole is removed on SIGTERM"

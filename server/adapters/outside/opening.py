@@ -134,10 +134,13 @@ class OutsideHooks:
 class RouterStep:
     """How to open the router's door, and the failures it raises (each with ``step``
     and a one-sentence ``str``): `server.adapters.outside.open_outside` and
-    `server.adapters.outside.OutsideError` in production."""
+    `server.adapters.outside.OutsideError` in production, and
+    `server.adapters.outside.open_ipv6` for IPv6 alone."""
 
     open: OpenDoor
     errors: tuple[type[Exception], ...]
+    open_ipv6: Callable[[Six], AbstractAsyncContextManager[Door]] | None = None
+    """the IPv6 pinhole alone, where the IPv4 address is shared (None: never)"""
 
 
 class _Server(Protocol):
@@ -309,14 +312,14 @@ class Outside:
         """Say each outside link a certificate serves, once each time they change:
         ``outside url=https://203.0.113.2/`` and, for IPv6, a second line
         ``outside url=https://[2001:db8::20]/ over=ipv6``. The house's pages are told
-        the IPv4 link."""
+        the first: the IPv4 link, or the IPv6 one where there is no IPv4 link (a shared
+        IPv4 address, or the IPv4 door lost)."""
         lines = [line for line in self.lines() if line.issued is not None and line.address]
         urls = tuple(
             outside_url(ipaddress.ip_address(line.address or ""), self.public_port)
             for line in lines
         )
-        four = self.four.issued is not None and self.four.address is not None
-        self.server.outside_url = urls[0] if four else None
+        self.server.outside_url = urls[0] if urls else None
         if urls == self.urls:
             return
         self.urls = urls
@@ -386,12 +389,14 @@ class Outside:
             self.four.address = self.four.issued = None
             self.urls = ()
             return
-        if change.external_address is not None:
-            address = str(change.external_address)
-            if address != self.four.address:
-                self.four.issued = None
-                self.four.address = address
-                await self.certify()
+        if change.external_address is None:  # the IPv6 pinhole alone, back
+            await self.certify()
+            return
+        address = str(change.external_address)
+        if address != self.four.address:
+            self.four.issued = None
+            self.four.address = address
+            await self.certify()
 
     async def _next(self, changes: asyncio.Queue[Change], wait: float | None) -> Change | None:
         if wait is None:
@@ -461,24 +466,28 @@ async def outside(
         return
     six = await _listen_ipv6(state, server, ipv6_addresses)
     async with contextlib.AsyncExitStack() as stack:
+        door: Door | None
         try:
             door = await stack.enter_async_context(router.open(lan_port, plan.public_port, six))
         except router.errors as error:
             state.failed(str(getattr(error, "step", "router")), _said(error))
-            yield state
-            return
-        state.address, state.public_port = str(door.external_address), door.public_port
-        hole = door.ipv6
-        if six is not None and (hole is None or (hole.address, hole.port) != six):
-            state.failed(
-                "ipv6",
-                f"the router opened no way in to [{six[0]}]:{six[1]} through its IPv6 "
-                "firewall (PCP or UPnP-IGDv2): switch on UPnP or PCP for IPv6 in the "
-                "router's settings, or open the port there by hand (docs/hosting.md); the "
-                "outside link works over IPv4 meanwhile",
-            )
-        elif six is not None:
-            state.six.address = str(six[0])
+            door = await _ipv6_alone(state, stack, router, six, error)
+            if door is None:
+                yield state
+                return
+        else:
+            state.address, state.public_port = str(door.external_address), door.public_port
+            hole = door.ipv6
+            if six is not None and (hole is None or (hole.address, hole.port) != six):
+                state.failed(
+                    "ipv6",
+                    f"the router opened no way in to [{six[0]}]:{six[1]} through its IPv6 "
+                    "firewall (PCP or UPnP-IGDv2): switch on UPnP or PCP for IPv6 in the "
+                    "router's settings, or open the port there by hand (docs/hosting.md); "
+                    "the outside link works over IPv4 meanwhile",
+                )
+            elif six is not None:
+                state.six.address = str(six[0])
         await state.certify()
         keeping = asyncio.create_task(state.keep(door), name="war-outside")
         try:
@@ -488,3 +497,25 @@ async def outside(
             with contextlib.suppress(asyncio.CancelledError):
                 await keeping
             server.outside_url = None
+
+
+async def _ipv6_alone(
+    state: Outside,
+    stack: contextlib.AsyncExitStack,
+    router: RouterStep,
+    six: Six | None,
+    failure: Exception,
+) -> Door | None:
+    """Where the IPv4 address is shared (the ``address`` step failed) and the server
+    listens on its IPv6 address, the pinhole alone: the IPv6 link is then the only one,
+    and the invitation's. None (said) when the router opens none."""
+    if six is None or router.open_ipv6 is None or getattr(failure, "step", "") != "address":
+        return None
+    try:
+        door = await stack.enter_async_context(router.open_ipv6(six))
+    except router.errors as error:
+        state.failed("ipv6", _said(error))
+        return None
+    state.public_port = door.public_port
+    state.six.address = str(six[0])
+    return door
