@@ -12,7 +12,9 @@ listener, in that order, and kept up while the server runs.
    covers IPv6 too) at 443 or below: else ``outside failed=ipv6`` says so and IPv4 goes on;
 2. **router**: the home router forwards public ``--outside-port`` (443) to it
    (`server.adapters.outside.open_outside`: UPnP-IGD, PCP, NAT-PMP) and says the public
-   address; a shared address (carrier-grade NAT) fails here; the IPv6 listener's
+   address; a shared address (carrier-grade NAT) fails here (and, with an IPv6
+   listener, the pinhole alone is asked for: `_ipv6_alone`, the IPv6 link then being the
+   only one and the invitation's); the IPv6 listener's
    address and port get a pinhole through the router's firewall (PCP or
    WANIPv6FirewallControl), or ``outside failed=ipv6`` says the router would not;
 3. **certificate**: the kept one when it still serves those addresses
