@@ -45,6 +45,12 @@ class RouterSaidNoError(Exception):
     step = "router"
 
 
+class SharedSaidError(RouterSaidNoError):
+    """A stand-in shared address (carrier-grade NAT)."""
+
+    step = "address"
+
+
 @dataclass
 class Change:
     external_address: ipaddress.IPv4Address | None
@@ -59,7 +65,7 @@ class Hole:
 
 @dataclass
 class FakeDoor:
-    external_address: ipaddress.IPv4Address
+    external_address: ipaddress.IPv4Address | ipaddress.IPv6Address
     public_port: int
     ipv6: Hole | None = None
     queue: asyncio.Queue[Change] = field(default_factory=asyncio.Queue)
@@ -93,7 +99,16 @@ class FakeRouter:
             finally:
                 door.closed = True
 
-        return RouterStep(open=open_door, errors=(RouterSaidNoError,))
+        @asynccontextmanager
+        async def open_ipv6(ipv6: Six) -> AsyncIterator[FakeDoor]:
+            door = FakeDoor(ipv6[0], ipv6[1], Hole(*ipv6))
+            self.doors.append(door)
+            try:
+                yield door
+            finally:
+                door.closed = True
+
+        return RouterStep(open=open_door, errors=(RouterSaidNoError,), open_ipv6=open_ipv6)
 
 
 @pytest.fixture
@@ -315,6 +330,10 @@ async def test_a_ca_out_of_reach_is_said_and_retried(tmp_path: Path, port: int) 
     assert "could not be reached" in line["reason"]
 
 
+async def _no_wait(_: float) -> None:
+    """No pause between the CA's retries (these tests have no CA)."""
+
+
 def _loopback6(port: int) -> bool:
     """Whether [::1]:``port`` can be bound here (a machine without IPv6 skips)."""
     try:
@@ -361,7 +380,9 @@ async def test_an_ipv6_port_that_cannot_be_bound_is_said_and_ipv4_goes_on(
     blocker = socket.create_server(("::1", port), family=socket.AF_INET6)
     router = FakeRouter()
     settings = _settings(tmp_path, port, None, outside_port=port)
-    hooks = OutsideHooks(router.step(), ipv6_addresses=lambda: [ipaddress.IPv6Address("::1")])
+    hooks = OutsideHooks(
+        router.step(), sleep=_no_wait, ipv6_addresses=lambda: [ipaddress.IPv6Address("::1")]
+    )
     try:
         with capture_logs() as logs:
             async with serving(settings, hooks=hooks):
@@ -381,9 +402,41 @@ async def test_a_router_that_opens_no_pinhole_is_said(tmp_path: Path, port: int)
         pytest.skip("no IPv6 loopback here")
     router = FakeRouter(pinhole=False)
     settings = _settings(tmp_path, port, None, outside_port=port)
-    hooks = OutsideHooks(router.step(), ipv6_addresses=lambda: [ipaddress.IPv6Address("::1")])
+    hooks = OutsideHooks(
+        router.step(), sleep=_no_wait, ipv6_addresses=lambda: [ipaddress.IPv6Address("::1")]
+    )
     with capture_logs() as logs:
         async with serving(settings, hooks=hooks):
             pass
     (six,) = [line for line in logs if line["event"] == "outside" and line.get("failed") == "ipv6"]
     assert "opened no way in to [::1]" in six["reason"] and "UPnP or PCP" in six["reason"]
+
+
+@needs_pebble
+async def test_behind_a_shared_address_the_ipv6_link_is_the_way_in(
+    tmp_path: Path, port: int, pebble: Pebble
+) -> None:
+    """The IPv4 door fails at the ``address`` step: the pinhole alone is opened, the IPv6
+    address gets its certificate, its line is said, and the house is told it."""
+    if not _loopback6(port):
+        pytest.skip("no IPv6 loopback here")
+    six = ipaddress.IPv6Address("::1")
+    router = FakeRouter(fail=SharedSaidError("The router's own address is shared."))
+    settings = _settings(tmp_path, port, pebble, outside_port=port)
+    with capture_logs() as logs:
+        async with serving(
+            settings, hooks=OutsideHooks(router.step(), ipv6_addresses=lambda: [six])
+        ) as server:
+            url = f"https://[::1]:{port}/"
+            assert server.outside_url == url
+            grandma = await _client(f"ws://127.0.0.1:{server.port}/")
+            await grandma.send(CreateRoom(name="Grandma"))
+            welcome = await grandma.expect(Welcome)
+            assert welcome.outside == url, "the invitation gives the IPv6 link"
+            relative = await _client(f"wss://[::1]:{port}/", ssl_context=_trusting(pebble.root()))
+            await relative.close()
+            await grandma.close()
+    said = [line for line in logs if line["event"] == "outside"]
+    assert [line.get("failed") for line in said] == ["address", None]
+    assert said[1]["url"] == url and said[1]["over"] == "ipv6"
+    assert router.doors[0].closed and router.doors[0].ipv6 == Hole(six, port)
