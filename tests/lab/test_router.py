@@ -215,6 +215,8 @@ async def test_a_new_external_address_is_a_change(make_lab: Callable[..., Lab]) 
             assert change.external_address == IPv4Address("203.0.113.5")
             assert change.lost is None
             assert door.url == "https://203.0.113.5/"
+            assert door.renewals == 1, "the mapping is asked for again for the new address"
+            assert lab.forwards() == [OURS]
             assert _reach(lab, "203.0.113.5", 443) == "203.0.113.100"
         assert lab.forwards() == []
 
