@@ -11,6 +11,7 @@ import random
 import re
 import socket
 import ssl
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -273,7 +274,11 @@ async def test_an_http_refusal_of_the_handshake_says_its_status() -> None:
 
 
 async def _all(connection: Connection) -> list[LinkEvent]:
-    return [event async for event in connection.events()]
+    return await _rest(connection.events())
+
+
+async def _rest(events: AsyncIterator[LinkEvent]) -> list[LinkEvent]:
+    return [event async for event in events]
 
 
 def _welcome() -> Welcome:
@@ -330,7 +335,8 @@ async def test_the_reconnect_line_after_the_server_went_away_has_no_english(tmp_
         assert isinstance(event, Reconnecting), event
         seen.append(event)
     await connection.close()
-    await events.aclose()
+    rest = await asyncio.wait_for(_rest(events), TIMEOUT)
+    assert isinstance(rest[-1], Ended) and rest[-1].ok, "closed while it waited"
     refused = seen[-1]
     assert refused.reason == said("close.cannot_reach", problem=said(reasons.REFUSED))
     for tag, pattern in RECONNECTING.items():

@@ -11,8 +11,8 @@ import msgpack
 from client.lines import HIDDEN, LineRenderer, Streams, message_json
 from client.net.connection import Ended, Notice, Reconnecting
 from client.words.catalog import catalog, said
-from client.words.reasons import REFUSED, RESET, TRY_WSS
 from client.words.language import Viewer
+from client.words.reasons import REFUSED, RESET, TRY_WSS
 from protocol import (
     AutoPlay,
     GameStarted,
