@@ -22,7 +22,9 @@ server does: on a shared machine, compare commits with it, alternated
 encodes the messages with `protocol.encode` (every field checked, as before
 `encode_own`): what that check costs a flip. ``--instructions`` runs it
 under valgrind's callgrind and reports instructions per flip instead (two runs, N and
-2N flips, the difference over N: deterministic, whatever else the machine runs).
+2N flips, the difference over N: unmoved by whatever else the machine runs, but a WAL
+checkpoint or a full collection falling in one run's last N flips and not the other's
+weighs as much as hundreds of flips, so N must be thousands).
 """
 
 from __future__ import annotations
