@@ -30,7 +30,7 @@ from protocol.fairness import (
 )
 from protocol.record import RecordedGame, RecordError, read_record
 from server.engine import Rules, RulesError
-from server.engine.check import End, Flip, Replay, Shown, Take, check_replay
+from server.engine.check import End, Flip, Laid, Out, Replay, Shown, Take, War, check_replay
 
 __all__ = ["Verdict", "build_parser", "english", "main", "my_seed", "shown", "verify_game"]
 
@@ -138,6 +138,10 @@ def shown(game: RecordedGame) -> Shown:
         tuple(Flip(m.step, m.depth, m.cards) for m in game.flips),
         tuple(Take(m.step, m.seat, m.count, m.counts) for m in game.takes),
         end,
+        tuple(Laid(m.step, m.depth, m.counts) for m in game.laid),
+        tuple(War(m.step, m.depth, m.seats) for m in game.wars),
+        tuple(Out(m.step, m.seat, m.reason.value) for m in game.outs),
+        game.seen_whole(),
     )
 
 
