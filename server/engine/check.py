@@ -192,6 +192,26 @@ class Mismatch:
                 f"step {self.step}: seat {self.seat} was shown {self.shown}, "
                 f"but the deal gives {self.expected}"
             )
+        if self.what == "laid":
+            return (
+                f"step {self.step}: seat {self.seat} was shown laying {self.shown} cards face "
+                f"down, but the deal lays {self.expected}"
+            )
+        if self.what == "war":
+            return (
+                f"step {self.step}: the war shown is between seats {self.shown}, "
+                f"but the deal's is between {self.expected}"
+            )
+        if self.what == "out":
+            return (
+                f"step {self.step}: seat {self.seat} was shown out ({self.shown}), "
+                f"but the deal gives {self.expected}"
+            )
+        if self.what == "missing":
+            return (
+                f"step {self.step}: the deal's {self.expected} there was never shown, though "
+                "the viewer was connected (no seq missed)"
+            )
         return (
             f"step {self.step}: the {self.what} shown ({self.shown}) is not the deal's"
             f" ({self.expected})"
