@@ -199,9 +199,12 @@ export class Fair {
     return { type: "ready", step: 0 };
   }
 
-  /** Whether `message` turns auto-play on while the game waits for this seat's first ready. */
+  /** Whether `message` turns auto-play on, or votes to finish, while the game waits for
+   * this seat's first ready: its seed goes first, with a ready (a finish plays the deal
+   * out, and the deal waits for every committed seed). */
   autoFirst(message, view) {
-    return message.type === "set_auto_play" && message.mode !== "off" && view.step === 0 && myTurn(view) && this.canReveal(view);
+    const starts = (message.type === "set_auto_play" && message.mode !== "off") || message.type === "vote_finish";
+    return starts && view.step === 0 && myTurn(view) && this.canReveal(view);
   }
 
   canReveal(view) {
