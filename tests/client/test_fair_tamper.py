@@ -18,7 +18,7 @@ import io
 import json
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -145,10 +145,19 @@ def python_check(messages: list[ServerMessage]) -> FairVerdict:
     return found
 
 
-def page_checks(streams: list[list[ServerMessage]], lang: str = "en") -> list[dict[str, object]]:
+def page_checks(
+    streams: Sequence[Sequence[ServerMessage | str]], lang: str = "en"
+) -> list[dict[str, object]]:
+    """What the page's check says of each stream (a ``"connect"`` in one: the page opened
+    a new connection there; the first is opened before the stream)."""
     assert NODE is not None
     batch = [
-        {"frames": [encode(m).hex() for m in s], "seed": ANN.hex(), "game": 1, "lang": lang}
+        {
+            "frames": [m if isinstance(m, str) else encode(m).hex() for m in s],
+            "seed": ANN.hex(),
+            "game": 1,
+            "lang": lang,
+        }
         for s in streams
     ]
     done = subprocess.run(
