@@ -30,7 +30,9 @@ const cardOf = (view, seat, code, me, again = false) => card(who(view, seat, me,
 const mode = (value) => said("auto.mode", { mode: value });
 const pending = (view, me, w) => {
   const seats = stillToVote(view);
-  return seats.length ? [w.text("said.still_to_vote", { names: persons(view, seats, me) })] : [];
+  if (seats.length) return [w.text("said.still_to_vote", { names: persons(view, seats, me) })];
+  const seeds = seedsAwaited(view); // a fair deal's finish waits for every committed seed
+  return seeds.length ? [w.text("said.finish_waits", { names: persons(view, seeds, me) })] : [];
 };
 /** What an error from the server means, by its code (its own sentence for a code we do not know). */
 export const errorReason = (error) => said("error.reason", { code: error.code, message: error.message || error.code });
