@@ -153,7 +153,8 @@ def _replayed(replay: Replay) -> str:
     end = " and the end" if replay.end else ""
     return (
         f"every card shown is the deal's: {replay.flips} flips, {replay.cards} cards, "
-        f"{replay.takes} takes{end} (replayed {replay.steps} steps)"
+        f"{replay.takes} takes, {replay.others} face-down counts, wars and outs{end} "
+        f"(replayed {replay.steps} steps)"
     )
 
 
