@@ -53,6 +53,7 @@ from protocol.messages import (
     GameOver,
     GameStarted,
     PlayerOut,
+    RoomInfo,
     Snapshot,
     TimeUp,
     WarDeclared,
@@ -381,7 +382,7 @@ class RecordReader:
             missed = self.last_seq is not None and message.seq > self.last_seq
             if missed and (fresh or not self.live) and self.current is not None:
                 self.current.close_run(cut=self.current.end is None)
-        if not isinstance(seq, int) or isinstance(message, SeatRequestWaiting):
+        if not isinstance(seq, int) or isinstance(message, SeatRequestWaiting | RoomInfo):
             return True  # error (no seq), or to one connection: not a room message
         if isinstance(message, Welcome | Snapshot) or self.last_seq is None:
             self.last_seq, self.gap = seq, False  # a state: the view starts again from it

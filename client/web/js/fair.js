@@ -130,7 +130,7 @@ export class Fair {
       if (missed && (fresh || !this.live) && this.game !== null) closeRun(this.game, !this.game.ended);
     }
     if (typeof seq !== "number") return true; // an error: no seq
-    if (message.type === "seat_request_waiting") return true; // to one connection
+    if (message.type === "seat_request_waiting" || message.type === "room_info") return true; // to one connection
     if (message.type === "welcome" || message.type === "snapshot" || this.lastSeq === null) {
       this.lastSeq = seq;
       this.gap = false;
