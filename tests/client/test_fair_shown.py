@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import pytest
 
-from client.fair.watch import FairVerdict, FairWatch
+from client.fair.watch import FairVerdict, FairWatch, verdict_line
 from client.lines import message_json
 from client.state.view import ViewState, apply
 from client.words.catalog import catalog
@@ -35,6 +35,7 @@ from protocol import (
 from protocol.record import read_record
 from server.sim.verify import verify_game
 from tests.client.test_fair_tamper import ANN, NAMES, NODE, honest_game, page_checks
+from tests.e2e._english import english_left
 from vocabulary import OutReason
 
 CONNECT = "connect"
@@ -263,3 +264,26 @@ def test_a_welcome_that_opens_no_connection_excuses_nothing_live(
     if NODE is not None:
         (page,) = page_checks([stream])
         assert page["ok"] is False, page
+
+
+def test_war_client_in_german_says_each_with_no_english_but_names(
+    honest: list[ServerMessage],
+) -> None:
+    german = catalog("de", strict=True)
+    for what, tamper in FAILS.items():
+        verdict = python_check(tamper(honest))
+        assert verdict is not None and verdict.problem is not None, what
+        line = german.say(verdict_line(verdict))
+        assert line.startswith("Faire Mischung: FEHLGESCHLAGEN — "), line
+        assert not english_left(line, NAMES), (what, line)
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed (apt-get install nodejs)")
+def test_the_page_in_polish_says_each_with_no_english_but_names(
+    honest: list[ServerMessage],
+) -> None:
+    names = sorted(FAILS)
+    results = page_checks([FAILS[what](honest) for what in names], "pl")
+    for what, page in zip(names, results, strict=True):
+        assert page["ok"] is False, (what, page)
+        assert not english_left(str(page["problem"]), NAMES), (what, page)
