@@ -27,6 +27,7 @@ export function newPage(doc, words, seats) {
     // say the reason (page.ended)
     plain: new Set(Object.keys(words.data.messages.page.plain).filter((code) => code !== "select" && code !== "other")),
     connection: null,
+    warm: null, // the join page's socket, opened while a name is typed (connection.js warm)
     fairView: null, // the fingerprint and the check at game over (fairview.js)
     entered: 0, // the latest enter(): an earlier one still hashing its seed gives way
     view: initialView(),
