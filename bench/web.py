@@ -42,7 +42,7 @@ average, then the medians: on a shared machine, the way to compare two pages.
 ``--against muted`` and ``--against reduced-motion`` compare the page with itself muted or
 with reduced motion; ``--against`` may be given more than once. The CPU per message is
 load-free only in part: a starved browser draws fewer frames, so compare alternated runs. The page
-also says where each message's time went (``window.__warParts``, main.js): the decoding
+also says where each message's time went (``window.__warParts``, session.js): the decoding
 and reducer, the sentences and the log, the sounds, the redraw, the forced style and
 layout; the slowest 1% of messages are printed part by part. The budgets are checked here
 and printed, never in the test run (docs/performance.md).
@@ -179,7 +179,7 @@ async def first_render(browser: Browser, url: str, loads: int) -> tuple[list[flo
 
 
 PARTS = ("decode and reducer", "sentences and log", "sounds", "redraw", "style and layout")
-"""What main.js times of each message (``window.__warParts``), in order."""
+"""What session.js times of each message (``window.__warParts``), in order."""
 
 
 @dataclass

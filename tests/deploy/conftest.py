@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.deploy._image import IMAGE_REPORT
+from tests.deploy._image import IMAGE_REPORT, Availability, Docker, Prepared, availability, prepare
+
+
+def _ci() -> bool:
+    return os.environ.get("CI", "").lower() not in ("", "0", "false")
 
 
 @pytest.fixture(scope="session")
@@ -26,6 +32,29 @@ def self_signed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         check=True, capture_output=True, timeout=60,
     )  # fmt: skip
     return cert, key
+
+
+@pytest.fixture(scope="session")
+def prepared() -> Prepared:
+    """What deploy/image.sh build did (seconds when the image is cached)."""
+    return prepare()
+
+
+@pytest.fixture(scope="session")
+def image(prepared: Prepared) -> Iterator[tuple[Docker, str]]:
+    """The engine and the image tag, or a skip or failure saying why there are none."""
+    reason = (prepared.output.strip().splitlines() or ["(no output)"])[-1]
+    decision = availability(prepared.status, ci=_ci())
+    if decision is Availability.SKIP:
+        pytest.skip(f"no Docker engine here: {reason} (deploy/image.sh, exit {prepared.status})")
+    if decision is Availability.FAIL:
+        pytest.fail(
+            f"deploy/image.sh build exited {prepared.status}"
+            f"{' in CI' if _ci() else ''}:\n{prepared.output[-4000:]}",
+            pytrace=False,
+        )
+    assert prepared.image_id.startswith("sha256:"), prepared.output[-2000:]
+    yield Docker(prepared.docker_host), prepared.image_id
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

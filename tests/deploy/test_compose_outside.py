@@ -33,6 +33,8 @@ def test_the_override_puts_the_server_on_the_hosts_network_with_outside_on() -> 
     assert war["ports"].tag.value == "!reset"  # compose's: drop the base file's ports
     environment = dict(war["environment"])
     assert interpolate(environment["WAR_OUTSIDE"], {}) == "on"
+    # a .env copied from .env.example (WAR_OUTSIDE=off, for the base file) keeps it on
+    assert interpolate(environment["WAR_OUTSIDE"], env_example()) == "on"
     assert environment["WAR_TRUSTED_PROXIES"] == "none"
     assert interpolate(environment["WAR_PASSWORD"], {}) == ""  # optional: the house creates
 

@@ -19,7 +19,7 @@ import re
 import shutil
 import signal
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -32,14 +32,11 @@ from tests.deploy._dockerfile import healthcheck
 from tests.deploy._image import (
     CONTAINER_DATA,
     IMAGE_REPORT,
-    Availability,
     Container,
     Docker,
     Prepared,
-    availability,
     compose_run_options,
     new_volume,
-    prepare,
     running,
 )
 from tests.deploy._interpolate import interpolate
@@ -71,29 +68,6 @@ DEAL = 4242
 
 def _ci() -> bool:
     return os.environ.get("CI", "").lower() not in ("", "0", "false")
-
-
-@pytest.fixture(scope="module")
-def prepared() -> Prepared:
-    """What deploy/image.sh build did (seconds when the image is cached)."""
-    return prepare()
-
-
-@pytest.fixture(scope="module")
-def image(prepared: Prepared) -> Iterator[tuple[Docker, str]]:
-    """The engine and the image tag, or a skip or failure saying why there are none."""
-    reason = (prepared.output.strip().splitlines() or ["(no output)"])[-1]
-    decision = availability(prepared.status, ci=_ci())
-    if decision is Availability.SKIP:
-        pytest.skip(f"no Docker engine here: {reason} (deploy/image.sh, exit {prepared.status})")
-    if decision is Availability.FAIL:
-        pytest.fail(
-            f"deploy/image.sh build exited {prepared.status}"
-            f"{' in CI' if _ci() else ''}:\n{prepared.output[-4000:]}",
-            pytrace=False,
-        )
-    assert prepared.image_id.startswith("sha256:"), prepared.output[-2000:]
-    yield Docker(prepared.docker_host), prepared.image_id
 
 
 def _options(volume: str) -> list[str]:

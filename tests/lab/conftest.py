@@ -21,7 +21,8 @@ def _ci() -> bool:
     return os.environ.get("CI", "").lower() not in ("", "0", "false")
 
 
-def _require_platform() -> None:
+def require_platform() -> None:
+    """Skip (outside CI) or fail saying why no lab can be built here, or return."""
     try:
         check_platform()
     except NoLabError as unavailable:
@@ -31,7 +32,7 @@ def _require_platform() -> None:
 
 
 def _lab(variant: Variant, *, pebble: bool = False) -> Iterator[Lab]:
-    _require_platform()
+    require_platform()
     lab = Lab(variant, pebble=pebble)
     lab.up()
     try:
@@ -83,7 +84,7 @@ def make_lab() -> Iterator[Callable[..., Lab]]:
     made: list[Lab] = []
 
     def make(variant: Variant = "public", **options: object) -> Lab:
-        _require_platform()
+        require_platform()
         lab = Lab(variant, **options)  # type: ignore[arg-type]
         made.append(lab)
         return lab.up()

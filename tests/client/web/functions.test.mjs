@@ -20,7 +20,7 @@ const viewOf = (frames) => frames.reduce((view, text) => apply(view, decodeServe
 const camel = (name) => name.replace(/_([a-z])/g, (_, letter) => letter.toUpperCase());
 const camelKeys = (object) => Object.fromEntries(Object.entries(object).map(([key, value]) => [camel(key), value]));
 
-// A press as the page carries it out: main.js's keys, the auto-play select ("a <mode>").
+// A press as the page carries it out: controls.js's keys, the auto-play select ("a <mode>").
 function press(view, { press: key, sent = null, asked = null }) {
   if (key.startsWith("a ")) return setAuto(view, key.slice(2));
   const keys = { space: () => turnOver(view, sent), a: () => cycleAuto(view, asked), f: () => finish(view) };

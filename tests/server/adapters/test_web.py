@@ -9,6 +9,7 @@ unset here: every page these tests load is minified by the child there and then.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import http.client
 import json
 import platform
@@ -226,13 +227,21 @@ def test_a_folder_without_the_page_is_refused(tmp_path: Path) -> None:
         WebFiles.load(tmp_path)
 
 
-def test_the_page_preloads_exactly_the_modules_it_imports(tmp_path: Path) -> None:
+def test_the_page_preloads_the_modules_it_imports_and_prefetches_the_next(tmp_path: Path) -> None:
     (tmp_path / "js").mkdir()
     (tmp_path / "index.html").write_text(
         '<script type="module" src="v/@VERSION@/js/main.js"></script>\n<!-- @PRELOAD@ -->\n'
     )
-    (tmp_path / "js" / "main.js").write_text('import { a } from "./a.js";\nimport "./d.js";\n')
+    (tmp_path / "js" / "main.js").write_text(
+        'import { a } from "./a.js";\nimport "./d.js";\nconst f = () => import("./later.js");\n'
+    )
     (tmp_path / "js" / "d.js").write_text("window.d = 1;\n")
+    (tmp_path / "js" / "later.js").write_text(
+        'import { a } from "./a.js";\nimport { n } from "./next.js";\n'
+        'export const g = () => import( "./last.js" );\n'
+    )
+    (tmp_path / "js" / "next.js").write_text('export const n = import("./d.js");\n')
+    (tmp_path / "js" / "last.js").write_text("export const l = 1;\n")
     (tmp_path / "js" / "a.js").write_text(
         'export { b } from "../lib/b.mjs";\nexport const a = "from \\"./c.js\\"";\n'
     )
@@ -246,12 +255,16 @@ def test_the_page_preloads_exactly_the_modules_it_imports(tmp_path: Path) -> Non
     assert answer is not None
     preloads = re.findall(r'rel="modulepreload" href="v/[0-9a-f]+/([^"]+)"', answer.body.decode())
     assert preloads == ["js/a.js", "js/d.js", "js/main.js", "lib/b.mjs", "vendor/v.mjs"]
+    # what main.js imports dynamically, with what that imports, but not what it imports
+    # dynamically in turn (last.js), nor what is preloaded already (a.js, d.js)
+    prefetched = re.findall(r'rel="prefetch" href="v/[0-9a-f]+/([^"]+)"', answer.body.decode())
+    assert prefetched == ["js/later.js", "js/next.js"]
     assert f"/v/{files.version}/js/unused.js" in files.paths  # served, just not preloaded
 
 
 async def test_page_requests_do_not_use_up_the_connection_gate(tmp_path: Path) -> None:
-    # One page load is about twenty requests, each a new connection: counted, a reload or
-    # two would leave no token for the WebSocket itself.
+    # One page load is about thirty requests (kept alive or each on a connection of its
+    # own): counted, a reload or two would leave no token for the WebSocket itself.
     async with running(tmp_path, connect_rate=0.5, connect_burst=1) as server:
         page = await fetch(server, "/")
         for path in versioned(page.body):
@@ -442,3 +455,36 @@ def test_every_catalog_is_served_as_json_for_a_year_and_a_visit_loads_one() -> N
     # only one catalog counts in what a first visit loads, and other JSON stays private
     assert [p for p in files.page_paths if "/lang/" in p] == [f"{prefix}lang/en.json"]
     assert not any(p.endswith("package.json") for p in files.paths)
+
+
+async def test_text_files_go_out_gzipped_to_a_browser_that_takes_gzip(tmp_path: Path) -> None:
+    async with running(tmp_path) as server:
+        page = await fetch(server, "/")
+        for path in ["/", *versioned(page.body)]:
+            plain = await fetch(server, path)
+            packed = await fetch(server, path, headers={"Accept-Encoding": "gzip, deflate, br"})
+            assert packed.status == 200, path
+            if path.endswith(".png"):
+                assert "content-encoding" not in packed.headers and packed.body == plain.body
+                continue
+            assert packed.headers["vary"] == plain.headers["vary"] == "Accept-Encoding"
+            assert "content-encoding" not in plain.headers
+            if packed.headers.get("content-encoding") == "gzip":
+                assert gzip.decompress(packed.body) == plain.body, path
+                assert len(packed.body) < len(plain.body)
+                assert packed.headers["etag"] != plain.headers["etag"]
+            else:  # gzip made it no smaller (a tiny file): as it is
+                assert packed.body == plain.body, path
+        script = next(p for p in versioned(page.body) if p.endswith("/main.js"))
+        packed = await fetch(server, script, headers={"Accept-Encoding": "gzip"})
+        again = await fetch(
+            server,
+            script,
+            headers={"Accept-Encoding": "gzip", "If-None-Match": packed.headers["etag"]},
+        )
+        assert again.status == 304 and again.headers["etag"] == packed.headers["etag"]
+        for refused in ("gzip;q=0", "identity", "br, gzip;q=0.0", "gzip;q=nonsense"):
+            answer = await fetch(server, script, headers={"Accept-Encoding": refused})
+            assert "content-encoding" not in answer.headers, refused
+        star = await fetch(server, script, headers={"Accept-Encoding": "*"})
+        assert star.headers["content-encoding"] == "gzip"

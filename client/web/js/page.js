@@ -1,0 +1,44 @@
+// What the page's modules share (README.md, "The page"): the viewer's words, the parts of
+// the table, the one connection, the view it follows and the marks of what was sent or said.
+
+import { noCountdown } from "./countdown.js";
+import { initialView } from "./view.js";
+
+export const $ = (id) => document.getElementById(id);
+
+/** localStorage, or null where the browser refuses it. */
+export function storage() {
+  try {
+    return globalThis.localStorage ?? null;
+  } catch {
+    return null; // refused (a sandboxed or private window): nothing is remembered
+  }
+}
+
+/** The page's state, from the viewer's first words and the seats kept in this browser.
+ * main.js adds the parts it makes (table, invitation, input, alive, seatQuestion,
+ * sharedComputer, talk) and `hear`, what it does with each event of the connection. */
+export function newPage(doc, words, seats) {
+  return {
+    doc,
+    words, // the picked language's catalog (lang.js); the picker changes it
+    seats,
+    // the refusals and closes told in a plain sentence of their own (page.plain); the rest
+    // say the reason (page.ended)
+    plain: new Set(Object.keys(words.data.messages.page.plain).filter((code) => code !== "select" && code !== "other")),
+    connection: null,
+    warm: null, // the join page's socket, opened while a name is typed (connection.js warm)
+    fairView: null, // the fingerprint and the check at game over (fairview.js)
+    entered: 0, // the latest enter(): an earlier one still hashing its seed gives way
+    view: initialView(),
+    countdown: noCountdown(),
+    clock: null,
+    reconnecting: null, // what the status line says while the connection is away (a key)
+    readySentFor: null, // the step of a ready sent on this connection: a double tap sends one
+    saidStep: null, // the step of the sentence under the cards
+    leaveArmed: null,
+    askingLine: null, // while the table is asked whether this device may take a seat
+    autoAsked: null, // a mode sent, not yet confirmed: two quick presses step twice
+    hear: null,
+  };
+}
