@@ -57,9 +57,9 @@ typecheck: venv
 # Four workers: most of the suite waits (servers, browsers, clients over loopback), so
 # twice the two cores' count keeps them busy (README, "Development"). Compiled modules are
 # kept (__pycache__, ignored by git and the image) even where PYTHONDONTWRITEBYTECODE is
-# set: else each worker rewrites every test module and each war-server and war-client the
-# suite starts (some 200) compiles the project from source again, about a second of CPU a
-# start (docs/performance.md, "The test suite's cost").
+# set: else each worker rewrites every test module, and each of the over a hundred
+# war-server and war-client processes the suite starts compiles the project from source
+# again, about a second of CPU a start (docs/performance.md, "The test suite's cost").
 pytest: venv
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
