@@ -119,6 +119,10 @@ class Hub:
             logger=logger,
         )
         self._rooms.addresses = MappingProxyType(self._addresses)  # the rooms read it
+        # The earliest time `wake` has something to do (timers, time limits, play-outs,
+        # idle rooms): the rooms' own answer, with no call of the Hub's in between.
+        self.next_deadline: Callable[[], float | None] = self._rooms.next_deadline
+        self._room_of = self._rooms.where  # each connection → the room it is in (read only)
         for record in records:
             self._rooms.load(record, now)
 
@@ -173,11 +177,6 @@ class Hub:
         room = self._rooms.of(conn)
         return None if room is None else (room.room_id, room.seat_of(conn))
 
-    def next_deadline(self) -> float | None:
-        """The earliest time `wake` has something to do (timers, time limits, play-outs,
-        idle rooms)."""
-        return self._rooms.next_deadline()
-
     # ------------------------------------------------------------------ calls
     def connect(self, conn: ConnId, peer: str, now: float) -> Output:
         """A new connection from address ``peer``. Nothing to send yet."""
@@ -192,7 +191,7 @@ class Hub:
         if conn not in self._peers:
             self._known(conn)
         try:
-            room = self._rooms.of(conn)
+            room = self._room_of.get(conn)
             if room is not None and not isinstance(message, _OPENING):
                 return self._run(room, now, room.handle, conn, message, now, conn=conn)
             return self._handle(conn, room, message, now)

@@ -100,6 +100,7 @@ class Rooms:
         self._next: float | None = None  # the earliest deadline, while not stale
         self._stale = False  # a deadline changed since `_next` was read
         self._where: dict[ConnId, Room | None] = {}  # each connection → the room it is in
+        self.where: Mapping[ConnId, Room | None] = MappingProxyType(self._where)
         self._grace: dict[str, float] = {}  # loaded rooms: not removed as idle before this
         self._hold: dict[str, float] = {}  # rebuilt rooms: no timer before this time
 
@@ -115,9 +116,18 @@ class Rooms:
         each room touched since the last look is worked out again first. Only a
         deadline that moved goes to `Deadlines` (each room holds the one it was given,
         ``wake_at``): a flip that changes no room's deadline asks it nothing."""
-        deadlines = self._deadlines
+        deadlines, playouts, holds = self._deadlines, self._playouts, self._hold
         for room in self._touched.values():
-            due = self._deadline_of(room)
+            # its next slice of a play-out (only a room in that stage is queued) or its
+            # timers, its idle removal when nobody is in it, never before a rebuilt
+            # room's hold is over
+            due = playouts.due(room.room_id) if room.playing_out else room.next_deadline()
+            if not room.seats.connections:
+                removal = self._idle_until(room)
+                due = removal if due is None else min(due, removal)
+            hold = holds.get(room.room_id) if holds else None
+            if due is not None and hold is not None:
+                due = max(due, hold)
             if due != room.wake_at:
                 room.wake_at = due
                 deadlines.set(room.room_id, due)
@@ -202,8 +212,12 @@ class Rooms:
         this call; it is in the room once the call is stored, unless the call refused it."""
         self._touched[room.room_id] = room
         try:
-            actions, record, closed = self._settle(room, effects, now)
-            why = self._removal(room, now)
+            actions, record = effects.actions, effects.record
+            closed: tuple[ConnId, ...] = ()
+            if any(isinstance(action, Close) for action in actions):
+                actions, record, closed = self._settle(room, effects, now)
+            seats = room.seats  # the ordinary call: players in it, none of them gone
+            why = self._removal(room, now) if seats.abandoned or not seats.connections else None
             if why is not None:
                 return self._remove(room, why, actions, closed), effects.refused, effects.work
             change = self._write(room, record, closed)
@@ -431,17 +445,3 @@ class Rooms:
         self._grace.pop(room_id, None)
         self._playouts.drop(room_id)
         self._admission.debit(room_id)
-
-    def _deadline_of(self, room: Room) -> float | None:
-        """The earliest time ``room`` has something to do: its next slice of a play-out
-        (only a room in that stage is queued) or its timers, its idle removal when nobody
-        is in it, and never before a rebuilt room's hold is over."""
-        room_id = room.room_id
-        due = self._playouts.due(room_id) if room.playing_out else room.next_deadline()
-        if not room.seats.connections:
-            removal = self._idle_until(room)
-            due = removal if due is None else min(due, removal)
-        hold = self._hold.get(room_id)
-        if due is not None and hold is not None:
-            due = max(due, hold)
-        return due
