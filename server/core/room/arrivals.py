@@ -37,7 +37,6 @@ from server.core.room.naming import name_refusal
 from server.core.room.phases import Who
 from server.core.room.play import Play
 from server.core.room.records import SeatRecord
-from server.core.room.seats import OPEN_SEAT
 from server.core.room.table import Table
 
 __all__ = ["Arrivals"]
@@ -73,8 +72,7 @@ class Arrivals:
                     computer_number=numbers[index],
                 )
                 actions += table.to_room(joined)
-        table.seats.attach(0, conn)
-        table.seats[0].away_deadline = None
+        table.seats.arrive(0, conn)
         actions.append(table.welcome(conn, 0, token, now))
         if table.log is not None:
             table.log.info("room_created", seat=0, players=table.rules.players)
@@ -99,11 +97,11 @@ class Arrivals:
         if refused is not None:
             return table.effects([], refused)
         token = new_token(self._random)
-        table.seats.set(index, SeatRecord(name, hash_token(token)))
+        table.seats.take(index, SeatRecord(name, hash_token(token)))
         self._commit(index, commitment)
         table.active_at(now)
         actions = table.emit(lambda seq: PlayerJoined(seq=seq, seat=index, name=name))
-        table.seats.attach(index, conn)
+        table.seats.arrive(index, conn)
         actions.append(table.welcome(conn, index, token, now))
         if table.log is not None:
             table.log.info("seat_joined", seat=index)
@@ -137,8 +135,7 @@ class Arrivals:
         actions = table.emit(
             lambda seq: ConnectionChanged(seq=seq, seat=index, connected=True, rejoined=True)
         )
-        table.seats.attach(index, conn)
-        table.seats[index].away_deadline = None
+        table.seats.take_over(index, conn)
         actions.append(table.welcome(conn, index, fresh, now))
         if table.log is not None:
             table.log.info("seat_rejoined", seat=index)
@@ -192,9 +189,8 @@ class Arrivals:
             actions += table.emit(
                 lambda seq: ConnectionChanged(seq=seq, seat=index, connected=True)
             )
-            seat.away_deadline = None
             event = "seat_resumed"
-        table.seats.attach(index, conn)
+        table.seats.arrive(index, conn)
         if table.log is not None:
             table.log.info(event, seat=index, earlier_token=lost_welcome)
         actions.append(table.welcome(conn, index, fresh, now))
@@ -212,9 +208,7 @@ class Arrivals:
         """Seat ``index`` has been away past the away-timeout: the server plays it at the
         calm pace until its player returns, and tells the table so."""
         table = self._table
-        seat = table.seats[index]
-        table.seats.play_for_away(index, True)
-        seat.due = None
+        table.seats.time_out(index)
         if table.log is not None:
             table.log.info("seat_played_while_away", seat=index)
         actions = table.emit(
@@ -227,12 +221,9 @@ class Arrivals:
         """Seat ``index``'s player is back: if the server was playing for them, it stops
         and says so (after their welcome, which still shows the calm pace)."""
         table = self._table
-        seat = table.seats[index]
-        if not seat.away_play:
+        if not table.seats.hand_back(index):
             return []
-        table.seats.play_for_away(index, False)
-        seat.due = None
-        mode = seat.auto
+        mode = table.seats[index].auto
         actions = table.emit(lambda seq: AutoPlayChanged(seq=seq, seat=index, mode=mode, away=True))
         table.schedule(now)
         return actions
@@ -250,12 +241,11 @@ class Arrivals:
         index = seats.seat_of(conn)
         if index is None:
             return []
-        seat = seats[index]
-        seats.attach(index, None)
-        seat.away_since = now
-        if seat.auto is AutoPlay.OFF or self._play.unrevealed(index):
+        deadline = None
+        if seats[index].auto is AutoPlay.OFF or self._play.unrevealed(index):
             # (a seat that owes its seed voids the deal once away that long, auto-play or not)
-            seat.away_deadline = table.pacing.away_deadline(now)
+            deadline = table.pacing.away_deadline(now)
+        seats.drop(index, now, deadline)
         if table.log is not None:
             table.log.info("seat_away", seat=index)
         actions = table.emit(lambda seq: ConnectionChanged(seq=seq, seat=index, connected=False))
@@ -281,9 +271,6 @@ class Arrivals:
         if index is None:
             return [bye]
         seat = seats[index]
-        seats.attach(index, None)
-        seat.away_deadline = None
-        seats.play_for_away(index, False)
         record = table.game_record
         table.set_game(
             dataclasses.replace(
@@ -301,10 +288,10 @@ class Arrivals:
             )
         )
         if table.stage in phases.SEATS_OPEN:
-            seats.set(index, OPEN_SEAT)
+            seats.leave(index, started=False)
             self._commit(index, None)
         else:
-            seats.change(index, token_hash=None, previous_token_hash=None, left=True)
+            seats.leave(index, started=True)
         if table.log is not None:
             table.log.info("seat_left", seat=index)
         actions = [bye, *table.emit(lambda seq: PlayerLeft(seq=seq, seat=index))]

@@ -412,8 +412,7 @@ class Takeover:
             )
         fresh = new_token(self._random)
         table.seats.change(index, token_hash=hash_token(fresh), previous_token_hash=None)
-        table.seats.attach(index, conn)
-        seat.away_deadline = None
+        table.seats.arrive(index, conn)
         table.active_at(now)
         if table.log is not None:
             table.log.info("seat_taken_back", seat=index)
