@@ -2,7 +2,7 @@
 // (remembered in localStorage), else the first of the browser's preferred languages
 // (navigator.languages) with a catalog, else English; as client/words/language.py chooses.
 // Only the chosen language's catalog is fetched (lang/<tag>.json, served with the page),
-// and the sections it says only at a game's end when it says them (`more`).
+// and the parts it says only once a game is on or over when it says them (`more`).
 
 import { Catalog } from "./catalog.js";
 
@@ -52,24 +52,63 @@ export async function load(tag, fetcher = globalThis.fetch) {
   return null;
 }
 
-const fetched = new WeakMap(); // catalog -> {section: promise}
+/** The parts of a catalog the server sends apart, each a list of sections or of one
+ * section's messages ("section.key"): server.adapters.web.compact LATER_PARTS, which
+ * tests/server/adapters/test_web.py keeps equal to this. The fair-deal check's words, said
+ * at a game's end, and what only a game that is on or over says (its votes, result,
+ * figures, log and status line), fetched when a game is on (session.js, `held`). */
+export const LATER = Object.freeze({
+  check: ["check"],
+  game: [
+    "figures", "result", "summary", "votes", "said.begins", "said.begins_deal", "said.beats",
+    "said.card_stands", "said.dealt", "said.each", "said.finish_voted", "said.game_on",
+    "said.game_on_clock", "said.game_on_time_up", "said.go_to_war", "said.last_card_up",
+    "said.last_one_left", "said.on_the_clock", "said.out", "said.played_again",
+    "said.rematch_begins", "said.rematch_begins_deal", "said.rematch_voted", "said.returned",
+    "said.set_aside", "said.short_down", "said.sits_out", "said.still_to_vote", "said.takes",
+    "said.tie", "said.ties", "said.time_up", "said.time_up_war", "said.votes_split",
+    "said.war_head", "said.wins_war", "status.auto", "status.away", "status.out", "status.over",
+    "status.over_rematch", "status.sit_out", "status.starting_rematch", "status.turn",
+    "status.turning", "status.waiting_for", "status.waiting_votes", "status.war_turn"
+  ],
+});
 
-/** Fetch `section` of `catalog` if the server sent it apart (a later section:
- * lang/<tag>.<section>.json, e.g. the fair-deal check's words), once; resolves when it is
- * in, or could not be had (then the catalog says its keys). */
-export function more(catalog, section, fetcher = globalThis.fetch) {
-  if (catalog.data.messages?.[section] !== undefined) return Promise.resolve();
+const fetched = new WeakMap(); // catalog -> {part: promise}
+const settledParts = new WeakMap(); // catalog -> Set of the parts whose fetch is over
+
+/** Whether `part` of `catalog` is in, or its fetch is over (had or not: then the catalog
+ * says its keys): what waits for it need not wait longer. */
+export function settled(catalog, part) {
+  const messages = catalog.data.messages ?? {};
+  const has = (entry) => {
+    const [section, key] = entry.split(".");
+    return key === undefined ? messages[section] !== undefined : messages[section]?.[key] !== undefined;
+  };
+  return LATER[part].every(has) || Boolean(settledParts.get(catalog)?.has(part));
+}
+
+/** Fetch `part` of `catalog` if the server sent it apart (a later part: lang/<tag>.<part>.json,
+ * LATER), once; resolves when it is in, or could not be had (then the catalog says its keys). */
+export function more(catalog, part, fetcher = globalThis.fetch) {
+  if (settled(catalog, part)) return Promise.resolve();
   const pending = fetched.get(catalog) ?? {};
   fetched.set(catalog, pending);
-  pending[section] ??= (async () => {
+  pending[part] ??= (async () => {
     try {
-      const response = await fetcher(new URL(`../lang/${catalog.tag}.${section}.json`, import.meta.url));
-      if (response.ok) Object.assign((catalog.data.messages ??= {}), (await response.json()).messages);
+      const response = await fetcher(new URL(`../lang/${catalog.tag}.${part}.json`, import.meta.url));
+      if (response.ok) {
+        const messages = (catalog.data.messages ??= {});
+        for (const [section, said] of Object.entries((await response.json()).messages ?? {})) {
+          messages[section] = { ...messages[section], ...said }; // a whole section, or some of its messages
+        }
+      }
     } catch {
       // offline or refused: said by its keys
     }
+    if (!settledParts.has(catalog)) settledParts.set(catalog, new Set());
+    settledParts.get(catalog).add(part);
   })();
-  return pending[section];
+  return pending[part];
 }
 
 /** Said when not even the English catalog could be fetched (no catalog to say it from). */

@@ -8,10 +8,10 @@ import { acceptInvite, createRoom, formChanged, joinWithCode, playTheComputer, w
 import { InputKind, releaseFocusAfterPointer } from "./input.js";
 import { finish, rematch, setAuto } from "./intents.js";
 import { Invitation } from "./invite.js";
-import { NO_WORDS, choose, load, remember, remembered, speakPage } from "./lang.js";
+import { NO_WORDS, choose, load, more, remember, remembered, speakPage } from "./lang.js";
 import { $, newPage, storage } from "./page.js";
 import { Table } from "./render.js";
-import { received, redraw, saidNow } from "./session.js";
+import { held, received, redraw, saidNow } from "./session.js";
 import { continueAs, home, route, switchSeat } from "./sitdown.js";
 import { SeatStore } from "./store.js";
 import { SeatQuestion, SharedComputer, answer } from "./takeover.js";
@@ -44,6 +44,7 @@ page.talk = new TalkBar(doc, {
 
 // What the connection tells: a message, a notice, its end, or that it is away.
 page.hear = (event) => {
+  if (held(page, event)) return;
   if (event.kind === "received") return received(page, event);
   if (event.kind === "notice") return page.table.say([page.words.say(event.text)], "notice");
   if (event.kind === "ended") return ended(page, event);
@@ -57,6 +58,7 @@ page.hear = (event) => {
 async function pickLanguage(event) {
   const picked = await load(event.target.value);
   if (picked === null) return;
+  if (page.view.phase !== "waiting") await more(picked, "game"); // a game is on: its words too
   remember(storage(), picked.tag);
   page.words = picked;
   speakPage(doc, picked, $("language"));

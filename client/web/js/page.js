@@ -27,7 +27,9 @@ export function newPage(doc, words, seats) {
     // say the reason (page.ended)
     plain: new Set(Object.keys(words.data.messages.page.plain).filter((code) => code !== "select" && code !== "other")),
     connection: null,
-    fairView: null, // the fingerprint and the check at game over (fairview.js)
+    fair: null, // the connection's fair deals (fair.js)
+    fairView: null, // the fingerprint and the check at game over (fairview.js), once a game is on
+    held: null, // the connection's events waiting for a game's words (session.js, held)
     entered: 0, // the latest enter(): an earlier one still hashing its seed gives way
     view: initialView(),
     countdown: noCountdown(),

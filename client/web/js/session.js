@@ -7,6 +7,7 @@ import { Connection, socketUrl } from "./connection.js";
 import { follow, noCountdown, warning } from "./countdown.js";
 import { $ } from "./page.js";
 import { endedPanel, show, trouble } from "./screens.js";
+import { more, settled } from "./lang.js";
 import { describe, status } from "./sentences.js";
 import { waitingLine } from "./takeover.js";
 import { initialView, welcomed } from "./view.js";
@@ -24,13 +25,15 @@ export async function enter(page, unsealed, options = {}) {
   const ticket = ++page.entered;
   // fair deals: loaded when a player sits down or watches, not with the start page (no
   // destructuring here: tdewolff-minify 2.24 puts a destructuring declaration before the
-  // declarations next to it, and the ticket must be taken before the await)
-  const modules = await Promise.all([import("./fair.js"), import("./fairview.js")]);
-  const fair = new modules[0].Fair();
+  // declarations next to it, and the ticket must be taken before the await); what the
+  // table shows of them (fairview.js) once a game is on (`held`)
+  const module = await import("./fair.js");
+  const fair = new module.Fair();
   const opening = await fair.opening(unsealed); // a seed's commitment for a fair deal
   if (ticket !== page.entered) return;
-  page.fairView = new modules[1].FairView(page.doc, fair, page.words);
-  page.fairView.reset();
+  page.fairView?.reset(); // the last room's fingerprint and check, hidden
+  page.fair = fair;
+  page.fairView = page.held = null;
   page.view = initialView();
   page.countdown = noCountdown();
   page.reconnecting = page.readySentFor = page.autoAsked = page.saidStep = page.askingLine = null;
@@ -59,6 +62,37 @@ export function stop(page, { leaving = false } = {}) {
   stopClock(page);
 }
 
+const NO_FAIR_VIEW = { follow: () => [], speak() {}, reset() {} }; // fairview.js could not be had
+
+/** Whether the connection's `event` waits (then it is kept, and heard when its turn comes):
+ * from the first message of a game that is on or over (the view leaves "waiting"), every
+ * event waits until the game's words (lang.js LATER.game) and what the table shows of a
+ * fair deal (fairview.js) are in, or could not be had; a waiting room never loads them.
+ * Events are heard in the order they came. */
+export function held(page, event) {
+  if (page.held !== null) {
+    page.held.push(event);
+    return true;
+  }
+  if (event.kind !== "received" || event.view.phase === "waiting") return false;
+  if (page.fairView !== null && settled(page.words, "game")) return false;
+  const ticket = page.entered;
+  const connection = page.connection;
+  page.held = [event];
+  const module = page.fairView === null ? import("./fairview.js").catch(() => null) : null;
+  Promise.all([module, more(page.words, "game")]).then(([loaded]) => {
+    if (ticket !== page.entered || connection !== page.connection) return; // left since
+    if (page.fairView === null) {
+      page.fairView = loaded === null ? NO_FAIR_VIEW : new loaded.FairView(page.doc, page.fair, page.words);
+      page.fairView.reset();
+    }
+    const events = page.held;
+    page.held = null;
+    for (const kept of events) page.hear(kept);
+  });
+  return true;
+}
+
 /** A message from the room (the connection's `received` event). */
 export function received(page, event) {
   const { message, before, view: after, at } = event;
@@ -66,7 +100,7 @@ export function received(page, event) {
   const marks = parts === null ? null : [at, performance.now()]; // decoded and reduced
   page.view = after;
   if (message.type === "seat_request_waiting") page.askingLine = waitingLine(message, words);
-  const fairLines = page.fairView.follow(event);
+  const fairLines = page.fairView?.follow(event) ?? []; // none in a waiting room (`held`)
   if (message.type === "welcome") welcome(page, message);
   if (page.readySentFor !== null && after.step > page.readySentFor) page.readySentFor = null;
   if (message.type === "game_started") page.readySentFor = null; // a fresh deal's step 0 (after a void)
