@@ -30,12 +30,35 @@ sequence the data lists as confusable with one character (``rn`` with ``m``), it
 characters mapped, becomes that character's representative. This is stricter than the standard's
 prototypes in places, which at one family table only ever refuses a name that looked
 alike.
+
+**One letter the data does not know.** The data has no entry for some letters (U+13C1
+CHEROKEE LETTER NE), so ``ᏴᎬᏁ`` maps to ``beᏁ`` and would sit beside ``Ben``. Two names
+are also the same (`one_letter_apart`) when a skeleton of each has the same length, they
+agree at every place but one and at two places at least, and at that one place
+
+- one name has a letter the data joins with nothing (it has no look-alike and is no
+  representative), and
+- the other has a letter the data does join with others, none of whose characters (in
+  any case) is of the first letter's script.
+
+So the unknown letter stands where the data knows the other's look-alikes but none in
+the unknown letter's script: a whole-script look-alike with one letter missing from the
+data still meets its Latin twin (``ᏴᎬᏁ`` and ``BEN``; ``BEᏁ`` too). A letter's *script*
+here is the head of its Unicode name before ``LETTER``, ``CAPITAL``, ``SMALL``, …
+(``LATIN``, ``CYRILLIC``, ``GREEK``, ``CHEROKEE``), cheap and close enough for this. Names
+of one script do not meet this way (``Бен`` and ``Ден``, ``Саша`` and ``Даша`` sit
+together), nor names that differ in two letters (``Ира`` beside ``Ira``, ``Ева`` beside
+``Eva``, ``Анна`` beside ``Anna``), nor names of two letters. The price: a name of another
+script that is a Latin name's look-alike but for one letter the data knows nothing of is
+refused beside it, such as ``Ада`` (Cyrillic д) beside ``Ana`` (but not beside ``Ada``:
+the data has a Cyrillic look-alike of ``d``); the newcomer adds an initial.
 """
 
 from __future__ import annotations
 
 import json
 import unicodedata
+from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 
@@ -44,6 +67,7 @@ __all__ = [
     "DEFAULT_IGNORABLE",
     "RESERVED",
     "YOU_WORDS",
+    "one_letter_apart",
     "reserved",
     "same_name",
     "skeleton",
@@ -187,8 +211,82 @@ def _ascii_sequences() -> tuple[str, ...]:
 
 
 def same_name(one: str, other: str) -> bool:
-    """Whether ``one`` and ``other`` would be confused at a table."""
-    return not skeletons(one).isdisjoint(skeletons(other))
+    """Whether ``one`` and ``other`` would be confused at a table: they share a skeleton,
+    or a skeleton of each is `one_letter_apart`."""
+    ones, others = skeletons(one), skeletons(other)
+    return not ones.isdisjoint(others) or _any_apart(ones, others)
+
+
+def _any_apart(ones: Iterable[str], others: Iterable[str]) -> bool:
+    return any(one_letter_apart(a, b) for a in ones for b in others)
+
+
+_SCRIPT_ENDS = frozenset(
+    {"LETTER", "CAPITAL", "SMALL", "SYLLABLE", "SYLLABICS", "LIGATURE", "DIGIT", "SIGN"}
+)
+
+
+@cache
+def _script(char: str) -> str:
+    """The head of ``char``'s Unicode name, which stands for its script here."""
+    words = unicodedata.name(char, "").split()
+    head: list[str] = []
+    for word in words:
+        if word in _SCRIPT_ENDS or word.startswith("IDEOGRAPH"):
+            break
+        head.append(word)
+    return " ".join(head or words[:1])
+
+
+@cache
+def _members() -> dict[str, frozenset[str]]:
+    """Representative → every character the data maps to it (and itself)."""
+    chars, sequences = _table()
+    members: dict[str, set[str]] = {}
+    for char, rep in chars.items():
+        members.setdefault(rep, {rep}).add(char)
+    for rep in sequences.values():
+        members.setdefault(rep, {rep})
+    return {rep: frozenset(group) for rep, group in members.items()}
+
+
+@cache
+def _twin_scripts(letter: str) -> frozenset[str] | None:
+    """The scripts of the characters joined with ``letter`` in any of its cases, or
+    None when the data joins it with nothing."""
+    chars = _table()[0]
+    members = _members()
+    reps = {
+        _mapped(variant)
+        for variant in {letter, letter.lower(), letter.upper(), letter.casefold()}
+        if len(variant) == 1
+    } | {chars.get(letter, letter)}
+    joined = [members[rep] for rep in reps if rep in members and len(members[rep]) > 1]
+    if not joined:
+        return None
+    return frozenset(_script(char) for group in joined for char in group)
+
+
+def one_letter_apart(one: str, other: str) -> bool:
+    """Whether skeletons ``one`` and ``other`` differ at one place only, out of three at
+    least, where one has a letter the data knows nothing of and the other a letter with
+    look-alikes, none of them of the first's script (see the module docstring)."""
+    if len(one) != len(other) or len(one) < 3:
+        return False
+    places = [at for at, (a, b) in enumerate(zip(one, other, strict=True)) if a != b]
+    if len(places) != 1:
+        return False
+    a, b = one[places[0]], other[places[0]]
+    return _unknown_beside(a, b) or _unknown_beside(b, a)
+
+
+def _unknown_beside(unknown: str, known: str) -> bool:
+    if not (unknown.isalpha() and known.isalpha()) or _twin_scripts(unknown) is not None:
+        return False
+    if unknown in _members():
+        return False
+    scripts = _twin_scripts(known)
+    return scripts is not None and _script(unknown) not in scripts
 
 
 def visible(name: str) -> bool:
@@ -199,6 +297,15 @@ def visible(name: str) -> bool:
         for char in unicodedata.normalize("NFKC", name)
         if char not in DEFAULT_IGNORABLE
     )
+
+
+@cache
+def _reserved_by_length() -> dict[int, tuple[tuple[str, str], ...]]:
+    """The reserved forms (`_reserved_forms`) by length: (form, word)."""
+    lengths: dict[int, list[tuple[str, str]]] = {}
+    for form, word in _reserved_forms().items():
+        lengths.setdefault(len(form), []).append((form, word))
+    return {length: tuple(forms) for length, forms in lengths.items()}
 
 
 @cache
@@ -213,9 +320,15 @@ def _reserved_forms() -> dict[str, str]:
 
 
 def reserved(name: str) -> str | None:
-    """The reserved word (`RESERVED`) ``name`` would be confused with, or None."""
+    """The reserved word (`RESERVED`) ``name`` would be confused with (as `same_name`
+    compares), or None."""
     forms = _reserved_forms()
-    for form in sorted(skeletons(name)):
+    names = sorted(skeletons(name))
+    for form in names:
         if form in forms:
             return forms[form]
+    for form in names:
+        for word_form, word in _reserved_by_length().get(len(form), ()):
+            if one_letter_apart(form, word_form):
+                return word
     return None

@@ -40,6 +40,7 @@ from textual.geometry import Offset, Region
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
+from client.fair.watch import voided_line
 from client.net.connection import Ended, Link, LinkEvent, Notice, Received, Reconnecting
 from client.net.intents import accepted_phases, cycle_auto, finish, rematch, turn_over
 from client.state.view import ViewState
@@ -54,7 +55,7 @@ from client.words.links import refusal_line
 from client.words.seats import TUI_HINT, answer, asked_now
 from client.words.sentences import describe_table, rules_sentence, status
 from client.words.talk import typed_intent
-from client.words.who import persons
+from client.words.who import named, persons
 from protocol import (
     AutoPlay,
     AutoPlayChanged,
@@ -62,6 +63,7 @@ from protocol import (
     CardsTurned,
     ClientMessage,
     CloseCode,
+    DealVoided,
     GameStarted,
     Leave,
     Ready,
@@ -268,6 +270,9 @@ class WarApp(App[None]):
                     self._ready_sent = None  # a new connection, a fresh start or deal
                 told = describe_table(before, message, view, view.my_seat, words=self.words)
                 self.said.extend(told)
+                if isinstance(message, DealVoided):  # as --plain says it (client.lines)
+                    who = named(view, message.seat)
+                    self.said.append(self.words.say(voided_line(who, message.voids)))
                 if asked_now(before, message, view):
                     self.said.append(self.words.say(TUI_HINT))
                 self.query_one("#fair", FairLine).follow(event)

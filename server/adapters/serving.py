@@ -24,12 +24,19 @@ import signal
 import ssl
 import stat
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from server.adapters.logs import get_logger
-from server.adapters.outside.opening import OutsideHooks, OutsidePlan, RouterStep, outside
+from server.adapters.outside.opening import (
+    Door,
+    OutsideHooks,
+    OutsidePlan,
+    RouterStep,
+    Six,
+    outside,
+)
 from server.adapters.settings.config import Settings
 from server.adapters.web import exposure as _exposure
 from server.adapters.web import invitation as _invitation
@@ -124,10 +131,31 @@ def _plan(settings: Settings) -> OutsidePlan:
     )
 
 
-def _home_router() -> RouterStep:
-    from server.adapters.outside import OutsideError, open_outside  # noqa: PLC0415
+def _home_router(settings: Settings) -> RouterStep:
+    """The home router, asked for its address every ``--outside-check`` seconds; the
+    IPv6 pinhole only for the address and port the server's IPv6 listener holds."""
+    from server.adapters.outside import (  # noqa: PLC0415
+        Options,
+        OutsideError,
+        open_ipv6,
+        open_outside,
+    )
 
-    return RouterStep(open=open_outside, errors=(OutsideError,))
+    def open_door(
+        lan_port: int, public_port: int, ipv6: Six | None
+    ) -> AbstractAsyncContextManager[Door]:
+        options = Options(
+            ipv6=ipv6 is not None,
+            ipv6_address=ipv6[0] if ipv6 else None,
+            ipv6_port=ipv6[1] if ipv6 else None,
+            check_every=settings.outside_check,
+        )
+        return open_outside(lan_port, public_port, options)
+
+    def open_pinhole(ipv6: Six) -> AbstractAsyncContextManager[Door]:
+        return open_ipv6(ipv6[0], ipv6[1], Options(check_every=settings.outside_check))
+
+    return RouterStep(open=open_door, errors=(OutsideError,), open_ipv6=open_pinhole)
 
 
 def tls_context(settings: Settings) -> ssl.SSLContext | None:
@@ -204,8 +232,8 @@ async def serving(
                 yield started
                 return
             hooks = hooks or OutsideHooks()
-            router = hooks.router or _home_router()
-            async with outside(_plan(settings), started, router, sleep=hooks.sleep) as state:
+            router = hooks.router or _home_router(settings)
+            async with outside(_plan(settings), started, router, hooks) as state:
                 if hooks.on_state is not None:
                     hooks.on_state(state)
                 yield started

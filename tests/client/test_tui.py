@@ -35,6 +35,7 @@ from protocol import (
     CardsLaidDown,
     CardsTaken,
     CardsTurned,
+    DealVoided,
     GameOver,
     GameStarted,
     Leave,
@@ -744,3 +745,32 @@ async def test_the_fingerprint_from_the_start_and_the_check_at_game_over(
         "Fair deal: FAILED — the server seed revealed does not match the deal commitment shown"
         " at the start." in shown
     )
+
+
+@pytest.mark.parametrize(
+    ("tag", "line"),
+    [
+        (
+            "en",
+            "The deal is void: Ben's seed was not revealed (voids this evening: 2)."
+            " A fresh deal is drawn.",
+        ),
+        (
+            "de",
+            "Die Mischung ist ungültig: Der Startwert von Ben wurde nicht aufgedeckt"
+            " (ungültige Mischungen heute Abend: 2). Es wird neu gemischt.",
+        ),
+    ],
+)
+async def test_a_void_deal_is_said_in_the_log_as_plain_says_it(tag: str, line: str) -> None:
+    """``deal_voided``: the TUI's log says the sentence `--plain` prints
+    (`client.fair.watch.voided_line`), in the viewer's language."""
+    link = FakeLink()
+    app = WarApp(link, viewer=Viewer(catalog(tag, strict=True)))
+    async with app.run_test(size=(100, 40)) as pilot:
+        link.push(welcome(), *START)
+        await settle(link, pilot)
+        assert line not in text(app, "#said")
+        link.push(DealVoided(seq=5, seat=1, voids=2))
+        await settle(link, pilot)
+        assert line in text(app, "#said")

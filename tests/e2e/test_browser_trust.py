@@ -109,6 +109,11 @@ async def test_taking_an_away_seat_is_a_question_the_table_answers(
             await expect(tab.page.locator("#log li").first).to_have_text(
                 "The game begins: 26 cards each."
             )
+        # the log reads the takeover, then the void that follows from it (newest first)
+        for tab, taken in ((ann, "You let another device"), (stranger, "let you in")):
+            lines = await tab.page.locator("#log li").all_inner_texts()
+            said = [i for i, line in enumerate(lines) if taken in line or line.startswith(void)]
+            assert [lines[i].startswith(void) for i in said] == [True, False], lines
     else:
         await expect(ann.page.locator("#log li").first).to_have_text(
             "You refused to let another device take Grandma's seat."

@@ -272,7 +272,8 @@ async def test_a_lone_vote_while_the_others_are_away_never_replays_a_known_deal(
 
 # --- names ------------------------------------------------------------------------------
 LOOK_ALIKES = [
-    ("Ben", ["\u0392en", "\u0412en"]),  # Greek Beta, Cyrillic Ve
+    ("Ben", ["\u0392en", "\u0412en", "\u13f4\u13ac\u13c1"]),  # Greek Beta, Cyrillic Ve, ᏴᎬᏁ
+    ("BEN", ["\u13f4\u13ac\u13c1"]),  # U+13C1 CHEROKEE LETTER NE is in no confusables class
     ("Bill", ["BiII"]),
     ("Ollie", ["0llie"]),
     ("Ian", ["lan"]),
@@ -294,6 +295,28 @@ async def test_capital_look_alikes_are_one_name(tmp_path: Path) -> None:
                 guest = await client_from(war, OTHER)
                 await guest.send(JoinRoom(code=host.player_code or "", name=alike))
                 await guest.expect_error(ErrorCode.NAME_TAKEN)
+            await host.close()
+
+
+HONEST = [
+    ("Ira", "\u0418\u0440\u0430"),  # Ира
+    ("Eva", "\u0415\u0432\u0430"),  # Ева
+    ("Nikos", "\u039d\u03af\u03ba\u03bf\u03c2"),  # Νίκος
+    ("Ben", "\u0411\u0435\u043d"),  # Бен
+]
+
+
+async def test_names_of_other_scripts_sit_beside_different_latin_names(tmp_path: Path) -> None:
+    async with start_war(tmp_path) as war:
+        for name, other in HONEST:
+            host = await client_from(war, HOME)
+            await host.send(CreateRoom(name=name, rules=RulesSpec(players=3)))
+            await host.expect(Welcome)
+            guest = await client_from(war, OTHER)
+            await guest.send(JoinRoom(code=host.player_code or "", name=other))
+            welcome = await guest.expect(Welcome)
+            assert welcome.seat == 1
+            await guest.close()
             await host.close()
 
 

@@ -31,6 +31,10 @@ Variants (the ``variant`` argument):
   the documentation prefix), router lan0 2001:db8:77::1/64, wan0 2001:db8:113::2/64, net
   2001:db8:113::100/64 routing 2001:db8:77::/64 to the router. The router forwards no
   inbound IPv6 but through the pinholes miniupnpd opens (IGDv2 WANIPv6FirewallControl, PCP).
+- ``"cgnat6"``: the cgnat variant plus IPv6, as mobile and many fibre lines are: the
+  carrier shares its IPv4 address but routes IPv6 natively (router wan0 2001:db8:64::2/64,
+  isp in0 2001:db8:64::1/64 and out0 2001:db8:113::3/64, net routing the home's /64 to the
+  isp); the home's 2001:db8:77::20 is reachable through the router's pinholes only.
 
 What the lab had to work around, each found the hard way:
 
@@ -77,8 +81,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-Variant = Literal["public", "igd1", "no-upnp", "cgnat", "ipv6"]
-VARIANTS: tuple[Variant, ...] = ("public", "igd1", "no-upnp", "cgnat", "ipv6")
+Variant = Literal["public", "igd1", "no-upnp", "cgnat", "ipv6", "cgnat6"]
+VARIANTS: tuple[Variant, ...] = ("public", "igd1", "no-upnp", "cgnat", "ipv6", "cgnat6")
 
 HOME_IP = "192.168.77.20"
 DEN_IP = "192.168.77.30"
@@ -92,6 +96,9 @@ CARRIER_IP = "203.0.113.3"
 HOME_IP6 = "2001:db8:77::20"
 ROUTER_LAN_IP6 = "2001:db8:77::1"
 WAN_IP6 = "2001:db8:113::2"
+CGNAT_WAN_IP6 = "2001:db8:64::2"
+CGNAT_GATEWAY_IP6 = "2001:db8:64::1"
+CARRIER_IP6 = "2001:db8:113::3"
 NET_IP6 = "2001:db8:113::100"
 ACME_DIRECTORY = f"https://{NET_IP}:14000/dir"
 UPNP_DESCRIPTION = f"http://{ROUTER_LAN_IP}:5000/rootDesc.xml"
@@ -216,7 +223,17 @@ class Lab:
     @property
     def wan_ip(self) -> str:
         """The router's own external address (a shared one in the cgnat variant)."""
-        return CGNAT_WAN_IP if self.variant == "cgnat" else WAN_IP
+        return CGNAT_WAN_IP if self.cgnat else WAN_IP
+
+    @property
+    def cgnat(self) -> bool:
+        """Whether the router's IPv4 address is a carrier's shared one."""
+        return self.variant in ("cgnat", "cgnat6")
+
+    @property
+    def ipv6(self) -> bool:
+        """Whether the lab has IPv6 (the home a global address)."""
+        return self.variant in ("ipv6", "cgnat6")
 
     @property
     def acme_directory(self) -> str:
@@ -308,11 +325,13 @@ class Lab:
         return self.run(ns, "upnpc", "-i", "-u", UPNP_DESCRIPTION, *args, timeout=20)
 
     def set_wan_ip(self, address: str) -> None:
-        """Give the router another external address (a line's address changing)."""
-        self.run("router", "ip", "addr", "flush", "dev", "wan0", "scope", "global")
-        prefix = 10 if self.variant == "cgnat" else 24
+        """Give the router another external IPv4 address (a line's address changing; the
+        old one is gone, the IPv6 ones stay). miniupnpd reads it from wan0 at each
+        question, and its forwards follow (they match the interface, not the address)."""
+        self.run("router", "ip", "-4", "addr", "flush", "dev", "wan0", "scope", "global")
+        prefix = 10 if self.cgnat else 24
         self.run("router", "ip", "addr", "add", f"{address}/{prefix}", "dev", "wan0")
-        if self.variant == "cgnat":
+        if self.cgnat:
             self.run("router", "ip", "route", "replace", "default", "via", CGNAT_GATEWAY_IP)
 
     def stop_router(self) -> None:
@@ -364,7 +383,7 @@ class Lab:
         _run("ip", "netns", "add", full)
         self._namespaces.append(full)
         self.run(name, "ip", "link", "set", "lo", "up")
-        ipv6 = "0" if self.variant == "ipv6" else "1"
+        ipv6 = "0" if self.ipv6 else "1"
         self.run(name, "sysctl", "-qw", f"net.ipv6.conf.all.disable_ipv6={ipv6}")
         self.run(name, "sysctl", "-qw", f"net.ipv6.conf.default.disable_ipv6={ipv6}")
 
@@ -394,8 +413,7 @@ class Lab:
     def _build(self) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.run_dir.chmod(0o755)
-        cgnat = self.variant == "cgnat"
-        ipv6 = self.variant == "ipv6"
+        cgnat, ipv6 = self.cgnat, self.ipv6
         for name in ("home", "den", "router", "net", *(("isp",) if cgnat else ())):
             self._add_ns(name)
         # the house's LAN: a bridge in the router (its LAN ports), the server and the den
@@ -430,11 +448,20 @@ class Lab:
         if ipv6:
             self._address("home", "eth0", f"{HOME_IP6}/64")
             self._address("router", "lan0", f"{ROUTER_LAN_IP6}/64")
-            self._address("router", "wan0", f"{WAN_IP6}/64")
             self._address("net", "eth0", f"{NET_IP6}/64")
             self.run("home", "ip", "-6", "route", "add", "default", "via", ROUTER_LAN_IP6)
-            self.run("net", "ip", "-6", "route", "add", "2001:db8:77::/64", "via", WAN_IP6)
             self.run("router", "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1")
+        if ipv6 and not cgnat:
+            self._address("router", "wan0", f"{WAN_IP6}/64")
+            self.run("net", "ip", "-6", "route", "add", "2001:db8:77::/64", "via", WAN_IP6)
+        if ipv6 and cgnat:  # the carrier routes IPv6 natively: no NAT, no filter of its own
+            self._address("router", "wan0", f"{CGNAT_WAN_IP6}/64")
+            self._address("isp", "in0", f"{CGNAT_GATEWAY_IP6}/64")
+            self._address("isp", "out0", f"{CARRIER_IP6}/64")
+            self.run("router", "ip", "-6", "route", "add", "default", "via", CGNAT_GATEWAY_IP6)
+            self.run("isp", "ip", "-6", "route", "add", "2001:db8:77::/64", "via", CGNAT_WAN_IP6)
+            self.run("isp", "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1")
+            self.run("net", "ip", "-6", "route", "add", "2001:db8:77::/64", "via", CARRIER_IP6)
         self.run("router", "nft", "-f", "-", stdin_text=_ROUTER_NFT)
         if not self.pcp:  # miniupnpd answers PCP over IPv6 whatever enable_natpmp says
             self.run("router", "nft", "-f", "-", stdin_text=_NO_PCP_NFT)
@@ -444,7 +471,7 @@ class Lab:
 
     def _start_miniupnpd(self) -> None:
         binary = self.run_dir / "miniupnpd"
-        unreserve = ["203.0.113.0/24", *(["100.64.0.0/10"] if self.variant == "cgnat" else [])]
+        unreserve = ["203.0.113.0/24", *(["100.64.0.0/10"] if self.cgnat else [])]
         _patched(MINIUPNPD, binary, unreserve)
         lines = [
             "ext_ifname=wan0",
@@ -452,7 +479,7 @@ class Lab:
             "http_port=5000",
             f"enable_upnp={'no' if self.variant == 'no-upnp' else 'yes'}",
             f"enable_natpmp={'yes' if self.pcp else 'no'}",  # NAT-PMP and PCP alike
-            f"ipv6_disable={'no' if self.variant == 'ipv6' else 'yes'}",
+            f"ipv6_disable={'no' if self.ipv6 else 'yes'}",
             "secure_mode=yes",
             "system_uptime=yes",
             "notify_interval=60",
@@ -467,7 +494,7 @@ class Lab:
         ]
         if self.variant == "igd1":
             lines.append("force_igd_desc_v1=yes")
-        if self.variant == "ipv6":
+        if self.ipv6:
             lines.append("ext_ifname6=wan0")
         config = self.run_dir / "miniupnpd.conf"
         config.write_text("\n".join(lines) + "\n")
@@ -671,6 +698,7 @@ table inet carrier {
   chain forward {
     type filter hook forward priority 0; policy drop;
     ct state established,related accept
+    meta nfproto ipv6 accept  # (cgnat6) the carrier routes IPv6 unfiltered
     iifname "in0" oifname "out0" accept
   }
   chain postrouting {

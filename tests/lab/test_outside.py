@@ -11,6 +11,9 @@ and browsers on both sides.
 - A stranger on the internet side cannot create a room (``ask_for_invitation``).
 - The router's forwarding is gone after SIGTERM.
 - Behind a carrier's shared address the server says so and prints no outside link.
+- With a global IPv6 address, a second line gives the IPv6 link, and a relative reaches
+  the server over IPv6 with the same certificate (it names both addresses).
+- A new public address (``--outside-check 1``) gets its own line and certificate.
 """
 
 from __future__ import annotations
@@ -41,12 +44,15 @@ from protocol import CardsTurned, CreateRoom, ErrorCode, JoinRoom, Ready, Welcom
 from tests.deploy._server import image_command
 from tests.e2e._browser import ARGS, CHROMIUM, create_room, open_tab
 from tests.e2e._client import Client
-from tests.lab.lab import HOME_IP, WAN_IP, Lab
+from tests.lab.lab import HOME_IP, HOME_IP6, WAN_IP, Lab
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("lab-outside")]
 
 WAR_SERVER = Path(sys.executable).parent / "war-server"
 OUTSIDE_URL = f"https://{WAN_IP}/"
+OUTSIDE_URL6 = f"https://[{HOME_IP6}]/"
+MOVED_IP = "203.0.113.5"
+"""The router's public address after the line's changed."""
 LAN_URL = f"http://{HOME_IP}:8765/"
 STARTED_WITHIN = 60.0
 """Seconds the server may take to print its outside link (the issue's "within a minute")."""
@@ -338,3 +344,152 @@ async def test_a_renewal_swaps_the_certificate_under_a_running_game(
         assert _serial_of(ben) == first
         await ben.close()
         await grandma.close()
+
+
+def _said_url(url: str, **fields: str) -> Callable[[dict[str, Any]], bool]:
+    """The ``outside url=URL`` line (with ``fields``)."""
+
+    def matches(line: dict[str, Any]) -> bool:
+        return (
+            _outside_said(line)
+            and line.get("url") == url
+            and all(line.get(k) == v for k, v in fields.items())
+        )
+
+    return matches
+
+
+def _certified(address: str) -> Callable[[dict[str, Any]], bool]:
+    def matches(line: dict[str, Any]) -> bool:
+        return line.get("event") == "outside_certificate" and line.get("address") == address
+
+    return matches
+
+
+def _names_of(client: Client) -> list[str]:
+    """The IP addresses the certificate a client was served names."""
+    der = client.ws.transport.get_extra_info("ssl_object").getpeercert(binary_form=True)
+    names = x509.load_der_x509_certificate(der).extensions
+    alternative = names.get_extension_for_class(x509.SubjectAlternativeName).value
+    return [str(a) for a in alternative.get_values_for_type(x509.IPAddress)]
+
+
+async def _grandmas_room(lab: Lab) -> tuple[Client, str]:
+    """Grandma creates a room from the house's own port: her client and the player code."""
+    with lab.inside("home"):
+        grandma = Client(await connect(f"ws://{HOME_IP}:8765/", open_timeout=15))
+    await grandma.send(CreateRoom(name="Grandma"))
+    welcome = await grandma.expect(Welcome)
+    assert welcome.player_code is not None
+    return grandma, welcome.player_code
+
+
+async def test_a_relative_on_ipv6_reaches_the_server_with_a_certificate_for_it(
+    make_lab: Callable[..., Lab], folder: Path
+) -> None:
+    """The home has a global IPv6 address: the server listens on [it]:443, the router
+    opens a pinhole to it, pebble validates the address over IPv6 (tls-alpn-01) and
+    issues its certificate, and a second line gives the IPv6 link; a relative on the
+    internet reaches it over IPv6 trusting pebble's root alone, and sits down."""
+    lab = make_lab("ipv6", pebble=True)
+    with war_server(lab, folder / "server", *_acme_args(lab)) as server:
+        first = await asyncio.to_thread(server.wait_for, _outside_said, STARTED_WITHIN)
+        assert first.get("url") == OUTSIDE_URL, first
+        second = await asyncio.to_thread(
+            server.wait_for, _said_url(OUTSIDE_URL6, over="ipv6"), STARTED_WITHIN
+        )
+        assert "IPv6" in second["advice"]
+        server.wait_for(_certified(WAN_IP), 5)
+        server.wait_for(_certified(HOME_IP6), 5)
+        assert lab.pinholes() == [(HOME_IP6, 443)]
+        assert [(f.public_port, f.address, f.port) for f in lab.forwards()] == [
+            (443, HOME_IP, 8443)
+        ]
+        grandma, code = await _grandmas_room(lab)
+        trust = ssl.create_default_context(cadata=lab.pebble_root().decode())
+        with lab.inside("net"):
+            ws = await connect(f"wss://[{HOME_IP6}]/", ssl=trust, open_timeout=15)
+        ben = Client(ws)
+        assert ws.remote_address[0] == HOME_IP6
+        assert _names_of(ben) == [HOME_IP6]
+        await ben.send(JoinRoom(name="Ben", code=code))
+        await ben.expect(Welcome)
+        await grandma.send(Ready(step=0))
+        await ben.send(Ready(step=0))
+        await ben.expect(CardsTurned)
+        await ben.close()
+        await grandma.close()
+    assert server.process.returncode == 0
+    assert lab.pinholes() == [], "the pinhole is removed on SIGTERM"
+    assert lab.forwards() == []
+
+
+async def test_a_new_public_address_gets_a_new_link_and_certificate(
+    make_lab: Callable[..., Lab], folder: Path
+) -> None:
+    """The line's public address changes (the router's WAN address): with
+    ``--outside-check 1`` the server hears it within seconds, asks the router for the
+    mapping again (one mapping, still to this machine), says the new link and serves a
+    certificate pebble issued for the new address; the old address leads nowhere."""
+    lab = make_lab("public", pebble=True)
+    check = ("--outside-check", "1")
+    with war_server(lab, folder / "server", *_acme_args(lab), *check) as server:
+        first = await asyncio.to_thread(server.wait_for, _outside_said, STARTED_WITHIN)
+        assert first.get("url") == OUTSIDE_URL, first
+        lab.set_wan_ip(MOVED_IP)
+        moved = await asyncio.to_thread(
+            server.wait_for, _said_url(f"https://{MOVED_IP}/"), STARTED_WITHIN
+        )
+        assert "advice" in moved
+        server.wait_for(_certified(MOVED_IP), 5)
+        remapped = [line for line in server.seen if line.get("event") == "outside_renewed"]
+        assert remapped, "the mapping is asked for again for the new address"
+        assert [(f.public_port, f.address, f.port) for f in lab.forwards()] == [
+            (443, HOME_IP, 8443)
+        ]
+        grandma, code = await _grandmas_room(lab)
+        trust = ssl.create_default_context(cadata=lab.pebble_root().decode())
+        with lab.inside("net"):
+            ben = Client(await connect(f"wss://{MOVED_IP}/", ssl=trust, open_timeout=15))
+        assert _names_of(ben) == [MOVED_IP]
+        await ben.send(JoinRoom(name="Ben", code=code))
+        await ben.expect(Welcome)
+        await ben.close()
+        await grandma.close()
+    assert server.process.returncode == 0
+    assert lab.forwards() == []
+
+
+async def test_behind_a_shared_address_ipv6_is_the_way_in(
+    make_lab: Callable[..., Lab], folder: Path
+) -> None:
+    """The carrier shares the IPv4 address but routes IPv6 (mobile and many fibre lines):
+    the server says the shared address, opens the IPv6 pinhole alone, gets the IPv6
+    address's certificate, prints the IPv6 link, and the house's invitation gives it; a
+    relative on the internet sits down over IPv6."""
+    lab = make_lab("cgnat6", pebble=True)
+    with war_server(lab, folder / "server", *_acme_args(lab)) as server:
+        first = await asyncio.to_thread(server.wait_for, _outside_said, STARTED_WITHIN)
+        assert first.get("failed") == "address", first
+        await asyncio.to_thread(
+            server.wait_for, _said_url(OUTSIDE_URL6, over="ipv6"), STARTED_WITHIN
+        )
+        assert lab.pinholes() == [(HOME_IP6, 443)]
+        assert lab.forwards() == []
+        with lab.inside("home"):
+            grandma = Client(await connect(f"ws://{HOME_IP}:8765/", open_timeout=15))
+        await grandma.send(CreateRoom(name="Grandma"))
+        welcome = await grandma.expect(Welcome)
+        assert welcome.outside == OUTSIDE_URL6, "the invitation gives the IPv6 link"
+        assert welcome.player_code is not None
+        trust = ssl.create_default_context(cadata=lab.pebble_root().decode())
+        with lab.inside("net"):
+            ben = Client(await connect(OUTSIDE_URL6.replace("https", "wss"), ssl=trust,
+                                       open_timeout=15))  # fmt: skip
+        assert _names_of(ben) == [HOME_IP6]
+        await ben.send(JoinRoom(name="Ben", code=welcome.player_code))
+        await ben.expect(Welcome)
+        await ben.close()
+        await grandma.close()
+    assert server.process.returncode == 0
+    assert lab.pinholes() == [], "the pinhole is removed on SIGTERM"

@@ -12,11 +12,13 @@ from typing import cast
 import pytest
 
 from server.adapters.outside import (
+    Ipv6RefusedError,
     NoRouterError,
     Options,
     Pinhole,
     PortTakenError,
     SharedAddressError,
+    open_ipv6,
     open_outside,
 )
 from server.adapters.outside.door import Method
@@ -213,6 +215,8 @@ async def test_a_new_external_address_is_a_change(make_lab: Callable[..., Lab]) 
             assert change.external_address == IPv4Address("203.0.113.5")
             assert change.lost is None
             assert door.url == "https://203.0.113.5/"
+            assert door.renewals == 1, "the mapping is asked for again for the new address"
+            assert lab.forwards() == [OURS]
             assert _reach(lab, "203.0.113.5", 443) == "203.0.113.100"
         assert lab.forwards() == []
 
@@ -351,3 +355,43 @@ async def test_a_router_that_rebooted_between_checks_is_asked_again_at_once(
             await asyncio.wait_for(door.renewed(), WAIT)  # the next check maps it again
             assert lab.forwards() == [OURS]
         assert lab.forwards() == []
+
+
+async def test_behind_a_shared_address_the_ipv6_pinhole_opens_alone(
+    make_lab: Callable[..., Lab],
+) -> None:
+    """The carrier shares the IPv4 address and routes IPv6: the IPv4 door is refused
+    (shared address) and leaves nothing, the pinhole alone opens, is renewed, is lost
+    while the router is down and back when it is up, and is removed at the end."""
+    lab = make_lab("cgnat6")
+    six = IPv6Address(HOME_IP6)
+    options = Options(lease=2, retry_after=0.2, ssdp_wait=0.5)
+    with lab.inside("home"):
+        with pytest.raises(SharedAddressError):
+            async with open_outside(8443, 443, Options(methods=("upnp",), ipv6=False)):
+                pass
+        async with open_ipv6(six, 8443, options) as door:
+            assert door.ipv6 == Pinhole(six, 8443)
+            assert door.external_address == six and door.public_port == 8443
+            assert lab.pinholes() == [(HOME_IP6, 8443)]
+            assert lab.forwards() == []
+            # (in a thread: the loop goes on renewing the pinhole's 2 s lease meanwhile)
+            assert await asyncio.to_thread(_reach, lab, HOME_IP6, 8443) == NET_IP6
+            changes = door.changes()
+            lab.stop_router()
+            lost = await asyncio.wait_for(anext(changes), WAIT)
+            assert lost.lost is not None and lost.external_address is None
+            lab.start_router()
+            back = await asyncio.wait_for(anext(changes), WAIT)
+            assert back.lost is None and back.ipv6 == Pinhole(six, 8443)
+            assert lab.pinholes() == [(HOME_IP6, 8443)]
+        assert lab.pinholes() == []
+
+
+async def test_a_router_that_opens_no_pinhole_is_said(make_lab: Callable[..., Lab]) -> None:
+    lab = make_lab("cgnat")  # no IPv6 at all: nothing to open a pinhole to
+    with lab.inside("home"), pytest.raises(Ipv6RefusedError) as refused:
+        async with open_ipv6(IPv6Address(HOME_IP6), 443, Options(ssdp_wait=0.5)):
+            pass
+    assert refused.value.step == "ipv6"
+    assert "UPnP or PCP for IPv6" in str(refused.value)

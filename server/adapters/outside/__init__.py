@@ -41,21 +41,28 @@ The server calls one thing::
   each renewal) the address is asked again, and whether the router still holds the
   mapping (UPnP: GetSpecificPortMappingEntry; NAT-PMP: its epoch, RFC 6886 §3.6; PCP: the
   mapping is renewed): a router that restarted is asked again at once. A new address is a
-  `Change` from ``changes()``: the caller re-issues the certificate and reprints the
-  link. When the router stops answering or refuses a renewal, a `Change` with ``lost``
-  set; the door keeps asking every ``retry_after`` seconds (30) and a `Change` with
-  ``lost`` None says it is back.
+  `Change` from ``changes()`` (after the mapping is asked for again at once): the
+  caller re-issues the certificate and reprints the link. When the router stops
+  answering or refuses a renewal, a `Change` with ``lost`` set; the door keeps asking
+  every ``retry_after`` seconds (30) and a `Change` with ``lost`` None says it is back.
 - **IPv6** (``ipv6=True``): where this machine has a global IPv6 address, a pinhole to
-  ``lan_port`` through the router's firewall (no translation: the port is the same), by
+  ``ipv6_port`` (default ``lan_port``) of ``ipv6_address`` (default the first global
+  address) through the router's firewall (no translation: the port is the same; the
+  server gives the address and port 443 its IPv6 listener holds), by
   PCP at the IPv6 default router, else by UPnP-IGDv2's WANIPv6FirewallControl; renewed
   with the mapping. ``door.ipv6`` is then the address to certify too (and
   ``door.ipv6.url`` the link). None when there is no global address or the router will not.
+- **IPv6 alone** (`open_ipv6`): where the IPv4 address is shared (`SharedAddressError`)
+  the server can still open the pinhole alone: a `PinholeDoor` with the same
+  ``external_address`` (the IPv6 address), ``public_port``, ``ipv6`` and ``changes()``
+  (a lost pinhole and its return), renewed at half its lease; `Ipv6RefusedError` when
+  the router opens none.
 - **Closing**: leaving the ``async with`` (however: a return, an error, SIGTERM or SIGINT
   cancelling the task) removes the mapping and the pinhole, if they are still ours, within
   a few seconds, even while the task is being cancelled.
 
 Failures (`errors`): `NoRouterError`, `RouterRefusedError`, `SharedAddressError`,
-`PortTakenError`, all `OutsideError` with ``step`` and a one-sentence message.
+`PortTakenError`, `Ipv6RefusedError`, all `OutsideError` with ``step`` and a one-sentence message.
 
 The protocols are sans-I/O (`wire`: `natpmp`, `pcp`, `upnp`, `httpwire`, `xmlsafe`:
 bytes in, checked values out, every router answer treated as hostile: bounded sizes,
@@ -65,8 +72,16 @@ address is whose, `errors` says what failed. Hand-written: async-upnp-client cov
 only (and pulls in aiohttp), and no maintained Python library covers NAT-PMP and PCP.
 """
 
-from server.adapters.outside.door import Change, Door, Options, open_outside
+from server.adapters.outside.door import (
+    Change,
+    Door,
+    Options,
+    PinholeDoor,
+    open_ipv6,
+    open_outside,
+)
 from server.adapters.outside.errors import (
+    Ipv6RefusedError,
     NoRouterError,
     OutsideError,
     PortTakenError,
@@ -78,12 +93,15 @@ from server.adapters.outside.pinholes import Pinhole
 __all__ = [
     "Change",
     "Door",
+    "Ipv6RefusedError",
     "NoRouterError",
     "Options",
     "OutsideError",
     "Pinhole",
+    "PinholeDoor",
     "PortTakenError",
     "RouterRefusedError",
     "SharedAddressError",
+    "open_ipv6",
     "open_outside",
 ]

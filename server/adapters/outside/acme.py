@@ -1,10 +1,11 @@
-"""An ACME client (RFC 8555) for one IP address (RFC 8738), validated by tls-alpn-01
-(RFC 8737) on the server's own TLS port: no port 80, no DNS name.
+"""An ACME client (RFC 8555) for IP addresses (RFC 8738: the public IPv4 address, and
+the global IPv6 address where there is one, in one certificate), each validated by
+tls-alpn-01 (RFC 8737) on the server's own TLS port: no port 80, no DNS name.
 
 `AcmeClient.issue` runs one order to its end: the directory, a nonce, the account (the
 key's own: ``newAccount`` answers the existing one for a known key), a new order for the
-``ip`` identifier (with the ``shortlived`` profile when the directory lists profiles:
-Let's Encrypt issues certificates for IP addresses only under it), the authorization's
+``ip`` identifiers (with the ``shortlived`` profile when the directory lists profiles:
+Let's Encrypt issues certificates for IP addresses only under it), each authorization's
 ``tls-alpn-01`` challenge (its certificate handed to a `ChallengeResponder`, which the
 listener serves to a validator that asks for ``acme-tls/1`` under the address's reverse
 name, ``2.113.0.203.in-addr.arpa``), the finalization with a CSR for a fresh key, and the
@@ -55,6 +56,7 @@ from server.adapters.settings.values import LETS_ENCRYPT
 __all__ = [
     "ACME_TLS_ALPN",
     "LETS_ENCRYPT",
+    "MAX_IDENTIFIERS",
     "MAX_REPLY_BYTES",
     "PROFILE",
     "REQUEST_TIMEOUT",
@@ -84,6 +86,8 @@ MAX_REPLY_BYTES = 256 * 1024
 REQUEST_TIMEOUT = 20.0
 """Seconds one request to the CA may take (connect, send, read)."""
 RETRIES = 5
+MAX_IDENTIFIERS = 2
+"""Addresses in one order: the public IPv4 address and the global IPv6 address."""
 """Times a request is retried after badNonce, a rate limit or a network failure."""
 MAX_RETRY_AFTER = 300.0
 """The longest Retry-After honoured; a CA asking for more fails the step (try later)."""
@@ -99,7 +103,14 @@ JsonObject = dict[str, Any]
 
 
 class AcmeError(Exception):
-    """A step of getting the certificate failed; the message says which and what to do."""
+    """A step of getting the certificate failed; the message says which and what to do.
+    ``addresses``: the addresses the failure is about (an authorization's, or the order's
+    when the CA refused its identifiers), empty when it is not about one (the CA out of
+    reach, a bad reply)."""
+
+    def __init__(self, message: str, addresses: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.addresses = addresses
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,25 +334,30 @@ class AcmeClient:
     _account: str | None = None
 
     # --- the whole order ---------------------------------------------------------------
-    async def issue(self, address: str) -> Issued:
-        """A certificate for ``address`` (an IPv4 or IPv6 address as text).
+    async def issue(self, *addresses: str) -> Issued:
+        """One certificate for ``addresses`` (IPv4 or IPv6 addresses as text: the
+        router's public IPv4 address and the machine's global IPv6 address), each proved
+        by its own tls-alpn-01 validation in the same order.
 
         Raises:
             AcmeError: a step failed; the message says which and what to do.
         """
-        ipaddress.ip_address(address)  # the caller's bug, not the CA's: ValueError
+        wanted = [ipaddress.ip_address(a) for a in addresses]  # the caller's bug: ValueError
+        if not 1 <= len(wanted) <= MAX_IDENTIFIERS or len(set(wanted)) != len(wanted):
+            raise ValueError(f"1 to {MAX_IDENTIFIERS} different addresses, not {addresses!r}")
+        addresses = tuple(str(a) for a in wanted)
         await self._load_directory()
         await self._register()
-        order_url, order = await self._new_order(address)
+        order_url, order = await self._new_order(addresses)
         authorizations = order.get("authorizations")
         if not isinstance(authorizations, list) or not 1 <= len(authorizations) <= 4:
             raise AcmeError("new order: the CA's order lists no authorizations; try again later")
         for url in authorizations:
             if not isinstance(url, str):
                 raise AcmeError("new order: the CA's order has a bad authorization; try later")
-            await self._authorize(self._url(url, "authorization"), address)
+            await self._authorize(self._url(url, "authorization"), addresses)
         key = ec.generate_private_key(ec.SECP256R1())
-        order = await self._finalize(order_url, order, address, key)
+        order = await self._finalize(order_url, order, addresses, key)
         chain = await self._download(_text(order, "certificate", "certificate download"))
         leaf = x509.load_pem_x509_certificates(chain)[0]
         return Issued(
@@ -382,24 +398,37 @@ class AcmeClient:
             raise AcmeError(f"{step}: the CA gave no account URL; try again later")
         self._account = self._url(location, step)
 
-    async def _new_order(self, address: str) -> tuple[str, JsonObject]:
-        step = f"ordering a certificate for {address}"
-        payload: JsonObject = {"identifiers": [{"type": "ip", "value": address}]}
+    async def _new_order(self, addresses: tuple[str, ...]) -> tuple[str, JsonObject]:
+        step = f"ordering a certificate for {' and '.join(addresses)}"
+        payload: JsonObject = {"identifiers": [{"type": "ip", "value": a} for a in addresses]}
         if PROFILE in self._profiles:
             payload["profile"] = PROFILE
         reply = await self._post(self._urls["newOrder"], payload, step)
         if reply.status != 201:
-            raise self._failed(step, reply)
+            failure = self._failed(step, reply)
+            if _problem(reply)[0] in _IDENTIFIER_REFUSED:
+                failure.addresses = addresses
+            raise failure
         location = reply.header("Location")
         if location is None:
             raise AcmeError(f"{step}: the CA gave no order URL; try again later")
         return self._url(location, step), self._json(reply, step)
 
-    async def _authorize(self, url: str, address: str) -> None:
-        step = f"proving {address} is this server's (tls-alpn-01)"
+    async def _authorize(self, url: str, addresses: tuple[str, ...]) -> None:
+        step = "proving the address is this server's (tls-alpn-01)"
         authorization = self._json(await self._post_as_get(url, step), step)
+        address = _identified(authorization, addresses, step)
         if authorization.get("status") == "valid":
             return
+        try:
+            await self._prove(url, authorization, address)
+        except AcmeError as failure:
+            failure.addresses = (address,)
+            raise
+
+    async def _prove(self, url: str, authorization: JsonObject, address: str) -> None:
+        """Answer an authorization's tls-alpn-01 challenge for ``address``."""
+        step = f"proving {address} is this server's (tls-alpn-01)"
         challenges = authorization.get("challenges")
         chosen = None
         if isinstance(challenges, list):
@@ -430,16 +459,18 @@ class AcmeClient:
             self.responder.withdraw(name)
 
     async def _finalize(
-        self, order_url: str, order: JsonObject, address: str, key: ec.EllipticCurvePrivateKey
+        self,
+        order_url: str,
+        order: JsonObject,
+        addresses: tuple[str, ...],
+        key: ec.EllipticCurvePrivateKey,
     ) -> JsonObject:
         step = "finalizing the certificate order"
+        names = [x509.IPAddress(ipaddress.ip_address(a)) for a in addresses]
         csr = (
             x509.CertificateSigningRequestBuilder()
             .subject_name(x509.Name([]))
-            .add_extension(
-                x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address(address))]),
-                critical=False,
-            )
+            .add_extension(x509.SubjectAlternativeName(names), critical=False)
             .sign(key, hashes.SHA256())
         )
         finalize = self._url(_text(order, "finalize", step), step)
@@ -584,13 +615,14 @@ class AcmeClient:
         said = f"{kind}: {detail}" if kind else f"HTTP {reply.status}"
         if reply.status == 429 or kind == "rateLimited":
             advice = "the CA limits how often it issues; wait and restart later"
-        elif kind in ("unauthorized", "rejectedIdentifier", "unsupportedIdentifier"):
+        elif kind in ("unauthorized", *_IDENTIFIER_REFUSED):
             advice = "this CA will not issue for this address; see docs/hosting.md"
         else:
             advice = _TRY_LATER
         return AcmeError(f"{step}: the CA said {said.rstrip('.')}; {advice}")
 
 
+_IDENTIFIER_REFUSED = ("rejectedIdentifier", "unsupportedIdentifier")
 _B64URL = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 _TRY_LATER = (
     "try again later, or forward the port by hand with your own certificate (docs/hosting.md)"
@@ -599,6 +631,25 @@ _UNREACHABLE = (
     "the CA could not reach this server on the public address: check the router forwards "
     "the outside port to this machine and nothing else answers on it (docs/hosting.md)"
 )
+
+
+def _identified(authorization: JsonObject, addresses: tuple[str, ...], step: str) -> str:
+    """Which of ``addresses`` an authorization is for (its ``identifier``); an
+    authorization for anything else is the CA's error."""
+    identifier = authorization.get("identifier")
+    value = identifier.get("value") if isinstance(identifier, dict) else None
+    kind = identifier.get("type") if isinstance(identifier, dict) else None
+    try:
+        named = ipaddress.ip_address(value) if kind == "ip" and isinstance(value, str) else None
+    except ValueError:
+        named = None
+    for address in addresses:
+        if named is not None and named == ipaddress.ip_address(address):
+            return address
+    raise AcmeError(
+        f"{step}: the CA asks to prove an identifier this server did not order; "
+        "check --acme-directory points at a trustworthy CA"
+    )
 
 
 def _reason(document: JsonObject) -> str:

@@ -6,10 +6,10 @@ written to a temporary file then renamed, so a crash never leaves half a key):
 - ``outside-account.pem``: the ACME account's key (P-256), made once and kept: the CA
   knows the account by it.
 - ``outside-cert.pem`` and ``outside-key.pem``: the last certificate issued (its chain)
-  and its key.
+  and its key; ``outside6-cert.pem`` and ``outside6-key.pem``: the IPv6 listener's.
 
 `CertificateFiles.usable` gives the kept certificate back when it still serves: it
-names the address asked for and less than two thirds of its life are spent
+names the addresses asked for and less than two thirds of its life are spent
 (`renew_at`: Let's Encrypt's ``shortlived`` certificates live 160 hours, so they are
 renewed after about 107). A restart inside that window asks the CA nothing.
 """
@@ -19,6 +19,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,9 +78,20 @@ def _read_private(path: Path) -> bytes | None:
 
 @dataclass(frozen=True, slots=True)
 class CertificateFiles:
-    """The outside certificate's files in ``folder`` (the store's)."""
+    """The outside certificate's files in ``folder`` (the store's); ``family`` ``"6"``:
+    the IPv6 listener's (``outside6-cert.pem``, ``outside6-key.pem``; the account is
+    the same)."""
 
     folder: Path
+    family: str = ""
+
+    @property
+    def cert_file(self) -> Path:
+        return self.folder / CERT_FILE.replace("outside-", f"outside{self.family}-")
+
+    @property
+    def key_file(self) -> Path:
+        return self.folder / KEY_FILE.replace("outside-", f"outside{self.family}-")
 
     def account_key(self) -> ec.EllipticCurvePrivateKey:
         """The ACME account key, made and saved the first time.
@@ -117,14 +129,14 @@ class CertificateFiles:
             OSError: the folder cannot be written.
         """
         self.folder.mkdir(parents=True, exist_ok=True)
-        _write_private(self.folder / KEY_FILE, issued.key_pem)
-        _write_private(self.folder / CERT_FILE, issued.chain_pem)
+        _write_private(self.key_file, issued.key_pem)
+        _write_private(self.cert_file, issued.chain_pem)
 
-    def usable(self, address: str, now: float) -> Issued | None:
-        """The kept certificate if it names ``address``, its key matches, and it is not
-        yet due for renewal at ``now``; else None."""
-        chain = _read_private(self.folder / CERT_FILE)
-        key_pem = _read_private(self.folder / KEY_FILE)
+    def usable(self, addresses: Sequence[str], now: float) -> Issued | None:
+        """The kept certificate if it names every one of ``addresses``, its key matches,
+        and it is not yet due for renewal at ``now``; else None."""
+        chain = _read_private(self.cert_file)
+        key_pem = _read_private(self.key_file)
         if chain is None or key_pem is None:
             return None
         try:
@@ -135,7 +147,8 @@ class CertificateFiles:
             return None
         if key.public_key() != leaf.public_key():
             return None
-        if ipaddress.ip_address(address) not in names.value.get_values_for_type(x509.IPAddress):
+        named = names.value.get_values_for_type(x509.IPAddress)
+        if not addresses or any(ipaddress.ip_address(a) not in named for a in addresses):
             return None
         issued = Issued(
             chain_pem=chain,

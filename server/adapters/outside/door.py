@@ -9,13 +9,18 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from ipaddress import IPv4Address
+from ipaddress import IPv4Address, IPv6Address
 from typing import Literal
 
 from server.adapters.logs import get_logger
 from server.adapters.outside import transport
 from server.adapters.outside.addresses import default_gateway, lan_address
-from server.adapters.outside.errors import NoRouterError, OutsideError, RouterRefusedError
+from server.adapters.outside.errors import (
+    Ipv6RefusedError,
+    NoRouterError,
+    OutsideError,
+    RouterRefusedError,
+)
 from server.adapters.outside.pinholes import Hole, Pinhole, open_pinhole
 from server.adapters.outside.routers import (
     Ask,
@@ -49,6 +54,10 @@ class Options:
     - ``description``: the name the router shows for the mapping (UPnP);
     - ``methods``: which protocols to try, in order;
     - ``ipv6``: open an IPv6 pinhole too, where this machine has a global address;
+    - ``ipv6_address``, ``ipv6_port``: which address and port the pinhole is for (None:
+      this machine's first global IPv6 address; the LAN port): the server gives the
+      address and port its IPv6 listener holds (443, where the certificate's check
+      reaches it);
     - ``check_every``: seconds between asking the router for its address;
     - ``ssdp_wait``: seconds to wait for an IGD to answer the search;
     - ``retry_after``: seconds between asking again while the door is lost;
@@ -59,6 +68,8 @@ class Options:
     description: str = DESCRIPTION
     methods: Sequence[Method] = METHODS
     ipv6: bool = True
+    ipv6_address: IPv6Address | None = None
+    ipv6_port: int | None = None
     check_every: float = CHECK_EVERY
     ssdp_wait: float = SSDP_WAIT
     retry_after: float = RETRY_AFTER
@@ -149,7 +160,10 @@ class Door:
                 if not due:
                     address = await self.router.external_address()
                     due = not await self.router.still_mapped()
-                if due:
+                # a new address (the line's changed): the mapping is asked for again at
+                # once, for a router that tied it to the old address (PCP) to move it
+                moved = address is not None and address != self.external_address
+                if due or moved:
                     grant = await self._renew()
                     renew_at = loop.time() + (grant.lease / 2 if grant.lease else 1e12)
                     if grant.external_address is not None:  # (PCP tells it in its answer)
@@ -300,7 +314,9 @@ async def open_outside(
     try:
         if options.ipv6:
             upnp_router = router if isinstance(router, UpnpRouter) else None
-            opened = await open_pinhole(ask, options.lease, upnp_router)
+            opened = await open_pinhole(
+                ask, options.lease, upnp_router, options.ipv6_address, options.ipv6_port
+            )
             if opened is not None:
                 door._pinhole_router, door.ipv6 = opened
         log.info(
@@ -315,4 +331,115 @@ async def open_outside(
         await door.close()
 
 
-__all__ = ["Change", "Door", "Options", "Pinhole", "open_outside"]
+class PinholeDoor:
+    """IPv6 alone: a pinhole through the router's firewall with no IPv4 mapping (the
+    router's IPv4 address is shared, carrier-grade NAT). Renewed at half its lease; a
+    refused or unanswered renewal is a `Change` with ``lost`` set, asked again every
+    ``retry_after`` seconds until a `Change` with ``lost`` None says it is back."""
+
+    def __init__(self, hole: Hole, pinhole: Pinhole, lease: int, options: Options) -> None:
+        self.hole = hole
+        self.ipv6: Pinhole | None = pinhole
+        self.lease = options.lease
+        self.granted_lease = lease
+        self.retry_after = options.retry_after
+        self.renewals = 0
+        self._lost: OutsideError | None = None
+        self._changes: asyncio.Queue[Change] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._closed = False
+
+    @property
+    def external_address(self) -> IPv6Address:
+        assert self.ipv6 is not None
+        return self.ipv6.address
+
+    @property
+    def public_port(self) -> int:
+        assert self.ipv6 is not None
+        return self.ipv6.port
+
+    @property
+    def protocol(self) -> str:
+        return self.hole.name
+
+    async def changes(self) -> AsyncIterator[Change]:
+        """A lost pinhole and its return (the address never changes: it is this machine's)."""
+        while True:
+            yield await self._changes.get()
+
+    def _start(self) -> None:
+        self._task = asyncio.create_task(self._keep(), name="outside-pinhole")
+
+    async def _keep(self) -> None:
+        while True:
+            wait = self.retry_after if self._lost else max(1.0, self.granted_lease / 2)
+            await asyncio.sleep(wait)
+            try:
+                grant = await self.hole.map(self.lease)
+            except (OutsideError, OSError, ValueError) as error:
+                failure = (
+                    error if isinstance(error, OutsideError) else RouterGoneError(self.protocol)
+                )
+                if self._lost is None:
+                    log.warning("outside_lost", step=failure.step, error=str(failure)[:200])
+                    self._lost = failure
+                    self._changes.put_nowait(Change(None, None, failure))
+                continue
+            self.granted_lease = grant.lease
+            self.renewals += 1
+            log.info("outside_renewed", protocol=self.protocol, lease=grant.lease)
+            if self._lost is not None:
+                self._lost = None
+                self._changes.put_nowait(Change(None, self.ipv6, None))
+
+    async def close(self) -> None:
+        """Remove the pinhole (bounded in time, finished even while being cancelled)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+        async def remove() -> None:
+            try:
+                await asyncio.wait_for(self.hole.unmap(), CLOSE_TIMEOUT)
+            except (OutsideError, TimeoutError, OSError) as failure:
+                log.warning("outside_unmap_failed", protocol=self.hole.name, error=str(failure))
+            log.info("outside_closed", protocol=self.hole.name, port=self.public_port)
+
+        await asyncio.shield(asyncio.ensure_future(remove()))
+
+
+@contextlib.asynccontextmanager
+async def open_ipv6(
+    address: IPv6Address, port: int, options: Options | None = None
+) -> AsyncIterator[PinholeDoor]:
+    """A pinhole alone to ``address``:``port`` (PCP, else UPnP's WANIPv6FirewallControl),
+    for a line whose IPv4 address is shared; `Ipv6RefusedError` if the router opens none."""
+    options = options or Options()
+    gateway = options.gateway or default_gateway()
+    try:
+        lan = lan_address(gateway) if gateway is not None else IPv4Address(0)
+    except OSError:
+        lan = IPv4Address(0)
+    ask = Ask(lan, port, port, options.description)
+    upnp_router = None
+    if gateway is not None and lan != IPv4Address(0) and "upnp" in options.methods:
+        upnp_router = await _find_upnp(ask, gateway, options.ssdp_wait)
+    opened = await open_pinhole(ask, options.lease, upnp_router, address, port)
+    if opened is None:
+        raise Ipv6RefusedError(address, port)
+    hole, pinhole = opened
+    door = PinholeDoor(hole, pinhole, options.lease, options)
+    try:
+        log.info("outside_open", protocol=hole.name, ipv6=str(address), port=port)
+        door._start()
+        yield door
+    finally:
+        await door.close()
+
+
+__all__ = ["Change", "Door", "Options", "Pinhole", "PinholeDoor", "open_ipv6", "open_outside"]

@@ -6,7 +6,7 @@ types let it and the tests tell them apart. docs/hosting.md ("The router step") 
 
 from __future__ import annotations
 
-from ipaddress import IPv4Address
+from ipaddress import IPv4Address, IPv6Address
 
 HOSTING = "docs/hosting.md"
 
@@ -75,4 +75,20 @@ class PortTakenError(OutsideError):
             f"The router already forwards public TCP port {public_port} to {holder}: free it "
             "there (or in the router's settings page), or choose another port with "
             "--outside-port."
+        )
+
+
+class Ipv6RefusedError(OutsideError):
+    """The router opened no pinhole through its IPv6 firewall (PCP and UPnP's
+    WANIPv6FirewallControl both refused or are off)."""
+
+    step = "ipv6"
+
+    def __init__(self, address: IPv6Address, port: int) -> None:
+        self.address = address
+        self.port = port
+        super().__init__(
+            f"The router opened no way in to [{address}]:{port} through its IPv6 firewall "
+            "(PCP or UPnP-IGDv2): switch on UPnP or PCP for IPv6 in the router's settings, "
+            "or open the port there by hand (docs/hosting.md)."
         )

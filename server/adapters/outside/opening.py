@@ -5,25 +5,37 @@ listener, in that order, and kept up while the server runs.
 
 1. **listener**: the server listens on ``--outside-lan-port`` with the outside TLS
    context (`server.adapters.outside.tls.OutsideTls`: no certificate yet, but it answers
-   tls-alpn-01 validations);
+   tls-alpn-01 validations); where this machine has a global IPv6 address, also on
+   that address's ``--outside-port`` (443) itself (`_listen_ipv6`: IPv6 has no
+   translation, and the certificate's check connects to port 443 of the address), which
+   needs root, CAP_NET_BIND_SERVICE or ``net.ipv4.ip_unprivileged_port_start`` (it
+   covers IPv6 too) at 443 or below: else ``outside failed=ipv6`` says so and IPv4 goes on;
 2. **router**: the home router forwards public ``--outside-port`` (443) to it
    (`server.adapters.outside.open_outside`: UPnP-IGD, PCP, NAT-PMP) and says the public
-   address; a shared address (carrier-grade NAT) fails here;
-3. **certificate**: the kept one when it still serves that address
+   address; a shared address (carrier-grade NAT) fails here (and, with an IPv6
+   listener, the pinhole alone is asked for: `_ipv6_alone`, the IPv6 link then being the
+   only one and the invitation's); the IPv6 listener's
+   address and port get a pinhole through the router's firewall (PCP or
+   WANIPv6FirewallControl), or ``outside failed=ipv6`` says the router would not;
+3. **certificate**: the kept one when it still serves those addresses
    (`server.adapters.outside.certificates.CertificateFiles`), else a new one from the
-   ACME CA (`server.adapters.outside.acme.AcmeClient`, ``--acme-directory``), installed
-   into the live context;
-4. the link: one line, ``outside url=https://203.0.113.2/``, and the invitation's
-   outside link (`WarServer.outside_url`).
+   ACME CA (`server.adapters.outside.acme.AcmeClient`, ``--acme-directory``): one order
+   with the IPv4 address and the IPv6 address as its two identifiers, each validated by
+   tls-alpn-01 (where the IPv6 one fails, ``outside failed=ipv6`` and a certificate for
+   the IPv4 address alone), installed into the live context;
+4. the links: one line, ``outside url=https://203.0.113.2/``, and with IPv6 a second,
+   ``outside url=https://[2001:db8:77::20]/ over=ipv6``; the invitation's outside link
+   (`WarServer.outside_url`) is the IPv4 one.
 
 Then, until the server stops: the certificate is renewed when a third of its life is left
 (a failed renewal is retried with backoff while the old one still serves), and a change
-the router reports is followed: a new public address gets a new certificate and the link
-is said again; a lost mapping takes the link away until the router gives one back. On
-exit (SIGTERM, SIGINT) the mapping is removed by leaving ``open_outside``.
+the router reports is followed: a new public address gets a new certificate and the links
+are said again; a lost mapping takes the links away until the router gives one back. On
+exit (SIGTERM, SIGINT) the mapping and the pinhole are removed by leaving ``open_outside``.
 
 Every failure is one log line, ``outside failed=STEP reason=SENTENCE`` (the sentence
-says what to do), no outside link is printed, and the server goes on serving the house.
+says what to do), no outside link is printed (``failed=ipv6``: no IPv6 link), and the
+server goes on serving the house.
 """
 
 from __future__ import annotations
@@ -33,7 +45,7 @@ import contextlib
 import ipaddress
 import ssl
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +53,7 @@ from typing import Protocol
 
 from server.adapters.logs import get_logger
 from server.adapters.outside.acme import AcmeClient, AcmeError, Issued, UrllibTransport
+from server.adapters.outside.addresses import global_ipv6_addresses
 from server.adapters.outside.certificates import CertificateFiles, renew_at
 from server.adapters.outside.tls import OutsideTls
 
@@ -49,11 +62,14 @@ __all__ = [
     "RETRY_SECONDS",
     "Change",
     "Door",
+    "Hole",
+    "Line",
     "OpenDoor",
     "Outside",
     "OutsideHooks",
     "OutsidePlan",
     "RouterStep",
+    "Six",
     "outside",
     "outside_url",
 ]
@@ -74,6 +90,15 @@ class Change(Protocol):
     def lost(self) -> Exception | None: ...
 
 
+class Hole(Protocol):
+    """An IPv6 pinhole the router opened (`server.adapters.outside.Pinhole`)."""
+
+    @property
+    def address(self) -> ipaddress.IPv6Address: ...
+    @property
+    def port(self) -> int: ...
+
+
 class Door(Protocol):
     """An open mapping on the router (`server.adapters.outside.open_outside`'s)."""
 
@@ -81,38 +106,51 @@ class Door(Protocol):
     def external_address(self) -> ipaddress.IPv4Address | ipaddress.IPv6Address: ...
     @property
     def public_port(self) -> int: ...
+    @property
+    def ipv6(self) -> Hole | None: ...
     def changes(self) -> AsyncIterator[Change]: ...
 
 
-OpenDoor = Callable[[int, int], AbstractAsyncContextManager[Door]]
-"""Open the router's door: ``(lan_port, public_port)``."""
+Six = tuple[ipaddress.IPv6Address, int]
+"""The IPv6 address and port the server listens on for the outside (the pinhole's)."""
+
+OpenDoor = Callable[[int, int, Six | None], AbstractAsyncContextManager[Door]]
+"""Open the router's door: ``(lan_port, public_port, ipv6)``; ``ipv6``: the pinhole to
+open too (None: none)."""
 
 
 @dataclass(frozen=True, slots=True)
 class OutsideHooks:
     """What tests change of `outside` through `server.adapters.serving.serving`: the
     router (None: the home router), a call with the state once it runs (tests wait on its
-    certificates), and the pause between retries."""
+    certificates), the pause between retries, and this machine's global IPv6 addresses
+    (None: the system's, `server.adapters.outside.addresses.global_ipv6_addresses`)."""
 
     router: RouterStep | None = None
     on_state: Callable[[Outside], object] | None = None
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    ipv6_addresses: Callable[[], Sequence[ipaddress.IPv6Address]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class RouterStep:
     """How to open the router's door, and the failures it raises (each with ``step``
     and a one-sentence ``str``): `server.adapters.outside.open_outside` and
-    `server.adapters.outside.OutsideError` in production."""
+    `server.adapters.outside.OutsideError` in production, and
+    `server.adapters.outside.open_ipv6` for IPv6 alone."""
 
     open: OpenDoor
     errors: tuple[type[Exception], ...]
+    open_ipv6: Callable[[Six], AbstractAsyncContextManager[Door]] | None = None
+    """the IPv6 pinhole alone, where the IPv4 address is shared (None: never)"""
 
 
 class _Server(Protocol):
     outside_url: str | None
 
-    async def listen_outside(self, port: int, context: ssl.SSLContext) -> int: ...
+    async def listen_outside(
+        self, port: int, context: ssl.SSLContext, host: str | None = None
+    ) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +165,8 @@ class OutsidePlan:
 
 
 def outside_url(address: ipaddress.IPv4Address | ipaddress.IPv6Address, port: int) -> str:
-    """The outside link: ``https://203.0.113.2/`` (``:port`` unless 443)."""
+    """The outside link: ``https://203.0.113.2/``, ``https://[2001:db8::20]/``
+    (``:port`` unless 443)."""
     host = f"[{address}]" if address.version == 6 else str(address)
     return f"https://{host}/" if port == 443 else f"https://{host}:{port}/"
 
@@ -136,8 +175,24 @@ def _said(error: BaseException) -> str:
     return " ".join(str(error).split()) or type(error).__name__
 
 
+@dataclass(slots=True)
+class Line:
+    """One listener's certificate: the IPv4 listener's (the router's public address)
+    or the IPv6 listener's (this machine's global address), each from its own order, in
+    its own TLS context: a browser sends no name for an IP address (RFC 6066), so the
+    listener an address reaches is what picks its certificate."""
+
+    tls: OutsideTls
+    files: CertificateFiles
+    address: str | None = None
+    issued: Issued | None = None
+    failing: bool = False
+    """the last try for a certificate failed (retried with backoff; an older
+    certificate, if any, still serves)"""
+
+
 class Outside:
-    """The outside's running state: the TLS, the certificate, the link."""
+    """The outside's running state: the TLS, the certificates, the links."""
 
     def __init__(
         self,
@@ -150,67 +205,153 @@ class Outside:
     ) -> None:
         self.plan = plan
         self.server = server
-        self.tls = tls or OutsideTls()
-        self.files = CertificateFiles(plan.folder)
+        self.four = Line(tls or OutsideTls(), CertificateFiles(plan.folder))
+        """the public IPv4 address's listener (``--outside-lan-port``)"""
+        self.six = Line(OutsideTls(), CertificateFiles(plan.folder, "6"))
+        """the global IPv6 address's listener (``[address]:--outside-port``)"""
         self.clock = clock
         self.sleep = sleep
-        self.address: str | None = None
         self.public_port = plan.public_port
         """the public port the router opened (the link's)"""
-        self.issued: Issued | None = None
+        self.urls: tuple[str, ...] = ()
+        """the outside links said last, IPv4's first"""
         self.certified = asyncio.Event()
         """set each time a certificate is installed (tests wait on it; clear it first)"""
         self.followed = asyncio.Event()
         """set each time a change the router reported was followed (tests wait on it)"""
 
+    # the IPv4 line's, as before IPv6 (tests and the listener use them)
+    @property
+    def tls(self) -> OutsideTls:
+        return self.four.tls
+
+    @property
+    def address(self) -> str | None:
+        return self.four.address
+
+    @address.setter
+    def address(self, address: str | None) -> None:
+        self.four.address = address
+
+    @property
+    def issued(self) -> Issued | None:
+        return self.four.issued
+
+    @issued.setter
+    def issued(self, issued: Issued | None) -> None:
+        self.four.issued = issued
+
+    def lines(self) -> tuple[Line, ...]:
+        """The lines with an address to certify: IPv4's, then IPv6's."""
+        return tuple(line for line in (self.four, self.six) if line.address is not None)
+
     def failed(self, step: str, reason: str) -> None:
         """Say a failure: the step and the one sentence."""
         log.warning("outside", failed=step, reason=reason)
 
-    async def certify(self, address: str) -> bool:
-        """Get a certificate for ``address`` (the kept one if it serves), install it,
-        and say the link; False (said) if the CA failed."""
-        issued = self.files.usable(address, self.clock())
-        if issued is None:
-            try:
-                key = self.files.account_key()
-                client = AcmeClient(
-                    self.plan.directory,
-                    key,
-                    UrllibTransport(self.plan.ca_file),
-                    self.tls,
-                    sleep=self.sleep,
-                )
-                issued = await client.issue(address)
-                self.files.save(issued)
-            except AcmeError as error:
-                self.failed("certificate", str(error))
-                return False
-            except OSError as error:
-                self.failed(
-                    "certificate",
-                    f"keeping the certificate beside the store failed ({_said(error)}); "
-                    "check the store's folder is writable by the server",
-                )
-                return False
-        self.tls.install(issued.chain_pem, issued.key_pem)
-        self.issued, self.address = issued, address
-        url = outside_url(ipaddress.ip_address(address), self.public_port)
-        if self.server.outside_url != url:
-            self.server.outside_url = url
-            log.info(
-                "outside",
-                url=url,
-                advice="send this link to relatives elsewhere; phones in the house use the "
-                "home network's link",
+    async def certify(self) -> bool:
+        """Give each line a certificate (the kept one while it serves, else a new one
+        from the CA), install it, and say the links; False (said) if the CA failed for
+        the IPv4 line (the IPv6 line's failure is said as ``failed=ipv6``)."""
+        done = True
+        for line in self.lines():
+            assert line.address is not None
+            issued = line.files.usable([line.address], self.clock())
+            if issued is None:
+                issued = await self._issue(line)
+            line.failing = issued is None
+            if issued is None:
+                done = done and line is not self.four
+                continue
+            if issued is not line.issued:
+                line.tls.install(issued.chain_pem, issued.key_pem)
+                if line.issued is None or issued.chain_pem != line.issued.chain_pem:
+                    log.info(
+                        "outside_certificate",
+                        address=line.address,
+                        expires=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(issued.not_after)),
+                    )
+                line.issued = issued
+        self._say_links()
+        if done and self.four.issued is not None:
+            self.certified.set()
+        return done and self.four.issued is not None
+
+    async def _issue(self, line: Line) -> Issued | None:
+        """A new certificate for ``line`` from the CA, kept beside the store; None
+        (said) if it failed."""
+        assert line.address is not None
+        try:
+            key = line.files.account_key()
+            client = AcmeClient(
+                self.plan.directory,
+                key,
+                UrllibTransport(self.plan.ca_file),
+                line.tls,
+                sleep=self.sleep,
             )
-        log.info(
-            "outside_certificate",
-            address=address,
-            expires=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(issued.not_after)),
+            issued = await client.issue(line.address)
+            line.files.save(issued)
+        except AcmeError as error:
+            if line is self.six:
+                self.failed(
+                    "ipv6",
+                    f"{_said(error).rstrip('.')}; the outside link works over IPv4 meanwhile",
+                )
+            else:
+                self.failed("certificate", str(error))
+            return None
+        except OSError as error:
+            self.failed(
+                "certificate",
+                f"keeping the certificate beside the store failed ({_said(error)}); "
+                "check the store's folder is writable by the server",
+            )
+            return None
+        return issued
+
+    def _say_links(self) -> None:
+        """Say each outside link a certificate serves, once each time they change:
+        ``outside url=https://203.0.113.2/`` and, for IPv6, a second line
+        ``outside url=https://[2001:db8::20]/ over=ipv6``. The house's pages are told
+        the first: the IPv4 link, or the IPv6 one where there is no IPv4 link (a shared
+        IPv4 address, or the IPv4 door lost)."""
+        lines = [line for line in self.lines() if line.issued is not None and line.address]
+        urls = tuple(
+            outside_url(ipaddress.ip_address(line.address or ""), self.public_port)
+            for line in lines
         )
-        self.certified.set()
-        return True
+        self.server.outside_url = urls[0] if urls else None
+        if urls == self.urls:
+            return
+        self.urls = urls
+        for line, url in zip(lines, urls, strict=True):
+            if line is self.six:
+                log.info(
+                    "outside",
+                    url=url,
+                    over="ipv6",
+                    advice="the same table over IPv6, for relatives whose network has it "
+                    "(most mobile networks do)",
+                )
+            else:
+                log.info(
+                    "outside",
+                    url=url,
+                    advice="send this link to relatives elsewhere; phones in the house use "
+                    "the home network's link",
+                )
+
+    def _wait(self, retry: float) -> float | None:
+        """Seconds until a line's certificate is due for renewal, or ``retry`` for a line
+        whose last try failed; None: no line to certify (wait for the router)."""
+        waits = [
+            retry
+            if line.issued is None or line.failing
+            else max(0.0, renew_at(line.issued.not_before, line.issued.not_after) - self.clock())
+            for line in self.lines()
+        ]
+        return min(waits) if waits else None
 
     async def keep(self, door: Door) -> None:
         """Renew the certificate and follow the router's changes, until cancelled."""
@@ -224,20 +365,14 @@ class Outside:
         retry = RETRY_SECONDS
         try:
             while True:
-                wait: float | None
-                if self.issued is not None and self.address is not None:
-                    due = renew_at(self.issued.not_before, self.issued.not_after)
-                    wait = max(0.0, due - self.clock())
-                else:
-                    wait = retry if self.address is not None else None
-                change = await self._next(changes, wait)
+                change = await self._next(changes, self._wait(retry))
                 if change is None:  # renewal due, or a failed certificate's retry
-                    if self.address is None:
+                    if not self.lines():
                         continue
-                    if await self.certify(self.address):
+                    await self.certify()
+                    if not any(line.failing for line in self.lines()):
                         retry = RETRY_SECONDS
                     else:
-                        self.issued = None  # retried after `retry`
                         retry = min(retry * 2, RETRY_MAX_SECONDS)
                     continue
                 await self._follow(change)
@@ -248,19 +383,22 @@ class Outside:
                 await listening
 
     async def _follow(self, change: Change) -> None:
-        """A change the router reported: a lost door takes the link away; an address
-        (a new one, or the old one back) gets its certificate and the link said again."""
+        """A change the router reported: a lost door takes the links away; an address
+        (a new one, or the old one back) gets its certificate and the links said again."""
         if change.lost is not None:
             self.failed("router", _said(change.lost))
             self.server.outside_url = None
-            self.address = self.issued = None
+            self.four.address = self.four.issued = None
+            self.urls = ()
             return
-        if change.external_address is not None:
-            address = str(change.external_address)
-            if address != self.address:
-                self.issued = None
-                self.address = address
-                await self.certify(address)
+        if change.external_address is None:  # the IPv6 pinhole alone, back
+            await self.certify()
+            return
+        address = str(change.external_address)
+        if address != self.four.address:
+            self.four.issued = None
+            self.four.address = address
+            await self.certify()
 
     async def _next(self, changes: asyncio.Queue[Change], wait: float | None) -> Change | None:
         if wait is None:
@@ -277,18 +415,47 @@ class Outside:
         return None
 
 
+async def _listen_ipv6(
+    state: Outside,
+    server: _Server,
+    addresses: Callable[[], Sequence[ipaddress.IPv6Address]],
+) -> Six | None:
+    """Listen on this machine's global IPv6 address at the public port (no router
+    translates IPv6: the certificate's check, tls-alpn-01, connects to port 443 of the
+    address itself), with the outside TLS; None (said when it was tried) if there is
+    no global address or the port cannot be bound."""
+    found = list(addresses())
+    if not found:
+        return None
+    address, port = found[0], state.plan.public_port
+    try:
+        await server.listen_outside(port, state.six.tls.context, str(address))
+    except OSError as error:
+        state.failed(
+            "ipv6",
+            f"listening on [{address}]:{port} for relatives on IPv6 failed ({_said(error)}): "
+            f"run the server as root, give it CAP_NET_BIND_SERVICE, or allow port {port} "
+            f"with sysctl net.ipv4.ip_unprivileged_port_start={port} (docs/hosting.md); "
+            "the outside link works over IPv4 meanwhile",
+        )
+        return None
+    return address, port
+
+
 @asynccontextmanager
 async def outside(
     plan: OutsidePlan,
     server: _Server,
     router: RouterStep,
-    *,
+    hooks: OutsideHooks | None = None,
     clock: Callable[[], float] = time.time,
-    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> AsyncIterator[Outside]:
     """Open the way in for ``server`` (see the module docstring) through ``router``, for
-    the block; failures are said, never raised: the house goes on playing."""
-    state = Outside(plan, server, clock=clock, sleep=sleep)
+    the block (``hooks``: its pause between retries and the machine's IPv6 addresses);
+    failures are said, never raised: the house goes on playing."""
+    hooks = hooks or OutsideHooks()
+    state = Outside(plan, server, clock=clock, sleep=hooks.sleep)
+    ipv6_addresses = hooks.ipv6_addresses or global_ipv6_addresses
     try:
         lan_port = await server.listen_outside(plan.lan_port, state.tls.context)
     except OSError as error:
@@ -299,15 +466,31 @@ async def outside(
         )
         yield state
         return
+    six = await _listen_ipv6(state, server, ipv6_addresses)
     async with contextlib.AsyncExitStack() as stack:
+        door: Door | None
         try:
-            door = await stack.enter_async_context(router.open(lan_port, plan.public_port))
+            door = await stack.enter_async_context(router.open(lan_port, plan.public_port, six))
         except router.errors as error:
             state.failed(str(getattr(error, "step", "router")), _said(error))
-            yield state
-            return
-        state.address, state.public_port = str(door.external_address), door.public_port
-        await state.certify(state.address)
+            door = await _ipv6_alone(state, stack, router, six, error)
+            if door is None:
+                yield state
+                return
+        else:
+            state.address, state.public_port = str(door.external_address), door.public_port
+            hole = door.ipv6
+            if six is not None and (hole is None or (hole.address, hole.port) != six):
+                state.failed(
+                    "ipv6",
+                    f"the router opened no way in to [{six[0]}]:{six[1]} through its IPv6 "
+                    "firewall (PCP or UPnP-IGDv2): switch on UPnP or PCP for IPv6 in the "
+                    "router's settings, or open the port there by hand (docs/hosting.md); "
+                    "the outside link works over IPv4 meanwhile",
+                )
+            elif six is not None:
+                state.six.address = str(six[0])
+        await state.certify()
         keeping = asyncio.create_task(state.keep(door), name="war-outside")
         try:
             yield state
@@ -316,3 +499,25 @@ async def outside(
             with contextlib.suppress(asyncio.CancelledError):
                 await keeping
             server.outside_url = None
+
+
+async def _ipv6_alone(
+    state: Outside,
+    stack: contextlib.AsyncExitStack,
+    router: RouterStep,
+    six: Six | None,
+    failure: Exception,
+) -> Door | None:
+    """Where the IPv4 address is shared (the ``address`` step failed) and the server
+    listens on its IPv6 address, the pinhole alone: the IPv6 link is then the only one,
+    and the invitation's. None (said) when the router opens none."""
+    if six is None or router.open_ipv6 is None or getattr(failure, "step", "") != "address":
+        return None
+    try:
+        door = await stack.enter_async_context(router.open_ipv6(six))
+    except router.errors as error:
+        state.failed("ipv6", _said(error))
+        return None
+    state.public_port = door.public_port
+    state.six.address = str(six[0])
+    return door

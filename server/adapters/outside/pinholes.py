@@ -107,16 +107,23 @@ class UpnpPinhole:
 
 
 async def open_pinhole(
-    ask: Ask, lease: int, upnp_router: UpnpRouter | None
+    ask: Ask,
+    lease: int,
+    upnp_router: UpnpRouter | None,
+    address: IPv6Address | None = None,
+    port: int | None = None,
 ) -> tuple[Hole, Pinhole] | None:
-    """A pinhole to this machine's global IPv6 address and `ask.lan_port`, or None."""
+    """A pinhole to ``address`` (this machine's first global IPv6 address) and ``port``
+    (`ask.lan_port`), or None."""
     addresses = global_ipv6_addresses()
     gateway = default_gateway6()
-    if not addresses or gateway is None:
+    if address is None:
+        address = addresses[0] if addresses else None
+    if address is None or address not in addresses or gateway is None:
         return None
     server, interface = gateway
-    address = addresses[0]
-    six = Ask(ask.lan_address, ask.lan_port, ask.lan_port, ask.description)
+    port = port or ask.lan_port
+    six = Ask(ask.lan_address, port, port, ask.description)
     scope = socket.if_nametoindex(interface) if server.is_link_local else 0
     holes: list[Hole] = [PcpRouter(six, server, client=address, scope=scope)]
     # (UPnP over HTTP to a link-local router would need a scope the URL cannot carry)

@@ -35,7 +35,11 @@ from typing import Any
 from server.adapters.addresses.forwarded import Network
 from server.adapters.settings.values import (
     LETS_ENCRYPT,
+    OUTSIDE_CHECK_MAX,
+    OUTSIDE_CHECK_MIN,
+    OUTSIDE_CHECK_SECONDS,
     acme_url,
+    bounded_seconds,
     choice,
     existing_file,
     host,
@@ -397,6 +401,16 @@ class Settings(EdgeSettings):
             "the server serves https:// and wss:// with its own certificate",
             parse=whole(1, 65535),
             metavar="PORT",
+        ),
+    )
+    outside_check: float = setting(
+        OUTSIDE_CHECK_SECONDS,
+        Setting(
+            help="with --outside: seconds between asking the router for its public address "
+            f"and its mapping ({OUTSIDE_CHECK_MIN:g} to {OUTSIDE_CHECK_MAX:g}); a new "
+            "address gets a new certificate and a new 'outside url=' line",
+            parse=bounded_seconds(OUTSIDE_CHECK_MIN, OUTSIDE_CHECK_MAX),
+            metavar="SECONDS",
         ),
     )
     acme_directory: str = setting(

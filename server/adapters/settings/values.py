@@ -22,7 +22,11 @@ __all__ = [
     "LETS_ENCRYPT",
     "MAX_PUBLIC_URL",
     "MIN_PUBLIC_PROXY_PREFIX",
+    "OUTSIDE_CHECK_MAX",
+    "OUTSIDE_CHECK_MIN",
+    "OUTSIDE_CHECK_SECONDS",
     "acme_url",
+    "bounded_seconds",
     "choice",
     "existing_file",
     "host",
@@ -38,8 +42,29 @@ MAX_PUBLIC_URL = 200
 """The longest --public-url: the wire's ``welcome.addresses`` entries hold no more"""
 MIN_PUBLIC_PROXY_PREFIX = {4: 8, 6: 16}
 """A trusted proxy network with public addresses needs at least this prefix length"""
+OUTSIDE_CHECK_SECONDS = 300.0
+"""--outside-check's default: seconds between asking the router for its public address"""
+OUTSIDE_CHECK_MIN = 1.0
+"""--outside-check's least: a home router answers a question a second without effort"""
+OUTSIDE_CHECK_MAX = 3600.0
+"""--outside-check's most: the mapping's lease (an hour) is renewed at half anyway"""
 _MAPPED = ipaddress.IPv6Network("::ffff:0:0/96")
 _PRIVATE_V6 = (ipaddress.IPv6Network("fc00::/7"), ipaddress.IPv6Network("fe80::/10"))
+
+
+def bounded_seconds(low: float, high: float) -> Callable[[str], float]:
+    """A number of seconds in ``low .. high``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text.strip())
+        except ValueError:
+            raise ValueError(f"not a number: {text!r}") from None
+        if not low <= value <= high:  # (NaN is in no range)
+            raise ValueError(f"{text.strip()} is out of range {low:g}..{high:g} seconds")
+        return value
+
+    return parse
 
 
 def host(text: str) -> str:

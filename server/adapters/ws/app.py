@@ -170,7 +170,7 @@ class WarServer:
         self._rearm = asyncio.Event()
         self._armed_for: float | None = None
         self._server: Server | None = None
-        self._outside: Server | None = None
+        self._outside: list[Server] = []
         self._house_only = settings.outside and settings.password is None
         self._timer: asyncio.Task[None] | None = None
         self._stopping = False
@@ -192,16 +192,21 @@ class WarServer:
             asyncio.get_running_loop(), self._quiet, self._monotonic
         )
 
-    async def listen_outside(self, port: int, context: ssl.SSLContext) -> int:
-        """Listen on ``port`` too (``--outside-lan-port``), over TLS with ``context``
-        (`server.adapters.outside.tls.OutsideTls`): the same page, WebSocket, limits and
-        Hub as the server's own port. Returns the port bound (``0``: any free one).
+    async def listen_outside(
+        self, port: int, context: ssl.SSLContext, host: str | None = None
+    ) -> int:
+        """Listen on ``port`` too (``--outside-lan-port``; on ``host``, else ``--host``),
+        over TLS with ``context`` (`server.adapters.outside.tls.OutsideTls`): the same
+        page, WebSocket, limits and Hub as the server's own port. Called again for the
+        IPv6 listener (the global address's port 443). Returns the port bound (``0``:
+        any free one).
 
         Raises:
             OSError: the port cannot be bound.
         """
-        self._outside = await self._serve(port, context)
-        bound: int = self._outside.sockets[0].getsockname()[1]
+        listening = await self._serve(port, context, host)
+        self._outside.append(listening)
+        bound: int = listening.sockets[0].getsockname()[1]
         return bound
 
     @property
@@ -213,10 +218,12 @@ class WarServer:
     def outside_url(self, url: str | None) -> None:
         self._outbox.outside = url
 
-    async def _serve(self, port: int, context: ssl.SSLContext | None) -> Server:
+    async def _serve(
+        self, port: int, context: ssl.SSLContext | None, host: str | None = None
+    ) -> Server:
         return await serve(
             self._handle_connection,
-            self.settings.host,
+            host or self.settings.host,
             port,
             process_request=self._http.process_request,
             create_connection=connection_class(self._guard),
@@ -271,7 +278,7 @@ class WarServer:
             self._timer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._timer
-        servers = [s for s in (self._server, self._outside) if s is not None]
+        servers = [s for s in (self._server, *self._outside) if s is not None]
         for server in servers:
             server.close(
                 close_connections=True,

@@ -125,7 +125,9 @@ class Arrivals:
         token is issued; the earlier ones stop working here (the takeover keeps them for
         a way back). The table is told (``rejoined``). Before the game starts, the new
         device's seed ``commitment`` replaces the old one's (nobody can reveal yet); after,
-        a seed the old device owed cannot come from this one: the deal is void."""
+        a seed the old device owed cannot come from this one: the caller voids the deal
+        (`void_owed`) once it has told the table the request ended, so that the void
+        follows the takeover it comes from."""
         table = self._table
         if not table.stage.started:
             self._commit(index, commitment)
@@ -140,8 +142,12 @@ class Arrivals:
         actions.append(table.welcome(conn, index, fresh, now))
         if table.log is not None:
             table.log.info("seat_rejoined", seat=index)
-        actions += self.back_from_away(index, now)
-        return actions + self._play.void(index, now)
+        return actions + self.back_from_away(index, now)
+
+    def void_owed(self, index: int, now: float) -> list[Action]:
+        """Seat ``index`` was taken over (`rejoin`) on a device without the seed its old
+        device owed the game's fair deal: the deal is void (nothing if it owed none)."""
+        return self._play.void(index, now)
 
     def watch(self, conn: ConnId, now: float) -> Effects:
         """``conn`` watches. Refused with spectators_full at the cap."""

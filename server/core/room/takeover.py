@@ -363,7 +363,8 @@ class Takeover:
                 seq=seq, seat=index, outcome=outcome, by=by, reclaim=reclaim
             )
         )
-        return actions
+        # a seed the old device owed never comes now: the void follows the takeover
+        return actions + self._arrivals.void_owed(index, now)
 
     def _displace(self, index: int, until: float, by: int | None, now: float) -> None:
         """Keep the tokens seat ``index`` has now (it is being taken from them) until

@@ -63,6 +63,7 @@ CONTRACT = {  # the settings of docs/hosting.md: flag -> (env, default as parsed
     "--outside": ("WAR_OUTSIDE", False),
     "--outside-port": ("WAR_OUTSIDE_PORT", 443),
     "--outside-lan-port": ("WAR_OUTSIDE_LAN_PORT", 8443),
+    "--outside-check": ("WAR_OUTSIDE_CHECK", 300.0),
     "--acme-directory": ("WAR_ACME_DIRECTORY", "https://acme-v02.api.letsencrypt.org/directory"),
     "--acme-ca-file": ("WAR_ACME_CA_FILE", None),
 }
@@ -395,3 +396,10 @@ def test_the_acme_directory_must_be_https() -> None:
             load_settings(["--acme-directory", bad], HOME)
     on = load_settings([], {**HOME, "WAR_OUTSIDE": "on", "WAR_OUTSIDE_PORT": "8443"})
     assert on.outside and on.outside_port == 8443
+
+
+@pytest.mark.parametrize("text", ["0.5", "3601", "nan", "inf", "soon"])
+def test_the_outside_check_is_bounded(text: str) -> None:
+    with pytest.raises(ConfigError, match=r"^WAR_OUTSIDE_CHECK: "):
+        load_settings([], {**HOME, "WAR_OUTSIDE_CHECK": text})
+    assert load_settings(["--outside-check", "1"], HOME).outside_check == 1.0

@@ -39,6 +39,7 @@ from protocol import (
 )
 from protocol.errors import ProtocolError
 from protocol.fairness import commitment, derive_deal
+from protocol.seat_requests import AnswerSeatRequest, SeatRequestEnded
 from server.adapters.store.sqlite import SqliteStore
 from server.core.settings import HubSettings
 from tests._kit.stores import MemoryStore
@@ -325,3 +326,23 @@ def test_a_restart_while_a_fresh_deal_waits_for_commitments_loses_nothing(
     second.advance(5)
     assert room.game.steps >= 1
     second.store.close()
+
+
+def test_a_takeover_that_voids_the_deal_says_the_takeover_first() -> None:
+    """A seat taken over on a device without its seed voids the deal: the table is told
+    the request ended (who let the device in) before the void that follows from it, so
+    every client's log reads the takeover, then the void."""
+    kit = RoomKit()
+    ann, ben = _table(kit)
+    kit.send(ann, Ready(step=0, seed=ANN_SEED.hex()))
+    kit.drop(ben)  # his seed stays on his phone
+    stranger = kit.connect("10.0.0.9")
+    kit.send(stranger, JoinRoom(code=ann.welcome.player_code or "", name="Ben"))
+    kit.send(ann, AnswerSeatRequest(seat=1, allow=True))
+    for peer in (ann, stranger):
+        kinds = [type(message) for message in peer.inbox]
+        assert DealVoided in kinds
+        assert kinds.index(SeatRequestEnded) < kinds.index(DealVoided), kinds
+        (ended,) = peer.of(SeatRequestEnded)
+        (voided,) = peer.of(DealVoided)
+        assert ended.seq < voided.seq

@@ -265,3 +265,41 @@ async def test_an_oversized_reply_is_not_read_whole(tmp_path: Path) -> None:
             await UrllibTransport().request("GET", f"http://127.0.0.1:{port}/", None, None)
     finally:
         server.close()
+
+
+async def test_an_authorization_for_an_address_not_ordered_is_refused() -> None:
+    """A hostile CA asks to prove another address than the one ordered: no challenge is
+    offered for it, the step fails saying so."""
+    order = Reply(
+        201,
+        {"Location": "https://ca.test/order/1"},
+        json.dumps(
+            {"authorizations": ["https://ca.test/authz/1"], "finalize": "https://ca.test/f"}
+        ).encode(),
+    )
+    foreign = Reply(
+        200,
+        {},
+        json.dumps(
+            {
+                "status": "pending",
+                "identifier": {"type": "ip", "value": "198.51.100.7"},
+                "challenges": [{"type": "tls-alpn-01", "token": "abc", "url": "https://ca.test/c"}],
+            }
+        ).encode(),
+    )
+    tls = OutsideTls()
+    ca = ScriptedCa(_ACCOUNT, order, foreign)
+    client = AcmeClient(
+        "https://ca.test/dir", ec.generate_private_key(ec.SECP256R1()), ca, tls, sleep=_no_wait
+    )
+    with pytest.raises(AcmeError, match=r"did not order; check --acme-directory"):
+        await client.issue("203.0.113.2")
+    assert tls._challenges == {}, "nothing was offered for the foreign address"
+
+
+async def test_the_addresses_of_one_order_are_checked_by_the_caller() -> None:
+    client = _scripted(ScriptedCa())
+    for bad in ((), ("203.0.113.2", "203.0.113.2"), ("a", "b", "c"), ("not an address",)):
+        with pytest.raises(ValueError):
+            await client.issue(*bad)

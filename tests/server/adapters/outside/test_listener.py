@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import socket
 import ssl
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -26,13 +27,15 @@ from websockets.asyncio.client import connect
 
 from bench._server import free_port
 from protocol import CreateRoom, ErrorCode, JoinRoom, PlayerJoined, Welcome
-from server.adapters.outside.opening import Outside, OutsideHooks, RouterStep
+from server.adapters.outside.opening import Outside, OutsideHooks, RouterStep, Six
 from server.adapters.serving import serving
 from server.adapters.settings.config import Settings
 from tests._kit.pebble import Pebble, needs_pebble, start_pebble
 from tests.e2e._client import Client
 
 HOUSE = (ipaddress.IPv4Network("127.0.0.1/32"),)
+NO_IPV6 = dict[str, Any](ipv6_addresses=list)
+"""The machine's global IPv6 addresses in these tests: none, unless a test gives them."""
 """The house in these tests: 127.0.0.1 alone; 127.0.0.2 is a stranger's address."""
 
 
@@ -42,16 +45,29 @@ class RouterSaidNoError(Exception):
     step = "router"
 
 
+class SharedSaidError(RouterSaidNoError):
+    """A stand-in shared address (carrier-grade NAT)."""
+
+    step = "address"
+
+
 @dataclass
 class Change:
     external_address: ipaddress.IPv4Address | None
     lost: Exception | None = None
 
 
+@dataclass(frozen=True)
+class Hole:
+    address: ipaddress.IPv6Address
+    port: int
+
+
 @dataclass
 class FakeDoor:
-    external_address: ipaddress.IPv4Address
+    external_address: ipaddress.IPv4Address | ipaddress.IPv6Address
     public_port: int
+    ipv6: Hole | None = None
     queue: asyncio.Queue[Change] = field(default_factory=asyncio.Queue)
     closed: bool = False
 
@@ -65,21 +81,34 @@ class FakeRouter:
     """Opens a `FakeDoor` (the public port: the listener's own), or fails with ``fail``."""
 
     fail: Exception | None = None
+    pinhole: bool = True
     doors: list[FakeDoor] = field(default_factory=list)
 
     def step(self) -> RouterStep:
         @asynccontextmanager
-        async def open_door(lan_port: int, public_port: int) -> AsyncIterator[FakeDoor]:
+        async def open_door(
+            lan_port: int, public_port: int, ipv6: Six | None
+        ) -> AsyncIterator[FakeDoor]:
             if self.fail is not None:
                 raise self.fail
-            door = FakeDoor(ipaddress.IPv4Address("127.0.0.1"), lan_port)
+            hole = Hole(*ipv6) if ipv6 is not None and self.pinhole else None
+            door = FakeDoor(ipaddress.IPv4Address("127.0.0.1"), lan_port, hole)
             self.doors.append(door)
             try:
                 yield door
             finally:
                 door.closed = True
 
-        return RouterStep(open=open_door, errors=(RouterSaidNoError,))
+        @asynccontextmanager
+        async def open_ipv6(ipv6: Six) -> AsyncIterator[FakeDoor]:
+            door = FakeDoor(ipv6[0], ipv6[1], Hole(*ipv6))
+            self.doors.append(door)
+            try:
+                yield door
+            finally:
+                door.closed = True
+
+        return RouterStep(open=open_door, errors=(RouterSaidNoError,), open_ipv6=open_ipv6)
 
 
 @pytest.fixture
@@ -136,7 +165,7 @@ async def test_the_outside_listener_serves_the_game_and_a_renewal_keeps_it(
     router, states = FakeRouter(), list[Outside]()
     settings = _settings(tmp_path, port, pebble)
     async with serving(
-        settings, hooks=OutsideHooks(router.step(), on_state=states.append)
+        settings, hooks=OutsideHooks(router.step(), on_state=states.append, **NO_IPV6)
     ) as server:
         url = f"https://127.0.0.1:{port}/"
         assert server.outside_url == url
@@ -171,7 +200,7 @@ async def test_a_lost_door_takes_the_link_away_until_it_is_back(
     router, states = FakeRouter(), list[Outside]()
     settings = _settings(tmp_path, port, pebble)
     async with serving(
-        settings, hooks=OutsideHooks(router.step(), on_state=states.append)
+        settings, hooks=OutsideHooks(router.step(), on_state=states.append, **NO_IPV6)
     ) as server:
         url = server.outside_url
         assert url is not None
@@ -194,11 +223,11 @@ async def test_a_restart_reuses_the_kept_certificate(
     tmp_path: Path, port: int, pebble: Pebble
 ) -> None:
     settings = _settings(tmp_path, port, pebble)
-    async with serving(settings, hooks=OutsideHooks(FakeRouter().step())) as server:
+    async with serving(settings, hooks=OutsideHooks(FakeRouter().step(), **NO_IPV6)) as server:
         assert server.outside_url is not None
     kept = (tmp_path / "outside-cert.pem").read_bytes()
     with capture_logs() as logs:
-        async with serving(settings, hooks=OutsideHooks(FakeRouter().step())) as server:
+        async with serving(settings, hooks=OutsideHooks(FakeRouter().step(), **NO_IPV6)) as server:
             assert server.outside_url == f"https://127.0.0.1:{port}/"
     assert (tmp_path / "outside-cert.pem").read_bytes() == kept
     assert not [line for line in logs if line["event"] == "acme_retry"]
@@ -212,7 +241,7 @@ async def test_a_stranger_cannot_create_a_room_but_joins_by_invitation(
     the house creates, and the stranger joins with the code."""
     router = FakeRouter(fail=RouterSaidNoError("no router answered"))
     async with serving(
-        _settings(tmp_path, port, None), hooks=OutsideHooks(router.step())
+        _settings(tmp_path, port, None), hooks=OutsideHooks(router.step(), **NO_IPV6)
     ) as server:
         lan = f"ws://127.0.0.1:{server.port}/"
         for headers in ({}, {"X-Forwarded-For": "127.0.0.1"}, {"X-Real-IP": "127.0.0.1"}):
@@ -237,7 +266,7 @@ async def test_a_stranger_cannot_create_a_room_but_joins_by_invitation(
 async def test_with_a_password_a_stranger_creates_with_it(tmp_path: Path, port: int) -> None:
     router = FakeRouter(fail=RouterSaidNoError("no router answered"))
     settings = _settings(tmp_path, port, None, password="long family secret")
-    async with serving(settings, hooks=OutsideHooks(router.step())) as server:
+    async with serving(settings, hooks=OutsideHooks(router.step(), **NO_IPV6)) as server:
         lan = f"ws://127.0.0.1:{server.port}/"
         stranger = await _client(lan, local_addr=("127.0.0.2", 0))
         await stranger.send(CreateRoom(name="Ben"))
@@ -253,7 +282,7 @@ async def test_failures_name_their_step_and_the_house_goes_on(tmp_path: Path, po
     with capture_logs() as logs:
         router = FakeRouter(fail=RouterSaidNoError("No router answered on this network."))
         async with serving(
-            _settings(tmp_path, port, None), hooks=OutsideHooks(router.step())
+            _settings(tmp_path, port, None), hooks=OutsideHooks(router.step(), **NO_IPV6)
         ) as server:
             assert server.outside_url is None
             house = await _client(f"ws://127.0.0.1:{server.port}/")
@@ -274,7 +303,7 @@ async def test_failures_name_their_step_and_the_house_goes_on(tmp_path: Path, po
     try:
         with capture_logs() as logs:
             async with serving(
-                _settings(tmp_path, port, None), hooks=OutsideHooks(FakeRouter().step())
+                _settings(tmp_path, port, None), hooks=OutsideHooks(FakeRouter().step(), **NO_IPV6)
             ):
                 pass
     finally:
@@ -293,9 +322,121 @@ async def test_a_ca_out_of_reach_is_said_and_retried(tmp_path: Path, port: int) 
 
     with capture_logs() as logs:
         settings = _settings(tmp_path, port, None)
-        hooks = OutsideHooks(FakeRouter().step(), sleep=no_wait)
+        hooks = OutsideHooks(FakeRouter().step(), sleep=no_wait, **NO_IPV6)
         async with serving(settings, hooks=hooks) as server:
             assert server.outside_url is None
     (line,) = [line for line in logs if line["event"] == "outside"]
     assert line["failed"] == "certificate"
     assert "could not be reached" in line["reason"]
+
+
+async def _no_wait(_: float) -> None:
+    """No pause between the CA's retries (these tests have no CA)."""
+
+
+def _loopback6(port: int) -> bool:
+    """Whether [::1]:``port`` can be bound here (a machine without IPv6 skips)."""
+    try:
+        with socket.create_server(("::1", port), family=socket.AF_INET6):
+            return True
+    except OSError:
+        return False
+
+
+@needs_pebble
+async def test_the_ipv6_listener_gets_its_own_certificate_and_line(
+    tmp_path: Path, port: int, pebble: Pebble
+) -> None:
+    """A global IPv6 address (here ::1 stands in for it): the server listens on
+    [it]:--outside-port, pebble validates it there (tls-alpn-01) and issues its own
+    certificate, and a second line says the IPv6 link; the house is told the IPv4 one."""
+    if not _loopback6(port):
+        pytest.skip("no IPv6 loopback here")
+    six = ipaddress.IPv6Address("::1")
+    settings = _settings(tmp_path, port, pebble, outside_port=port)
+    with capture_logs() as logs:
+        async with serving(
+            settings, hooks=OutsideHooks(FakeRouter().step(), ipv6_addresses=lambda: [six])
+        ) as server:
+            assert server.outside_url == f"https://127.0.0.1:{port}/"
+            trust = _trusting(pebble.root())
+            relative = await _client(f"wss://[::1]:{port}/", ssl_context=trust)
+            der = relative.ws.transport.get_extra_info("ssl_object").getpeercert(True)
+            names = x509.load_der_x509_certificate(der).extensions.get_extension_for_class(
+                x509.SubjectAlternativeName
+            )
+            assert names.value.get_values_for_type(x509.IPAddress) == [six]
+            await relative.close()
+    said = [(line["url"], line.get("over")) for line in logs if line["event"] == "outside"]
+    assert said == [(f"https://127.0.0.1:{port}/", None), (f"https://[::1]:{port}/", "ipv6")]
+    assert (tmp_path / "outside6-cert.pem").stat().st_mode & 0o777 == 0o600
+
+
+async def test_an_ipv6_port_that_cannot_be_bound_is_said_and_ipv4_goes_on(
+    tmp_path: Path, port: int
+) -> None:
+    if not _loopback6(port):
+        pytest.skip("no IPv6 loopback here")
+    blocker = socket.create_server(("::1", port), family=socket.AF_INET6)
+    router = FakeRouter()
+    settings = _settings(tmp_path, port, None, outside_port=port)
+    hooks = OutsideHooks(
+        router.step(), sleep=_no_wait, ipv6_addresses=lambda: [ipaddress.IPv6Address("::1")]
+    )
+    try:
+        with capture_logs() as logs:
+            async with serving(settings, hooks=hooks):
+                pass
+    finally:
+        blocker.close()
+    six = [line for line in logs if line["event"] == "outside" and line.get("failed") == "ipv6"]
+    assert len(six) == 1
+    assert f"listening on [::1]:{port} for relatives on IPv6 failed" in six[0]["reason"]
+    assert "CAP_NET_BIND_SERVICE" in six[0]["reason"]
+    assert "works over IPv4 meanwhile" in six[0]["reason"]
+    assert router.doors[0].ipv6 is None, "no pinhole asked for a port not served"
+
+
+async def test_a_router_that_opens_no_pinhole_is_said(tmp_path: Path, port: int) -> None:
+    if not _loopback6(port):
+        pytest.skip("no IPv6 loopback here")
+    router = FakeRouter(pinhole=False)
+    settings = _settings(tmp_path, port, None, outside_port=port)
+    hooks = OutsideHooks(
+        router.step(), sleep=_no_wait, ipv6_addresses=lambda: [ipaddress.IPv6Address("::1")]
+    )
+    with capture_logs() as logs:
+        async with serving(settings, hooks=hooks):
+            pass
+    (six,) = [line for line in logs if line["event"] == "outside" and line.get("failed") == "ipv6"]
+    assert "opened no way in to [::1]" in six["reason"] and "UPnP or PCP" in six["reason"]
+
+
+@needs_pebble
+async def test_behind_a_shared_address_the_ipv6_link_is_the_way_in(
+    tmp_path: Path, port: int, pebble: Pebble
+) -> None:
+    """The IPv4 door fails at the ``address`` step: the pinhole alone is opened, the IPv6
+    address gets its certificate, its line is said, and the house is told it."""
+    if not _loopback6(port):
+        pytest.skip("no IPv6 loopback here")
+    six = ipaddress.IPv6Address("::1")
+    router = FakeRouter(fail=SharedSaidError("The router's own address is shared."))
+    settings = _settings(tmp_path, port, pebble, outside_port=port)
+    with capture_logs() as logs:
+        async with serving(
+            settings, hooks=OutsideHooks(router.step(), ipv6_addresses=lambda: [six])
+        ) as server:
+            url = f"https://[::1]:{port}/"
+            assert server.outside_url == url
+            grandma = await _client(f"ws://127.0.0.1:{server.port}/")
+            await grandma.send(CreateRoom(name="Grandma"))
+            welcome = await grandma.expect(Welcome)
+            assert welcome.outside == url, "the invitation gives the IPv6 link"
+            relative = await _client(f"wss://[::1]:{port}/", ssl_context=_trusting(pebble.root()))
+            await relative.close()
+            await grandma.close()
+    said = [line for line in logs if line["event"] == "outside"]
+    assert [line.get("failed") for line in said] == ["address", None]
+    assert said[1]["url"] == url and said[1]["over"] == "ipv6"
+    assert router.doors[0].closed and router.doors[0].ipv6 == Hole(six, port)
