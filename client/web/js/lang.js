@@ -69,7 +69,11 @@ export const LATER = Object.freeze({
     "said.tie", "said.ties", "said.time_up", "said.time_up_war", "said.votes_split",
     "said.war_head", "said.wins_war", "status.auto", "status.away", "status.out", "status.over",
     "status.over_rematch", "status.sit_out", "status.starting_rematch", "status.turn",
-    "status.turning", "status.waiting_for", "status.waiting_votes", "status.war_turn"
+    "status.turning", "status.waiting_for", "status.waiting_votes", "status.war_turn",
+    "seat.final_you", "seat.not_ready", "seat.out", "seat.ready", "seat.rematch", "seat.sits_out",
+    "seat.turn", "seat.voted", "table.last_card", "table.last_round", "table.last_round_won",
+    "table.war_between", "where.round", "where.round_of", "where.rounds", "where.tie_break",
+    "talk.draws", "talk.evening_so_far", "talk.game_draw", "talk.game_won", "talk.wins",
   ],
 });
 

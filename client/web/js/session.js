@@ -10,7 +10,7 @@ import { endedPanel, show, trouble } from "./screens.js";
 import { more, settled } from "./lang.js";
 import { describe, status } from "./sentences.js";
 import { waitingLine } from "./takeover.js";
-import { initialView, welcomed } from "./view.js";
+import { initialView, openSeats, welcomed } from "./view.js";
 
 // bench/web.py puts arrays here to time each message to the redrawn table, and its parts.
 const timing = Array.isArray(globalThis.__warTiming) ? globalThis.__warTiming : null;
@@ -67,14 +67,23 @@ const NO_FAIR_VIEW = { follow: () => [], speak() {}, reset() {} }; // fairview.j
 /** Whether the connection's `event` waits (then it is kept, and heard when its turn comes):
  * from the first message of a game that is on or over (the view leaves "waiting"), every
  * event waits until the game's words (lang.js LATER.game) and what the table shows of a
- * fair deal (fairview.js) are in, or could not be had; a waiting room never loads them.
- * Events are heard in the order they came. */
+ * fair deal (fairview.js) are in, or could not be had; a waiting room loads them only
+ * once its last seat is taken. Events are heard in the order they came. */
 export function held(page, event) {
   if (page.held !== null) {
     page.held.push(event);
     return true;
   }
-  if (event.kind !== "received" || event.view.phase === "waiting") return false;
+  if (event.kind !== "received") return false;
+  if (event.view.phase === "waiting") {
+    // every seat taken: the game is next, so fetch what it will wait for now (an
+    // invitation's room, still open, does not)
+    if (event.view.seats.length && !openSeats(event.view).length) {
+      more(page.words, "game");
+      if (page.fairView === null) import("./fairview.js").catch(() => {});
+    }
+    return false;
+  }
   if (page.fairView !== null && settled(page.words, "game")) return false;
   const ticket = page.entered;
   const connection = page.connection;

@@ -64,21 +64,29 @@ COMPACTED = frozenset({".html", ".css", ".js", ".json"})
 TERMINAL_SECTIONS = ("tui", "plain", "score")
 """A catalog's sections of messages that only war-client says (the TUI's, ``--plain``'s, the
 count line of both)."""
-IN_GAME_SAID = (
-    "begins", "begins_deal", "beats", "card_stands", "dealt", "each", "finish_voted",
-    "game_on", "game_on_clock", "game_on_time_up", "go_to_war", "last_card_up",
-    "last_one_left", "on_the_clock", "out", "played_again", "rematch_begins",
-    "rematch_begins_deal", "rematch_voted", "returned", "set_aside", "short_down",
-    "sits_out", "still_to_vote", "takes", "tie", "ties", "time_up", "time_up_war",
-    "votes_split", "war_head", "wins_war",
-)  # fmt: skip
-"""The log's sentences of a game that is on or over (js/sentences.js: a game's messages, a
-welcome to a game that is on), never of a waiting room."""
-IN_GAME_STATUS = (
-    "auto", "away", "out", "over", "over_rematch", "sit_out", "starting_rematch", "turn",
-    "turning", "waiting_for", "waiting_votes", "war_turn",
-)  # fmt: skip
-"""The status line of a game that is on or over (js/sentences.js, `status`)."""
+IN_GAME: dict[str, tuple[str, ...]] = {
+    "said": (
+        "begins", "begins_deal", "beats", "card_stands", "dealt", "each", "finish_voted",
+        "game_on", "game_on_clock", "game_on_time_up", "go_to_war", "last_card_up",
+        "last_one_left", "on_the_clock", "out", "played_again", "rematch_begins",
+        "rematch_begins_deal", "rematch_voted", "returned", "set_aside", "short_down",
+        "sits_out", "still_to_vote", "takes", "tie", "ties", "time_up", "time_up_war",
+        "votes_split", "war_head", "wins_war",
+    ),
+    "status": (
+        "auto", "away", "out", "over", "over_rematch", "sit_out", "starting_rematch", "turn",
+        "turning", "waiting_for", "waiting_votes", "war_turn",
+    ),
+    "seat": ("final_you", "not_ready", "out", "ready", "rematch", "sits_out", "turn", "voted"),
+    "table": ("last_card", "last_round", "last_round_won", "war_between"),
+    "where": ("round", "round_of", "rounds", "tie_break"),
+    "talk": ("draws", "evening_so_far", "game_draw", "game_won", "wins"),
+}  # fmt: skip
+"""The messages of a section that only a game that is on or over says, never a waiting
+room (a room never goes back to waiting): the log's sentences of a game's messages and of
+a welcome to a game that is on (js/sentences.js), the status line of a game (`status`),
+the seats' marks of a game (js/render.js, `seatMarks`), the cards last played, the round,
+the final standings, the evening's score and games (js/talk.js)."""
 LATER_PARTS: dict[str, tuple[str, ...]] = {
     "check": ("check",),
     "game": (
@@ -86,8 +94,7 @@ LATER_PARTS: dict[str, tuple[str, ...]] = {
         "result",
         "summary",
         "votes",
-        *(f"said.{key}" for key in IN_GAME_SAID),
-        *(f"status.{key}" for key in IN_GAME_STATUS),
+        *(f"{section}.{key}" for section, keys in IN_GAME.items() for key in keys),
     ),
 }
 """What of a catalog the page fetches only when it says it, in parts (each served as

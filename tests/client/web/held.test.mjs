@@ -45,7 +45,15 @@ function page(words) {
   return p;
 }
 
-const received = (type, phase, id = type) => ({ kind: "received", message: { type, id }, view: { phase } });
+const OPEN = [
+  { seat: 0, name: "Grandma" },
+  { seat: 1, name: null },
+];
+const FULL = [
+  { seat: 0, name: "Grandma" },
+  { seat: 1, name: "Ben" },
+];
+const received = (type, phase, id = type, seats = OPEN) => ({ kind: "received", message: { type, id }, view: { phase, seats } });
 
 test("a waiting room hears at once and fetches nothing; a game's events wait for its words, in order", async (t) => {
   const [words, part] = served("fr");
@@ -92,6 +100,22 @@ test("offline, a game's events are heard all the same (said by their keys), and 
   p.hear(received("cards_taken", "playing"));
   assert.equal(p.events.length, 2);
   assert.equal(asked, 1);
+});
+
+test("a waiting room whose last seat is taken fetches the game's words ahead, and hears at once", async (t) => {
+  const [words, part] = served("pl");
+  const asked = [];
+  t.mock.method(globalThis, "fetch", async (url) => {
+    asked.push(url.pathname.split("/").slice(-2).join("/"));
+    return { ok: true, json: async () => part };
+  });
+  const p = page(words);
+  p.hear(received("player_joined", "waiting", "joined", FULL));
+  assert.equal(p.events.length, 1, "not held");
+  assert.deepEqual(asked, ["lang/pl.game.json"]);
+  p.hear(received("game_started", "playing", "started", FULL));
+  await p.heard(2);
+  assert.deepEqual(asked, ["lang/pl.game.json"], "fetched once");
 });
 
 test("events of a room left meanwhile are not heard", async (t) => {
