@@ -52,30 +52,13 @@ export async function load(tag, fetcher = globalThis.fetch) {
   return null;
 }
 
-/** The parts of a catalog the server sends apart, each a list of sections or of one
- * section's messages ("section.key"): server.adapters.web.compact LATER_PARTS, which
- * tests/server/adapters/test_web.py keeps equal to this. The fair-deal check's words, said
- * at a game's end, and what only a game that is on or over says (its votes, result,
- * figures, log and status line), fetched when a game is on (session.js, `held`). */
-export const LATER = Object.freeze({
-  check: ["check"],
-  game: [
-    "figures", "result", "summary", "votes", "said.begins", "said.begins_deal", "said.beats",
-    "said.card_stands", "said.dealt", "said.each", "said.finish_voted", "said.game_on",
-    "said.game_on_clock", "said.game_on_time_up", "said.go_to_war", "said.last_card_up",
-    "said.last_one_left", "said.on_the_clock", "said.out", "said.played_again",
-    "said.rematch_begins", "said.rematch_begins_deal", "said.rematch_voted", "said.returned",
-    "said.set_aside", "said.short_down", "said.sits_out", "said.still_to_vote", "said.takes",
-    "said.tie", "said.ties", "said.time_up", "said.time_up_war", "said.votes_split",
-    "said.war_head", "said.wins_war", "status.auto", "status.away", "status.out", "status.over",
-    "status.over_rematch", "status.sit_out", "status.starting_rematch", "status.turn",
-    "status.turning", "status.waiting_for", "status.waiting_votes", "status.war_turn",
-    "seat.final_you", "seat.not_ready", "seat.out", "seat.ready", "seat.rematch", "seat.sits_out",
-    "seat.turn", "seat.voted", "table.last_card", "table.last_round", "table.last_round_won",
-    "table.war_between", "where.round", "where.round_of", "where.rounds", "where.tie_break",
-    "talk.draws", "talk.evening_so_far", "talk.game_draw", "talk.game_won", "talk.wins",
-  ],
-});
+/** The parts of a catalog the server sends apart (server.adapters.web.compact LATER_PARTS:
+ * whole sections, or some messages of a section), each by a whole section of its own:
+ * the page has a part when it has that section (a catalog read whole has them all). The
+ * fair-deal check's words, said at a game's end, and what only a game that is on or over
+ * says, fetched when a game is on (session.js, `held`). tests/server/adapters/test_web.py
+ * keeps it equal to the server's parts. */
+export const LATER = Object.freeze({ check: "check", game: "result" });
 
 const fetched = new WeakMap(); // catalog -> {part: promise}
 const settledParts = new WeakMap(); // catalog -> Set of the parts whose fetch is over
@@ -83,12 +66,7 @@ const settledParts = new WeakMap(); // catalog -> Set of the parts whose fetch i
 /** Whether `part` of `catalog` is in, or its fetch is over (had or not: then the catalog
  * says its keys): what waits for it need not wait longer. */
 export function settled(catalog, part) {
-  const messages = catalog.data.messages ?? {};
-  const has = (entry) => {
-    const [section, key] = entry.split(".");
-    return key === undefined ? messages[section] !== undefined : messages[section]?.[key] !== undefined;
-  };
-  return LATER[part].every(has) || Boolean(settledParts.get(catalog)?.has(part));
+  return catalog.data.messages?.[LATER[part]] !== undefined || Boolean(settledParts.get(catalog)?.has(part));
 }
 
 /** Fetch `part` of `catalog` if the server sent it apart (a later part: lang/<tag>.<part>.json,
