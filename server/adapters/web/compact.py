@@ -78,15 +78,19 @@ IN_GAME: dict[str, tuple[str, ...]] = {
         "turning", "waiting_for", "waiting_votes", "war_turn",
     ),
     "seat": ("final_you", "not_ready", "out", "ready", "rematch", "sits_out", "turn", "voted"),
-    "table": ("last_card", "last_round", "last_round_won", "war_between"),
-    "where": ("round", "round_of", "rounds", "tie_break"),
+    "table": ("face_down", "last_card", "last_round", "last_round_won", "war_between"),
+    "where": ("game", "round", "round_of", "rounds", "tie_break"),
+    "clock": ("left", "less_than_minute", "one_minute", "up"),
+    "keys": ("not_needed", "over", "ready_already", "voted_already"),
     "talk": ("draws", "evening_so_far", "game_draw", "game_won", "wins"),
 }  # fmt: skip
 """The messages of a section that only a game that is on or over says, never a waiting
 room (a room never goes back to waiting): the log's sentences of a game's messages and of
 a welcome to a game that is on (js/sentences.js), the status line of a game (`status`),
 the seats' marks of a game (js/render.js, `seatMarks`), the cards last played, the round,
-the final standings, the evening's score and games (js/talk.js)."""
+the final standings, the evening's score and games (js/talk.js), the clock of a game
+(js/clock.js: only while playing) and the refusals of a key the phase allows
+(js/intents.js: a ready or a finish vote in a game, auto-play once it is over)."""
 LATER_PARTS: dict[str, tuple[str, ...]] = {
     "check": ("check",),
     "game": (
