@@ -11,7 +11,7 @@ import { Invitation } from "./invite.js";
 import { NO_WORDS, choose, load, more, remember, remembered, speakPage } from "./lang.js";
 import { $, newPage, storage } from "./page.js";
 import { Table } from "./render.js";
-import { held, received, redraw, saidNow } from "./session.js";
+import { held, received, redraw, saidNow, whenHeard } from "./session.js";
 import { continueAs, home, route, switchSeat } from "./sitdown.js";
 import { SeatStore } from "./store.js";
 import { SeatQuestion, SharedComputer, answer } from "./takeover.js";
@@ -83,12 +83,13 @@ on("create-form", "change", withPage(formChanged));
 on("join-form", "submit", withPage(joinWithCode));
 on("invite-form", "submit", withPage(acceptInvite));
 on("someone-else", "click", () => page.sharedComputer.someoneElse());
-on("turn", "click", () => turn(page));
-on("finish", "click", () => act(page, finish(page.view)));
+// a game's actions wait while its first messages do (session.js, whenHeard)
+on("turn", "click", () => whenHeard(page, turn));
+on("finish", "click", () => whenHeard(page, () => act(page, finish(page.view))));
 on("leave", "click", () => leave(page));
-on("rematch-new", "click", () => act(page, rematch(page.view, "new")));
-on("rematch-same", "click", () => act(page, rematch(page.view, "same")));
-on("auto", "change", (event) => act(page, setAuto(page.view, event.target.value)));
+on("rematch-new", "click", () => whenHeard(page, () => act(page, rematch(page.view, "new"))));
+on("rematch-same", "click", () => whenHeard(page, () => act(page, rematch(page.view, "same"))));
+on("auto", "change", (event) => whenHeard(page, () => act(page, setAuto(page.view, event.target.value))));
 on("watch-form", "submit", withPage(watchInstead));
 on("sound", "click", () => {
   page.alive.setSound(!page.alive.on);

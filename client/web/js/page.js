@@ -30,6 +30,7 @@ export function newPage(doc, words, seats) {
     fair: null, // the connection's fair deals (fair.js)
     fairView: null, // the fingerprint and the check at game over (fairview.js), once a game is on
     held: null, // the connection's events waiting for a game's words (session.js, held)
+    released: null, // a promise: they were heard (whenHeard)
     entered: 0, // the latest enter(): an earlier one still hashing its seed gives way
     view: initialView(),
     countdown: noCountdown(),

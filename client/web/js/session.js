@@ -88,9 +88,11 @@ export function held(page, event) {
   const ticket = page.entered;
   const connection = page.connection;
   page.held = [event];
+  let release;
+  page.released = new Promise((resolve) => (release = resolve));
   const module = page.fairView === null ? import("./fairview.js").catch(() => null) : null;
   Promise.all([module, more(page.words, "game")]).then(([loaded]) => {
-    if (ticket !== page.entered || connection !== page.connection) return; // left since
+    if (ticket !== page.entered || connection !== page.connection) return release(); // left since
     if (page.fairView === null) {
       page.fairView = loaded === null ? NO_FAIR_VIEW : new loaded.FairView(page.doc, page.fair, page.words);
       page.fairView.reset();
@@ -98,8 +100,16 @@ export function held(page, event) {
     const events = page.held;
     page.held = null;
     for (const kept of events) page.hear(kept);
+    release();
   });
   return true;
+}
+
+/** Do `action(page)` now, or, while a game's first events are held (`held`), once they are
+ * heard: a key pressed as a game starts acts on the table they make, as it would have. */
+export function whenHeard(page, action) {
+  if (page.held === null) return action(page);
+  page.released.then(() => action(page));
 }
 
 /** A message from the room (the connection's `received` event). */

@@ -8,7 +8,7 @@ import { test } from "node:test";
 
 import { Catalog } from "../../../client/web/js/catalog.js";
 import { settled } from "../../../client/web/js/lang.js";
-import { held } from "../../../client/web/js/session.js";
+import { held, whenHeard } from "../../../client/web/js/session.js";
 import { loadCatalog } from "./_vectors.mjs";
 
 /** Some of the `game` part's entries (the server's list: server.adapters.web.compact
@@ -140,4 +140,24 @@ test("events of a room left meanwhile are not heard", async (t) => {
   p.hear(received("game_started", "playing", "the new room's")); // waits for the same fetch
   await p.heard(2);
   assert.deepEqual(p.events.map((e) => e.message.id), ["player_joined", "the new room's"]);
+});
+
+test("a key pressed while a game's first events wait acts once they are heard, on the table they make", async (t) => {
+  const [words, part] = served("es");
+  let answer;
+  const answered = new Promise((resolve) => (answer = resolve));
+  t.mock.method(globalThis, "fetch", async () => {
+    await answered;
+    return { ok: true, json: async () => part };
+  });
+  const p = page(words);
+  p.hear(received("game_started", "playing"));
+  const acted = [];
+  const done = new Promise((resolve) => whenHeard(p, () => resolve(acted.push(p.events.length))));
+  assert.deepEqual(acted, [], "not while held");
+  answer();
+  await done;
+  assert.deepEqual(acted, [1], "after the game's first message was heard");
+  whenHeard(p, () => acted.push("now"));
+  assert.deepEqual(acted, [1, "now"], "at once when nothing waits");
 });
