@@ -94,6 +94,7 @@ the final standings, the evening's score and games (js/talk.js), the clock of a 
 LATER_PARTS: dict[str, tuple[str, ...]] = {
     "check": ("check",),
     "game": (
+        "fair",
         "figures",
         "result",
         "summary",
@@ -105,7 +106,8 @@ LATER_PARTS: dict[str, tuple[str, ...]] = {
 ``lang/<tag>.<part>.json``; js/lang.js ``LATER`` names the same), each a section or one
 message of a section (``section.key``): the fair-deal check's findings, said at a game's
 end (``check``), and what only a game that is on or over says, its votes, result and
-figures, its log's and its status line's sentences (``game``: fetched when a game is on,
+figures, what the table shows of its fair deal (``fair``: js/fairview.js, itself imported
+then), its log's and its status line's sentences (``game``: fetched when a game is on,
 before the page says anything of it: js/session.js, ``held``), so that a first visit and a
 waiting room do not load them."""
 LATER_SECTIONS = tuple(
