@@ -84,7 +84,9 @@ may type commands on stdin: enter (turn over), a, a quick, f, r, d, s (the score
 what the game waits for), rules, q twice (leave). A player who can type stays after game over
 for a rematch until q; otherwise --plain exits 0 after game over.
 --json writes every message received as one JSON object per line (the seat token hidden)
-and exits 0 after game over. Without a terminal on stdout, --plain is the default.
+and exits 0 after game over; its lines on stderr end with the server's error code of a
+refusal, or the key of why connecting failed: (unreachable.refused). Without a terminal
+on stdout, --plain is the default.
 
 Seat tokens are kept in $WAR_CLIENT_STATE, or $XDG_STATE_HOME/family-war/client.json
 (default ~/.local/state/family-war/client.json), mode 0600. A dropped connection or a

@@ -46,6 +46,7 @@ from client.words.catalog import Number, Said, said
 from client.words.countdown import Countdown, clock_text, follow, warning
 from client.words.language import Viewer
 from client.words.links import link_lines, local_warning, refusal_line, shared_page
+from client.words.reasons import unreachable_key
 from client.words.seats import PLAIN_HINT, answer, asked_now
 from client.words.sentences import describe, rules_sentence, score, status, votes_sentence
 from client.words.talk import evening_score, react_intent, say_intent
@@ -145,7 +146,7 @@ class LineRenderer:
             case Reconnecting(attempt=attempt, delay=delay, reason=reason):
                 delay_s = Number(delay)
                 line = said("plain.reconnecting", reason=reason, attempt=attempt, delay=delay_s)
-                self._notice(self.words.say(line))
+                self._notice(self._for_scripts(self.words.say(line), None, reason))
             case Notice(text=text):
                 print(f"war-client: {self.words.say(text)}", file=self.err, flush=True)
             case Ended():
@@ -222,10 +223,20 @@ class LineRenderer:
         if self._over or event.ok:
             return 0
         reason = self.words.say(refusal_line(event.reason, event.code))
-        if self.json_lines and event.code is not None:
-            reason = f"{reason} ({event.code})"  # for scripts: the machine-readable code
-        print(f"war-client: {reason}", file=self.err, flush=True)
+        print(
+            f"war-client: {self._for_scripts(reason, event.code, event.reason)}",
+            file=self.err,
+            flush=True,
+        )
         return 1
+
+    def _for_scripts(self, line: str, code: str | None, reason: Said) -> str:
+        """With ``--json``, ``line`` followed by what scripts read: the server's error code
+        of a refusal, or the key of why connecting failed (``unreachable.refused``…)."""
+        if not self.json_lines:
+            return line
+        key = code if code is not None else unreachable_key(reason)
+        return line if key is None else f"{line} ({key})"
 
     def _notice(self, line: str) -> None:
         """A line about the connection: on stdout with the sentences, on stderr with

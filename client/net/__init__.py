@@ -1,2 +1,3 @@
-"""war-client's connection to a room: opening, following, reconnecting (the policy), the
-seat tokens kept on disk, TLS, a local server, and what a key press sends."""
+"""war-client's connection to a room: opening, following, reconnecting (the policy), why
+connecting failed, the seat tokens kept on disk, TLS, a local server, and what a key press
+sends."""

@@ -42,7 +42,6 @@ from typing import Protocol
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import (
     ConnectionClosed,
-    InvalidMessage,
     InvalidProxy,
     InvalidURI,
     WebSocketException,
@@ -51,9 +50,9 @@ from websockets.exceptions import (
 from client.errors import StateFileError
 from client.fair.seeds import Seeds
 from client.fair.watch import FairVerdict, FairWatch
+from client.net.failure import why_unreachable
 from client.net.policy import Ending, JoinAnew, Policy, Reopen, Retry, Stop, decide
 from client.net.statefile import SeatRecord, StateFile
-from client.net.tls import explain_tls
 from client.state.view import ViewState, apply
 from client.words.catalog import Said, said
 from client.words.who import named
@@ -335,19 +334,10 @@ class Connection:
     def _secure(self) -> bool:
         return self.url.lower().startswith("wss:")
 
-    def _explain(self, error: BaseException) -> str:
-        """Why connecting failed, in one lowercase line (with a hint for a TLS mix-up)."""
-        if isinstance(error, ssl.SSLCertVerificationError):
-            return explain_tls(error, cafile_given=self._ssl is not None)
-        text = explain_tls(error) if isinstance(error, ssl.SSLError) else _explain(error)
-        # A server without TLS, spoken to in TLS (or the other way round), hangs up on
-        # the handshake: with a reset, an end of stream, or bytes that are not TLS.
-        mixed_up = isinstance(error, InvalidMessage | ConnectionResetError | ssl.SSLError)
-        if mixed_up and self._secure:
-            return f"{text} (does the server use ws://, without tls?)"
-        if mixed_up:
-            return f"{text} (does the server use wss://?)"
-        return text
+    def _explain(self, error: BaseException) -> Said:
+        """Why connecting failed, as a reason the viewer's catalog says (a certificate not
+        trusted says to check ``--cafile`` when one was given)."""
+        return why_unreachable(error, self.url, cafile_given=self._ssl is not None)
 
     async def _follow(
         self, ws: ClientConnection, opening: Opening | ResumeSeat
@@ -468,14 +458,3 @@ class Connection:
     def _drain(self) -> list[LinkEvent]:
         pending, self._pending = self._pending, []
         return pending
-
-
-def _explain(error: BaseException) -> str:
-    if isinstance(error, TimeoutError):
-        return "timed out"
-    if isinstance(error, ConnectionRefusedError):
-        return "connection refused"
-    if isinstance(error, ConnectionResetError):
-        return "connection reset"
-    text = str(error).strip()
-    return text[:1].lower() + text[1:] if text else type(error).__name__

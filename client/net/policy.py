@@ -99,7 +99,8 @@ class Policy:
 class Ending:
     """What happened to the latest connection (or attempt to connect).
 
-    ``unreachable``: why connecting failed (None: we connected); ``final``: that failure
+    ``unreachable``: why connecting failed (None: we connected), a reason of the
+    ``unreachable`` section (:mod:`client.net.failure`); ``final``: that failure
     cannot heal (a bad url, a certificate). ``close_code``: None for no close frame.
     ``error``: the ``error`` the server sent before the welcome, or ``store_unavailable``
     at any time. ``attempt``: reconnects made since the last welcome; ``trouble_for``:
@@ -107,7 +108,7 @@ class Ending:
     """
 
     url: str = ""
-    unreachable: str | None = None
+    unreachable: Said | None = None
     final: bool = False
     close_code: int | None = None
     error: Error | None = None

@@ -138,8 +138,9 @@ def test_main_cannot_connect_exits_1(capsys: pytest.CaptureFixture[str]) -> None
     assert main([f"ws://127.0.0.1:{port}", "--watch", "9HWT-2CBN", "--plain"]) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert (
-        captured.err == f"war-client: cannot connect to ws://127.0.0.1:{port}: connection refused\n"
+    assert captured.err == (
+        f"war-client: cannot connect to ws://127.0.0.1:{port}: "
+        "no server is listening at that address\n"
     )
 
 

@@ -12,6 +12,7 @@ from client.lines import HIDDEN, LineRenderer, Streams, message_json
 from client.net.connection import Ended, Notice, Reconnecting
 from client.words.catalog import catalog, said
 from client.words.language import Viewer
+from client.words.reasons import REFUSED, RESET, TRY_WSS
 from protocol import (
     AutoPlay,
     GameStarted,
@@ -118,7 +119,7 @@ async def test_reconnecting_and_notices() -> None:
     link.event(
         Ended(
             False,
-            said("close.gave_up", reason=said("close.cannot_reach", problem="connection refused")),
+            said("close.gave_up", reason=said("close.cannot_reach", problem=said(REFUSED))),
         )
     )
     code, out, err = await render(link)
@@ -126,7 +127,8 @@ async def test_reconnecting_and_notices() -> None:
     assert "Reconnecting… (the server is restarting; attempt 2 in 1.3 s)" in out.splitlines()
     assert err.splitlines() == [
         "war-client: the stored seat could not be resumed; joining as new",
-        "war-client: gave up reconnecting: cannot reach the server: connection refused",
+        "war-client: gave up reconnecting: cannot reach the server: "
+        "no server is listening at that address",
     ]
     link = FakeLink()
     link.event(Reconnecting(1, 0.5, said("close.reason", code=1006)))
@@ -134,6 +136,31 @@ async def test_reconnecting_and_notices() -> None:
     code, out, err = await render(link, json_lines=True)
     assert (code, out) == (0, ""), "json keeps stdout for messages only"
     assert "Reconnecting…" in err
+
+
+def _failed_twice(link: FakeLink) -> None:
+    """A reconnect after a reset handshake (hinting at wss://), then giving up on a refusal."""
+    hinted = said(TRY_WSS, problem=said(RESET))
+    link.event(Reconnecting(1, 0.5, said("close.cannot_reach", problem=hinted)))
+    refused = said("close.cannot_reach", problem=said(REFUSED))
+    link.event(Ended(False, said("close.gave_up", reason=refused)))
+
+
+async def test_json_lines_carry_the_key_of_why_connecting_failed() -> None:
+    link = FakeLink()
+    _failed_twice(link)
+    code, out, err = await render(link, json_lines=True)
+    assert (code, out) == (1, "")
+    assert err.splitlines() == [
+        "war-client: Reconnecting… (cannot reach the server: the connection was reset during"
+        " the handshake (does the server use wss://?); attempt 1 in 0.5 s) (unreachable.reset)",
+        "war-client: gave up reconnecting: cannot reach the server: no server is listening at"
+        " that address (unreachable.refused)",
+    ]
+    link = FakeLink()
+    _failed_twice(link)
+    code, out, err = await render(link)
+    assert "(unreachable." not in out + err, "people read the sentence alone"
 
 
 async def test_typed_commands() -> None:

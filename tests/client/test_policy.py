@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from client.net.policy import Decision, Ending, JoinAnew, Policy, Reopen, Retry, Stop, decide
-from client.words.catalog import catalog
+from client.words import reasons
+from client.words.catalog import catalog, said
 from protocol import CloseCode, Error
 
 EN = catalog("en", strict=True)
@@ -46,18 +47,28 @@ CASES: list[tuple[str, Ending, object]] = [
     ),
     (
         "never reached",
-        Ending(url=URL, unreachable="connection refused"),
-        ("stop", False, f"cannot connect to {URL}: connection refused"),
+        Ending(url=URL, unreachable=said(reasons.REFUSED)),
+        ("stop", False, f"cannot connect to {URL}: no server is listening at that address"),
     ),
     (
         "a certificate that fails, even after a welcome",
-        player(unreachable="certificate verify failed", final=True),
-        ("stop", False, f"cannot connect to {URL}: certificate verify failed"),
+        player(unreachable=said(reasons.WRONG_NAME), final=True),
+        (
+            "stop",
+            False,
+            f"cannot connect to {URL}: the server's certificate is for another name or address"
+            " — use the host name or address it was made for",
+        ),
     ),
     (
         "unreachable after a welcome: retry and resume",
-        player(unreachable="connection refused", attempt=2),
-        ("retry", 3.0, "cannot reach the server: connection refused", Reopen.RESUME),
+        player(unreachable=said(reasons.REFUSED), attempt=2),
+        (
+            "retry",
+            3.0,
+            "cannot reach the server: no server is listening at that address",
+            Reopen.RESUME,
+        ),
     ),
     (
         "a restart: resume after the fast backoff",

@@ -11,11 +11,13 @@ from websockets.asyncio.server import ServerConnection, serve
 from client.cli import build_parser, main, plan
 from client.errors import CaFileError, UsageError
 from client.net.connection import Connection, Ended
-from client.net.tls import HOSTNAME_MISMATCH, client_context, explain_tls
+from client.net.failure import HOSTNAME_MISMATCH, why_unreachable
+from client.net.tls import client_context
 from client.words.catalog import catalog
 from protocol import WatchRoom
 
 WSS = "wss://127.0.0.1:8765"
+EN = catalog("en", strict=True)
 
 
 def cafile_of(*argv: str) -> tuple[str | None, str]:
@@ -84,33 +86,36 @@ def test_the_environment_names_a_cafile_for_wss(monkeypatch: pytest.MonkeyPatch)
     assert cafile_of("--local")[0] is None
 
 
+def said_of(error: BaseException, *, cafile_given: bool = False) -> str:
+    return EN.say(why_unreachable(error, WSS, cafile_given=cafile_given))
+
+
 def test_a_failed_certificate_check_says_what_to_do() -> None:
     self_signed = verify_error(18, "self-signed certificate")
-    assert explain_tls(self_signed) == (
-        "certificate verify failed: self-signed certificate — "
-        "pass --cafile with the server's certificate"
+    assert said_of(self_signed) == (
+        "the server's certificate is not trusted — pass --cafile with the server's certificate"
     )
-    assert explain_tls(self_signed, cafile_given=True) == (
-        "certificate verify failed: self-signed certificate — "
+    assert said_of(self_signed, cafile_given=True) == (
+        "the server's certificate is not trusted — "
         "check that --cafile holds the server's own certificate"
     )
     mismatch = verify_error(
         HOSTNAME_MISMATCH, "IP address mismatch, certificate is not valid for '127.0.0.1'."
     )
-    assert explain_tls(mismatch, cafile_given=True).endswith(
-        "— use the host name or address the server's certificate was made for"
+    assert said_of(mismatch, cafile_given=True).endswith(
+        "— use the host name or address it was made for"
     )
     expired = verify_error(10, "certificate has expired")
-    assert explain_tls(expired) == (
-        "certificate verify failed: certificate has expired — "
+    assert said_of(expired) == (
+        "the server's certificate has expired or is not valid yet — "
         "the server needs a new certificate (or this computer's clock is wrong)"
     )
 
 
-def test_another_tls_failure_names_openssls_reason() -> None:
+def test_another_tls_failure_hints_at_a_server_without_tls() -> None:
     error = ssl.SSLError(1, "[SSL: WRONG_VERSION_NUMBER] wrong version number")
     error.reason = "WRONG_VERSION_NUMBER"
-    assert explain_tls(error) == "tls handshake failed: wrong version number"
+    assert said_of(error) == "the TLS handshake failed (does the server use ws://, without TLS?)"
 
 
 async def test_wss_to_a_server_without_tls_hints_at_ws() -> None:
@@ -124,4 +129,4 @@ async def test_wss_to_a_server_without_tls_hints_at_ws() -> None:
     assert len(events) == 1 and isinstance(events[0], Ended) and not events[0].ok
     reason = catalog("en", strict=True).say(events[0].reason)
     assert reason.startswith(f"cannot connect to wss://127.0.0.1:{port}: ")
-    assert reason.endswith("(does the server use ws://, without tls?)")
+    assert reason.endswith("(does the server use ws://, without TLS?)")

@@ -57,3 +57,32 @@ async def test_plain_in_french_plays_a_game_with_a_war_and_a_pole_watches(
         for lines in (ann.out, pole.out):
             english = [line for line in lines if ENGLISH.search(line.replace("Ann", ""))]
             assert not english, english
+
+
+async def test_a_killed_server_is_said_without_english_in_german_and_polish(
+    tmp_path: Path,
+) -> None:
+    """The server killed under a German player and a Polish watcher: each reconnect line
+    says why in the viewer's language (it said "connection refused" in English before)."""
+    async with server_process(tmp_path / "war.sqlite3") as server:
+        create = [server.url, "--name", "Ann", "--create", "--vs-computer", "--plain"]
+        create += ["--lang", "de"]
+        async with client_process(create, tmp_path / "ann.json") as ann:
+            await ann.expect(r"^Du bist Ann, auf Platz 1 von 2\.$")
+            code = (await ann.expect(r"^Zuschauercode: (\S+)\.$")).group(1)
+            watch = [server.url, "--watch", code, "--plain"]
+            async with client_process(watch, tmp_path / "w.json", locale="pl_PL.UTF-8") as pole:
+                await pole.expect(r"^Oglądasz grę: Ann i komputer\.$")
+                assert await server.kill() == -9
+                await ann.expect(
+                    r"^Neu verbinden… \(der Server ist nicht erreichbar: unter dieser Adresse"
+                    r" wartet kein Server; Versuch \d+ in \d+,\d s\)$"
+                )
+                await pole.expect(
+                    r"^Ponowne łączenie… \(nie można dotrzeć do serwera: pod tym adresem nie"
+                    r" działa żaden serwer; próba \d+ za \d+,\d s\)$"
+                )
+        for lines in (ann.out, pole.out):
+            english = [line for line in lines if ENGLISH.search(line.replace("Ann", ""))]
+            english += [line for line in lines if "refused" in line or "connection" in line]
+            assert not english, english

@@ -84,14 +84,14 @@ async def test_an_untrusted_certificate_is_one_clear_line(
         1,
         [],
         [
-            f"war-client: cannot connect to {url}: certificate verify failed: "
-            "self-signed certificate — pass --cafile with the server's certificate"
+            f"war-client: cannot connect to {url}: the server's certificate is not trusted — "
+            "pass --cafile with the server's certificate"
         ],
     )
     status, out, err = runs["wrong"]
     assert (status, out, len(err)) == (1, [], 1)
     assert err[0].endswith(
-        "certificate verify failed: self-signed certificate — "
+        "the server's certificate is not trusted — "
         "check that --cafile holds the server's own certificate"
     )
     status, out, err = runs["plain ws"]

@@ -63,6 +63,7 @@ from client.net.policy import (
     should_reconnect,
 )
 from client.state.view import ViewState, apply
+from client.words import reasons
 from client.words.catalog import Said, available, catalog
 from client.words.countdown import Countdown, clock_text, follow, warning
 from client.words.sentences import closed_because
@@ -93,7 +94,7 @@ from protocol import (
 )
 from protocol.fairness import Finding
 from server.engine.check import Mismatch
-from tests.vectors.samples import cases, value_json
+from tests.vectors.samples import cases, value_from_json, value_json
 
 __all__ = [
     "FOLDER",
@@ -314,11 +315,18 @@ _ERRORS: tuple[dict[str, str] | None, ...] = (
 _CLOSES: tuple[int | None, ...] = (None, 1006, *sorted(int(c) for c in CloseCode), 4999)
 
 
+_REFUSED = value_json(Said(reasons.REFUSED))
+_UNTRUSTED = value_json(Said(reasons.UNTRUSTED))
+"""Why connecting failed, as the browser's ``decide`` gets it: a message with its values."""
+
+
 def _ending(changes: dict[str, Any]) -> Ending:
     error = changes.get("error")
     fields = dict(changes)
     if error is not None:
         fields["error"] = Error(code=error["code"], message=error["message"])
+    if changes.get("unreachable") is not None:
+        fields["unreachable"] = value_from_json(changes["unreachable"])
     return Ending(**fields)
 
 
@@ -345,9 +353,9 @@ def reconnect() -> dict[str, Any]:
         {"stored_seat": True, "error": _error(ErrorCode.BAD_TOKEN), "close_code": 4004},
         {"stored_seat": True, "error": _error(ErrorCode.UNKNOWN_CODE), "close_code": 4004},
         {"stored_seat": True, "welcomed": True, "error": _error(ErrorCode.BAD_TOKEN, "x")},
-        {"unreachable": "connection refused"},
-        {"unreachable": "connection refused", "ever_welcomed": True, "holds_token": True},
-        {"unreachable": "certificate verify failed", "ever_welcomed": True, "final": True},
+        {"unreachable": _REFUSED},
+        {"unreachable": _REFUSED, "ever_welcomed": True, "holds_token": True},
+        {"unreachable": _UNTRUSTED, "ever_welcomed": True, "final": True},
         {"close_code": 1012, "ever_welcomed": True, "holds_token": True, "trouble_for": 301.0},
         {"close_code": 1012, "ever_welcomed": True, "holds_token": True, "attempt": 3},
         {"close_code": 1012, "ever_welcomed": True, "holds_token": True, "attempt": 40},

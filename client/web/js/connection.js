@@ -82,15 +82,39 @@ export function socketUrl(location) {
   return url.href;
 }
 
+/** How long a socket opened ahead (`warm`) may wait for its opening message and still be
+ * used: the server closes one that sends nothing for 30 s (close 4005, PROTOCOL.md). */
+export const WARM_SECONDS = 20;
+
+/** A WebSocket to `url` opened ahead of its opening message, while the join page waits
+ * for a name: "Sit down" then costs the join's round trip alone, not the TCP, TLS and
+ * WebSocket handshakes' three before it (docs/performance.md, "The remote relative").
+ * {ws, at (seconds)}, for a Connection's `warm`; null if it cannot be made. */
+export function warm(url, { WebSocketImpl = globalThis.WebSocket, now = () => performance.now() / 1000 } = {}) {
+  try {
+    const ws = new WebSocketImpl(url);
+    ws.binaryType = "arraybuffer";
+    ws.onerror = ws.onclose = () => {}; // nobody's until a Connection takes it
+    return { ws, at: now() };
+  } catch {
+    return null;
+  }
+}
+
+/** Close a socket opened ahead that will not be used. */
+export const dropWarm = (warmed) => warmed?.ws.close(1000);
+
 export class Connection {
   // {url, opening (create_room, join_room or watch_room; v is added), seats (a SeatStore),
   // onEvent, resumeOnly (a refused stored seat is not replaced by a new one), fair (a fair.js Fair:
-  // this page's seeds, and the check at game over)}; and, for
+  // this page's seeds, and the check at game over), warm (a socket opened ahead: `warm`, used
+  // for the first opening if still open and younger than WARM_SECONDS)}; and, for
   // tests, policy, WebSocketImpl, setTimer, clearTimer, now (seconds), random.
   constructor(options) {
     Object.assign(this, {
       seats: null,
       fair: null,
+      warm: null,
       policy: POLICY,
       resumeOnly: false,
       WebSocketImpl: globalThis.WebSocket,
@@ -154,8 +178,18 @@ export class Connection {
     return this.timer !== null;
   }
 
+  /** The socket opened ahead, if it can still carry the opening (once). */
+  takeWarm() {
+    const warmed = this.warm;
+    this.warm = null;
+    if (warmed === null) return null;
+    if (warmed.ws.readyState <= 1 && this.now() - warmed.at < WARM_SECONDS) return warmed.ws;
+    dropWarm(warmed);
+    return null;
+  }
+
   connect() {
-    const ws = new this.WebSocketImpl(this.url);
+    const ws = this.takeWarm() ?? new this.WebSocketImpl(this.url);
     ws.binaryType = "arraybuffer";
     this.ws = ws;
     this.isOpen = false;
@@ -178,6 +212,7 @@ export class Connection {
       this.closed({ unreachable, closeCode: opened ? event.code || null : null, welcomed: welcomedHere });
     };
     ws.onerror = () => {}; // a close event follows and says what happened
+    if (ws.readyState === 1) ws.onopen(); // opened ahead (warm)
   }
 
   received(ws, data, at) {

@@ -27,6 +27,7 @@ export function newPage(doc, words, seats) {
     // say the reason (page.ended)
     plain: new Set(Object.keys(words.data.messages.page.plain).filter((code) => code !== "select" && code !== "other")),
     connection: null,
+    warm: null, // the join page's socket, opened while a name is typed (connection.js warm)
     fair: null, // the connection's fair deals (fair.js)
     fairView: null, // the fingerprint and the check at game over (fairview.js), once a game is on
     held: null, // the connection's events waiting for a game's words (session.js, held)

@@ -3,7 +3,7 @@
 
 import { fragment, setHash } from "./address.js";
 import { now, stopClock, tickClock } from "./clock.js";
-import { Connection, socketUrl } from "./connection.js";
+import { Connection, dropWarm, socketUrl } from "./connection.js";
 import { follow, noCountdown, warning } from "./countdown.js";
 import { $ } from "./page.js";
 import { endedPanel, show, trouble } from "./screens.js";
@@ -23,6 +23,10 @@ const SAID = new Set(["cards_taken", "war_declared", "cards_returned", "player_o
 export async function enter(page, unsealed, options = {}) {
   stop(page);
   const ticket = ++page.entered;
+  // the join page's socket, opened while the name was typed (sitdown.js): this join's
+  const warmed = unsealed.type === "join_room" ? page.warm : null;
+  if (warmed === null) dropWarm(page.warm);
+  page.warm = null;
   // fair deals: loaded when a player sits down or watches, not with the start page (no
   // destructuring here: tdewolff-minify 2.24 puts a destructuring declaration before the
   // declarations next to it, and the ticket must be taken before the await); what the
@@ -30,7 +34,7 @@ export async function enter(page, unsealed, options = {}) {
   const module = await import("./fair.js");
   const fair = new module.Fair();
   const opening = await fair.opening(unsealed); // a seed's commitment for a fair deal
-  if (ticket !== page.entered) return;
+  if (ticket !== page.entered) return dropWarm(warmed);
   page.fairView?.reset(); // the last room's fingerprint and check, hidden
   page.fair = fair;
   page.fairView = page.held = null;
@@ -45,6 +49,7 @@ export async function enter(page, unsealed, options = {}) {
     opening,
     seats: page.seats,
     fair,
+    warm: warmed,
     onEvent: (event) => page.connection === current && page.hear(event),
     ...options,
   });

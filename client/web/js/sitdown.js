@@ -3,7 +3,7 @@
 // and going home.
 
 import { fragment, setHash } from "./address.js";
-import { socketUrl } from "./connection.js";
+import { dropWarm, socketUrl, warm } from "./connection.js";
 import { $ } from "./page.js";
 import { endedPanel, plainText, show, trouble } from "./screens.js";
 import { enter, stop } from "./session.js";
@@ -13,6 +13,8 @@ import { nameKey } from "./store.js";
 export function route(page) {
   const { seats, sharedComputer } = page;
   stop(page, { leaving: true });
+  dropWarm(page.warm);
+  page.warm = null;
   trouble(null);
   endedPanel(null);
   const [kind, code] = fragment();
@@ -27,6 +29,7 @@ export function route(page) {
   $(`${screen}-name`).value = kept.length ? "" : seats.name;
   show(page, screen);
   if (kind !== "join") return undefined;
+  page.warm = warm(socketUrl(location)); // the table's socket, while a name is typed
   // whose table it is (lookup.js, loaded only here), or an offer to watch
   $("invite-table").hidden = true;
   const watch = () => endedPanel(plainText(page, "watch_code", ""), null, false, () => watchWith(page, code));

@@ -4,11 +4,26 @@
 library and icon are served under ``/v/VERSION/…``, where VERSION is a digest of every
 file, so they can be cached for a year (``immutable``) and a new release is a new URL.
 The page itself is revalidated on every load (``no-cache`` with an ETag; a matching
-``If-None-Match`` gets 304). Every answer carries a strict Content-Security-Policy (only
-this origin's scripts, styles and WebSocket; no inline script or style), ``nosniff``,
-``Referrer-Policy: no-referrer`` and no framing. Only GET and HEAD (405 otherwise);
-unknown paths are 404. A request that asks for a WebSocket upgrade is not ours
-(:meth:`WebFiles.respond` returns None), and ``--no-web`` does not load the files at all.
+``If-None-Match`` gets 304). The page names every module it will import
+(``modulepreload``, from the import graph: `_imported`), so a browser asks for all of
+them at once instead of one import level at a time, and those its modules import
+dynamically, with what they import (``prefetch``: `_next`; fetched when the browser is
+idle, into its cache), so that sitting down (the fair deal's modules) or the invitation's
+look-up waits for no file; what those import dynamically in turn (the fair-deal check,
+at game over) stays for later. Text files go out
+gzipped to a browser that takes gzip (``Vary: Accept-Encoding``; each compressed once, at
+its first request, with an ETag of its own), about a third of their size: on a slow link,
+fewer round trips of TCP's slow start. A file's answer (200 or 304) may keep its
+connection open for the page's next file (HTTP/1.1 keep-alive, within the bounds
+`server.adapters.ws.connection` sets): a browser then fetches the page's files over a few
+connections, not one TLS handshake each; every other answer closes its connection. Every
+answer carries a strict Content-Security-Policy (only this origin's scripts, styles and
+WebSocket; no inline script or style), ``nosniff``, ``Referrer-Policy: no-referrer`` and
+no framing. Only GET and HEAD (405 otherwise); unknown paths are 404. A request that asks
+for a WebSocket upgrade is not ours (:meth:`WebFiles.respond` returns None), and
+``--no-web`` does not load the files at all. Nothing served holds a secret, so
+compressing it tells an eavesdropper nothing (BREACH needs a secret beside what an
+attacker can reflect).
 
 The files are package data of the ``client`` package (``client/web/``), read once at
 start and held in memory (about 150 KiB), so serving costs no disk access. Our own HTML,
@@ -22,6 +37,7 @@ it).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import http
 import importlib.util
@@ -89,7 +105,10 @@ VERSION_MARK = "@VERSION@"
 """Written in index.html where the versioned folder's name goes (``v/@VERSION@/``)."""
 PRELOAD_MARK = "<!-- @PRELOAD@ -->"
 """Replaced in index.html by a ``modulepreload`` link for each of our modules the page
-imports, so a browser fetches them at once instead of one import level at a time."""
+imports, so a browser fetches them at once instead of one import level at a time, and a
+``prefetch`` link for each it may import next (`_next`)."""
+_INCOMPRESSIBLE = frozenset({"image/png"})
+_GZIP_LEVEL = 6
 _IMMUTABLE = "public, max-age=31536000, immutable"
 _REVALIDATE = "no-cache"
 _LICENSE = "LICENSE"
@@ -107,6 +126,8 @@ class WebFile:
     content_type: str
     cache_control: str
     etag: str
+    encoding: str | None = None
+    """``gzip`` for a compressed copy (its own ETag)"""
 
 
 def web_root() -> Path:
@@ -152,7 +173,8 @@ class WebFiles:
         self.version = digest.hexdigest()[:12]
         prefix = f"/v/{self.version}/"
         self._files: dict[str, WebFile] = {}
-        index_text = _fill(index.decode("utf-8"), self.version, _imported(assets))
+        modules = _imported(assets)
+        index_text = _fill(index.decode("utf-8"), self.version, modules, _next(assets, modules))
         ours = [
             name
             for name in assets
@@ -178,6 +200,7 @@ class WebFiles:
         self._files["/"] = WebFile(
             page_bytes, CONTENT_TYPES[".html"], _REVALIDATE, _etag(page_bytes)
         )
+        self._gzipped: dict[str, WebFile | None] = {}  # by the plain file's ETag
 
     @classmethod
     def load(cls, root: Path | None = None) -> WebFiles:
@@ -236,40 +259,101 @@ class WebFiles:
             return _plain(http.HTTPStatus.NOT_FOUND, f"nothing at {path[:80]}\n")
         head = request.method == "HEAD"
         headers = security_headers()
+        if file.content_type not in _INCOMPRESSIBLE:
+            headers["Vary"] = "Accept-Encoding"
+            if _accepts_gzip(request.headers.get_all("Accept-Encoding")):
+                file = self._gzip(file)
+        if file.encoding is not None:
+            headers["Content-Encoding"] = file.encoding
         headers["Cache-Control"] = file.cache_control
         headers["ETag"] = file.etag
         if file.etag in _etags(request.headers.get_all("If-None-Match")):
-            return _response(http.HTTPStatus.NOT_MODIFIED, headers, b"", head=True)
+            return _response(http.HTTPStatus.NOT_MODIFIED, headers, b"", head=True, keep=True)
         headers["Content-Type"] = file.content_type
-        return _response(http.HTTPStatus.OK, headers, file.body, head=head)
+        return _response(http.HTTPStatus.OK, headers, file.body, head=head, keep=True)
+
+    def _gzip(self, file: WebFile) -> WebFile:
+        """``file`` gzipped (made at its first request, then kept), or as it is when
+        gzip does not make it smaller."""
+        if file.etag not in self._gzipped:
+            body = gzip.compress(file.body, _GZIP_LEVEL, mtime=0)
+            smaller = len(body) < len(file.body)
+            self._gzipped[file.etag] = (
+                WebFile(body, file.content_type, file.cache_control, _etag(body), "gzip")
+                if smaller
+                else None
+            )
+        return self._gzipped[file.etag] or file
 
 
-def _fill(index: str, version: str, modules: Iterable[str]) -> str:
-    links = "\n".join(f'<link rel="modulepreload" href="v/{version}/{name}">' for name in modules)
-    return index.replace(PRELOAD_MARK, links.lstrip()).replace(VERSION_MARK, version)
+def _weight(parameters: str) -> float:
+    """The ``q`` of an ``Accept-*`` item's parameters (1 if none; 0 if unreadable)."""
+    for parameter in parameters.split(";"):
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "q":
+            try:
+                weight = float(value.strip())
+            except ValueError:
+                return 0.0
+            return weight if 0.0 <= weight <= 1.0 else 0.0
+    return 1.0
 
 
+def _accepts_gzip(values: Iterable[str]) -> bool:
+    """Whether ``Accept-Encoding`` takes gzip (named, or ``*``, with a ``q`` above 0)."""
+    for value in values:
+        for item in value.split(","):
+            coding, _, parameters = item.partition(";")
+            if coding.strip().lower() in ("gzip", "x-gzip", "*") and _weight(parameters) > 0:
+                return True
+    return False
+
+
+def _fill(index: str, version: str, modules: Iterable[str], later: Iterable[str] = ()) -> str:
+    links = [f'<link rel="modulepreload" href="v/{version}/{name}">' for name in modules]
+    links += [
+        f'<link rel="prefetch" href="v/{version}/{name}" crossorigin="anonymous">' for name in later
+    ]
+    return index.replace(PRELOAD_MARK, "\n".join(links)).replace(VERSION_MARK, version)
+
+
+_LATER = re.compile(rb"""\bimport\(\s*["'](\.{1,2}/[^"']+)["']\s*\)""")
 _IMPORT = re.compile(
     rb"""^\s*(?:import\s*|(?:import|export)\b[^;'"]*?\bfrom\s*)["'](\.{1,2}/[^"']+)["']""", re.M
 )
 
 
-def _imported(assets: Mapping[str, bytes], entry: str = ENTRY) -> list[str]:
-    """The modules the page loads: ``entry`` and every module it imports, directly or not
-    (lines like ``import … from "./x.js"``, ``export … from "../y.mjs"``, ``import "./z.js"``),
-    in a stable order."""
+def _imported(assets: Mapping[str, bytes], entry: str | Iterable[str] = ENTRY) -> list[str]:
+    """The modules the page loads: ``entry`` (or each of several) and every module it
+    imports, directly or not (lines like ``import … from "./x.js"``, ``export … from
+    "../y.mjs"``, ``import "./z.js"``), in a stable order."""
     seen: list[str] = []
-    todo = [entry] if entry in assets else []
+    todo = [entry] if isinstance(entry, str) else list(entry)
+    todo = [name for name in todo if name in assets]
     while todo:
         name = todo.pop()
         if name in seen:
             continue
         seen.append(name)
         for target in _IMPORT.findall(assets[name]):
-            path = posixpath.normpath(posixpath.join(posixpath.dirname(name), target.decode()))
+            path = _resolve(name, target)
             if path in assets:
                 todo.append(path)
     return sorted(seen)
+
+
+def _resolve(name: str, target: bytes) -> str:
+    return posixpath.normpath(posixpath.join(posixpath.dirname(name), target.decode()))
+
+
+def _next(assets: Mapping[str, bytes], modules: Iterable[str]) -> list[str]:
+    """The modules ``modules`` import with ``import("./x.js")`` (a dynamic import: the
+    page loads them when it needs them), and what those import in turn, but for
+    ``modules`` themselves and what those import only dynamically: what the page may
+    load next (`_fill` prefetches them), in a stable order."""
+    loaded = set(modules)
+    dynamic = {_resolve(name, target) for name in loaded for target in _LATER.findall(assets[name])}
+    return [name for name in _imported(assets, sorted(dynamic)) if name not in loaded]
 
 
 def _etags(values: Iterable[str]) -> set[str]:
@@ -305,9 +389,13 @@ def _plain(status: http.HTTPStatus, text: str, *, allow: bool = False) -> Respon
     return _response(status, headers, text.encode(), head=False)
 
 
-def _response(status: http.HTTPStatus, headers: Headers, body: bytes, *, head: bool) -> Response:
-    """A response with its length; ``head``: the headers of ``body`` without it."""
+def _response(
+    status: http.HTTPStatus, headers: Headers, body: bytes, *, head: bool, keep: bool = False
+) -> Response:
+    """A response with its length; ``head``: the headers of ``body`` without it; ``keep``:
+    its connection may stay open for the next request (``Connection: keep-alive``, which
+    the connection grants or turns into ``close``: `server.adapters.ws.connection`)."""
     if status is not http.HTTPStatus.NOT_MODIFIED:
         headers["Content-Length"] = str(len(body))
-    headers["Connection"] = "close"
+    headers["Connection"] = "keep-alive" if keep else "close"
     return Response(status.value, status.phrase, headers, b"" if head else body)

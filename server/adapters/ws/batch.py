@@ -4,14 +4,16 @@ The hub (`server.core.hub.hub`) does no I/O: each call returns an `Output`, the 
 wrote or deleted and the actions to carry out once those are stored. A `Batch` takes
 the outputs of many calls (`Batch.add`), holding their actions and queueing their
 changes, and `Batch.commit` stores every queued change in one transaction
-(`server.adapters.store.sqlite.Store.apply`), tells the hub how that went, and returns the
-actions to carry out:
+(`server.adapters.store.sqlite.Store.apply`) and returns the actions to carry out:
 
-- committed (`server.core.hub.hub.Hub.committed`): every held action, in order;
-- failed (`server.core.hub.hub.Hub.failed`): nothing of the batch is stored, the hub rebuilds
-  each room written in it and answers with the actions that tell its people to come
-  back (``store_unavailable``, close 1013); the held actions for those people are
-  dropped, the rest go out, then the hub's answer.
+- committed: every held action, in order. The hub hears of it only for the changes
+  that ask to be reported (`server.core.room.actions.Write.report`: a rebuilt room, a
+  failing store, a delete; `server.core.hub.hub.Hub.committed`); an ordinary commit is
+  not reported back, for each change carries what its failure needs;
+- failed (`server.core.hub.hub.Hub.failed`, given the batch's changes): nothing of the
+  batch is stored, the hub rebuilds each room written in it and answers with the
+  actions that tell its people to come back (``store_unavailable``, close 1013); the
+  held actions for those people are dropped, the rest go out, then the hub's answer.
 
 Persist, then broadcast, for the batch as a whole: one commit for every message read in
 one turn of the event loop instead of one per message (docs/performance.md, "Group
@@ -63,8 +65,8 @@ class StoreLike(Protocol):
 class Committer(Protocol):
     """What a batch tells the hub (`server.core.hub.hub.Hub`)."""
 
-    def committed(self) -> None: ...
-    def failed(self, error: Exception, now: float) -> Output: ...
+    def committed(self, changes: list[Change]) -> None: ...
+    def failed(self, error: Exception, changes: list[Change], now: float) -> Output: ...
 
 
 class Batch:
@@ -87,6 +89,10 @@ class Batch:
         self._calls = 0
         self.opened: float | None = None
         """when the first call of this batch was added (None: the batch is empty)"""
+        self.writes = False
+        """The batch has changes to store (its commit is a transaction)."""
+        self.full = False
+        """The batch holds `MAX_HELD_ACTIONS` actions or more: commit it now."""
 
     @property
     def pending(self) -> int:
@@ -98,27 +104,19 @@ class Batch:
         """The changes queued for the next commit, one per room row (for tests)."""
         return tuple(self._changes)
 
-    @property
-    def writes(self) -> bool:
-        """The batch has changes to store (its commit is a transaction)."""
-        return bool(self._changes)
-
-    @property
-    def full(self) -> bool:
-        """The batch holds `MAX_HELD_ACTIONS` actions or more: commit it now."""
-        return len(self._held) >= self._max_held
-
     def add(self, output: Output, now: float) -> None:
         """Hold ``output``'s actions and queue its changes for the next `commit`."""
         if self.opened is None:
             self.opened = now
         self._calls += 1
         self._held += output.actions
+        self.full = len(self._held) >= self._max_held
         for change in output.changes:
             self._queue(change)
 
     def _queue(self, change: Change) -> None:
         """Queue ``change``, merged into the room's last queued write if it is one."""
+        self.writes = True
         if isinstance(change, Delete):
             self._last_write.pop(change.room_id, None)
             self._changes.append(change)
@@ -131,7 +129,9 @@ class Batch:
         else:  # the store holds what the first write of the batch found
             first = self._changes[index]
             assert isinstance(first, Write)
-            self._changes[index] = Write(change.record, first.before)
+            closed = first.closed + change.closed
+            report = first.report or change.report
+            self._changes[index] = Write(change.record, first.before, closed, report)
 
     def commit(self, now: float) -> list[Action]:
         """Store the queued changes in one transaction, tell the hub, and return the
@@ -140,6 +140,7 @@ class Batch:
         held, changes = self._held, self._changes
         self._held, self._changes, self._last_write = [], [], {}
         self._calls, self.opened = 0, None
+        self.writes = self.full = False
         if not changes:
             return held
         try:
@@ -147,13 +148,15 @@ class Batch:
                 raise LookupError("a change to store, and no store")
             self._store.apply(changes)
         except Exception as error:  # the store holds what it held before the batch
-            recovery = self._hub.failed(error, now)
+            recovery = self._hub.failed(error, changes, now)
             for change in recovery.changes:  # none today; they would go with the next batch
                 self._queue(change)
             told = {action.conn for action in recovery.actions if isinstance(action, Close)}
             kept = [kept for action in held if (kept := _without(action, told)) is not None]
             return kept + recovery.actions
-        self._hub.committed()
+        reported = [change for change in changes if change.report]
+        if reported:
+            self._hub.committed(reported)
         return held
 
 

@@ -1,3 +1,3 @@
 """The front desk of every room: the hub, the rooms it holds, their directory and codes'
-lookup, who may create or open one, deadlines, the ledger of stored rows, and the play-out
-queue. Sans-I/O, like all of `server.core`."""
+lookup, who may create or open one, deadlines, and the play-out queue. Sans-I/O, like all
+of `server.core`: what the store must write goes out with each call's result."""

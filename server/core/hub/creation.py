@@ -12,7 +12,7 @@ both codes are fresh (`server.core.hub.directory.Directory`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Collection
 
 from protocol import CreateRoom, ErrorCode
 from server.core.codes import RandomSource, hash_token, new_deal, new_token
@@ -32,11 +32,12 @@ def new_room(
     *,
     directory: Directory,
     random: RandomSource,
-    id_taken: Callable[[str], bool],
+    in_flight: Collection[str],
 ) -> tuple[RoomRecord, str] | Refusal:
     """The record of the room ``message`` asks for, created at ``now``, and the creator's
     token; or the `Refusal` of settings the rules do not allow (``bad_value``). The room
-    id is one the directory does not know and for which ``id_taken`` is false. The room
+    id is one the directory does not know and not one ``in_flight`` (deleted since the
+    last commit: the store may hold it still). The room
     gets the talk setting ``message`` asks for (the hub lowered it to the server's)."""
     try:
         message.validate()  # the codec did; a hub called directly must be as strict
@@ -55,7 +56,7 @@ def new_room(
     revealed = message.deal is not None
     deal = message.deal if message.deal is not None else new_deal(random)
     player_code = directory.fresh_code(random)
-    room_id = directory.fresh_id(random, id_taken)  # drawn in this order since 0.1
+    room_id = directory.fresh_id(random, in_flight)  # drawn in this order since 0.1
     watch_code = directory.fresh_code(random, other_than=player_code)
     fair = None  # a chosen deal claims nothing; a deal the server picks is committed now
     if not revealed:

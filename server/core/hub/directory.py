@@ -11,7 +11,7 @@ F2).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 
 from server.core.codes import RandomSource, new_code, new_room_id, normalize_code
 from server.core.room.records import RoomRecord
@@ -91,11 +91,11 @@ class Directory:
             lambda code: normalize_code(code) == other or self.code_taken(code),
         )
 
-    def fresh_id(self, random: RandomSource, taken: Callable[[str], bool]) -> str:
-        """A new room id that is free and for which ``taken`` is false too."""
+    def fresh_id(self, random: RandomSource, taken: Collection[str]) -> str:
+        """A new room id that is free and not one of ``taken`` either."""
         return _fresh(
             lambda: new_room_id(random),
-            lambda room_id: self.id_taken(room_id) or taken(room_id),
+            lambda room_id: self.id_taken(room_id) or room_id in taken,
         )
 
 

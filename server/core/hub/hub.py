@@ -9,16 +9,19 @@ store; it calls::
     hub.refuse(conn, protocol_error, now)          # a frame that did not decode
     hub.disconnect(conn, now)                      # the connection ended (for any reason)
     hub.wake(now)                                  # at hub.next_deadline()
-    hub.committed()                                # the changes returned so far are stored
-    hub.failed(error, now)                         # ... they could not be: none of them is
+    hub.committed(changes)                         # these changes (reported ones) are stored
+    hub.failed(error, changes, now)                # ... these could not be: none of them is
 
 Each call but `committed` returns an `Output`: the room rows to write or delete, and the
 `Action` list to carry out in order once they are stored (`server.adapters.ws.batch` stores
-the calls of a batch in one transaction, then tells the hub). ``now`` is wall-clock
-seconds (``time.time()``) because time-limit deadlines are persisted and must mean the
-same after a restart. Nothing here raises for a peer's input: a refusal is an ``error``
-message to that connection (and a close where ``protocol/PROTOCOL.md`` says so); a bug
-is an ``internal_error`` and a close 1011, and the other rooms carry on.
+the calls of a batch in one transaction; it tells the hub when that failed, and when it
+stored a change that asks to be reported, `server.core.room.actions.Write.report`: an
+ordinary commit is not reported, for each change carries what its failure needs).
+``now`` is wall-clock seconds (``time.time()``) because time-limit deadlines are
+persisted and must mean the same after a restart. Nothing here raises for a peer's
+input: a refusal is an ``error`` message to that connection (and a close where
+``protocol/PROTOCOL.md`` says so); a bug is an ``internal_error`` and a close 1011, and
+the other rooms carry on.
 
 The hub owns the connections and what comes before a room: the two checks that are
 about a connection, not a room's stage (an opening message on a connection already in
@@ -36,6 +39,8 @@ import dataclasses
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
 
 from protocol import (
     ClientMessage,
@@ -59,8 +64,7 @@ from server.core.hub.replies import internal_error, refusal_actions
 from server.core.hub.rooms import Rooms
 from server.core.logger import Logger
 from server.core.refusals import Refusal
-from server.core.room import phases
-from server.core.room.actions import Action, Close, ConnId, Effects, Output
+from server.core.room.actions import Change, Close, ConnId, Effects, Output
 from server.core.room.records import RoomRecord
 from server.core.room.room import Room
 from server.core.room.talk import clamp
@@ -103,6 +107,7 @@ class Hub:
         self._random: RandomSource = secrets if random is None else random
         self._logger = logger
         self._peers: dict[ConnId, str] = {}  # each connection → its peer address
+        self._addresses: dict[ConnId, str] = {}  # each connection → its address key
         self._admission = Admission(settings)
         self._talk = settings.talk
         self._playouts = PlayOuts(settings, now)
@@ -113,7 +118,7 @@ class Hub:
             random=self._random,
             logger=logger,
         )
-        self._rooms.address = self.address
+        self._rooms.addresses = MappingProxyType(self._addresses)  # the rooms read it
         for record in records:
             self._rooms.load(record, now)
 
@@ -144,7 +149,7 @@ class Hub:
     @property
     def store_failing(self) -> bool:
         """A commit of the store failed, and none with a write has succeeded since."""
-        return self._rooms.ledger.failing
+        return self._rooms.failing
 
     def room(self, room_id: str) -> Room | None:
         """The room with this id (for tests and tools), or None."""
@@ -161,8 +166,7 @@ class Hub:
     def address(self, conn: ConnId) -> str:
         """The address key ``conn`` counts under (`server.core.budgets.address_key`; a
         connection of unknown address is one of its own)."""
-        peer = self._peers.get(conn, "")
-        return address_key(peer) if peer else f"#{conn}"
+        return self._addresses.get(conn) or f"#{conn}"
 
     def where(self, conn: ConnId) -> tuple[str, int | None] | None:
         """(room id, seat or None for a spectator) of ``conn``; None before a room is open."""
@@ -178,18 +182,22 @@ class Hub:
     def connect(self, conn: ConnId, peer: str, now: float) -> Output:
         """A new connection from address ``peer``. Nothing to send yet."""
         self._peers[conn] = peer
+        self._addresses[conn] = address_key(peer) if peer else f"#{conn}"
         self._rooms.connected(conn)
-        return self._output([])
+        return Output([], [])
 
     def handle(self, conn: ConnId, message: ClientMessage, now: float) -> Output:
-        """A decoded, validated message from ``conn``; never raises."""
+        """A decoded, validated message from ``conn``; never raises. A message for the
+        room ``conn`` is in goes straight to it: one call of the room, one result."""
         if conn not in self._peers:
             self._known(conn)
         try:
-            actions = self._handle(conn, message, now)
+            room = self._rooms.of(conn)
+            if room is not None and not isinstance(message, _OPENING):
+                return self._run(room, now, room.handle, conn, message, now, conn=conn)
+            return self._handle(conn, room, message, now)
         except Exception as bug:  # a bug must not take the server down
-            actions = self._internal_error(conn, bug, now)
-        return self._output(actions)
+            return self._internal_error(conn, bug, now)
 
     def refuse(self, conn: ConnId, error: ProtocolError, now: float) -> Output:
         """A frame from ``conn`` did not decode: the error, and a close where documented.
@@ -199,29 +207,29 @@ class Hub:
         """
         self._known(conn)
         try:
-            actions = self._confirmed(conn, Refusal(error.code, str(error)), now)
+            return self._confirmed(conn, Refusal(error.code, str(error)), now)
         except Exception as bug:
-            actions = self._internal_error(conn, bug, now)
-        return self._output(actions)
+            return self._internal_error(conn, bug, now)
 
     def disconnect(self, conn: ConnId, now: float) -> Output:
         """``conn`` ended: its seat is away, or one spectator fewer. Never raises."""
         peer = self._peers.pop(conn, "")
+        self._addresses.pop(conn, None)
         room = self._rooms.gone(conn)
-        actions: list[Action] = []
+        output = Output([], [])
         if room is not None and room.has(conn):
             try:
-                actions, _, _ = self._call(room, now, lambda: room.disconnect(conn, now))
-                actions += self._play_out_begun(room, now, peer)
+                output, _, _ = self._call(room, now, room.disconnect, conn, now)
+                output += self._play_out_begun(room, now, peer)
             except Exception as bug:
                 self._rooms.log_bug(bug)
-        return self._output(actions)
+        return output
 
     def wake(self, now: float) -> Output:
         """Run every timer due at or before ``now`` (but one slice of a finish vote's
         play-out at most: the other finishing rooms stay due for the next call); remove
         idle rooms. Never raises."""
-        actions: list[Action] = []
+        output = Output([], [])
         due = [room for room_id in self._rooms.due(now) if (room := self.room(room_id))]
         playouts = self._playouts
         chosen = playouts.choose(
@@ -230,29 +238,33 @@ class Hub:
         for room in due:
             try:
                 if room.room_id == chosen:
-                    actions += self._slice(room, now, woken=True)
+                    output += self._slice(room, now, woken=True)
                 elif not playouts.holds(room.room_id):
-                    actions += self._wake_room(room, now)
+                    output += self._wake_room(room, now)
             except Exception as bug:  # one room's trouble must not stop the others
                 self._rooms.log_bug(bug)
         self._admission.forget(now)
-        return self._output(actions)
+        return output
 
-    def committed(self) -> None:
-        """Every change returned since the last `committed` or `failed` is stored."""
-        self._rooms.committed()
+    def committed(self, changes: list[Change]) -> None:
+        """``changes``, which asked to be reported (`Write.report`, every `Delete`), are
+        stored, with every change returned before them. (An ordinary write is not
+        reported: what its failure needs travels with it.)"""
+        self._rooms.committed(changes)
 
-    def failed(self, error: Exception, now: float) -> Output:
-        """None of the changes returned since the last `committed` or `failed` could be
+    def failed(self, error: Exception, changes: list[Change], now: float) -> Output:
+        """None of ``changes``, every change returned since the last commit, could be
         stored (``error`` says why; the store holds what it held before them): each room
-        written since is rebuilt from the record the store holds (a room created since
-        is dropped), and the returned actions tell its people to come back. The actions
+        they write is rebuilt from the record the store holds (a room created since is
+        dropped), and the returned actions tell its people to come back. The actions
         held for those connections must not go out. Never raises."""
-        return self._output(self._rooms.failed(error, now))
+        return Output(self._rooms.failed(error, changes, now), [])
 
     # ------------------------------------------------------------------ messages
-    def _handle(self, conn: ConnId, message: ClientMessage, now: float) -> list[Action]:
-        room = self._rooms.of(conn)
+    def _handle(
+        self, conn: ConnId, room: Room | None, message: ClientMessage, now: float
+    ) -> Output:
+        """A message the room of ``conn`` (``room``, if any) does not take itself."""
         if isinstance(message, _OPENING):
             if room is not None:
                 refused = Refusal(
@@ -267,20 +279,21 @@ class Hub:
                 f"send create_room, join_room, watch_room or resume_seat first, not {message.TYPE}",
             )
             return self._refusal(conn, refused, now)
-        return self._run(room, now, lambda: room.handle(conn, message, now), conn=conn)
+        return self._run(room, now, room.handle, conn, message, now, conn=conn)
 
-    def _confirmed(self, conn: ConnId, refused: Refusal, now: float) -> list[Action]:
+    def _confirmed(self, conn: ConnId, refused: Refusal, now: float) -> Output:
         """Refuse what ``conn`` sent before its room saw it, once the room has taken it as
         the confirmation of the seat's token (`Room.confirm`; persisted first). If the
         room could not take it (a bug), the connection is told to come back instead."""
         room = self._rooms.of(conn)
         if room is not None and room.seat_of(conn) is not None:
-            actions = self._run(room, now, lambda: room.confirm(conn, now), conn=conn)
+            output = self._run(room, now, room.confirm, conn, now, conn=conn)
             if self._rooms.of(conn) is None:  # the room was rebuilt: its people come back
-                return actions
+                return output
+            return output + self._refusal(conn, refused, now)
         return self._refusal(conn, refused, now)
 
-    def _open(self, conn: ConnId, message: _OPENING, now: float) -> list[Action]:
+    def _open(self, conn: ConnId, message: _OPENING, now: float) -> Output:
         """An opening message from ``conn``, in no room yet."""
         peer = self._peers.get(conn, "")
         refused = self._admission.opening(message.v, peer, now)
@@ -299,24 +312,24 @@ class Hub:
         if room is None:
             return self._refusal(conn, not_found(message, directory), now)
         if isinstance(message, LookUp):
-            return room_info(conn, room)
+            return Output(room_info(conn, room), [])
         return self._enter(conn, room, message, now)
 
     def _enter(
         self, conn: ConnId, room: Room, message: JoinRoom | WatchRoom | ResumeSeat, now: float
-    ) -> list[Action]:
+    ) -> Output:
         """``conn``'s opening ``message`` for ``room``, which its code or id found."""
         if isinstance(message, JoinRoom):
             name, committed = message.name, message.seed_commitment
             return self._run(
-                room, now, lambda: room.join(conn, name, now, committed), conn=conn, opener=True
+                room, now, room.join, conn, name, now, committed, conn=conn, opener=True
             )
         if isinstance(message, WatchRoom):
-            return self._run(room, now, lambda: room.watch(conn, now), conn=conn, opener=True)
+            return self._run(room, now, room.watch, conn, now, conn=conn, opener=True)
         token = message.token
-        return self._run(room, now, lambda: room.resume(conn, token, now), conn=conn, opener=True)
+        return self._run(room, now, room.resume, conn, token, now, conn=conn, opener=True)
 
-    def _create(self, conn: ConnId, message: CreateRoom, now: float) -> list[Action]:
+    def _create(self, conn: ConnId, message: CreateRoom, now: float) -> Output:
         """A new room for ``message``: held, then stored by its first call, which seats
         the creator."""
         peer = self._peers.get(conn, "")
@@ -328,51 +341,54 @@ class Hub:
             now,
             directory=self._rooms.directory,
             random=self._random,
-            id_taken=self._rooms.id_in_flight,
+            in_flight=self._rooms.in_flight,
         )
         if isinstance(made, Refusal):
             return self._refusal(conn, made, now)
         record, token = made
         room = self._rooms.create(record, address_key(peer), now)
-        return self._run(
-            room, now, lambda: room.open_for_creator(conn, token, now), conn=conn, opener=True
-        )
+        return self._run(room, now, room.open_for_creator, conn, token, now, conn=conn, opener=True)
 
     # ------------------------------------------------------------------ a room's call
     def _run(
         self,
         room: Room,
         now: float,
-        call: Callable[[], Effects],
-        *,
+        call: Callable[..., Effects],
+        *args: Any,
         conn: ConnId | None = None,
         opener: bool = False,
-    ) -> list[Action]:
-        """Run ``call`` of ``room`` for ``conn`` (`_call`, `server.core.hub.rooms.Rooms.run`:
-        persist, then broadcast; ``opener``: the call opens the room for ``conn``), answer its
-        refusal, and start the play-out it began, paid by ``conn``'s address (None: a
-        wake's, paid by nobody's)."""
-        actions, refused, _ = self._call(room, now, call, opener=conn if opener else None)
+    ) -> Output:
+        """Make ``call(*args)`` of ``room`` for ``conn`` (`_call`,
+        `server.core.hub.rooms.Rooms.run`: persist, then broadcast; ``opener``: the call
+        opens the room for ``conn``), answer its refusal, and start the play-out it
+        began, paid by ``conn``'s address (None: a wake's, paid by nobody's)."""
+        output, refused, _ = self._call(room, now, call, *args, opener=conn if opener else None)
         if refused is not None and conn is not None:
-            actions += self._refusal(conn, refused, now)
-        if room.game_record.stage in phases.PLAYING_OUT:
+            output += self._refusal(conn, refused, now)
+        if room.playing_out:
             payer = None if conn is None else self._peers.get(conn, "")
-            actions += self._play_out_begun(room, now, payer)
-        return actions
+            output += self._play_out_begun(room, now, payer)
+        return output
 
     def _call(
-        self, room: Room, now: float, call: Callable[[], Effects], *, opener: ConnId | None = None
-    ) -> tuple[list[Action], Refusal | None, int]:
-        """Make ``call`` of ``room`` and hand its `Effects` to `Rooms.run` (or the bug it
-        raised to `Rooms.recover`): the actions, the refusal, the engine work."""
+        self,
+        room: Room,
+        now: float,
+        call: Callable[..., Effects],
+        *args: Any,
+        opener: ConnId | None = None,
+    ) -> tuple[Output, Refusal | None, int]:
+        """Make ``call(*args)`` of ``room`` and hand its `Effects` to `Rooms.run` (or the
+        bug it raised to `Rooms.recover`): the output, the refusal, the engine work."""
         present = room.seats.connections
         try:
-            effects = call()
+            effects = call(*args)
         except Exception as bug:  # a bug of the room: rebuilt, its people come back
-            return self._rooms.recover(room, present, opener, bug, now), None, 0
+            return Output(self._rooms.recover(room, present, opener, bug, now), []), None, 0
         return self._rooms.run(room, now, effects, present, opener=opener)
 
-    def _play_out_begun(self, room: Room, now: float, payer: str | None) -> list[Action]:
+    def _play_out_begun(self, room: Room, now: float, payer: str | None) -> Output:
         """If the call just made put ``room`` in its finish vote's play-out, queue it:
         address ``payer`` pays for it, and the first slice is played now unless that
         address has spent its budget (then it waits); a play-out nobody's message
@@ -381,60 +397,55 @@ class Hub:
         room_id = room.room_id
         playouts = self._playouts
         if (
-            room.stage not in phases.PLAYING_OUT
+            not room.playing_out
             or playouts.holds(room_id)
             or self.room(room_id) is not room  # removed, or rebuilt by a bug
         ):
-            return []
+            return Output([], [])
         if payer is None:
             playouts.enqueue(room_id, now)
         elif playouts.start(room_id, payer, now):
             return self._slice(room, now, woken=False)
-        return []
+        return Output([], [])
 
-    def _wake_room(self, room: Room, now: float) -> list[Action]:
+    def _wake_room(self, room: Room, now: float) -> Output:
         """Run ``room``'s timers due at ``now``."""
-        return self._run(room, now, lambda: room.wake(now))
+        return self._run(room, now, room.wake, now)
 
-    def _slice(self, room: Room, now: float, *, woken: bool) -> list[Action]:
+    def _slice(self, room: Room, now: float, *, woken: bool) -> Output:
         """Play ``room``'s next slice of its play-out, and count its work."""
         playouts = self._playouts
         room_id = room.room_id
         first = playouts.first(room_id)
-        actions, _, work = self._call(
-            room, now, lambda: room.play_slice(playouts.slice, now, first=first)
-        )
+        output, _, work = self._call(room, now, room.play_slice, playouts.slice, now, first)
         if playouts.holds(room_id):  # not removed, nor rebuilt by a bug, meanwhile
-            over = room.stage not in phases.PLAYING_OUT
+            over = not room.playing_out
             playouts.played(room_id, work, over=over, woken=woken, now=now)
-        return actions
+        return output
 
     # ------------------------------------------------------------------ answers
-    def _refusal(self, conn: ConnId, refusal: Refusal, now: float) -> list[Action]:
+    def _refusal(self, conn: ConnId, refusal: Refusal, now: float) -> Output:
         """The answer to ``refusal`` (counted against the address if it is a failed
         attempt); a connection it closes leaves its room."""
         self._admission.refused(refusal, self._peers.get(conn, ""), now)
         in_room = self._rooms.of(conn) is not None
-        actions = refusal_actions(conn, refusal, in_room=in_room)
-        if in_room and any(isinstance(action, Close) for action in actions):
-            actions += self._rooms.leave(conn, now)  # closed: its room hears it is gone
-        return actions
+        output = Output(refusal_actions(conn, refusal, in_room=in_room), [])
+        if in_room and any(isinstance(action, Close) for action in output.actions):
+            output += self._rooms.leave(conn, now)  # closed: its room hears it is gone
+        return output
 
-    def _internal_error(self, conn: ConnId, bug: Exception, now: float) -> list[Action]:
+    def _internal_error(self, conn: ConnId, bug: Exception, now: float) -> Output:
         self._rooms.log_bug(bug)
-        actions = internal_error(conn)
+        output = Output(internal_error(conn), [])
         try:
-            return actions + self._rooms.leave(conn, now)
+            return output + self._rooms.leave(conn, now)
         except Exception as second:
             self._rooms.log_bug(second)
-            return actions
+            return output
 
     def _known(self, conn: ConnId) -> None:
         """A call for ``conn`` that `connect` never announced: a connection of unknown address."""
         if conn not in self._peers:
             self._peers[conn] = ""
+            self._addresses[conn] = f"#{conn}"
             self._rooms.connected(conn)
-
-    def _output(self, actions: list[Action]) -> Output:
-        """The call's ``actions`` and the changes it made."""
-        return Output(actions, self._rooms.ledger.take())

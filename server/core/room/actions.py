@@ -5,9 +5,10 @@ returns an `Output`: the room rows it wrote or deleted (`Change` values: `Write`
 `Delete`) and the `Action` values to carry out once those are stored, in order (a `Send`
 of an ``error`` followed by a `Close` of the same connection means: send, then close).
 The app (`server.adapters.ws.batch`) stores the changes of a batch of calls in one
-transaction, tells the hub whether they were committed, and only then carries out the
-actions. Each room call returns `Effects`: its actions and the room's record, which the
-hub turns into a `Write` when it changed.
+transaction, tells the hub if they could not be (or, for the few changes that ask for
+it, that they were), and only then carries out the actions. Each room call returns
+`Effects`: its actions and the room's record, which the hub turns into a `Write` when it
+changed.
 
 - `Send`: encode ``message`` once and deliver it to every connection in ``to``. The app
   (`server.adapters.ws.app`) queues the frames of one hub call per connection and writes
@@ -86,17 +87,32 @@ class Effects:
 @dataclass(frozen=True, slots=True)
 class Write:
     """Store ``record``. ``before`` is the record of this room the store holds once every
-    earlier change is stored (None: a new room), so a store may write only what differs."""
+    earlier change is stored (None: a new room), so a store may write only what differs.
+
+    What the hub needs back if the change cannot be stored travels with it: ``before``
+    (the room is rebuilt from it) and ``closed``, the connections the call took out of
+    the room (told to come back too: their leaving is not stored either). ``report``:
+    the hub wants to hear that the change is stored (`server.core.hub.hub.Hub.committed`:
+    a room rebuilt, the store failing); an ordinary write is not reported.
+    """
 
     record: RoomRecord
     before: RoomRecord | None
+    closed: tuple[ConnId, ...] = ()
+    report: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Delete:
-    """Forget room ``room_id`` and its seats (nothing to do if it is not stored)."""
+    """Forget room ``room_id`` and its seats (nothing to do if it is not stored).
+
+    ``before``, ``closed``: as for `Write` (``before`` None: the room was never
+    stored). A delete is always reported: its id is not free until it is stored."""
 
     room_id: str
+    before: RoomRecord | None = None
+    closed: tuple[ConnId, ...] = ()
+    report: bool = True
 
 
 Change: TypeAlias = Write | Delete
@@ -108,11 +124,16 @@ class Output:
     """What one hub call asks for, in this order: store ``changes`` (in order, all or
     nothing), then carry out ``actions``.
 
-    Persist, then broadcast: no action may be carried out before the hub has been told
-    (`server.core.hub.hub.Hub.committed`) that the changes of its call, and of every call
-    before it, are stored. If they cannot be (`server.core.hub.hub.Hub.failed`), the hub
-    answers with the actions that replace them.
+    Persist, then broadcast: no action may be carried out before the changes of its
+    call, and of every call before it, are stored (the hub hears of it only for the
+    changes that ask to be reported: `Write.report`, `server.core.hub.hub.Hub.committed`).
+    If they cannot be (`server.core.hub.hub.Hub.failed`, given the changes that failed),
+    the hub answers with the actions that replace them.
     """
 
     actions: list[Action]
     changes: list[Change]
+
+    def __add__(self, other: Output) -> Output:
+        """This output, then ``other``'s."""
+        return Output(self.actions + other.actions, self.changes + other.changes)

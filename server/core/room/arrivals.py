@@ -101,7 +101,7 @@ class Arrivals:
         token = new_token(self._random)
         table.seats.set(index, SeatRecord(name, hash_token(token)))
         self._commit(index, commitment)
-        table.last_active = now
+        table.active_at(now)
         actions = table.emit(lambda seq: PlayerJoined(seq=seq, seat=index, name=name))
         table.seats.attach(index, conn)
         actions.append(table.welcome(conn, index, token, now))
@@ -115,7 +115,7 @@ class Arrivals:
         fair = table.game_record.fair
         if fair is not None and fair.commitments[index] != commitment:
             fair = fairdeal.with_commitment(fair, index, commitment)
-            table.game_record = dataclasses.replace(table.game_record, fair=fair)
+            table.set_game(dataclasses.replace(table.game_record, fair=fair))
 
     def rejoin(
         self, index: int, conn: ConnId, now: float, commitment: str | None = None
@@ -133,7 +133,7 @@ class Arrivals:
             self._commit(index, commitment)
         fresh = new_token(self._random)
         table.seats.change(index, token_hash=hash_token(fresh), previous_token_hash=None)
-        table.last_active = now
+        table.active_at(now)
         actions = table.emit(
             lambda seq: ConnectionChanged(seq=seq, seat=index, connected=True, rejoined=True)
         )
@@ -181,7 +181,7 @@ class Arrivals:
         table.seats.change(
             index, token_hash=hash_token(fresh), previous_token_hash=hash_token(token)
         )
-        table.last_active = now
+        table.active_at(now)
         actions: list[Action] = []
         if seat.conn is not None:
             actions.append(
@@ -213,7 +213,7 @@ class Arrivals:
         calm pace until its player returns, and tells the table so."""
         table = self._table
         seat = table.seats[index]
-        seat.away_play = True
+        table.seats.play_for_away(index, True)
         seat.due = None
         if table.log is not None:
             table.log.info("seat_played_while_away", seat=index)
@@ -230,7 +230,7 @@ class Arrivals:
         seat = table.seats[index]
         if not seat.away_play:
             return []
-        seat.away_play = False
+        table.seats.play_for_away(index, False)
         seat.due = None
         mode = seat.auto
         actions = table.emit(lambda seq: AutoPlayChanged(seq=seq, seat=index, mode=mode, away=True))
@@ -241,7 +241,7 @@ class Arrivals:
     def disconnect(self, conn: ConnId, now: float) -> list[Action]:
         """``conn`` is gone: its seat is away (kept for a resume), or one spectator fewer."""
         table = self._table
-        table.last_active = now
+        table.active_at(now)
         seats = table.seats
         if seats.watching(conn):
             seats.unwatch(conn)
@@ -283,18 +283,22 @@ class Arrivals:
         seat = seats[index]
         seats.attach(index, None)
         seat.away_deadline = None
-        seat.away_play = False
+        seats.play_for_away(index, False)
         record = table.game_record
-        table.game_record = dataclasses.replace(
-            record,
-            finish_votes=tuple(vote for vote in record.finish_votes if vote != index),
-            rematch_votes=tuple(vote for vote in record.rematch_votes if vote[0] != index),
+        table.set_game(
+            dataclasses.replace(
+                record,
+                finish_votes=tuple(vote for vote in record.finish_votes if vote != index),
+                rematch_votes=tuple(vote for vote in record.rematch_votes if vote[0] != index),
+            )
         )
-        table.game_record = dataclasses.replace(
-            table.game_record,
-            rematch_commitments=tuple(
-                c for c in table.game_record.rematch_commitments if c[0] != index
-            ),
+        table.set_game(
+            dataclasses.replace(
+                table.game_record,
+                rematch_commitments=tuple(
+                    c for c in table.game_record.rematch_commitments if c[0] != index
+                ),
+            )
         )
         if table.stage in phases.SEATS_OPEN:
             seats.set(index, OPEN_SEAT)

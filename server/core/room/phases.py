@@ -21,16 +21,23 @@ Everything that decides a room's stage lives here, as in h11's ``_state.py``:
   opening message on a connection already in a room (``already_in_room``) and a room
   message on one in none (``not_in_room``), `server.core.hub.hub`.
 - `TRANSITIONS`: stage × `Event` → the next stage. The room applies it in one method
-  (`server.core.room.room.Room` ``_advance``); an event a stage does not list cannot happen in
-  it: the room asks `may` before it acts on one (a finish vote completed, a rematch
-  agreed, the seats filled, the time limit), and `advance` raises for a bug.
+  (`server.core.room.table.Table.advance`); an event a stage does not list cannot happen
+  in it, and `advance` raises for a bug.
+- The conditions under which a stage ends, one function per event, which the room asks
+  before it acts (each also asks `may`): `seats_filled`, `finish_agreed`,
+  `rematch_agreed`, `time_limit` (when the time limit ends the stage) and `game_end` (the
+  event a game's outcome is in a stage: the game ended, or the play-out's last slice).
+  The facts they weigh are the room's (its votes, the voters of `protocol.votes`, its
+  seats, whether its fair deal is settled); what they decide is here.
 - `SEATS_OPEN`: the stage in which seats are open: a leave opens the seat again (later,
   the computer takes it over), a join takes an open seat (later, only an away seat by
   its name: a failed attempt otherwise), and a room nobody is in is removed sooner.
 - `PLAYING_OUT`: the stage whose game is being played out a slice at a time by the
   hub's play-out queue (no timer, no deadline of the room's own); and `replays_as`, the
   condition a stored game's stage must meet against its replay. No other module names
-  `Stage.FINISHING` (a test checks it).
+  `Stage.FINISHING`, and only the table (`server.core.room.table.Table.playing_out`, kept
+  where the stage moves) asks whether a stage is in `PLAYING_OUT`: the hub and the room
+  read that value (a test checks both).
 
 Read-only public views for tools and generators: `TABLE`, `COMMANDS`, `ROWS` (each
 (command, who) with its verdict in every stage), `accepted` (the stages that accept a
@@ -40,7 +47,7 @@ stage: ``cannot vote_finish while waiting: the game waits for players to join``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from enum import StrEnum
 from types import MappingProxyType
 
@@ -60,9 +67,14 @@ __all__ = [
     "Who",
     "accepted",
     "advance",
+    "finish_agreed",
+    "game_end",
     "may",
     "refusal",
+    "rematch_agreed",
     "replays_as",
+    "seats_filled",
+    "time_limit",
 ]
 
 
@@ -280,3 +292,48 @@ def advance(stage: Stage, event: Event) -> Stage:
     if following is None:
         raise ValueError(f"{event.value} cannot happen while {stage.value}")
     return following
+
+
+# ---------------------------------------------------------------------- when a stage ends
+def seats_filled(stage: Stage, *, full: bool) -> bool:
+    """Whether the room, in ``stage``, starts its first game: every seat is taken
+    (``full``) while it waits for players."""
+    return full and may(stage, Event.SEATS_FILLED)
+
+
+def _agreed(votes: Collection[int], voters: Collection[int]) -> bool:
+    """A vote passed: some vote was given, and every voter's is in."""
+    return bool(votes) and bool(voters) and all(seat in votes for seat in voters)
+
+
+def finish_agreed(
+    stage: Stage, *, votes: Collection[int], voters: Collection[int], settled: bool
+) -> bool:
+    """Whether the game, in ``stage``, is played out: every one of ``voters`` is among
+    ``votes`` to finish, and the deal is ``settled`` (a finish plays the deal out: it
+    waits for every committed seed)."""
+    return settled and may(stage, Event.FINISH_AGREED) and _agreed(votes, voters)
+
+
+def rematch_agreed(stage: Stage, *, votes: Collection[int], voters: Collection[int]) -> bool:
+    """Whether the next game starts, in ``stage``: every one of ``voters`` is among
+    ``votes`` for a rematch."""
+    return may(stage, Event.REMATCH_AGREED) and _agreed(votes, voters)
+
+
+def time_limit(
+    stage: Stage, *, deadline: float | None, stopped: bool, settled: bool
+) -> float | None:
+    """When the time limit ends the game in ``stage`` (`Event.TIME_UP`), or None: its
+    ``deadline``, unless there is none, the limit ``stopped`` the game already, or the
+    deal is not ``settled`` (the time limit waits for the deal's seeds, as the first
+    cards do)."""
+    if deadline is None or stopped or not settled or not may(stage, Event.TIME_UP):
+        return None
+    return deadline
+
+
+def game_end(stage: Stage) -> Event:
+    """The event a game's outcome is in ``stage``: the last slice of a finish vote's
+    play-out, or the game ended (a flip, or the time limit)."""
+    return Event.PLAYED_OUT if may(stage, Event.PLAYED_OUT) else Event.GAME_ENDED

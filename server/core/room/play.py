@@ -8,8 +8,9 @@ game's record: they survive a restart. When every voter has voted to finish, the
 a slice at a time (`Play.play_slice`); when every voter has voted for a rematch, the
 next game starts (the same deal again only if every vote given asked for it). Who votes
 is the clients' own rule (`protocol.votes`). Every move of the stage goes through
-`server.core.room.table.Table.advance`, and asks `server.core.room.phases.may` first where the
-stage decides whether the event can happen at all.
+`server.core.room.table.Table.advance`, and whether a stage ends is the phase table's to
+say (`server.core.room.phases.seats_filled`, ``finish_agreed``, ``rematch_agreed``,
+``time_limit``, ``game_end``): this module gathers the facts it weighs.
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ class Play:
             text = "the fresh deal waits for every player's commit before any ready"
             return Refusal(ErrorCode.NOT_NEEDED, text)
         if seed is None:
-            if fairdeal.unrevealed(fair, index):
+            if not fair.settled and fairdeal.unrevealed(fair, index):
                 text = f"seat {index} committed to a seed: its first ready must carry it"
                 return Refusal(ErrorCode.SEED_REQUIRED, text)
             return None
@@ -113,7 +114,7 @@ class Play:
         if isinstance(revealed, Refusal):
             return revealed
         if revealed is not fair:
-            table.game_record = dataclasses.replace(table.game_record, fair=revealed)
+            table.set_game(dataclasses.replace(table.game_record, fair=revealed))
         return None
 
     def unrevealed(self, index: int) -> bool:
@@ -141,8 +142,10 @@ class Play:
             return []
         voids = list(record.voids) or [0] * len(table.seats)
         voids[index] += 1
-        table.game_record = dataclasses.replace(
-            record, fair=fairdeal.voided(fair, self._random), voids=tuple(voids), ready=()
+        table.set_game(
+            dataclasses.replace(
+                record, fair=fairdeal.voided(fair, self._random), voids=tuple(voids), ready=()
+            )
         )
         for seat in table.seats:
             seat.due = None
@@ -167,7 +170,7 @@ class Play:
         fair = table.game_record.fair
         assert fair is not None
         fair = fairdeal.with_commitment(fair, index, committed)
-        table.game_record = dataclasses.replace(table.game_record, fair=fair)
+        table.set_game(dataclasses.replace(table.game_record, fair=fair))
         return self.collect_if_done(now)
 
     def collect_if_done(self, now: float) -> list[Action]:
@@ -183,7 +186,7 @@ class Play:
         fixed = fairdeal.collected(fair, present)
         if fixed is None:
             return []
-        table.game_record = dataclasses.replace(record, fair=fixed)
+        table.set_game(dataclasses.replace(record, fair=fixed))
         counts = table.game.counts
         actions = table.emit(
             lambda seq: GameStarted(
@@ -209,8 +212,9 @@ class Play:
         if fair is None or fair.settled:
             return []
         settled, deal = fairdeal.settle(fair, table.rules)
-        table.game_record = dataclasses.replace(record, deal=deal, fair=settled)
-        table.game = engine.Game(table.rules, deal)
+        table.set_game(
+            dataclasses.replace(record, deal=deal, fair=settled), engine.Game(table.rules, deal)
+        )
         if table.log is not None:
             missing = len(fairdeal.dropped_seats(fair))
             table.log.info("deal_settled", game=record.number, unrevealed=missing)
@@ -228,15 +232,16 @@ class Play:
             # only the computer is left to ready: it never keeps a person waiting
             return self._step(now)
         record = table.game_record
-        table.game_record = played(record, record.steps, tuple(sorted((*record.ready, index))))
+        table.set_game(played(record, record.steps, tuple(sorted((*record.ready, index)))))
         actions = table.emit(lambda seq: ReadyChanged(seq=seq, seat=index, ready=True))
         return actions + table.emit(lambda seq: WaitingFor(seq=seq, seats=waiting))
 
     def _step(self, now: float) -> list[Action]:
         table = self._table
-        actions = self.settle()
+        fair = table.game_record.fair
+        actions = [] if fair is None or fair.settled else self.settle()
         events = table.game.step()
-        table.game_record = played(table.game_record, table.game.steps, ())
+        table.set_game(played(table.game_record, table.game.steps, ()))
         actions += self._after_play(events, now)
         if table.game_record.finish_votes:  # a voter may have gone out: re-check the vote
             actions += self.finish_if_agreed(now)
@@ -247,7 +252,7 @@ class Play:
         is over, the room is too."""
         table = self._table
         if table.game_record.ready:
-            table.game_record = dataclasses.replace(table.game_record, ready=())
+            table.set_game(dataclasses.replace(table.game_record, ready=()))
         for seat in table.seats:
             seat.due = None
         actions: list[Action] = []
@@ -256,12 +261,14 @@ class Play:
         if outcome is not None:
             table.note_game_over()
             evening = evening_wire(table.evening)
+        labels = table.card_labels
         for event in events:
-            message = event_message(event, table.game, table.next_seq(), evening)
-            actions += table.to_room(self._revealed(message))
+            message = event_message(event, table.game, table.next_seq(), evening, labels)
+            if outcome is not None:  # its game_over carries the fair deal's reveal
+                message = self._revealed(message)
+            actions += table.to_room(message)
         if outcome is not None:
-            played_out = phases.may(table.stage, Event.PLAYED_OUT)  # the last slice
-            table.advance(Event.PLAYED_OUT if played_out else Event.GAME_ENDED)
+            table.advance(phases.game_end(table.stage))
             if table.log is not None:
                 table.log.info(
                     "game_over",
@@ -279,11 +286,13 @@ class Play:
     def time_limit_due(self) -> float | None:
         """When the time limit runs out, if it can still (the table lets time run out)."""
         record = self._table.game_record
-        if record.deadline is None or record.stop_step is not None:
+        if record.deadline is None:
             return None
-        if not phases.may(record.stage, Event.TIME_UP) or self._unsettled():
-            return None  # the time limit waits for the deal's seeds, as the first cards do
-        return record.deadline
+        stopped = record.stop_step is not None
+        settled = not self._unsettled()
+        return phases.time_limit(
+            record.stage, deadline=record.deadline, stopped=stopped, settled=settled
+        )
 
     def time_up(self, now: float) -> list[Action]:
         """The time limit ran out: the game ends by counts (between rounds: now)."""
@@ -292,7 +301,7 @@ class Play:
         table.advance(Event.TIME_UP)
         stopped_at = table.game.steps
         events = table.game.stop_by_time()
-        table.game_record = dataclasses.replace(table.game_record, stop_step=stopped_at)
+        table.set_game(dataclasses.replace(table.game_record, stop_step=stopped_at))
         actions = settled + table.emit(lambda seq: TimeUp(seq=seq))
         if events:
             actions += self._after_play(events, now)
@@ -315,8 +324,8 @@ class Play:
         votes = table.game_record.finish_votes
         if index in votes:
             return []
-        table.game_record = dataclasses.replace(
-            table.game_record, finish_votes=tuple(sorted((*votes, index)))
+        table.set_game(
+            dataclasses.replace(table.game_record, finish_votes=tuple(sorted((*votes, index))))
         )
         actions = table.emit(lambda seq: FinishVoted(seq=seq, seat=index))
         return actions + self.finish_if_agreed(now)
@@ -326,13 +335,14 @@ class Play:
         finishing: the play-out queue plays the rest out."""
         table = self._table
         votes = table.game_record.finish_votes
-        if not votes or not phases.may(table.stage, Event.FINISH_AGREED) or self._unsettled():
-            return []  # (a finish plays the deal out: it waits for every committed seed)
+        if not votes:
+            return []
         voters = finish_voters(self._voting_seats())
-        if not voters or any(seat not in votes for seat in voters):
+        settled = not self._unsettled()
+        if not phases.finish_agreed(table.stage, votes=votes, voters=voters, settled=settled):
             return []
         actions = self.settle()
-        table.game_record = dataclasses.replace(table.game_record, ready=(), finished=True)
+        table.set_game(dataclasses.replace(table.game_record, ready=(), finished=True))
         table.advance(Event.FINISH_AGREED)
         table.schedule(now, ())  # nobody is awaited any more
         return actions
@@ -377,11 +387,13 @@ class Play:
         kept = tuple(sorted(commitments.items()))
         if votes.get(index) == deal.value:
             if kept != record.rematch_commitments:
-                table.game_record = dataclasses.replace(record, rematch_commitments=kept)
+                table.set_game(dataclasses.replace(record, rematch_commitments=kept))
             return []
         votes[index] = deal.value
-        table.game_record = dataclasses.replace(
-            record, rematch_votes=tuple(sorted(votes.items())), rematch_commitments=kept
+        table.set_game(
+            dataclasses.replace(
+                record, rematch_votes=tuple(sorted(votes.items())), rematch_commitments=kept
+            )
         )
         actions = table.emit(lambda seq: RematchVoted(seq=seq, seat=index, deal=deal))
         return actions + self.rematch_if_agreed(now)
@@ -392,10 +404,10 @@ class Play:
         a person holds (away too) gave one; else a new deal."""
         table = self._table
         votes = dict(table.game_record.rematch_votes)
-        if not votes or not phases.may(table.stage, Event.REMATCH_AGREED):
+        if not votes:
             return []
         voters = rematch_voters(self._voting_seats())
-        if not voters or any(seat not in votes for seat in voters):
+        if not phases.rematch_agreed(table.stage, votes=votes.keys(), voters=voters):
             return []
         # the same deal again only if every vote given asked for it and every seat a
         # person holds, away or not, voted: a vote one player cast while the others were
@@ -410,21 +422,23 @@ class Play:
             committed = dict(table.game_record.rematch_commitments)
             seats = range(len(table.seats))
             fair = fairdeal.new_fair(self._random, [committed.get(seat) for seat in seats])
-        table.game_record = GameRecord(
-            number=table.game_record.number + 1,
-            deal=deal,
-            revealed=same,
-            stage=table.stage,
-            fair=fair,
-            voids=table.game_record.voids,
+        table.set_game(
+            GameRecord(
+                number=table.game_record.number + 1,
+                deal=deal,
+                revealed=same,
+                stage=table.stage,
+                fair=fair,
+                voids=table.game_record.voids,
+            ),
+            engine.Game(table.rules, deal),
         )
-        table.game = engine.Game(table.rules, deal)
         return self._start(Event.REMATCH_AGREED, now)
 
     def start_if_full(self, now: float) -> list[Action]:
         """Start the first game if every seat is taken."""
         table = self._table
-        if table.seats.full and phases.may(table.stage, Event.SEATS_FILLED):
+        if phases.seats_filled(table.stage, full=table.seats.full):
             return self._start(Event.SEATS_FILLED, now)
         return []
 
@@ -432,8 +446,10 @@ class Play:
         """Start the game (``event``: the seats were filled, or a rematch agreed)."""
         table = self._table
         deadline = None if table.minutes is None else now + table.minutes * 60.0
-        table.game_record = dataclasses.replace(
-            table.game_record, deadline=deadline, ready=(), finish_votes=(), rematch_votes=()
+        table.set_game(
+            dataclasses.replace(
+                table.game_record, deadline=deadline, ready=(), finish_votes=(), rematch_votes=()
+            )
         )
         table.advance(event)
         for seat in table.seats:

@@ -59,7 +59,7 @@ from server.core.room import phases
 from server.core.room.actions import Action, Close, ConnId, Effects, Send
 from server.core.room.arrivals import Arrivals
 from server.core.room.pacing import Pacing
-from server.core.room.phases import Event, Who
+from server.core.room.phases import Who
 from server.core.room.play import Play
 from server.core.room.records import RoomRecord
 from server.core.room.table import Table
@@ -117,6 +117,9 @@ class Room(Table):
             away_timeout=settings.away_timeout,
         )
         super().__init__(record, pacing=pacing, logger=logger)
+        self.wake_at: float | None = None
+        """The deadline the hub holds for this room (`server.core.hub.rooms.Rooms` keeps
+        it, and gives `server.core.hub.deadlines` only a deadline that moved)."""
         self.talk_most = settings.talk
         self.spectators_per_address = spectators_per_address(settings.max_spectators)
         self._talk_buckets = TalkBuckets(
@@ -135,8 +138,6 @@ class Room(Table):
             settings.seat_request_seconds, settings.reclaim_seconds, settings.away_timeout
         )
         self._takeover = Takeover(self, self._arrivals, random=random, times=times)
-        if self.stage in phases.PLAYING_OUT:  # a restart mid-finish: the replay finished it
-            self.advance(Event.PLAYED_OUT)
         for seat in self.seats:
             seat.away_since = now
             if seat.human and seat.auto is AutoPlay.OFF:
@@ -178,12 +179,14 @@ class Room(Table):
     def next_deadline(self) -> float | None:
         """The earliest time `wake` has something to do, or None (always while finishing:
         the play-out queue has the room's time then)."""
-        if self.stage in phases.PLAYING_OUT:
+        record = self.game_record
+        if self.playing_out:
             return None
-        earliest = self._play.time_limit_due()
-        takeover = self._takeover.deadline  # a request's, or the forgetting of old tokens
-        if takeover is not None:
-            earliest = takeover if earliest is None else min(earliest, takeover)
+        earliest = None if record.deadline is None else self._play.time_limit_due()
+        if self.asked is not None or self.displaced:
+            takeover = self._takeover.deadline  # a request's, or the forgetting of old tokens
+            if takeover is not None:
+                earliest = takeover if earliest is None else min(earliest, takeover)
         for seat in self.seats:  # asked after every call: no list built
             due, away = seat.due, seat.away_deadline
             if due is not None and (earliest is None or due < earliest):
@@ -243,30 +246,22 @@ class Room(Table):
         token stops working. A refused command comes back in `Effects.refused`.
         """
         self.last_active = now
-        if self._takeover.asking(conn):  # waits for the table's answer: only leave counts
-            if isinstance(message, Leave):
-                bye = Close(conn, CloseCode.NORMAL, "left the room")
-                return self.effects([*self._takeover.withdraw(now), bye])
-            text = "waiting for the table's answer to your request"
-            return self.effects([], Refusal(ErrorCode.NOT_SEATED, text))
+        if self.asked is not None and self._takeover.asking(conn):
+            return self._asking(conn, message, now)
         index = self.seats.seat_of(conn)
-        if index is not None:
-            self._arrivals.confirm(index)
+        if index is not None and self.seats[index].record.previous_token_hash is not None:
+            self._arrivals.confirm(index)  # a seat's token is unconfirmed just after a resume
         who = Who.SPECTATOR if index is None else Who.SEAT
         refused = phases.refusal(message.TYPE, self.game_record.stage, who)
+        if refused is None and isinstance(message, React | Say):
+            return self._talk(conn, index, message, now)
         if refused is None and isinstance(message, Ready) and index is not None:
             refused = self._play.ready_refusal(index, message.step)
-            if refused is None:  # the seed is kept with the ready, or required
-                refused = self._play.reveal(index, message.seed)
+            fair = self.game_record.fair  # once settled, a deal takes no seed any more
+            if refused is None and fair is not None and not fair.settled:
+                refused = self._play.reveal(index, message.seed)  # kept, or required
         if refused is None and isinstance(message, Commit):
             refused = self._play.commit_refusal()
-        if refused is None and isinstance(message, React | Say):
-            say = isinstance(message, Say)
-            refused = talk_refusal(self.talk_allowed, say=say, seated=index is not None)
-            if refused is None and isinstance(message, Say):
-                refused = invisible_refusal(message.text)
-            address = self.address(conn)
-            refused = refused or self._talk_buckets.refusal(address, say=say, now=now)
         if refused is not None:  # nothing changed (but the token's confirmation)
             return self.effects([], refused)
         if isinstance(message, Ready):
@@ -274,23 +269,28 @@ class Room(Table):
         if isinstance(message, AnswerSeatRequest):
             assert index is not None  # the table refuses it to spectators
             return self._takeover.answer(index, message, now)
-        if isinstance(message, React | Say):
-            return self.effects(self._talk(index, message, now))
-        return self.effects(self._command(conn, index, message, now))
+        if isinstance(message, Resync | Leave):
+            return self.effects(self._command(conn, message, now))
+        assert index is not None  # the table refuses the rest to spectators
+        assert not isinstance(message, React | Say)  # (talk is answered above)
+        return self.effects(self._seat_command(index, message, now))
 
-    def _command(
-        self, conn: ConnId, index: int | None, message: _Command, now: float
-    ) -> list[Action]:
-        """Carry out ``message``, which `phases.TABLE` accepts (and whose content is fine)."""
+    def _asking(self, conn: ConnId, message: InRoomMessage, now: float) -> Effects:
+        """A message from ``conn``, which waits for the table's answer to its request for
+        a seat: only leave counts."""
+        if isinstance(message, Leave):
+            bye = Close(conn, CloseCode.NORMAL, "left the room")
+            return self.effects([*self._takeover.withdraw(now), bye])
+        text = "waiting for the table's answer to your request"
+        return self.effects([], Refusal(ErrorCode.NOT_SEATED, text))
+
+    def _command(self, conn: ConnId, message: Resync | Leave, now: float) -> list[Action]:
+        """Carry out ``message`` (anyone's), which `phases.TABLE` accepts."""
         if isinstance(message, Resync):
             return [Send((conn,), Snapshot(seq=self.seq, state=self.state(now)))]
-        if isinstance(message, Leave):
-            actions = self._arrivals.leave(conn, now)
-            self._sweep_talk(now)
-            return actions
-        assert index is not None  # the table refuses the rest to spectators
-        assert not isinstance(message, AnswerSeatRequest)  # (handled before)
-        return self._seat_command(index, message, now)
+        actions = self._arrivals.leave(conn, now)
+        self._sweep_talk(now)
+        return actions
 
     def _seat_command(
         self, index: int, message: Ready | Commit | SetAutoPlay | VoteFinish | Rematch, now: float
@@ -310,14 +310,23 @@ class Room(Table):
             return play.vote_finish(index, now)
         return play.vote_rematch(index, message.deal, now, message.seed_commitment)
 
-    def _talk(self, index: int | None, message: React | Say, now: float) -> list[Action]:
-        """Announce a reaction or a message (which the room's setting allows) and keep it
-        (never logged)."""
+    def _talk(self, conn: ConnId, index: int | None, message: React | Say, now: float) -> Effects:
+        """A reaction or a message, which the phase table accepts: refused unless the
+        room's setting and the address's talk budget allow it (and a message shows);
+        else announced and kept (never logged)."""
+        say = isinstance(message, Say)
+        refused = talk_refusal(self.talk_allowed, say=say, seated=index is not None)
+        if refused is None and isinstance(message, Say):
+            refused = invisible_refusal(message.text)
+        address = self.address(conn)
+        refused = refused or self._talk_buckets.refusal(address, say=say, now=now)
+        if refused is not None:
+            return self.effects([], refused)
         text = message.text if isinstance(message, Say) else None
         reaction = message.reaction if isinstance(message, React) else None
         line = talk_line(self.next_seq(), now, index, text, reaction)
         self.talk = with_line(self.talk, line)
-        return self.to_room(talk_message(line))
+        return self.effects(self.to_room(talk_message(line)))
 
     def confirm(self, conn: ConnId, now: float) -> Effects:
         """``conn`` sent something the hub refused before the room saw it (a frame that
@@ -347,7 +356,7 @@ class Room(Table):
         """Run what is due at or before ``now``: a seat request's end, the forgetting of
         earlier devices' tokens, the time limit, away-timeouts and auto-play (nothing while
         finishing: the play-out queue calls `play_slice`)."""
-        if self.stage in phases.PLAYING_OUT:
+        if self.playing_out:
             return self.effects([])
         actions: list[Action] = self._takeover.expire(now)
         limit = self._play.time_limit_due()
@@ -367,7 +376,7 @@ class Room(Table):
                     actions += self._play.mark_ready(index, now)
         return self.effects(actions)
 
-    def play_slice(self, budget: int, now: float, *, first: bool) -> Effects:
+    def play_slice(self, budget: int, now: float, first: bool) -> Effects:
         """Play the next slice of a finish vote's play-out, about ``budget`` units of
         engine work (the play-out queue's call, `server.core.hub.playout`)."""
         return self._play.play_slice(budget, now, first=first)

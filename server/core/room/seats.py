@@ -94,6 +94,13 @@ class Seats(list[Seat]):
         """Every seat's stored part (the same tuple while no seat changed)."""
         self._spectators: dict[ConnId, None] = {}
         self._connections: tuple[ConnId, ...] | None = ()
+        self.paced = False
+        """Some seat readies by itself (the computer, auto-play, or the server's play for an
+        away player): kept up to date by every change of a seat's pace (`set`,
+        `play_for_away`), so that a flip of people alone arms no timer at all."""
+        self.abandoned = False
+        """No human player is left (kept up to date by `set`)."""
+        self._derive()
 
     # ------------------------------------------------------------------ queries
     @property
@@ -114,11 +121,6 @@ class Seats(list[Seat]):
     def spectators(self) -> int:
         """How many spectators watch."""
         return len(self._spectators)
-
-    @property
-    def abandoned(self) -> bool:
-        """No human player is left."""
-        return not any(seat.human for seat in self)
 
     @property
     def full(self) -> bool:
@@ -192,6 +194,20 @@ class Seats(list[Seat]):
         """Seat ``index`` is stored as ``record`` from now on."""
         self[index].set(record)
         self.records = tuple(seat.record for seat in self)
+        self._derive()
+
+    def play_for_away(self, index: int, playing: bool) -> None:
+        """The server plays seat ``index`` at the calm pace while its player is away
+        (``playing``), or no more."""
+        self[index].away_play = playing
+        self._derive()
+
+    def _derive(self) -> None:
+        """Work out again what follows from every seat's stored part and pace."""
+        self.paced = any(
+            seat.computer or seat.away_play or seat.auto is not AutoPlay.OFF for seat in self
+        )
+        self.abandoned = not any(seat.human for seat in self)
 
     def change(self, index: int, **fields: Any) -> None:
         """Seat ``index`` is stored with these ``fields`` changed from now on."""

@@ -6,12 +6,16 @@ arrivals and departures of people (`server.core.room.arrivals`) and the game
 (`server.core.room.play`). The table builds the room's record (`Table.record`), moves its
 stage (`Table.advance`, the one place: by `server.core.room.phases.TRANSITIONS`), numbers and
 addresses its messages (`Table.emit`), and arms its seats' timers (`Table.schedule`).
+The commands over it read its attributes but change the room's state through its
+methods alone (`Table.set_game`, `set_displaced`, `set_asked`, `active_at`; a test
+checks that no other module of the room assigns an attribute of the table).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 
 from protocol import RematchDeal, RoomPhase, RoomState, ServerMessage, TalkSetting
 from server import engine
@@ -21,21 +25,16 @@ from server.core.room import fairdeal, phases
 from server.core.room.actions import Action, ConnId, Effects, Send
 from server.core.room.pacing import Pacing
 from server.core.room.phases import Event, Stage, Who
-from server.core.room.records import EveningRecord, GameRecord, RoomRecord
+from server.core.room.records import DisplacedRecord, EveningRecord, GameRecord, RoomRecord
 from server.core.room.seats import Seats
 from server.core.room.talk import clamp, with_game
 from server.core.room.view import room_state, welcome
-from server.core.room.wire import rules_spec
+from server.core.room.wire import card_labels, rules_spec
 
 __all__ = ["Table"]
 
 _AWAITS_READIES = phases.accepted("ready", Who.SEAT)
 """The stages whose game waits for readies (and runs the seats' auto-play)."""
-
-
-def _own_address(conn: ConnId) -> str:
-    """Each connection an address of its own (a table without the hub's addresses)."""
-    return f"#{conn}"
 
 
 class Table:
@@ -62,6 +61,8 @@ class Table:
         _check_stage(record.game, self.game)
         self.rules_spec = rules_spec(self.rules)
         """The rules as the wire shows them."""
+        self.card_labels = card_labels(self.rules)
+        """Every card's label on the wire, by card number (its messages name cards)."""
         self.seats = Seats(record.seats)
         self.talk_setting = TalkSetting(record.talk_setting)
         """The setting the room was created with (`server.core.room.talk.clamp` lowers it to
@@ -82,14 +83,31 @@ class Table:
         """A person turned a card in this room (or it was stored with cards turned): not
         an empty shell, which goes sooner when nobody is in it (`server.core.hub.rooms`);
         the server's play of away seats does not count."""
-        self.address: Callable[[ConnId], str] = _own_address
-        """The address key a connection comes from (`server.core.budgets.address_key`):
-        the hub's (`server.core.hub.rooms.Rooms` sets it); by default each connection
-        is an address of its own."""
+        self.addresses: Mapping[ConnId, str] = MappingProxyType({})
+        """The address key each connection comes from (`server.core.budgets.address_key`):
+        a read-only view of the hub's, which keeps it as connections come and go
+        (`server.core.hub.rooms.Rooms` gives it to every room built); a value the table
+        reads, never a function of the hub's it calls. By default (and for a connection
+        it does not hold) each connection is an address of its own (`address`)."""
+        self.playing_out = record.game.stage in phases.PLAYING_OUT
+        """The room's stage is the one whose game is played out a slice at a time
+        (`phases.PLAYING_OUT`): the hub's play-out queue has its time, it runs no timer of
+        its own. Kept by `advance`, the one place the stage moves: no other module asks
+        which stage that is."""
         self._stored = record
+        self.written: RoomRecord | None = record
+        """The room's record as the store holds it once the changes returned so far are
+        stored (None: a new room, not written yet): the ``before`` of its next write
+        (`server.core.hub.rooms.Rooms` keeps it)."""
         self.note_game_over()  # a room stored before it kept an evening, or mid-finish
+        if self.playing_out:  # a restart mid-finish: the replay finished it
+            self.advance(Event.PLAYED_OUT)
 
     # ------------------------------------------------------------------ queries
+    def address(self, conn: ConnId) -> str:
+        """The address key ``conn`` counts under (`addresses`)."""
+        return self.addresses.get(conn) or f"#{conn}"
+
     @property
     def stage(self) -> Stage:
         return self.game_record.stage
@@ -176,12 +194,33 @@ class Table:
         )
         self.evening = with_game(self.evening, entry)
 
+    def set_game(self, record: GameRecord, game: engine.Game | None = None) -> None:
+        """The game's record is ``record`` from now on (and, with a new deal, the engine's
+        game is ``game``): the one way the commands over the table change the game
+        (its stage moves by `advance` alone)."""
+        self.game_record = record
+        if game is not None:
+            self.game = game
+
+    def set_displaced(self, displaced: tuple[DisplacedRecord, ...]) -> None:
+        """The token hashes of the devices seats were taken from are ``displaced``."""
+        self.displaced = displaced
+
+    def set_asked(self, asked: tuple[int, float] | None) -> None:
+        """The seat an open request asks for and when it expires (None: no request)."""
+        self.asked = asked
+
+    def active_at(self, now: float) -> None:
+        """Something happened in the room at ``now`` (its idle time starts again)."""
+        self.last_active = now
+
     def advance(self, event: Event) -> None:
         """The one place the room's stage moves: by `phases.TRANSITIONS`."""
         record = self.game_record
         stage = phases.advance(record.stage, event)
         if stage is not record.stage:
             self.game_record = dataclasses.replace(record, stage=stage)
+            self.playing_out = stage in phases.PLAYING_OUT
 
     def emit(self, build: Callable[[int], ServerMessage]) -> list[Action]:
         """Build a room message with the next seq and send it to everyone in the room."""
@@ -199,11 +238,16 @@ class Table:
     def schedule(self, now: float, waiting: tuple[int, ...] | None = None) -> None:
         """Arm the auto-play timer of every needed seat that plays by itself (``waiting``:
         `waiting_for`, if the caller has it)."""
+        seats = self.seats
+        if not seats.paced:  # no seat readies by itself: no timer to arm, any old one off
+            for seat in seats:
+                seat.due = None
+            return
         waiting = self.waiting_for() if waiting is None else waiting
         fair = self.game_record.fair
         if fair is not None and not fair.settled:  # never readied without its seed
             waiting = tuple(seat for seat in waiting if not fairdeal.unrevealed(fair, seat))
-        self.pacing.schedule(self.seats, waiting, now)
+        self.pacing.schedule(seats, waiting, now)
 
     def effects(
         self, actions: list[Action], refused: Refusal | None = None, *, work: int = 0

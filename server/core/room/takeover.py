@@ -180,7 +180,7 @@ class Takeover:
     def _open(self, pending: _Pending | None) -> None:
         """The request under way is ``pending`` (None: no request), on the table too."""
         self._pending = pending
-        self._table.asked = None if pending is None else (pending.seat, pending.deadline)
+        self._table.set_asked(None if pending is None else (pending.seat, pending.deadline))
 
     @property
     def asker(self) -> ConnId | None:
@@ -296,7 +296,7 @@ class Takeover:
         table = self._table
         kept = tuple(d for d in table.displaced if now < d.until + TOLD_SECONDS)
         if len(kept) != len(table.displaced):
-            table.displaced = kept
+            table.set_displaced(kept)
         pending = self._pending
         if pending is None or pending.deadline > now:
             return []
@@ -374,7 +374,7 @@ class Takeover:
         if record.token_hash is None:
             return
         displaced = DisplacedRecord(index, record.token_hash, record.previous_token_hash, until, by)
-        table.displaced = _kept((*table.displaced, displaced), now)
+        table.set_displaced(_kept((*table.displaced, displaced), now))
 
     # ------------------------------------------------------------------ the way back
     def reclaim_seat(self, conn: ConnId, token: str, now: float) -> Effects | None:
@@ -393,10 +393,12 @@ class Takeover:
         index = found.seat
         # the owner is back: every later taker's tokens are told (`seat_taken`), the
         # holder's included, and none of them has a way back any more
-        table.displaced = tuple(
-            d if d.seat != index or d.until <= now else dataclasses.replace(d, until=now)
-            for d in table.displaced
-            if d is not found
+        table.set_displaced(
+            tuple(
+                d if d.seat != index or d.until <= now else dataclasses.replace(d, until=now)
+                for d in table.displaced
+                if d is not found
+            )
         )
         self._displace(index, now, None, now)
         actions: list[Action] = self.returned(index, now)
@@ -412,7 +414,7 @@ class Takeover:
         table.seats.change(index, token_hash=hash_token(fresh), previous_token_hash=None)
         table.seats.attach(index, conn)
         seat.away_deadline = None
-        table.last_active = now
+        table.active_at(now)
         if table.log is not None:
             table.log.info("seat_taken_back", seat=index)
         actions.append(table.welcome(conn, index, fresh, now))

@@ -27,6 +27,7 @@ from protocol import (
 from server import engine
 
 __all__ = [
+    "card_labels",
     "engine_rules",
     "event_message",
     "game_over_message",
@@ -117,14 +118,26 @@ def game_over_message(
     )
 
 
+def card_labels(rules: engine.Rules) -> tuple[str, ...]:
+    """Every card's label (`server.engine.card_label`) of a deck of ``rules``, by card
+    number: a room keeps them, so a message that names cards looks each one up."""
+    return tuple(engine.card_label(card, rules) for card in range(rules.ranks * rules.suits))
+
+
 def event_message(
-    event: engine.Event, game: engine.Game, seq: int, evening: tuple[EveningGame, ...] = ()
+    event: engine.Event,
+    game: engine.Game,
+    seq: int,
+    evening: tuple[EveningGame, ...] = (),
+    labels: tuple[str, ...] | None = None,
 ) -> ServerMessage:
     """The room message mirroring ``event``, just produced by ``game``'s latest step
-    (``evening``: the room's, for a ``game_over``)."""
+    (``evening``: the room's, for a ``game_over``; ``labels``: `card_labels` of its
+    rules, if the caller keeps them)."""
     step = game.steps
-    rules = game.rules
     message: ServerMessage
+    if labels is None:
+        labels = card_labels(game.rules)
     match event:
         case engine.CardsTurned(round=round_no, depth=depth, cards=cards):
             message = CardsTurned(
@@ -132,7 +145,7 @@ def event_message(
                 step=step,
                 round=round_no,
                 depth=depth,
-                cards=tuple((seat, engine.card_label(card, rules)) for seat, card in cards),
+                cards=tuple((seat, labels[card]) for seat, card in cards),
             )
         case engine.CardsLaidDown(round=round_no, depth=depth, counts=counts):
             message = CardsLaidDown(seq=seq, step=step, round=round_no, depth=depth, counts=counts)

@@ -8,11 +8,13 @@ import { Decoder, Encoder } from "../../../client/web/js/msgpack.js";
 import {
   Connection,
   POLICY,
+  WARM_SECONDS,
   backoffDelay,
   closedBecause,
   decide,
   shouldReconnect,
   socketUrl,
+  warm,
 } from "../../../client/web/js/connection.js";
 import { Catalog } from "../../../client/web/js/catalog.js";
 import { SeatStore } from "../../../client/web/js/store.js";
@@ -82,6 +84,7 @@ function world({ stored = null } = {}) {
       ...options,
     });
   return {
+    Socket: FakeSocket,
     sockets,
     timers,
     events,
@@ -376,4 +379,45 @@ test("the reconnect policy, as client/net/policy.py decides", () => {
   assert.equal(d({ closeCode: 1012, holdsToken: false, spectator: true }).reopen, "watch");
   assert.equal(d({ closeCode: 1012, holdsToken: false }).reopen, "first");
   assert.equal(d({ closeCode: 1012, troubleFor: 301 }).reason, "gave up reconnecting: the server is restarting");
+});
+
+test("a socket opened ahead (the join page's) carries the join: no new socket, the opening at once", () => {
+  const w = world();
+  const ahead = warm("ws://war.test:8765/", { WebSocketImpl: w.Socket, now: () => 0 });
+  assert.equal(ahead.ws.binaryType, "arraybuffer");
+  ahead.ws.readyState = 1; // it opened while the name was typed
+  w.tick(WARM_SECONDS - 1);
+  const connection = w.make({ type: "join_room", code: "K7MX-QD4R", name: "Ben" }, { warm: ahead });
+  connection.start();
+  assert.equal(w.sockets.length, 1);
+  assert.deepEqual(ahead.ws.sent, [{ type: "join_room", code: "K7MX-QD4R", name: "Ben", v: 1 }]);
+  ahead.ws.receive(welcome("token-one-0123456789"));
+  assert.deepEqual(w.kinds(), ["received"]);
+});
+
+test("a socket opened ahead and still connecting sends the join once it opens", () => {
+  const w = world();
+  const ahead = warm("ws://war.test:8765/", { WebSocketImpl: w.Socket, now: () => 0 });
+  const connection = w.make({ type: "join_room", code: "K7MX-QD4R", name: "Ben" }, { warm: ahead });
+  connection.start();
+  assert.equal(w.sockets.length, 1);
+  assert.deepEqual(ahead.ws.sent, []);
+  ahead.ws.open();
+  assert.deepEqual(ahead.ws.sent, [{ type: "join_room", code: "K7MX-QD4R", name: "Ben", v: 1 }]);
+});
+
+test("a socket opened ahead too long ago, or closed, is not used: a new one carries the join", () => {
+  for (const [age, state] of [[WARM_SECONDS, 1], [0, 3], [0, 2]]) {
+    const w = world();
+    const ahead = warm("ws://war.test:8765/", { WebSocketImpl: w.Socket, now: () => 0 });
+    ahead.ws.readyState = state;
+    w.tick(age);
+    const connection = w.make({ type: "join_room", code: "K7MX-QD4R", name: "Ben" }, { warm: ahead });
+    connection.start();
+    assert.equal(w.sockets.length, 2, `age ${age}, state ${state}`);
+    assert.equal(ahead.ws.readyState, 3);
+    assert.deepEqual(ahead.ws.sent, []);
+    w.last().open();
+    assert.deepEqual(w.last().sent, [{ type: "join_room", code: "K7MX-QD4R", name: "Ben", v: 1 }]);
+  }
 });

@@ -34,7 +34,7 @@ from protocol import (
 from server.adapters.serving import serving
 from server.adapters.settings.config import Settings
 from server.adapters.ws.app import WarServer
-from server.core.room.actions import Action, Close, ConnId, Output, Send
+from server.core.room.actions import Action, Change, Close, ConnId, Output, Send
 from tests._kit.stores import MemoryStore
 
 __all__ = ["STATE", "BaseHub", "StandInHub", "output", "standin_server"]
@@ -81,10 +81,10 @@ class BaseHub:
     def wake(self, now: float) -> Output:
         return output()
 
-    def committed(self) -> None:
+    def committed(self, changes: list[Change]) -> None:
         pass
 
-    def failed(self, error: Exception, now: float) -> Output:
+    def failed(self, error: Exception, changes: list[Change], now: float) -> Output:
         return output()
 
     def next_deadline(self) -> float | None:

@@ -13,14 +13,15 @@ from pathlib import Path
 
 from protocol import ClientMessage, CloseCode, Error, ErrorCode, Snapshot, WatchRoom
 from server.core.hub.replies import come_back
-from server.core.room.actions import Action, ConnId, Output, Write
+from server.core.room.actions import Action, Change, ConnId, Output, Write
 from tests._kit.stores import ROOM, FlakyStore
 from tests.e2e._client import Client
 from tests.server.adapters._standin import StandInHub, standin_server
 
 
 class WritingHub(StandInHub):
-    """A `StandInHub` whose ``watch_room`` also writes room ``r1``, over a `FlakyStore`."""
+    """A `StandInHub` whose ``watch_room`` also writes room ``r1`` (a write it asks to
+    hear is stored: `Write.report`), over a `FlakyStore`."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -32,12 +33,12 @@ class WritingHub(StandInHub):
         answer = super().handle(conn, message, now)
         if not isinstance(message, WatchRoom):
             return answer
-        return Output(answer.actions, [Write(ROOM, None)])
+        return Output(answer.actions, [Write(ROOM, None, report=True)])
 
-    def committed(self) -> None:
+    def committed(self, changes: list[Change]) -> None:
         self.commits += 1
 
-    def failed(self, error: Exception, now: float) -> Output:
+    def failed(self, error: Exception, changes: list[Change], now: float) -> Output:
         self.failures += 1
         recovery: list[Action] = []
         for conn in sorted(self.open):

@@ -9,6 +9,7 @@ unset here: every page these tests load is minified by the child there and then.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import http.client
 import json
 import platform
@@ -228,13 +229,21 @@ def test_a_folder_without_the_page_is_refused(tmp_path: Path) -> None:
         WebFiles.load(tmp_path)
 
 
-def test_the_page_preloads_exactly_the_modules_it_imports(tmp_path: Path) -> None:
+def test_the_page_preloads_the_modules_it_imports_and_prefetches_the_next(tmp_path: Path) -> None:
     (tmp_path / "js").mkdir()
     (tmp_path / "index.html").write_text(
         '<script type="module" src="v/@VERSION@/js/main.js"></script>\n<!-- @PRELOAD@ -->\n'
     )
-    (tmp_path / "js" / "main.js").write_text('import { a } from "./a.js";\nimport "./d.js";\n')
+    (tmp_path / "js" / "main.js").write_text(
+        'import { a } from "./a.js";\nimport "./d.js";\nconst f = () => import("./later.js");\n'
+    )
     (tmp_path / "js" / "d.js").write_text("window.d = 1;\n")
+    (tmp_path / "js" / "later.js").write_text(
+        'import { a } from "./a.js";\nimport { n } from "./next.js";\n'
+        'export const g = () => import( "./last.js" );\n'
+    )
+    (tmp_path / "js" / "next.js").write_text('export const n = import("./d.js");\n')
+    (tmp_path / "js" / "last.js").write_text("export const l = 1;\n")
     (tmp_path / "js" / "a.js").write_text(
         'export { b } from "../lib/b.mjs";\nexport const a = "from \\"./c.js\\"";\n'
     )
@@ -248,12 +257,16 @@ def test_the_page_preloads_exactly_the_modules_it_imports(tmp_path: Path) -> Non
     assert answer is not None
     preloads = re.findall(r'rel="modulepreload" href="v/[0-9a-f]+/([^"]+)"', answer.body.decode())
     assert preloads == ["js/a.js", "js/d.js", "js/main.js", "lib/b.mjs", "vendor/v.mjs"]
+    # what main.js imports dynamically, with what that imports, but not what it imports
+    # dynamically in turn (last.js), nor what is preloaded already (a.js, d.js)
+    prefetched = re.findall(r'rel="prefetch" href="v/[0-9a-f]+/([^"]+)"', answer.body.decode())
+    assert prefetched == ["js/later.js", "js/next.js"]
     assert f"/v/{files.version}/js/unused.js" in files.paths  # served, just not preloaded
 
 
 async def test_page_requests_do_not_use_up_the_connection_gate(tmp_path: Path) -> None:
-    # One page load is about twenty requests, each a new connection: counted, a reload or
-    # two would leave no token for the WebSocket itself.
+    # One page load is about thirty requests (kept alive or each on a connection of its
+    # own): counted, a reload or two would leave no token for the WebSocket itself.
     async with running(tmp_path, connect_rate=0.5, connect_burst=1) as server:
         page = await fetch(server, "/")
         for path in versioned(page.body):
@@ -490,9 +503,10 @@ INVITATION_IMPORTS = ("js/qr.js", "js/fair.js")
 invitation: the QR code (invite.js) and the fair deals (session.js, `enter`); what the
 table shows of them (fairview.js) and the game's words wait for a game (session.js,
 `held`)."""
-FETCHED_LINKS = ("stylesheet", "icon", "modulepreload")
-"""The ``<link>``s a browser fetches with the page (a manifest and the touch icon are
-fetched only when the page is installed or added to a home screen)."""
+FETCHED_LINKS = ("stylesheet", "icon", "modulepreload", "prefetch")
+"""The ``<link>``s a browser fetches with the page, the prefetched modules when it is idle
+(a manifest and the touch icon are fetched only when the page is installed or added to a
+home screen)."""
 
 
 def _weight(files: WebFiles, tag: str) -> dict[str, int]:
@@ -599,3 +613,36 @@ def test_the_catalogs_as_served_say_every_message_as_written(tmp_path: Path) -> 
         wrong = [k for k in json.loads(done.stdout) if k.split(".")[0] not in TERMINAL_SECTIONS]
         assert wrong == [], source.stem
     assert pruned > 1000  # French and Spanish `many`: something was left out
+
+
+async def test_text_files_go_out_gzipped_to_a_browser_that_takes_gzip(tmp_path: Path) -> None:
+    async with running(tmp_path) as server:
+        page = await fetch(server, "/")
+        for path in ["/", *versioned(page.body)]:
+            plain = await fetch(server, path)
+            packed = await fetch(server, path, headers={"Accept-Encoding": "gzip, deflate, br"})
+            assert packed.status == 200, path
+            if path.endswith(".png"):
+                assert "content-encoding" not in packed.headers and packed.body == plain.body
+                continue
+            assert packed.headers["vary"] == plain.headers["vary"] == "Accept-Encoding"
+            assert "content-encoding" not in plain.headers
+            if packed.headers.get("content-encoding") == "gzip":
+                assert gzip.decompress(packed.body) == plain.body, path
+                assert len(packed.body) < len(plain.body)
+                assert packed.headers["etag"] != plain.headers["etag"]
+            else:  # gzip made it no smaller (a tiny file): as it is
+                assert packed.body == plain.body, path
+        script = next(p for p in versioned(page.body) if p.endswith("/main.js"))
+        packed = await fetch(server, script, headers={"Accept-Encoding": "gzip"})
+        again = await fetch(
+            server,
+            script,
+            headers={"Accept-Encoding": "gzip", "If-None-Match": packed.headers["etag"]},
+        )
+        assert again.status == 304 and again.headers["etag"] == packed.headers["etag"]
+        for refused in ("gzip;q=0", "identity", "br, gzip;q=0.0", "gzip;q=nonsense"):
+            answer = await fetch(server, script, headers={"Accept-Encoding": refused})
+            assert "content-encoding" not in answer.headers, refused
+        star = await fetch(server, script, headers={"Accept-Encoding": "*"})
+        assert star.headers["content-encoding"] == "gzip"

@@ -55,9 +55,14 @@ from server.core.room.phases import (
     Who,
     accepted,
     advance,
+    finish_agreed,
+    game_end,
     may,
     refusal,
+    rematch_agreed,
     replays_as,
+    seats_filled,
+    time_limit,
 )
 from server.core.room.room import Room
 from tests.server.core._roomkit import Peer, RoomKit, SeededSource, seated
@@ -271,6 +276,35 @@ def test_finishing_is_named_by_the_phase_table_alone() -> None:
     assert {Stage.FINISHING} == PLAYING_OUT
 
 
+def test_only_the_table_asks_whether_a_stage_is_played_out() -> None:
+    """`PLAYING_OUT` is asked in one place, where the stage moves (the table's
+    ``playing_out``, a value the hub, the rooms and the room read): no other module
+    checks the stage itself."""
+    server = Path(__file__).parents[3] / "server"
+    asking = sorted(
+        str(path.relative_to(server))
+        for path in server.rglob("*.py")
+        if "PLAYING_OUT" in path.read_text(encoding="utf-8")
+    )
+    assert asking == ["core/room/phases.py", "core/room/table.py"]
+
+
+def test_only_the_table_changes_the_rooms_state() -> None:
+    """The commands over the table (play, arrivals, takeovers) change the room's state
+    through the table's own methods (`Table.set_game`, `Table.advance`, ...): none of
+    them assigns an attribute of the table."""
+    room = Path(__file__).parents[3] / "server" / "core" / "room"
+    assigning = re.compile(r"\b(?:self\._)?table\.\w+ = ")
+    found = sorted(
+        f"{path.name}:{number}"
+        for path in room.glob("*.py")
+        if path.name != "table.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if assigning.search(line)
+    )
+    assert found == []
+
+
 @pytest.mark.parametrize("stage", list(Stage))
 def test_a_stored_stage_agrees_with_its_replay_in_one_way(stage: Stage) -> None:
     """`replays_as` over every (started, finished, over): waiting is a game not started
@@ -290,3 +324,40 @@ def test_a_stored_stage_agrees_with_its_replay_in_one_way(stage: Stage) -> None:
         Stage.OVER: {(s, f, True) for s in (False, True) for f in (False, True)},
     }
     assert agrees == expected[stage]
+
+
+@pytest.mark.parametrize("stage", list(Stage))
+def test_the_conditions_under_which_a_stage_ends(stage: Stage) -> None:
+    """Each condition holds only in a stage whose transitions list its event, and only
+    when its facts are all there: every seat taken; some vote given and every voter's
+    in (a finish also waits for a settled deal); a time limit set, not stopped yet, the
+    deal settled."""
+    playing, over, waiting = stage is Stage.PLAYING, stage is Stage.OVER, stage is Stage.WAITING
+    assert seats_filled(stage, full=True) is waiting
+    assert not seats_filled(stage, full=False)
+
+    assert finish_agreed(stage, votes=(0, 1), voters=(0, 1), settled=True) is playing
+    assert finish_agreed(stage, votes=(1, 0, 2), voters=(0, 1), settled=True) is playing
+    assert not finish_agreed(stage, votes=(0,), voters=(0, 1), settled=True)
+    assert not finish_agreed(stage, votes=(0, 1), voters=(0, 1), settled=False)
+    assert not finish_agreed(stage, votes=(), voters=(), settled=True)
+    assert not finish_agreed(stage, votes=(0,), voters=(), settled=True)
+
+    assert rematch_agreed(stage, votes=(0, 1), voters=(0, 1)) is over
+    assert not rematch_agreed(stage, votes=(1,), voters=(0, 1))
+    assert not rematch_agreed(stage, votes=(), voters=())
+
+    expected = 100.0 if playing else None
+    assert time_limit(stage, deadline=100.0, stopped=False, settled=True) == expected
+    assert time_limit(stage, deadline=100.0, stopped=True, settled=True) is None
+    assert time_limit(stage, deadline=100.0, stopped=False, settled=False) is None
+    assert time_limit(stage, deadline=None, stopped=False, settled=True) is None
+
+
+def test_a_games_outcome_ends_its_stage_by_the_table() -> None:
+    """A game's outcome is the last slice of a play-out while finishing, else the game
+    ended; either is a transition of the stage."""
+    assert game_end(Stage.FINISHING) is Event.PLAYED_OUT
+    assert game_end(Stage.PLAYING) is Event.GAME_ENDED
+    for stage in (Stage.PLAYING, Stage.FINISHING):
+        assert advance(stage, game_end(stage)) is Stage.OVER
