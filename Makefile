@@ -55,9 +55,13 @@ typecheck: venv
 	$(BIN)/mypy
 
 # Four workers: most of the suite waits (servers, browsers, clients over loopback), so
-# twice the two cores' count keeps them busy (README, "Development").
+# twice the two cores' count keeps them busy (README, "Development"). Compiled modules are
+# kept (__pycache__, ignored by git and the image) even where PYTHONDONTWRITEBYTECODE is
+# set: else each worker rewrites every test module, and each of the over a hundred
+# war-server and war-client processes the suite starts compiles the project from source
+# again, about a second of CPU a start (docs/performance.md, "The test suite's cost").
 pytest: venv
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 # The browser table's modules and the shared sentence vectors, with Node's own test runner
 # (no npm packages). Without node a workstation skips them, saying so; CI ($CI set) fails.

@@ -11,7 +11,19 @@ nothing else escapes.
 It returns one `RecordedGame` per game the viewer saw, with what the fairness check needs
 (docs/fairness.md): what was *pinned* at the game's start (the rules, the deal
 commitment, each seat's commitment) and the first later difference from it, the voids,
-the flips, takes and end shown, and what the server revealed at game over. A client
+the flips, takes, face-down cards, wars, outs and end shown, the steps the viewer saw
+*whole*, and what the server revealed at game over.
+
+The steps seen whole follow the ``seq`` numbers as a client's view does (PROTOCOL.md §5):
+a room message with a ``seq`` already seen is a repeat, and is not read; after a ``seq``
+gap nothing is read until the ``snapshot`` that answers the ``resync``. Only a ``welcome``
+— a new connection — whose ``seq`` is past the last one seen excuses the steps between
+(the viewer was away, or joined late); the last step seen before it may have been cut off
+too. A gap inside one connection excuses nothing: an honest server never makes one (it
+closes a connection it cannot keep up with), so the steps a server skipped while the
+viewer was connected stay in the stretch it saw whole, and the check finds them missing.
+A client reading live (`RecordReader.connected`) counts a ``welcome`` as a new connection
+only when it is the first message of one. A client
 feeding it live messages gives each one's arrival time, so that a ``time_up`` too early
 is found too. The fair-deal fields (``deal_commitment`` in
 ``game_started`` and in ``state``, ``seed_commitment`` in a seat record, ``fairness`` in
@@ -33,15 +45,21 @@ from protocol.errors import ProtocolError
 from protocol.fairness import FairnessError, Finding, parse_commitment, parse_seed
 from protocol.messages import (
     SERVER_MESSAGE_TYPES,
+    CardsLaidDown,
+    CardsReturned,
     CardsTaken,
     CardsTurned,
     DealVoided,
     GameOver,
     GameStarted,
+    PlayerOut,
+    RoomInfo,
     Snapshot,
     TimeUp,
+    WarDeclared,
     Welcome,
 )
+from protocol.seat_requests import SeatRequestWaiting
 from protocol.state import RoomState
 
 __all__ = [
@@ -80,7 +98,10 @@ class RecordedGame:
     start); ``deal_commitment`` (hex) and ``seed_commitments`` (one per seat, hex or
     ``None``) as shown, ``None`` when never shown; ``shown_deal``: the deal shown from the
     start (chosen by the creator, or the same deal again: nothing to prove); ``flips``,
-    ``takes``: the ``cards_turned`` and ``cards_taken`` messages, in the order received;
+    ``takes``, ``laid``, ``wars``, ``outs``: the ``cards_turned``, ``cards_taken``,
+    ``cards_laid_down``, ``war_declared`` and ``player_out`` messages, in the order
+    received; ``runs``: the stretches of steps ``(first, last)`` the viewer saw whole and
+    that are closed (`seen_whole` adds the open one);
     ``time_up``: whether the time limit was announced; ``end``: the ``game_over``;
     ``server_seed`` and ``seeds``: what it revealed (``fairness``), hex or ``None``.
 
@@ -105,6 +126,14 @@ class RecordedGame:
     shown_deal: int | None = None
     flips: list[CardsTurned] = field(default_factory=list)
     takes: list[CardsTaken] = field(default_factory=list)
+    laid: list[CardsLaidDown] = field(default_factory=list)
+    wars: list[WarDeclared] = field(default_factory=list)
+    outs: list[PlayerOut] = field(default_factory=list)
+    runs: list[tuple[int, int]] = field(default_factory=list)
+    run_from: int | None = None
+    """The first step of the stretch being seen whole now (None: none open)."""
+    run_last: int = 0
+    """The last step shown in that stretch."""
     time_up: bool = False
     end: GameOver | None = None
     server_seed: str | None = None
@@ -119,6 +148,31 @@ class RecordedGame:
         """Note ``finding``, a difference from what was pinned (the first one stays)."""
         if self.broken is None:
             self.broken = finding
+
+    def open_run(self, first: int) -> None:
+        """Steps from ``first`` on are seen whole (a stretch open already goes on)."""
+        if self.run_from is None:
+            self.run_from, self.run_last = first, first - 1
+
+    def close_run(self, *, cut: bool) -> None:
+        """The stretch being seen whole ends (``cut``: by a lost connection, so its last
+        step shown may have been cut off)."""
+        if self.run_from is not None:
+            last = self.run_last - 1 if cut else self.run_last
+            if last >= self.run_from:
+                self.runs.append((self.run_from, last))
+        self.run_from = None
+
+    def seen_whole(self) -> tuple[tuple[int, int], ...]:
+        """Every stretch of steps seen whole: the closed ones, and the open one up to the
+        last step shown (all of it once the game is over; else the last step may still
+        be arriving)."""
+        runs = list(self.runs)
+        if self.run_from is not None:
+            last = self.run_last if self.end is not None else self.run_last - 1
+            if last >= self.run_from:
+                runs.append((self.run_from, last))
+        return tuple(runs)
 
 
 def _reject_constant(name: str) -> Any:
@@ -239,6 +293,18 @@ class RecordReader:
         self.minutes: int | None = None
         self.voids: tuple[int, ...] = ()
         """Each seat's voids this evening, as last told (a state, a ``deal_voided``)."""
+        self.last_seq: int | None = None
+        """The last room message's ``seq`` read (a client's ``last_seq``)."""
+        self.gap = False
+        """A ``seq`` gap inside a connection: nothing is read until a snapshot."""
+        self.live = False
+        self.fresh = False
+
+    def connected(self) -> None:
+        """A live client opened a new connection: its first message, a ``welcome``, may
+        excuse the steps missed meanwhile (once `connected` was called, a ``welcome``
+        that is not a connection's first message excuses nothing)."""
+        self.live = self.fresh = True
 
     def game(self, number: int, first_step: int) -> RecordedGame:
         if self.rules is None:
@@ -263,6 +329,9 @@ class RecordReader:
         """Follow one message (``at``: when this client received it, in seconds of a
         monotonic clock; a record read from a file has none, and its ``time_up`` is not
         timed)."""
+        fresh, self.fresh = self.fresh, False
+        if not self.in_order(message, fresh=fresh):
+            return
         match message:
             case Welcome(seat=seat, state=state):
                 self.seat = seat
@@ -271,6 +340,8 @@ class RecordReader:
                 self.room(state, raw["state"], at)
             case GameStarted(game=number, deal=deal):
                 game = self.game(number, 0)
+                game.close_run(cut=False)
+                game.open_run(1)
                 game.shown_deal = deal
                 committed = _commitment(raw.get("deal_commitment"), "game_started.deal_commitment")
                 seats = raw.get("seed_commitments")
@@ -281,7 +352,16 @@ class RecordReader:
                 _pin(game, committed, shown, self.rules)
                 if self.minutes is not None and at is not None and game.deadline is None:
                     game.deadline = at + self.minutes * 60.0  # the clock starts now
-            case CardsTurned() | CardsTaken() | TimeUp() | GameOver():
+            case (
+                CardsTurned()
+                | CardsTaken()
+                | CardsLaidDown()
+                | WarDeclared()
+                | PlayerOut()
+                | CardsReturned()
+                | TimeUp()
+                | GameOver()
+            ):
                 self.event(message, raw, at)
             case DealVoided(seat=seat, voids=count):
                 self.voided(seat)
@@ -292,6 +372,27 @@ class RecordReader:
                     self.voids = tuple(kept)
             case _:
                 pass  # room changes: nothing the fairness check reads
+
+    def in_order(self, message: object, *, fresh: bool) -> bool:
+        """Whether ``message`` is read, by its ``seq`` as a client's view applies it; a
+        ``welcome`` that shows messages missed (a new connection's) ends the stretch seen
+        whole, cut."""
+        seq = getattr(message, "seq", None)
+        if isinstance(message, Welcome):
+            missed = self.last_seq is not None and message.seq > self.last_seq
+            if missed and (fresh or not self.live) and self.current is not None:
+                self.current.close_run(cut=self.current.end is None)
+        if not isinstance(seq, int) or isinstance(message, SeatRequestWaiting | RoomInfo):
+            return True  # error (no seq), or to one connection: not a room message
+        if isinstance(message, Welcome | Snapshot) or self.last_seq is None:
+            self.last_seq, self.gap = seq, False  # a state: the view starts again from it
+            return True
+        if seq > self.last_seq + 1:
+            self.gap = True  # the view asks for a snapshot; this connection missed nothing
+        read = not self.gap and seq == self.last_seq + 1  # else a repeat, or past a gap
+        if read:
+            self.last_seq = seq
+        return read
 
     def voided(self, seat: int | None) -> None:
         """``deal_voided`` (``seat``: the seat it names; None: a void this client missed,
@@ -314,6 +415,8 @@ class RecordReader:
         self.rules = rules
         self.minutes = state.minutes
         game = self.game(state.game, state.step)
+        if state.phase.value == "playing":
+            game.open_run(state.step + 1)
         if at is not None and state.seconds_left is not None and state.phase.value == "playing":
             floor = at + state.seconds_left
             game.deadline = floor if game.deadline is None else max(game.deadline, floor)
@@ -351,10 +454,20 @@ class RecordReader:
         game = self.current
         if game is None:
             raise RecordError("a game event before any game")
+        step = getattr(message, "step", None)
+        if isinstance(step, int) and not isinstance(message, GameOver):
+            game.open_run(step)
+            game.run_last = max(game.run_last, step)
         if isinstance(message, CardsTurned):
             game.flips.append(message)
         elif isinstance(message, CardsTaken):
             game.takes.append(message)
+        elif isinstance(message, CardsLaidDown):
+            game.laid.append(message)
+        elif isinstance(message, WarDeclared):
+            game.wars.append(message)
+        elif isinstance(message, PlayerOut):
+            game.outs.append(message)
         elif isinstance(message, TimeUp):
             game.time_up = True
             if at is not None and game.deadline is not None and at < game.deadline - TIME_SLACK:

@@ -33,6 +33,10 @@ holds on a loaded machine, next to three others:
   child's answer is kept by a digest of its inputs (server/adapters/web/minify_cache.py).
   Set it yourself to keep one folder across runs. tests/server/adapters/test_web.py
   unsets it: the minifier's own tests run the child each time.
+- **Compiled modules are kept**: ``make pytest`` unsets ``PYTHONDONTWRITEBYTECODE``, so
+  the workers' rewritten test modules and the project's modules that every ``war-server``
+  and ``war-client`` a test starts imports are compiled once into ``__pycache__``, not in
+  each process (docs/performance.md, "The test suite's cost: compiled modules kept").
 - **Tests that take tens of seconds are marked ``slow``** (hypothesis tests count as
   such): they start first, so that no worker is left with a long test at the end, and
   their hang guard is `SLOW_TIMEOUT` instead of the 120 s of the others (a CPU-bound

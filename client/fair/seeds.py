@@ -26,6 +26,7 @@ from protocol import (
     ServerMessage,
     SetAutoPlay,
     Snapshot,
+    VoteFinish,
     WatchRoom,
     Welcome,
 )
@@ -97,13 +98,14 @@ class Seeds:
     def auto_first(
         self, message: ClientMessage, view: ViewState, committed: str | None = None
     ) -> bool:
-        """Whether ``message`` turns auto-play on while the game waits for this seat's
-        first ready, with a seed to reveal (the one the table shows it ``committed`` to):
-        the seed goes first, with a ``ready``."""
+        """Whether ``message`` turns auto-play on, or votes to finish, while the game waits
+        for this seat's first ready, with a seed to reveal (the one the table shows it
+        ``committed`` to): the seed goes first, with a ``ready`` (a finish plays the deal
+        out, and the deal waits for every committed seed: PROTOCOL.md ``vote_finish``)."""
         seed = self._by_game.get(view.game)
+        starts = isinstance(message, SetAutoPlay) and message.mode is not AutoPlay.OFF
         return (
-            isinstance(message, SetAutoPlay)
-            and message.mode is not AutoPlay.OFF
+            (starts or isinstance(message, VoteFinish))
             and view.step == 0
             and view.my_turn
             and seed is not None

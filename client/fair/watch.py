@@ -25,7 +25,7 @@ from protocol import GameOver, ReadyChanged, ServerMessage
 from protocol.fairness import Claim, FairnessError, Finding, commitment, fingerprint
 from protocol.record import RecordedGame, RecordError, RecordReader
 from server.engine import Rules, RulesError
-from server.engine.check import End, Flip, Shown, Take, check_replay
+from server.engine.check import End, Flip, Laid, Out, Shown, Take, War, check_replay
 
 __all__ = [
     "FairVerdict",
@@ -64,6 +64,10 @@ def shown(game: RecordedGame) -> Shown:
         tuple(Flip(m.step, m.depth, m.cards) for m in game.flips),
         tuple(Take(m.step, m.seat, m.count, m.counts) for m in game.takes),
         end,
+        tuple(Laid(m.step, m.depth, m.counts) for m in game.laid),
+        tuple(War(m.step, m.depth, m.seats) for m in game.wars),
+        tuple(Out(m.step, m.seat, m.reason.value) for m in game.outs),
+        game.seen_whole(),
     )
 
 
@@ -137,6 +141,11 @@ class FairWatch:
         self._accepted: int | None = None  # the game whose seed-bearing ready was taken
         self.fingerprint: str | None = None
         """The current game's fingerprint (None: the deal claims no commitment)."""
+
+    def connected(self) -> None:
+        """A new connection opened: its welcome may excuse the steps missed meanwhile
+        (`protocol.record.RecordReader.connected`)."""
+        self._reader.connected()
 
     def no_seed(self) -> list[int]:
         """The seats of the current fair deal that add no seed (None: no commitment)."""

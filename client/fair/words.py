@@ -121,6 +121,20 @@ def _mismatch(m: Mismatch, names: Sequence[str | Person | None]) -> Said:
         return _take(m.step, m.facts, names)
     if m.what == "end":
         return _end(m.step, str(m.facts.get("field", "")))
+    return _shown_other(m, names)
+
+
+def _shown_other(m: Mismatch, names: Sequence[str | Person | None]) -> Said:
+    """Face-down cards, a war, an out, a step left out, or a flip the deal does not make."""
+    who = seat_person(names, m.seat or 0)
+    if m.what == "laid":
+        return said("check.laid", step=m.step, who=who)
+    if m.what == "out":
+        return said("check.out", step=m.step, who=who)
+    if m.what == "war":
+        return said("check.war", step=m.step)
+    if m.what == "missing":
+        return said("check.missing", step=m.step)
     return said("check.flip", step=m.step)
 
 

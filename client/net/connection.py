@@ -305,6 +305,7 @@ class Connection:
             return
         self._ws, self._open = ws, False
         self._refusal = None
+        self._watch.connected()  # its first message, a welcome, may excuse the steps missed
         try:
             async for event in self._follow(ws, opening):
                 yield event

@@ -250,6 +250,10 @@ def _time_up(view: ViewState, message: TimeUp) -> ViewState:
     return replace(view, time_up=True, seconds_left=0 if view.minutes else None)
 
 
+def _at(values: tuple[str | None, ...], index: int) -> str | None:
+    return values[index] if 0 <= index < len(values) else None
+
+
 def _game_started(view: ViewState, message: GameStarted) -> ViewState:
     seats = tuple(
         replace(
@@ -261,6 +265,8 @@ def _game_started(view: ViewState, message: GameStarted) -> ViewState:
             face_down=0,
             finish_vote=False,
             rematch_vote=None,
+            # each seat's commitment for this deal (a finish waits for the seeds)
+            seed_commitment=_at(message.seed_commitments, record.seat),
         )
         for record in view.seats
     )

@@ -37,7 +37,7 @@ from client.words.seats import (
     requested_sentence,
     waiting_sentence,
 )
-from client.words.standing import rules_sentence, score, status, votes_sentence
+from client.words.standing import rules_sentence, score, seeds_awaited, status, votes_sentence
 from client.words.talk import deal_text, evening_score, talk_line
 from client.words.who import card_of, named, persons, who
 from protocol import (
@@ -264,9 +264,12 @@ def _played_again(before: ViewState, after: ViewState) -> bool:
 
 def _still_to_vote(view: ViewState, me: int | None, w: Catalog) -> tuple[str, ...]:
     pending = still_to_vote(view.phase, view.seats)
-    if not pending:
-        return ()
-    return (w.text("said.still_to_vote", names=persons(view, pending, me)),)
+    if pending:
+        return (w.text("said.still_to_vote", names=persons(view, pending, me)),)
+    seeds = seeds_awaited(view)  # a fair deal's finish waits for every committed seed
+    if seeds:
+        return (w.text("said.finish_waits", names=persons(view, seeds, me)),)
+    return ()
 
 
 def _welcome(

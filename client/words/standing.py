@@ -29,7 +29,7 @@ from protocol import (
     still_to_vote,
 )
 
-__all__ = ["rules_sentence", "score", "status", "votes_sentence"]
+__all__ = ["rules_sentence", "score", "seeds_awaited", "status", "votes_sentence"]
 
 
 def status(
@@ -182,6 +182,15 @@ def _head(view: ViewState) -> Said:
     return head
 
 
+def seeds_awaited(view: ViewState) -> list[int]:
+    """The seats whose first turn-over a finish waits for: before the first cards of a
+    deal the server picks, each seat that committed to a seed and has not readied (its
+    first ``ready`` reveals it; PROTOCOL.md ``vote_finish``)."""
+    if view.phase is not RoomPhase.PLAYING or view.step != 0:
+        return []
+    return [s.seat for s in view.seats if s.seed_commitment is not None and not s.ready]
+
+
 def votes_sentence(view: ViewState, me: int | None, *, words: Catalog) -> str | None:
     """Who voted to finish (while playing) or asked for which rematch (after the game),
     and who still has to vote (:func:`protocol.still_to_vote`, the server's own rule):
@@ -204,6 +213,9 @@ def votes_sentence(view: ViewState, me: int | None, *, words: Catalog) -> str | 
     else:
         return None
     pending = still_to_vote(view.phase, view.seats)
+    seeds = seeds_awaited(view)
+    if not pending and seeds:  # a fair deal's finish waits for every committed seed
+        return words.text("votes.seeds", votes=votes, names=persons(view, seeds, me))
     if not pending:
         return words.text("votes.done", votes=votes)
     return words.text("votes.pending", votes=votes, names=persons(view, pending, me))

@@ -30,7 +30,7 @@ from protocol.fairness import (
 )
 from protocol.record import RecordedGame, RecordError, read_record
 from server.engine import Rules, RulesError
-from server.engine.check import End, Flip, Replay, Shown, Take, check_replay
+from server.engine.check import End, Flip, Laid, Out, Replay, Shown, Take, War, check_replay
 
 __all__ = ["Verdict", "build_parser", "english", "main", "my_seed", "shown", "verify_game"]
 
@@ -138,6 +138,10 @@ def shown(game: RecordedGame) -> Shown:
         tuple(Flip(m.step, m.depth, m.cards) for m in game.flips),
         tuple(Take(m.step, m.seat, m.count, m.counts) for m in game.takes),
         end,
+        tuple(Laid(m.step, m.depth, m.counts) for m in game.laid),
+        tuple(War(m.step, m.depth, m.seats) for m in game.wars),
+        tuple(Out(m.step, m.seat, m.reason.value) for m in game.outs),
+        game.seen_whole(),
     )
 
 
@@ -149,7 +153,8 @@ def _replayed(replay: Replay) -> str:
     end = " and the end" if replay.end else ""
     return (
         f"every card shown is the deal's: {replay.flips} flips, {replay.cards} cards, "
-        f"{replay.takes} takes{end} (replayed {replay.steps} steps)"
+        f"{replay.takes} takes, {replay.others} face-down counts, wars and outs{end} "
+        f"(replayed {replay.steps} steps)"
     )
 
 

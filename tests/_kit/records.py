@@ -117,9 +117,9 @@ def game_record(
             lines.append(_line(welcome, state={**taken_back, "deal_commitment": deal_commitment}))
             continue
         for event in events:
-            seq += 1
             if isinstance(event, engine.GameOver):
                 break
+            seq += 1  # every room message takes the next seq: none is skipped
             lines.append(_line(event_message(event, game, seq)))
         if game.steps == stop_at:
             seq += 1

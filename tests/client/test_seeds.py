@@ -5,10 +5,12 @@ the reveal still reveals it."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from pathlib import Path
 
 from client.fair.seeds import Seeds
+from client.net.connection import Received
 from client.net.statefile import StateFile
 from client.state.view import ViewState, apply
 from protocol import (
@@ -17,14 +19,18 @@ from protocol import (
     CreateRoom,
     JoinRoom,
     Ready,
+    ReadyChanged,
     Rematch,
     RematchDeal,
     ResumeSeat,
     RoomPhase,
     SetAutoPlay,
+    VoteFinish,
+    WaitingFor,
     Welcome,
 )
 from protocol.fairness import commitment
+from tests.client._fake import TIMEOUT
 from tests.client.test_connection import CODE, Peer, collect, fast, scripted, state
 
 T1, T2 = "tok-1111111111111111", "tok-2222222222222222"
@@ -113,3 +119,45 @@ async def test_a_client_restarted_between_commit_and_reveal_still_reveals(tmp_pa
         stored = seats.get(url, CODE, "Ben")
         assert stored is not None and stored.seed is not None and stored.seed_game == 1
         await collect(fast(url, JoinRoom(code=CODE, name="Ben"), seats=seats))
+
+
+def test_a_finish_vote_before_the_first_ready_reveals_first() -> None:
+    """Issue 31: a finish plays the deal out, and the deal waits for every committed seed;
+    a vote before this seat's first turn-over sends its seed first, with a ready."""
+    seeds = Seeds()
+    opening = seeds.opening(JoinRoom(code=CODE, name="Ben"))
+    seeds.seated(1)
+    assert isinstance(opening, JoinRoom)
+    view = apply(ViewState(), _welcome(T1, opening.seed_commitment, AutoPlay.OFF))
+    shown = opening.seed_commitment
+    assert seeds.auto_first(VoteFinish(), view, shown)
+    assert not seeds.auto_first(VoteFinish(), view, None)  # not my commitment: no seed
+    readied = apply(view, ReadyChanged(seq=4, seat=1, ready=True))
+    readied = apply(readied, WaitingFor(seq=5, seats=(0,)))
+    assert not seeds.auto_first(VoteFinish(), readied, shown)  # revealed with its ready
+
+
+async def test_war_client_sends_its_seed_with_its_finish_vote() -> None:
+    """Through the connection: the vote goes after a ready that carries the seed."""
+    got: list[object] = []
+
+    async def server(peer: Peer) -> None:
+        await peer.receive()
+        await peer.send(_welcome(T1, peer.commitments[0], AutoPlay.OFF))
+        got.extend([await peer.receive(), await peer.receive()])
+        got.append(peer.commitments[0])
+        await peer.close(CloseCode.ROOM_CLOSED)
+
+    async with scripted(server) as url:
+        link = fast(url, JoinRoom(code=CODE, name="Ben"))
+
+        async def run() -> None:
+            async for event in link.events():
+                if isinstance(event, Received) and isinstance(event.message, Welcome):
+                    assert await link.send(VoteFinish())
+
+        await asyncio.wait_for(run(), TIMEOUT)
+    ready, vote, committed = got
+    assert isinstance(ready, Ready) and ready.step == 0 and ready.seed is not None
+    assert commitment(bytes.fromhex(ready.seed)) == committed
+    assert vote == VoteFinish()

@@ -175,3 +175,51 @@ async def test_a_page_gone_before_revealing_voids_the_deal_and_war_client_plays_
     prints = [line for line in ann.out if line.startswith("Fair deal fingerprint: ")]
     assert len(prints) == 2 and prints[0] != prints[1]  # the fresh deal, pinned anew
     assert "Fair deal: checked." in ann.out
+
+
+async def test_a_finish_vote_before_the_first_turn_over_reveals_the_pages_seed(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """Issue 31: a fair deal's finish plays a deal that waits for every committed seed.
+    Both pages vote to finish before their first Turn over: each sends its seed with a
+    ready first, so the finish plays out at once and both check the deal (before, the
+    votes waited for the seeds in silence)."""
+    async with server_process(tmp_path / "war.sqlite3", "--away-timeout", "60") as server:
+        ann = await open_tab(browser, f"http://127.0.0.1:{server.port}/")
+        await create_room(ann, "Ann", players=2, rounds="26")
+        join_link = await ann.page.locator("#join-link").inner_text()
+        ben = await open_tab(browser, join_link)
+        await ben.page.fill("#invite-name", "Ben")
+        await ben.page.click("#invite-form button[type=submit]")
+        await expect(ben.page.locator("#log li").last).to_have_text("You are Ben, at seat 2 of 2.")
+        await expect(ann.page.locator("#fingerprint")).to_contain_text("Deal fingerprint")
+        await ben.page.click("#finish")
+        await expect(ann.page.locator("#votes")).to_contain_text("still to vote: you")
+        await ann.page.click("#finish")
+        for tab in (ann, ben):
+            await expect(tab.page.locator("#fair-line")).to_have_text(CHECKED, timeout=30_000)
+            await tab.page.click("#fair-line")
+            proved = await tab.page.locator("#fair-proved li").all_inner_texts()
+            assert "Every card shown is the card the deal gives." in proved
+        await ann.assert_clean()
+        await ben.assert_clean()
+
+
+async def test_a_finish_that_waits_for_a_seed_says_whose_turn_over(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """Ben's page is closed before his first Turn over: he is away, so Ann's vote alone
+    finishes, but the deal waits for his seed; Ann's table says whose Turn over it is."""
+    async with server_process(tmp_path / "war.sqlite3", "--away-timeout", "120") as server:
+        ann = await open_tab(browser, f"http://127.0.0.1:{server.port}/")
+        await create_room(ann, "Ann", players=2, rounds="26")
+        join_link = await ann.page.locator("#join-link").inner_text()
+        ben = await open_tab(browser, join_link)
+        await ben.page.fill("#invite-name", "Ben")
+        await ben.page.click("#invite-form button[type=submit]")
+        await expect(ben.page.locator("#log li").last).to_have_text("You are Ben, at seat 2 of 2.")
+        await ben.page.close()  # committed, never revealed: away, so Ann's vote is the vote
+        await ann.page.click("#finish")
+        waits = "the finish waits for a first Turn over (a seed for the deal) from: Ben."
+        await expect(ann.page.locator("#votes")).to_contain_text(waits, timeout=30_000)
+        await ann.assert_clean()

@@ -105,3 +105,39 @@ def test_games_come_in_the_order_of_their_numbers() -> None:
     games = read_record(game_record(again, number=2, seq=900) + game_record(TABLE))
     assert [g.number for g in games] == [1, 2]
     assert json.loads(json.dumps(games[1].seeds)) == [s.hex() if s else None for s in TABLE.seeds]
+
+
+def _type(line: str) -> str:
+    kind = json.loads(line)["type"]
+    assert isinstance(kind, str)
+    return kind
+
+
+def test_every_event_is_read_and_the_steps_seen_whole() -> None:
+    """Issue 31: the face-down counts, wars and outs are read; a viewer there from the
+    start saw every step whole; one that joined at step 12 saw steps 13 on whole."""
+    lines = game_record(TABLE, seat=2)
+    (game,) = read_record(lines)
+    assert len(game.laid) == sum(_type(line) == "cards_laid_down" for line in lines)
+    assert len(game.wars) == sum(_type(line) == "war_declared" for line in lines)
+    assert len(game.outs) == sum(_type(line) == "player_out" for line in lines)
+    assert game.laid and game.wars
+    assert game.end is not None
+    last = max(m.step for m in game.flips)
+    assert game.seen_whole() == ((1, last),)
+    (late,) = read_record(game_record(TABLE, seat=2, join_at=12))
+    assert late.seen_whole() == ((13, last),)
+
+
+def test_a_repeat_and_what_follows_a_seq_gap_are_not_read() -> None:
+    """As the view applies them: a room message whose seq was seen is a repeat; after a
+    seq gap nothing is read until a snapshot (and the steps it hides are not excused)."""
+    lines = game_record(TABLE, seat=2)
+    turned = [i for i, line in enumerate(lines) if _type(line) == "cards_turned"]
+    repeat = edit(lines, turned[3], lambda body: body["cards"][0].__setitem__(1, "2C"))
+    (game,) = read_record([*lines[: turned[3] + 1], repeat[turned[3]], *lines[turned[3] + 1 :]])
+    assert len(game.flips) == len(turned)  # the repeat (another card) is not read
+    hole = [*lines[: turned[5]], *lines[turned[5] + 1 :]]  # one message never sent
+    (gapped,) = read_record(hole)
+    assert gapped.end is None  # nothing read past the gap: no snapshot came
+    assert len(gapped.flips) == 5

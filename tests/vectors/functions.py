@@ -569,6 +569,12 @@ def _mismatches() -> list[Mismatch]:
         Mismatch(43, "end", None, "the game goes on", "step 43 …", {"field": "goes_on"}),
         *(Mismatch(43, "end", None, "step 43 …", "step 43 …", {"field": f}) for f in ends),
         Mismatch(44, "end", None, "step 45 …", "step 44 …", {"field": "step"}),
+        Mismatch(4, "laid", 1, "1", "2"),
+        Mismatch(5, "laid", 2, "none", "1"),
+        Mismatch(3, "war", None, "0 2", "2", {"depth": 1}),
+        Mismatch(5, "out", 0, "none", "no_cards"),
+        Mismatch(12, "missing", None, "flip", "none", {"event": "flip"}),
+        Mismatch(13, "missing", 1, "take", "none", {"event": "take"}),
     ]  # fmt: skip
 
 

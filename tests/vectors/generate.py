@@ -63,6 +63,7 @@ from protocol import (
     decode_server_message,
     encode,
 )
+from protocol.fairness import commitment
 from protocol.fields import AutoPlay
 from protocol.seat_requests import AnswerSeatRequest
 from server import engine
@@ -500,6 +501,30 @@ def endless() -> dict[str, Any]:
     )
 
 
+def fair_finish() -> dict[str, Any]:
+    scene = Scene(
+        "fair-finish",
+        "A fair deal (issue 31): Ann and Ben commit to seeds; Ann turns over (her seed) and "
+        "votes to finish; Ben votes to finish before his first turn-over (a client that "
+        "does not reveal with its vote): the finish waits for his seed, and the table is "
+        "told whose turn-over it waits for; his turn-over reveals it and the rest is "
+        "played out.",
+    )
+    ann_seed, ben_seed = bytes([21]) * 32, bytes([22]) * 32
+    rules = RulesSpec(players=2, round_limit=30)
+    ann = scene.open(
+        "ann", CreateRoom(name="Ann", rules=rules, seed_commitment=commitment(ann_seed))
+    )
+    code = ann.welcome.player_code or ""
+    scene.open("ben", JoinRoom(code=code, name="Ben", seed_commitment=commitment(ben_seed)))
+    scene.send("ann", Ready(step=0, seed=ann_seed.hex()))
+    scene.send("ann", VoteFinish())
+    scene.send("ben", VoteFinish())
+    scene.send("ben", Ready(step=0, seed=ben_seed.hex()))
+    scene.kit.advance(1.0)  # the play-out queue plays the rest out
+    return scene.vector()
+
+
 def scenes() -> list[dict[str, Any]]:
     """Every scene, played afresh (the same every time: fake clock, seeded codes)."""
     made = [
@@ -512,6 +537,7 @@ def scenes() -> list[dict[str, Any]]:
         short_war(ShortWar.LOSE, 949, 10)(),
         short_war(ShortWar.LAST_CARD, 8308, 10)(),
         time_limit(),
+        fair_finish(),
         everyone_short(),
         given_back(),
         endless(),

@@ -57,7 +57,7 @@ from server.engine import (
     WarDeclared,
     card_label,
 )
-from server.engine.check import End, Flip, Replay, Shown, Take, check_replay
+from server.engine.check import End, Flip, Laid, Out, Replay, Shown, Take, War, check_replay
 
 __all__ = ["FOLDER", "GAMES", "compact", "files", "main", "play"]
 
@@ -236,25 +236,36 @@ def _fairness_file() -> dict[str, Any]:
     }
 
 
-def _flips(game: Game) -> tuple[list[Flip], list[Take]]:
-    """Every flip and take of ``game`` played out step by step, as a viewer saw them."""
-    flips: list[Flip] = []
-    takes: list[Take] = []
+def _flips(game: Game) -> dict[str, list[Any]]:
+    """Every flip, take, laid-down count, war and out of ``game`` played out step by step,
+    as a viewer saw them."""
+    seen: dict[str, list[Any]] = {"flips": [], "takes": [], "laid": [], "wars": [], "outs": []}
     rules = game.rules
     while game.phase is not Phase.OVER:
         for event in game.step():
+            step = game.steps
             if isinstance(event, CardsTurned):
                 cards = tuple((seat, card_label(card, rules)) for seat, card in event.cards)
-                flips.append(Flip(game.steps, event.depth, cards))
+                seen["flips"].append(Flip(step, event.depth, cards))
             elif isinstance(event, CardsTaken):
-                takes.append(Take(game.steps, event.seat, event.count, event.counts))
-    return flips, takes
+                seen["takes"].append(Take(step, event.seat, event.count, event.counts))
+            elif isinstance(event, CardsLaidDown):
+                seen["laid"].append(Laid(step, event.depth, event.counts))
+            elif isinstance(event, WarDeclared):
+                seen["wars"].append(War(step, event.depth, event.seats))
+            elif isinstance(event, PlayerOut):
+                seen["outs"].append(Out(step, event.seat, event.reason.value))
+    return seen
 
 
-def _shown(flips: list[Flip], takes: list[Take], end: End) -> dict[str, Any]:
+def _shown(seen: dict[str, list[Any]], end: End, whole: list[list[int]]) -> dict[str, Any]:
     return {
-        "flips": [[f.step, f.depth, [list(pair) for pair in f.cards]] for f in flips],
-        "takes": [[t.step, t.seat, t.count, list(t.counts)] for t in takes],
+        "flips": [[f.step, f.depth, [list(pair) for pair in f.cards]] for f in seen["flips"]],
+        "takes": [[t.step, t.seat, t.count, list(t.counts)] for t in seen["takes"]],
+        "laid": [[x.step, x.depth, [list(pair) for pair in x.counts]] for x in seen["laid"]],
+        "wars": [[w.step, w.depth, list(w.seats)] for w in seen["wars"]],
+        "outs": [[o.step, o.seat, o.reason] for o in seen["outs"]],
+        "whole": whole,
         "end": {
             "step": end.step,
             "winner": end.winner,
@@ -269,6 +280,28 @@ def _shown(flips: list[Flip], takes: list[Take], end: End) -> dict[str, Any]:
     }
 
 
+def _shown_of(shown: dict[str, Any]) -> Shown:
+    """A ``shown`` record of checks.json in the engine check's terms."""
+    e = shown["end"]
+    end = End(
+        **{
+            **e,
+            "counts": tuple(e["counts"]),
+            "standings": tuple(e.get("standings", ())),
+            "termination": Termination(e["termination"]),
+        }
+    )
+    return Shown(
+        tuple(Flip(s, d, tuple((seat, c) for seat, c in cards)) for s, d, cards in shown["flips"]),
+        tuple(Take(s, seat, n, tuple(counts)) for s, seat, n, counts in shown["takes"]),
+        end,
+        tuple(Laid(s, d, tuple((seat, n) for seat, n in pairs)) for s, d, pairs in shown["laid"]),
+        tuple(War(s, d, tuple(seats)) for s, d, seats in shown["wars"]),
+        tuple(Out(s, seat, reason) for s, seat, reason in shown["outs"]),
+        tuple((first, last) for first, last in shown["whole"]),
+    )
+
+
 def _replay_json(replay: Replay | None) -> dict[str, Any] | None:
     if replay is None:
         return None
@@ -278,6 +311,7 @@ def _replay_json(replay: Replay | None) -> dict[str, Any] | None:
         "flips": replay.flips,
         "cards": replay.cards,
         "takes": replay.takes,
+        "others": replay.others,
         "end": replay.end,
         "mismatch": None
         if m is None
@@ -301,20 +335,7 @@ def _check(
     reveal = check_reveal(claim, **mine)
     replay = None
     if reveal.ok and reveal.deal is not None:
-        flips = [
-            Flip(s, d, tuple((seat, c) for seat, c in cards)) for s, d, cards in shown["flips"]
-        ]
-        takes = [Take(s, seat, n, tuple(counts)) for s, seat, n, counts in shown["takes"]]
-        e = shown["end"]
-        end = End(
-            **{
-                **e,
-                "counts": tuple(e["counts"]),
-                "standings": tuple(e.get("standings", ())),
-                "termination": Termination(e["termination"]),
-            }
-        )
-        record = Shown(tuple(flips), tuple(takes), end)
+        record = _shown_of(shown)
         replay = check_replay(Rules.from_dict(dict(claim.rules)), reveal.deal, record)
     my_seed = mine.get("my_seed")
     return {
@@ -346,8 +367,8 @@ def _checks_file() -> dict[str, Any]:
     key, seeds = _seed("server"), [ann, ben, None]
     deal = derive_deal(key, rules, seeds)
     game = Game(Rules.from_dict(rules), deal)
-    flips, takes = _flips(game)
-    honest = ("honest", _shown(flips, takes, End.of(game)))
+    seen = _flips(game)
+    honest = ("honest", _shown(seen, End.of(game), [[1, game.steps]]))
     hexes = [None if s is None else s.hex() for s in seeds]
     claim = Claim(
         rules,
@@ -363,12 +384,29 @@ def _checks_file() -> dict[str, Any]:
     _, _, cards = changed[1]["flips"][9]
     cards[1][1] = "2C" if cards[1][1] != "2C" else "3C"
     late = ("from step 31", json.loads(json.dumps(honest[1])))
-    late[1]["flips"] = [f for f in late[1]["flips"] if f[0] > 30]
-    late[1]["takes"] = [t for t in late[1]["takes"] if t[0] > 30]
+    for kind in ("flips", "takes", "laid", "wars", "outs"):
+        late[1][kind] = [item for item in late[1][kind] if item[0] > 30]
+    late[1]["whole"] = [[31, game.steps]]
     lied_end = ("another winner", json.loads(json.dumps(honest[1])))
     lied_end[1]["end"]["winner"] = ((lied_end[1]["end"]["winner"] or 0) + 1) % 3
     lied_places = ("other places", json.loads(json.dumps(honest[1])))
     lied_places[1]["end"]["standings"] = [1, 1, 1]  # everyone first: not the deal's
+    # issue 31, "check what is shown": the face-down counts, a war's seats, an out
+    lied_laid = ("other face-down counts", json.loads(json.dumps(honest[1])))
+    _, _, pairs = lied_laid[1]["laid"][0]
+    pairs[0][1] += 1
+    lied_war = ("other war seats", json.loads(json.dumps(honest[1])))
+    lied_war[1]["wars"][0][2] = lied_war[1]["wars"][0][2][1:]  # one seat left out of it
+    lied_out = ("an out the deal does not give", json.loads(json.dumps(honest[1])))
+    lied_out[1]["outs"].append([5, 2, "no_cards"])
+    # a step left out while the viewer was connected, against steps it missed itself
+    skipped = ("step 12 left out", json.loads(json.dumps(honest[1])))
+    for kind in ("flips", "takes", "laid", "wars", "outs"):
+        skipped[1][kind] = [item for item in skipped[1][kind] if item[0] != 12]
+    away = ("away from step 21 to 30", json.loads(json.dumps(skipped[1])))
+    for kind in ("flips", "takes", "laid", "wars", "outs"):
+        away[1][kind] = [item for item in away[1][kind] if not 11 <= item[0] <= 30]
+    away[1]["whole"] = [[1, 10], [31, game.steps]]
     cases = [
         _check(
             "honest", "every card as the deal gives", claim, honest, my_seat=0, my_seed=seeds[0]
@@ -439,13 +477,40 @@ def _checks_file() -> dict[str, Any]:
             lied_places,
         ),
         _check(
+            "the face-down counts changed",
+            "a war's face-down cards shown for seat 0 are one more than the deal lays",
+            claim,
+            lied_laid,
+        ),
+        _check(
+            "the war seats changed",
+            "the first war is shown between other seats than the deal's",
+            claim,
+            lied_war,
+        ),
+        _check("an out invented", "seat 2 is shown out at step 5: not the deal's", claim, lied_out),
+        _check(
+            "a step left out while connected",
+            "the viewer saw steps 1 to the end whole, but step 12 was never shown",
+            claim,
+            skipped,
+        ),
+        _check(
+            "steps missed while away",
+            "the viewer was away from step 11 to 30 (the seq numbers showed it): nothing asked",
+            claim,
+            away,
+        ),
+        _check(
             "malformed seed",
             "a revealed seed that is not 64 hex digits",
             replace(claim, server_seed="not hex"),
             honest,
         ),
     ]
-    records = dict((honest, changed, late, lied_end, lied_places))
+    records = dict(
+        (honest, changed, late, lied_end, lied_places, lied_laid, lied_war, lied_out, skipped, away)
+    )
     return {"version": VERSION, "shown": records, "cases": cases}
 
 

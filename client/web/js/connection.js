@@ -198,6 +198,7 @@ export class Connection {
     let welcomedHere = false;
     ws.onopen = () => {
       opened = true;
+      this.fair?.connected(); // its first message, a welcome, may excuse the steps missed
       ws.send(encodeClientMessage(this.current));
     };
     ws.onmessage = (event) => {

@@ -38,6 +38,38 @@ export async function commitment(seedHex) {
   return toHex(await digest(fromHex(seedHex)));
 }
 
+// The game events that carry a step (a stretch seen whole runs to the last of them).
+const STEP_EVENTS = new Set(["cards_turned", "cards_taken", "cards_laid_down", "war_declared", "player_out", "cards_returned"]);
+
+// Steps from `first` on are seen whole (a stretch open already goes on).
+function openRun(game, first) {
+  if (game.runFrom === null) Object.assign(game, { runFrom: first, runLast: first - 1 });
+}
+
+// The stretch seen whole ends (`cut`: by a lost connection: its last step may have been cut off).
+function closeRun(game, cut) {
+  if (game.runFrom === null) return;
+  const last = cut ? game.runLast - 1 : game.runLast;
+  if (last >= game.runFrom) game.runs.push([game.runFrom, last]);
+  game.runFrom = null;
+}
+
+function seenAt(game, step) {
+  openRun(game, step);
+  game.runLast = Math.max(game.runLast, step);
+}
+
+/** Every stretch of steps the page saw whole: the closed ones, and the open one up to the
+ * last step shown (all of it once the game is over). */
+export function seenWhole(game) {
+  const runs = [...game.runs];
+  if (game.runFrom !== null) {
+    const last = game.ended ? game.runLast : game.runLast - 1;
+    if (last >= game.runFrom) runs.push([game.runFrom, last]);
+  }
+  return runs;
+}
+
 const sameList = (a, b) => (a === null || b === null ? a === b : a.length === b.length && a.every((x, i) => x === b[i]));
 const sameRules = (a, b) => Object.keys({ ...a, ...b }).every((name) => a[name] === b[name]);
 
@@ -60,7 +92,6 @@ export class Fair {
     this.unplaced = null;
     this.next = null; // {game, seed, commitment}: ready for a rematch vote
     this.lines = []; // the record of the current game: the last welcome, then the game
-    this.welcome = null; // the last welcome's line: the rules and this page's seat
     this.game = null; // what the table was shown of the current game
     this.rules = null;
     this.seat = null;
@@ -72,6 +103,44 @@ export class Fair {
     this.preparing = null; // {game, done}: the rematch's seed being hashed
     this.recommit = null; // the game whose fresh deal waits for this page's commit
     this.voids = []; // each seat's voids this evening, as last told
+    // What this page saw whole (protocol/record.py, docs/fairness.md "What is shown"): the
+    // last room message's seq, a gap inside a connection (nothing read until a snapshot),
+    // and whether a connection was just opened (its welcome may excuse the steps missed)
+    this.lastSeq = null;
+    this.gap = false;
+    this.live = false;
+    this.fresh = false;
+    this.welcomeMessage = null; // the last welcome: the rules and this page's seat, for the record
+  }
+
+  /** A new connection opened: its first message, a welcome, may excuse the steps missed. */
+  connected() {
+    this.live = true;
+    this.fresh = true;
+  }
+
+  // Whether `message` is read, by its seq as the view applies it (a repeat, or a message
+  // past a gap, is not); a welcome that shows messages missed (a new connection's) ends
+  // the stretch seen whole, cut.
+  inOrder(message) {
+    const fresh = this.fresh;
+    this.fresh = false;
+    const seq = message.seq;
+    if (message.type === "welcome") {
+      const missed = this.lastSeq !== null && seq > this.lastSeq;
+      if (missed && (fresh || !this.live) && this.game !== null) closeRun(this.game, !this.game.ended);
+    }
+    if (typeof seq !== "number") return true; // an error: no seq
+    if (message.type === "seat_request_waiting" || message.type === "room_info") return true; // to one connection
+    if (message.type === "welcome" || message.type === "snapshot" || this.lastSeq === null) {
+      this.lastSeq = seq;
+      this.gap = false;
+      return true;
+    }
+    if (seq > this.lastSeq + 1) this.gap = true; // this connection missed nothing
+    const read = !this.gap && seq === this.lastSeq + 1;
+    if (read) this.lastSeq = seq;
+    return read;
   }
 
   /** `opening` (create_room or join_room) with a fresh seed's commitment. */
@@ -131,9 +200,12 @@ export class Fair {
     return { type: "ready", step: 0 };
   }
 
-  /** Whether `message` turns auto-play on while the game waits for this seat's first ready. */
+  /** Whether `message` turns auto-play on, or votes to finish, while the game waits for
+   * this seat's first ready: its seed goes first, with a ready (a finish plays the deal
+   * out, and the deal waits for every committed seed). */
   autoFirst(message, view) {
-    return message.type === "set_auto_play" && message.mode !== "off" && view.step === 0 && myTurn(view) && this.canReveal(view);
+    const starts = (message.type === "set_auto_play" && message.mode !== "off") || message.type === "vote_finish";
+    return starts && view.step === 0 && myTurn(view) && this.canReveal(view);
   }
 
   canReveal(view) {
@@ -161,11 +233,16 @@ export class Fair {
   follow(message, view = null) {
     // each seat as the table says it (a computer seat in the viewer's words, view.js)
     if (view !== null) this.names = view.seats.map((seat) => (seat.name === null ? null : seatPerson(view, seat.seat)));
+    if (!this.inOrder(message)) return null; // a repeat, or past a gap: not shown
     const line = recordLine(message);
-    if (message.type === "welcome") this.welcome = line;
+    if (message.type === "welcome") this.welcomeMessage = message;
     // Each game starts a new record (an evening of rematches must not grow it for hours):
     // the welcome, whose state gives the rules and the seat, then this game's messages.
-    if (message.type === "game_started" && this.welcome !== null && !this.afterVoid(message)) this.lines = [this.welcome];
+    // The messages between them are not kept: the welcome is written with the seq just
+    // before the game's start, so that the record's seq runs on (docs/fairness.md).
+    if (message.type === "game_started" && this.welcomeMessage !== null && !this.afterVoid(message)) {
+      this.lines = [recordLine({ ...this.welcomeMessage, seq: message.seq - 1 })];
+    }
     this.lines.push(line);
     const broken = this.game?.broken ?? null;
     if (message.type === "welcome" || message.type === "snapshot") this.state(message);
@@ -181,7 +258,14 @@ export class Fair {
       this.accepted(this.seat);
       this.game.flips.push({ step: message.step, depth: message.depth, cards: message.cards });
     } else if (message.type === "cards_taken") this.game.takes.push({ step: message.step, seat: message.seat, count: message.count, counts: message.counts });
-    else if (message.type === "game_over") return this.over(message);
+    else if (message.type === "cards_laid_down") this.game.laid.push({ step: message.step, depth: message.depth, counts: message.counts });
+    else if (message.type === "war_declared") this.game.wars.push({ step: message.step, depth: message.depth, seats: message.seats });
+    else if (message.type === "player_out") this.game.outs.push({ step: message.step, seat: message.seat, reason: message.reason });
+    else if (message.type === "game_over") {
+      this.game.ended = true;
+      return this.over(message);
+    }
+    if (STEP_EVENTS.has(message.type)) seenAt(this.game, message.step);
     if (this.game !== null && broken === null && this.game.broken) return this.failed(this.game);
     return null;
   }
@@ -214,6 +298,7 @@ export class Fair {
     this.minutes = state.minutes ?? null;
     if (this.game === null || this.game.number !== state.game) this.begin(state.game, state.step, null);
     const game = this.game;
+    if (state.phase === "playing") openRun(game, state.step + 1);
     if (state.seconds_left !== null && state.seconds_left !== undefined && state.phase === "playing") {
       game.deadline = Math.max(game.deadline ?? 0, this.clock() + state.seconds_left);
     }
@@ -249,6 +334,8 @@ export class Fair {
   started(message) {
     if (!this.afterVoid(message)) this.begin(message.game, 0, message.deal);
     const game = this.game;
+    closeRun(game, false);
+    openRun(game, 1);
     game.shown_deal = message.deal;
     const seats = message.seed_commitments.length ? [...message.seed_commitments] : null;
     this.pin(game, message.deal_commitment ?? null, seats, this.rules);
@@ -273,6 +360,13 @@ export class Fair {
       printing: null,
       flips: [],
       takes: [],
+      laid: [],
+      wars: [],
+      outs: [],
+      runs: [], // the stretches of steps [first, last] seen whole, closed
+      runFrom: null, // the first step of the stretch being seen whole now
+      runLast: 0, // the last step shown in it
+      ended: false,
       mySeedCommitment: null,
     };
   }
@@ -380,7 +474,7 @@ export class Fair {
     const game = this.game;
     if (game.broken) return this.failed(game);
     const end = { step: message.step, winner: message.winner, termination: message.termination, counts: message.counts, ...message.summary, standings: message.standings ?? [] };
-    const shown = { flips: game.flips, takes: game.takes, end };
+    const shown = { flips: game.flips, takes: game.takes, laid: game.laid, wars: game.wars, outs: game.outs, whole: seenWhole(game), end };
     const [{ checkFairDeal }, { checkReplay }, { checkSaid }] = await Promise.all([
       import("./engine/fairness.js"),
       import("./engine/check.js"),

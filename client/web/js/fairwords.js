@@ -88,6 +88,10 @@ function mismatchSaid(m, names) {
   if (m.what === "card") return cardSaid(m, names);
   if (m.what === "take") return takeSaid(m.step, facts, names);
   if (m.what === "end") return endSaid(m.step, String(facts.field ?? ""));
+  if (m.what === "laid") return said("check.laid", { step: m.step, who: seatPerson(names, m.seat ?? 0) });
+  if (m.what === "out") return said("check.out", { step: m.step, who: seatPerson(names, m.seat ?? 0) });
+  if (m.what === "war") return said("check.war", { step: m.step });
+  if (m.what === "missing") return said("check.missing", { step: m.step });
   return said("check.flip", { step: m.step });
 }
 

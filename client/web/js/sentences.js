@@ -30,7 +30,9 @@ const cardOf = (view, seat, code, me, again = false) => card(who(view, seat, me,
 const mode = (value) => said("auto.mode", { mode: value });
 const pending = (view, me, w) => {
   const seats = stillToVote(view);
-  return seats.length ? [w.text("said.still_to_vote", { names: persons(view, seats, me) })] : [];
+  if (seats.length) return [w.text("said.still_to_vote", { names: persons(view, seats, me) })];
+  const seeds = seedsAwaited(view); // a fair deal's finish waits for every committed seed
+  return seeds.length ? [w.text("said.finish_waits", { names: persons(view, seeds, me) })] : [];
 };
 /** What an error from the server means, by its code (its own sentence for a code we do not know). */
 export const errorReason = (error) => said("error.reason", { code: error.code, message: error.message || error.code });
@@ -383,7 +385,17 @@ export function votesSentence(view, me, { words: w }) {
     return null;
   }
   const waiting = stillToVote(view);
+  const seeds = seedsAwaited(view);
+  // a fair deal's finish waits for every committed seed (each seat's first Turn over)
+  if (!waiting.length && seeds.length) return w.text("votes.seeds", { votes, names: persons(view, seeds, me) });
   return waiting.length ? w.text("votes.pending", { votes, names: persons(view, waiting, me) }) : w.text("votes.done", { votes });
+}
+
+/** The seats whose first Turn over a finish waits for: before the first cards of a deal
+ * the server picks, each seat that committed to a seed and has not readied. */
+export function seedsAwaited(view) {
+  if (view.phase !== "playing" || view.step !== 0) return [];
+  return view.seats.filter((s) => (s.seed_commitment ?? null) !== null && !s.ready).map((s) => s.seat);
 }
 
 /** The rules in force in one short line, for the table's header: "Aces high · 1 down ·

@@ -236,6 +236,8 @@ function gameStarted(view, m) {
     face_down: 0,
     finish_vote: false,
     rematch_vote: null,
+    // each seat's commitment to its seed for this deal (null: none; a finish waits for the seeds)
+    seed_commitment: m.seed_commitments?.[record.seat] ?? null,
   }));
   return {
     ...view,

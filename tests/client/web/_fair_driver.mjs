@@ -1,6 +1,7 @@
 // Feeds server message streams to the page's fair-deal check (client/web/js/fair.js) for
-// tests/client/test_fair_tamper.py: reads [{frames: [hex msgpack frame, ...], seed: hex
-// or null, game, lang}, ...] as JSON on standard input and writes, for each, what the
+// tests/client/test_fair_tamper.py: reads [{frames: [hex msgpack frame or "connect" (the
+// page opened a new connection there; the first is opened before the frames), ...], seed:
+// hex or null, game, lang}, ...] as JSON on standard input and writes, for each, what the
 // check at game over found ({ok, chosen, problem, proved}, said in the language `lang`,
 // English when none is given) and the game record the page would save then (record), as
 // JSON. The table's view follows the frames as the page's does, for the names.
@@ -27,7 +28,12 @@ process.stdin.on("end", async () => {
     if (seed !== null) fair.seeds.set(game, seed);
     let found = null;
     let view = initialView();
+    fair.connected();
     for (const frame of frames) {
+      if (frame === "connect") {
+        fair.connected();
+        continue;
+      }
       const message = decodeServerMessage(Buffer.from(frame, "hex"));
       view = apply(view, message);
       const check = fair.follow(message, view);

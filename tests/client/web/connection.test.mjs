@@ -2,6 +2,7 @@
 // reconnecting with backoff and resuming, refusals, resync (as client/net/connection.py does).
 
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { test } from "node:test";
 
 import { Decoder, Encoder } from "../../../client/web/js/msgpack.js";
@@ -17,6 +18,7 @@ import {
   warm,
 } from "../../../client/web/js/connection.js";
 import { Catalog } from "../../../client/web/js/catalog.js";
+import { Fair } from "../../../client/web/js/fair.js";
 import { SeatStore } from "../../../client/web/js/store.js";
 import { MemoryStorage } from "./_storage.mjs";
 import { loadCatalog } from "./_vectors.mjs";
@@ -379,6 +381,35 @@ test("the reconnect policy, as client/net/policy.py decides", () => {
   assert.equal(d({ closeCode: 1012, holdsToken: false, spectator: true }).reopen, "watch");
   assert.equal(d({ closeCode: 1012, holdsToken: false }).reopen, "first");
   assert.equal(d({ closeCode: 1012, troubleFor: 301 }).reason, "gave up reconnecting: the server is restarting");
+});
+
+test("a finish vote before this seat's first Turn over sends its seed first, with a ready (issue 31)", async () => {
+  const seed = "ab".repeat(32);
+  const committed = createHash("sha256").update(Buffer.from(seed, "hex")).digest("hex");
+  const fair = new Fair();
+  fair.seeds.set(1, seed);
+  const w = world();
+  const connection = w.make({ type: "join_room", code: "K7MX-QD4R", name: "Ben" }, { fair });
+  connection.start();
+  w.last().open();
+  const seats = [
+    { seat: 0, name: "Ann", connected: true, seed_commitment: "cd".repeat(32) },
+    { seat: 1, name: "Ben", connected: true, seed_commitment: committed },
+  ];
+  const fresh = state({ seats, game: 1, step: 0, waiting_for: [0, 1], deal_commitment: "ef".repeat(32) });
+  w.last().receive(welcome("token-one-0123456789", { state: fresh }));
+  await fair.game.printing; // the page hashes its own seed's commitment meanwhile
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.ok(connection.send({ type: "vote_finish" }));
+  const [ready, vote] = w.last().sent.slice(-2);
+  assert.deepEqual(ready, { type: "ready", step: 0, seed });
+  assert.deepEqual(vote, { type: "vote_finish" });
+  // once readied (its seed revealed), a vote is sent alone
+  w.last().receive({ type: "ready_changed", seq: 6, seat: 1, ready: true });
+  w.last().receive({ type: "waiting_for", seq: 7, seats: [0] });
+  const before = w.last().sent.length;
+  assert.ok(connection.send({ type: "vote_finish" }));
+  assert.deepEqual(w.last().sent.slice(before), [{ type: "vote_finish" }]);
 });
 
 test("a socket opened ahead (the join page's) carries the join: no new socket, the opening at once", () => {

@@ -149,7 +149,10 @@ suite("the fair-deal check, honest and tampered", () => {
       const mine = c.my_seed === null ? {} : { seat: c.my_seat, seed: parseSeed(c.my_seed) };
       const flips = shown.flips.map(([step, depth, cards]) => ({ step, depth, cards }));
       const takes = shown.takes.map(([step, seat, count, counts]) => ({ step, seat, count, counts }));
-      const result = checkFairDeal(claim, { flips, takes, end: shown.end }, mine);
+      const laid = shown.laid.map(([step, depth, counts]) => ({ step, depth, counts }));
+      const wars = shown.wars.map(([step, depth, seats]) => ({ step, depth, seats }));
+      const outs = shown.outs.map(([step, seat, reason]) => ({ step, seat, reason }));
+      const result = checkFairDeal(claim, { flips, takes, laid, wars, outs, whole: shown.whole, end: shown.end }, mine);
       const reveal = { ...result.reveal, deal: result.reveal.deal === null ? null : String(result.reveal.deal) };
       assert.deepEqual(reveal, c.reveal);
       assert.deepEqual(result.replay, c.replay);

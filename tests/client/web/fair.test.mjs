@@ -38,13 +38,22 @@ const welcome = (s) => ({ type: "welcome", seq: 1, seat: 0, token: "t", player_c
 const snapshot = (s) => ({ type: "snapshot", seq: 9, state: s });
 const started = (seats = [hash(ANN), hash(BEN)]) => ({ type: "game_started", seq: 2, game: 1, counts: [26, 26], deal: null, deal_commitment: hash(SERVER), seed_commitments: seats });
 
+/** `fair` with every room message given the room's next seq as it is followed: these
+ * streams are about what is pinned, not about seq (the seq suite below has its own). */
+function numbered(fair) {
+  const follow = fair.follow.bind(fair);
+  const own = new Set(["welcome", "snapshot", "error"]);
+  fair.follow = (message, view) => follow(own.has(message.type) ? message : { ...message, seq: (fair.lastSeq ?? 0) + 1 }, view);
+  return fair;
+}
+
 /** A page seated at seat 0 with Ann's seed, its clock at `now.t` seconds. */
 function page(now = { t: 0 }) {
   const fair = new Fair();
   fair.clock = () => now.t;
   fair.seeds.set(1, ANN);
   fair.names = ["Ann", "Ben"]; // as the table shows them (the view's, in the page)
-  return fair;
+  return numbered(fair);
 }
 
 async function failedAtOnce(fair, message) {
@@ -204,7 +213,7 @@ suite("seeds survive the page's life", () => {
   }
 
   test("a page reloaded before its first ready reveals the seed kept in storage", async () => {
-    const fair = new Fair();
+    const fair = numbered(new Fair());
     fair.restore({ seed: ANN, seed_game: 1 });
     fair.place({ seat: 0, state: { game: 1 } }, false);
     fair.follow(welcome(state("playing")));

@@ -65,8 +65,8 @@ def test_an_honest_game_is_checked(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "  this client's seed (seat 0) is in the deal" in lines
     assert f"  the deal played is the deal the seeds give ({TWO.deal})" in lines
     assert lines[-2:] == [
-        "  every card shown is the deal's: 83 flips, 166 cards, 80 takes and the end"
-        " (replayed 83 steps)",
+        "  every card shown is the deal's: 83 flips, 166 cards, 80 takes, 6 face-down counts,"
+        " wars and outs and the end (replayed 83 steps)",
         "  fair deal: checked",
     ]
 
