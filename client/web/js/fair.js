@@ -12,6 +12,11 @@
 import { said } from "./catalog.js";
 import { mine as mySeat, myTurn, seatPerson } from "./view.js";
 
+/** What the table shows of a fair deal (fairview.js), imported when a game is on
+ * (session.js, `held`): from here, not from a module of the first load, so that the page
+ * does not prefetch it with the first load (server.adapters.web.files, `_next`). */
+export const loadView = () => import("./fairview.js");
+
 const SEED_BYTES = 32;
 /** Seconds a time_up may come before the time limit by this page's clock: the message
  * that started the clock (or told what was left of it) took time to arrive. */

@@ -29,6 +29,7 @@ export function newPage(doc, words, seats) {
     connection: null,
     warm: null, // the join page's socket, opened while a name is typed (connection.js warm)
     fair: null, // the connection's fair deals (fair.js)
+    loadFairView: null, // imports fairview.js (fair.js, loadView)
     fairView: null, // the fingerprint and the check at game over (fairview.js), once a game is on
     held: null, // the connection's events waiting for a game's words (session.js, held)
     released: null, // a promise: they were heard (whenHeard)

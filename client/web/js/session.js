@@ -37,6 +37,7 @@ export async function enter(page, unsealed, options = {}) {
   if (ticket !== page.entered) return dropWarm(warmed);
   page.fairView?.reset(); // the last room's fingerprint and check, hidden
   page.fair = fair;
+  page.loadFairView = module.loadView;
   page.fairView = page.held = null;
   page.view = initialView();
   page.countdown = noCountdown();
@@ -85,7 +86,7 @@ export function held(page, event) {
     // invitation's room, still open, does not)
     if (event.view.seats.length && !openSeats(event.view).length) {
       more(page.words, "game");
-      if (page.fairView === null) import("./fairview.js").catch(() => {});
+      if (page.fairView === null) page.loadFairView().catch(() => {});
     }
     return false;
   }
@@ -95,7 +96,7 @@ export function held(page, event) {
   page.held = [event];
   let release;
   page.released = new Promise((resolve) => (release = resolve));
-  const module = page.fairView === null ? import("./fairview.js").catch(() => null) : null;
+  const module = page.fairView === null ? page.loadFairView().catch(() => null) : null;
   Promise.all([module, more(page.words, "game")]).then(([loaded]) => {
     if (ticket !== page.entered || connection !== page.connection) return release(); // left since
     if (page.fairView === null) {

@@ -67,7 +67,7 @@ count line of both)."""
 IN_GAME: dict[str, tuple[str, ...]] = {
     "said": (
         "begins", "begins_deal", "beats", "card_stands", "dealt", "each", "finish_voted",
-        "game_on", "game_on_clock", "game_on_time_up", "go_to_war", "last_card_up",
+        "finish_waits", "game_on", "game_on_clock", "game_on_time_up", "go_to_war", "last_card_up",
         "last_one_left", "on_the_clock", "out", "played_again", "rematch_begins",
         "rematch_begins_deal", "rematch_voted", "returned", "set_aside", "short_down",
         "sits_out", "still_to_vote", "takes", "tie", "ties", "time_up", "time_up_war",

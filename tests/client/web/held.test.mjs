@@ -39,7 +39,8 @@ function page(words) {
   const element = () => ({ hidden: false, onclick: null, textContent: "", replaceChildren() {}, append() {} });
   const doc = { getElementById: element, createElement: element };
   const fair = { printing: null, fingerprint: null, game: null, noSeed: () => [] };
-  const p = { doc, words, fair, fairView: null, held: null, entered: 1, connection: {}, events: [], waiters: [] };
+  const loadFairView = () => import("../../../client/web/js/fairview.js");
+  const p = { doc, words, fair, loadFairView, fairView: null, held: null, entered: 1, connection: {}, events: [], waiters: [] };
   p.hear = (event) => {
     if (held(p, event)) return;
     p.events.push(event);
