@@ -13,9 +13,10 @@ import { said } from "./catalog.js";
 import { mine as mySeat, myTurn, seatPerson } from "./view.js";
 
 /** What the table shows of a fair deal (fairview.js), imported when a game is on
- * (session.js, `held`): from here, not from a module of the first load, so that the page
- * does not prefetch it with the first load (server.adapters.web.files, `_next`). */
-export const loadView = () => import("./fairview.js");
+ * (session.js, `held`), with the fingerprint (ready before the game is pinned): from here,
+ * not from a module of the first load, so that the page does not prefetch them with the
+ * first load (server.adapters.web.files, `_next`). */
+export const loadView = () => Promise.all([import("./fairview.js"), import("./fingerprint.js")]).then(([view]) => view);
 
 const SEED_BYTES = 32;
 /** Seconds a time_up may come before the time limit by this page's clock: the message
