@@ -24,6 +24,7 @@ from protocol.codec import (
     decode_client_message,
     decode_server_message,
     encode,
+    encode_own,
 )
 from protocol.errors import EncodeError, ErrorCode, ProtocolError
 from protocol.fields import (
@@ -194,6 +195,7 @@ __all__ = [
     "decode_client_message",
     "decode_server_message",
     "encode",
+    "encode_own",
     "finish_voters",
     "is_card",
     "option_name",

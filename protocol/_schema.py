@@ -4,6 +4,14 @@ A *converter* is a pair of functions built once per (type, direction):
 ``decode(wire_value, path) -> python value`` and ``encode(python value, path) -> wire
 value``. Both check the value fully (type, range, length, pattern) and raise
 ProtocolError; ``codec.encode`` turns that into EncodeError for our own messages.
+
+An *emitter* (`emitter`, `RecordConverter.emit`) gives the same wire value as ``encode``
+for a valid value without checking it: what ``codec.encode_own`` uses for the messages
+a process builds itself from typed records. Only what changes the wire value is done
+(a record becomes a map, a nested tuple of records a list of maps, a normalized text is
+normalized); a field whose value goes to msgpack as it is (an int, a bool, a string, a
+string enum, a tuple of those: msgpack packs a tuple as an array and a ``str`` subclass
+as its string) has no emitter at all.
 """
 
 from __future__ import annotations
@@ -21,6 +29,9 @@ from protocol.errors import ErrorCode, ProtocolError
 from protocol.fields import IntRange, MaxItems, Text, unprintable
 
 Convert = Callable[[Any, str], Any]
+_ABSENT: Any = object()
+"""A map's value for a key it lacks (`RecordConverter.decode`)."""
+Emit = Callable[[Any], Any]
 
 
 def show(value: object) -> str:
@@ -212,20 +223,26 @@ class RecordConverter:
             {"type"} if tag is not None else set()
         )
         self._paths: dict[str, tuple[str, ...]] = {}
+        self.emitters: tuple[tuple[str, Emit | None, bool], ...] = tuple(
+            (name, emitter(hints[name]), name in self.omit_none) for name, *_ in self.fields
+        )
+        """Each field's name, emitter (None: the value as it is) and whether a None is
+        left out (`emit`)."""
 
     def decode(self, value: Any, path: str) -> Any:
         """Check a msgpack map and build the dataclass; raises ProtocolError."""
         if type(value) is not dict:
             bad(path, "a map", value)
-        if self.reject_unknown:
+        if self.reject_unknown and not self.known.issuperset(value):
             for key in value:
                 if key not in self.known:
                     fail(ErrorCode.UNKNOWN_FIELD, f"unknown field {show(key)} in {path}")
         kwargs: dict[str, Any] = {}
         paths = self._paths.get(path) or self._paths_of(path)
         for (name, decode, _, required), field_path in zip(self.fields, paths, strict=True):
-            if name in value:
-                kwargs[name] = decode(value[name], field_path)
+            item = value.get(name, _ABSENT)
+            if item is not _ABSENT:
+                kwargs[name] = decode(item, field_path)
             elif required:
                 fail(ErrorCode.MISSING_FIELD, f"{path} lacks the field {name!r}")
         result = self.cls(**kwargs)
@@ -247,6 +264,20 @@ class RecordConverter:
             wire[name] = encode(item, field_path)
         if self.validate is not None:
             self._check(value, path)
+        return wire
+
+    def emit(self, value: Any) -> dict[str, Any]:
+        """The map `encode` gives for a valid ``value``, without checking it (see the
+        module docstring): the same keys in the same order, the same values."""
+        wire: dict[str, Any] = {} if self.tag is None else {"type": self.tag}
+        for name, emit, omit_none in self.emitters:
+            item = getattr(value, name)
+            if item is None:
+                if omit_none:
+                    continue
+                wire[name] = None
+            else:
+                wire[name] = item if emit is None else emit(item)
         return wire
 
     def _paths_of(self, path: str) -> tuple[str, ...]:
@@ -291,6 +322,63 @@ def converter(hint: Any, *, reject_unknown: bool) -> tuple[Convert, Convert]:
         record = RecordConverter(hint, reject_unknown=reject_unknown, tag=None)
         return record.decode, record.encode
     raise TypeError(f"no wire converter for {hint!r}")
+
+
+def emitter(hint: Any) -> Emit | None:
+    """The function that gives a value of ``hint``'s wire value as its converter's
+    ``encode`` does for a valid one, unchecked; None when that is the value itself."""
+    metadata: tuple[Any, ...] = ()
+    if typing.get_origin(hint) is typing.Annotated:
+        args = typing.get_args(hint)
+        hint, metadata = args[0], tuple(args[1:])
+    origin = typing.get_origin(hint)
+    if origin in (types.UnionType, typing.Union):
+        (member,) = [a for a in typing.get_args(hint) if a is not type(None)]
+        return emitter(member)  # a None is emitted as it is: the emitters never get one
+    if origin is tuple:
+        return _tuple_emitter(typing.get_args(hint))
+    if hint is str:
+        rule = _first(metadata, Text)
+        return _normalized if rule is not None and rule.normalize else None
+    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        return RecordConverter(hint, reject_unknown=False, tag=None).emit
+    if isinstance(hint, type) and (hint in _SCALARS or issubclass(hint, enum.StrEnum)):
+        return None
+    raise TypeError(f"no wire emitter for {hint!r}")
+
+
+def _tuple_emitter(args: tuple[Any, ...]) -> Emit | None:
+    """An array's (``tuple[X, ...]``) or a pair's (``tuple[X, Y]``) emitter."""
+    if len(args) == 2 and args[1] is Ellipsis:
+        item = emitter(args[0])
+        return None if item is None else _array_emitter(item)
+    items = [emitter(a) for a in args]
+    if all(item is None for item in items):
+        return None
+    return _pair_emitter([item or _same for item in items])
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _normalized(value: str) -> str:
+    """A normalized text as the text converter's ``encode`` gives it."""
+    return unicodedata.normalize("NFC", value).strip()
+
+
+def _array_emitter(item: Emit) -> Emit:
+    def emit(value: Any) -> list[Any]:
+        return [None if v is None else item(v) for v in value]
+
+    return emit
+
+
+def _pair_emitter(items: list[Emit]) -> Emit:
+    def emit(value: Any) -> list[Any]:
+        return [None if v is None else e(v) for e, v in zip(items, value, strict=True)]
+
+    return emit
 
 
 def _tuple_converter(

@@ -23,6 +23,7 @@ version not in ``SUPPORTED_VERSIONS`` raises ``unsupported_version``.
 
 from __future__ import annotations
 
+import sys
 from enum import StrEnum
 from typing import Any, NoReturn, cast
 
@@ -48,6 +49,7 @@ __all__ = [
     "decode_client_message",
     "decode_server_message",
     "encode",
+    "encode_own",
 ]
 
 MAX_CLIENT_MESSAGE_BYTES = 4096
@@ -88,6 +90,12 @@ _VERSIONED = frozenset(
     tag for table in _DECODERS.values() for tag, c in table.items() if "v" in c.known
 )
 _PACKER_OPTIONS: dict[str, Any] = {"use_bin_type": True, "strict_types": False}
+_CHECK_OWN = sys.flags.dev_mode
+"""Python's development mode (``python -X dev``, ``PYTHONDEVMODE=1``): `encode_own`
+checks as `encode` does."""
+_OWN_PACKER = msgpack.Packer(**_PACKER_OPTIONS)
+"""`encode_own`'s packer, kept (a packer empties its buffer after each value, and after
+a value it could not pack)."""
 
 
 def encode(message: Message) -> bytes:
@@ -108,6 +116,30 @@ def encode(message: Message) -> bytes:
     except ProtocolError as error:
         raise EncodeError(str(error)) from None
     except (ValueError, TypeError, OverflowError) as error:
+        raise EncodeError(f"cannot pack {show(message)}: {error}") from None
+
+
+def encode_own(message: Message) -> bytes:
+    """Give the bytes `encode` gives for a valid ``message``, without checking its fields.
+
+    For the messages a process builds itself from typed records (the server's to its
+    clients): their fields come from the room's own state, so checking them again at
+    every send is waste. A message that `encode` would refuse (our bug) is sent as it
+    is here, and the peer's strict decoder refuses it. In Python's development mode
+    (``python -X dev``, or ``PYTHONDEVMODE=1`` in the environment) this is `encode`,
+    checks and all, to look for such a bug. What peers send is always checked (`decode`).
+
+    Raises:
+        EncodeError: ``message`` is not a protocol message, or msgpack cannot pack it.
+    """
+    if _CHECK_OWN:
+        return encode(message)
+    converter = _ENCODERS.get(type(message))
+    if converter is None:
+        raise EncodeError(f"not a protocol message: {show(message)}")
+    try:
+        return cast(bytes, _OWN_PACKER.pack(converter.emit(message)))
+    except (ValueError, TypeError, OverflowError, AttributeError) as error:
         raise EncodeError(f"cannot pack {show(message)}: {error}") from None
 
 
@@ -175,7 +207,7 @@ def _unpack(data: bytes | bytearray | memoryview | str, limit: int) -> Any:
         fail(ErrorCode.BINARY_ONLY, "messages are binary frames, not text")
     if not isinstance(data, (bytes, bytearray, memoryview)):
         fail(ErrorCode.MALFORMED, f"expected bytes, not {type(data).__name__}")
-    size = memoryview(data).nbytes
+    size = len(data) if type(data) is bytes else memoryview(data).nbytes
     if size > limit:
         fail(ErrorCode.TOO_LARGE, f"message of {size} bytes exceeds the limit of {limit}")
     if size == 0:

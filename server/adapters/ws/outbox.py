@@ -1,14 +1,15 @@
 """The outbox: the Hub's actions carried out on the WebSocket connections.
 
-Each `Send` is encoded and framed once (`protocol.encode`, the one codec;
-`server.adapters.ws.connection.binary_frame`) and its frame queued for every connection it
-names that is open (like ``websockets.broadcast``: a connection that
-is closing is skipped, and nothing waits for a slow client, which its own bounds drop,
-`server.adapters.ws.connection`). The frames queued for a connection are written when the
-list of actions ends, or before a `Close`, so they go out ahead of its close frame: a
-step's three messages reach a connection in one ``transport.write`` (one system call)
-instead of three. bench/load.py measured 53% of the server's time in socket writes at
-full speed, and +22% steps/s from this. A `Close` starts the connection's closing
+Each `Send` is encoded and framed once (`protocol.encode_own`, the one codec's encoder
+for messages the server built itself: the same bytes as `protocol.encode`, without
+checking every field again; `server.adapters.ws.connection.binary_frame`) and its frame
+queued for every connection it names that is open (like ``websockets.broadcast``: a
+connection that is closing is skipped, and nothing waits for a slow client, which its
+own bounds drop, `server.adapters.ws.connection`). The frames queued for a connection
+are written when the list of actions ends, or before a `Close`, so they go out ahead of
+its close frame: a step's three messages reach a connection in one ``transport.write``
+(one system call) instead of three. bench/load.py measured 53% of the server's time in
+socket writes at full speed, and +22% steps/s from this. A `Close` starts the connection's closing
 handshake (once), with the reason cut to what a close frame holds. A ``welcome`` to a
 connection from this machine itself carries the invitation's addresses
 (``welcome.addresses``, `server.adapters.web.invitation`), and one to a connection from the
@@ -23,7 +24,7 @@ from dataclasses import replace
 
 from websockets.protocol import State
 
-from protocol import EncodeError, Welcome, encode
+from protocol import EncodeError, Welcome, encode_own
 from server.adapters.logs import get_logger
 from server.adapters.ws.connection import GuardedConnection, binary_frame
 from server.core.room.actions import Action, Close, ConnId, Send
@@ -77,7 +78,7 @@ class Outbox:
             if ws is not None and ws.house and self.outside is not None:
                 message = replace(message, outside=self.outside)
         try:
-            frame = binary_frame(encode(message))  # once, whoever it goes to
+            frame = binary_frame(encode_own(message))  # once, whoever it goes to
         except EncodeError:
             log.exception("encode_failed", message_type=type(action.message).__name__)
             return
