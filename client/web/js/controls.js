@@ -5,6 +5,7 @@ import { said } from "./catalog.js";
 import { typing } from "./input.js";
 import { cycleAuto, finish, rematch, turnOver } from "./intents.js";
 import { $ } from "./page.js";
+import { whenHeard } from "./session.js";
 import { home } from "./sitdown.js";
 
 /** Send `intent` (intents.js), or say why nothing is sent now; whether it went. */
@@ -60,10 +61,10 @@ export function keyDown(page, event) {
   if (event.key === " " || event.key === "Enter") {
     if (target.closest("input, select, textarea, button, summary, a")) return; // it does its own thing
     event.preventDefault();
-    turn(page);
+    whenHeard(page, turn);
   } else if (Object.hasOwn(KEYS, event.key.toLowerCase()) && !typing(target)) {
     event.preventDefault();
-    KEYS[event.key.toLowerCase()](page);
+    whenHeard(page, KEYS[event.key.toLowerCase()]);
   }
 }
 

@@ -2,14 +2,21 @@
 // page's seeds, the fingerprint from the start of a game, the check at game over, and the
 // game record it can export for `war-sim verify`.
 //
-// Small on purpose: it is loaded with the page. The engine and the hashes are not: the
-// check imports ./engine/fairness.js at game over (a dynamic import()), and a seed's
-// commitment is hashed by crypto.subtle where the page has it (a secure context), else by
-// the vendored SHA-256 (./sha256.js, 6 KiB), imported when the player sits down.
+// Small on purpose: it is loaded when a player sits down. The engine and the hashes are
+// not: the check imports ./engine/fairness.js at game over (a dynamic import()), the
+// fingerprint (./fingerprint.js and the rules it lists) is imported when a game is pinned,
+// not in a waiting room, and a seed's commitment is hashed by crypto.subtle where the page
+// has it (a secure context), else by the vendored SHA-256 (./sha256.js, 6 KiB), imported
+// when the player sits down.
 
 import { said } from "./catalog.js";
-import { fingerprint } from "./fingerprint.js";
 import { mine as mySeat, myTurn, seatPerson } from "./view.js";
+
+/** What the table shows of a fair deal (fairview.js), imported when a game is on
+ * (session.js, `held`), with the fingerprint (ready before the game is pinned): from here,
+ * not from a module of the first load, so that the page does not prefetch them with the
+ * first load (server.adapters.web.files, `_next`). */
+export const loadView = () => Promise.all([import("./fairview.js"), import("./fingerprint.js")]).then(([view]) => view);
 
 const SEED_BYTES = 32;
 /** Seconds a time_up may come before the time limit by this page's clock: the message
@@ -395,19 +402,19 @@ export class Fair {
     game.broken ??= finding;
   }
 
-  // The fingerprint of the pinned game, hashed (crypto.subtle is asynchronous).
+  // The fingerprint of the pinned game, hashed (crypto.subtle is asynchronous), by
+  // ./fingerprint.js, imported the first time (a waiting room never needs it). A malformed
+  // game rejects: no line; the check at game over says so.
   print(game) {
     if (game.deal_commitment === null || game.seed_commitments === null) return;
     const pinned = { game: game.number, deal_commitment: game.deal_commitment, seed_commitments: game.seed_commitments, rules: game.rules };
-    try {
-      game.printing = fingerprint(pinned, digest).then((print) => {
+    game.printing = import("./fingerprint.js")
+      .then((module) => module.fingerprint(pinned, digest))
+      .then((print) => {
         if (game.pinned && game.deal_commitment === pinned.deal_commitment) game.print = print;
         return print;
       });
-      game.printing.catch(() => {});
-    } catch {
-      game.printing = null; // malformed: the check at game over says so
-    }
+    game.printing.catch(() => {});
   }
 
   /** deal_voided: the current deal is void before any card; the next game_started of

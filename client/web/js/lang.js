@@ -2,7 +2,7 @@
 // (remembered in localStorage), else the first of the browser's preferred languages
 // (navigator.languages) with a catalog, else English; as client/words/language.py chooses.
 // Only the chosen language's catalog is fetched (lang/<tag>.json, served with the page),
-// and the sections it says only at a game's end when it says them (`more`).
+// and the parts it says only once a game is on or over when it says them (`more`).
 
 import { Catalog } from "./catalog.js";
 
@@ -52,24 +52,45 @@ export async function load(tag, fetcher = globalThis.fetch) {
   return null;
 }
 
-const fetched = new WeakMap(); // catalog -> {section: promise}
+/** The parts of a catalog the server sends apart (server.adapters.web.compact LATER_PARTS:
+ * whole sections, or some messages of a section), each by a whole section of its own:
+ * the page has a part when it has that section (a catalog read whole has them all). The
+ * fair-deal check's words, said at a game's end, and what only a game that is on or over
+ * says, fetched when a game is on (session.js, `held`). tests/server/adapters/test_web.py
+ * keeps it equal to the server's parts. */
+export const LATER = Object.freeze({ check: "check", game: "result" });
 
-/** Fetch `section` of `catalog` if the server sent it apart (a later section:
- * lang/<tag>.<section>.json, e.g. the fair-deal check's words), once; resolves when it is
- * in, or could not be had (then the catalog says its keys). */
-export function more(catalog, section, fetcher = globalThis.fetch) {
-  if (catalog.data.messages?.[section] !== undefined) return Promise.resolve();
+const fetched = new WeakMap(); // catalog -> {part: promise}
+const settledParts = new WeakMap(); // catalog -> Set of the parts whose fetch is over
+
+/** Whether `part` of `catalog` is in, or its fetch is over (had or not: then the catalog
+ * says its keys): what waits for it need not wait longer. */
+export function settled(catalog, part) {
+  return catalog.data.messages?.[LATER[part]] !== undefined || Boolean(settledParts.get(catalog)?.has(part));
+}
+
+/** Fetch `part` of `catalog` if the server sent it apart (a later part: lang/<tag>.<part>.json,
+ * LATER), once; resolves when it is in, or could not be had (then the catalog says its keys). */
+export function more(catalog, part, fetcher = globalThis.fetch) {
+  if (settled(catalog, part)) return Promise.resolve();
   const pending = fetched.get(catalog) ?? {};
   fetched.set(catalog, pending);
-  pending[section] ??= (async () => {
+  pending[part] ??= (async () => {
     try {
-      const response = await fetcher(new URL(`../lang/${catalog.tag}.${section}.json`, import.meta.url));
-      if (response.ok) Object.assign((catalog.data.messages ??= {}), (await response.json()).messages);
+      const response = await fetcher(new URL(`../lang/${catalog.tag}.${part}.json`, import.meta.url));
+      if (response.ok) {
+        const messages = (catalog.data.messages ??= {});
+        for (const [section, said] of Object.entries((await response.json()).messages ?? {})) {
+          messages[section] = { ...messages[section], ...said }; // a whole section, or some of its messages
+        }
+      }
     } catch {
       // offline or refused: said by its keys
     }
+    if (!settledParts.has(catalog)) settledParts.set(catalog, new Set());
+    settledParts.get(catalog).add(part);
   })();
-  return pending[section];
+  return pending[part];
 }
 
 /** Said when not even the English catalog could be fetched (no catalog to say it from). */

@@ -8,10 +8,10 @@ import { acceptInvite, createRoom, formChanged, joinWithCode, playTheComputer, w
 import { InputKind, releaseFocusAfterPointer } from "./input.js";
 import { finish, rematch, setAuto } from "./intents.js";
 import { Invitation } from "./invite.js";
-import { NO_WORDS, choose, load, remember, remembered, speakPage } from "./lang.js";
+import { NO_WORDS, choose, load, more, remember, remembered, speakPage } from "./lang.js";
 import { $, newPage, storage } from "./page.js";
 import { Table } from "./render.js";
-import { received, redraw, saidNow } from "./session.js";
+import { held, received, redraw, saidNow, whenHeard } from "./session.js";
 import { continueAs, home, route, switchSeat } from "./sitdown.js";
 import { SeatStore } from "./store.js";
 import { SeatQuestion, SharedComputer, answer } from "./takeover.js";
@@ -44,6 +44,7 @@ page.talk = new TalkBar(doc, {
 
 // What the connection tells: a message, a notice, its end, or that it is away.
 page.hear = (event) => {
+  if (held(page, event)) return;
   if (event.kind === "received") return received(page, event);
   if (event.kind === "notice") return page.table.say([page.words.say(event.text)], "notice");
   if (event.kind === "ended") return ended(page, event);
@@ -57,6 +58,7 @@ page.hear = (event) => {
 async function pickLanguage(event) {
   const picked = await load(event.target.value);
   if (picked === null) return;
+  if (page.view.phase !== "waiting") await more(picked, "game"); // a game is on: its words too
   remember(storage(), picked.tag);
   page.words = picked;
   speakPage(doc, picked, $("language"));
@@ -81,12 +83,13 @@ on("create-form", "change", withPage(formChanged));
 on("join-form", "submit", withPage(joinWithCode));
 on("invite-form", "submit", withPage(acceptInvite));
 on("someone-else", "click", () => page.sharedComputer.someoneElse());
-on("turn", "click", () => turn(page));
-on("finish", "click", () => act(page, finish(page.view)));
+// a game's actions wait while its first messages do (session.js, whenHeard)
+on("turn", "click", () => whenHeard(page, turn));
+on("finish", "click", () => whenHeard(page, () => act(page, finish(page.view))));
 on("leave", "click", () => leave(page));
-on("rematch-new", "click", () => act(page, rematch(page.view, "new")));
-on("rematch-same", "click", () => act(page, rematch(page.view, "same")));
-on("auto", "change", (event) => act(page, setAuto(page.view, event.target.value)));
+on("rematch-new", "click", () => whenHeard(page, () => act(page, rematch(page.view, "new"))));
+on("rematch-same", "click", () => whenHeard(page, () => act(page, rematch(page.view, "same"))));
+on("auto", "change", (event) => whenHeard(page, () => act(page, setAuto(page.view, event.target.value))));
 on("watch-form", "submit", withPage(watchInstead));
 on("sound", "click", () => {
   page.alive.setSound(!page.alive.on);

@@ -28,7 +28,11 @@ export function newPage(doc, words, seats) {
     plain: new Set(Object.keys(words.data.messages.page.plain).filter((code) => code !== "select" && code !== "other")),
     connection: null,
     warm: null, // the join page's socket, opened while a name is typed (connection.js warm)
-    fairView: null, // the fingerprint and the check at game over (fairview.js)
+    fair: null, // the connection's fair deals (fair.js)
+    loadFairView: null, // imports fairview.js (fair.js, loadView)
+    fairView: null, // the fingerprint and the check at game over (fairview.js), once a game is on
+    held: null, // the connection's events waiting for a game's words (session.js, held)
+    released: null, // a promise: they were heard (whenHeard)
     entered: 0, // the latest enter(): an earlier one still hashing its seed gives way
     view: initialView(),
     countdown: noCountdown(),

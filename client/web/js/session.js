@@ -7,9 +7,10 @@ import { Connection, dropWarm, socketUrl } from "./connection.js";
 import { follow, noCountdown, warning } from "./countdown.js";
 import { $ } from "./page.js";
 import { endedPanel, show, trouble } from "./screens.js";
+import { more, settled } from "./lang.js";
 import { describe, status } from "./sentences.js";
 import { waitingLine } from "./takeover.js";
-import { initialView, welcomed } from "./view.js";
+import { initialView, openSeats, welcomed } from "./view.js";
 
 // bench/web.py puts arrays here to time each message to the redrawn table, and its parts.
 const timing = Array.isArray(globalThis.__warTiming) ? globalThis.__warTiming : null;
@@ -28,13 +29,16 @@ export async function enter(page, unsealed, options = {}) {
   page.warm = null;
   // fair deals: loaded when a player sits down or watches, not with the start page (no
   // destructuring here: tdewolff-minify 2.24 puts a destructuring declaration before the
-  // declarations next to it, and the ticket must be taken before the await)
-  const modules = await Promise.all([import("./fair.js"), import("./fairview.js")]);
-  const fair = new modules[0].Fair();
+  // declarations next to it, and the ticket must be taken before the await); what the
+  // table shows of them (fairview.js) once a game is on (`held`)
+  const module = await import("./fair.js");
+  const fair = new module.Fair();
   const opening = await fair.opening(unsealed); // a seed's commitment for a fair deal
   if (ticket !== page.entered) return dropWarm(warmed);
-  page.fairView = new modules[1].FairView(page.doc, fair, page.words);
-  page.fairView.reset();
+  page.fairView?.reset(); // the last room's fingerprint and check, hidden
+  page.fair = fair;
+  page.loadFairView = module.loadView;
+  page.fairView = page.held = null;
   page.view = initialView();
   page.countdown = noCountdown();
   page.reconnecting = page.readySentFor = page.autoAsked = page.saidStep = page.askingLine = null;
@@ -64,6 +68,56 @@ export function stop(page, { leaving = false } = {}) {
   stopClock(page);
 }
 
+const NO_FAIR_VIEW = { follow: () => [], speak() {}, reset() {} }; // fairview.js could not be had
+
+/** Whether the connection's `event` waits (then it is kept, and heard when its turn comes):
+ * from the first message of a game that is on or over (the view leaves "waiting"), every
+ * event waits until the game's words (lang.js LATER.game) and what the table shows of a
+ * fair deal (fairview.js) are in, or could not be had; a waiting room loads them only
+ * once its last seat is taken. Events are heard in the order they came. */
+export function held(page, event) {
+  if (page.held !== null) {
+    page.held.push(event);
+    return true;
+  }
+  if (event.kind !== "received") return false;
+  if (event.view.phase === "waiting") {
+    // every seat taken: the game is next, so fetch what it will wait for now (an
+    // invitation's room, still open, does not)
+    if (event.view.seats.length && !openSeats(event.view).length) {
+      more(page.words, "game");
+      if (page.fairView === null) page.loadFairView().catch(() => {});
+    }
+    return false;
+  }
+  if (page.fairView !== null && settled(page.words, "game")) return false;
+  const ticket = page.entered;
+  const connection = page.connection;
+  page.held = [event];
+  let release;
+  page.released = new Promise((resolve) => (release = resolve));
+  const module = page.fairView === null ? page.loadFairView().catch(() => null) : null;
+  Promise.all([module, more(page.words, "game")]).then(([loaded]) => {
+    if (ticket !== page.entered || connection !== page.connection) return release(); // left since
+    if (page.fairView === null) {
+      page.fairView = loaded === null ? NO_FAIR_VIEW : new loaded.FairView(page.doc, page.fair, page.words);
+      page.fairView.reset();
+    }
+    const events = page.held;
+    page.held = null;
+    for (const kept of events) page.hear(kept);
+    release();
+  });
+  return true;
+}
+
+/** Do `action(page)` now, or, while a game's first events are held (`held`), once they are
+ * heard: a key pressed as a game starts acts on the table they make, as it would have. */
+export function whenHeard(page, action) {
+  if (page.held === null) return action(page);
+  page.released.then(() => action(page));
+}
+
 /** A message from the room (the connection's `received` event). */
 export function received(page, event) {
   const { message, before, view: after, at } = event;
@@ -71,7 +125,7 @@ export function received(page, event) {
   const marks = parts === null ? null : [at, performance.now()]; // decoded and reduced
   page.view = after;
   if (message.type === "seat_request_waiting") page.askingLine = waitingLine(message, words);
-  const fairLines = page.fairView.follow(event);
+  const fairLines = page.fairView?.follow(event) ?? []; // none in a waiting room (`held`)
   if (message.type === "welcome") welcome(page, message);
   if (page.readySentFor !== null && after.step > page.readySentFor) page.readySentFor = null;
   if (message.type === "game_started") page.readySentFor = null; // a fresh deal's step 0 (after a void)

@@ -19,8 +19,9 @@ the exported and property names are, so search for those.
 The message catalogs (``.json``) are data, not code: they are served as compact JSON (the
 same value, no whitespace between its tokens), a fifth lighter than as written, without
 the sections only the terminal client says (`TERMINAL_SECTIONS`: war-client reads the
-catalogs from the package, not from the server) and without those the page fetches when
-it says them (`LATER_SECTIONS`, each served as ``lang/<tag>.<section>.json``).
+catalogs from the package, not from the server), without those the page fetches when it
+says them (`LATER_PARTS`, each part served as ``lang/<tag>.<part>.json``), and without the
+plural categories that say what ``other`` says (`_pruned`).
 
 The browser tests run the minified page, and tests/server/adapters/test_web.py checks that
 minifying keeps every string as written, with either minifier. A test run minifies the page
@@ -39,16 +40,18 @@ import sys
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from server.adapters.web.minify_cache import cache_folder, cache_key, keep, kept
 
 __all__ = [
+    "LATER_PARTS",
     "LATER_SECTIONS",
     "MINIFIER",
     "TERMINAL_SECTIONS",
     "compact",
     "compact_all",
-    "later_sections",
+    "later_parts",
     "minifiers",
 ]
 
@@ -61,38 +64,126 @@ COMPACTED = frozenset({".html", ".css", ".js", ".json"})
 TERMINAL_SECTIONS = ("tui", "plain", "score")
 """A catalog's sections of messages that only war-client says (the TUI's, ``--plain``'s, the
 count line of both)."""
-LATER_SECTIONS = ("check",)
-"""A catalog's sections the page fetches only when it says them (``lang/<tag>.<section>.json``:
-the fair-deal check's findings, said at a game's end), so that a first visit does not load
-them."""
+IN_GAME: dict[str, tuple[str, ...]] = {
+    "said": (
+        "begins", "begins_deal", "beats", "card_stands", "dealt", "each", "finish_voted",
+        "finish_waits", "game_on", "game_on_clock", "game_on_time_up", "go_to_war", "last_card_up",
+        "last_one_left", "on_the_clock", "out", "played_again", "rematch_begins",
+        "rematch_begins_deal", "rematch_voted", "returned", "set_aside", "short_down",
+        "sits_out", "still_to_vote", "takes", "tie", "ties", "time_up", "time_up_war",
+        "votes_split", "war_head", "wins_war",
+    ),
+    "status": (
+        "auto", "away", "out", "over", "over_rematch", "sit_out", "starting_rematch", "turn",
+        "turning", "waiting_for", "waiting_votes", "war_turn",
+    ),
+    "seat": ("final_you", "not_ready", "out", "ready", "rematch", "sits_out", "turn", "voted"),
+    "table": ("face_down", "last_card", "last_round", "last_round_won", "war_between"),
+    "where": ("game", "round", "round_of", "rounds", "tie_break"),
+    "clock": ("left", "less_than_minute", "one_minute", "up"),
+    "keys": ("not_needed", "over", "ready_already", "voted_already"),
+    "talk": ("draws", "evening_so_far", "game_draw", "game_won", "wins"),
+}  # fmt: skip
+"""The messages of a section that only a game that is on or over says, never a waiting
+room (a room never goes back to waiting): the log's sentences of a game's messages and of
+a welcome to a game that is on (js/sentences.js), the status line of a game (`status`),
+the seats' marks of a game (js/render.js, `seatMarks`), the cards last played, the round,
+the final standings, the evening's score and games (js/talk.js), the clock of a game
+(js/clock.js: only while playing) and the refusals of a key the phase allows
+(js/intents.js: a ready or a finish vote in a game, auto-play once it is over)."""
+LATER_PARTS: dict[str, tuple[str, ...]] = {
+    "check": ("check",),
+    "game": (
+        "fair",
+        "figures",
+        "result",
+        "summary",
+        "votes",
+        *(f"{section}.{key}" for section, keys in IN_GAME.items() for key in keys),
+    ),
+}
+"""What of a catalog the page fetches only when it says it, in parts (each served as
+``lang/<tag>.<part>.json``; js/lang.js ``LATER`` names the same), each a section or one
+message of a section (``section.key``): the fair-deal check's findings, said at a game's
+end (``check``), and what only a game that is on or over says, its votes, result and
+figures, what the table shows of its fair deal (``fair``: js/fairview.js, itself imported
+then), its log's and its status line's sentences (``game``: fetched when a game is on,
+before the page says anything of it: js/session.js, ``held``), so that a first visit and a
+waiting room do not load them."""
+LATER_SECTIONS = tuple(
+    entry for entries in LATER_PARTS.values() for entry in entries if "." not in entry
+)
+"""The whole sections of the `LATER_PARTS`."""
+_LATER_KEYS = {
+    section: {
+        entry.split(".")[1]
+        for entries in LATER_PARTS.values()
+        for entry in entries
+        if entry.startswith(f"{section}.")
+    }
+    for section in {
+        entry.split(".")[0] for entries in LATER_PARTS.values() for entry in entries if "." in entry
+    }
+}
+"""The messages of a section the `LATER_PARTS` take one by one, by section."""
+
+
+def _pruned(value: object) -> object:
+    """``value`` (a catalog's messages) without the plural categories that say what the
+    selector's ``other`` says (French and Spanish ``many``): the page's catalog
+    (js/catalog.js, not strict) says ``other`` for a category it lacks. The exact counts
+    (``=0``) stay, and so do select and person cases (page.js lists ``page.plain``'s)."""
+    if isinstance(value, list):
+        return [_pruned(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    kept = {key: _pruned(item) for key, item in value.items()}
+    if "plural" not in kept or "other" not in kept:
+        return kept
+    return {
+        key: item
+        for key, item in kept.items()
+        if key in ("plural", "other") or key.startswith("=") or item != kept["other"]
+    }
 
 
 def _for_the_page(value: object) -> object:
-    """A catalog without its `TERMINAL_SECTIONS` and `LATER_SECTIONS` (any other JSON as
-    it is)."""
+    """A catalog without its `TERMINAL_SECTIONS` and what its `LATER_PARTS` take, and
+    without the plural categories that say what ``other`` says (`_pruned`); any other JSON
+    as it is."""
     if isinstance(value, dict) and isinstance(messages := value.get("messages"), dict):
         left_out = (*TERMINAL_SECTIONS, *LATER_SECTIONS)
-        kept = {k: v for k, v in messages.items() if k not in left_out}
+        kept = {k: _pruned(v) for k, v in messages.items() if k not in left_out}
+        for section, keys in _LATER_KEYS.items():
+            if isinstance(found := kept.get(section), dict):
+                kept[section] = {k: v for k, v in found.items() if k not in keys}
         return {**value, "messages": kept}
     return value
 
 
-def later_sections(text: str) -> dict[str, str]:
-    """The `LATER_SECTIONS` of the catalog ``text``, each as a compact catalog of its own
-    (``{"messages": {section: ...}}``), by section; none for other JSON."""
+def later_parts(text: str) -> dict[str, str]:
+    """The `LATER_PARTS` of the catalog ``text``, each as a compact catalog of its own
+    (``{"messages": {section: ..., ...}}``, pruned as `_for_the_page` prunes), by part;
+    none for other JSON."""
     try:
         messages = json.loads(text).get("messages")
     except (ValueError, AttributeError):
         return {}
     if not isinstance(messages, dict):
         return {}
-    return {
-        section: json.dumps(
-            {"messages": {section: messages[section]}}, ensure_ascii=False, separators=(",", ":")
-        )
-        for section in LATER_SECTIONS
-        if section in messages
-    }
+    parts: dict[str, str] = {}
+    for part, entries in LATER_PARTS.items():
+        found: dict[str, Any] = {}
+        for entry in entries:
+            section, _, key = entry.partition(".")
+            value = messages.get(section)
+            if not key and value is not None:
+                found[section] = _pruned(value)
+            elif isinstance(value, dict) and key in value:
+                found.setdefault(section, {})[key] = _pruned(value[key])
+        if found:
+            parts[part] = json.dumps({"messages": found}, ensure_ascii=False, separators=(",", ":"))
+    return parts
 
 
 def _lines_stripped(text: str) -> str:

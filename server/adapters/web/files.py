@@ -51,7 +51,7 @@ from pathlib import Path, PurePosixPath
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from server.adapters.web.compact import compact_all, later_sections
+from server.adapters.web.compact import compact_all, later_parts
 from server.errors import ServerError
 
 __all__ = [
@@ -192,10 +192,10 @@ class WebFiles:
                 body = bodies[name].encode() if name in bodies else source
                 self._files[prefix + name] = WebFile(body, kind, _IMMUTABLE, _etag(body))
                 if name.startswith(CATALOGS):
-                    for section, text in later_sections(source.decode("utf-8")).items():
-                        part = text.encode()
-                        path = f"{prefix}{name.removesuffix('.json')}.{section}.json"
-                        self._files[path] = WebFile(part, kind, _IMMUTABLE, _etag(part))
+                    for part, text in later_parts(source.decode("utf-8")).items():
+                        body = text.encode()
+                        path = f"{prefix}{name.removesuffix('.json')}.{part}.json"
+                        self._files[path] = WebFile(body, kind, _IMMUTABLE, _etag(body))
         page_bytes = page.encode("utf-8")
         self._files["/"] = WebFile(
             page_bytes, CONTENT_TYPES[".html"], _REVALIDATE, _etag(page_bytes)

@@ -31,7 +31,9 @@ from protocol import Error, ErrorCode, WatchRoom
 from server.adapters.serving import serving
 from server.adapters.settings.config import Settings
 from server.adapters.web import compact as _compact
+from server.adapters.web import files as files_module
 from server.adapters.web.compact import (
+    LATER_PARTS,
     LATER_SECTIONS,
     MINIFIER,
     TERMINAL_SECTIONS,
@@ -379,7 +381,7 @@ def test_served_files_are_lighter_and_the_vendored_bytes_are_as_written() -> Non
         served = files.respond(Request(path, Headers()))
         assert served is not None, path
         if name.startswith("lang/") and name.count(".") == 2:
-            continue  # a catalog's later section: the test below
+            continue  # a catalog's later part: the test below
         source = (root / name).read_bytes()
         if name.startswith("vendor/"):
             assert served.body == source, name  # byte for byte: SHA256SUMS holds
@@ -409,9 +411,42 @@ def test_every_minified_module_is_still_javascript(tmp_path: Path) -> None:
         assert checked.returncode == 0, (path, checked.stderr[-400:])
 
 
+def _pruned(value: Any) -> Any:
+    """``value`` without the plural categories that say what its ``other`` says."""
+    if isinstance(value, list):
+        return [_pruned(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    kept = {key: _pruned(item) for key, item in value.items()}
+    if "plural" in kept and "other" in kept:
+        same = [k for k, v in kept.items() if k not in ("plural", "other") and v == kept["other"]]
+        for key in same:
+            if not key.startswith("="):
+                del kept[key]
+    return kept
+
+
+def _later(messages: dict[str, Any], entries: tuple[str, ...]) -> dict[str, Any]:
+    """What of ``messages`` the later part of ``entries`` holds (``section`` or
+    ``section.key``)."""
+    found: dict[str, Any] = {}
+    for entry in entries:
+        section, _, key = entry.partition(".")
+        if key:
+            found.setdefault(section, {})[key] = _pruned(messages[section][key])
+        else:
+            found[section] = _pruned(messages[section])
+    return found
+
+
 def _for_the_page(catalog: dict[str, Any]) -> dict[str, Any]:
     left_out = (*TERMINAL_SECTIONS, *LATER_SECTIONS)
-    kept = {k: v for k, v in catalog["messages"].items() if k not in left_out}
+    kept = {k: _pruned(v) for k, v in catalog["messages"].items() if k not in left_out}
+    for entries in LATER_PARTS.values():
+        for entry in entries:
+            section, _, key = entry.partition(".")
+            if key:
+                del kept[section][key]
     return {**catalog, "messages": kept}
 
 
@@ -431,7 +466,7 @@ def test_every_catalog_is_served_as_json_for_a_year_and_a_visit_loads_one() -> N
     catalogs = sorted(p for p in served_lang if p.count(".") == 1)
     tags = sorted(path.stem for path in (web_root() / "lang").glob("*.json"))
     assert catalogs == [f"{prefix}lang/{tag}.json" for tag in tags]
-    later = {f"{prefix}lang/{tag}.{section}.json" for tag in tags for section in LATER_SECTIONS}
+    later = {f"{prefix}lang/{tag}.{part}.json" for tag in tags for part in LATER_PARTS}
     assert set(served_lang) - set(catalogs) == later
     assert len(tags) >= 5
     for path in catalogs:
@@ -445,16 +480,139 @@ def test_every_catalog_is_served_as_json_for_a_year_and_a_visit_loads_one() -> N
         # what only war-client says stays home; what the page says at a game's end comes
         # apart, when it says it (lang.js, more); every other message goes with the page
         assert not set(served["messages"]) & {*TERMINAL_SECTIONS, *LATER_SECTIONS}
-        for section in LATER_SECTIONS:
-            part = files.respond(Request(path.replace(".json", f".{section}.json"), Headers()))
-            assert part is not None and part.status_code == 200, (path, section)
+        for name, sections in LATER_PARTS.items():
+            part = files.respond(Request(path.replace(".json", f".{name}.json"), Headers()))
+            assert part is not None and part.status_code == 200, (path, name)
             assert "immutable" in part.headers["Cache-Control"]
-            assert json.loads(part.body) == {"messages": {section: source["messages"][section]}}
+            assert json.loads(part.body) == {"messages": _later(source["messages"], sections)}
+            for section, said in json.loads(part.body)["messages"].items():
+                assert not set(served["messages"].get(section, {})) & set(said), section
         said = {*served["messages"], *TERMINAL_SECTIONS, *LATER_SECTIONS}
         assert said == set(source["messages"])
+        assert served["messages"]["said"], "a waiting room's sentences stay with the page"
     # only one catalog counts in what a first visit loads, and other JSON stays private
     assert [p for p in files.page_paths if "/lang/" in p] == [f"{prefix}lang/en.json"]
     assert not any(p.endswith("package.json") for p in files.paths)
+
+
+PAGE_BUDGET = 200 * 1024
+"""The page's weight budget (docs/performance.md, "The browser table"; bench/web.py's
+``PAGE_BUDGET``): its first load and what an invitation adds, uncompressed, as served."""
+INVITATION_IMPORTS = ("js/qr.js", "js/fair.js")
+"""What the page imports (a dynamic ``import()``) when a player sits down and shows an
+invitation: the QR code (invite.js) and the fair deals (session.js, `enter`); what the
+table shows of them (fairview.js) and the game's words wait for a game (session.js,
+`held`)."""
+FETCHED_LINKS = ("stylesheet", "icon", "modulepreload", "prefetch")
+"""The ``<link>``s a browser fetches with the page, the prefetched modules when it is idle
+(a manifest and the touch icon are fetched only when the page is installed or added to a
+home screen)."""
+
+
+def _weight(files: WebFiles, tag: str) -> dict[str, int]:
+    """Bytes of every file the page in language ``tag`` loads, then an invitation, as
+    served, by path: what bench/web.py's ``transfer`` measures in a browser, from the
+    page's own links and its modules' imports."""
+    prefix = f"/v/{files.version}/"
+    index = files.respond(Request("/", Headers()))
+    assert index is not None
+    page = index.body.decode()
+    first = {"/", f"{prefix}lang/{tag}.json"}
+    for tag_name, attributes in re.findall(r"<(link|script)\b([^>]*)>", page):
+        rel = re.search(r'\brel="([^"]+)"', attributes)
+        where = re.search(r'\b(?:href|src)="(v/[^"]+)"', attributes)
+        if where is not None and (tag_name == "script" or (rel and rel[1] in FETCHED_LINKS)):
+            first.add("/" + where[1])
+    root = web_root()
+    modules = [p for p in root.rglob("*js") if p.is_file()]
+    sources = {p.relative_to(root).as_posix(): p.read_bytes() for p in modules}
+    later = {
+        prefix + name
+        for entry in INVITATION_IMPORTS
+        for name in files_module._imported(sources, entry)
+    }
+    sizes = {}
+    for path in sorted(first | later):
+        served = files.respond(Request(path, Headers()))
+        assert served is not None and served.status_code == 200, path
+        sizes[path] = len(served.body)
+    return sizes
+
+
+def test_an_invitation_loads_what_the_page_imports_when_it_is_shown() -> None:
+    # the list above stays what the page does: each is imported with a dynamic import()
+    written = "".join(p.read_text() for p in (web_root() / "js").glob("*.js"))
+    for entry in INVITATION_IMPORTS:
+        assert f'import("./{entry.removeprefix("js/")}")' in written, entry
+
+
+@pytest.mark.parametrize("tag", sorted(p.stem for p in (web_root() / "lang").glob("*.json")))
+def test_the_page_and_an_invitation_weigh_under_the_budget_in_every_language(tag: str) -> None:
+    # bytes as served are deterministic: the same figure bench.web measures in a browser
+    sizes = _weight(WebFiles.load(), tag)
+    total = sum(sizes.values())
+    heaviest = sorted(sizes.items(), key=lambda item: -item[1])[:5]
+    assert total < PAGE_BUDGET, f"{tag}: {total / 1024:.1f} KiB, heaviest {heaviest}"
+
+
+def test_the_page_names_the_later_parts_the_server_sends() -> None:
+    # js/lang.js LATER: each part the server sends apart, by a whole section only it holds
+    # (the page has a part when it has that section)
+    written = (web_root() / "js" / "lang.js").read_text()
+    found = re.search(r"export const LATER = Object\.freeze\((\{.*?\})\);", written, re.S)
+    assert found is not None
+    later = json.loads(re.sub(r"(\w+):", r'"\1":', found[1]))
+    assert set(later) == set(LATER_PARTS)
+    for part, section in later.items():
+        assert section in LATER_PARTS[part], part
+        assert all(section not in entries for name, entries in LATER_PARTS.items() if name != part)
+
+
+SAY = """
+import { readFileSync } from "node:fs";
+import { Catalog } from "%s";
+const read = (path) => JSON.parse(readFileSync(path, "utf8"));
+const [catalog, vector] = process.argv.slice(2).map(read);
+const words = new Catalog(catalog); // as the page makes it: not strict
+const wrong = vector.cases.filter((c) => words.text(c.key, c.values) !== c.text);
+process.stdout.write(JSON.stringify(wrong.map((c) => c.key)));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_catalogs_as_served_say_every_message_as_written(tmp_path: Path) -> None:
+    # the page's catalog, its later parts merged in, says every message of the format
+    # vectors (tests/vectors/functions) as the catalog in the repository does, though the
+    # plural categories that say what `other` says were left out
+    files = WebFiles.load()
+    prefix = f"/v/{files.version}/"
+    script = tmp_path / "say.mjs"
+    script.write_text(SAY % (web_root() / "js" / "catalog.js").as_uri())
+    vectors = Path(__file__).parents[2] / "vectors" / "functions"
+    pruned = 0
+    for source in sorted((web_root() / "lang").glob("*.json")):
+        answer = files.respond(Request(f"{prefix}lang/{source.name}", Headers()))
+        assert answer is not None
+        served = json.loads(answer.body)
+        for part in LATER_PARTS:
+            later = files.respond(Request(f"{prefix}lang/{source.stem}.{part}.json", Headers()))
+            assert later is not None
+            for section, said in json.loads(later.body)["messages"].items():
+                served["messages"][section] = {**served["messages"].get(section, {}), **said}
+        whole = json.loads(source.read_bytes())
+        pruned += len(json.dumps(whole["messages"])) - len(json.dumps(_pruned(whole["messages"])))
+        (tmp_path / source.name).write_text(json.dumps(served), encoding="utf-8")
+        vector = vectors / f"format-{source.stem}.json"
+        done = subprocess.run(
+            ["node", str(script), str(tmp_path / source.name), str(vector)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr[-400:]
+        wrong = [k for k in json.loads(done.stdout) if k.split(".")[0] not in TERMINAL_SECTIONS]
+        assert wrong == [], source.stem
+    assert pruned > 1000  # French and Spanish `many`: something was left out
 
 
 async def test_text_files_go_out_gzipped_to_a_browser_that_takes_gzip(tmp_path: Path) -> None:
