@@ -26,6 +26,7 @@ from playwright.async_api import (
     BrowserContext,
     ConsoleMessage,
     Page,
+    Request,
     ViewportSize,
     async_playwright,
     expect,
@@ -173,10 +174,32 @@ async def open_tab(
 
     page.on("console", console)
     page.on("pageerror", lambda error: tab.problems.append(f"page error: {error}"))
-    page.on(
-        "requestfailed",
-        lambda request: tab.problems.append(f"request failed: {request.url} {request.failure}"),
-    )
+    # A request the page's own reload or navigation cancelled (a module still loading, a
+    # prefetch) fails as net::ERR_ABORTED: not a problem of the page. Each request is
+    # stamped with the main frame's navigations begun so far; one aborted once a later
+    # navigation began is left out, any other failure counted.
+    navigations = [0]
+    issued: dict[Request, int] = {}
+
+    def request_made(request: Request) -> None:
+        if request.is_navigation_request() and request.frame == page.main_frame:
+            navigations[0] += 1
+        issued[request] = navigations[0]
+
+    page.on("request", request_made)
+
+    def failed(request: Request) -> None:
+        stamp = issued.pop(request, navigations[0])
+        if request.failure == "net::ERR_ABORTED" and stamp < navigations[0]:
+            return
+        tab.problems.append(f"request failed: {request.url} {request.failure}")
+
+    page.on("requestfailed", failed)
+
+    def request_done(request: Request) -> None:
+        issued.pop(request, None)
+
+    page.on("requestfinished", request_done)
     page.on(
         "response",
         lambda response: (

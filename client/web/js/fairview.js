@@ -25,14 +25,16 @@ export class FairView {
   }
 
   reset() {
-    this.el.print.hidden = this.el.box.hidden = true;
+    // written only where they change: the table writes only what changed
+    if (!this.el.print.hidden) this.el.print.hidden = true;
+    if (!this.el.box.hidden) this.el.box.hidden = true;
     this.printed = ""; // what the fingerprint line says: nothing
   }
 
   /** A received event: the fingerprint (or that the deal was chosen); the check's result.
    * Returns the lines to say in the log (a deal void, and whose seed it waited for). */
   follow({ message, view, fingerprint, check }) {
-    if (message.type === "game_started" && !check) this.el.box.hidden = true;
+    if (message.type === "game_started" && !check && !this.el.box.hidden) this.el.box.hidden = true;
     this.printLine(view, fingerprint);
     const printing = fingerprint === null ? this.fair.printing : null;
     if (printing !== null) {
@@ -61,7 +63,7 @@ export class FairView {
     const drawn = view.phase === "waiting" || (fingerprint === null && !chosen) ? "" : JSON.stringify([fingerprint, none]);
     if (drawn === this.printed) return;
     this.printed = drawn;
-    print.hidden = drawn === "";
+    if (print.hidden !== (drawn === "")) print.hidden = drawn === "";
     if (drawn === "") return;
     const w = this.words;
     if (chosen) {
@@ -88,7 +90,7 @@ export class FairView {
     this.shown = result;
     const w = this.words;
     const { box, line, about, proved } = this.el;
-    box.hidden = false;
+    if (box.hidden) box.hidden = false;
     box.classList.toggle("ok", result.ok === true);
     box.classList.toggle("failed", result.ok === false);
     box.open = result.ok === false;
