@@ -208,22 +208,8 @@ class Door:
         if self._closed:
             return
         self._closed = True
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-
-        async def remove() -> None:
-            for router in (self._pinhole_router, self.router):
-                if router is None:
-                    continue
-                try:
-                    await asyncio.wait_for(router.unmap(), CLOSE_TIMEOUT)
-                except (OutsideError, TimeoutError, OSError) as failure:
-                    log.warning("outside_unmap_failed", protocol=router.name, error=str(failure))
-            log.info("outside_closed", protocol=self.protocol, port=self.public_port)
-
-        await asyncio.shield(asyncio.ensure_future(remove()))
+        routers = [r for r in (self._pinhole_router, self.router) if r is not None]
+        await _shut(self._task, routers, self.protocol, self.public_port)
 
 
 async def _find_upnp(ask: Ask, gateway: IPv4Address, wait: float) -> UpnpRouter | None:
@@ -398,19 +384,7 @@ class PinholeDoor:
         if self._closed:
             return
         self._closed = True
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-
-        async def remove() -> None:
-            try:
-                await asyncio.wait_for(self.hole.unmap(), CLOSE_TIMEOUT)
-            except (OutsideError, TimeoutError, OSError) as failure:
-                log.warning("outside_unmap_failed", protocol=self.hole.name, error=str(failure))
-            log.info("outside_closed", protocol=self.hole.name, port=self.public_port)
-
-        await asyncio.shield(asyncio.ensure_future(remove()))
+        await _shut(self._task, [self.hole], self.hole.name, self.public_port)
 
 
 @contextlib.asynccontextmanager
@@ -443,3 +417,24 @@ async def open_ipv6(
 
 
 __all__ = ["Change", "Door", "Options", "Pinhole", "PinholeDoor", "open_ipv6", "open_outside"]
+
+
+async def _shut(
+    task: asyncio.Task[None] | None, routers: Sequence[Router | Hole], protocol: str, port: int
+) -> None:
+    """End a door's renewing ``task``, then remove each of ``routers``' mappings (each
+    bounded in time), finished even while the caller is being cancelled."""
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    async def remove() -> None:
+        for router in routers:
+            try:
+                await asyncio.wait_for(router.unmap(), CLOSE_TIMEOUT)
+            except (OutsideError, TimeoutError, OSError) as failure:
+                log.warning("outside_unmap_failed", protocol=router.name, error=str(failure))
+        log.info("outside_closed", protocol=protocol, port=port)
+
+    await asyncio.shield(asyncio.ensure_future(remove()))
