@@ -28,6 +28,9 @@ pytestmark = [
 ]
 
 CHECKED = "Fair deal ✓ — checked on this phone"
+AWAY_GAME_ROUNDS = "5"
+"""the round limit of a game an away seat plays at the calm pace: a played fresh deal, not
+26 rounds of waiting (about 40 s)"""
 PRINT = re.compile(r"[2-9A-HJKMNP-TV-Z]{4}-[2-9A-HJKMNP-TV-Z]{4}-[2-9A-HJKMNP-TV-Z]{4}")
 
 
@@ -127,11 +130,12 @@ async def test_a_seat_gone_before_revealing_voids_the_deal_and_the_page_plays_a_
 ) -> None:
     """Issue 31, void, don't drop: Ben (war-client) commits and is gone before his first
     ready; the deal is void for everyone to see, Ann's page commits to a fresh seed by
-    itself, and the fresh deal is played and checked (her new seed in it)."""
+    itself, and the fresh deal is played and checked (her new seed in it). Five rounds:
+    Ben's away seat plays at the calm pace (1.5 s a turn, fixed for a server process)."""
     async with server_process(tmp_path / "war.sqlite3", "--away-timeout", "2") as server:
         url = f"ws://127.0.0.1:{server.port}/"
         ann = await open_tab(browser, f"http://127.0.0.1:{server.port}/")
-        await create_room(ann, "Ann", players=2, rounds="26")
+        await create_room(ann, "Ann", players=2, rounds=AWAY_GAME_ROUNDS)
         code = (await ann.page.locator("#join-link").inner_text()).split("#join=")[1]
         ben_args = [url, "--name", "Ben", "--join", code, "--plain"]
         async with client_process(ben_args, tmp_path / "ben.json") as ben:
@@ -158,11 +162,11 @@ async def test_a_page_gone_before_revealing_voids_the_deal_and_war_client_plays_
 ) -> None:
     """The same from `war-client --plain --auto quick`'s side: the page that committed is
     closed before its first ready; war-client says the void, commits to a fresh seed by
-    itself, reveals it, and checks the fresh deal."""
+    itself, reveals it, and checks the fresh deal (a short game, as above)."""
     async with server_process(tmp_path / "war.sqlite3", "--away-timeout", "2") as server:
         url = f"ws://127.0.0.1:{server.port}/"
         ben = await open_tab(browser, f"http://127.0.0.1:{server.port}/")
-        await create_room(ben, "Ben", players=2, rounds="26")
+        await create_room(ben, "Ben", players=2, rounds=AWAY_GAME_ROUNDS)
         code = (await ben.page.locator("#join-link").inner_text()).split("#join=")[1]
         ann_args = [url, "--name", "Ann", "--join", code, "--plain", "--auto", "quick"]
         async with client_process(ann_args, tmp_path / "ann.json") as ann:
