@@ -17,12 +17,18 @@ from pathlib import Path
 import pytest
 import zxingcpp
 from PIL import Image
-from playwright.async_api import expect
+from playwright.async_api import Browser, expect
 
-from tests.e2e._browser import SMALL, chromium, create_room, open_tab, screenshot_folder, shoot
+from tests.e2e._browser import SMALL, create_room, open_tab, screenshot_folder, shoot
 from tests.e2e._war import start_war
 
-pytestmark = pytest.mark.slow
+# One browser for the module (tests/e2e/conftest.py; one worker runs it all); each test
+# starts its own server.
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.xdist_group("browser_invite"),
+]
 
 LAN = "192.168.1.20"
 
@@ -34,8 +40,10 @@ def code_in(url: str, kind: str) -> str:
     return url.split(f"#{kind}=")[1]
 
 
-async def test_a_page_on_this_machine_links_to_its_network_address(tmp_path: Path) -> None:
-    async with start_war(tmp_path, machine_addresses=(LAN,)) as war, chromium() as browser:
+async def test_a_page_on_this_machine_links_to_its_network_address(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with start_war(tmp_path, machine_addresses=(LAN,)) as war:
         port = war.server.port
         tab = await open_tab(
             browser, f"http://127.0.0.1:{port}/", viewport=SMALL, reduced_motion=True
@@ -71,8 +79,10 @@ async def test_a_page_on_this_machine_links_to_its_network_address(tmp_path: Pat
             await each.context.close()
 
 
-async def test_a_server_on_loopback_alone_says_relatives_cannot_reach_it(tmp_path: Path) -> None:
-    async with start_war(tmp_path, machine_addresses=()) as war, chromium() as browser:
+async def test_a_server_on_loopback_alone_says_relatives_cannot_reach_it(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with start_war(tmp_path, machine_addresses=()) as war:
         tab = await open_tab(browser, f"http://127.0.0.1:{war.server.port}/")
         await create_room(tab, "Grandma", players=3, computers=1)
         warning = tab.page.locator("#local-warning")
@@ -84,8 +94,8 @@ async def test_a_server_on_loopback_alone_says_relatives_cannot_reach_it(tmp_pat
         await tab.context.close()
 
 
-async def test_the_join_page_says_whose_table_it_is(tmp_path: Path) -> None:
-    async with start_war(tmp_path, machine_addresses=(LAN,)) as war, chromium() as browser:
+async def test_the_join_page_says_whose_table_it_is(tmp_path: Path, browser: Browser) -> None:
+    async with start_war(tmp_path, machine_addresses=(LAN,)) as war:
         url = f"http://127.0.0.1:{war.server.port}/"
         grandma = await open_tab(browser, url)
         await create_room(grandma, "Grandma", players=4)
@@ -117,8 +127,10 @@ async def test_the_join_page_says_whose_table_it_is(tmp_path: Path) -> None:
             await tab.context.close()
 
 
-async def test_a_watch_code_typed_into_sit_down_offers_to_watch(tmp_path: Path) -> None:
-    async with start_war(tmp_path) as war, chromium() as browser:
+async def test_a_watch_code_typed_into_sit_down_offers_to_watch(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with start_war(tmp_path) as war:
         url = f"http://127.0.0.1:{war.server.port}/"
         grandma = await open_tab(browser, url)
         await create_room(grandma, "Grandma", players=3)
@@ -141,8 +153,8 @@ async def test_a_watch_code_typed_into_sit_down_offers_to_watch(tmp_path: Path) 
             await tab.context.close()
 
 
-async def test_four_players_standings_on_a_small_phone(tmp_path: Path) -> None:
-    async with start_war(tmp_path) as war, chromium() as browser:
+async def test_four_players_standings_on_a_small_phone(tmp_path: Path, browser: Browser) -> None:
+    async with start_war(tmp_path) as war:
         tab = await open_tab(
             browser, f"http://127.0.0.1:{war.server.port}/", viewport=SMALL, reduced_motion=True
         )
