@@ -8,6 +8,7 @@ war and after rounds given back.
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import pytest
@@ -28,6 +29,10 @@ from server.engine import (
 )
 from server.engine._state import State
 from tests._kit.games import assert_same_end as same_game
+
+# One worker runs the module: the two sweeps share the stepped games it played
+# (`stepped_once`), which on four workers would each be played up to four times.
+pytestmark = pytest.mark.xdist_group("engine_fast")
 
 COMBOS = (
     [
@@ -53,13 +58,20 @@ def stepped_to_end(rules: Rules, deal: int) -> Game:
     return game
 
 
+@functools.cache
+def stepped_once(rules: Rules, deal: int) -> Game:
+    """`stepped_to_end`, played once per worker for the sweeps below (the step path is
+    three quarters of their CPU): the game that ended is only read, never stepped again."""
+    return stepped_to_end(rules, deal)
+
+
 @pytest.mark.parametrize("rules", COMBOS, ids=lambda r: "-".join(map(str, r.to_dict().values())))
 def test_finish_equals_stepping_over_deals(rules: Rules) -> None:
     deals = range(12) if rules.won_cards is WonCards.FIXED else range(40)
     for deal in deals:
         fast = Game(rules, deal)
         fast.finish()
-        same_game(fast, stepped_to_end(rules, deal))
+        same_game(fast, stepped_once(rules, deal))
 
 
 def test_finish_from_the_middle_of_a_war() -> None:
@@ -143,6 +155,10 @@ def test_fast_path_hands_deep_wars_to_the_step_path(monkeypatch: pytest.MonkeyPa
     assert max(depths) >= 2
 
 
+SLICE_BUDGETS = (1, 40, 700)
+"""work of one `Game.play_out` slice: less than a step, a few steps, many rounds"""
+
+
 def _sliced_to_end(rules: Rules, deal: int, budget: int, start: int = 0) -> tuple[Game, int]:
     """The game of ``deal`` stepped ``start`` times, then played out ``budget`` work at a
     time; returns it and the most steps one `Game.play_out` call played."""
@@ -163,16 +179,18 @@ def _sliced_to_end(rules: Rules, deal: int, budget: int, start: int = 0) -> tupl
     return game, most
 
 
-@pytest.mark.parametrize("budget", [1, 40, 700])
 @pytest.mark.parametrize("rules", COMBOS, ids=lambda r: "-".join(map(str, r.to_dict().values())))
-def test_playing_out_in_slices_gives_the_finished_game(rules: Rules, budget: int) -> None:
+def test_playing_out_in_slices_gives_the_finished_game(rules: Rules) -> None:
+    """Each deal played out in slices of three budgets, each against the one stepped game."""
     deals = range(4) if rules.won_cards is WonCards.FIXED else range(12)
     for deal in deals:
-        sliced, most = _sliced_to_end(rules, deal, budget, start=deal * 7)
-        same_game(sliced, stepped_to_end(rules, deal))
-        # One step of the step path costs STEP_WORK; the fast path's rounds cost one
-        # per step and finish the round they are in (a war's steps at most).
-        assert most <= max(1, budget) + rules.deck_size // 2
+        stepped = stepped_once(rules, deal)
+        for budget in SLICE_BUDGETS:
+            sliced, most = _sliced_to_end(rules, deal, budget, start=deal * 7)
+            same_game(sliced, stepped)
+            # One step of the step path costs STEP_WORK; the fast path's rounds cost one
+            # per step and finish the round they are in (a war's steps at most).
+            assert most <= max(1, budget) + rules.deck_size // 2, (budget, deal)
 
 
 def test_a_slice_of_the_step_path_plays_budget_over_step_work_steps() -> None:
