@@ -240,10 +240,6 @@ def war_deal(players: int = 2, depth: int = 1) -> int:
     raise AssertionError(f"no deal with a {depth}-deep war in the first round")
 
 
-_LIMIT_MENU = frozenset({"26", "50", "100"})
-"""the numbers of rounds the create form's limit menu offers as such"""
-
-
 async def create_room(
     tab: Tab,
     name: str,
@@ -256,21 +252,15 @@ async def create_room(
     talk: str | None = None,
     lang: str = "en",
 ) -> None:
-    """Fill in "Create a room for the family" and send it (``rounds``: a value of the
-    limit's menu, or a number of rounds the menu does not offer, typed into its "Rounds"
-    field; ``talk``: who may talk, if not the page's default; ``lang``: the page's
-    language, in which the log says who I am)."""
+    """Fill in "Create a room for the family" and send it (``talk``: who may talk, if not
+    the page's default; ``lang``: the page's language, in which the log says who I am)."""
     page = tab.page
     await page.fill("#start-name", name)
     await page.click("#create summary")
     await page.check(f"#create-form input[name=players][value='{players}']")
     await page.check(f"#create-form input[name=face_down][value='{face_down}']")
     await page.select_option("#create-form select[name=computers]", str(computers))
-    if rounds.isdigit() and rounds not in _LIMIT_MENU:
-        await page.select_option("#create-form select[name=limit]", "rounds")
-        await page.fill("#create-form input[name=limit_number]", rounds)
-    else:
-        await page.select_option("#create-form select[name=limit]", rounds)
+    await page.select_option("#create-form select[name=limit]", rounds)
     if deal is not None:
         await page.fill("#create-form input[name=deal]", str(deal))
     if talk is not None:

@@ -19,8 +19,13 @@ from server.sim.verify import main as verify
 from tests.e2e._browser import PHONE, create_room, open_tab
 from tests.e2e._client_process import client_process
 from tests.e2e._process import server_process
+from tests.e2e._war import start_war
 
-# One browser for the module (one worker runs it all); each test starts its own server.
+# One browser for the module (one worker runs it all); each test starts its own server. The
+# tests that play a game run the real app in this process with the test paces
+# (`tests.e2e._war.FAST`: a seat on auto-play readies 10-20 ms after it may), so their 26
+# rounds take no longer than the page needs to draw them: a `war-server` process plays an
+# away seat at the calm pace, 1.5 s a turn (about 40 s a game), and quick auto-play at 0.3 s.
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.asyncio(loop_scope="module"),
@@ -28,9 +33,6 @@ pytestmark = [
 ]
 
 CHECKED = "Fair deal ✓ — checked on this phone"
-AWAY_GAME_ROUNDS = "5"
-"""the round limit of a game an away seat plays at the calm pace: a played fresh deal, not
-26 rounds of waiting (about 40 s)"""
 PRINT = re.compile(r"[2-9A-HJKMNP-TV-Z]{4}-[2-9A-HJKMNP-TV-Z]{4}-[2-9A-HJKMNP-TV-Z]{4}")
 
 
@@ -44,9 +46,9 @@ async def test_two_pages_and_war_client_plain_each_check_the_deal(
     tmp_path: Path, browser: Browser
 ) -> None:
     pictures = _pictures(tmp_path)
-    async with server_process(tmp_path / "war.sqlite3") as server:
-        url = f"ws://127.0.0.1:{server.port}/"
-        ann = await open_tab(browser, f"http://127.0.0.1:{server.port}/", viewport=PHONE)
+    async with start_war(tmp_path) as war:
+        url = war.url
+        ann = await open_tab(browser, f"http://127.0.0.1:{war.server.port}/", viewport=PHONE)
         await create_room(ann, "Ann", players=3, rounds="26")
         join_link = await ann.page.locator("#join-link").inner_text()
         watch_link = await ann.page.locator("#watch-link").inner_text()
@@ -99,9 +101,9 @@ async def test_two_pages_and_war_client_plain_each_check_the_deal(
 async def test_a_reload_between_commit_and_reveal_still_reveals_the_pages_seed(
     tmp_path: Path, browser: Browser
 ) -> None:
-    async with server_process(tmp_path / "war.sqlite3") as server:
-        url = f"ws://127.0.0.1:{server.port}/"
-        ann = await open_tab(browser, f"http://127.0.0.1:{server.port}/", viewport=PHONE)
+    async with start_war(tmp_path) as war:
+        url = war.url
+        ann = await open_tab(browser, f"http://127.0.0.1:{war.server.port}/", viewport=PHONE)
         await create_room(ann, "Ann", players=2, rounds="26")
         code = (await ann.page.locator("#join-link").inner_text()).split("#join=")[1]
         ben_args = [url, "--name", "Ben", "--join", code, "--plain", "--auto", "quick"]
@@ -130,12 +132,11 @@ async def test_a_seat_gone_before_revealing_voids_the_deal_and_the_page_plays_a_
 ) -> None:
     """Issue 31, void, don't drop: Ben (war-client) commits and is gone before his first
     ready; the deal is void for everyone to see, Ann's page commits to a fresh seed by
-    itself, and the fresh deal is played and checked (her new seed in it). Five rounds:
-    Ben's away seat plays at the calm pace (1.5 s a turn, fixed for a server process)."""
-    async with server_process(tmp_path / "war.sqlite3", "--away-timeout", "2") as server:
-        url = f"ws://127.0.0.1:{server.port}/"
-        ann = await open_tab(browser, f"http://127.0.0.1:{server.port}/")
-        await create_room(ann, "Ann", players=2, rounds=AWAY_GAME_ROUNDS)
+    itself, and the fresh deal is played and checked (her new seed in it)."""
+    async with start_war(tmp_path, away_timeout=2.0) as war:
+        url = war.url
+        ann = await open_tab(browser, f"http://127.0.0.1:{war.server.port}/")
+        await create_room(ann, "Ann", players=2, rounds="26")
         code = (await ann.page.locator("#join-link").inner_text()).split("#join=")[1]
         ben_args = [url, "--name", "Ben", "--join", code, "--plain"]
         async with client_process(ben_args, tmp_path / "ben.json") as ben:
@@ -162,11 +163,11 @@ async def test_a_page_gone_before_revealing_voids_the_deal_and_war_client_plays_
 ) -> None:
     """The same from `war-client --plain --auto quick`'s side: the page that committed is
     closed before its first ready; war-client says the void, commits to a fresh seed by
-    itself, reveals it, and checks the fresh deal (a short game, as above)."""
-    async with server_process(tmp_path / "war.sqlite3", "--away-timeout", "2") as server:
-        url = f"ws://127.0.0.1:{server.port}/"
-        ben = await open_tab(browser, f"http://127.0.0.1:{server.port}/")
-        await create_room(ben, "Ben", players=2, rounds=AWAY_GAME_ROUNDS)
+    itself, reveals it, and checks the fresh deal."""
+    async with start_war(tmp_path, away_timeout=2.0) as war:
+        url = war.url
+        ben = await open_tab(browser, f"http://127.0.0.1:{war.server.port}/")
+        await create_room(ben, "Ben", players=2, rounds="26")
         code = (await ben.page.locator("#join-link").inner_text()).split("#join=")[1]
         ann_args = [url, "--name", "Ann", "--join", code, "--plain", "--auto", "quick"]
         async with client_process(ann_args, tmp_path / "ann.json") as ann:
