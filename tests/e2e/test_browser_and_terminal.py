@@ -31,6 +31,7 @@ from protocol import (
 from tests.e2e._browser import open_tab
 from tests.e2e._client_process import client_process
 from tests.e2e._process import server_process
+from tests.e2e._war import start_war
 
 # One browser for the module (one worker runs it all); each test starts its own server.
 pytestmark = [
@@ -59,9 +60,11 @@ def sentences_after(messages: list[ServerMessage], me: int, seq: int) -> list[st
 
 
 async def test_the_page_and_war_client_plain_say_the_same(tmp_path: Path, browser: Browser) -> None:
-    async with server_process(tmp_path / "war.sqlite3") as server:
-        url = f"ws://127.0.0.1:{server.port}/"
-        ann = await open_tab(browser, f"http://127.0.0.1:{server.port}/")
+    # the real app in this process at the test paces (`tests.e2e._war.FAST`): 26 rounds of
+    # quick auto-play without the 0.3 s a turn of a `war-server` process
+    async with start_war(tmp_path) as war:
+        url = war.url
+        ann = await open_tab(browser, f"http://127.0.0.1:{war.server.port}/")
         page = ann.page
         await page.fill("#start-name", "Ann")
         await page.click("summary:has-text('Create a room')")
