@@ -18,7 +18,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8765
 OUTSIDE ?=
-PYTEST_WORKERS ?= 4
+PYTEST_WORKERS ?= 6
 PYTEST_ARGS ?=
 
 .PHONY: run test lint typecheck pytest jstest vectors engine-vectors vocabulary bench clean venv lock image
@@ -54,8 +54,10 @@ lint: venv
 typecheck: venv
 	$(BIN)/mypy
 
-# Four workers: most of the suite waits (servers, browsers, clients over loopback), so
-# twice the two cores' count keeps them busy (README, "Development"). Compiled modules are
+# Six workers: most of the suite waits (servers, browsers, clients over loopback, the game's
+# own pacing, Docker), so three times the two cores' count keeps them busy: on a quiet
+# machine four used about 55% of the two cores, and six took 7 min 43 s where four took
+# 8 min 54 s (README, "Development"; docs/performance.md, "The test suite's cost"). Compiled modules are
 # kept (__pycache__, ignored by git and the image) even where PYTHONDONTWRITEBYTECODE is
 # set: else each worker rewrites every test module, and each of the over a hundred
 # war-server and war-client processes the suite starts compiles the project from source

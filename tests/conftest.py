@@ -5,9 +5,9 @@ same examples on every run, so a red CI run means the code changed, not a lucky 
 Local runs stay random and keep exploring; a failure they find is saved in
 ``.hypothesis/`` and should become an ``@example`` or a test of its own.
 
-The suite runs in parallel: ``make test`` runs pytest on four worker processes
+The suite runs in parallel: ``make test`` runs pytest on six worker processes
 (pytest-xdist, ``--dist loadgroup``) on two cores, often beside other work. So every test
-holds on a loaded machine, next to three others:
+holds on a loaded machine, next to five others:
 
 - **Wait on the event itself**, with a bound far above what it takes under load; never
   on a sleep, and never on a race between two timers. When a test waits for one of the
@@ -55,7 +55,7 @@ from hypothesis import is_hypothesis_test, settings
 from server.adapters.web.minify_cache import CACHE_VARIABLE
 
 # No per-example deadline: hypothesis' default (200 ms) is a wall-clock assertion, which a
-# loaded machine fails (four workers and browsers on two cores) whatever the code does.
+# loaded machine fails (six workers and browsers on two cores) whatever the code does.
 settings.register_profile("ci", derandomize=True, print_blob=True, deadline=None)
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))

@@ -31,7 +31,7 @@ from server.engine._state import State
 from tests._kit.games import assert_same_end as same_game
 
 # One worker runs the module: the two sweeps share the stepped games it played
-# (`stepped_once`), which on four workers would each be played up to four times.
+# (`stepped_once`), which on several workers would each be played again.
 pytestmark = pytest.mark.xdist_group("engine_fast")
 
 COMBOS = (
