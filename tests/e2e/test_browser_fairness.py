@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from playwright.async_api import Browser, ViewportSize, WebSocketRoute, async_playwright, expect
 
 from protocol import CardsTurned, decode_server_message, encode
@@ -39,18 +40,23 @@ from tests.e2e._english import english_left, shown_text
 from tests.e2e._process import ServerProcess, server_process
 from tests.vectors.generate_engine import FOLDER
 
-pytestmark = pytest.mark.slow
+# One browser for the module (one worker runs it all); each test starts its own server.
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.xdist_group("browser_fairness"),
+]
 
 HOST = "family.lan"
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")
 async def server(tmp_path: Path) -> AsyncIterator[ServerProcess]:
     async with server_process(tmp_path / "war.sqlite3", "--allowed-hosts", HOST) as running:
         yield running
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def browser() -> AsyncIterator[Browser]:
     if not CHROMIUM.exists():
         pytest.skip(f"no browser at {CHROMIUM}: apt-get install chromium")
