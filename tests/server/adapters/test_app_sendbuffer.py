@@ -55,6 +55,9 @@ PATIENT: dict[str, Any] = {
 }
 """a server whose own limits would not drop a stuck connection for minutes (and whose
 keepalive, once it finds the connection closing, would not end it either)"""
+CLOSE_TIMEOUT = 1.0
+"""seconds a polite close of a stuck connection waits before it aborts (`close_timeout`, 5 s
+by default): the end of the waits of the stop, opening-timeout and abuse-close tests"""
 BINARY = 0x2
 LOOPBACK_SEGMENT = 64 * 1024
 """the largest TCP segment over loopback (its MTU is 64 KiB)"""
@@ -174,7 +177,7 @@ async def _stuck(server: WarServer, opening: bytes = b"") -> socket.socket:
 
 
 async def test_stop_ends_a_connection_that_never_reads(tmp_path: Path) -> None:
-    async with standin_server(tmp_path, **PATIENT, close_timeout=1.0) as (server, hub):
+    async with standin_server(tmp_path, **PATIENT, close_timeout=CLOSE_TIMEOUT) as (server, hub):
         sock = await _stuck(server, _frame(WatchRoom(code="WATCH")))
         stopping = asyncio.create_task(server.stop())  # SIGTERM's path
         try:
@@ -191,7 +194,9 @@ async def test_the_opening_timeout_ends_a_connection_that_never_reads(tmp_path: 
     looks at it again when a message comes (this one opens nothing), and by then the
     timeout is 0 (on a loaded machine, a fixed short timeout ran out while the buffer
     was still filling)."""
-    async with standin_server(tmp_path, **PATIENT, opening_timeout=600.0) as (server, hub):
+    async with standin_server(
+        tmp_path, **PATIENT, opening_timeout=600.0, close_timeout=CLOSE_TIMEOUT
+    ) as (server, hub):
         sock = await _stuck(server)  # no opening message, only pings
         server.settings = dataclasses.replace(server.settings, opening_timeout=0.0)
         try:
@@ -203,7 +208,7 @@ async def test_the_opening_timeout_ends_a_connection_that_never_reads(tmp_path: 
 
 
 async def test_an_abuse_close_ends_a_connection_that_never_reads(tmp_path: Path) -> None:
-    async with standin_server(tmp_path, **PATIENT) as (server, hub):
+    async with standin_server(tmp_path, **PATIENT, close_timeout=CLOSE_TIMEOUT) as (server, hub):
         sock = await _stuck(server, _frame(WatchRoom(code="WATCH")))
         try:
             await asyncio.get_running_loop().sock_sendall(sock, _frame(Ready(step=0)))
