@@ -25,14 +25,16 @@ _UPGRADE = (
 
 async def exchange(port: int, raw: bytes) -> tuple[int, dict[str, str], bytes]:
     """Send ``raw`` on a fresh loopback connection; the status, headers and body back
-    (status 0: the server closed without an answer)."""
+    (status 0: the server closed without an answer). An answer with a ``Content-Length``
+    is read to its end, not to the connection's: a page's file is answered kept alive, and
+    its connection stays open for the next request (`KEEP_ALIVE_IDLE`, 2 s)."""
 
     async def talk() -> bytes:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         try:
             writer.write(raw)
             await writer.drain()
-            return await reader.read()
+            return await _answer(reader)
         finally:
             writer.close()
 
@@ -46,6 +48,30 @@ async def exchange(port: int, raw: bytes) -> tuple[int, dict[str, str], bytes]:
         name, _, value = line.partition(":")
         headers[name.strip().lower()] = value.strip()
     return int(lines[0].split(" ")[1]), headers, body
+
+
+async def _answer(reader: asyncio.StreamReader) -> bytes:
+    """One answer: to the end of its ``Content-Length`` when it has one, else to the end of
+    the connection."""
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        more = await reader.read(65536)
+        if not more:
+            return answer
+        answer += more
+    head = answer.partition(b"\r\n\r\n")[0].decode("latin-1").lower()
+    sizes = [
+        line.partition(":")[2] for line in head.split("\r\n") if line.startswith("content-length:")
+    ]
+    if len(sizes) != 1:
+        return answer + await reader.read()
+    whole = len(head) + 4 + int(sizes[0])
+    while len(answer) < whole:
+        more = await reader.read(65536)
+        if not more:
+            break
+        answer += more
+    return answer
 
 
 def request(port: int, head: str, *, upgrade: bool = True, host: str | None = None) -> bytes:
