@@ -1,6 +1,7 @@
 // The page's entry (README.md, "The page"): fetches the viewer's words, makes the table's
 // parts, and wires the buttons, forms, keys and the connection's events to the modules.
 
+import { preloadNext } from "./address.js";
 import { Alive } from "./alive.js";
 import { act, disarmLeave, keyDown, leave, soundButton, turn } from "./controls.js";
 import { ended } from "./ending.js";
@@ -18,6 +19,7 @@ import { SeatQuestion, SharedComputer, answer } from "./takeover.js";
 import { TalkBar } from "./talkbar.js";
 
 const doc = document;
+preloadNext(doc, location.hash); // a players' link: what "Sit down" needs, beside the catalog
 const seats = new SeatStore();
 // The viewer's words: the picked language, else the browser's (lang.js); fetched first.
 const words = await load(choose(remembered(storage()), globalThis.navigator?.languages ?? []));

@@ -61,9 +61,10 @@ it never rewrites our code into syntax an older phone's browser lacks."""
 
 COMPACTED = frozenset({".html", ".css", ".js", ".json"})
 """What is compacted (vendored ``.mjs`` modules are not)."""
-TERMINAL_SECTIONS = ("tui", "plain", "score")
+TERMINAL_SECTIONS = ("tui", "plain", "score", "unreachable")
 """A catalog's sections of messages that only war-client says (the TUI's, ``--plain``'s, the
-count line of both)."""
+count line of both, and why connecting failed: a browser tells the page no reason, which
+says ``close.no_answer``)."""
 IN_GAME: dict[str, tuple[str, ...]] = {
     "said": (
         "begins", "begins_deal", "beats", "card_stands", "dealt", "each", "finish_voted",
@@ -83,14 +84,21 @@ IN_GAME: dict[str, tuple[str, ...]] = {
     "clock": ("left", "less_than_minute", "one_minute", "up"),
     "keys": ("not_needed", "over", "ready_already", "voted_already"),
     "talk": ("draws", "evening_so_far", "game_draw", "game_won", "wins"),
+    "seat_request": (
+        "asks", "away_long_yours", "ended", "ended_by", "let_you_in", "nobody_asking",
+        "plain_hint", "question", "tui_hint", "yours",
+    ),
 }  # fmt: skip
 """The messages of a section that only a game that is on or over says, never a waiting
 room (a room never goes back to waiting): the log's sentences of a game's messages and of
 a welcome to a game that is on (js/sentences.js), the status line of a game (`status`),
 the seats' marks of a game (js/render.js, `seatMarks`), the cards last played, the round,
 the final standings, the evening's score and games (js/talk.js), the clock of a game
-(js/clock.js: only while playing) and the refusals of a key the phase allows
-(js/intents.js: a ready or a finish vote in a game, auto-play once it is over)."""
+(js/clock.js: only while playing), the refusals of a key the phase allows
+(js/intents.js: a ready or a finish vote in a game, auto-play once it is over), and a
+request for an away seat as the table and the asker let in hear it (js/takeover.js: a
+seat is asked for only once a game has started; the asker's own wait,
+``seat_request.waiting``, comes before any table and stays)."""
 LATER_PARTS: dict[str, tuple[str, ...]] = {
     "check": ("check",),
     "game": (
