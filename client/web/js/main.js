@@ -2,7 +2,6 @@
 // parts, and wires the buttons, forms, keys and the connection's events to the modules.
 
 import { preloadNext } from "./address.js";
-import { Alive } from "./alive.js";
 import { act, disarmLeave, keyDown, leave, soundButton, turn } from "./controls.js";
 import { ended } from "./ending.js";
 import { acceptInvite, createRoom, formChanged, joinWithCode, playTheComputer, watchInstead } from "./forms.js";
@@ -10,7 +9,7 @@ import { InputKind, releaseFocusAfterPointer } from "./input.js";
 import { finish, rematch, setAuto } from "./intents.js";
 import { Invitation } from "./invite.js";
 import { NO_WORDS, choose, load, more, remember, remembered, speakPage } from "./lang.js";
-import { $, newPage, storage } from "./page.js";
+import { $, newPage, quietAlive, storage } from "./page.js";
 import { Table } from "./render.js";
 import { held, received, redraw, saidNow, whenHeard } from "./session.js";
 import { continueAs, home, route, switchSeat } from "./sitdown.js";
@@ -33,7 +32,7 @@ const motion = globalThis.matchMedia?.("(prefers-reduced-motion: reduce)");
 page.invitation = new Invitation(doc);
 page.table = new Table(doc, { reducedMotion: () => Boolean(motion?.matches), invitation: page.invitation, words });
 page.input = new InputKind(globalThis, () => page.connection !== null && redraw(page));
-page.alive = new Alive(globalThis, storage());
+page.alive = quietAlive(page, storage(), () => import("./alive.js")); // alive.js comes with a game
 page.seatQuestion = new SeatQuestion(doc, (allow) => act(page, answer(page.view, allow)), words);
 page.sharedComputer = new SharedComputer(doc, words, { onContinue: (name) => continueAs(page, name), onSwitch: () => switchSeat(page) });
 page.talk = new TalkBar(doc, {
