@@ -9,7 +9,7 @@ import { InputKind, releaseFocusAfterPointer } from "./input.js";
 import { finish, rematch, setAuto } from "./intents.js";
 import { Invitation } from "./invite.js";
 import { NO_WORDS, choose, load, more, remember, remembered, speakPage } from "./lang.js";
-import { $, newPage, quietAlive, storage } from "./page.js";
+import { $, loadGameStyle, newPage, quietAlive, storage } from "./page.js";
 import { Table } from "./render.js";
 import { held, received, redraw, saidNow, whenHeard } from "./session.js";
 import { continueAs, home, route, switchSeat } from "./sitdown.js";
@@ -33,6 +33,8 @@ page.invitation = new Invitation(doc);
 page.table = new Table(doc, { reducedMotion: () => Boolean(motion?.matches), invitation: page.invitation, words });
 page.input = new InputKind(globalThis, () => page.connection !== null && redraw(page));
 page.alive = quietAlive(page, storage(), () => import("./alive.js")); // alive.js comes with a game
+page.styled = false; // game.css comes with a game too
+page.loadStyle = () => loadGameStyle(doc).then(() => (page.styled = true));
 page.seatQuestion = new SeatQuestion(doc, (allow) => act(page, answer(page.view, allow)), words);
 page.sharedComputer = new SharedComputer(doc, words, { onContinue: (name) => continueAs(page, name), onSwitch: () => switchSeat(page) });
 page.talk = new TalkBar(doc, {

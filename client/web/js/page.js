@@ -101,3 +101,20 @@ export function quietAlive(page, storage, load) {
   };
 }
 
+let gameStyle = null;
+
+/** The table's game styles (game.css: the cards, a war, the game over, a seat request, the
+ * fair deal), added to `doc` once, with a game (session.js, `held`): a promise that
+ * resolves when they are in, or could not be had (the table is then drawn plainer). */
+export function loadGameStyle(doc) {
+  gameStyle ??= new Promise((resolve) => {
+    const link = doc.createElement("link");
+    link.rel = "stylesheet";
+    link.href = new URL("../game.css", import.meta.url).href;
+    link.addEventListener("load", resolve);
+    link.addEventListener("error", resolve);
+    doc.head.append(link);
+  });
+  return gameStyle;
+}
+

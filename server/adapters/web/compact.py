@@ -18,7 +18,8 @@ the exported and property names are, so search for those.
 
 The message catalogs (``.json``) are data, not code: they are served as compact JSON (the
 same value, no whitespace between its tokens), a fifth lighter than as written, without
-the sections only the terminal client says (`TERMINAL_SECTIONS`: war-client reads the
+the sections and messages only the terminal client says (`TERMINAL_SECTIONS`,
+`TERMINAL_KEYS`: war-client reads the
 catalogs from the package, not from the server), without those the page fetches when it
 says them (`LATER_PARTS`, each part served as ``lang/<tag>.<part>.json``), and without the
 plural categories that say what ``other`` says (`_pruned`).
@@ -48,6 +49,7 @@ __all__ = [
     "LATER_PARTS",
     "LATER_SECTIONS",
     "MINIFIER",
+    "TERMINAL_KEYS",
     "TERMINAL_SECTIONS",
     "compact",
     "compact_all",
@@ -65,6 +67,15 @@ TERMINAL_SECTIONS = ("tui", "plain", "score", "unreachable")
 """A catalog's sections of messages that only war-client says (the TUI's, ``--plain``'s, the
 count line of both, and why connecting failed: a browser tells the page no reason, which
 says ``close.no_answer``)."""
+TERMINAL_KEYS: dict[str, tuple[str, ...]] = {
+    "close": ("state_file",),
+    "clock": ("left_said",),
+    "seat": ("open_title", "seated"),
+    "talk": ("no_reaction",),
+}
+"""The messages of a section the page shares that only war-client says: its state file's
+trouble, the time left said by ``s``, the TUI's seat titles and marks, a reaction it does
+not know (the page offers only its own buttons)."""
 IN_GAME: dict[str, tuple[str, ...]] = {
     "said": (
         "begins", "begins_deal", "beats", "card_stands", "dealt", "each", "finish_voted",
@@ -156,13 +167,13 @@ def _pruned(value: object) -> object:
 
 
 def _for_the_page(value: object) -> object:
-    """A catalog without its `TERMINAL_SECTIONS` and what its `LATER_PARTS` take, and
-    without the plural categories that say what ``other`` says (`_pruned`); any other JSON
-    as it is."""
+    """A catalog without its `TERMINAL_SECTIONS` and `TERMINAL_KEYS`, without what its
+    `LATER_PARTS` take, and without the plural categories that say what ``other`` says
+    (`_pruned`); any other JSON as it is."""
     if isinstance(value, dict) and isinstance(messages := value.get("messages"), dict):
         left_out = (*TERMINAL_SECTIONS, *LATER_SECTIONS)
         kept = {k: _pruned(v) for k, v in messages.items() if k not in left_out}
-        for section, keys in _LATER_KEYS.items():
+        for section, keys in (*_LATER_KEYS.items(), *TERMINAL_KEYS.items()):
             if isinstance(found := kept.get(section), dict):
                 kept[section] = {k: v for k, v in found.items() if k not in keys}
         return {**value, "messages": kept}
