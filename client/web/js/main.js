@@ -32,7 +32,7 @@ const motion = globalThis.matchMedia?.("(prefers-reduced-motion: reduce)");
 page.invitation = new Invitation(doc);
 page.table = new Table(doc, { reducedMotion: () => Boolean(motion?.matches), invitation: page.invitation, words });
 page.input = new InputKind(globalThis, () => page.connection !== null && redraw(page));
-page.alive = quietAlive(page, storage(), () => import("./alive.js")); // alive.js comes with a game
+page.alive = quietAlive(page, { win: globalThis, storage: storage(), load: () => import("./alive.js") }); // with a game
 page.styled = false; // game.css comes with a game too
 page.loadStyle = () => loadGameStyle(doc).then(() => (page.styled = true));
 page.seatQuestion = new SeatQuestion(doc, (allow) => act(page, answer(page.view, allow)), words);

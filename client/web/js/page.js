@@ -69,9 +69,10 @@ export function rememberSound(storage, on) {
 
 /** The table's sounds and its screen kept awake (alive.js, `Alive`) before they come: the
  * sound switch alone (nothing to hear in a waiting room), and `load`, which imports
- * alive.js once and puts its `Alive` in `page.alive` (session.js, `held`: with a game; or
- * the first talk line's ding), on as the switch is. */
-export function quietAlive(page, storage, load) {
+ * alive.js once (`load` given: `() => import("./alive.js")`) and puts its `Alive` for
+ * `win` in `page.alive` (session.js, `held`: with a game; or the first talk line's ding),
+ * on as the switch is. */
+export function quietAlive(page, { win, storage, load }) {
   let loading = null;
   return {
     on: soundOn(storage),
@@ -87,7 +88,7 @@ export function quietAlive(page, storage, load) {
     load() {
       loading ??= load()
         .then(({ Alive }) => {
-          const alive = new Alive(globalThis, storage);
+          const alive = new Alive(win, storage);
           alive.on = this.on;
           page.alive = alive;
           return alive;
