@@ -29,9 +29,18 @@ listener, in that order, and kept up while the server runs.
 
 Then, until the server stops: the certificate is renewed when a third of its life is left
 (a failed renewal is retried with backoff while the old one still serves), and a change
-the router reports is followed: a new public address gets a new certificate and the links
-are said again; a lost mapping takes the links away until the router gives one back. On
-exit (SIGTERM, SIGINT) the mapping and the pinhole are removed by leaving ``open_outside``.
+the router reports is followed: a new public address gets a new certificate and its link
+is said (``outside gone=OLD_LINK reason=...`` for the old one); a lost mapping takes the
+links away until the router gives one back. This machine's global IPv6 addresses are
+looked at every ``--outside-check`` seconds (`Outside.renumber`, `next_ipv6`): when the
+one the IPv6 listener holds is gone (the provider renumbered the home's prefix: a
+deprecated address counts as gone) and another is there, the old pinhole is removed and
+``outside gone=https://[OLD]/ over=ipv6`` said, the listener moves to port 443 of the new
+address (the old one stops accepting; connections already open, and every game, go on),
+a pinhole is opened to it, its own certificate got (the IPv4 one untouched) and its link
+said, ``outside url=https://[NEW]/ over=ipv6``: the house's pages are told it where the
+IPv6 link is the invitation's (`_ipv6_alone`). On exit (SIGTERM, SIGINT) the mapping and
+the pinhole are removed by leaving ``open_outside``.
 
 Every failure is one log line, ``outside failed=STEP reason=SENTENCE`` (the sentence
 says what to do), no outside link is printed (``failed=ipv6``: no IPv6 link), and the
