@@ -250,6 +250,9 @@ class Outside:
         """the global IPv6 address last taken up (listened on, or tried): `next_ipv6`'s"""
         self.held6: ipaddress.IPv6Address | None = None
         """the address the IPv6 listener holds now (None: no IPv6 listener)"""
+        self.hole_wanted: Six | None = None
+        """the IPv6 listener's address and port, while the router opened no pinhole to it
+        (asked again, quietly, at each look)"""
         self.four = Line(tls or OutsideTls(), CertificateFiles(plan.folder))
         """the public IPv4 address's listener (``--outside-lan-port``)"""
         self.six = Line(OutsideTls(), CertificateFiles(plan.folder, "6"))
@@ -265,7 +268,8 @@ class Outside:
         self.followed = asyncio.Event()
         """set each time a change the router reported was followed (tests wait on it)"""
         self.renumbered = asyncio.Event()
-        """set each time a new IPv6 address was followed (tests wait on it)"""
+        """set each time a look did something: a new IPv6 address followed, or a pinhole
+        asked for again (tests wait on it)"""
         self._busy = asyncio.Lock()
         """held while the certificates or the IPv6 side change (renewal, router, renumbering)"""
 
@@ -447,20 +451,29 @@ class Outside:
                     await task
 
     async def _watch_ipv6(self, door: Door) -> None:
-        """Look at this machine's global IPv6 addresses every ``plan.check_every``
-        seconds, and follow a new one (`next_ipv6`, `renumber`)."""
+        """`look` every ``plan.check_every`` seconds."""
         while True:
             await asyncio.sleep(self.plan.check_every)
             try:
-                move = next_ipv6(self.taken6, self.ipv6_addresses())
-                if move is None:
-                    continue
-                async with self._busy:
-                    await self.renumber(door, move.to)
+                if await self.look(door):
+                    self.renumbered.set()
             except Exception:  # one bad look never ends the watch: said, looked at again
                 log.exception("outside_ipv6_follow_failed")
-                continue
-            self.renumbered.set()
+
+    async def look(self, door: Door) -> bool:
+        """One look at this machine's global IPv6 addresses: follow a new one
+        (`next_ipv6`, `renumber`), else ask the router again for a pinhole it would not
+        open (`hole_wanted`; quietly: its failure was said once). Whether it did either."""
+        move = next_ipv6(self.taken6, self.ipv6_addresses())
+        if move is not None:
+            async with self._busy:
+                await self.renumber(door, move.to)
+            return True
+        if self.hole_wanted is None:
+            return False
+        async with self._busy:
+            await self._open_hole(door, self.hole_wanted, say=False)
+        return True
 
     async def renumber(self, door: Door, to: ipaddress.IPv6Address | None) -> None:
         """This machine's IPv6 address changed (the provider renumbered the home's
@@ -473,7 +486,7 @@ class Outside:
         ``outside failed=ipv6``, naming the step; `next_ipv6` tries again only for
         another address."""
         old, port = self.held6, self.plan.public_port
-        self.taken6 = to
+        self.taken6, self.hole_wanted = to, None
         if old is not None:
             try:
                 await door.remove_pinhole()
@@ -501,10 +514,19 @@ class Outside:
         if six is None:
             return
         log.info("outside_ipv6_moved", address=str(to), was=str(old) if old else None)
+        await self._open_hole(door, six, say=True)
+
+    async def _open_hole(self, door: Door, six: Six, *, say: bool) -> None:
+        """Ask the router for a pinhole to ``six`` (the IPv6 listener's), then its
+        certificate and link; where the router opens none, `hole_wanted` asks again at the
+        next look (``say``: the failure is said, the first time)."""
         hole = await door.add_pinhole(*six)
         if hole is None or (hole.address, hole.port) != six:
-            self.failed("ipv6", _no_pinhole(six, self.meanwhile()))
+            self.hole_wanted = six
+            if say:
+                self.failed("ipv6", _no_pinhole(six, self.meanwhile()))
             return
+        self.hole_wanted = None
         self.six.address = str(six[0])
         await self.certify([self.six])
 
@@ -620,6 +642,7 @@ async def outside(
             hole = door.ipv6
             if six is not None and (hole is None or (hole.address, hole.port) != six):
                 state.failed("ipv6", _no_pinhole(six, "the outside link works over IPv4 meanwhile"))
+                state.hole_wanted = six
             elif six is not None:
                 state.six.address = str(six[0])
         await state.certify()

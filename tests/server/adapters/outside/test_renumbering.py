@@ -315,6 +315,36 @@ async def test_a_router_that_opens_no_pinhole_to_the_new_address_is_said(
     assert not [x for x in logs if x["event"] == "outside_certificate"], "no certificate asked"
 
 
+async def test_a_pinhole_the_router_would_not_open_is_asked_again_at_each_look(
+    tmp_path: Path,
+) -> None:
+    """The router refuses the new address's pinhole (busy, restarting with the line):
+    said once, asked again quietly at each look until it opens, then the certificate and
+    the link follow."""
+    _keep_certificate(tmp_path, "6", str(OLD), str(NEW))
+    run = await _running(tmp_path)
+    run.state.ipv6_addresses = lambda: [NEW]
+    run.door.refuse_pinhole = True
+    with capture_logs() as logs:
+        assert await run.state.look(run.door)  # the move; the pinhole refused
+        assert await run.state.look(run.door)  # asked again, refused again
+        run.door.refuse_pinhole = False
+        assert await run.state.look(run.door)  # asked again: opened
+        assert not await run.state.look(run.door)  # nothing left to do
+    assert run.calls == [
+        ("remove", str(OLD)),
+        ("listen", str(NEW)),
+        ("close", str(OLD)),
+        ("add", str(NEW)),
+        ("add", str(NEW)),
+        ("add", str(NEW)),
+    ]
+    said = _said(logs)
+    assert [x.get("failed") for x in said] == [None, "ipv6", None], "the refusal said once"
+    assert said[-1]["url"] == NEW_URL
+    assert run.state.hole_wanted is None and run.state.urls == (f"https://{WAN}/", NEW_URL)
+
+
 async def test_an_old_pinhole_the_router_keeps_is_said_and_the_new_one_follows(
     tmp_path: Path,
 ) -> None:
