@@ -101,6 +101,7 @@ class Door:
         self.ipv6: Pinhole | None = None
         self.renewals = 0
         self._pinhole_router: Hole | None = None
+        self._holes = asyncio.Lock()  # a renewal never crosses a pinhole's move
         self._lost: OutsideError | None = None
         self._changes: asyncio.Queue[Change] = asyncio.Queue()
         self._renewed = asyncio.Condition()
@@ -196,7 +197,9 @@ class Door:
         return grant
 
     async def _renew_pinhole(self) -> None:
-        if self._pinhole_router is not None:
+        async with self._holes:
+            if self._pinhole_router is None:
+                return
             try:
                 await self._pinhole_router.map(self.lease)
             except (OutsideError, OSError, ValueError) as failure:
@@ -210,17 +213,19 @@ class Door:
             OutsideError, OSError, TimeoutError: the router did not remove it (it ends
                 with its lease).
         """
-        hole, self._pinhole_router, self.ipv6 = self._pinhole_router, None, None
-        await _remove(hole)
+        async with self._holes:
+            hole, self._pinhole_router, self.ipv6 = self._pinhole_router, None, None
+            await _remove(hole)
 
     async def add_pinhole(self, address: IPv6Address, port: int) -> Pinhole | None:
         """Open a pinhole to ``address``:``port`` (after `remove_pinhole`), renewed with the
         mapping and removed with it; None when the router opens none."""
         upnp_router = self.router if isinstance(self.router, UpnpRouter) else None
-        opened = await open_pinhole(self.ask, self.lease, upnp_router, address, port)
-        if opened is not None:
-            self._pinhole_router, self.ipv6 = opened
-            log.info("outside_pinhole", protocol=opened[0].name, ipv6=str(address), port=port)
+        async with self._holes:
+            opened = await open_pinhole(self.ask, self.lease, upnp_router, address, port)
+            if opened is not None:
+                self._pinhole_router, self.ipv6 = opened
+                log.info("outside_pinhole", protocol=opened[0].name, ipv6=str(address), port=port)
         return self.ipv6
 
     async def close(self) -> None:
@@ -359,6 +364,7 @@ class PinholeDoor:
         self.port = pinhole.port
         self.ask = ask or Ask(IPv4Address(0), pinhole.port, pinhole.port, options.description)
         self.upnp_router: UpnpRouter | None = None
+        self._holes = asyncio.Lock()  # a renewal never crosses the pinhole's move
         self.lease = options.lease
         self.granted_lease = lease
         self.retry_after = options.retry_after
@@ -393,10 +399,11 @@ class PinholeDoor:
         while True:
             wait = self.retry_after if self._lost else max(1.0, self.granted_lease / 2)
             await asyncio.sleep(wait)
-            if self.hole is None:  # removed (a new address), none opened since
-                continue
             try:
-                grant = await self.hole.map(self.lease)
+                async with self._holes:
+                    if self.hole is None:  # removed (a new address), none opened since
+                        continue
+                    grant = await self.hole.map(self.lease)
             except (OutsideError, OSError, ValueError) as error:
                 failure = (
                     error if isinstance(error, OutsideError) else RouterGoneError(self.protocol)
@@ -421,19 +428,21 @@ class PinholeDoor:
             OutsideError, OSError, TimeoutError: the router did not remove it (it ends
                 with its lease).
         """
-        hole, self.hole, self.ipv6 = self.hole, None, None
-        self._lost = None
-        await _remove(hole)
+        async with self._holes:
+            hole, self.hole, self.ipv6 = self.hole, None, None
+            self._lost = None
+            await _remove(hole)
 
     async def add_pinhole(self, address: IPv6Address, port: int) -> Pinhole | None:
         """Open a pinhole to ``address``:``port`` (after `remove_pinhole`), renewed at half
         its lease; None when the router opens none."""
         self.address, self.port = address, port
         ask = Ask(self.ask.lan_address, port, port, self.ask.description)
-        opened = await open_pinhole(ask, self.lease, self.upnp_router, address, port)
-        if opened is not None:
-            self.hole, self.ipv6 = opened
-            log.info("outside_pinhole", protocol=self.hole.name, ipv6=str(address), port=port)
+        async with self._holes:
+            opened = await open_pinhole(ask, self.lease, self.upnp_router, address, port)
+            if opened is not None:
+                self.hole, self.ipv6 = opened
+                log.info("outside_pinhole", protocol=self.hole.name, ipv6=str(address), port=port)
         return self.ipv6
 
     async def close(self) -> None:
