@@ -18,6 +18,7 @@ from server.adapters.outside import (
     OutsideError,
     Pinhole,
     PortTakenError,
+    RouterRefusedError,
     SharedAddressError,
     open_ipv6,
     open_outside,
@@ -456,3 +457,19 @@ async def test_behind_a_shared_address_the_pinhole_alone_moves(
             assert lab.pinholes() == [(str(moved), 8443)]
             assert await asyncio.to_thread(_reach, lab, str(moved), 8443) == NET_IP6
         assert lab.pinholes() == []
+
+
+async def test_a_pinhole_the_router_will_not_remove_is_said(make_lab: Callable[..., Lab]) -> None:
+    """The lab's miniupnpd 2.3 refuses to remove, by PCP, a pinhole PCP has renewed ("not
+    authorized"): the removal raises, saying so, rather than pass for done; the pinhole
+    stays until its lease ends."""
+    lab = make_lab("ipv6")
+    with lab.inside("home"):
+        async with open_outside(8443, 443, Options(methods=("upnp",), lease=6)) as door:
+            assert door.ipv6 is not None and lab.pinholes() == [(HOME_IP6, 8443)]
+            await asyncio.wait_for(door.renewed(), WAIT)
+            with pytest.raises(RouterRefusedError, match="would not remove the mapping"):
+                await door.remove_pinhole()
+            assert door.ipv6 is None
+            assert lab.pinholes() == [(HOME_IP6, 8443)]
+        assert lab.forwards() == []

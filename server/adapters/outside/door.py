@@ -281,7 +281,8 @@ async def _map(router: Router, lease: int) -> tuple[Grant, IPv4Address]:
     try:
         return grant, checked_external(router.name, grant.external_address)
     except OutsideError:
-        await router.unmap()
+        with contextlib.suppress(OutsideError):  # (the shared address is what to say)
+            await router.unmap()
         raise
 
 

@@ -491,11 +491,11 @@ class Outside:
             try:
                 await door.remove_pinhole()
             except Exception as error:  # the router's, a socket's, a timeout: said
+                why = getattr(error, "why", None) or _said(error)
                 self.failed(
                     "ipv6",
                     f"removing the router's way in to the old address [{old}]:{port} failed "
-                    f"({_said(error)}): the router drops it when its lease ends (an hour at "
-                    "most)",
+                    f"({why}): the router drops it when its lease ends (an hour at most)",
                 )
         self.six.address, self.six.issued, self.six.failing = None, None, False
         self._say_links(
