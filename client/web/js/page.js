@@ -70,7 +70,7 @@ export function rememberSound(storage, on) {
 /** The table's sounds and its screen kept awake (alive.js, `Alive`) before they come: the
  * sound switch alone (nothing to hear in a waiting room), and `load`, which imports
  * alive.js once (`load` given: `() => import("./alive.js")`) and puts its `Alive` for
- * `win` in `page.alive` (session.js, `held`: with a game; or the first talk line's ding),
+ * `win` in the page's `alive` (session.js, `held`: with a game; or the first talk line's ding),
  * on as the switch is. */
 export function quietAlive(page, { win, storage, load }) {
   let loading = null;
