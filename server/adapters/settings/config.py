@@ -407,8 +407,9 @@ class Settings(EdgeSettings):
         OUTSIDE_CHECK_SECONDS,
         Setting(
             help="with --outside: seconds between asking the router for its public address "
-            f"and its mapping ({OUTSIDE_CHECK_MIN:g} to {OUTSIDE_CHECK_MAX:g}); a new "
-            "address gets a new certificate and a new 'outside url=' line",
+            "and its mapping, and looking at this machine's global IPv6 address "
+            f"({OUTSIDE_CHECK_MIN:g} to {OUTSIDE_CHECK_MAX:g}); a new address gets a new "
+            "certificate and a new 'outside url=' line",
             parse=bounded_seconds(OUTSIDE_CHECK_MIN, OUTSIDE_CHECK_MAX),
             metavar="SECONDS",
         ),
@@ -455,7 +456,12 @@ class Settings(EdgeSettings):
         Setting(help="seconds without a pong before a connection counts as dead", flag=False),
     )
     close_timeout: float = setting(
-        5.0, Setting(help="seconds to wait for a client's close frame on shutdown", flag=False)
+        5.0,
+        Setting(
+            help="seconds a closing handshake may take before the connection is aborted "
+            "(the server's, on shutdown too, or one the client's message began)",
+            flag=False,
+        ),
     )
     receive_rate: float = setting(
         RECEIVE_RATE,

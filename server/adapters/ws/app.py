@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import socket
 import ssl
 import time
@@ -209,6 +210,20 @@ class WarServer:
         bound: int = listening.sockets[0].getsockname()[1]
         return bound
 
+    def close_outside(self, host: str) -> int:
+        """Stop accepting on the outside listeners bound to ``host`` (an IPv6 address this
+        machine gave up: its prefix was renumbered). The connections they accepted go on,
+        their games too, until they end or `stop` closes them as it closes every other;
+        nothing else is touched. Returns how many listeners stopped accepting."""
+        address = ipaddress.ip_address(host)
+        stopped = 0
+        for listening in self._outside:
+            bound = [ipaddress.ip_address(s.getsockname()[0]) for s in listening.sockets]
+            if address in bound:
+                listening.server.close()  # asyncio's: the listening socket alone
+                stopped += 1
+        return stopped
+
     @property
     def outside_url(self) -> str | None:
         """The outside link (``--outside``), told to the house's pages; None: none now."""
@@ -287,6 +302,9 @@ class WarServer:
             )
         if servers:
             self._guard.abort_connecting()  # their handshake would wait its full timeout
+            # a close under way (websockets closes OPEN connections only, and waits for the
+            # rest): a 1009 whose payload is still arriving would wait for the peer
+            self._guard.abort_closing()
         for server in servers:
             await server.wait_closed()
         if self._tasks:
