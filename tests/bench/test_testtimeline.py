@@ -37,6 +37,7 @@ def test_the_plugin_writes_a_line_per_test_with_its_group(
 ) -> None:
     timeline = tmp_path / "timeline.jsonl"
     monkeypatch.setenv(VARIABLE, str(timeline))
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw7")  # as a worker of xdist has it
     pytester.makepyfile(
         """
         import pytest
@@ -50,10 +51,11 @@ def test_the_plugin_writes_a_line_per_test_with_its_group(
         """
     )
     result = pytester.runpytest_inprocess(
-        "-p", "bench.testtimeline", "-p", "no:xdist", "-p", "no:asyncio"
-    )
+        "-p", "bench.testtimeline", "-p", "no:xdist", "-p", "no:asyncio",
+        "-W", "ignore::pytest.PytestAssertRewriteWarning",
+    )  # fmt: skip
     result.assert_outcomes(passed=2)
     rows = [json.loads(line) for line in timeline.read_text(encoding="utf-8").splitlines()]
     assert [row["id"].split("::")[1] for row in rows] == ["test_plain", "test_grouped@together"]
-    assert all(row["w"] == "-" and row["t0"] <= row["t1"] for row in rows)
+    assert all(row["w"] == "gw7" and row["t0"] <= row["t1"] for row in rows)
     assert main([str(timeline)]) == 0
