@@ -8,7 +8,7 @@ export const MOST_HELD = 16;
 export const MOST_HELD_BYTES = 64 * 1024;
 
 /** The second path brought more than MOST_HELD or MOST_HELD_BYTES ahead (it is detached). */
-export class PathOverflow extends Error {}
+export class PathOverflowError extends Error {}
 
 const size = (message) => message.byteLength ?? message.length;
 
@@ -37,7 +37,7 @@ export class PathMerge {
     this.heldBytes = 0;
   }
 
-  /** `message` came on `path`: the messages now delivered, in order. Throws PathOverflow. */
+  /** `message` came on `path`: the messages now delivered, in order. Throws PathOverflowError. */
   receive(path, message) {
     const index = this.counts[path];
     if (index === null) throw new Error("no second path");
@@ -47,7 +47,7 @@ export class PathMerge {
       const bytes = this.heldBytes + size(message);
       if (this.held.size >= this.most[0] || bytes > this.most[1]) {
         this.detach();
-        throw new PathOverflow("too far ahead");
+        throw new PathOverflowError("too far ahead");
       }
       this.held.set(index, message);
       this.heldBytes = bytes;

@@ -22,10 +22,11 @@ export const loadCatalog = (tag) => JSON.parse(readFileSync(join(WEB, "lang", `$
 /** What each viewpoint of vector `name` is told in language `tag` (tests/vectors/words/). */
 export const wordsOf = (tag, name) => JSON.parse(readFileSync(join(VECTORS, "words", tag, name), "utf8"));
 
-/** Every vector file, parsed: [[name, vector], ...]. */
+/** Every recorded game's vector file, parsed: [[name, vector], ...] (paths.json is the
+ * second path's merge, paths.test.mjs). */
 export function vectors() {
   return readdirSync(VECTORS)
-    .filter((name) => name.endsWith(".json"))
+    .filter((name) => name.endsWith(".json") && name !== "paths.json")
     .sort()
     .map((name) => [name, JSON.parse(readFileSync(join(VECTORS, name), "utf8"))]);
 }
