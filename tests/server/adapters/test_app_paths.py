@@ -12,6 +12,7 @@ guesses keys): the first connection, the room and the Hub's counts are never har
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -23,6 +24,7 @@ from typing import Any
 import msgpack
 import pytest
 from structlog.testing import capture_logs
+from websockets.asyncio.client import connect
 
 from protocol import (
     CardsTurned,
@@ -358,6 +360,49 @@ async def test_who_is_offered_a_second_path(
     if offered:
         assert welcome.path_key is not None
         assert len(welcome.path_key) == 22
+
+
+async def _welcome_through(server: WarServer, forwarded_for: str) -> Welcome:
+    """The welcome of a connection whose handshake names ``forwarded_for`` as the client."""
+    headers = [("X-Forwarded-For", forwarded_for)]
+    ws = await asyncio.wait_for(
+        connect(_url(server), additional_headers=headers, compression=None), WITHIN
+    )
+    client = Client(ws)
+    await client.send(CreateRoom(name="Ann"))
+    welcome = await client.expect(Welcome)
+    await client.close()
+    return welcome
+
+
+@pytest.mark.parametrize(
+    ("trusted", "forwarded_for", "offered"),
+    [
+        ((ip_network("127.0.0.1/32"),), "203.0.113.9", True),  # a relative elsewhere
+        ((ip_network("127.0.0.1/32"),), "127.0.0.1", False),  # the house, through the proxy
+        ((), "127.0.0.1", True),  # a proxy's header from an untrusted peer: never the house
+    ],
+)
+async def test_behind_a_trusted_proxy_the_forwarded_address_decides(
+    tmp_path: Path, trusted: Any, forwarded_for: str, offered: bool
+) -> None:
+    changes = {"second_path": SecondPathOffer.OUTSIDE, "trusted_proxies": trusted}
+    async with running(tmp_path, **changes) as server:
+        welcome = await _welcome_through(server, forwarded_for)
+    assert (welcome.path_key is not None) is offered
+
+
+async def test_attaching_is_logged(tmp_path: Path) -> None:
+    async with table(tmp_path) as t:
+        with capture_logs() as logs:
+            second = await t.second()
+            ready = await second.expect(SecondPathReady)
+        attached = [e for e in logs if e["event"] == "second_path_attached"]
+        assert len(attached) == 1
+        assert attached[0]["after"] == 1
+        assert attached[0]["sent"] == ready.after
+        assert "key" not in attached[0]  # the key is a secret: never logged
+        assert all(t.key not in str(e) for e in logs)
 
 
 async def test_every_connection_gets_its_own_key(tmp_path: Path) -> None:
