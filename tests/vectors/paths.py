@@ -38,7 +38,7 @@ __all__ = ["FILE", "VERSION", "cases", "main", "play", "render", "table"]
 FILE = Path(__file__).parent / "paths.json"
 VERSION = 1
 ABOUT = [
-    "The second path's merge (protocol/PROTOCOL.md section 11; protocol/paths.py).",
+    "The second path's merge (protocol/PROTOCOL.md section 11; Python: protocol.paths).",
     "Each case: a fresh merge with the file's limits (or the case's), then its steps in order.",
     '{"attach": A}: a second path starts; its first message has index A.',
     '{"detach": true}: the second path ended (what it held is dropped).',
