@@ -316,7 +316,6 @@ export class Connection {
         if (this.ws === first && this.second === null) this.openSecond();
       }, 2000 * 2 ** this.pathTries++);
     };
-    ws.onerror = () => {};
   }
 
   dropSecond() {
