@@ -520,6 +520,13 @@ def _details(
                 f"flips during which the link dropped no packet ({len(clean)} of "
                 f"{len(flips)}): {_spread(clean)}"
             )
+        met = sorted((ms for ms, lost in zip(flips, lossy, strict=True) if lost), reverse=True)
+        if met:
+            print(
+                f"flips during which the link dropped a packet ({len(met)}): "
+                + ", ".join(f"{ms:.0f}" for ms in met)
+                + " ms"
+            )
     if echoes:
         print(f"UDP echo over the link, {len(echoes)} answered of 100: {_spread(echoes)}")
 
