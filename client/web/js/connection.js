@@ -306,11 +306,11 @@ export class Connection {
       }
       for (const data of due) this.received(first, data, event.timeStamp);
     };
-    ws.onclose = () => {
+    ws.onclose = (event) => {
       if (this.second !== path) return;
       this.second = null;
       this.merge.detach();
-      if (this.ws !== first || this.pathTries >= 3) return;
+      if (this.ws !== first || this.pathTries >= 3 || event.reason === "first connection closed") return;
       this.secondTimer = this.setTimer(() => {
         this.secondTimer = null;
         if (this.ws === first && this.second === null) this.openSecond();

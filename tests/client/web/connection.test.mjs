@@ -61,10 +61,10 @@ function world({ stored = null } = {}) {
       const bytes = encoder.encode(message);
       this.onmessage({ data: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), timeStamp: 1 });
     }
-    shut(code) {
+    shut(code, reason = "") {
       if (this.readyState === 3) return;
       this.readyState = 3;
-      this.onclose({ code });
+      this.onclose({ code, reason });
     }
   }
   const storage = new MemoryStorage();
@@ -587,6 +587,14 @@ test("when the first connection closes the second is closed and not opened again
   w.last().open();
   assert.deepEqual(w.last().sent, [{ type: "second_path", v: 1, key: "Zz0_-abcdefghijklmnopq", after: 1 }]);
   assert.ok(w.timers.every((t) => t === null));
+});
+
+test("a second path closed because its first connection closed is not opened again", () => {
+  const { w, first, second } = twoPaths();
+  second.shut(4006, "first connection closed"); // the first's own close is still on the way
+  assert.ok(w.timers.every((t) => t === null));
+  assert.equal(w.sockets.length, 2);
+  assert.equal(first.readyState, 1);
 });
 
 test("close() closes both sockets", () => {
