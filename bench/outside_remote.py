@@ -237,8 +237,14 @@ async def _measure(lab: Any, args: argparse.Namespace, folder: Path, url: str) -
             button = page.locator("#turn[aria-disabled=false]")
             try:
                 await button.wait_for(timeout=20_000)
-            except PlaywrightError:  # the game ended: report what was measured
-                break
+            except PlaywrightError:
+                phase = await page.evaluate("() => document.getElementById('seats').dataset.phase")
+                if phase == "over":  # the game ended: report what was measured
+                    break
+                raise SystemExit(
+                    f"the page's Turn over stayed off for 20 s after {len(flips)} flips, the "
+                    f"game not over (phase {phase})"
+                ) from None
             step = int(await page.locator("#table").get_attribute("data-step") or 0)
             await grandma.send(encode(Ready(step=step)))
             while True:  # her ready is in before the relative taps
