@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import socket
 import ssl
 import time
@@ -212,6 +213,20 @@ class WarServer:
         self._outside.append(listening)
         bound: int = listening.sockets[0].getsockname()[1]
         return bound
+
+    def close_outside(self, host: str) -> int:
+        """Stop accepting on the outside listeners bound to ``host`` (an IPv6 address this
+        machine gave up: its prefix was renumbered). The connections they accepted go on,
+        their games too, until they end or `stop` closes them as it closes every other;
+        nothing else is touched. Returns how many listeners stopped accepting."""
+        address = ipaddress.ip_address(host)
+        stopped = 0
+        for listening in self._outside:
+            bound = [ipaddress.ip_address(s.getsockname()[0]) for s in listening.sockets]
+            if address in bound:
+                listening.server.close()  # asyncio's: the listening socket alone
+                stopped += 1
+        return stopped
 
     @property
     def outside_url(self) -> str | None:
