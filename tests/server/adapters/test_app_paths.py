@@ -44,6 +44,7 @@ from protocol import (
     Snapshot,
     WaitingFor,
     Welcome,
+    decode_server_message,
 )
 from protocol.paths import MOST_HELD
 from server.adapters.serving import serving
@@ -141,16 +142,36 @@ async def test_the_first_connections_frames_are_mirrored_from_after_on(tmp_path:
     async with table(tmp_path) as t:
         second = await t.second()
         ready = await second.expect(SecondPathReady)
+        assert ready.after <= len(t.ann.log)  # what the first had been sent, read or not
+        read_before = len(t.ann.log)
         await t.ann.send(Ready(step=t.ann.step))
         await t.ben.send(Ready(step=t.ben.step))
-        await _flip(t.ann, t.ben)
-        assert ready.after <= len(t.ann.log)
-        mirrored = t.ann.log[ready.after :]
-        await _read(second, 1 + len(mirrored))
-        assert second.log[1:] == mirrored  # the same messages, in the same order
-        assert second.log[0] == ready  # the reply, on the second alone
-        assert not t.ann.of(SecondPathReady)
-        assert not _errors(t.ann) and not _errors(second)
+        first = await _raw_until_the_flip(t.ann)  # the first's frames read_before, ...
+        lead = read_before - ready.after
+        second_frames = [await _raw(second) for _ in range(lead + len(first))]
+        # the frames the first got before it read the flip's, then the flip's own
+        assert [decode_server_message(f) for f in second_frames[:lead]] == t.ann.log[ready.after :]
+        assert second_frames[lead:] == first  # the same bytes, in the same order
+        assert not any(isinstance(decode_server_message(f), SecondPathReady) for f in first)
+        assert not _errors(t.ann)
+
+
+async def _raw(client: Client) -> bytes:
+    data = await asyncio.wait_for(client.ws.recv(), WITHIN)
+    assert isinstance(data, bytes)
+    return data
+
+
+async def _raw_until_the_flip(client: Client) -> list[bytes]:
+    """The frames ``client`` reads, as they came, up to the flip's next ``waiting_for``."""
+    frames: list[bytes] = []
+    turned = False
+    while True:
+        frames.append(await _raw(client))
+        message = decode_server_message(frames[-1])
+        turned = turned or isinstance(message, CardsTurned)
+        if turned and isinstance(message, WaitingFor) and message.seats:
+            return frames
 
 
 async def test_a_ready_sent_on_the_second_path_alone_flips(tmp_path: Path) -> None:
