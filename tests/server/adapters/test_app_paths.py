@@ -242,6 +242,32 @@ async def test_the_hub_never_counts_a_second_path(tmp_path: Path) -> None:
         assert hub.connections == before
 
 
+async def test_what_the_second_path_brings_is_held_to_the_first_connections_limits(
+    tmp_path: Path,
+) -> None:
+    """The merged messages are the first connection's: a bad frame on the second path is
+    answered on the first, and a flood through the second meets the first's rate limit."""
+    async with table(tmp_path, rate_limit=5.0) as t:
+        second = await t.second()
+        await second.expect(SecondPathReady)
+        await second.send_raw(b"\xc1")  # message 1: no msgpack value
+        error = await t.ann.expect_error(ErrorCode.MALFORMED)
+        await _read(second, 2)
+        assert second.log[1] == error  # the first's answer, mirrored
+        for _ in range(12):  # messages 2..13, past a burst of 10
+            await second.send(Resync())
+        await t.ann.expect_error(ErrorCode.RATE_LIMITED)
+
+
+async def test_a_second_path_holds_a_connection_slot_of_its_address(tmp_path: Path) -> None:
+    async with table(tmp_path, max_connections_per_ip=3) as t:
+        second = await t.second()
+        await second.expect(SecondPathReady)
+        fourth = await Client.connect(t.url)
+        await fourth.expect_error(ErrorCode.TOO_MANY_CONNECTIONS)
+        assert (await fourth.expect_close())[0] == CloseCode.TRY_AGAIN_LATER
+
+
 # --- refusals and closes ----------------------------------------------------------------
 async def test_a_wrong_key_is_refused_and_closed(tmp_path: Path) -> None:
     async with table(tmp_path) as t:
