@@ -332,11 +332,12 @@ class WarServer:
         peer = client.address
         ws.client, ws.told = peer, told_addresses(client, headers_of(ws))
         house = True
-        if self.settings.outside or self._paths.needs_house:
+        if self.settings.outside:
             networks = self.settings.house_networks
-            house = in_house(client, headers_of(ws), networks or house_networks())
-            if self.settings.outside:
-                ws.house = house
+            ws.house = house = in_house(client, headers_of(ws), networks or house_networks())
+        elif self._paths.needs_house:  # the offer alone: the networks read now and then
+            networks = self.settings.house_networks or self._paths.house(self._monotonic())
+            house = in_house(client, headers_of(ws), networks)
         bind(conn=conn, peer=peer)
         if client.ignored is not None:
             log.debug("forwarded_for_ignored", reason=client.ignored)

@@ -49,6 +49,7 @@ from protocol import (
 from protocol.paths import MOST_HELD
 from server.adapters.serving import serving
 from server.adapters.settings.config import SecondPathOffer, Settings
+from server.adapters.ws import paths
 from server.adapters.ws.app import WarServer
 from tests.e2e._client import Client
 
@@ -456,3 +457,23 @@ async def test_every_connection_gets_its_own_key(tmp_path: Path) -> None:
     async with running(tmp_path) as server:
         keys = {(await _welcome(server)).path_key for _ in range(3)}
     assert len(keys) == 3 and None not in keys
+
+
+def test_the_house_is_read_again_only_now_and_then(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading the house's networks takes a few hundred microseconds: for the offer alone
+    (no --outside) they are read once per `HOUSE_REFRESH_SECONDS`, not per connection."""
+    reads: list[int] = []
+
+    def counted() -> tuple[Any, ...]:
+        reads.append(1)
+        return (ip_network("10.9.0.0/16"),)
+
+    monkeypatch.setattr(paths, "house_networks", counted)
+    offer = paths.SecondPaths(SecondPathOffer.OUTSIDE, set(), set())
+    assert offer.needs_house
+    assert offer.house(100.0) == (ip_network("10.9.0.0/16"),)
+    offer.house(100.0 + paths.HOUSE_REFRESH_SECONDS / 2)
+    assert len(reads) == 1
+    offer.house(100.0 + paths.HOUSE_REFRESH_SECONDS)
+    assert len(reads) == 2
+    assert not paths.SecondPaths(SecondPathOffer.ALWAYS, set(), set()).needs_house
