@@ -46,7 +46,7 @@ from server.adapters.ws.connection import GuardedConnection, binary_frame
 from server.core.budgets import TokenBucket
 from server.core.room.actions import ConnId
 
-__all__ = ["FirstPath", "Lane", "Reading", "SecondPaths"]
+__all__ = ["HOUSE_REFRESH_SECONDS", "KEY_BYTES", "FirstPath", "Lane", "Reading", "SecondPaths"]
 
 KEY_BYTES = 16
 """random bytes of a path key (22 characters of base64url)"""
@@ -208,7 +208,7 @@ class SecondPaths:
             first.second = None
             first.merge.detach()
             lane.live = False
-            log.info("second_path_closed", reason="it closed", close_code=reading.ws.close_code)
+            log.info("second_path_closed", reason="it ended", close_code=reading.ws.close_code)
         return True
 
     def _withdraw(self, reading: Reading) -> None:
