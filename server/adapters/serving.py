@@ -128,6 +128,7 @@ def _plan(settings: Settings) -> OutsidePlan:
         directory=settings.acme_directory,
         ca_file=settings.acme_ca_file,
         folder=settings.db.parent,
+        check_every=settings.outside_check,
     )
 
 

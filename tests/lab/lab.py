@@ -100,6 +100,8 @@ CGNAT_WAN_IP6 = "2001:db8:64::2"
 CGNAT_GATEWAY_IP6 = "2001:db8:64::1"
 CARRIER_IP6 = "2001:db8:113::3"
 NET_IP6 = "2001:db8:113::100"
+RENUMBERED_PREFIX6 = "2001:db8:78::"
+"""The home's IPv6 prefix after the provider renumbered it (`Lab.renumber_ipv6`)."""
 ACME_DIRECTORY = f"https://{NET_IP}:14000/dir"
 UPNP_DESCRIPTION = f"http://{ROUTER_LAN_IP}:5000/rootDesc.xml"
 PEBBLE_MANAGEMENT = f"https://{NET_IP}:15000"
@@ -333,6 +335,43 @@ class Lab:
         self.run("router", "ip", "addr", "add", f"{address}/{prefix}", "dev", "wan0")
         if self.cgnat:
             self.run("router", "ip", "route", "replace", "default", "via", CGNAT_GATEWAY_IP)
+
+    def renumber_ipv6(self, prefix: str = RENUMBERED_PREFIX6) -> str:
+        """The provider gives the home a new IPv6 /64, ``prefix`` (a residential line's
+        prefix changing), as RFC 4192 renumbers and SLAAC follows: the router takes
+        ``prefix``::1 on its LAN side, the provider routes the new /64 to the router, the
+        home takes ``prefix``::20 with its default route through the router's new address,
+        and the home's old address stays, deprecated (preferred lifetime 0: no longer
+        chosen for anything new, still the machine's), until `drop_old_ipv6`. miniupnpd
+        needs nothing: its pinholes name the internal address, whatever its prefix.
+        Returns the home's new address."""
+        if not self.ipv6:
+            raise RuntimeError("the lab has no IPv6 to renumber (variants ipv6, cgnat6)")
+        network = ipaddress.IPv6Network(f"{prefix}/64")
+        home, router = str(network.network_address + 0x20), str(network.network_address + 1)
+        self._address("router", "lan0", f"{router}/64")
+        if self.cgnat:
+            self.run("isp", "ip", "-6", "route", "add", str(network), "via", CGNAT_WAN_IP6)
+            self.run("net", "ip", "-6", "route", "add", str(network), "via", CARRIER_IP6)
+        else:
+            self.run("net", "ip", "-6", "route", "add", str(network), "via", WAN_IP6)
+        self._address("home", "eth0", f"{home}/64")
+        self.run("home", "ip", "-6", "route", "replace", "default", "via", router)
+        self.run(
+            "home", "ip", "-6", "addr", "change", f"{HOME_IP6}/64", "dev", "eth0",
+            "valid_lft", "forever", "preferred_lft", "0",
+        )  # fmt: skip
+        return home
+
+    def drop_old_ipv6(self) -> None:
+        """The old prefix's end after `renumber_ipv6`: the home's old address is gone, and
+        the router and the provider forget the old /64."""
+        old = "2001:db8:77::/64"
+        self.run("home", "ip", "-6", "addr", "del", f"{HOME_IP6}/64", "dev", "eth0")
+        self.run("router", "ip", "-6", "addr", "del", f"{ROUTER_LAN_IP6}/64", "dev", "lan0")
+        self.run("net", "ip", "-6", "route", "del", old)
+        if self.cgnat:
+            self.run("isp", "ip", "-6", "route", "del", old)
 
     def stop_router(self) -> None:
         """The router goes down as in a reboot: miniupnpd killed, its rules and leases lost

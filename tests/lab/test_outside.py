@@ -493,3 +493,120 @@ async def test_behind_a_shared_address_ipv6_is_the_way_in(
         await grandma.close()
     assert server.process.returncode == 0
     assert lab.pinholes() == [], "the pinhole is removed on SIGTERM"
+
+
+def _gone(url: str) -> Callable[[dict[str, Any]], bool]:
+    """The ``outside gone=URL`` line."""
+
+    def matches(line: dict[str, Any]) -> bool:
+        return _outside_said(line) and line.get("gone") == url
+
+    return matches
+
+
+async def _flip(grandma: Client, ben: Client, step: int) -> int:
+    """Both turn over at ``step``: the step the flip they both saw ends at."""
+    await grandma.send(Ready(step=step))
+    await ben.send(Ready(step=step))
+    turned = await ben.expect(CardsTurned)
+    assert (await grandma.expect(CardsTurned)).step == turned.step
+    return turned.step
+
+
+async def test_a_renumbered_ipv6_prefix_gets_a_new_link_pinhole_and_certificate(
+    make_lab: Callable[..., Lab], folder: Path
+) -> None:
+    """The provider renumbers the home's IPv6 prefix while the server runs (the new
+    address added, the old one deprecated, as SLAAC does, then gone): with
+    ``--outside-check 1`` the server says the old IPv6 link is gone, removes its pinhole,
+    listens on the new address, opens a pinhole to it, gets the new address's certificate
+    from pebble (the IPv4 one untouched) and says the new link; a relative reaches the
+    new address over IPv6 trusting pebble's root alone, and Ben's game, opened over the
+    old IPv6 address, goes on across the move."""
+    lab = make_lab("ipv6", pebble=True)
+    check = ("--outside-check", "1")
+    with war_server(lab, folder / "server", *_acme_args(lab), *check) as server:
+        await asyncio.to_thread(
+            server.wait_for, _said_url(OUTSIDE_URL6, over="ipv6"), STARTED_WITHIN
+        )
+        assert lab.pinholes() == [(HOME_IP6, 443)]
+        grandma, code = await _grandmas_room(lab)
+        trust = ssl.create_default_context(cadata=lab.pebble_root().decode())
+        with lab.inside("net"):
+            ben = Client(await connect(f"wss://[{HOME_IP6}]/", ssl=trust, open_timeout=15))
+        await ben.send(JoinRoom(name="Ben", code=code))
+        await ben.expect(Welcome)
+        step = await _flip(grandma, ben, 0)
+        ipv4_certificates = len([line for line in server.seen if _certified(WAN_IP)(line)])
+
+        moved = await asyncio.to_thread(lab.renumber_ipv6)
+        new_url = f"https://[{moved}]/"
+        gone = await asyncio.to_thread(server.wait_for, _gone(OUTSIDE_URL6), STARTED_WITHIN)
+        assert gone["over"] == "ipv6" and moved in gone["reason"], gone
+        said = await asyncio.to_thread(
+            server.wait_for, _said_url(new_url, over="ipv6"), STARTED_WITHIN
+        )
+        assert "IPv6" in said["advice"]
+        server.wait_for(_certified(moved), 5)
+        assert lab.pinholes() == [(moved, 443)], "the old pinhole is gone, the new one open"
+        assert [(f.public_port, f.address, f.port) for f in lab.forwards()] == [
+            (443, HOME_IP, 8443)
+        ]
+        # Ben's game goes on over the connection opened to the old address
+        step = await _flip(grandma, ben, step)
+
+        await asyncio.to_thread(lab.drop_old_ipv6)
+        with lab.inside("net"):
+            cousin = Client(await connect(f"wss://[{moved}]/", ssl=trust, open_timeout=15))
+        assert cousin.ws.remote_address[0] == moved
+        assert _names_of(cousin) == [moved]
+        await cousin.close()
+        with lab.inside("net"):
+            relative = Client(await connect(f"wss://{WAN_IP}/", ssl=trust, open_timeout=15))
+        assert _names_of(relative) == [WAN_IP]
+        await relative.close()
+        assert ipv4_certificates == len(
+            [line for line in server.seen if _certified(WAN_IP)(line)]
+        ), "the IPv4 certificate is untouched"
+        await ben.close()
+        await grandma.close()
+    assert server.process.returncode == 0
+    assert lab.pinholes() == [], "the new pinhole is removed on SIGTERM"
+    assert lab.forwards() == []
+
+
+async def test_behind_a_shared_address_a_renumbered_prefix_moves_the_invitations_link(
+    make_lab: Callable[..., Lab], folder: Path
+) -> None:
+    """Behind carrier-grade NAT the IPv6 link is the invitation's: when the provider
+    renumbers the home's prefix, the pinhole alone moves to the new address, the new
+    link is said, and the house's next invitation gives it."""
+    lab = make_lab("cgnat6", pebble=True)
+    check = ("--outside-check", "1")
+    with war_server(lab, folder / "server", *_acme_args(lab), *check) as server:
+        await asyncio.to_thread(
+            server.wait_for, _said_url(OUTSIDE_URL6, over="ipv6"), STARTED_WITHIN
+        )
+        moved = await asyncio.to_thread(lab.renumber_ipv6)
+        new_url = f"https://[{moved}]/"
+        await asyncio.to_thread(server.wait_for, _gone(OUTSIDE_URL6), STARTED_WITHIN)
+        await asyncio.to_thread(server.wait_for, _said_url(new_url, over="ipv6"), STARTED_WITHIN)
+        assert lab.pinholes() == [(moved, 443)]
+        assert lab.forwards() == []
+        await asyncio.to_thread(lab.drop_old_ipv6)
+        with lab.inside("home"):
+            grandma = Client(await connect(f"ws://{HOME_IP}:8765/", open_timeout=15))
+        await grandma.send(CreateRoom(name="Grandma"))
+        welcome = await grandma.expect(Welcome)
+        assert welcome.outside == new_url, "the invitation gives the new IPv6 link"
+        trust = ssl.create_default_context(cadata=lab.pebble_root().decode())
+        with lab.inside("net"):
+            ben = Client(await connect(f"wss://[{moved}]/", ssl=trust, open_timeout=15))
+        assert _names_of(ben) == [moved]
+        assert welcome.player_code is not None
+        await ben.send(JoinRoom(name="Ben", code=welcome.player_code))
+        await ben.expect(Welcome)
+        await ben.close()
+        await grandma.close()
+    assert server.process.returncode == 0
+    assert lab.pinholes() == [], "the pinhole is removed on SIGTERM"

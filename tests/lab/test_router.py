@@ -15,8 +15,10 @@ from server.adapters.outside import (
     Ipv6RefusedError,
     NoRouterError,
     Options,
+    OutsideError,
     Pinhole,
     PortTakenError,
+    RouterRefusedError,
     SharedAddressError,
     open_ipv6,
     open_outside,
@@ -395,3 +397,79 @@ async def test_a_router_that_opens_no_pinhole_is_said(make_lab: Callable[..., La
             pass
     assert refused.value.step == "ipv6"
     assert "UPnP or PCP for IPv6" in str(refused.value)
+
+
+@pytest.mark.parametrize("pcp", [True, False], ids=["pcp", "upnp"])
+async def test_a_pinhole_moves_to_a_renumbered_address(
+    make_lab: Callable[..., Lab], pcp: bool
+) -> None:
+    """The provider renumbers the home's prefix (the old address deprecated, still the
+    machine's): the old pinhole is removed from the old address (PCP, or UPnP's
+    DeletePinhole, which the router takes only from the address it opened for), the new
+    one opened, renewed with the mapping, and it alone reaches the home."""
+    lab = make_lab("ipv6", pcp=pcp)
+    # (the lab's miniupnpd 2.3 no longer lets PCP remove a pinhole PCP renewed, "Unauthorized
+    # to remove PCP mapping": the renewal is watched over UPnP only)
+    lease = 3600 if pcp else 2
+    with lab.inside("home"):
+        async with open_outside(8443, 443, Options(methods=("upnp",), lease=lease)) as door:
+            assert lab.pinholes() == [(HOME_IP6, 8443)]
+            moved = IPv6Address(lab.renumber_ipv6())
+            await door.remove_pinhole()
+            assert door.ipv6 is None and lab.pinholes() == []
+            assert await door.add_pinhole(moved, 8443) == Pinhole(moved, 8443)
+            assert lab.pinholes() == [(str(moved), 8443)]
+            if not pcp:
+                await asyncio.wait_for(door.renewed(), WAIT)  # UpdatePinhole, the new one's
+                assert lab.pinholes() == [(str(moved), 8443)]
+            assert lab.forwards() == [OURS]
+            lab.drop_old_ipv6()
+            assert await asyncio.to_thread(_reach, lab, str(moved), 8443) == NET_IP6
+        assert lab.pinholes() == []
+        assert lab.forwards() == []
+
+
+async def test_behind_a_shared_address_the_pinhole_alone_moves(
+    make_lab: Callable[..., Lab],
+) -> None:
+    """The old address already gone when the server looks (no deprecation first): the
+    router will not hear from it, so removing its pinhole fails, saying so, and ends with
+    its lease; the pinhole alone to the new address opens, renews and closes all the same."""
+    lab = make_lab("cgnat6", pcp=False)  # UPnP's pinholes (PCP's: see the test above)
+    options = Options(lease=2, retry_after=0.2, ssdp_wait=0.5)
+    with lab.inside("home"):
+        async with open_ipv6(IPv6Address(HOME_IP6), 8443, options) as door:
+            moved = IPv6Address(lab.renumber_ipv6())
+            lab.drop_old_ipv6()
+            with pytest.raises((OSError, OutsideError)):
+                await door.remove_pinhole()
+            assert door.ipv6 is None
+            assert await door.add_pinhole(moved, 8443) == Pinhole(moved, 8443)
+            assert door.external_address == moved and door.public_port == 8443
+            renewals = door.renewals
+            changes = door.changes()
+            lab.stop_router()  # renewals of the new pinhole go on: lost, then back
+            lost = await asyncio.wait_for(anext(changes), WAIT)
+            assert lost.lost is not None
+            lab.start_router()
+            back = await asyncio.wait_for(anext(changes), WAIT)
+            assert back.ipv6 == Pinhole(moved, 8443) and door.renewals > renewals
+            assert lab.pinholes() == [(str(moved), 8443)]
+            assert await asyncio.to_thread(_reach, lab, str(moved), 8443) == NET_IP6
+        assert lab.pinholes() == []
+
+
+async def test_a_pinhole_the_router_will_not_remove_is_said(make_lab: Callable[..., Lab]) -> None:
+    """The lab's miniupnpd 2.3 refuses to remove, by PCP, a pinhole PCP has renewed ("not
+    authorized"): the removal raises, saying so, rather than pass for done; the pinhole
+    stays until its lease ends."""
+    lab = make_lab("ipv6")
+    with lab.inside("home"):
+        async with open_outside(8443, 443, Options(methods=("upnp",), lease=6)) as door:
+            assert door.ipv6 is not None and lab.pinholes() == [(HOME_IP6, 8443)]
+            await asyncio.wait_for(door.renewed(), WAIT)
+            with pytest.raises(RouterRefusedError, match="would not remove the mapping"):
+                await door.remove_pinhole()
+            assert door.ipv6 is None
+            assert lab.pinholes() == [(HOME_IP6, 8443)]
+        assert lab.forwards() == []

@@ -11,7 +11,9 @@ for, is sent, and both players read the step's ``waiting_for``. Every Python fun
 the server ran meanwhile from the project's ``server/``, ``protocol/`` and
 ``vocabulary/`` is counted: the modules and the named functions (comprehensions and
 lambdas left out) one flip crosses, from the frame read to the frames written and the
-row stored.
+row stored. The server offers no second path to loopback (the house) by default: the
+second test runs the same flip with ``--second-path always`` and a second path of Ben's
+attached (his ready sent on both), and bounds what the second path adds.
 """
 
 from __future__ import annotations

@@ -52,6 +52,11 @@ The server calls one thing::
   PCP at the IPv6 default router, else by UPnP-IGDv2's WANIPv6FirewallControl; renewed
   with the mapping. ``door.ipv6`` is then the address to certify too (and
   ``door.ipv6.url`` the link). None when there is no global address or the router will not.
+- **A new IPv6 address** (the provider renumbered the home's prefix): the server calls
+  ``await door.remove_pinhole()`` (from the old address while it is still the machine's:
+  routers take the removal only from the address they opened for; else it raises and
+  the pinhole ends with its lease) and ``await door.add_pinhole(address, port)`` (the
+  new `Pinhole`, or None), on either door; the new one is renewed and removed as the old.
 - **IPv6 alone** (`open_ipv6`): where the IPv4 address is shared (`SharedAddressError`)
   the server can still open the pinhole alone: a `PinholeDoor` with the same
   ``external_address`` (the IPv6 address), ``public_port``, ``ipv6`` and ``changes()``

@@ -101,6 +101,7 @@ class Door:
         self.ipv6: Pinhole | None = None
         self.renewals = 0
         self._pinhole_router: Hole | None = None
+        self._holes = asyncio.Lock()  # a renewal never crosses a pinhole's move
         self._lost: OutsideError | None = None
         self._changes: asyncio.Queue[Change] = asyncio.Queue()
         self._renewed = asyncio.Condition()
@@ -196,11 +197,36 @@ class Door:
         return grant
 
     async def _renew_pinhole(self) -> None:
-        if self._pinhole_router is not None:
+        async with self._holes:
+            if self._pinhole_router is None:
+                return
             try:
                 await self._pinhole_router.map(self.lease)
             except (OutsideError, OSError, ValueError) as failure:
                 log.warning("outside_ipv6_lost", error=str(failure)[:200])
+
+    async def remove_pinhole(self) -> None:
+        """Remove the IPv6 pinhole (this machine's IPv6 address changed: `add_pinhole`
+        opens one to the new address); the IPv4 mapping stays. Nothing when there is none.
+
+        Raises:
+            OutsideError, OSError, TimeoutError: the router did not remove it (it ends
+                with its lease).
+        """
+        async with self._holes:
+            hole, self._pinhole_router, self.ipv6 = self._pinhole_router, None, None
+            await _remove(hole)
+
+    async def add_pinhole(self, address: IPv6Address, port: int) -> Pinhole | None:
+        """Open a pinhole to ``address``:``port`` (after `remove_pinhole`), renewed with the
+        mapping and removed with it; None when the router opens none."""
+        upnp_router = self.router if isinstance(self.router, UpnpRouter) else None
+        async with self._holes:
+            opened = await open_pinhole(self.ask, self.lease, upnp_router, address, port)
+            if opened is not None:
+                self._pinhole_router, self.ipv6 = opened
+                log.info("outside_pinhole", protocol=opened[0].name, ipv6=str(address), port=port)
+        return self.ipv6
 
     async def close(self) -> None:
         """Remove the mapping and the pinhole (if still ours); idempotent; bounded in time,
@@ -210,6 +236,12 @@ class Door:
         self._closed = True
         routers = [r for r in (self._pinhole_router, self.router) if r is not None]
         await _shut(self._task, routers, self.protocol, self.public_port)
+
+
+async def _remove(hole: Hole | None) -> None:
+    """Remove ``hole``'s pinhole, bounded in time (a router that does not answer)"""
+    if hole is not None:
+        await asyncio.wait_for(hole.unmap(), CLOSE_TIMEOUT)
 
 
 async def _find_upnp(ask: Ask, gateway: IPv4Address, wait: float) -> UpnpRouter | None:
@@ -249,7 +281,8 @@ async def _map(router: Router, lease: int) -> tuple[Grant, IPv4Address]:
     try:
         return grant, checked_external(router.name, grant.external_address)
     except OutsideError:
-        await router.unmap()
+        with contextlib.suppress(OutsideError):  # (the shared address is what to say)
+            await router.unmap()
         raise
 
 
@@ -323,9 +356,16 @@ class PinholeDoor:
     refused or unanswered renewal is a `Change` with ``lost`` set, asked again every
     ``retry_after`` seconds until a `Change` with ``lost`` None says it is back."""
 
-    def __init__(self, hole: Hole, pinhole: Pinhole, lease: int, options: Options) -> None:
-        self.hole = hole
+    def __init__(
+        self, hole: Hole, pinhole: Pinhole, lease: int, options: Options, ask: Ask | None = None
+    ) -> None:
+        self.hole: Hole | None = hole
         self.ipv6: Pinhole | None = pinhole
+        self.address = pinhole.address
+        self.port = pinhole.port
+        self.ask = ask or Ask(IPv4Address(0), pinhole.port, pinhole.port, options.description)
+        self.upnp_router: UpnpRouter | None = None
+        self._holes = asyncio.Lock()  # a renewal never crosses the pinhole's move
         self.lease = options.lease
         self.granted_lease = lease
         self.retry_after = options.retry_after
@@ -337,17 +377,16 @@ class PinholeDoor:
 
     @property
     def external_address(self) -> IPv6Address:
-        assert self.ipv6 is not None
-        return self.ipv6.address
+        """The address the pinhole leads to (the last one asked for)."""
+        return self.address
 
     @property
     def public_port(self) -> int:
-        assert self.ipv6 is not None
-        return self.ipv6.port
+        return self.port
 
     @property
     def protocol(self) -> str:
-        return self.hole.name
+        return self.hole.name if self.hole is not None else "none"
 
     async def changes(self) -> AsyncIterator[Change]:
         """A lost pinhole and its return (the address never changes: it is this machine's)."""
@@ -362,7 +401,10 @@ class PinholeDoor:
             wait = self.retry_after if self._lost else max(1.0, self.granted_lease / 2)
             await asyncio.sleep(wait)
             try:
-                grant = await self.hole.map(self.lease)
+                async with self._holes:
+                    if self.hole is None:  # removed (a new address), none opened since
+                        continue
+                    grant = await self.hole.map(self.lease)
             except (OutsideError, OSError, ValueError) as error:
                 failure = (
                     error if isinstance(error, OutsideError) else RouterGoneError(self.protocol)
@@ -379,12 +421,38 @@ class PinholeDoor:
                 self._lost = None
                 self._changes.put_nowait(Change(None, self.ipv6, None))
 
+    async def remove_pinhole(self) -> None:
+        """Remove the pinhole (this machine's IPv6 address changed: `add_pinhole` opens
+        one to the new address).
+
+        Raises:
+            OutsideError, OSError, TimeoutError: the router did not remove it (it ends
+                with its lease).
+        """
+        async with self._holes:
+            hole, self.hole, self.ipv6 = self.hole, None, None
+            self._lost = None
+            await _remove(hole)
+
+    async def add_pinhole(self, address: IPv6Address, port: int) -> Pinhole | None:
+        """Open a pinhole to ``address``:``port`` (after `remove_pinhole`), renewed at half
+        its lease; None when the router opens none."""
+        self.address, self.port = address, port
+        ask = Ask(self.ask.lan_address, port, port, self.ask.description)
+        async with self._holes:
+            opened = await open_pinhole(ask, self.lease, self.upnp_router, address, port)
+            if opened is not None:
+                self.hole, self.ipv6 = opened
+                log.info("outside_pinhole", protocol=self.hole.name, ipv6=str(address), port=port)
+        return self.ipv6
+
     async def close(self) -> None:
         """Remove the pinhole (bounded in time, finished even while being cancelled)."""
         if self._closed:
             return
         self._closed = True
-        await _shut(self._task, [self.hole], self.hole.name, self.public_port)
+        holes = [self.hole] if self.hole is not None else []
+        await _shut(self._task, holes, self.protocol, self.public_port)
 
 
 @contextlib.asynccontextmanager
@@ -407,7 +475,8 @@ async def open_ipv6(
     if opened is None:
         raise Ipv6RefusedError(address, port)
     hole, pinhole = opened
-    door = PinholeDoor(hole, pinhole, options.lease, options)
+    door = PinholeDoor(hole, pinhole, options.lease, options, ask)
+    door.upnp_router = upnp_router
     try:
         log.info("outside_open", protocol=hole.name, ipv6=str(address), port=port)
         door._start()

@@ -29,9 +29,18 @@ listener, in that order, and kept up while the server runs.
 
 Then, until the server stops: the certificate is renewed when a third of its life is left
 (a failed renewal is retried with backoff while the old one still serves), and a change
-the router reports is followed: a new public address gets a new certificate and the links
-are said again; a lost mapping takes the links away until the router gives one back. On
-exit (SIGTERM, SIGINT) the mapping and the pinhole are removed by leaving ``open_outside``.
+the router reports is followed: a new public address gets a new certificate and its link
+is said (``outside gone=OLD_LINK reason=...`` for the old one); a lost mapping takes the
+links away until the router gives one back. This machine's global IPv6 addresses are
+looked at every ``--outside-check`` seconds (`Outside.renumber`, `next_ipv6`): when the
+one the IPv6 listener holds is gone (the provider renumbered the home's prefix: a
+deprecated address counts as gone) and another is there, the old pinhole is removed and
+``outside gone=https://[OLD]/ over=ipv6`` said, the listener moves to port 443 of the new
+address (the old one stops accepting; connections already open, and every game, go on),
+a pinhole is opened to it, its own certificate got (the IPv4 one untouched) and its link
+said, ``outside url=https://[NEW]/ over=ipv6``: the house's pages are told it where the
+IPv6 link is the invitation's (`_ipv6_alone`). On exit (SIGTERM, SIGINT) the mapping and
+the pinhole are removed by leaving ``open_outside``.
 
 Every failure is one log line, ``outside failed=STEP reason=SENTENCE`` (the sentence
 says what to do), no outside link is printed (``failed=ipv6``: no IPv6 link), and the
@@ -64,12 +73,14 @@ __all__ = [
     "Door",
     "Hole",
     "Line",
+    "Move",
     "OpenDoor",
     "Outside",
     "OutsideHooks",
     "OutsidePlan",
     "RouterStep",
     "Six",
+    "next_ipv6",
     "outside",
     "outside_url",
 ]
@@ -109,6 +120,8 @@ class Door(Protocol):
     @property
     def ipv6(self) -> Hole | None: ...
     def changes(self) -> AsyncIterator[Change]: ...
+    async def remove_pinhole(self) -> None: ...
+    async def add_pinhole(self, address: ipaddress.IPv6Address, port: int) -> Hole | None: ...
 
 
 Six = tuple[ipaddress.IPv6Address, int]
@@ -152,6 +165,8 @@ class _Server(Protocol):
         self, port: int, context: ssl.SSLContext, host: str | None = None
     ) -> int: ...
 
+    def close_outside(self, host: str) -> int: ...
+
 
 @dataclass(frozen=True, slots=True)
 class OutsidePlan:
@@ -162,6 +177,9 @@ class OutsidePlan:
     directory: str
     ca_file: Path | None
     folder: Path
+    check_every: float = 300.0
+    """seconds between looks at this machine's global IPv6 addresses (``--outside-check``,
+    as the router is asked for the IPv4 one)"""
 
 
 def outside_url(address: ipaddress.IPv4Address | ipaddress.IPv6Address, port: int) -> str:
@@ -173,6 +191,27 @@ def outside_url(address: ipaddress.IPv4Address | ipaddress.IPv6Address, port: in
 
 def _said(error: BaseException) -> str:
     return " ".join(str(error).split()) or type(error).__name__
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """The IPv6 listener moves to ``to`` (None: there is no global address to move to)."""
+
+    to: ipaddress.IPv6Address | None
+
+
+def next_ipv6(
+    taken: ipaddress.IPv6Address | None, found: Sequence[ipaddress.IPv6Address]
+) -> Move | None:
+    """Whether the outside's IPv6 side moves, given the address it last took up
+    (``taken``: listened on, or tried and failed; None: none was there) and the machine's
+    global IPv6 addresses now (``found``, `global_ipv6_addresses`: no temporary,
+    deprecated or tentative one). None: stay (the address is still there, even if no
+    longer the first; or there was none and there is none). Else a `Move` to the first
+    address found, or to none when the taken one is gone and no other appeared."""
+    if taken in found or (taken is None and not found):
+        return None
+    return Move(found[0] if found else None)
 
 
 @dataclass(slots=True)
@@ -205,6 +244,15 @@ class Outside:
     ) -> None:
         self.plan = plan
         self.server = server
+        self.ipv6_addresses: Callable[[], Sequence[ipaddress.IPv6Address]] = global_ipv6_addresses
+        """this machine's global IPv6 addresses, looked at every ``plan.check_every``"""
+        self.taken6: ipaddress.IPv6Address | None = None
+        """the global IPv6 address last taken up (listened on, or tried): `next_ipv6`'s"""
+        self.held6: ipaddress.IPv6Address | None = None
+        """the address the IPv6 listener holds now (None: no IPv6 listener)"""
+        self.hole_wanted: Six | None = None
+        """the IPv6 listener's address and port, while the router opened no pinhole to it
+        (asked again, quietly, at each look)"""
         self.four = Line(tls or OutsideTls(), CertificateFiles(plan.folder))
         """the public IPv4 address's listener (``--outside-lan-port``)"""
         self.six = Line(OutsideTls(), CertificateFiles(plan.folder, "6"))
@@ -219,6 +267,11 @@ class Outside:
         """set each time a certificate is installed (tests wait on it; clear it first)"""
         self.followed = asyncio.Event()
         """set each time a change the router reported was followed (tests wait on it)"""
+        self.renumbered = asyncio.Event()
+        """set each time a look did something: a new IPv6 address followed, or a pinhole
+        asked for again (tests wait on it)"""
+        self._busy = asyncio.Lock()
+        """held while the certificates or the IPv6 side change (renewal, router, renumbering)"""
 
     # the IPv4 line's, as before IPv6 (tests and the listener use them)
     @property
@@ -249,12 +302,19 @@ class Outside:
         """Say a failure: the step and the one sentence."""
         log.warning("outside", failed=step, reason=reason)
 
-    async def certify(self) -> bool:
-        """Give each line a certificate (the kept one while it serves, else a new one
-        from the CA), install it, and say the links; False (said) if the CA failed for
-        the IPv4 line (the IPv6 line's failure is said as ``failed=ipv6``)."""
+    def meanwhile(self) -> str:
+        """What still works while the IPv6 side does not (the end of ``failed=ipv6``)."""
+        if self.four.issued is None:
+            return "there is no outside link meanwhile"
+        return "the outside link works over IPv4 meanwhile"
+
+    async def certify(self, lines: Sequence[Line] | None = None) -> bool:
+        """Give each line (``lines``, else every one with an address) a certificate (the
+        kept one while it serves, else a new one from the CA), install it, and say the
+        links; False (said) if the CA failed for the IPv4 line (the IPv6 line's failure
+        is said as ``failed=ipv6``)."""
         done = True
-        for line in self.lines():
+        for line in self.lines() if lines is None else [x for x in lines if x.address]:
             assert line.address is not None
             issued = line.files.usable([line.address], self.clock())
             if issued is None:
@@ -294,10 +354,7 @@ class Outside:
             line.files.save(issued)
         except AcmeError as error:
             if line is self.six:
-                self.failed(
-                    "ipv6",
-                    f"{_said(error).rstrip('.')}; the outside link works over IPv4 meanwhile",
-                )
+                self.failed("ipv6", f"{_said(error).rstrip('.')}; {self.meanwhile()}")
             else:
                 self.failed("certificate", str(error))
             return None
@@ -310,12 +367,13 @@ class Outside:
             return None
         return issued
 
-    def _say_links(self) -> None:
-        """Say each outside link a certificate serves, once each time they change:
-        ``outside url=https://203.0.113.2/`` and, for IPv6, a second line
-        ``outside url=https://[2001:db8::20]/ over=ipv6``. The house's pages are told
-        the first: the IPv4 link, or the IPv6 one where there is no IPv4 link (a shared
-        IPv4 address, or the IPv4 door lost)."""
+    def _say_links(self, why: str | None = None) -> None:
+        """Say each new outside link a certificate serves: ``outside
+        url=https://203.0.113.2/`` and, for IPv6, ``outside url=https://[2001:db8::20]/
+        over=ipv6``; and each link said before that leads nowhere now, with ``why``:
+        ``outside gone=https://[2001:db8::20]/ over=ipv6 reason=...``. The house's pages
+        are told the first: the IPv4 link, or the IPv6 one where there is no IPv4 link (a
+        shared IPv4 address, or the IPv4 door lost)."""
         lines = [line for line in self.lines() if line.issued is not None and line.address]
         urls = tuple(
             outside_url(ipaddress.ip_address(line.address or ""), self.public_port)
@@ -324,8 +382,14 @@ class Outside:
         self.server.outside_url = urls[0] if urls else None
         if urls == self.urls:
             return
-        self.urls = urls
+        said, self.urls = self.urls, urls
+        for url in said:
+            if url not in urls:
+                six = {"over": "ipv6"} if url.startswith("https://[") else {}
+                log.info("outside", gone=url, **six, reason=why or "its certificate lapsed")
         for line, url in zip(lines, urls, strict=True):
+            if url in said:
+                continue
             if line is self.six:
                 log.info(
                     "outside",
@@ -362,6 +426,7 @@ class Outside:
                 await changes.put(change)
 
         listening = asyncio.create_task(listen(), name="war-outside-changes")
+        watching = asyncio.create_task(self._watch_ipv6(door), name="war-outside-ipv6")
         retry = RETRY_SECONDS
         try:
             while True:
@@ -369,18 +434,101 @@ class Outside:
                 if change is None:  # renewal due, or a failed certificate's retry
                     if not self.lines():
                         continue
-                    await self.certify()
+                    async with self._busy:
+                        await self.certify()
                     if not any(line.failing for line in self.lines()):
                         retry = RETRY_SECONDS
                     else:
                         retry = min(retry * 2, RETRY_MAX_SECONDS)
                     continue
-                await self._follow(change)
+                async with self._busy:
+                    await self._follow(change)
                 self.followed.set()
         finally:
-            listening.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await listening
+            for task in (listening, watching):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+
+    async def _watch_ipv6(self, door: Door) -> None:
+        """`look` every ``plan.check_every`` seconds."""
+        while True:
+            await asyncio.sleep(self.plan.check_every)
+            try:
+                if await self.look(door):
+                    self.renumbered.set()
+            except Exception:  # one bad look never ends the watch: said, looked at again
+                log.exception("outside_ipv6_follow_failed")
+
+    async def look(self, door: Door) -> bool:
+        """One look at this machine's global IPv6 addresses: follow a new one
+        (`next_ipv6`, `renumber`), else ask the router again for a pinhole it would not
+        open (`hole_wanted`; quietly: its failure was said once). Whether it did either."""
+        move = next_ipv6(self.taken6, self.ipv6_addresses())
+        if move is not None:
+            async with self._busy:
+                await self.renumber(door, move.to)
+            return True
+        if self.hole_wanted is None:
+            return False
+        async with self._busy:
+            await self._open_hole(door, self.hole_wanted, say=False)
+        return True
+
+    async def renumber(self, door: Door, to: ipaddress.IPv6Address | None) -> None:
+        """This machine's IPv6 address changed (the provider renumbered the home's
+        prefix): remove the pinhole to the old address and say its link is gone, listen
+        on port ``plan.public_port`` of ``to`` and stop accepting on the old address
+        (connections already open there, and every other, go on), open a pinhole to
+        ``to``, get its certificate (the IPv4 one untouched) and say its link; the house's
+        pages are told it where the IPv6 link is the invitation's. ``to`` None: the
+        old side is taken down and nothing new is opened. Each failure is one line,
+        ``outside failed=ipv6``, naming the step; `next_ipv6` tries again only for
+        another address."""
+        old, port = self.held6, self.plan.public_port
+        self.taken6, self.hole_wanted = to, None
+        if old is not None:
+            try:
+                await door.remove_pinhole()
+            except Exception as error:  # the router's, a socket's, a timeout: said
+                why = getattr(error, "why", None) or _said(error)
+                self.failed(
+                    "ipv6",
+                    f"removing the router's way in to the old address [{old}]:{port} failed "
+                    f"({why}): the router drops it when its lease ends (an hour at most)",
+                )
+        self.six.address, self.six.issued, self.six.failing = None, None, False
+        self._say_links(
+            f"this machine's IPv6 address changed to {to} (the provider renumbered the "
+            "home's prefix): its own link follows"
+            if to is not None
+            else "this machine has no global IPv6 address any more: a new one is taken "
+            "up when it appears"
+        )
+        six = None
+        if to is not None:
+            six = await _listen_ipv6(self, self.server, to, self.meanwhile())
+        if old is not None:
+            self.server.close_outside(str(old))
+        self.held6 = six[0] if six is not None else None
+        if six is None:
+            return
+        log.info("outside_ipv6_moved", address=str(to), was=str(old) if old else None)
+        await self._open_hole(door, six, say=True)
+
+    async def _open_hole(self, door: Door, six: Six, *, say: bool) -> None:
+        """Ask the router for a pinhole to ``six`` (the IPv6 listener's), then its
+        certificate and link; where the router opens none, `hole_wanted` asks again at the
+        next look (``say``: the failure is said, the first time)."""
+        hole = await door.add_pinhole(*six)
+        if hole is None or (hole.address, hole.port) != six:
+            self.hole_wanted = six
+            if say:
+                self.failed("ipv6", _no_pinhole(six, self.meanwhile()))
+            return
+        self.hole_wanted = None
+        self.six.address = str(six[0])
+        await self.certify([self.six])
 
     async def _follow(self, change: Change) -> None:
         """A change the router reported: a lost door takes the links away; an address
@@ -398,6 +546,7 @@ class Outside:
         if address != self.four.address:
             self.four.issued = None
             self.four.address = address
+            self._say_links("the home's public address changed (the router said so)")
             await self.certify()
 
     async def _next(self, changes: asyncio.Queue[Change], wait: float | None) -> Change | None:
@@ -418,16 +567,13 @@ class Outside:
 async def _listen_ipv6(
     state: Outside,
     server: _Server,
-    addresses: Callable[[], Sequence[ipaddress.IPv6Address]],
+    address: ipaddress.IPv6Address,
+    meanwhile: str = "the outside link works over IPv4 meanwhile",
 ) -> Six | None:
-    """Listen on this machine's global IPv6 address at the public port (no router
+    """Listen on this machine's global IPv6 ``address`` at the public port (no router
     translates IPv6: the certificate's check, tls-alpn-01, connects to port 443 of the
-    address itself), with the outside TLS; None (said when it was tried) if there is
-    no global address or the port cannot be bound."""
-    found = list(addresses())
-    if not found:
-        return None
-    address, port = found[0], state.plan.public_port
+    address itself), with the outside TLS; None (said) if the port cannot be bound."""
+    port = state.plan.public_port
     try:
         await server.listen_outside(port, state.six.tls.context, str(address))
     except OSError as error:
@@ -436,10 +582,20 @@ async def _listen_ipv6(
             f"listening on [{address}]:{port} for relatives on IPv6 failed ({_said(error)}): "
             f"run the server as root, give it CAP_NET_BIND_SERVICE, or allow port {port} "
             f"with sysctl net.ipv4.ip_unprivileged_port_start={port} (docs/hosting.md); "
-            "the outside link works over IPv4 meanwhile",
+            f"{meanwhile}",
         )
         return None
     return address, port
+
+
+def _no_pinhole(six: Six, meanwhile: str) -> str:
+    """The sentence for a router that opened no pinhole to ``six``."""
+    return (
+        f"the router opened no way in to [{six[0]}]:{six[1]} through its IPv6 "
+        "firewall (PCP or UPnP-IGDv2): switch on UPnP or PCP for IPv6 in the "
+        "router's settings, or open the port there by hand (docs/hosting.md); "
+        f"{meanwhile}"
+    )
 
 
 @asynccontextmanager
@@ -454,8 +610,9 @@ async def outside(
     the block (``hooks``: its pause between retries and the machine's IPv6 addresses);
     failures are said, never raised: the house goes on playing."""
     hooks = hooks or OutsideHooks()
-    state = Outside(plan, server, clock=clock, sleep=hooks.sleep)
     ipv6_addresses = hooks.ipv6_addresses or global_ipv6_addresses
+    state = Outside(plan, server, clock=clock, sleep=hooks.sleep)
+    state.ipv6_addresses = ipv6_addresses
     try:
         lan_port = await server.listen_outside(plan.lan_port, state.tls.context)
     except OSError as error:
@@ -466,7 +623,10 @@ async def outside(
         )
         yield state
         return
-    six = await _listen_ipv6(state, server, ipv6_addresses)
+    found = list(ipv6_addresses())
+    state.taken6 = found[0] if found else None
+    six = await _listen_ipv6(state, server, found[0]) if found else None
+    state.held6 = six[0] if six is not None else None
     async with contextlib.AsyncExitStack() as stack:
         door: Door | None
         try:
@@ -481,13 +641,8 @@ async def outside(
             state.address, state.public_port = str(door.external_address), door.public_port
             hole = door.ipv6
             if six is not None and (hole is None or (hole.address, hole.port) != six):
-                state.failed(
-                    "ipv6",
-                    f"the router opened no way in to [{six[0]}]:{six[1]} through its IPv6 "
-                    "firewall (PCP or UPnP-IGDv2): switch on UPnP or PCP for IPv6 in the "
-                    "router's settings, or open the port there by hand (docs/hosting.md); "
-                    "the outside link works over IPv4 meanwhile",
-                )
+                state.failed("ipv6", _no_pinhole(six, "the outside link works over IPv4 meanwhile"))
+                state.hole_wanted = six
             elif six is not None:
                 state.six.address = str(six[0])
         await state.certify()

@@ -12,6 +12,7 @@ asked for is held, and a mapping granted on another port is given back at once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -317,7 +318,8 @@ class PcpRouter:
         self._mapped = True
         self._last_lease = answer.lifetime
         if answer.public_port != self.ask.public_port:
-            await self.unmap()  # the port asked for is held: give back the one we got
+            with contextlib.suppress(OutsideError):  # (the port taken is what to say)
+                await self.unmap()  # the port asked for is held: give back the one we got
             raise PortTakenError(self.ask.public_port, "another machine")
         if lease and not answer.lifetime:
             raise RouterRefusedError(self.name, self.ask.public_port, "it granted no time")
@@ -332,7 +334,16 @@ class PcpRouter:
         return checked_external(self.name, grant.external_address)
 
     async def unmap(self) -> None:
+        """Remove the mapping (a MAP with lifetime 0, RFC 6887 section 15).
+
+        Raises:
+            RouterRefusedError: the router kept it (miniupnpd 2.3 refuses to remove a
+                pinhole PCP has renewed: "not authorized"); it ends with its lease.
+        """
         if not self._mapped:
             return
         self._mapped = False
-        await self._map(0, self.ask.public_port)
+        answer = await self._map(0, self.ask.public_port)
+        if answer.result:
+            why = f"it would not remove the mapping ({pcp.result_text(answer.result)})"
+            raise RouterRefusedError(self.name, self.ask.public_port, why)

@@ -419,8 +419,9 @@ class Settings(EdgeSettings):
         OUTSIDE_CHECK_SECONDS,
         Setting(
             help="with --outside: seconds between asking the router for its public address "
-            f"and its mapping ({OUTSIDE_CHECK_MIN:g} to {OUTSIDE_CHECK_MAX:g}); a new "
-            "address gets a new certificate and a new 'outside url=' line",
+            "and its mapping, and looking at this machine's global IPv6 address "
+            f"({OUTSIDE_CHECK_MIN:g} to {OUTSIDE_CHECK_MAX:g}); a new address gets a new "
+            "certificate and a new 'outside url=' line",
             parse=bounded_seconds(OUTSIDE_CHECK_MIN, OUTSIDE_CHECK_MAX),
             metavar="SECONDS",
         ),

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import socket
 import ssl
 import time
@@ -213,6 +214,20 @@ class WarServer:
         bound: int = listening.sockets[0].getsockname()[1]
         return bound
 
+    def close_outside(self, host: str) -> int:
+        """Stop accepting on the outside listeners bound to ``host`` (an IPv6 address this
+        machine gave up: its prefix was renumbered). The connections they accepted go on,
+        their games too, until they end or `stop` closes them as it closes every other;
+        nothing else is touched. Returns how many listeners stopped accepting."""
+        address = ipaddress.ip_address(host)
+        stopped = 0
+        for listening in self._outside:
+            bound = [ipaddress.ip_address(s.getsockname()[0]) for s in listening.sockets]
+            if address in bound:
+                listening.server.close()  # asyncio's: the listening socket alone
+                stopped += 1
+        return stopped
+
     @property
     def outside_url(self) -> str | None:
         """The outside link (``--outside``), told to the house's pages; None: none now."""
@@ -317,11 +332,12 @@ class WarServer:
         peer = client.address
         ws.client, ws.told = peer, told_addresses(client, headers_of(ws))
         house = True
-        if self.settings.outside or self._paths.needs_house:
+        if self.settings.outside:
             networks = self.settings.house_networks
-            house = in_house(client, headers_of(ws), networks or house_networks())
-            if self.settings.outside:
-                ws.house = house
+            ws.house = house = in_house(client, headers_of(ws), networks or house_networks())
+        elif self._paths.needs_house:  # the offer alone: the networks read now and then
+            networks = self.settings.house_networks or self._paths.house(self._monotonic())
+            house = in_house(client, headers_of(ws), networks)
         bind(conn=conn, peer=peer)
         if client.ignored is not None:
             log.debug("forwarded_for_ignored", reason=client.ignored)

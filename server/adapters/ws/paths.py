@@ -37,17 +37,24 @@ from websockets.protocol import State
 
 from protocol import CloseCode, SecondPathReady, encode
 from protocol.paths import FIRST, SECOND, PathMerge
+from server.adapters.addresses.forwarded import Network
 from server.adapters.addresses.limits import RateLimiter
 from server.adapters.logs import get_logger
+from server.adapters.outside.house import house_networks
 from server.adapters.settings.config import SecondPathOffer
 from server.adapters.ws.connection import GuardedConnection, binary_frame
 from server.core.budgets import TokenBucket
 from server.core.room.actions import ConnId
 
-__all__ = ["FirstPath", "Lane", "Reading", "SecondPaths"]
+__all__ = ["HOUSE_REFRESH_SECONDS", "KEY_BYTES", "FirstPath", "Lane", "Reading", "SecondPaths"]
 
 KEY_BYTES = 16
 """random bytes of a path key (22 characters of base64url)"""
+HOUSE_REFRESH_SECONDS = 10.0
+"""how long the house's networks read for the offer are used before they are read again
+(`SecondPaths.house`: reading them takes a few hundred microseconds, too much for every
+connection; a network the machine just joined is judged at most this late, and the offer
+changes only how a lost packet is recovered)"""
 
 log = get_logger()
 
@@ -123,11 +130,22 @@ class SecondPaths:
         self._closing = closing
         self._tasks = tasks
         self._keys: dict[str, FirstPath] = {}
+        self._house: tuple[Network, ...] = ()
+        self._house_read = -HOUSE_REFRESH_SECONDS  # monotonic time of the last read
 
     @property
     def needs_house(self) -> bool:
         """Whether an offer depends on where the connection comes from."""
         return self._offer is SecondPathOffer.OUTSIDE
+
+    def house(self, now: float) -> tuple[Network, ...]:
+        """The house's networks (`server.adapters.outside.house.house_networks`), read
+        again once `HOUSE_REFRESH_SECONDS` passed since the last read (``now``: the
+        monotonic clock)."""
+        if now - self._house_read >= HOUSE_REFRESH_SECONDS:
+            self._house = house_networks()
+            self._house_read = now
+        return self._house
 
     def offers(self, house: bool) -> bool:
         """Whether a connection from the house (``house``) or not is offered one."""
@@ -190,7 +208,7 @@ class SecondPaths:
             first.second = None
             first.merge.detach()
             lane.live = False
-            log.info("second_path_closed", reason="it closed", close_code=reading.ws.close_code)
+            log.info("second_path_closed", reason="it ended", close_code=reading.ws.close_code)
         return True
 
     def _withdraw(self, reading: Reading) -> None:

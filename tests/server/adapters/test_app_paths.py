@@ -44,10 +44,12 @@ from protocol import (
     Snapshot,
     WaitingFor,
     Welcome,
+    decode_server_message,
 )
 from protocol.paths import MOST_HELD
 from server.adapters.serving import serving
 from server.adapters.settings.config import SecondPathOffer, Settings
+from server.adapters.ws import paths
 from server.adapters.ws.app import WarServer
 from tests.e2e._client import Client
 
@@ -141,16 +143,36 @@ async def test_the_first_connections_frames_are_mirrored_from_after_on(tmp_path:
     async with table(tmp_path) as t:
         second = await t.second()
         ready = await second.expect(SecondPathReady)
+        assert ready.after <= len(t.ann.log)  # what the first had been sent, read or not
+        read_before = len(t.ann.log)
         await t.ann.send(Ready(step=t.ann.step))
         await t.ben.send(Ready(step=t.ben.step))
-        await _flip(t.ann, t.ben)
-        assert ready.after <= len(t.ann.log)
-        mirrored = t.ann.log[ready.after :]
-        await _read(second, 1 + len(mirrored))
-        assert second.log[1:] == mirrored  # the same messages, in the same order
-        assert second.log[0] == ready  # the reply, on the second alone
-        assert not t.ann.of(SecondPathReady)
-        assert not _errors(t.ann) and not _errors(second)
+        first = await _raw_until_the_flip(t.ann)  # the first's frames read_before, ...
+        lead = read_before - ready.after
+        second_frames = [await _raw(second) for _ in range(lead + len(first))]
+        # the frames the first got before it read the flip's, then the flip's own
+        assert [decode_server_message(f) for f in second_frames[:lead]] == t.ann.log[ready.after :]
+        assert second_frames[lead:] == first  # the same bytes, in the same order
+        assert not any(isinstance(decode_server_message(f), SecondPathReady) for f in first)
+        assert not _errors(t.ann)
+
+
+async def _raw(client: Client) -> bytes:
+    data = await asyncio.wait_for(client.ws.recv(), WITHIN)
+    assert isinstance(data, bytes)
+    return data
+
+
+async def _raw_until_the_flip(client: Client) -> list[bytes]:
+    """The frames ``client`` reads, as they came, up to the flip's next ``waiting_for``."""
+    frames: list[bytes] = []
+    turned = False
+    while True:
+        frames.append(await _raw(client))
+        message = decode_server_message(frames[-1])
+        turned = turned or isinstance(message, CardsTurned)
+        if turned and isinstance(message, WaitingFor) and message.seats:
+            return frames
 
 
 async def test_a_ready_sent_on_the_second_path_alone_flips(tmp_path: Path) -> None:
@@ -219,6 +241,32 @@ async def test_the_hub_never_counts_a_second_path(tmp_path: Path) -> None:
         await t.ann.send(Resync())  # the first carries on alone
         await t.ann.expect(Snapshot)
         assert hub.connections == before
+
+
+async def test_what_the_second_path_brings_is_held_to_the_first_connections_limits(
+    tmp_path: Path,
+) -> None:
+    """The merged messages are the first connection's: a bad frame on the second path is
+    answered on the first, and a flood through the second meets the first's rate limit."""
+    async with table(tmp_path, rate_limit=5.0) as t:
+        second = await t.second()
+        await second.expect(SecondPathReady)
+        await second.send_raw(b"\xc1")  # message 1: no msgpack value
+        error = await t.ann.expect_error(ErrorCode.MALFORMED)
+        await _read(second, 2)
+        assert second.log[1] == error  # the first's answer, mirrored
+        for _ in range(12):  # messages 2..13, past a burst of 10
+            await second.send(Resync())
+        await t.ann.expect_error(ErrorCode.RATE_LIMITED)
+
+
+async def test_a_second_path_holds_a_connection_slot_of_its_address(tmp_path: Path) -> None:
+    async with table(tmp_path, max_connections_per_ip=3) as t:
+        second = await t.second()
+        await second.expect(SecondPathReady)
+        fourth = await Client.connect(t.url)
+        await fourth.expect_error(ErrorCode.TOO_MANY_CONNECTIONS)
+        assert (await fourth.expect_close())[0] == CloseCode.TRY_AGAIN_LATER
 
 
 # --- refusals and closes ----------------------------------------------------------------
@@ -409,3 +457,23 @@ async def test_every_connection_gets_its_own_key(tmp_path: Path) -> None:
     async with running(tmp_path) as server:
         keys = {(await _welcome(server)).path_key for _ in range(3)}
     assert len(keys) == 3 and None not in keys
+
+
+def test_the_house_is_read_again_only_now_and_then(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading the house's networks takes a few hundred microseconds: for the offer alone
+    (no --outside) they are read once per `HOUSE_REFRESH_SECONDS`, not per connection."""
+    reads: list[int] = []
+
+    def counted() -> tuple[Any, ...]:
+        reads.append(1)
+        return (ip_network("10.9.0.0/16"),)
+
+    monkeypatch.setattr(paths, "house_networks", counted)
+    offer = paths.SecondPaths(SecondPathOffer.OUTSIDE, set(), set())
+    assert offer.needs_house
+    assert offer.house(100.0) == (ip_network("10.9.0.0/16"),)
+    offer.house(100.0 + paths.HOUSE_REFRESH_SECONDS / 2)
+    assert len(reads) == 1
+    offer.house(100.0 + paths.HOUSE_REFRESH_SECONDS)
+    assert len(reads) == 2
+    assert not paths.SecondPaths(SecondPathOffer.ALWAYS, set(), set()).needs_house

@@ -75,6 +75,13 @@ class FakeDoor:
         while True:
             yield await self.queue.get()
 
+    async def remove_pinhole(self) -> None:
+        self.ipv6 = None
+
+    async def add_pinhole(self, address: ipaddress.IPv6Address, port: int) -> Hole | None:
+        self.ipv6 = Hole(address, port)
+        return self.ipv6
+
 
 @dataclass
 class FakeRouter:

@@ -227,6 +227,23 @@ async def test_pcp_taken_ports_refusals_and_a_nat_pmp_only_router(
         await PcpRouter(ASK, ROUTER).map(3600)
 
 
+async def test_a_pcp_removal_the_router_refuses_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A MAP of lifetime 0 answered with an error (miniupnpd 2.3, for a pinhole PCP
+    renewed: not authorized) is a refusal, never a silent success: the mapping stays
+    until its lease ends, and the caller says so."""
+
+    def refuse_removal(request: bytes) -> bytes:
+        removal = struct.unpack_from("!I", request, 4)[0] == 0
+        return _pcp_answer(request, 2 if removal else 0, 443)
+
+    _udp(monkeypatch, refuse_removal)
+    router = PcpRouter(ASK, ROUTER)
+    await router.map(3600)
+    with pytest.raises(RouterRefusedError, match=r"would not remove the mapping \(not authorized"):
+        await router.unmap()
+    await router.unmap()  # asked once: nothing more to remove
+
+
 async def test_a_mapping_granted_for_no_time_is_a_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
     def no_time(request: bytes) -> bytes:
         answer = bytearray(_pcp_answer(request, 0, 443))
