@@ -6,15 +6,18 @@ Run from the repository root (needs the system's Chromium: apt-get install chrom
 
 Against a real ``war-server`` child on loopback, in headless Chromium driven by Playwright:
 
-1. **Transfer**: every byte of the page as the browser loads it (HTML, CSS, our modules,
-   the vendored msgpack library, the icon, the manifest), uncompressed, as served; then
-   what an invitation adds (the QR code's module and the vendored lean-qr encoder, loaded only
-   when one is shown). Budget: 200 KiB for both together (sounds are made in the page:
-   no files), and for all three where the page is no secure context (plain http from a
-   LAN address, the family's usual table): sitting down there also loads the fallback
-   SHA-256 (``js/sha256.js`` and the vendored fast-sha256) for the seed's commitment. On
-   loopback the page is a secure context and hashes with ``crypto.subtle``, so the bench
-   imports the fallback itself to weigh it.
+1. **Transfer**: every byte of the page as the browser loads it, uncompressed, as served,
+   by the browser's language, where it loads the most: a page that is no secure context
+   (plain http from a LAN address, the family's usual table: the browser reaches the
+   server by a home name, ``LAN_NAME``, which it maps to loopback, so its origin is no
+   secure context as a LAN address's is not, and no packet leaves the machine), opened
+   from a players' link (it preloads the look-up and the fair deal's module), whose
+   player sits down (the fallback SHA-256, ``js/sha256.js`` and the vendored fast-sha256,
+   hashes the seed's commitment without ``crypto.subtle``) at a table of three that
+   still invites (the QR code's module and the vendored lean-qr encoder). Then the start
+   page alone, over the same address. Budget: 200 KiB where it loads the most (sounds
+   are made in the page: no files); tests/server/adapters/test_web.py adds up the same
+   bytes.
 2. **First render**: ``--loads`` cold loads, each in a fresh browser context (no cache):
    navigation start to the first contentful paint, and to the ``table-ready`` mark the
    page sets once its scripts ran and the start screen is up. Budget: 500 ms.
@@ -89,71 +92,95 @@ def percentile(values: list[float], fraction: float) -> float:
 LOCALES = ("es-ES", "fr-FR", "de-DE", "pl-PL")
 """The other languages of the catalogs (the first load above is in English)."""
 
+LAN_NAME = "war.home.arpa"
+"""The home name the browser reaches the server by for the transfer (``--allowed-hosts``):
+Chromium maps it to loopback (``--host-resolver-rules``); its origin is no secure context."""
 
-FALLBACK = """
-async () => {
-  const base = document.querySelector('script[type="module"]').src.replace(/js\\/main\\.js$/, "");
-  await import(`${base}js/sha256.js`);
-}
-"""
-"""What a page that is no secure context loads when a player sits down (fair.js)."""
+
+PRELOADED = """() => ["/js/lookup.js", "/js/fair.js"].every((name) =>
+  performance.getEntriesByType("resource").some((e) => e.name.endsWith(name)))"""
+"""Whether what a players' link preloads (js/address.js ``JOIN_NEEDS``) came."""
+BROWSER_ARGS = [*ARGS, f"--host-resolver-rules=MAP {LAN_NAME} 127.0.0.1"]
+"""Chromium's flags for the bench: `LAN_NAME` goes to loopback."""
 
 
 @dataclass(frozen=True, slots=True)
 class Transfer:
-    """Bytes of every response, by path: the first load, what an invitation adds, and
-    what sitting down adds where the page is no secure context (the fallback SHA-256)."""
+    """Bytes of every response, by path: the start page's first load, then a players'
+    link's page on the home network, before sitting down (what it preloads included) and
+    what sitting down at a table that still invites adds."""
 
+    start: dict[str, int]
     first: dict[str, int]
-    invitation: dict[str, int]
-    fallback: dict[str, int]
+    seated: dict[str, int]
 
     @property
     def total(self) -> int:
-        """The first load."""
+        """The players' link's page before sitting down."""
         return sum(self.first.values())
 
     @property
-    def together(self) -> int:
-        """The first load and an invitation (a secure context)."""
-        return self.total + sum(self.invitation.values())
-
-    @property
-    def insecure(self) -> int:
-        """All three: the page as a phone on the home network loads it."""
-        return self.together + sum(self.fallback.values())
+    def heaviest(self) -> int:
+        """Everything the players' link's page loads, seated at a table that invites."""
+        return self.total + sum(self.seated.values())
 
 
-async def transfer(browser: Browser, url: str, locale: str = "en-GB") -> Transfer:
-    """Bytes of every response the page loads, by path, for a browser that prefers
-    ``locale``: the first load, then what an invitation adds, then the fallback SHA-256."""
-    context = await browser.new_context(viewport=PHONE, locale=locale)
-    page = await context.new_page()
+async def _weighed(page: Any, origin: str) -> tuple[dict[str, int], list[Any]]:
+    """Record the bytes of every response ``page`` gets, by path; the dict and the list of
+    pending reads (gather them before reading the dict)."""
     sizes: dict[str, int] = {}
     bodies: list[Any] = []
 
     async def record(response: Any) -> None:
         body = await response.body()
-        sizes[response.url.removeprefix(url.rstrip("/"))] = len(body)
+        sizes[response.url.removeprefix(origin)] = len(body)
 
     page.on("response", lambda response: bodies.append(asyncio.ensure_future(record(response))))
-    await page.goto(url, wait_until="load")
-    await page.wait_for_function("() => performance.getEntriesByName('table-ready').length > 0")
+    return sizes, bodies
+
+
+async def transfer(browser: Browser, url: str, locale: str = "en-GB") -> Transfer:
+    """Bytes of every response the page loads, by path, for a browser that prefers
+    ``locale``, over ``LAN_NAME``: the start page; then a players' link of a room for three
+    (made on loopback), before and after its player sits down."""
+    port = url.rstrip("/").rsplit(":", 1)[1]
+    origin = f"http://{LAN_NAME}:{port}"
+    ready = "() => performance.getEntriesByName('table-ready').length > 0"
+    context = await browser.new_context(viewport=PHONE, locale=locale)
+    page = await context.new_page()
+    sizes, bodies = await _weighed(page, origin)
+    await page.goto(origin + "/", wait_until="load")
+    await page.wait_for_function(ready)
+    await asyncio.gather(*bodies)
+    start = dict(sizes)
+    await context.close()
+    host = await browser.new_context(viewport=PHONE)
+    hosting = await host.new_page()
+    await hosting.goto(url)
+    await hosting.fill("#start-name", "Bench")
+    await hosting.click("summary[data-t='page.create']")
+    await hosting.check("#create-form input[name=players][value='3']")
+    await hosting.click("#create-form button[type=submit]")
+    await hosting.locator("#qr svg").wait_for()
+    link = await hosting.locator("#join-link").inner_text()
+    context = await browser.new_context(viewport=PHONE, locale=locale)
+    page = await context.new_page()
+    sizes, bodies = await _weighed(page, origin)
+    await page.goto(f"{origin}/#{link.split('#', 1)[1]}", wait_until="load")
+    await page.wait_for_function(ready)
+    await page.wait_for_function(PRELOADED)  # what a players' link preloads came
     await asyncio.gather(*bodies)
     first = dict(sizes)
-    # An invitation: a room for three waits for players and shows its QR code.
-    await page.fill("#start-name", "Bench")
-    await page.click("summary[data-t='page.create']")
-    await page.check("#create-form input[name=players][value='3']")
-    await page.click("#create-form button[type=submit]")
+    await page.fill("#invite-name", "Relative")
+    await page.click("#invite-form button[type=submit]")
     await page.locator("#qr svg").wait_for()
     await asyncio.gather(*bodies)
-    invitation = {path: size for path, size in sizes.items() if path not in first}
-    await page.evaluate(FALLBACK)
-    await asyncio.gather(*bodies)
+    if await page.evaluate("isSecureContext"):
+        raise RuntimeError(f"{origin} is a secure context: the fallback would not be weighed")
+    seated = {path: size for path, size in sizes.items() if path not in first}
     await context.close()
-    fallback = {path: size for path, size in sizes.items() if path not in first | invitation}
-    return Transfer(first, invitation, fallback)
+    await host.close()
+    return Transfer(start, first, seated)
 
 
 async def first_render(browser: Browser, url: str, loads: int) -> tuple[list[float], list[float]]:
@@ -302,7 +329,8 @@ async def serving(exe: str | None, page: str | None) -> AsyncIterator[str]:
     """A fresh ``war-server`` (its own store) serving this page or ``page``'s; its URL."""
     with tempfile.TemporaryDirectory() as folder:
         env = {} if page is None else page_env(page, Path(folder) / "page")
-        spec = war_server_spec(Path(folder) / "bench.sqlite3", exe=exe, env=env)
+        extra = ("--allowed-hosts", LAN_NAME)
+        spec = war_server_spec(Path(folder) / "bench.sqlite3", exe=exe, env=env, extra=extra)
         async with ServerProcess(spec) as server:
             yield f"http://127.0.0.1:{server.port}/"
 
@@ -313,7 +341,7 @@ async def run(
     served = WebFiles.load().page_bytes
     page = variant.page
     async with serving(exe, page) as url, async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=BROWSER_ARGS)
         english = await transfer(browser, url)
         languages = {"en-GB": english}
         for locale in LOCALES:  # each loads its own catalog, the rest is the same
@@ -322,40 +350,37 @@ async def run(
         following = await event_to_table(browser, url, events, trace, variant)
         version = browser.version
         await browser.close()
-    total, sizes, invitation = english.total, english.first, english.invitation
-    ours = sum(size for path, size in sizes.items() if "/vendor/" not in path)
-    extra = sum(invitation.values())
-    qr = sum(size for path, size in invitation.items() if "/vendor/" in path)
-    both = english.together
-    fallback = sum(english.fallback.values())
-    sha = sum(size for path, size in english.fallback.items() if "/vendor/" in path)
+    start = english.start
+    ours = sum(size for path, size in start.items() if "/vendor/" not in path)
+    total = sum(start.values())
     print(f"Chromium {version}, loopback, a {PHONE['width']}x{PHONE['height']} viewport")
     print(f"the page minified by {MINIFIER} as served")
     if page is not None:
         print(f"the page of {page}, served by this checkout's war-server")
     print(
-        f"first load: {total / 1024:.1f} KiB in {len(sizes)} files (ours {ours / 1024:.1f} KiB,"
-        f" vendored msgpack {(total - ours) / 1024:.1f} KiB)"
+        f"start page over http://{LAN_NAME} (no secure context), first load:"
+        f" {total / 1024:.1f} KiB in {len(start)} files (ours {ours / 1024:.1f} KiB, vendored"
+        f" msgpack {(total - ours) / 1024:.1f} KiB; every file served: {served / 1024:.1f} KiB)"
     )
     print(
-        f"an invitation adds {extra / 1024:.1f} KiB in {len(invitation)} files (vendored lean-qr"
-        f" {qr / 1024:.1f} KiB); together {both / 1024:.1f} KiB (every file served:"
-        f" {served / 1024:.1f} KiB) — budget {PAGE_BUDGET // 1024} KiB:"
-        f" {'ok' if both <= PAGE_BUDGET else 'OVER'}"
+        "by the browser's language: "
+        + ", ".join(
+            f"{locale} {sum(t.start.values()) / 1024:.1f} KiB" for locale, t in languages.items()
+        )
     )
+    seated = english.seated
     print(
-        "together, by the browser's language: "
-        + ", ".join(f"{locale} {t.together / 1024:.1f} KiB" for locale, t in languages.items())
-        + f" — budget {PAGE_BUDGET // 1024} KiB:"
-        + f" {'ok' if max(t.together for t in languages.values()) <= PAGE_BUDGET else 'OVER'}"
+        f"a players' link there: {english.total / 1024:.1f} KiB in {len(english.first)} files"
+        f" before sitting down; sitting down at a table that invites adds"
+        f" {sum(seated.values()) / 1024:.1f} KiB in {len(seated)} files"
+        f" ({', '.join(sorted(path.rsplit('/', 1)[1] for path in seated))})"
     )
+    heaviest = max(t.heaviest for t in languages.values())
     print(
-        f"no secure context (plain http from a LAN address), sitting down adds"
-        f" {fallback / 1024:.1f} KiB in {len(english.fallback)} files (vendored fast-sha256"
-        f" {sha / 1024:.1f} KiB); with it, by the browser's language: "
-        + ", ".join(f"{locale} {t.insecure / 1024:.1f} KiB" for locale, t in languages.items())
-        + f" — budget {PAGE_BUDGET // 1024} KiB:"
-        + f" {'ok' if max(t.insecure for t in languages.values()) <= PAGE_BUDGET else 'OVER'}"
+        "where it loads the most, by the browser's language: "
+        + ", ".join(f"{locale} {t.heaviest / 1024:.1f} KiB" for locale, t in languages.items())
+        + f" — budget {PAGE_BUDGET // 1024} KiB: {'ok' if heaviest < PAGE_BUDGET else 'OVER'},"
+        + f" {(PAGE_BUDGET - heaviest) / 1024:.1f} KiB to spare in the heaviest"
     )
     for label, values in (("first contentful paint", paints), ("table-ready", ready)):
         print(
@@ -462,7 +487,9 @@ async def one_run(variant: Variant, loads: int, events: int, exe: str | None) ->
     with tempfile.TemporaryDirectory() as folder:
         trace = Path(folder) / "trace.json"
         async with serving(exe, variant.page) as url, async_playwright() as playwright:
-            browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+            browser = await playwright.chromium.launch(
+                executable_path=str(CHROMIUM), args=BROWSER_ARGS
+            )
             paints, ready = await first_render(browser, url, loads)
             following = await event_to_table(browser, url, events, trace, variant)
             await browser.close()

@@ -7,7 +7,9 @@ new deal, ``d``: replay this deal, ``s``: the score and where the game stands,
 ``rules``: the rules in force, ``say TEXT``: a message to the table, ``react NAME``: a
 reaction, ``q`` twice: leave, anything else: the list), a spectator ``say``, ``react``,
 ``s`` and ``rules``; the first time the game waits for the player it says how to turn
-over ("Press enter to turn over.").
+over ("Press enter to turn over."), and a welcome into a war that waits for its face-down
+cards (after the server's restart) says the war and what it waits for, as the TUI and the
+page show them.
 ``--json`` writes every server message received, decoded, as one JSON object per line
 (the seat's secret token is replaced by ``"<hidden>"``); notices go to stderr so stdout
 stays pure JSON.
@@ -42,7 +44,7 @@ from client.jsonline import HIDDEN, message_json
 from client.net.connection import Ended, Link, Notice, Received, Reconnecting
 from client.net.intents import for_key, set_auto
 from client.state.view import ViewState
-from client.words.catalog import Number, Said, said
+from client.words.catalog import Number, Said, War, said
 from client.words.countdown import Countdown, clock_text, follow, warning
 from client.words.language import Viewer
 from client.words.links import link_lines, local_warning, refusal_line, shared_page
@@ -50,7 +52,7 @@ from client.words.reasons import unreachable_key
 from client.words.seats import PLAIN_HINT, answer, asked_now
 from client.words.sentences import describe, rules_sentence, score, status, votes_sentence
 from client.words.talk import evening_score, react_intent, say_intent
-from client.words.who import named
+from client.words.who import named, persons
 from protocol import (
     AutoPlay,
     ClientMessage,
@@ -174,6 +176,7 @@ class LineRenderer:
             self._how_to_turn_over()
             self._set_alarm(now)
         if isinstance(message, Welcome):
+            self._war_waiting()
             self._share(before, view)
             self._start_reader()
         ended = isinstance(message, GameOver) or (
@@ -264,6 +267,22 @@ class LineRenderer:
             self._notice(self.words.say(line))
         if (warning := local_warning(self.page, view.addresses)) is not None:
             self._notice(self.words.say(warning))
+
+    def _war_waiting(self) -> None:
+        """At a welcome into a war that waits for its face-down cards (the connection came
+        back after the server restarted, or a spectator came in then): what the TUI and
+        the page show of it, the war and who is in it, then what the game waits for
+        (for a player who types: "War! Press enter to lay 1 card face down and turn one
+        up."). The war's own line was said when it was declared, maybe to a connection
+        before the restart."""
+        view = self.view
+        if self.json_lines or view.phase is not RoomPhase.PLAYING or not view.war_depth:
+            return
+        me = view.my_seat
+        fighters = persons(view, view.war_seats, me)
+        self._say(self.words.text("table.war_between", war=War(view.war_depth), names=fighters))
+        if me is None or self.commands is not None:
+            self._say(status(view, me, words=self.words, plain=True))
 
     def _how_to_turn_over(self) -> None:
         """The first time the game waits for a player who types commands, out of a war

@@ -202,6 +202,21 @@ def test_french_spaces_its_punctuation_as_french_does() -> None:
             assert not re.search(r"\w[;!?]", text), (key, text)
 
 
+@pytest.mark.parametrize("tag", LANGUAGES)
+def test_the_fingerprint_line_is_one_sentence_the_page_says_alike(tag: str) -> None:
+    """The fair deal's fingerprint line (``fair.fingerprint``: war-client's ``--plain`` and
+    its TUI) ends as a sentence does, and says after the fingerprint what the page's
+    line (``fair.page_fingerprint``, js/fairview.js) says, word for word."""
+    said = dict(messages(tag))
+    plain, page = said["fair.fingerprint"], said["fair.page_fingerprint"]
+    assert plain.endswith(".") and page.endswith("."), (plain, page)
+
+    def after(text: str) -> str:
+        return text.split("{print}", 1)[1].lstrip(" \u202f:;—–-")
+
+    assert after(plain) == after(page), (plain, page)
+
+
 def _texts(pattern: Any) -> Iterator[str]:
     if isinstance(pattern, str):
         yield pattern

@@ -7,12 +7,14 @@ import io
 import json
 
 import msgpack
+import pytest
 
 from client.lines import HIDDEN, LineRenderer, Streams, message_json
 from client.net.connection import Ended, Notice, Reconnecting
-from client.words.catalog import catalog, said
+from client.words.catalog import Count, War, catalog, said
 from client.words.language import Viewer
 from client.words.reasons import REFUSED, RESET, TRY_WSS
+from client.words.who import persons
 from protocol import (
     AutoPlay,
     GameStarted,
@@ -23,7 +25,11 @@ from protocol import (
     Rematch,
     RematchDeal,
     RematchVoted,
+    RoomPhase,
+    RoomState,
+    RulesSpec,
     Say,
+    SeatState,
     SetAutoPlay,
     VoteFinish,
     Welcome,
@@ -334,6 +340,74 @@ async def test_a_plain_player_is_told_how_to_turn_over_and_q_asks_first() -> Non
     assert link.sent == [Leave()]
     link.event(Ended(True, said("close.left")))
     assert await asyncio.wait_for(task, TIMEOUT) == 0
+
+
+def _welcome_in_a_war(me: int | None, seq: int) -> Welcome:
+    """The welcome of a connection that comes back after the server's restart while a war
+    of two waits for both players' face-down cards (round 12, one card face down)."""
+    seats = tuple(
+        SeatState(seat=s, name=name, connected=True, count=count)
+        for s, (name, count) in enumerate((("Ann", 20), ("Ben", 30)))
+    )
+    state = RoomState(
+        room="r8k2",
+        phase=RoomPhase.PLAYING,
+        rules=RulesSpec(),
+        seats=seats,
+        step=12,
+        round=11,
+        war_depth=1,
+        war_seats=(0, 1),
+        waiting_for=(0, 1),
+    )
+    token = None if me is None else "t" * 20
+    return Welcome(seq=seq, seat=me, token=token, watch_code="9HWT-2CBN", state=state)
+
+
+@pytest.mark.parametrize("tag", ["en", "es", "fr", "de", "pl"])
+async def test_a_plain_player_back_after_a_restart_is_told_the_war_waits_for_its_cards(
+    tag: str,
+) -> None:
+    # what the TUI and the page show after the restart: the war and who is in it, and
+    # that it waits for this player's face-down cards (their status line), in every language
+    words = catalog(tag, strict=True)
+    link = FakeLink()
+    out = io.StringIO()
+    renderer = LineRenderer(
+        link, Streams(out, io.StringIO()), json_lines=False, viewer=Viewer(words)
+    )
+    renderer.commands = asyncio.StreamReader()
+    link.push(recorded().messages[0])
+    link.event(Reconnecting(1, 0.5, said("close.reason", code=1012)))
+    link.push(_welcome_in_a_war(0, 40))
+    task = asyncio.create_task(renderer.run())
+    await link.drained()
+    lines = out.getvalue().splitlines()
+    back = lines[lines.index(words.text("said.game_on", round=12)) + 1 :][-2:]
+    war = words.text("table.war_between", war=War(1), names=persons(link.view, (0, 1), 0))
+    cards = Count("card", 1)
+    turn = said("status.war_turn", input="typed", lay="down", war=War(1), cards=cards)
+    assert back == [war, words.say(turn)]
+    if tag == "en":
+        assert back == [
+            "War between you and Ben!",
+            "War! Press enter to lay 1 card face down and turn one up.",
+        ]
+    link.event(Ended(True, said("close.left")))
+    await asyncio.wait_for(task, TIMEOUT)
+
+
+async def test_a_spectator_back_in_a_war_is_told_whom_it_waits_for() -> None:
+    link = FakeLink()
+    link.push(recorded(me=None).messages[0])
+    link.push(_welcome_in_a_war(None, 40))
+    link.event(Ended(True, said("close.left")))
+    _, out, _ = await render(link)
+    lines = out.splitlines()
+    assert lines[lines.index("The game is on: round 12.") + 1 :][-2:] == [
+        "War between Ann and Ben!",
+        "Waiting for Ann and Ben.",
+    ]
 
 
 async def test_a_plain_spectator_talks_from_stdin_and_still_ends_after_game_over() -> None:

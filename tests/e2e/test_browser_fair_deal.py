@@ -85,7 +85,7 @@ async def test_two_pages_and_war_client_plain_each_check_the_deal(
         await ben.assert_clean()
     assert "Fair deal: checked." in cy.out
     assert cy.out.index(
-        f"Fair deal fingerprint: {fingerprint} (everyone at the table should see the same)"
+        f"Fair deal fingerprint: {fingerprint} — everyone at the table should see the same."
     ) < cy.out.index("Fair deal: checked.")
     record = tmp_path / "recorder.jsonl"
     record.write_text("\n".join(recorder.out) + "\n", encoding="utf-8")

@@ -1,10 +1,11 @@
 """The page's first load as Chromium makes it, a relative's who opens an invitation and
 sits down: every module the page loads on the way is one it names, preloaded
-(``modulepreload``, the static import graph) or prefetched (``prefetch``, what those
-import dynamically: the fair deal's modules, the invitation's look-up), none found only
-once the module that imports it arrived; a prefetched module is fetched once, the import
-that needs it finds it in the cache; the files come over kept-alive connections, not
-one each; the text files gzipped.
+(``modulepreload``: the static import graph the server names, and what a players' link
+will need, which the page adds as it starts: the fair deal's module, the invitation's
+look-up, js/address.js ``JOIN_NEEDS``), none found only once the module that imports it
+arrived; each is fetched once, the import that needs it finds it loaded; the files come
+over kept-alive connections, not one each; the text files gzipped. The start page, no
+players' link, names neither.
 
 The server's own test (tests/server/adapters/test_web.py) checks the graph reader on
 made-up modules; this one holds it to the real page, whatever modules it gains.
@@ -72,7 +73,7 @@ async def test_the_way_to_the_table_loads_only_named_modules(server: ServerProce
         await ben.page.wait_for_load_state("load")
         preloaded = await ben.page.evaluate(NAMED, "modulepreload")
         prefetched = await ben.page.evaluate(NAMED, "prefetch")
-        await ben.page.wait_for_function(FETCHED, arg=prefetched)
+        await ben.page.wait_for_function(FETCHED, arg=preloaded)
         await ben.page.fill("#invite-name", "Ben")
         await ben.page.click("#invite-form button[type=submit]")
         await expect(ben.page.locator(".seat.me")).to_be_visible()
@@ -80,13 +81,17 @@ async def test_the_way_to_the_table_loads_only_named_modules(server: ServerProce
         classic = set(await ben.page.evaluate(CLASSIC))
         loaded = await ben.page.evaluate(LOADED)
         modules = {f["path"] for f in loaded if f["path"].endswith((".js", ".mjs"))} - classic
-        assert len(preloaded) == len(set(preloaded)) > 10 and not set(preloaded) & set(prefetched)
+        assert len(preloaded) == len(set(preloaded)) > 10 and prefetched == []
         assert any(path.endswith("/js/main.js") for path in preloaded)
-        assert any(path.endswith("/js/fair.js") for path in prefetched)
-        # none found late, none spare; but what fair.js imports as the game starts, the
-        # fingerprint's modules and fairview.js (docs/performance.md, "The weight, file by
-        # file")
-        late = ("/js/fingerprint.js", "/js/engine/rules.js", "/js/fairview.js")
+        assert any(path.endswith("/js/fair.js") for path in preloaded)
+        assert any(path.endswith("/js/lookup.js") for path in preloaded)
+        named = await grandma.page.evaluate(NAMED, "modulepreload")
+        assert not any(path.endswith(("/js/fair.js", "/js/lookup.js")) for path in named)
+        # none found late, none spare; but what comes as the game starts: what fair.js
+        # imports, the fingerprint's modules and fairview.js (docs/performance.md, "The
+        # weight, file by file"), and the table's sounds (alive.js, "Weighed where the page
+        # loads the most")
+        late = ("/js/fingerprint.js", "/js/engine/rules.js", "/js/fairview.js", "/js/alive.js")
         pinned = {p for p in modules if p.endswith(late)}
         assert any(p.endswith("/js/fingerprint.js") for p in pinned)  # the game did start
         assert modules - pinned == set(preloaded) | set(prefetched)

@@ -1,7 +1,9 @@
 // A table that feels alive: short sounds made in the page, a buzz on a war, the screen
-// kept awake while a game is on (README.md).
+// kept awake while a game is on (README.md). Imported with a game, or with the first talk
+// line's ding (page.js `quietAlive`): a waiting room has nothing else to hear.
 
-const SOUND_KEY = "war.sound";
+import { rememberSound, soundOn } from "./page.js";
+
 const NAP_MS = 3000; // the longest sound lasts 0.45 s
 
 // Each sound as notes: [frequency (Hz), start (s), length (s), wave, volume, frequency at
@@ -70,16 +72,12 @@ export class Alive {
     this.lock = null;
     this.wantLock = false;
     this.refused = false; // asked and refused: not again until the page is shown again
-    let stored = null;
-    try {
-      stored = storage?.getItem(SOUND_KEY) ?? null;
-    } catch {
-      stored = null; // storage refused: sound on, not remembered
-    }
-    this.on = stored !== "off";
+    this.on = soundOn(storage);
     const unlock = () => this.unlock();
     win.addEventListener("pointerdown", unlock, true);
     win.addEventListener("keydown", unlock, true);
+    // made after the player touched the page (it comes with a game: main.js): sound may play
+    if (win.navigator?.userActivation?.hasBeenActive) this.unlock();
     win.document.addEventListener("visibilitychange", () => {
       this.refused = false;
       this.awake(this.wantLock);
@@ -90,11 +88,7 @@ export class Alive {
   /** Turn sounds (and the buzz) on or off, remembered. */
   setSound(on) {
     this.on = on;
-    try {
-      this.storage?.setItem(SOUND_KEY, on ? "on" : "off");
-    } catch {
-      // a private window: the choice lasts this visit
-    }
+    rememberSound(this.storage, on);
   }
 
   unlock() {

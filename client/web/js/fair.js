@@ -9,13 +9,12 @@
 // has it (a secure context), else by the vendored SHA-256 (./sha256.js, 6 KiB), imported
 // when the player sits down.
 
-import { said } from "./catalog.js";
 import { mine as mySeat, myTurn, seatPerson } from "./view.js";
 
 /** What the table shows of a fair deal (fairview.js), imported when a game is on
  * (session.js, `held`), with the fingerprint (ready before the game is pinned): from here,
- * not from a module of the first load, so that the page does not prefetch them with the
- * first load (server.adapters.web.files, `_next`). */
+ * not from a module of the first load, so that a page preloading fair.js (a players' link:
+ * address.js, `JOIN_NEEDS`) does not bring them: a modulepreload follows static imports. */
 export const loadView = () => Promise.all([import("./fairview.js"), import("./fingerprint.js")]).then(([view]) => view);
 
 const SEED_BYTES = 32;
@@ -28,7 +27,7 @@ const toHex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0"
 /** A fresh secret seed, as 64 hex digits (crypto.getRandomValues: in every context). */
 export const newSeed = () => toHex(globalThis.crypto.getRandomValues(new Uint8Array(SEED_BYTES)));
 
-const fromHex = (hex) => Uint8Array.from(hex.match(/../g), (pair) => parseInt(pair, 16));
+export const fromHex = (hex) => Uint8Array.from(hex.match(/../g), (pair) => parseInt(pair, 16));
 
 /** SHA-256 of bytes: crypto.subtle where the page has it (a secure context), else the
  * vendored one, imported then. */
@@ -463,11 +462,9 @@ export class Fair {
     if (seed !== undefined) game.mySeedCommitment = await commitment(seed);
   }
 
-  // The check's result, failed now: what differs from what was pinned.
+  // The check's result, failed now: what differs from what was pinned (faircheck.js).
   async failed(game) {
-    const [{ checkSaid }] = await Promise.all([import("./fairwords.js")]);
-    const problem = checkSaid(game.broken, this.names);
-    return { game: game.number, fingerprint: game.print, ok: false, chosen: game.shown_deal != null, problem, proved: [] };
+    return (await import("./faircheck.js")).failed(this, game);
   }
 
   /** The record of the current (or last) game so far, one server message a line, after
@@ -476,49 +473,10 @@ export class Fair {
     return `${this.lines.join("\n")}\n`;
   }
 
+  /** The check at game over (faircheck.js, imported then with the engine's checks: never
+   * with the first load). */
   async over(message) {
-    const game = this.game;
-    if (game.broken) return this.failed(game);
-    const end = { step: message.step, winner: message.winner, termination: message.termination, counts: message.counts, ...message.summary, standings: message.standings ?? [] };
-    const shown = { flips: game.flips, takes: game.takes, laid: game.laid, wars: game.wars, outs: game.outs, whole: seenWhole(game), end };
-    const [{ checkFairDeal }, { checkReplay }, { checkSaid }] = await Promise.all([
-      import("./engine/fairness.js"),
-      import("./engine/check.js"),
-      import("./fairwords.js"),
-    ]);
-    const names = this.names;
-    const words = (found) => checkSaid(found, names);
-    const rules = game.rules ?? this.rules;
-    const finish = (result) => ({ game: game.number, fingerprint: game.print, ...result });
-    if (game.shown_deal !== null && game.shown_deal !== undefined) {
-      const replay = checkReplay(rules, game.shown_deal, shown);
-      const problem = replay.mismatch === null ? null : words(replay.mismatch);
-      return finish({ ok: problem === null, chosen: true, problem, proved: [] });
-    }
-    if (!game.deal_commitment) return finish({ ok: null, chosen: false, problem: said("fair.no_commitment"), proved: [] });
-    if (!message.fairness) return finish({ ok: false, chosen: false, problem: said("fair.no_seeds"), proved: [] });
-    const claim = {
-      rules,
-      deal_commitment: game.deal_commitment,
-      server_seed: message.fairness.server_seed,
-      seeds: message.fairness.seeds,
-      deal: message.summary.deal,
-      seed_commitments: game.seed_commitments,
-    };
-    const seed = this.seeds.get(game.number);
-    // my seed is looked for where the table was shown my commitment at the start (a seat
-    // taken over on another device holds the old device's: nothing of mine to find)
-    if (seed !== undefined && game.mySeedCommitment === null) await this.mine();
-    const pinnedMine = this.seat !== null ? (game.seed_commitments?.[this.seat] ?? null) : null;
-    const mineShown = seed !== undefined && pinnedMine !== null && pinnedMine === game.mySeedCommitment;
-    const mine = mineShown || game.accepted ? { seat: this.seat, seed: fromHex(seed) } : {};
-    const result = checkFairDeal(claim, shown, mine);
-    const proved = result.reveal.proved.map(words);
-    let problem = result.reveal.problem === null || result.reveal.problem === undefined ? null : words(result.reveal.problem);
-    if (result.replay !== null) {
-      if (result.replay.mismatch === null) proved.push(said("fair.every_card"));
-      else problem = words(result.replay.mismatch);
-    }
-    return finish({ ok: result.ok, chosen: false, problem, proved });
+    const game = this.game; // this game's, whatever comes while the check loads
+    return (await import("./faircheck.js")).over(this, game, message);
   }
 }

@@ -1,7 +1,7 @@
 // The page's entry (README.md, "The page"): fetches the viewer's words, makes the table's
 // parts, and wires the buttons, forms, keys and the connection's events to the modules.
 
-import { Alive } from "./alive.js";
+import { preloadNext } from "./address.js";
 import { act, disarmLeave, keyDown, leave, soundButton, turn } from "./controls.js";
 import { ended } from "./ending.js";
 import { acceptInvite, createRoom, formChanged, joinWithCode, playTheComputer, watchInstead } from "./forms.js";
@@ -9,7 +9,7 @@ import { InputKind, releaseFocusAfterPointer } from "./input.js";
 import { finish, rematch, setAuto } from "./intents.js";
 import { Invitation } from "./invite.js";
 import { NO_WORDS, choose, load, more, remember, remembered, speakPage } from "./lang.js";
-import { $, newPage, storage } from "./page.js";
+import { $, loadGameStyle, newPage, quietAlive, storage } from "./page.js";
 import { Table } from "./render.js";
 import { held, received, redraw, saidNow, whenHeard } from "./session.js";
 import { continueAs, home, route, switchSeat } from "./sitdown.js";
@@ -18,6 +18,7 @@ import { SeatQuestion, SharedComputer, answer } from "./takeover.js";
 import { TalkBar } from "./talkbar.js";
 
 const doc = document;
+preloadNext(doc, location.hash); // a players' link: what "Sit down" needs, beside the catalog
 const seats = new SeatStore();
 // The viewer's words: the picked language, else the browser's (lang.js); fetched first.
 const words = await load(choose(remembered(storage()), globalThis.navigator?.languages ?? []));
@@ -31,7 +32,9 @@ const motion = globalThis.matchMedia?.("(prefers-reduced-motion: reduce)");
 page.invitation = new Invitation(doc);
 page.table = new Table(doc, { reducedMotion: () => Boolean(motion?.matches), invitation: page.invitation, words });
 page.input = new InputKind(globalThis, () => page.connection !== null && redraw(page));
-page.alive = new Alive(globalThis, storage());
+page.alive = quietAlive(page, { win: globalThis, storage: storage(), load: () => import("./alive.js") }); // with a game
+page.styled = false; // game.css comes with a game too
+page.loadStyle = () => loadGameStyle(doc).then(() => (page.styled = true));
 page.seatQuestion = new SeatQuestion(doc, (allow) => act(page, answer(page.view, allow)), words);
 page.sharedComputer = new SharedComputer(doc, words, { onContinue: (name) => continueAs(page, name), onSwitch: () => switchSeat(page) });
 page.talk = new TalkBar(doc, {

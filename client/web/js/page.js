@@ -46,3 +46,76 @@ export function newPage(doc, words, seats) {
     hear: null,
   };
 }
+
+const SOUND_KEY = "war.sound";
+
+/** Whether the sound is on, as remembered in `storage` (localStorage; on when refused). */
+export function soundOn(storage) {
+  try {
+    return storage?.getItem(SOUND_KEY) !== "off";
+  } catch {
+    return true; // storage refused: sound on, not remembered
+  }
+}
+
+/** Remember the sound switch in `storage` (for this visit only where the browser refuses). */
+export function rememberSound(storage, on) {
+  try {
+    storage?.setItem(SOUND_KEY, on ? "on" : "off");
+  } catch {
+    // a private window: the choice lasts this visit
+  }
+}
+
+/** The table's sounds and its screen kept awake (alive.js, `Alive`) before they come: the
+ * sound switch alone (nothing to hear in a waiting room), and `load`, which imports
+ * alive.js once (`load` given: `() => import("./alive.js")`) and puts its `Alive` for
+ * `win` in the page's `alive` (session.js, `held`: with a game; or the first talk line's ding),
+ * on as the switch is. */
+export function quietAlive(page, { win, storage, load }) {
+  let loading = null;
+  return {
+    on: soundOn(storage),
+    setSound(on) {
+      this.on = on;
+      rememberSound(storage, on);
+    },
+    hear() {},
+    awake() {},
+    ding() {
+      this.load?.().then((alive) => alive?.ding());
+    },
+    load() {
+      loading ??= load()
+        .then(({ Alive }) => {
+          const alive = new Alive(win, storage);
+          alive.on = this.on;
+          page.alive = alive;
+          return alive;
+        })
+        .catch(() => {
+          this.load = null; // could not be had: the table stays quiet, nothing waits for it
+          return null;
+        });
+      return loading;
+    },
+  };
+}
+
+let gameStyle = null;
+
+/** The table's game styles (game.css: the cards, a war, the game over, a seat request, the
+ * fair deal), added to `doc` once, with a game (session.js, `held`): a promise that
+ * resolves when they are in, or could not be had (the table is then drawn plainer). */
+export function loadGameStyle(doc) {
+  gameStyle ??= new Promise((resolve) => {
+    const link = doc.createElement("link");
+    link.rel = "stylesheet";
+    link.href = new URL("../game.css", import.meta.url).href;
+    link.addEventListener("load", resolve);
+    link.addEventListener("error", resolve);
+    doc.head.append(link);
+  });
+  return gameStyle;
+}
+

@@ -72,9 +72,10 @@ const NO_FAIR_VIEW = { follow: () => [], speak() {}, reset() {} }; // fairview.j
 
 /** Whether the connection's `event` waits (then it is kept, and heard when its turn comes):
  * from the first message of a game that is on or over (the view leaves "waiting"), every
- * event waits until the game's words (lang.js LATER.game) and what the table shows of a
- * fair deal (fairview.js) are in, or could not be had; a waiting room loads them only
- * once its last seat is taken. Events are heard in the order they came. */
+ * event waits until the game's words (lang.js LATER.game), what the table shows of a
+ * fair deal (fairview.js), its sounds (alive.js, page.js `quietAlive`) and its styles
+ * (game.css, page.js `loadGameStyle`) are in, or could not be had; a waiting room loads
+ * them only once its last seat is taken. Events are heard in the order they came. */
 export function held(page, event) {
   if (page.held !== null) {
     page.held.push(event);
@@ -87,17 +88,21 @@ export function held(page, event) {
     if (event.view.seats.length && !openSeats(event.view).length) {
       more(page.words, "game");
       if (page.fairView === null) page.loadFairView().catch(() => {});
+      page.alive?.load?.();
+      page.loadStyle?.();
     }
     return false;
   }
-  if (page.fairView !== null && settled(page.words, "game")) return false;
+  const ready = page.fairView !== null && settled(page.words, "game");
+  if (ready && !page.alive?.load && page.styled !== false) return false;
   const ticket = page.entered;
   const connection = page.connection;
   page.held = [event];
   let release;
   page.released = new Promise((resolve) => (release = resolve));
   const module = page.fairView === null ? page.loadFairView().catch(() => null) : null;
-  Promise.all([module, more(page.words, "game")]).then(([loaded]) => {
+  const waits = [module, more(page.words, "game"), page.alive?.load?.(), page.loadStyle?.()];
+  Promise.all(waits).then(([loaded]) => {
     if (ticket !== page.entered || connection !== page.connection) return release(); // left since
     if (page.fairView === null) {
       page.fairView = loaded === null ? NO_FAIR_VIEW : new loaded.FairView(page.doc, page.fair, page.words);

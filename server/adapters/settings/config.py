@@ -479,7 +479,12 @@ class Settings(EdgeSettings):
         Setting(help="seconds without a pong before a connection counts as dead", flag=False),
     )
     close_timeout: float = setting(
-        5.0, Setting(help="seconds to wait for a client's close frame on shutdown", flag=False)
+        5.0,
+        Setting(
+            help="seconds a closing handshake may take before the connection is aborted "
+            "(the server's, on shutdown too, or one the client's message began)",
+            flag=False,
+        ),
     )
     receive_rate: float = setting(
         RECEIVE_RATE,

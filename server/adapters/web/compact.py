@@ -18,7 +18,8 @@ the exported and property names are, so search for those.
 
 The message catalogs (``.json``) are data, not code: they are served as compact JSON (the
 same value, no whitespace between its tokens), a fifth lighter than as written, without
-the sections only the terminal client says (`TERMINAL_SECTIONS`: war-client reads the
+the sections and messages only the terminal client says (`TERMINAL_SECTIONS`,
+`TERMINAL_KEYS`: war-client reads the
 catalogs from the package, not from the server), without those the page fetches when it
 says them (`LATER_PARTS`, each part served as ``lang/<tag>.<part>.json``), and without the
 plural categories that say what ``other`` says (`_pruned`).
@@ -48,6 +49,7 @@ __all__ = [
     "LATER_PARTS",
     "LATER_SECTIONS",
     "MINIFIER",
+    "TERMINAL_KEYS",
     "TERMINAL_SECTIONS",
     "compact",
     "compact_all",
@@ -61,9 +63,19 @@ it never rewrites our code into syntax an older phone's browser lacks."""
 
 COMPACTED = frozenset({".html", ".css", ".js", ".json"})
 """What is compacted (vendored ``.mjs`` modules are not)."""
-TERMINAL_SECTIONS = ("tui", "plain", "score")
+TERMINAL_SECTIONS = ("tui", "plain", "score", "unreachable")
 """A catalog's sections of messages that only war-client says (the TUI's, ``--plain``'s, the
-count line of both)."""
+count line of both, and why connecting failed: a browser tells the page no reason, which
+says ``close.no_answer``)."""
+TERMINAL_KEYS: dict[str, tuple[str, ...]] = {
+    "close": ("state_file",),
+    "clock": ("left_said",),
+    "seat": ("open_title", "seated"),
+    "talk": ("no_reaction",),
+}
+"""The messages of a section the page shares that only war-client says: its state file's
+trouble, the time left said by ``s``, the TUI's seat titles and marks, a reaction it does
+not know (the page offers only its own buttons)."""
 IN_GAME: dict[str, tuple[str, ...]] = {
     "said": (
         "begins", "begins_deal", "beats", "card_stands", "dealt", "each", "finish_voted",
@@ -83,14 +95,21 @@ IN_GAME: dict[str, tuple[str, ...]] = {
     "clock": ("left", "less_than_minute", "one_minute", "up"),
     "keys": ("not_needed", "over", "ready_already", "voted_already"),
     "talk": ("draws", "evening_so_far", "game_draw", "game_won", "wins"),
+    "seat_request": (
+        "asks", "away_long_yours", "ended", "ended_by", "let_you_in", "nobody_asking",
+        "plain_hint", "question", "tui_hint", "yours",
+    ),
 }  # fmt: skip
 """The messages of a section that only a game that is on or over says, never a waiting
 room (a room never goes back to waiting): the log's sentences of a game's messages and of
 a welcome to a game that is on (js/sentences.js), the status line of a game (`status`),
 the seats' marks of a game (js/render.js, `seatMarks`), the cards last played, the round,
 the final standings, the evening's score and games (js/talk.js), the clock of a game
-(js/clock.js: only while playing) and the refusals of a key the phase allows
-(js/intents.js: a ready or a finish vote in a game, auto-play once it is over)."""
+(js/clock.js: only while playing), the refusals of a key the phase allows
+(js/intents.js: a ready or a finish vote in a game, auto-play once it is over), and a
+request for an away seat as the table and the asker let in hear it (js/takeover.js: a
+seat is asked for only once a game has started; the asker's own wait,
+``seat_request.waiting``, comes before any table and stays)."""
 LATER_PARTS: dict[str, tuple[str, ...]] = {
     "check": ("check",),
     "game": (
@@ -148,13 +167,13 @@ def _pruned(value: object) -> object:
 
 
 def _for_the_page(value: object) -> object:
-    """A catalog without its `TERMINAL_SECTIONS` and what its `LATER_PARTS` take, and
-    without the plural categories that say what ``other`` says (`_pruned`); any other JSON
-    as it is."""
+    """A catalog without its `TERMINAL_SECTIONS` and `TERMINAL_KEYS`, without what its
+    `LATER_PARTS` take, and without the plural categories that say what ``other`` says
+    (`_pruned`); any other JSON as it is."""
     if isinstance(value, dict) and isinstance(messages := value.get("messages"), dict):
         left_out = (*TERMINAL_SECTIONS, *LATER_SECTIONS)
         kept = {k: _pruned(v) for k, v in messages.items() if k not in left_out}
-        for section, keys in _LATER_KEYS.items():
+        for section, keys in (*_LATER_KEYS.items(), *TERMINAL_KEYS.items()):
             if isinstance(found := kept.get(section), dict):
                 kept[section] = {k: v for k, v in found.items() if k not in keys}
         return {**value, "messages": kept}

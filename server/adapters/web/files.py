@@ -6,11 +6,11 @@ file, so they can be cached for a year (``immutable``) and a new release is a ne
 The page itself is revalidated on every load (``no-cache`` with an ETag; a matching
 ``If-None-Match`` gets 304). The page names every module it will import
 (``modulepreload``, from the import graph: `_imported`), so a browser asks for all of
-them at once instead of one import level at a time, and those its modules import
-dynamically, with what they import (``prefetch``: `_next`; fetched when the browser is
-idle, into its cache), so that sitting down (the fair deal's modules) or the invitation's
-look-up waits for no file; what those import dynamically in turn (the fair-deal check,
-at game over) stays for later. Text files go out
+them at once instead of one import level at a time. What its modules import dynamically
+is not named here: the page itself preloads what it will need where it is (a players'
+link: the look-up and the fair deal's module, js/address.js ``JOIN_NEEDS``), and a page
+elsewhere fetches such a module when it needs it (docs/performance.md, "The browser
+table"). Text files go out
 gzipped to a browser that takes gzip (``Vary: Accept-Encoding``; each compressed once, at
 its first request, with an ETag of its own), about a third of their size: on a slow link,
 fewer round trips of TCP's slow start. A file's answer (200 or 304) may keep its
@@ -105,8 +105,7 @@ VERSION_MARK = "@VERSION@"
 """Written in index.html where the versioned folder's name goes (``v/@VERSION@/``)."""
 PRELOAD_MARK = "<!-- @PRELOAD@ -->"
 """Replaced in index.html by a ``modulepreload`` link for each of our modules the page
-imports, so a browser fetches them at once instead of one import level at a time, and a
-``prefetch`` link for each it may import next (`_next`)."""
+imports, so a browser fetches them at once instead of one import level at a time."""
 _INCOMPRESSIBLE = frozenset({"image/png"})
 _GZIP_LEVEL = 6
 _IMMUTABLE = "public, max-age=31536000, immutable"
@@ -174,7 +173,7 @@ class WebFiles:
         prefix = f"/v/{self.version}/"
         self._files: dict[str, WebFile] = {}
         modules = _imported(assets)
-        index_text = _fill(index.decode("utf-8"), self.version, modules, _next(assets, modules))
+        index_text = _fill(index.decode("utf-8"), self.version, modules)
         ours = [
             name
             for name in assets
@@ -309,15 +308,11 @@ def _accepts_gzip(values: Iterable[str]) -> bool:
     return False
 
 
-def _fill(index: str, version: str, modules: Iterable[str], later: Iterable[str] = ()) -> str:
+def _fill(index: str, version: str, modules: Iterable[str]) -> str:
     links = [f'<link rel="modulepreload" href="v/{version}/{name}">' for name in modules]
-    links += [
-        f'<link rel="prefetch" href="v/{version}/{name}" crossorigin="anonymous">' for name in later
-    ]
     return index.replace(PRELOAD_MARK, "\n".join(links)).replace(VERSION_MARK, version)
 
 
-_LATER = re.compile(rb"""\bimport\(\s*["'](\.{1,2}/[^"']+)["']\s*\)""")
 _IMPORT = re.compile(
     rb"""^\s*(?:import\s*|(?:import|export)\b[^;'"]*?\bfrom\s*)["'](\.{1,2}/[^"']+)["']""", re.M
 )
@@ -344,16 +339,6 @@ def _imported(assets: Mapping[str, bytes], entry: str | Iterable[str] = ENTRY) -
 
 def _resolve(name: str, target: bytes) -> str:
     return posixpath.normpath(posixpath.join(posixpath.dirname(name), target.decode()))
-
-
-def _next(assets: Mapping[str, bytes], modules: Iterable[str]) -> list[str]:
-    """The modules ``modules`` import with ``import("./x.js")`` (a dynamic import: the
-    page loads them when it needs them), and what those import in turn, but for
-    ``modules`` themselves and what those import only dynamically: what the page may
-    load next (`_fill` prefetches them), in a stable order."""
-    loaded = set(modules)
-    dynamic = {_resolve(name, target) for name in loaded for target in _LATER.findall(assets[name])}
-    return [name for name in _imported(assets, sorted(dynamic)) if name not in loaded]
 
 
 def _etags(values: Iterable[str]) -> set[str]:

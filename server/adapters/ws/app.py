@@ -306,6 +306,9 @@ class WarServer:
             )
         if servers:
             self._guard.abort_connecting()  # their handshake would wait its full timeout
+            # a close under way (websockets closes OPEN connections only, and waits for the
+            # rest): a 1009 whose payload is still arriving would wait for the peer
+            self._guard.abort_closing()
         for server in servers:
             await server.wait_closed()
         if self._tasks:

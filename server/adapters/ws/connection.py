@@ -15,7 +15,11 @@ What a peer can make the server hold or wait for, and the bound on each:
 - **a polite close**: `GuardedConnection.close` aborts the connection if the closing
   handshake is not over within ``close_timeout`` seconds, whatever it waits for; the
   app's closes, the opening timeout, the handler's end and the server's shutdown all
-  close through it.
+  close through it. A close that what the peer sent began (its close frame, or a message
+  over the limit failed with 1009 while its payload is still arriving) has the same
+  ``close_timeout`` from then (websockets would look again only at its next keepalive
+  ping), and the server's shutdown aborts at once one whose close frame has gone out
+  (`TransportGuard.abort_closing`): its stop waits for neither.
 - **connections in the opening handshake**: at most ``max_handshakes_per_ip`` per
   address (`server.core.budgets.address_key`: an IPv6 address counts as its /64),
   counted from the TCP accept (after TLS) to the end of the WebSocket handshake. One
@@ -181,6 +185,23 @@ class TransportGuard:
             connection.transport.abort()
         return len(connecting)
 
+    def abort_closing(self) -> int:
+        """Abort every connection whose closing handshake is under way and has nothing
+        left to send (shutdown: a peer failed with 1009 while its message was still
+        arriving waits for nothing more from the server); how many. One that still has
+        bytes to send keeps its ``close_timeout`` (`GuardedConnection`)."""
+        closing = [
+            connection
+            for connection in self.live
+            if connection.protocol.state is State.CLOSING
+            and connection.transport is not None
+            and not connection.transport.is_closing()
+            and connection.transport.get_write_buffer_size() == 0
+        ]
+        for connection in closing:
+            connection.transport.abort()
+        return len(closing)
+
 
 class _SaysTooLarge(ServerProtocol):
     """websockets' server protocol, but a connection failed for a message over the size
@@ -322,6 +343,7 @@ class GuardedConnection(ServerConnection):
         self._kept_key: str | None = None  # the address whose kept-alive slot it holds
         self._kept = False  # the last answer left the connection open
         self._opened = self.loop.time()
+        self._closing: asyncio.TimerHandle | None = None  # a close begun by what it read
         self._frames: list[bytes] = []  # queued by the app, written by `flush`
         self.aborted: str | None = None
         """why this connection was aborted by its guard, or None"""
@@ -450,6 +472,13 @@ class GuardedConnection(ServerConnection):
         self._credit_at = now
         super().data_received(data)
         transport = self.transport
+        if self.protocol.state is State.CLOSING and self._closing is None:
+            # what it read began the close (a message over the limit failed it with 1009, or
+            # its close frame came): the peer's end of the TCP connection must come within
+            # close_timeout, as for a close the server begins (`close`); websockets waits for
+            # it only in a later send (its keepalive ping, minutes away), and nothing closes a
+            # connection that is no longer OPEN at the server's shutdown
+            self._closing = self.loop.call_later(self.guard.close_timeout, self._close_overdue)
         if self._credit < 0 and self._throttle is None and not transport.is_closing():
             transport.pause_reading()
             wait = -self._credit / guard.receive_rate
@@ -534,6 +563,9 @@ class GuardedConnection(ServerConnection):
         if self._throttle is not None:
             self._throttle.cancel()
             self._throttle = None
+        if self._closing is not None:
+            self._closing.cancel()
+            self._closing = None
         self._end_handshake()
         super().connection_lost(exc)
 

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { Alive, SOUNDS, render } from "../../../client/web/js/alive.js";
+import { quietAlive } from "../../../client/web/js/page.js";
 import { MemoryStorage } from "./_storage.mjs";
 
 /** An AudioContext that records what the page asks of it; suspend and resume settle when
@@ -192,3 +193,48 @@ test("a hidden page's context sleeps at once, and a sound after it is shown agai
   await context.settle();
   assert.equal(context.played.length, 1);
 });
+
+test("before a game the sound switch alone; alive.js comes once, on as the switch, and sounds", async () => {
+  const win = fakeWindow();
+  const storage = new MemoryStorage();
+  const page = {};
+  let imports = 0;
+  const load = async () => ((imports += 1), { Alive });
+  page.alive = quietAlive(page, { win, storage, load });
+  const quiet = page.alive;
+  quiet.hear(turned, 0); // a waiting room: nothing to hear, no screen to keep awake
+  quiet.awake(true);
+  quiet.setSound(false);
+  assert.equal(storage.getItem("war.sound"), "off", "remembered as alive.js remembers it");
+  const [first, again] = await Promise.all([quiet.load(), quiet.load()]);
+  assert.equal(imports, 1);
+  assert.equal(first, again);
+  assert.equal(page.alive, first, "the page's from now on");
+  assert.ok(first instanceof Alive && first.on === false, "off, as the switch was");
+  first.setSound(true);
+  win.navigator.userActivation = { hasBeenActive: true }; // the page was touched before it came
+  const later = await quietAlive({}, { win, storage, load }).load();
+  const context = win.contexts.at(-1);
+  await context.settle();
+  assert.equal(context.state, "running", "made after a touch: unlocked at once");
+  later.hear(turned, 0);
+  assert.equal(context.played.length, 1);
+});
+
+test("a ding before a game brings alive.js; one that could not come leaves the table quiet", async () => {
+  const win = fakeWindow();
+  win.navigator.userActivation = { hasBeenActive: true };
+  const page = {};
+  page.alive = quietAlive(page, { win, storage: new MemoryStorage(), load: async () => ({ Alive }) });
+  page.alive.ding();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.ok(page.alive instanceof Alive, "the talk line's ding brought it");
+  const none = {};
+  none.alive = quietAlive(none, { win, storage: null, load: () => Promise.reject(new Error("offline")) });
+  const quiet = none.alive;
+  assert.equal(await quiet.load(), null);
+  assert.equal(none.alive, quiet);
+  assert.equal(quiet.load, null, "nothing waits for it any more (session.js, held)");
+  quiet.ding(); // no throw
+});
+

@@ -146,3 +146,20 @@ test("every refusal the forms can give is said in every language", () => {
     }
   }
 });
+
+test("a players' link preloads what sitting down needs as the page starts; no other page does", async () => {
+  const { JOIN_NEEDS, preloadNext } = await import("../../../client/web/js/address.js");
+  const preloaded = (hash) => {
+    const links = [];
+    const doc = { createElement: () => ({}), head: { append: (link) => links.push(link) } };
+    preloadNext(doc, hash);
+    return links.map((link) => [link.rel, new URL(link.href).pathname.split("/js/")[1]]);
+  };
+  assert.deepEqual(JOIN_NEEDS, ["./lookup.js", "./fair.js"]);
+  assert.deepEqual(preloaded("#join=K7MX-QD4R"), [
+    ["modulepreload", "lookup.js"],
+    ["modulepreload", "fair.js"],
+  ]);
+  for (const hash of ["", "#watch=9HWT-2CBN", "#join=", "#elsewhere"]) assert.deepEqual(preloaded(hash), [], hash);
+});
+

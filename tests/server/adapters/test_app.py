@@ -9,7 +9,9 @@ tested with the real Hub in tests/e2e.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import socket
 import ssl
 import time
 from collections.abc import AsyncIterator, Callable
@@ -43,6 +45,7 @@ from server.adapters.ws.app import Clocks, WarServer
 from server.core.room.actions import Action, Close, ConnId, Output, Send
 from tests._kit.net import http_get
 from tests.e2e._client import Client, ExpectError
+from tests.server.adapters._raw import upgrade
 from tests.server.adapters._standin import BaseHub, output
 from tests.server.adapters._tls import self_signed
 
@@ -222,13 +225,9 @@ async def test_oversize_frame_gets_too_large_then_1009(tmp_path: Path, size: int
     """PROTOCOL.md: error too_large, then close 1009, however large the frame (the
     WebSocket layer refuses it from its header, before reading its payload).
 
-    When the server stops, the failed connection's megabyte is not all read yet, and such
-    a connection ends at its next keepalive ping (``close_timeout`` does not end it): a
-    ping a second here, where the default 20 s made the server's stop take 20 s."""
-    async with echo_server(tmp_path, max_message_bytes=1024, ping_interval=1.0) as (
-        server,
-        _hub,
-    ):
+    When the server stops, the failed connection's megabyte is not all read yet: the stop
+    ends it (the next test), and waits for no keepalive ping."""
+    async with echo_server(tmp_path, max_message_bytes=1024) as (server, _hub):
         client = await watcher(server)
         await client.send_raw(b"\x00" * size)
         error = await client.expect_error(ErrorCode.TOO_LARGE)
@@ -238,6 +237,78 @@ async def test_oversize_frame_gets_too_large_then_1009(tmp_path: Path, size: int
         await other.send(Resync())
         await other.expect(SpectatorsChanged)
     assert (code, reason) == (CloseCode.MESSAGE_TOO_BIG, "too_large")  # §7: the error code
+
+
+STOP_BOUND = 30.0
+"""Seconds the tests below give a stop or an end that comes at once or within
+``close_timeout`` (1 s): far below the keepalive ping (an hour), which ended such a
+connection before."""
+
+
+async def test_a_connection_failed_with_1009_mid_payload_does_not_hold_the_stop(
+    tmp_path: Path,
+) -> None:
+    """A client whose message is over the limit, its payload still arriving (the rest never
+    comes, and it never closes its side): the server fails it with 1009 and half-closes,
+    and its stop aborts the connection rather than wait for the peer until the next
+    keepalive ping (``server.adapters.ws.app`` ``stop``,
+    ``server.adapters.ws.connection`` ``TransportGuard.abort_closing``)."""
+    # close_timeout an hour too: the stop ends it at once, not at close_timeout
+    async with patient_1009(tmp_path, close_timeout=3600.0) as (server, hub):
+        sock = await failed_mid_payload(server)
+        try:
+            await asyncio.wait_for(server.stop(), STOP_BOUND)
+            assert len(hub.disconnected) == 1  # the hub heard it leave
+        finally:
+            sock.close()
+
+
+async def test_a_connection_failed_with_1009_mid_payload_ends_within_close_timeout(
+    tmp_path: Path,
+) -> None:
+    """The same connection, the server running on: it is aborted ``close_timeout`` after
+    its 1009 (its slot and descriptor are not held until the keepalive ping)."""
+    async with patient_1009(tmp_path, close_timeout=1.0) as (server, _hub):
+        sock = await failed_mid_payload(server)
+        try:
+            (connection,) = server._guard.live
+            await asyncio.wait_for(connection.wait_closed(), STOP_BOUND)
+            assert connection.aborted == "close_timeout"
+        finally:
+            sock.close()
+
+
+def patient_1009(
+    tmp_path: Path, *, close_timeout: float
+) -> contextlib.AbstractAsyncContextManager[tuple[WarServer, EchoHub]]:
+    """A server whose keepalive ping and opening timeout never come in a test."""
+    return echo_server(
+        tmp_path,
+        max_message_bytes=1024,
+        ping_interval=3600.0,
+        opening_timeout=3600.0,
+        close_timeout=close_timeout,
+    )
+
+
+async def failed_mid_payload(server: WarServer) -> socket.socket:
+    """A raw client that says a message of a megabyte and sends 4 KiB of it, then neither
+    sends more nor closes; returned once the server answered too_large, closed with 1009
+    and ended its side of the stream."""
+    loop = asyncio.get_running_loop()
+    sock = await upgrade("127.0.0.1", server.port, rcvbuf=None)
+    try:
+        mask = b"\x01\x02\x03\x04"
+        head = bytes([0x82, 0x80 | 127]) + (1 << 20).to_bytes(8, "big") + mask
+        await loop.sock_sendall(sock, head + b"\x00" * 4096)
+        said = b""
+        while chunk := await asyncio.wait_for(loop.sock_recv(sock, 65536), STOP_BOUND):
+            said += chunk  # the error, the close frame, then the server's end of stream
+        assert b"too_large" in said and bytes([0x88]) in said
+    except BaseException:
+        sock.close()
+        raise
+    return sock
 
 
 async def test_a_flood_is_refused_once_then_closed_4001(tmp_path: Path) -> None:
