@@ -79,6 +79,7 @@ jstest:
 vectors: venv engine-vectors
 	$(BIN)/python -m tests.vectors.generate
 	$(BIN)/python -m tests.vectors.functions
+	$(BIN)/python -m tests.vectors.paths
 
 # Rewrite client/web/js/vocabulary.js and client/state/phases.py from the Python sources (after
 # an enum, a bound, a default, which close reconnects or the phase table changed).

@@ -43,6 +43,7 @@ from protocol import (
     RematchDeal,
     ResumeSeat,
     RulesSpec,
+    SecondPathReady,
     ServerMessage,
     SetAutoPlay,
     Snapshot,
@@ -302,6 +303,8 @@ class Participant:
         if isinstance(message, Error):
             self.errors.append((message.code, message.message))
             return
+        if isinstance(message, SecondPathReady):
+            return  # a second path's own reply: no room message
         if message.seq > self.last_seq + 1:
             self.seq_gaps += 1
         self.last_seq = max(self.last_seq, message.seq)

@@ -4,7 +4,7 @@ Run as root from the repository root (network namespaces; tests/lab/setup.sh ins
 miniupnpd, pebble, nftables; Chromium from ``apt-get install chromium``)::
 
     .venv/bin/python -m bench.outside_remote [--flips 200] [--rtt-ms 80] [--loss 1]
-        [--rate-mbit 10] [--seed 30] [--detail] [--nice -10]
+        [--rate-mbit 10] [--seed 30] [--detail] [--nice -10] [--second-path never]
 
 It prints issue 30's two figures, with the link's settings and the machine's load:
 
@@ -35,6 +35,11 @@ What it does (tests/lab/README.md describes the lab):
    table's ``data-step`` moving on), which is a full round trip through the server: the
    slowest path of a flip to a remote screen (with netem's delay on what the relative
    sends, Grandma's tap reaches the relative's screen in the server's time alone).
+
+The relative is outside the house, so the server offers the page a second path (PROTOCOL.md
+§11: a second connection carrying the same messages, the first copy of each counting):
+``--second-path never`` measures one connection, as before it; the report says how many
+second paths the server's log attached.
 
 Everything it starts runs at niceness ``--nice`` (-10), so that other work on a shared
 machine disturbs the server and the browser less; the figures still depend on the CPU.
@@ -130,14 +135,19 @@ def _percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
-def _server(lab: Any, folder: Path) -> tuple[subprocess.Popen[bytes], float, str]:
-    """war-server in the home; the seconds to its outside line, and the URL."""
+def _server(
+    lab: Any, folder: Path, second_path: str | None
+) -> tuple[subprocess.Popen[bytes], float, str, Queue[dict[str, Any]]]:
+    """war-server in the home (``--second-path`` if given); the seconds to its outside
+    line, the URL, and its later log lines as they come."""
     args = [
         "ip", "netns", "exec", lab.ns("home"), str(WAR_SERVER), "--host", "0.0.0.0",
         "--outside", "--acme-directory", lab.acme_directory,
         "--acme-ca-file", str(lab.acme_ca_file), "--db", str(folder / "war.sqlite3"),
         "--log-format", "json",
     ]  # fmt: skip
+    if second_path is not None:
+        args += ["--second-path", second_path]
     started = time.monotonic()
     env = {k: v for k, v in os.environ.items() if not k.startswith("WAR_")}
     process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
@@ -162,7 +172,7 @@ def _server(lab: Any, folder: Path) -> tuple[subprocess.Popen[bytes], float, str
             if "url" not in line:
                 process.terminate()
                 raise SystemExit(f"the outside failed: {line}")
-            return process, time.monotonic() - started, str(line["url"])
+            return process, time.monotonic() - started, str(line["url"]), lines
 
 
 def _nss_home(folder: Path, root: bytes) -> Path:
@@ -227,8 +237,14 @@ async def _measure(lab: Any, args: argparse.Namespace, folder: Path, url: str) -
             button = page.locator("#turn[aria-disabled=false]")
             try:
                 await button.wait_for(timeout=20_000)
-            except PlaywrightError:  # the game ended: report what was measured
-                break
+            except PlaywrightError:
+                phase = await page.evaluate("() => document.getElementById('seats').dataset.phase")
+                if phase == "over":  # the game ended: report what was measured
+                    break
+                raise SystemExit(
+                    f"the page's Turn over stayed off for 20 s after {len(flips)} flips, the "
+                    f"game not over (phase {phase})"
+                ) from None
             step = int(await page.locator("#table").get_attribute("data-step") or 0)
             await grandma.send(encode(Ready(step=step)))
             while True:  # her ready is in before the relative taps
@@ -384,6 +400,12 @@ def main(argv: list[str] | None = None) -> int:
         "--detail", action="store_true", help="also the parts: files, sockets, the link's own"
     )
     parser.add_argument(
+        "--second-path",
+        choices=("outside", "always", "never"),
+        help="the server's --second-path (default: its own, outside: the relative, outside "
+        "the house, is offered a second connection); never: one connection, as before",
+    )
+    parser.add_argument(
         "--nice",
         type=int,
         default=-10,
@@ -401,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
     server = None
     echoes: list[float] = []
     try:
-        server, to_url, url = _server(lab, folder)
+        server, to_url, url, logged = _server(lab, folder, args.second_path)
         link = _shape(lab, args)
         if args.detail:
             echoes = _echo(lab, 100)
@@ -415,11 +437,17 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(folder, ignore_errors=True)
     load_after = os.getloadavg()
     flips = found["flips_ms"]
+    paths = _second_paths(logged)
     print(
         f"the remote relative (issue 30): {args.rtt_ms:g} ms round trip, {args.loss:g} % loss, "
         f"{args.rate_mbit:g} Mbit/s; load average {load_before[0]:.1f} before, "
         f"{load_after[0]:.1f} after, {os.cpu_count()} cores; server and browser at nice "
         f"{os.getpriority(os.PRIO_PROCESS, 0)}"
+    )
+    print(
+        f"second path: --second-path {args.second_path or 'outside (the default)'}; attached "
+        f"{paths.get('second_path_attached', 0)} times, refused "
+        f"{paths.get('second_path_refused', 0)}"
     )
     print(f"link opened -> seated at the table: {found['table_s'] * 1000:.0f} ms (goal 2000 ms)")
     if flips:
@@ -430,6 +458,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.detail:
         _details(args, link, found, report, echoes, to_url, url)
     return 0
+
+
+def _second_paths(logged: Queue[dict[str, Any]]) -> dict[str, int]:
+    """How often the server's log said a second path was attached, closed, refused."""
+    counts: dict[str, int] = {}
+    while True:
+        try:
+            line = logged.get_nowait()
+        except Empty:
+            return counts
+        event = str(line.get("event", ""))
+        if event.startswith("second_path_"):
+            counts[event] = counts.get(event, 0) + 1
 
 
 def _details(
@@ -484,6 +525,13 @@ def _details(
             print(
                 f"flips during which the link dropped no packet ({len(clean)} of "
                 f"{len(flips)}): {_spread(clean)}"
+            )
+        met = sorted((ms for ms, lost in zip(flips, lossy, strict=True) if lost), reverse=True)
+        if met:
+            print(
+                f"flips during which the link dropped a packet ({len(met)}): "
+                + ", ".join(f"{ms:.0f}" for ms in met)
+                + " ms"
             )
     if echoes:
         print(f"UDP echo over the link, {len(echoes)} answered of 100: {_spread(echoes)}")

@@ -1,8 +1,9 @@
 """Client → server messages: the four that open a connection, then those sent in a room.
 
 Opening (the first message of a connection, each carries ``v``, the protocol version):
-``create_room``, ``join_room``, ``watch_room``, ``resume_seat``, and ``look_up`` (whose
-table a player code opens, answered by ``room_info`` and a close); then ``ready``,
+``create_room``, ``join_room``, ``watch_room``, ``resume_seat``, ``look_up`` (whose
+table a player code opens, answered by ``room_info`` and a close), and ``second_path``
+(this connection carries another's messages too, PROTOCOL.md §11); then ``ready``,
 ``set_auto_play``, ``vote_finish``, ``rematch``, ``leave``, ``resync``,
 ``answer_seat_request``, ``react``, ``say``. See :mod:`protocol.messages` for how a
 message travels.
@@ -23,6 +24,8 @@ from protocol.fields import (
     Minutes,
     Name,
     Password,
+    PathAfter,
+    PathKey,
     Reaction,
     RematchDeal,
     RoomId,
@@ -50,6 +53,7 @@ __all__ = [
     "ResumeSeat",
     "Resync",
     "Say",
+    "SecondPath",
     "SetAutoPlay",
     "Version",
     "VoteFinish",
@@ -145,6 +149,21 @@ class LookUp:
     code: Code
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SecondPath:
+    """Make this new connection the second path of the connection whose ``welcome`` gave
+    ``key`` (PROTOCOL.md §11): from now on the same messages travel on both, and the
+    first copy to arrive counts. ``after``: how many messages this client had sent on
+    the first connection before it began sending on both. Valid only as the opening
+    message of a new connection (on one that opened a room: ``already_in_room``); an
+    unknown key is ``bad_path_key`` and close 4004. Answered by ``second_path_ready``."""
+
+    TYPE: ClassVar[str] = "second_path"
+    v: Version = PROTOCOL_VERSION
+    key: PathKey
+    after: PathAfter
+
+
 # === client → server: in a room ============================================================
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ready:
@@ -228,8 +247,8 @@ class Say:
 
 
 ClientMessage = (
-    CreateRoom | JoinRoom | WatchRoom | ResumeSeat | LookUp | Ready | Commit | SetAutoPlay
-    | VoteFinish | Rematch | Leave | Resync | AnswerSeatRequest | React | Say
+    CreateRoom | JoinRoom | WatchRoom | ResumeSeat | LookUp | SecondPath | Ready | Commit
+    | SetAutoPlay | VoteFinish | Rematch | Leave | Resync | AnswerSeatRequest | React | Say
 )  # fmt: skip
 """Any client → server message."""
 
@@ -237,8 +256,8 @@ ClientMessage = (
 CLIENT_MESSAGE_TYPES: dict[str, type[ClientMessage]] = {
     cls.TYPE: cls
     for cls in (
-        CreateRoom, JoinRoom, WatchRoom, ResumeSeat, LookUp, Ready, Commit, SetAutoPlay,
-        VoteFinish, Rematch, Leave, Resync, AnswerSeatRequest, React, Say,
+        CreateRoom, JoinRoom, WatchRoom, ResumeSeat, LookUp, SecondPath, Ready, Commit,
+        SetAutoPlay, VoteFinish, Rematch, Leave, Resync, AnswerSeatRequest, React, Say,
     )
 }  # fmt: skip
 """Client message classes by their wire ``type``."""

@@ -52,6 +52,11 @@ class CloseCode(IntEnum):
     reconnecting with the same message will be refused again."""
     OPENING_TIMEOUT = 4005
     """No opening message arrived in time after the WebSocket handshake."""
+    SECOND_PATH_CLOSED = 4006
+    """A second path (``second_path``) was closed by the server: its first connection
+    closed (do not reconnect it), a newer second path replaced it, or it fell out of
+    step (more than 16 messages or 64 KiB ahead of the first connection); the first
+    connection is never affected."""
 
 
 CLOSE_CODE_FOR_ERROR: Mapping[ErrorCode, CloseCode] = MappingProxyType(
@@ -64,6 +69,7 @@ CLOSE_CODE_FOR_ERROR: Mapping[ErrorCode, CloseCode] = MappingProxyType(
         ErrorCode.UNKNOWN_CODE: CloseCode.REFUSED,
         ErrorCode.WATCH_CODE: CloseCode.REFUSED,
         ErrorCode.BAD_TOKEN: CloseCode.REFUSED,
+        ErrorCode.BAD_PATH_KEY: CloseCode.REFUSED,
         ErrorCode.ROOM_FULL: CloseCode.REFUSED,
         ErrorCode.SPECTATORS_FULL: CloseCode.TRY_AGAIN_LATER,
         ErrorCode.TOO_MANY_ROOMS: CloseCode.TRY_AGAIN_LATER,

@@ -17,8 +17,9 @@ refused (``unknown_field``); a server → client message's unknown fields are ig
 client keeps working against a newer server that adds fields.
 
 Versions: opening messages (``create_room``, ``join_room``, ``watch_room``,
-``resume_seat``) and ``welcome`` carry ``v``; it is checked before any other field, and a
-version not in ``SUPPORTED_VERSIONS`` raises ``unsupported_version``.
+``resume_seat``, ``look_up``, ``second_path``) and ``welcome`` carry ``v``; it is checked
+before any other field, and a version not in ``SUPPORTED_VERSIONS`` raises
+``unsupported_version``.
 """
 
 from __future__ import annotations

@@ -76,6 +76,9 @@ class ErrorCode(StrEnum):
     """This connection already opened a room; open another connection instead."""
     NOT_IN_ROOM = "not_in_room"
     """The first message must be create_room, join_room, watch_room or resume_seat."""
+    BAD_PATH_KEY = "bad_path_key"
+    """A ``second_path`` whose key is not a live connection's ``welcome.path_key`` (never
+    given, or its connection closed)."""
 
     NAME_TAKEN = "name_taken"
     """Another seat of the room has this name, or one that looks the same (case, accents

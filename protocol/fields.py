@@ -20,6 +20,7 @@ from enum import StrEnum
 from typing import Annotated
 
 from protocol.cards import CARD_PATTERN
+from protocol.paths import MAX_AFTER, PATH_KEY_CHARS
 from vocabulary import (
     MAX_DEAL,
     MAX_PLAYERS,
@@ -69,6 +70,8 @@ __all__ = [
     "PageUrl",
     "PageUrls",
     "Password",
+    "PathAfter",
+    "PathKey",
     "Place",
     "Reaction",
     "RematchDeal",
@@ -208,6 +211,13 @@ ErrorText = Annotated[str, Text(0, 500)]
 """An error's human sentence."""
 PageUrl = Annotated[str, Text(8, 200, re.compile(r"https?://[!-~]+"))]
 """An address of the browser table (``http://192.168.1.20:8765/``): printable ASCII."""
+PathKey = Annotated[
+    str, Text(PATH_KEY_CHARS, PATH_KEY_CHARS, re.compile(rf"[A-Za-z0-9_-]{{{PATH_KEY_CHARS}}}"))
+]
+"""A connection's key for a second path (``welcome.path_key``, ``second_path.key``): 22
+characters of the URL-safe base64 alphabet (16 random bytes; PROTOCOL.md §11)."""
+PathAfter = Annotated[int, IntRange(0, MAX_AFTER)]
+"""How many messages one side had sent on the first connection before it sent on both."""
 
 # --- arrays -------------------------------------------------------------------------------
 Seats = Annotated[tuple[Seat, ...], MaxItems(MAX_PLAYERS)]

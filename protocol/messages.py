@@ -7,7 +7,8 @@ default applies); a field without one is required.
 
 Client → server (:data:`ClientMessage`, in :mod:`protocol.client_messages`):
     opening (the first message of a connection, each carries ``v``, the protocol version):
-    ``create_room``, ``join_room``, ``watch_room``, ``resume_seat``;
+    ``create_room``, ``join_room``, ``watch_room``, ``resume_seat``, ``look_up``,
+    ``second_path``;
     then: ``ready``, ``set_auto_play``, ``vote_finish``, ``rematch``, ``leave``, ``resync``.
 
 Server → client (:data:`ServerMessage`, in :mod:`protocol.server_messages`): ``welcome``,
@@ -38,6 +39,7 @@ from protocol.client_messages import (
     ResumeSeat,
     Resync,
     Say,
+    SecondPath,
     SetAutoPlay,
     VoteFinish,
     WatchRoom,
@@ -63,6 +65,7 @@ from protocol.server_messages import (
     RematchVoted,
     RoomInfo,
     Said,
+    SecondPathReady,
     ServerMessage,
     Snapshot,
     SpectatorsChanged,
@@ -109,6 +112,8 @@ __all__ = [
     "RoomInfo",
     "Said",
     "Say",
+    "SecondPath",
+    "SecondPathReady",
     "ServerMessage",
     "SetAutoPlay",
     "Snapshot",

@@ -30,6 +30,8 @@ from protocol.fields import (
     OutReason,
     PageUrl,
     PageUrls,
+    PathAfter,
+    PathKey,
     Reaction,
     RematchDeal,
     RoomPhase,
@@ -70,6 +72,7 @@ __all__ = [
     "RematchVoted",
     "RoomInfo",
     "Said",
+    "SecondPathReady",
     "ServerMessage",
     "Snapshot",
     "SpectatorsChanged",
@@ -94,6 +97,8 @@ class Welcome:
     ``outside``: the link for relatives elsewhere of a server started with ``--outside``
     (``https://203.0.113.2/``), told only to a connection from the house; None to every
     other, and while the server has none.
+    ``path_key``: the key with which another connection may become this one's second
+    path (``second_path``, PROTOCOL.md §11), when the server offers one; None otherwise.
     """
 
     TYPE: ClassVar[str] = "welcome"
@@ -106,6 +111,7 @@ class Welcome:
     state: RoomState
     addresses: PageUrls | None = None
     outside: PageUrl | None = None
+    path_key: PathKey | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -143,6 +149,18 @@ class RoomInfo:
     free: SeatCount = 0
     away: SeatCount = 0
     phase: RoomPhase
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SecondPathReady:
+    """The answer to ``second_path``, on the second connection only: from now on every
+    message the server sends on the first connection goes on this one too, in the same
+    order. ``after``: how many messages the server had sent on the first connection
+    before (the next one mirrored here has this index). Not itself part of the mirrored
+    stream: neither side counts it (PROTOCOL.md §11)."""
+
+    TYPE: ClassVar[str] = "second_path_ready"
+    after: PathAfter
 
 
 # === server → room: room changes ===========================================================
@@ -412,7 +430,8 @@ class GameOver:
 
 
 ServerMessage = (
-    Welcome | Snapshot | Error | RoomInfo | PlayerJoined | PlayerLeft | ConnectionChanged
+    Welcome | Snapshot | Error | RoomInfo | SecondPathReady | PlayerJoined | PlayerLeft
+    | ConnectionChanged
     | ReadyChanged | WaitingFor | AutoPlayChanged | FinishVoted | RematchVoted
     | SpectatorsChanged | GameStarted | DealVoided | TimeUp | CardsTurned
     | CardsLaidDown
@@ -425,7 +444,8 @@ ServerMessage = (
 SERVER_MESSAGE_TYPES: dict[str, type[ServerMessage]] = {
     cls.TYPE: cls
     for cls in (
-        Welcome, Snapshot, Error, RoomInfo, PlayerJoined, PlayerLeft, ConnectionChanged,
+        Welcome, Snapshot, Error, RoomInfo, SecondPathReady, PlayerJoined, PlayerLeft,
+        ConnectionChanged,
         ReadyChanged, WaitingFor, AutoPlayChanged, FinishVoted, RematchVoted,
         SpectatorsChanged, GameStarted, DealVoided, TimeUp, CardsTurned,
         CardsLaidDown,

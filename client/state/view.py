@@ -47,6 +47,7 @@ from protocol import (
     RoomPhase,
     RoomState,
     Said,
+    SecondPathReady,
     ServerMessage,
     Snapshot,
     SpectatorsChanged,
@@ -93,8 +94,8 @@ def apply(view: ViewState, message: ServerMessage) -> ViewState:
         return replace(view, last_error=message)
     if isinstance(message, SeatRequestWaiting):  # to the asker, before any welcome
         return replace(view, asking_for=message.seat)
-    if isinstance(message, RoomInfo):  # a look-up's answer: no room is open
-        return view
+    if isinstance(message, (RoomInfo, SecondPathReady)):
+        return view  # a look-up's answer (no room is open), a second path's own reply
     return _in_order(view, message)
 
 

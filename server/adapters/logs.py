@@ -5,7 +5,8 @@ connection handler binds ``conn``, ``peer``, and once known ``room`` and ``seat`
 task's context (`structlog.contextvars`), so every line it writes carries them.
 
 Secrets never reach a line: any key named like a secret (``token``, ``password``,
-``player_code``, ``watch_code``, ``code``) is replaced by ``"[redacted]"`` whatever its
+``player_code``, ``watch_code``, ``code``, ``key`` and ``path_key``, a second path's key)
+is replaced by ``"[redacted]"`` whatever its
 value. Callers name error codes and close codes ``error`` and ``close_code``.
 
 The standard library's loggers (``websockets`` above all) are routed through the same
@@ -47,7 +48,9 @@ __all__ = [
     "route_accept_errors",
 ]
 
-SECRET_KEYS = frozenset({"token", "password", "player_code", "watch_code", "code", "secret"})
+SECRET_KEYS = frozenset(
+    {"token", "password", "player_code", "watch_code", "code", "secret", "key", "path_key"}
+)
 _REDACTED = "[redacted]"
 _LEVELS = {
     LogLevel.DEBUG: logging.DEBUG,

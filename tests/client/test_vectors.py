@@ -22,9 +22,9 @@ from client.words.catalog import available, catalog
 from client.words.sentences import describe, describe_table, rules_sentence, status, votes_sentence
 from client.words.talk import evening_lines, evening_score
 from protocol import decode_server_message
-from tests.vectors.generate import FOLDER, WORDS, digest, written
+from tests.vectors.generate import FOLDER, WORDS, digest, scene_files, written
 
-FILES = sorted(FOLDER.glob("*.json"))
+FILES = scene_files()
 LANGUAGES = available()
 
 

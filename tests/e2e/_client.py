@@ -32,6 +32,7 @@ from protocol import (
     GameOver,
     GameStarted,
     PlayerOut,
+    SecondPathReady,
     ServerMessage,
     Snapshot,
     WaitingFor,
@@ -204,7 +205,7 @@ class Client:
             self._from_state(message.state, message.seq)
         elif isinstance(message, Snapshot):
             self._from_state(message.state, message.seq)
-        elif not isinstance(message, Error):
+        elif not isinstance(message, Error | SecondPathReady):
             self.last_seq = message.seq
         if isinstance(message, GAME_EVENTS):
             self.step = message.step

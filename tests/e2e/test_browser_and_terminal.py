@@ -24,6 +24,7 @@ from protocol import (
     Error,
     GameOver,
     PlayerJoined,
+    SecondPathReady,
     ServerMessage,
     Welcome,
     decode_server_message,
@@ -54,7 +55,7 @@ def sentences_after(messages: list[ServerMessage], me: int, seq: int) -> list[st
     said: list[str] = []
     for message in messages:
         before, view = view, apply(view, message)
-        if not isinstance(message, Welcome | Error) and message.seq > seq:
+        if not isinstance(message, Welcome | Error | SecondPathReady) and message.seq > seq:
             said += describe(before, message, view, me, words=catalog("en"))
     return said
 

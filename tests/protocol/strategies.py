@@ -56,6 +56,8 @@ from protocol import (
     Said,
     Say,
     SeatState,
+    SecondPath,
+    SecondPathReady,
     SetAutoPlay,
     ShortWar,
     Snapshot,
@@ -110,6 +112,8 @@ says = (
 )
 reactions = st.sampled_from(Reaction)
 tokens = st.text(string.ascii_letters + string.digits + "-_", min_size=16, max_size=128)
+path_keys = st.text(string.ascii_letters + string.digits + "-_", min_size=22, max_size=22)
+path_afters = st.integers(0, 2**31 - 1)
 
 
 @st.composite
@@ -239,6 +243,7 @@ CLIENT_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
     WatchRoom: st.builds(WatchRoom, code=codes),
     ResumeSeat: st.builds(ResumeSeat, room=room_ids, token=tokens),
     LookUp: st.builds(LookUp, code=codes),
+    SecondPath: st.builds(SecondPath, key=path_keys, after=path_afters),
     Ready: st.builds(Ready, step=steps),
     Commit: st.builds(Commit, seed_commitment=st.just("ab" * 32)),
     SetAutoPlay: st.builds(SetAutoPlay, mode=st.sampled_from(AutoPlay)),
@@ -261,7 +266,9 @@ SERVER_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
         watch_code=st.none() | codes,
         state=room_states(),
         addresses=st.none() | st.lists(page_urls, max_size=16).map(tuple),
+        path_key=st.none() | path_keys,
     ),
+    SecondPathReady: st.builds(SecondPathReady, after=path_afters),
     Snapshot: st.builds(Snapshot, seq=seqs, state=room_states()),
     Error: st.builds(
         Error,

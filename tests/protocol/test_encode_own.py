@@ -31,8 +31,7 @@ from protocol import (
 from protocol._schema import RecordConverter
 from protocol.codec import _ENCODERS
 from tests.protocol.strategies import CLIENT_STRATEGIES, SERVER_STRATEGIES
-
-VECTORS = Path(__file__).resolve().parents[1] / "vectors"
+from tests.vectors.generate import scene_files
 
 
 @pytest.mark.parametrize("cls", [*SERVER_STRATEGIES, *CLIENT_STRATEGIES], ids=lambda c: c.__name__)
@@ -46,7 +45,7 @@ def test_the_same_bytes_as_encode(cls: type[Any], data: st.DataObject) -> None:
 
 def test_the_same_frames_as_the_shared_vectors() -> None:
     frames = 0
-    for path in sorted(VECTORS.glob("*.json")):
+    for path in scene_files():
         for viewpoint in json.loads(path.read_text(encoding="utf-8"))["viewpoints"]:
             for step in viewpoint["steps"]:
                 frame = base64.b64decode(step["frame"])

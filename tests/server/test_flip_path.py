@@ -11,7 +11,9 @@ for, is sent, and both players read the step's ``waiting_for``. Every Python fun
 the server ran meanwhile from the project's ``server/``, ``protocol/`` and
 ``vocabulary/`` is counted: the modules and the named functions (comprehensions and
 lambdas left out) one flip crosses, from the frame read to the frames written and the
-row stored.
+row stored. The server offers no second path to loopback (the house) by default: the
+second test runs the same flip with ``--second-path always`` and a second path of Ben's
+attached (his ready sent on both), and bounds what the second path adds.
 """
 
 from __future__ import annotations
@@ -34,13 +36,15 @@ from protocol import (
     Ready,
     ReadyChanged,
     RulesSpec,
+    SecondPath,
+    SecondPathReady,
     WaitingFor,
     WarDeclared,
     Welcome,
 )
 from server.adapters.logs import get_logger
 from server.adapters.serving import open_store, serving
-from server.adapters.settings.config import Settings
+from server.adapters.settings.config import SecondPathOffer, Settings
 from server.core.hub.hub import Hub
 from tests.e2e._client import Client
 from tests.server.core._roomkit import SeededSource
@@ -52,6 +56,11 @@ COUNTED = tuple(str(ROOT / folder) + "/" for folder in ("server", "protocol", "v
 # docs/architecture.md, "The path of one flip").
 MOST_MODULES = 22
 MOST_FUNCTIONS = 80
+# What a second path adds to a flip: the modules protocol/paths and ws/paths, and the
+# merge, the merged read and the mirror (PathMerge.receive, WarServer._merged,
+# FirstPath.flushed); without one, nothing.
+SECOND_PATH_MODULES = 2
+SECOND_PATH_FUNCTIONS = 3
 TIMEOUT = 10.0
 SEED = 1  # its second flip is a plain battle, the ordinary case
 
@@ -131,8 +140,8 @@ class ServerThread:
 
 
 @asynccontextmanager
-async def server_thread(tmp_path: Path) -> AsyncIterator[ServerThread]:
-    thread = ServerThread(Settings(port=0, db=tmp_path / "war.sqlite3"))
+async def server_thread(tmp_path: Path, **changes: Any) -> AsyncIterator[ServerThread]:
+    thread = ServerThread(Settings(port=0, db=tmp_path / "war.sqlite3", **changes))
     await asyncio.to_thread(thread.start)
     try:
         yield thread
@@ -149,8 +158,9 @@ def _past(client: Client, step: int) -> Callable[[WaitingFor], bool]:
     return lambda _message: client.step > step
 
 
-async def _last_ready(tmp_path: Path) -> Trace:
-    async with server_thread(tmp_path) as server:
+async def _last_ready(tmp_path: Path, *, second_path: bool = False) -> Trace:
+    changes = {"second_path": SecondPathOffer.ALWAYS} if second_path else {}
+    async with server_thread(tmp_path, **changes) as server:
         url = f"ws://127.0.0.1:{server.port}/"
         ann = await Client.connect(url)
         await ann.send(CreateRoom(name="Ann", rules=RulesSpec(players=2)))
@@ -158,7 +168,14 @@ async def _last_ready(tmp_path: Path) -> Trace:
         assert ann.player_code is not None
         ben = await Client.connect(url)
         await ben.send(JoinRoom(code=ann.player_code, name="Ben"))
-        await ben.expect(Welcome)
+        welcome = await ben.expect(Welcome)
+        paths = [ben]
+        if second_path:  # Ben's messages and the server's go on both of his connections
+            assert welcome.path_key is not None
+            second = await Client.connect(url)
+            await second.send(SecondPath(key=welcome.path_key, after=1))
+            await second.expect(SecondPathReady)
+            paths.append(second)
         players = (ann, ben)
         for client in players:
             await client.expect(GameStarted)
@@ -175,13 +192,14 @@ async def _last_ready(tmp_path: Path) -> Trace:
         trace = Trace()
         await asyncio.to_thread(server.run, sys.setprofile, trace)
         try:
-            await ben.send(Ready(step=step))
+            for path in paths:
+                await path.send(Ready(step=step))
             for client in players:
                 await client.expect(WaitingFor, where=_past(client, step))
         finally:
             await asyncio.to_thread(server.run, sys.setprofile, None)
         assert ben.of(CardsTaken) and not ben.of(WarDeclared), "the flip was a plain battle"
-        for client in players:
+        for client in (*players, *paths[1:]):
             await client.close()
         return trace
 
@@ -191,3 +209,19 @@ async def test_the_last_ready_of_a_flip_takes_the_short_way(tmp_path: Path) -> N
     counted = f"{len(trace.modules)} modules, {len(trace.functions)} functions"
     assert len(trace.modules) <= MOST_MODULES, f"{counted}:\n{trace.report()}"
     assert len(trace.functions) <= MOST_FUNCTIONS, f"{counted}:\n{trace.report()}"
+
+
+async def test_a_flip_over_a_second_path_takes_three_functions_more(tmp_path: Path) -> None:
+    """With ``--second-path always`` and a second path of Ben's attached (he readies on
+    both, as the browser table does), the flip crosses the merge (`protocol.paths`,
+    `WarServer._merged`) and the mirror (`server.adapters.ws.paths.FirstPath.flushed`):
+    `SECOND_PATH_MODULES` and `SECOND_PATH_FUNCTIONS` more, no more (docs/architecture.md,
+    "The path of one flip"). Without a second path the flip is the one above: two
+    attribute checks more (the reading's ``lane``, the connection's ``mirror``)."""
+    trace = await _last_ready(tmp_path, second_path=True)
+    counted = f"{len(trace.modules)} modules, {len(trace.functions)} functions"
+    assert len(trace.modules) <= MOST_MODULES + SECOND_PATH_MODULES, f"{counted}:\n{trace.report()}"
+    most = MOST_FUNCTIONS + SECOND_PATH_FUNCTIONS
+    assert len(trace.functions) <= most, f"{counted}:\n{trace.report()}"
+    names = {name for _, _, name in trace.functions}
+    assert {"PathMerge.receive", "WarServer._merged", "FirstPath.flushed"} <= names

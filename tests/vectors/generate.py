@@ -72,10 +72,19 @@ from tests._kit.decks import GIVEN_BACK, arrange
 from tests.client._record import Recording
 from tests.server.core._roomkit import Peer, RoomKit
 
-__all__ = ["FOLDER", "WORDS", "digest", "main", "scenes", "told"]
+__all__ = ["FOLDER", "NOT_SCENES", "WORDS", "digest", "main", "scene_files", "scenes", "told"]
 
 FOLDER = Path(__file__).parent
 WORDS = FOLDER / "words"
+NOT_SCENES = frozenset({"paths.json"})
+"""Files beside the scenes that are no scene: the second path's merge (tests/vectors/paths.py)."""
+
+
+def scene_files() -> list[Path]:
+    """The scenes' files, in order of name."""
+    return sorted(path for path in FOLDER.glob("*.json") if path.name not in NOT_SCENES)
+
+
 """``words/<language>/<scene>.json``: what each viewpoint is told, in that language."""
 VERSION = 2
 
@@ -611,7 +620,7 @@ def main() -> int:
         path.write_text(text, encoding="utf-8")
     for stale in set(WORDS.glob("*/*.json")) - set(files):
         stale.unlink()  # a scene or a language that is no more
-    scenes_, languages = len(list(FOLDER.glob("*.json"))), len(available())
+    scenes_, languages = len(scene_files()), len(available())
     print(f"{FOLDER}: {scenes_} scenes, their words in {languages} languages")
     return 0
 

@@ -2,6 +2,7 @@
 // a connection ends is one pure decision, decide(), as client/net/policy.py (README.md).
 
 import { said } from "./catalog.js";
+import { FIRST, PathMerge, SECOND } from "./paths.js";
 import { errorReason } from "./sentences.js";
 import { apply, initialView, welcomed } from "./view.js";
 import {
@@ -126,7 +127,7 @@ export class Connection {
     });
     this.opening = { ...options.opening, v: PROTOCOL_VERSION };
     this.view = initialView();
-    this.ws = this.token = this.refusal = this.troubleSince = this.timer = null;
+    this.ws = this.token = this.refusal = this.troubleSince = this.timer = this.second = this.secondTimer = null;
     this.isOpen = this.everWelcomed = this.closing = this.left = this.ended = false;
     this.code = this.opening.type === "join_room" ? this.opening.code : null;
     // whose seat this connection keeps: the name joined with, then the seat's name
@@ -151,12 +152,21 @@ export class Connection {
     if (this.fair?.autoFirst(message, this.view)) this.send({ type: "ready", step: 0 }); // the seed goes first
     if (this.fair !== null) message = this.fair.outgoing(message, this.view);
     if (message.type === "rematch" && message.seed_commitment) this.keepSeed();
-    ws.send(encodeClientMessage(message));
+    this.put(encodeClientMessage(message));
     return true;
+  }
+
+  /** Send a frame on the connection, and on its second path once that is told `after`. */
+  put(bytes) {
+    this.ws.send(bytes);
+    this.sent += 1;
+    const second = this.second;
+    if (second?.told && second.ws.readyState === 1) second.ws.send(bytes);
   }
 
   close() {
     this.closing = true;
+    this.dropSecond();
     if (this.timer !== null) {
       this.clearTimer(this.timer);
       this.timer = null;
@@ -189,9 +199,13 @@ export class Connection {
   }
 
   connect() {
+    this.dropSecond();
     const ws = this.takeWarm() ?? new this.WebSocketImpl(this.url);
     ws.binaryType = "arraybuffer";
     this.ws = ws;
+    // every message counted from the opening, merged with those of a second path
+    this.merge = new PathMerge();
+    this.sent = this.pathTries = 0;
     this.isOpen = false;
     this.refusal = null;
     let opened = false;
@@ -199,13 +213,15 @@ export class Connection {
     ws.onopen = () => {
       opened = true;
       this.fair?.connected(); // its first message, a welcome, may excuse the steps missed
-      ws.send(encodeClientMessage(this.current));
+      this.put(encodeClientMessage(this.current));
     };
     ws.onmessage = (event) => {
-      if (this.ws === ws) welcomedHere = this.received(ws, event.data, event.timeStamp) || welcomedHere;
+      if (this.ws !== ws) return;
+      for (const data of this.merge.receive(FIRST, event.data)) welcomedHere = this.received(ws, data, event.timeStamp) || welcomedHere;
     };
     ws.onclose = (event) => {
       if (this.ws !== ws) return;
+      this.dropSecond();
       this.ws = null;
       this.isOpen = false;
       // A browser says no more than this when a connection could not be made at all.
@@ -230,9 +246,7 @@ export class Connection {
     if (message.type === "welcome") this.welcomed(message);
     const before = this.view;
     this.view = apply(this.view, message);
-    if (this.view.needs_resync && !before.needs_resync && ws.readyState === 1) {
-      ws.send(encodeClientMessage({ type: "resync" }));
-    }
+    if (this.view.needs_resync && !before.needs_resync && ws.readyState === 1) this.put(encodeClientMessage({ type: "resync" }));
     const check = this.fair?.follow(message, this.view) ?? null;
     const due = this.fair?.revealDue(this.view) ?? null;
     if (due !== null) this.send(due);
@@ -248,6 +262,8 @@ export class Connection {
   welcomed(welcome) {
     this.everWelcomed = true;
     this.isOpen = true;
+    this.pathKey = welcome.path_key;
+    if (this.pathKey !== null && this.second === null) this.openSecond();
     if (welcome.token !== null && welcome.seat !== null) {
       this.token = welcome.token;
       this.code = welcome.player_code ?? this.code;
@@ -255,6 +271,59 @@ export class Connection {
       this.fair?.place(welcome, this.current.type !== "resume_seat"); // kept with the token next
       this.keepSeat(welcome);
     }
+  }
+
+  /** The second path (PROTOCOL.md §11): another socket that says `second_path` with the
+   * welcome's key, then carries every message both ways, the first copy of each counting;
+   * opened again after 2, 4, 8 s when it closes (three times), closed with the first. */
+  openSecond() {
+    const first = this.ws;
+    const ws = new this.WebSocketImpl(this.url);
+    ws.binaryType = "arraybuffer";
+    const path = (this.second = { ws, told: false, ready: false });
+    const ours = () => this.second === path && this.ws === first;
+    ws.onopen = () => {
+      if (!ours()) return ws.close(1000);
+      ws.send(encodeClientMessage({ type: "second_path", v: PROTOCOL_VERSION, key: this.pathKey, after: this.sent }));
+      path.told = true;
+    };
+    ws.onmessage = (event) => {
+      if (!ours()) return;
+      if (!path.ready) {
+        let ready = null;
+        try {
+          ready = decodeServerMessage(event.data);
+        } catch {} // the close that follows says enough
+        if (ready?.type === "second_path_ready") this.merge.attach(ready.after);
+        path.ready = this.merge.attached;
+        return;
+      }
+      let due;
+      try {
+        due = this.merge.receive(SECOND, event.data);
+      } catch {
+        return ws.close(1000); // out of step: the first brings what it held
+      }
+      for (const data of due) this.received(first, data, event.timeStamp);
+    };
+    ws.onclose = (event) => {
+      if (this.second !== path) return;
+      this.second = null;
+      this.merge.detach();
+      if (this.ws !== first || this.pathTries >= 3 || event.reason === "first connection closed") return;
+      this.secondTimer = this.setTimer(() => {
+        this.secondTimer = null;
+        if (this.ws === first && this.second === null) this.openSecond();
+      }, 2000 * 2 ** this.pathTries++);
+    };
+  }
+
+  dropSecond() {
+    if (this.secondTimer !== null) this.clearTimer(this.secondTimer);
+    const second = this.second;
+    this.secondTimer = this.second = null;
+    this.merge?.detach();
+    second?.ws.close(1000);
   }
 
   closed(session) {

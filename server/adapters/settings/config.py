@@ -61,6 +61,7 @@ __all__ = [
     "LogFormat",
     "LogLevel",
     "Option",
+    "SecondPathOffer",
     "Settings",
     "build_parser",
     "default_db_path",
@@ -163,6 +164,17 @@ class LogFormat(StrEnum):
     """console on a terminal, json otherwise"""
     CONSOLE = "console"
     JSON = "json"
+
+
+class SecondPathOffer(StrEnum):
+    """Which connections are offered a second path (PROTOCOL.md §11, docs/hosting.md)."""
+
+    OUTSIDE = "outside"
+    """connections from outside the house (`server.adapters.outside.house`)"""
+    ALWAYS = "always"
+    """every connection (tests, and hosts who want it on the home network too)"""
+    NEVER = "never"
+    """none"""
 
 
 class LogLevel(StrEnum):
@@ -430,6 +442,17 @@ class Settings(EdgeSettings):
             "https:// (a test CA such as pebble); none: the system's roots",
             parse=existing_file,
             metavar="PEM",
+        ),
+    )
+    second_path: SecondPathOffer = setting(
+        SecondPathOffer.OUTSIDE,
+        Setting(
+            help="which connections the server offers a second path, a second TCP connection "
+            "that carries the same messages so that a lost packet does not hold a flip up "
+            "(welcome.path_key): outside (those from outside the house, as --outside counts "
+            "it, with or without --outside), always, or never",
+            parse=choice(SecondPathOffer),
+            metavar="WHEN",
         ),
     )
     # --- no flag: fixed for production, shortened by tests --------------------------

@@ -55,9 +55,11 @@ from protocol import (
     Error,
     ErrorCode,
     ProtocolError,
+    SecondPath,
     decode_client_message,
     encode,
 )
+from protocol.paths import PathOverflowError
 from server.adapters.addresses.limits import AddressSlots, Handling, RateLimiter
 from server.adapters.logs import LogThrottle, bind, get_logger, route_accept_errors
 from server.adapters.outside.house import house_networks, in_house
@@ -79,6 +81,7 @@ from server.adapters.ws.connection import (
     connection_class,
 )
 from server.adapters.ws.outbox import Outbox
+from server.adapters.ws.paths import Lane, Reading, SecondPaths
 from server.core.budgets import TokenBucket
 from server.core.hub.replies import internal_error
 from server.core.room.actions import Action, Change, Close, ConnId, Output, Send
@@ -168,6 +171,7 @@ class WarServer:
         self._http = HttpFront(settings, server=self, edge=self._edge, monotonic=self._monotonic)
         self._tasks: set[asyncio.Task[None]] = set()
         self._outbox = Outbox(self._sockets, self._closing, self._tasks)
+        self._paths = SecondPaths(settings.second_path, self._closing, self._tasks)
         self._rearm = asyncio.Event()
         self._armed_for: float | None = None
         self._server: Server | None = None
@@ -330,9 +334,13 @@ class WarServer:
         client = client_of(ws, headers_of(ws), self.settings.trusted_proxies)
         peer = client.address
         ws.client, ws.told = peer, told_addresses(client, headers_of(ws))
+        house = True
         if self.settings.outside:
             networks = self.settings.house_networks
-            ws.house = in_house(client, headers_of(ws), networks or house_networks())
+            ws.house = house = in_house(client, headers_of(ws), networks or house_networks())
+        elif self._paths.needs_house:  # the offer alone: the networks read now and then
+            networks = self.settings.house_networks or self._paths.house(self._monotonic())
+            house = in_house(client, headers_of(ws), networks)
         bind(conn=conn, peer=peer)
         if client.ignored is not None:
             log.debug("forwarded_for_ignored", reason=client.ignored)
@@ -350,69 +358,125 @@ class WarServer:
             return
         self._sockets[conn] = ws
         log.info("connection_opened")
+        started = self._monotonic()
+        reading = Reading(
+            conn,
+            ws,
+            peer,
+            started,
+            RateLimiter(self.settings.rate_limit, started),
+            TokenBucket(1.0 / INVALID_MESSAGE_REFILL_SECONDS, INVALID_MESSAGE_BURST, started),
+        )
+        if self._paths.offers(house):
+            self._paths.offer(reading)
         try:
             self._connected(conn, peer)
-            await self._receive(conn, ws, peer)
+            await self._receive(reading)
         finally:
             del self._sockets[conn]
             self._closing.discard(conn)
             self._slots.release(peer)
-            self._disconnected(conn)
+            if not self._paths.closed(reading):  # a second path: the Hub forgot it
+                self._disconnected(conn)
             log.info("connection_closed", close_code=ws.close_code)
 
-    async def _receive(self, conn: ConnId, ws: GuardedConnection, peer: str) -> None:
-        started = self._monotonic()
-        limiter = RateLimiter(self.settings.rate_limit, started)
-        invalid = TokenBucket(1.0 / INVALID_MESSAGE_REFILL_SECONDS, INVALID_MESSAGE_BURST, started)
-        opened = False
-        closing = False  # this loop closed the connection: its later messages are not read
+    async def _receive(self, reading: Reading) -> None:
+        ws = reading.ws
         while True:
             try:
-                if opened:
+                if reading.opened:
                     data = await ws.recv()
                 else:
-                    left = started + self.settings.opening_timeout - self._monotonic()
+                    left = reading.started + self.settings.opening_timeout - self._monotonic()
                     data = await asyncio.wait_for(ws.recv(), max(left, 0.0))
             except ConnectionClosed:
                 return
             except TimeoutError:
                 log.info("opening_timeout")
-                self._closing.add(conn)
+                self._closing.add(reading.conn)
                 await ws.close(CloseCode.OPENING_TIMEOUT, "no opening message")
                 return
-            if closing or conn in self._closing:
-                continue  # a close is under way: nothing more from this peer counts
-            verdict = limiter.check(self._monotonic())
-            if verdict is not Handling.ACCEPT:
-                if self._rate_limited(conn, verdict):
-                    self._penalize(peer)
-                    closing = True  # its Close waits for the batch's commit
-                continue
-            try:
-                message = decode_client_message(data, max_bytes=self.settings.max_message_bytes)
-            except ProtocolError as error:
-                if self._invalid(conn, error, invalid):
-                    self._penalize(peer)
-                    closing = True
-                continue
-            if self._house_only and not ws.house and isinstance(message, CreateRoom):
-                self._ask_for_invitation(conn)
-                continue
-            self._handle(conn, message)
-            if not opened:
-                opened = self._bind_room(conn)
+            lane = reading.lane
+            if lane is None:
+                self._read(reading, data)
+            else:
+                self._merged(lane, data)
 
-    def _ask_for_invitation(self, conn: ConnId) -> None:
-        """Refuse a ``create_room`` from outside the house (``--outside``, no password):
-        error ``ask_for_invitation``, close 4004, no room made."""
-        log.info("creation_refused", reason="not from the house: rooms are the house's")
-        now = self._clock()
-        refusal = ProtocolError(
-            ErrorCode.ASK_FOR_INVITATION,
-            "rooms are created from the host's home; ask the host for an invitation",
-        )
+    def _merged(self, lane: Lane, data: bytes | str) -> None:
+        """A frame of a connection with a second path (either of the two): read what the
+        first connection's merge delivers (`server.adapters.ws.paths`)."""
+        if not lane.live:
+            return  # a second path the server closed: nothing more from it counts
+        first = lane.first
         try:
-            output = self.hub.refuse(conn, refusal, now)  # an error and its close, as any
+            frames = first.merge.receive(lane.side, data)
+        except PathOverflowError:
+            self._paths.out_of_step(first)
+            return
+        for frame in frames:
+            self._read(first.reading, frame)
+
+    def _read(self, reading: Reading, data: bytes | str) -> None:
+        """One frame of ``reading``'s connection (or, merged, of its second path): the
+        rate limit, the codec, the invalid budget, the house's rule, then the Hub."""
+        conn = reading.conn
+        if reading.closing or conn in self._closing:
+            return  # a close is under way: nothing more from this peer counts
+        verdict = reading.limiter.check(self._monotonic())
+        if verdict is not Handling.ACCEPT:
+            if self._rate_limited(conn, verdict):
+                self._penalize(reading.peer)
+                reading.closing = True  # its Close waits for the batch's commit
+            return
+        try:
+            message = decode_client_message(data, max_bytes=self.settings.max_message_bytes)
+        except ProtocolError as error:
+            if self._invalid(conn, error, reading.invalid):
+                self._penalize(reading.peer)
+                reading.closing = True
+            return
+        if type(message) is SecondPath:
+            self._second_path(reading, message)
+            return
+        if self._house_only and not reading.ws.house and isinstance(message, CreateRoom):
+            log.info("creation_refused", reason="not from the house: rooms are the house's")
+            said = "rooms are created from the host's home; ask the host for an invitation"
+            self._refuse(conn, ErrorCode.ASK_FOR_INVITATION, said)
+            return
+        now = self._clock()
+        try:
+            output = self.hub.handle(conn, message, now)
+        except Exception:
+            output = self._hub_failed(conn, "handle")
+        self._take(output, now)
+        if not reading.opened:
+            reading.opened = self._bind_room(conn)
+
+    def _second_path(self, reading: Reading, message: SecondPath) -> None:
+        """``second_path``: make this connection the second path of the one whose key it
+        gives (`server.adapters.ws.paths`), or refuse it: on a connection that opened a
+        room, ``already_in_room`` (as any second opening message); with a key of no open
+        connection, ``bad_path_key`` and close 4004."""
+        conn = reading.conn
+        if reading.opened:
+            log.info("second_path_refused", reason="the connection opened a room already")
+            said = "this connection is in a room already; a second path opens a new connection"
+            self._refuse(conn, ErrorCode.ALREADY_IN_ROOM, said)
+            return
+        first = self._paths.find(message.key, reading)
+        if first is None:
+            log.info("second_path_refused", reason="no open connection has this key")
+            self._refuse(conn, ErrorCode.BAD_PATH_KEY, "no open connection has this path key")
+            return
+        self._disconnected(conn)  # the Hub forgets it: it never opened a room
+        self._paths.attach(reading, first, message.after)
+
+    def _refuse(self, conn: ConnId, code: ErrorCode, said: str) -> None:
+        """Refuse what ``conn`` sent with error ``code`` through the Hub, as it refuses any
+        frame (and closes a connection that opened no room: 4004, or ``code``'s close)."""
+        now = self._clock()
+        try:
+            output = self.hub.refuse(conn, ProtocolError(code, said), now)
         except Exception:
             output = self._hub_failed(conn, "refuse")
         self._take(output, now)
@@ -475,14 +539,6 @@ class WarServer:
             output = self.hub.connect(conn, peer, now)
         except Exception:
             output = self._hub_failed(conn, "connect")
-        self._take(output, now)
-
-    def _handle(self, conn: ConnId, message: ClientMessage) -> None:
-        now = self._clock()
-        try:
-            output = self.hub.handle(conn, message, now)
-        except Exception:
-            output = self._hub_failed(conn, "handle")
         self._take(output, now)
 
     def _disconnected(self, conn: ConnId) -> None:

@@ -65,14 +65,15 @@ import contextlib
 import resource
 import socket
 from collections.abc import Callable, Generator
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from websockets.asyncio.connection import Connection
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import InvalidHeader, InvalidMessage
 from websockets.frames import CloseCode, Frame, Opcode
 from websockets.http11 import Request, Response
-from websockets.protocol import CONNECTING, Protocol, State
+from websockets.protocol import CONNECTING, State
+from websockets.protocol import Protocol as WebSocketProtocol
 from websockets.server import ServerProtocol
 
 from protocol import Error, ErrorCode, encode
@@ -91,6 +92,7 @@ __all__ = [
     "NOFILE_CEILING",
     "RECEIVE_BUFFER",
     "GuardedConnection",
+    "Mirror",
     "TransportGuard",
     "binary_frame",
     "connection_class",
@@ -240,7 +242,7 @@ class _SaysTooLarge(ServerProtocol):
             yield from self._answer(verdict, InvalidHeader(verdict.detail))
             return
         self.events.append(request)
-        yield from Protocol.parse(self)
+        yield from WebSocketProtocol.parse(self)
 
     def _answer(self, verdict: Answer, error: Exception) -> Generator[None]:
         """Answer ``verdict`` (one line of text) and read nothing more."""
@@ -296,6 +298,13 @@ def binary_frame(data: bytes) -> bytes:
     return Frame(Opcode.BINARY, data).serialize(mask=False)
 
 
+class Mirror(Protocol):
+    """What a connection tells of the frames written to it (`GuardedConnection.mirror`)."""
+
+    def flushed(self, frames: list[bytes]) -> None:
+        """``frames`` (each a whole message) are being written, in this order."""
+
+
 class GuardedConnection(ServerConnection):
     """A `ServerConnection` under its server's `TransportGuard` (see the module docstring).
 
@@ -311,6 +320,10 @@ class GuardedConnection(ServerConnection):
     house: bool = True
     """from the house (`server.adapters.outside.house`): its ``welcome`` tells the outside
     link, and with ``--outside`` and no password only such a connection creates rooms"""
+    path_key: str | None = None
+    """the key its ``welcome`` tells for a second path (`server.adapters.ws.paths`)"""
+    mirror: Mirror | None = None
+    """told of every frame written (`flush`): a connection offered a second path"""
 
     def __init__(self, protocol: ServerProtocol, *args: Any, **kwargs: Any) -> None:
         protocol.__class__ = _SaysTooLarge  # websockets makes it; only ``fail`` differs
@@ -488,6 +501,8 @@ class GuardedConnection(ServerConnection):
         What websockets queued itself goes first (it was queued before: websockets
         writes its own frames as soon as it makes them)."""
         frames, self._frames = self._frames, []
+        if self.mirror is not None:
+            self.mirror.flushed(frames)
         data = b"".join([*self.protocol.data_to_send(), *frames])
         if not data or self.transport.is_closing():
             return

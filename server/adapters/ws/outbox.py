@@ -13,7 +13,9 @@ socket writes at full speed, and +22% steps/s from this. A `Close` starts the co
 handshake (once), with the reason cut to what a close frame holds. A ``welcome`` to a
 connection from this machine itself carries the invitation's addresses
 (``welcome.addresses``, `server.adapters.web.invitation`), and one to a connection from the
-house the outside link of ``--outside`` (``welcome.outside``); the Hub never knows them.
+house the outside link of ``--outside`` (``welcome.outside``), and one to a connection
+offered a second path its key (``welcome.path_key``, `server.adapters.ws.paths`); the Hub
+never knows them.
 """
 
 from __future__ import annotations
@@ -77,6 +79,8 @@ class Outbox:
                 message = replace(message, addresses=self.addresses)
             if ws is not None and ws.house and self.outside is not None:
                 message = replace(message, outside=self.outside)
+            if ws is not None and ws.path_key is not None:
+                message = replace(message, path_key=ws.path_key)
         try:
             frame = binary_frame(encode_own(message))  # once, whoever it goes to
         except EncodeError:

@@ -22,10 +22,13 @@ export const loadCatalog = (tag) => JSON.parse(readFileSync(join(WEB, "lang", `$
 /** What each viewpoint of vector `name` is told in language `tag` (tests/vectors/words/). */
 export const wordsOf = (tag, name) => JSON.parse(readFileSync(join(VECTORS, "words", tag, name), "utf8"));
 
-/** Every vector file, parsed: [[name, vector], ...]. */
+/** Files beside the scenes that are no scene (tests/vectors/generate.py, NOT_SCENES). */
+const NOT_SCENES = new Set(["paths.json"]);
+
+/** Every scene's vector file, parsed: [[name, vector], ...]. */
 export function vectors() {
   return readdirSync(VECTORS)
-    .filter((name) => name.endsWith(".json"))
+    .filter((name) => name.endsWith(".json") && !NOT_SCENES.has(name))
     .sort()
     .map((name) => [name, JSON.parse(readFileSync(join(VECTORS, name), "utf8"))]);
 }

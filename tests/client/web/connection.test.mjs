@@ -61,10 +61,10 @@ function world({ stored = null } = {}) {
       const bytes = encoder.encode(message);
       this.onmessage({ data: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), timeStamp: 1 });
     }
-    shut(code) {
+    shut(code, reason = "") {
       if (this.readyState === 3) return;
       this.readyState = 3;
-      this.onclose({ code });
+      this.onclose({ code, reason });
     }
   }
   const storage = new MemoryStorage();
@@ -451,4 +451,167 @@ test("a socket opened ahead too long ago, or closed, is not used: a new one carr
     w.last().open();
     assert.deepEqual(w.last().sent, [{ type: "join_room", code: "K7MX-QD4R", name: "Ben", v: 1 }]);
   }
+});
+
+// --- the second path (PROTOCOL.md §11) ---------------------------------------------------
+const KEY = "Pk0_-abcdefghijklmnopq";
+const talk = (seq, text) => ({ type: "said", seq, seat: 0, text });
+
+/** Ben seated on a connection whose welcome offers a second path; its second socket open. */
+function twoPaths({ after = 1 } = {}) {
+  const w = world();
+  const connection = w.make({ type: "join_room", code: "K7MX-QD4R", name: "Ben" });
+  connection.start();
+  const first = w.last();
+  first.open();
+  first.receive(welcome("token-one-0123456789", { path_key: KEY }));
+  assert.equal(w.sockets.length, 2, "a welcome with a path_key opens a second socket");
+  const second = w.last();
+  assert.equal(second.url, "ws://war.test:8765/");
+  second.open();
+  second.receive({ type: "second_path_ready", after });
+  return { w, connection, first, second };
+}
+const saidTexts = (w) => w.events.filter((e) => e.message?.type === "said").map((e) => e.message.text);
+
+test("no path_key, no second socket", () => {
+  const w = world();
+  w.make({ type: "join_room", code: "K7MX-QD4R", name: "Ben" }).start();
+  w.last().open();
+  w.last().receive(welcome("token-one-0123456789"));
+  assert.equal(w.sockets.length, 1);
+});
+
+test("the second path says its key and how many were sent first, then every send goes on both", () => {
+  const w = world();
+  const connection = w.make({ type: "join_room", code: "K7MX-QD4R", name: "Ben" });
+  connection.start();
+  const first = w.last();
+  first.open();
+  first.receive(welcome("token-one-0123456789", { path_key: KEY }));
+  const second = w.last();
+  // sent while the second socket connects: on the first alone, and counted
+  assert.ok(connection.send({ type: "react", reaction: "clap" }));
+  second.open();
+  assert.deepEqual(second.sent, [{ type: "second_path", v: 1, key: KEY, after: 2 }]);
+  assert.ok(connection.send({ type: "ready", step: 0 }));
+  assert.deepEqual(first.sent.slice(1), [{ type: "react", reaction: "clap" }, { type: "ready", step: 0 }]);
+  assert.deepEqual(second.sent.slice(1), [{ type: "ready", step: 0 }]);
+});
+
+test("each message is delivered once, in order, whichever socket brought it first", () => {
+  const { w, first, second } = twoPaths({ after: 1 });
+  second.receive(talk(6, "one")); // index 1: the second path is ahead
+  first.receive(talk(6, "one")); // its copy: dropped
+  second.receive(talk(8, "three")); // index 2 on the second: due after "one"
+  first.receive(talk(8, "three"));
+  // the first ahead now: index 3 on the first, then the second's late copy
+  first.receive(talk(9, "four"));
+  second.receive(talk(9, "four"));
+  assert.deepEqual(saidTexts(w), ["one", "three", "four"]);
+  assert.deepEqual(
+    w.events.map((e) => e.kind),
+    ["received", "received", "received", "received"],
+  );
+});
+
+test("a message the second path brings early waits for the first's earlier ones", () => {
+  // the server had sent 3 on the first (welcome, a, b) when the second attached: the second's
+  // first message is index 3, which waits until the first delivered a and b
+  const { w, first, second } = twoPaths({ after: 3 });
+  second.receive(talk(8, "c"));
+  second.receive(talk(9, "d"));
+  assert.deepEqual(saidTexts(w), []);
+  first.receive(talk(6, "a"));
+  assert.deepEqual(saidTexts(w), ["a"]);
+  first.receive(talk(7, "b"));
+  assert.deepEqual(saidTexts(w), ["a", "b", "c", "d"]);
+  first.receive(talk(8, "c"));
+  first.receive(talk(9, "d"));
+  assert.deepEqual(saidTexts(w), ["a", "b", "c", "d"]);
+});
+
+test("a second path too far ahead is closed by the page and opened again after 2 s", () => {
+  const { w, connection, first, second } = twoPaths({ after: 2 });
+  for (let i = 0; i < 16; i++) second.receive(talk(7 + i, `ahead ${i}`));
+  assert.equal(second.readyState, 1);
+  second.receive(talk(23, "one too many"));
+  assert.equal(second.readyState, 3, "closed: more than 16 messages ahead");
+  assert.equal(w.sockets.length, 2);
+  // the first brings everything, each once
+  first.receive(talk(6, "a"));
+  for (let i = 0; i < 16; i++) first.receive(talk(7 + i, `ahead ${i}`));
+  assert.deepEqual(saidTexts(w), ["a", ...Array.from({ length: 16 }, (_, i) => `ahead ${i}`)]);
+  assert.equal(w.fire(), 2000);
+  const again = w.last();
+  assert.equal(w.sockets.length, 3);
+  again.open();
+  assert.deepEqual(again.sent, [{ type: "second_path", v: 1, key: KEY, after: 1 }]);
+  assert.ok(connection.send({ type: "ready", step: 0 }));
+  assert.deepEqual(again.sent[1], { type: "ready", step: 0 });
+});
+
+test("a second path that keeps closing is tried three more times, after 2, 4 and 8 s", () => {
+  const { w, first, second } = twoPaths();
+  second.shut(4006); // replaced, say
+  const delays = [];
+  for (;;) {
+    const timer = w.timers.findLast((t) => t !== null);
+    if (timer === undefined) break;
+    delays.push(w.fire());
+    w.last().open();
+    w.last().receive({ type: "error", code: "bad_path_key", message: "" });
+    w.last().shut(4004);
+  }
+  assert.deepEqual(delays, [2000, 4000, 8000]);
+  assert.equal(w.sockets.length, 5);
+  // the first connection carries on alone, and nothing of the second reached the table
+  assert.equal(first.readyState, 1);
+  first.receive(talk(6, "still here"));
+  assert.deepEqual(saidTexts(w), ["still here"]);
+  assert.ok(!w.kinds().includes("notice") && !w.kinds().includes("reconnecting"));
+});
+
+test("when the first connection closes the second is closed and not opened again", () => {
+  const { w, first, second } = twoPaths();
+  first.shut(1006);
+  assert.equal(second.readyState, 3);
+  assert.deepEqual(w.kinds().slice(-1), ["reconnecting"]);
+  w.fire(); // the first's reconnect: one new socket, the second path waits for its welcome
+  assert.equal(w.sockets.length, 3);
+  const resumed = w.last();
+  resumed.open();
+  assert.equal(resumed.sent[0].type, "resume_seat");
+  resumed.receive(welcome("token-two-0123456789", { path_key: "Zz0_-abcdefghijklmnopq" }));
+  assert.equal(w.sockets.length, 4);
+  w.last().open();
+  assert.deepEqual(w.last().sent, [{ type: "second_path", v: 1, key: "Zz0_-abcdefghijklmnopq", after: 1 }]);
+  assert.ok(w.timers.every((t) => t === null));
+});
+
+test("a second path closed because its first connection closed is not opened again", () => {
+  const { w, first, second } = twoPaths();
+  second.shut(4006, "first connection closed"); // the first's own close is still on the way
+  assert.ok(w.timers.every((t) => t === null));
+  assert.equal(w.sockets.length, 2);
+  assert.equal(first.readyState, 1);
+});
+
+test("close() closes both sockets", () => {
+  const { w, connection, first, second } = twoPaths();
+  connection.close();
+  assert.equal(first.readyState, 3);
+  assert.equal(second.readyState, 3);
+  assert.deepEqual(w.kinds().slice(-1), ["ended"]);
+  assert.ok(w.timers.every((t) => t === null));
+});
+
+test("a frame that cannot be decoded counts all the same: the next copy is not taken for it", () => {
+  const { w, first, second } = twoPaths({ after: 1 });
+  first.onmessage({ data: new Uint8Array([0xc1]).buffer, timeStamp: 1 }); // index 1: not msgpack
+  second.onmessage({ data: new Uint8Array([0xc1]).buffer, timeStamp: 1 }); // its copy: dropped
+  second.receive(talk(6, "after the bad one"));
+  first.receive(talk(6, "after the bad one"));
+  assert.deepEqual(saidTexts(w), ["after the bad one"]);
+  assert.equal(w.events.filter((e) => e.kind === "notice").length, 1);
 });

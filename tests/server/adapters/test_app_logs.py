@@ -56,12 +56,16 @@ def test_secrets_are_redacted_whatever_their_value() -> None:
         player_code="K7MX-QD4R",
         watch_code="9HWT-2CBN",
         code="ABCD-EFGH",
+        key="f1Tq0mWk2c9ZQd8bNw7a-A",
+        path_key="Zz9Tq0mWk2c9ZQd8bNw7aB",
     )
     text = out.getvalue()
     for secret in ("q7XsecretTOKEN", "hunter2", "BLUE-OTTER", "CALM-FROG", "ABCD-EFGH"):
         assert secret not in text
+    assert "f1Tq0mWk2c9ZQd8bNw7a-A" not in text and "Zz9Tq0mWk2c9ZQd8bNw7aB" not in text
     (line,) = lines(out)
     assert line["token"] == line["password"] == line["code"] == "[redacted]"
+    assert line["key"] == line["path_key"] == "[redacted]"
 
 
 def test_level_filters_lower_lines() -> None:

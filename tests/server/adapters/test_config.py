@@ -14,6 +14,7 @@ from server.adapters.settings.config import (
     ConfigError,
     LogFormat,
     LogLevel,
+    SecondPathOffer,
     Settings,
     build_parser,
     default_db_path,
@@ -66,6 +67,7 @@ CONTRACT = {  # the settings of docs/hosting.md: flag -> (env, default as parsed
     "--outside-check": ("WAR_OUTSIDE_CHECK", 300.0),
     "--acme-directory": ("WAR_ACME_DIRECTORY", "https://acme-v02.api.letsencrypt.org/directory"),
     "--acme-ca-file": ("WAR_ACME_CA_FILE", None),
+    "--second-path": ("WAR_SECOND_PATH", SecondPathOffer.OUTSIDE),
 }
 SWITCHES = {"--no-web", "--health-counts", "--outside"}  # flags without a value
 

@@ -39,6 +39,7 @@ from protocol import (
     Ready,
     ResumeSeat,
     RulesSpec,
+    SecondPathReady,
     ServerMessage,
     Snapshot,
     WarDeclared,
@@ -107,7 +108,7 @@ class Peer:
             self.last_welcome = message
         if isinstance(message, Welcome | Snapshot | SeatRequestWaiting):
             self.last_seq = message.seq
-        elif not isinstance(message, Error):
+        elif not isinstance(message, Error | SecondPathReady):
             if self.last_seq is None or message.seq != self.last_seq + 1:
                 self.gaps.append((self.last_seq or 0, message.seq))
             self.last_seq = message.seq

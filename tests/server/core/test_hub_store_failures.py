@@ -28,6 +28,7 @@ from protocol import (
     Resync,
     RoomPhase,
     RulesSpec,
+    SecondPathReady,
     SetAutoPlay,
     VoteFinish,
     WatchRoom,
@@ -67,7 +68,10 @@ def _told_to_come_back(peer: Peer, mark: int) -> None:
 
 
 def _seq_seen(peers: list[Peer]) -> int:
-    return max((m.seq for p in peers for m in p.inbox if not isinstance(m, Error)), default=0)
+    return max(
+        (m.seq for p in peers for m in p.inbox if not isinstance(m, Error | SecondPathReady)),
+        default=0,
+    )
 
 
 def test_a_failed_write_as_the_second_player_fills_the_room() -> None:
