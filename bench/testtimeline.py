@@ -39,8 +39,8 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object
         if path:
             group = item.get_closest_marker("xdist_group")
             name = item.nodeid
-            if group is not None and group.args:
-                name += f"@{group.args[0]}"
+            if group is not None and group.args and not name.endswith(f"@{group.args[0]}"):
+                name += f"@{group.args[0]}"  # xdist's loadgroup adds it itself
             line = {
                 "w": os.environ.get("PYTEST_XDIST_WORKER", "-"),
                 "id": name,
