@@ -90,6 +90,14 @@ class ServerProcess:
             if matches(line):
                 return line
 
+    def drain(self) -> None:
+        """Take every line read so far into ``seen`` (after the process ended: all)."""
+        while True:
+            try:
+                self.seen.append(self.lines.get_nowait())
+            except queue.Empty:
+                return
+
     def stop(self) -> int:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
@@ -495,6 +503,40 @@ async def test_behind_a_shared_address_ipv6_is_the_way_in(
     assert lab.pinholes() == [], "the pinhole is removed on SIGTERM"
 
 
+def _moved_pinhole(lab: Lab, server: ServerProcess, moved: str) -> None:
+    """After a renumbering: the pinhole to ``moved`` is open, and the old one is gone, or
+    the router refused its removal and the server said so. The lab's miniupnpd 2.3 refuses
+    to remove by PCP a pinhole PCP renewed ("not authorized"; tests/lab/README.md), and
+    on a loaded machine a PCP request sent again before its answer came counts as a
+    renewal: that pinhole then ends with its lease, as the line says."""
+    holes = lab.pinholes()
+    assert (moved, 443) in holes, holes
+    if holes == [(moved, 443)]:
+        return
+    server.drain()
+    refused = [line for line in server.seen if _router_refused_removal(line)]
+    assert refused, f"the old pinhole stayed and nothing said why: {holes}"
+    assert len(holes) == 2, holes
+
+
+def _router_refused_removal(line: dict[str, Any]) -> bool:
+    """A line saying the router refused to remove a pinhole (`_moved_pinhole`)."""
+    said = f"{line.get('reason')} {line.get('error')}"
+    removal = (_outside_said(line) and line.get("failed") == "ipv6") or (
+        line.get("event") == "outside_unmap_failed"
+    )
+    return removal and "not authorized" in said
+
+
+def _no_pinhole_after_exit(lab: Lab, server: ServerProcess) -> None:
+    """After SIGTERM no pinhole is left, but one whose removal the router refused, said
+    (the lab's miniupnpd and a PCP request sent again: `_moved_pinhole`)."""
+    server.drain()
+    holes = lab.pinholes()
+    if holes:
+        assert any(_router_refused_removal(line) for line in server.seen), holes
+
+
 def _gone(url: str) -> Callable[[dict[str, Any]], bool]:
     """The ``outside gone=URL`` line."""
 
@@ -548,7 +590,7 @@ async def test_a_renumbered_ipv6_prefix_gets_a_new_link_pinhole_and_certificate(
         )
         assert "IPv6" in said["advice"]
         server.wait_for(_certified(moved), 5)
-        assert lab.pinholes() == [(moved, 443)], "the old pinhole is gone, the new one open"
+        _moved_pinhole(lab, server, moved)
         assert [(f.public_port, f.address, f.port) for f in lab.forwards()] == [
             (443, HOME_IP, 8443)
         ]
@@ -571,7 +613,7 @@ async def test_a_renumbered_ipv6_prefix_gets_a_new_link_pinhole_and_certificate(
         await ben.close()
         await grandma.close()
     assert server.process.returncode == 0
-    assert lab.pinholes() == [], "the new pinhole is removed on SIGTERM"
+    _no_pinhole_after_exit(lab, server)
     assert lab.forwards() == []
 
 
@@ -591,7 +633,7 @@ async def test_behind_a_shared_address_a_renumbered_prefix_moves_the_invitations
         new_url = f"https://[{moved}]/"
         await asyncio.to_thread(server.wait_for, _gone(OUTSIDE_URL6), STARTED_WITHIN)
         await asyncio.to_thread(server.wait_for, _said_url(new_url, over="ipv6"), STARTED_WITHIN)
-        assert lab.pinholes() == [(moved, 443)]
+        _moved_pinhole(lab, server, moved)
         assert lab.forwards() == []
         await asyncio.to_thread(lab.drop_old_ipv6)
         with lab.inside("home"):
@@ -609,4 +651,4 @@ async def test_behind_a_shared_address_a_renumbered_prefix_moves_the_invitations
         await ben.close()
         await grandma.close()
     assert server.process.returncode == 0
-    assert lab.pinholes() == [], "the pinhole is removed on SIGTERM"
+    _no_pinhole_after_exit(lab, server)
