@@ -20,6 +20,7 @@ import collections
 import contextlib
 import json
 import os
+import random
 import re
 import resource
 import signal
@@ -61,9 +62,36 @@ def raise_nofile_limit() -> int:
     return hard
 
 
+EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+BELOW_EPHEMERAL = 12_000
+"""how many ports below the ephemeral range `free_port` picks from"""
+
+
+def _ephemeral_start() -> int:
+    """The first port the kernel gives outgoing connections (Linux; 32768 elsewhere)."""
+    try:
+        return int(EPHEMERAL_RANGE.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port that was free a moment ago on ``host`` (loopback)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+    """A TCP port that was free a moment ago on ``host`` (loopback), below the ephemeral
+    range: a port the kernel picks (port 0) is one it also gives outgoing connections,
+    and with tests on six workers opening thousands of them, one of those sometimes held
+    the port before the server bound it ("address already in use")."""
+    high = _ephemeral_start()
+    low = max(1024, high - BELOW_EPHEMERAL)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    for _ in range(100):
+        port = random.randrange(low, high)
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            try:
+                probe.bind((host, port))
+            except OSError:
+                continue
+            return port
+    with socket.socket(family, socket.SOCK_STREAM) as probe:  # every try taken: any
         probe.bind((host, 0))
         return int(probe.getsockname()[1])
 
