@@ -177,11 +177,15 @@ NEXT_FRAMES = "() => new Promise((go) => requestAnimationFrame(() => requestAnim
 WATCH_WRITES = """() => {
   window.__writes = [];
   new MutationObserver((records) => {
-    for (const r of records) {
-      if (r.target.classList?.contains('flyer')) continue;
-      const now = r.target.getAttribute(r.attributeName);
-      window.__writes.push([r.target.id || r.target.className, r.attributeName, r.oldValue, now]);
-    }
+    records.forEach((r, i) => {
+      if (r.target.classList?.contains('flyer')) return;
+      // the value this write left: the next write's old value, else the value now (two
+      // messages drawn in one task, a class put on and taken off, are two real changes)
+      const next = records.slice(i + 1).find(
+        (q) => q.target === r.target && q.attributeName === r.attributeName);
+      const left = next ? next.oldValue : r.target.getAttribute(r.attributeName);
+      window.__writes.push([r.target.id || r.target.className, r.attributeName, r.oldValue, left]);
+    });
   }).observe(document, { subtree: true, attributes: true, attributeOldValue: true });
 }"""
 
