@@ -300,12 +300,17 @@ class RecordConverter:
             fail(ErrorCode.BAD_VALUE, f"{path}: {error}")
 
 
-def converter(hint: Any, *, reject_unknown: bool) -> tuple[Convert, Convert]:
-    """Build the (decode, encode) pair for a resolved type hint."""
-    metadata: tuple[Any, ...] = ()
+def _unannotated(hint: Any) -> tuple[Any, tuple[Any, ...]]:
+    """``hint`` without ``Annotated``, and the metadata it carried (none: ``()``)."""
     if typing.get_origin(hint) is typing.Annotated:
         args = typing.get_args(hint)
-        hint, metadata = args[0], tuple(args[1:])
+        return args[0], tuple(args[1:])
+    return hint, ()
+
+
+def converter(hint: Any, *, reject_unknown: bool) -> tuple[Convert, Convert]:
+    """Build the (decode, encode) pair for a resolved type hint."""
+    hint, metadata = _unannotated(hint)
     origin = typing.get_origin(hint)
     if origin in (types.UnionType, typing.Union):
         members = [a for a in typing.get_args(hint) if a is not type(None)]
@@ -327,10 +332,7 @@ def converter(hint: Any, *, reject_unknown: bool) -> tuple[Convert, Convert]:
 def emitter(hint: Any) -> Emit | None:
     """The function that gives a value of ``hint``'s wire value as its converter's
     ``encode`` does for a valid one, unchecked; None when that is the value itself."""
-    metadata: tuple[Any, ...] = ()
-    if typing.get_origin(hint) is typing.Annotated:
-        args = typing.get_args(hint)
-        hint, metadata = args[0], tuple(args[1:])
+    hint, metadata = _unannotated(hint)
     origin = typing.get_origin(hint)
     if origin in (types.UnionType, typing.Union):
         (member,) = [a for a in typing.get_args(hint) if a is not type(None)]
